@@ -1,0 +1,220 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import sjson from 'secure-json-parse';
+import type { JournalEntry } from './journal/journal.js';
+import { type Money, money, toJsonNumber } from './money.js';
+import type { Code } from './protocol/codes.js';
+import { type Finding, finding, hasErrors } from './protocol/findings.js';
+import type { CallbackRequest } from './protocol/types.generated.js';
+import type { Fired } from './scenario/rules.js';
+import { validator } from './schemas.js';
+import type { Simulator } from './simulator.js';
+
+const validateRequest = validator<CallbackRequest>('CallbackRequest');
+
+export interface CallbackInput {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The body exactly as received. */
+  body: string;
+}
+
+/** What to send back, and what to journal once it is sent. */
+export interface CallbackOutput {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  delayMs: number;
+  drop: boolean;
+  code?: Code;
+  reason?: string;
+  entry: Omit<JournalEntry, 'id' | 'duration_ms' | 'received_at'>;
+}
+
+/**
+ * One callback, start to finish, without HTTP: parse → authenticate → validate → match a scenario
+ * rule → apply to the wallet (durably) → build the reply. Every defect of the request becomes a
+ * finding; nothing here throws for bad input.
+ */
+export async function handleCallback(sim: Simulator, input: CallbackInput): Promise<CallbackOutput> {
+  const findings: Finding[] = [];
+  const header = (name: string) => first(input.headers[name]);
+
+  const body = parseBody(input, findings);
+  const echo = echoFields(body);
+  if (header('callback-url') === undefined) findings.push(finding('CALLBACK_URL_MISSING', undefined, 'header:Callback-URL'));
+  authenticate(sim, header('api-id'), header('api-key'), findings);
+  const request = body !== undefined && validateRequest(body) ? body : undefined;
+  if (body !== undefined && !request) findings.push(...schemaFindings());
+  if (request) findings.push(...timestampFindings(request.timestamp, sim.scenario.timestampSkewS));
+
+  let code: Code;
+  let rule: Fired | undefined;
+  let balanceBefore: Money | undefined;
+  let replayed = false;
+  let failure: string | undefined;
+  if (findings.some((f) => f.code.startsWith('CREDENTIALS_'))) code = 'R2';
+  else if (!request || hasErrors(findings)) code = 'R3';
+  else {
+    rule = sim.rules.choose(request);
+    // set_balance applies before processing; setPlayer changes memory synchronously, so no other
+    // callback can slip in between it and the decision below.
+    const forced = rule?.rule.then.set_balance !== undefined ? sim.setPlayer(request.user_id, money(rule.rule.then.set_balance)) : undefined;
+    balanceBefore = sim.player(request.user_id)?.balance;
+    try {
+      await forced;
+      if (rule?.rule.then.code) code = rule.rule.then.code;
+      else {
+        const decision = sim.wallet.decide(request, findings);
+        ({ code, replayed } = decision);
+        balanceBefore = decision.balanceBefore ?? balanceBefore;
+        await decision.durable;
+      }
+    } catch (e) {
+      code = 'R1';
+      failure = `the store failed: ${(e as Error).message}`;
+    }
+  }
+
+  const player = code !== 'R2' && echo.user_id !== undefined ? sim.player(echo.user_id) : undefined;
+  const then = rule?.rule.then;
+  const latest = then && 'latest_balance' in then ? then.latest_balance : player?.balance;
+  const reason = code === 'R0' ? undefined : failure ?? reasonFor(code, findings, rule, player?.balance, request);
+  const replyHeaders = replyHeadersFor(sim, input, echo.event_type, reason);
+  let replyBody = serializeReply(code, echo.event_type ?? '', echo.user_id ?? '', latest);
+  if (then?.body !== undefined) replyBody = typeof then.body === 'string' ? then.body : JSON.stringify(then.body);
+
+  return {
+    status: then?.http_status ?? 200,
+    headers: replyHeaders,
+    body: replyBody,
+    delayMs: then?.delay_ms ?? 0,
+    drop: then?.drop_connection ?? false,
+    code,
+    reason,
+    entry: {
+      transaction_id: typeof (body as { transaction_id?: unknown })?.transaction_id === 'string' ? (body as { transaction_id: string }).transaction_id : undefined,
+      event_type: echo.event_type,
+      user_id: echo.user_id,
+      request: { method: input.method, url: input.url, headers: maskHeaders(input.headers), body: body ?? clip(input.body) },
+      reply: { status: then?.http_status ?? 200, headers: replyHeaders, body: safeParse(replyBody), dropped: then?.drop_connection ?? false },
+      code,
+      reason,
+      rule: rule && { index: rule.index, name: rule.name },
+      balance_before: balanceBefore?.toNumber(),
+      balance_after: player?.balance.toNumber(),
+      replayed,
+      findings,
+    },
+  };
+
+  function schemaFindings(): Finding[] {
+    return (validateRequest.errors ?? []).map((e) => {
+      const pointer = e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath || '/';
+      const message = e.keyword === 'required' ? `${pointer} is required`
+        : e.keyword === 'discriminator' || (e.keyword === 'enum' && e.instancePath === '/event_type') ? `event_type must be one of login, bet, bet_result`
+        : `${pointer} ${e.message ?? 'is invalid'}`;
+      return finding('SCHEMA', message, pointer);
+    });
+  }
+}
+
+const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+function parseBody(input: CallbackInput, findings: Finding[]): unknown {
+  const type = (first(input.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') findings.push(finding('CONTENT_TYPE_WRONG', `Content-Type is ${type ? JSON.stringify(type) : 'missing'}, not application/json`, 'header:Content-Type'));
+  if (input.body.trim() === '') {
+    findings.push(finding('BODY_EMPTY'));
+    return undefined;
+  }
+  try {
+    return sjson.parse(input.body, null, { protoAction: 'error', constructorAction: 'error' });
+  } catch (e) {
+    const message = (e as Error).message;
+    if (message.startsWith('Object contains forbidden')) findings.push(finding('BODY_FORBIDDEN_KEY', `the body has a forbidden key: ${message}`));
+    else findings.push(finding('BODY_NOT_JSON', `the body is not valid JSON: ${message}`));
+    return undefined;
+  }
+}
+
+/** event_type and user_id as the caller sent them, when they are readable strings. */
+function echoFields(body: unknown): { event_type?: string; user_id?: string } {
+  if (body === null || typeof body !== 'object') return {};
+  const { event_type, user_id } = body as Record<string, unknown>;
+  return {
+    event_type: typeof event_type === 'string' ? event_type : undefined,
+    user_id: typeof user_id === 'string' ? user_id : undefined,
+  };
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+/** Constant time whatever the lengths: compare digests. */
+const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+
+function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined, findings: Finding[]): void {
+  if (apiId === undefined || apiKey === undefined) {
+    const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
+    findings.push(finding('CREDENTIALS_MISSING', `${missing} header missing`, `header:${missing.split(' ')[0]}`));
+    return;
+  }
+  const expected = sim.credentials;
+  const idOk = sameSecret(apiId, expected.api_id);
+  const keyOk = sameSecret(apiKey, expected.api_key);
+  if (!idOk || !keyOk) findings.push(finding('CREDENTIALS_WRONG', `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`, `header:${!idOk ? 'Api-Id' : 'Api-Key'}`));
+}
+
+function timestampFindings(ts: number, skewS: number): Finding[] {
+  const out: Finding[] = [];
+  if (!Number.isInteger(ts)) out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp ${ts} is not an integer number of seconds`, '/timestamp'));
+  const off = Math.round(ts - Date.now() / 1000);
+  if (Math.abs(off) > skewS) out.push(finding('TIMESTAMP_SKEWED', `timestamp is ${Math.abs(off)} s ${off < 0 ? 'behind' : 'ahead of'} the wallet clock (allowed ${skewS} s)${ts > 1e11 ? '; milliseconds instead of seconds?' : ''}`, '/timestamp'));
+  return out;
+}
+
+function reasonFor(code: Code, findings: Finding[], rule: Fired | undefined, balance: Money | undefined, req: CallbackRequest | undefined): string {
+  if (rule?.rule.then.code) return `${code} forced by scenario rule "${rule.name}"`;
+  if (code === 'R4' && req && req.event_type !== 'login') return `R4: balance ${balance?.toFixed()} is less than total_bet_amount ${req.data.total_bet_amount}`;
+  const errors = findings.filter((f) => f.severity === 'error');
+  return `${code}: ${errors.map((f) => f.message).join('; ') || 'rejected'}`;
+}
+
+function replyHeadersFor(sim: Simulator, input: CallbackInput, eventType: string | undefined, reason: string | undefined): Record<string, string> {
+  const fixed = sim.scenario.replyCredentials;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'api-id': fixed?.api_id ?? first(input.headers['api-id']) ?? '',
+    'api-key': fixed?.api_key ?? first(input.headers['api-key']) ?? '',
+  };
+  if (eventType === 'login' || eventType === 'bet_result') headers['callback-url'] = first(input.headers['callback-url']) ?? '';
+  if (reason) headers['x-wallet-sim-reason'] = headerSafe(reason);
+  return headers;
+}
+
+/** The reply JSON, with latest_balance written as exact decimal text rather than through a float. */
+export function serializeReply(code: Code, eventType: string, userId: string, balance: Money | number | null | undefined): string {
+  const head = JSON.stringify({ code, event_type: eventType, timestamp: Math.floor(Date.now() / 1000), user_id: userId });
+  if (balance === null || balance === undefined) return head;
+  const text = typeof balance === 'number' ? JSON.stringify(balance) : toJsonNumber(balance);
+  return `${head.slice(0, -1)},"latest_balance":${text}}`;
+}
+
+const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
+
+function maskHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    out[name] = name === 'api-key' || name === 'authorization' ? mask(text) : text;
+  }
+  return out;
+}
+
+const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);
+const clip = (s: string) => (s.length > 65_536 ? `${s.slice(0, 65_536)}…(${s.length} bytes)` : s);
+
+function safeParse(s: string): unknown {
+  try { return JSON.parse(s); } catch { return s; }
+}

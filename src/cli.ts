@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { openapiCommand } from './commands/openapi.js';
+import { startCommand } from './commands/start.js';
+import { validateCommand } from './commands/validate.js';
+
+const program = new Command('wallet-sim')
+  .description('A sandbox seamless wallet for testing login / bet / bet_result callbacks')
+  .version('0.1.0')
+  .showHelpAfterError();
+
+program.addCommand(startCommand());
+program.addCommand(validateCommand());
+program.addCommand(openapiCommand());
+
+await program.parseAsync();

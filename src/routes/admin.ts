@@ -1,0 +1,97 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import type { JournalFilter } from '../journal/journal.js';
+import { money } from '../money.js';
+import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
+import { compileScenario, DEFAULT_SCALE } from '../scenario/scenario.js';
+import type { Simulator } from '../simulator.js';
+import type { Player } from '../wallet/state.js';
+
+const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+const errorReply = { $ref: 'ApiError#' } as const;
+const playerParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', minLength: 1 } } } as const;
+
+/** The admin API (WireMock's vocabulary): players, reset, journal, scenario. */
+export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }> = async (app, { sim, token }) => {
+  if (token !== undefined) {
+    app.addHook('onRequest', async (request, reply) => {
+      const header = request.headers.authorization ?? '';
+      const given = header.startsWith('Bearer ') ? header.slice(7) : '';
+      if (!timingSafeEqual(digest(given), digest(token))) {
+        return reply.code(401).send({ error: 'UNAUTHORIZED', message: 'the admin API wants Authorization: Bearer <--admin-token>' });
+      }
+    });
+  }
+  const tags = ['admin'];
+  const security = token === undefined ? undefined : [{ bearer: [] }];
+
+  app.get('/players', { schema: { tags, security, summary: 'Every player and balance', response: { 200: { type: 'array', items: { $ref: 'Player#' } } } } },
+    async () => sim.players().map(view));
+
+  app.get<{ Params: { user_id: string } }>('/players/:user_id', {
+    schema: { tags, security, summary: 'One player', params: playerParams, response: { 200: { $ref: 'Player#' }, 404: errorReply } },
+  }, async (request, reply) => {
+    const p = sim.player(request.params.user_id);
+    return p ? view(p) : reply.code(404).send({ error: 'PLAYER_UNKNOWN', message: `no player ${request.params.user_id}` });
+  });
+
+  app.put<{ Params: { user_id: string }; Body: PlayerUpdate }>('/players/:user_id', {
+    schema: { tags, security, summary: 'Set a balance (creates the player when unknown)', params: playerParams, body: { $ref: 'PlayerUpdate#' }, response: { 200: { $ref: 'Player#' }, 400: errorReply } },
+  }, async (request, reply) => {
+    const { balance, currency } = request.body;
+    const cur = currency ?? sim.player(request.params.user_id)?.currency ?? sim.scenario.defaultCurrency;
+    const scale = sim.scenario.scales.get(cur) ?? DEFAULT_SCALE;
+    const amount = money(balance);
+    if (amount.decimalPlaces() > scale) {
+      return reply.code(400).send({ error: 'BAD_REQUEST', message: `/balance has ${amount.decimalPlaces()} fraction digits; ${cur} allows ${scale}`, details: [{ pointer: '/balance', message: `${cur} allows ${scale} fraction digits` }] });
+    }
+    return view(await sim.setPlayer(request.params.user_id, amount, cur));
+  });
+
+  app.post('/reset', { schema: { tags, security, summary: "Back to the scenario's initial state; journal and rule counters cleared" } },
+    async () => { await sim.reset(); return { ok: true }; });
+
+  app.get<{ Querystring: JournalFilter }>('/journal', {
+    schema: {
+      tags, security, summary: 'Callbacks received, oldest first, with findings',
+      querystring: {
+        type: 'object',
+        properties: {
+          user_id: { type: 'string' },
+          event_type: { type: 'string' },
+          transaction_id: { type: 'string' },
+          limit: { type: 'string', pattern: '^[0-9]+$', description: 'Keep only the newest n entries.' },
+        },
+      },
+    },
+  }, async (request) => {
+    const { limit, ...filter } = request.query;
+    const entries = sim.journal.list({ ...filter, limit: limit === undefined ? undefined : Number(limit) });
+    return { count: entries.length, entries };
+  });
+
+  app.delete('/journal', { schema: { tags, security, summary: 'Clear the journal' } }, async (_request, reply) => {
+    sim.journal.reset();
+    return reply.code(204).send();
+  });
+
+  app.get('/scenario', { schema: { tags, security, summary: 'The active scenario document' } }, async () => sim.scenario.source);
+
+  app.get('/scenario/rules', { schema: { tags, security, summary: 'Hit counters of the active rules' } }, async () => sim.rules.hits());
+
+  app.put<{ Body: Scenario; Querystring: { reset?: string } }>('/scenario', {
+    schema: {
+      tags, security,
+      summary: 'Replace the scenario (invalid: 400 naming each field; the old one stays)',
+      querystring: { type: 'object', properties: { reset: { type: 'string', enum: ['true', 'false'] } } },
+      body: { $ref: 'Scenario#' },
+      response: { 400: errorReply },
+    },
+  }, async (request) => {
+    const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
+    await sim.setScenario(next, request.query.reset === 'true');
+    return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
+  });
+};

@@ -1,0 +1,74 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { handleCallback, serializeReply } from '../callback.js';
+import type { Simulator } from '../simulator.js';
+
+export interface CallbackRouteOptions { sim: Simulator; path: string; bodyLimit: number }
+
+const callbackHeaders = {
+  type: 'object',
+  properties: {
+    'api-id': { type: 'string', description: 'Must equal the scenario credentials (else R2).' },
+    'api-key': { type: 'string', description: 'Must equal the scenario credentials (else R2).' },
+    'callback-url': { type: 'string', description: 'The receiver address; echoed on login and bet_result replies.' },
+  },
+  required: ['api-id', 'api-key', 'callback-url'],
+} as const;
+
+/**
+ * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline in
+ * ../callback.ts decides. The body arrives as a string whatever its Content-Type, so a malformed,
+ * empty or mislabelled body still gets the protocol's answer (R3, HTTP 200) instead of a 400/415.
+ */
+export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { sim, path, bodyLimit }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => done(null, body));
+
+  // A failure before the pipeline (a body over the limit) is journalled too.
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 200;
+    const reason = status === 200 ? `R1: internal error: ${error.message}` : `${error.code ?? 'HTTP'} ${error.message}`;
+    if (status === 200) request.log.error({ err: error }, 'callback failed');
+    else request.log.info({ reason }, 'callback refused');
+    const body = status === 200 ? serializeReply('R1', '', '', undefined) : JSON.stringify({ error: error.code ?? 'BAD_REQUEST', message: error.message });
+    const headers = { 'content-type': 'application/json', 'x-wallet-sim-reason': reason.replace(/[^\x20-\x7e]/g, '?') };
+    sim.journal.record({
+      received_at: new Date().toISOString(),
+      duration_ms: 0,
+      request: { method: request.method, url: request.url, headers: {}, body: null },
+      reply: { status, headers, body: JSON.parse(body), dropped: false },
+      reason,
+      replayed: false,
+      findings: [],
+    });
+    return reply.code(status).headers(headers).send(body);
+  });
+
+  app.post(path, {
+    schema: {
+      tags: ['callback'],
+      summary: 'Receive a login, bet or bet_result callback',
+      description: 'Every reply is HTTP 200 with a result code (R0-R4) unless a scenario rule forces otherwise.',
+      headers: callbackHeaders,
+      body: { $ref: 'CallbackRequest#' },
+      response: { 200: { description: 'The reply body (spec 2.4)', $ref: 'CallbackReply#' } },
+    },
+    // The pipeline validates with the same schema and turns each error into a finding and an R3;
+    // the schema above is for the OpenAPI document.
+    validatorCompiler: () => () => true,
+  }, async (request, reply) => {
+    const started = performance.now();
+    const receivedAt = new Date().toISOString();
+    const out = await handleCallback(sim, { method: request.method, url: request.url, headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
+    if (out.delayMs) await sleep(out.delayMs);
+    const entry = sim.journal.record({ ...out.entry, received_at: receivedAt, duration_ms: Math.round(performance.now() - started) });
+    request.log.info({ journal_id: entry.id, code: out.code, reason: out.reason, transaction_id: entry.transaction_id, user_id: entry.user_id, event_type: entry.event_type }, out.reason ?? 'R0');
+    if (out.drop) {
+      // The lost-reply case: the change is applied, the caller never hears of it.
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
+    }
+    return reply.code(out.status as 200).headers(out.headers).send(out.body); // a rule may force any status
+  });
+};

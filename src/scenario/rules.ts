@@ -1,0 +1,79 @@
+import { type Money, money } from '../money.js';
+import type { CallbackRequest, Rule } from '../protocol/types.generated.js';
+
+/** A rule that fired, for the reply and the journal. */
+export interface Fired { index: number; name: string; rule: Rule }
+
+export interface RuleHits { index: number; name: string; matched: number; fired: number; exhausted: boolean }
+
+const nameOf = (rule: Rule, index: number) => rule.name ?? `rule ${index}`;
+
+/**
+ * Chooses the scenario rule for a callback: first match wins, an exhausted rule (`times`) is
+ * skipped. Every rule whose conditions hold counts the callback as an occurrence, so `nth: 3`
+ * means the third such callback whatever other rules did with the first two. Pure apart from
+ * its counters; no HTTP here.
+ */
+export class RuleEngine {
+  private matched: number[];
+  private fired: number[];
+  private readonly bounds: { min?: Money; max?: Money }[];
+
+  constructor(readonly rules: readonly Rule[]) {
+    this.matched = rules.map(() => 0);
+    this.fired = rules.map(() => 0);
+    this.bounds = rules.map(({ when }) => ({
+      min: when.min_amount === undefined ? undefined : money(when.min_amount),
+      max: when.max_amount === undefined ? undefined : money(when.max_amount),
+    }));
+  }
+
+  choose(req: CallbackRequest): Fired | undefined {
+    let chosen: Fired | undefined;
+    this.rules.forEach((rule, i) => {
+      if (!this.conditionsHold(i, req)) return;
+      const n = ++this.matched[i]!;
+      const { nth, every } = rule.when;
+      const due = (nth === undefined || n === nth) && (every === undefined || n % every === 0);
+      const left = rule.times === undefined || this.fired[i]! < rule.times;
+      if (!chosen && due && left) {
+        this.fired[i]!++;
+        chosen = { index: i, name: nameOf(rule, i), rule };
+      }
+    });
+    return chosen;
+  }
+
+  hits(): RuleHits[] {
+    return this.rules.map((rule, i) => ({
+      index: i,
+      name: nameOf(rule, i),
+      matched: this.matched[i]!,
+      fired: this.fired[i]!,
+      exhausted: rule.times !== undefined && this.fired[i]! >= rule.times,
+    }));
+  }
+
+  reset(): void {
+    this.matched = this.rules.map(() => 0);
+    this.fired = this.rules.map(() => 0);
+  }
+
+  private conditionsHold(i: number, req: CallbackRequest): boolean {
+    const when = this.rules[i]!.when;
+    if (when.event_type !== undefined && when.event_type !== req.event_type) return false;
+    if (when.user_id !== undefined && when.user_id !== req.user_id) return false;
+    const data = req.event_type === 'login' ? undefined : req.data;
+    for (const key of ['game_no', 'table_no', 'game_type', 'currency'] as const) {
+      if (when[key] !== undefined && when[key] !== data?.[key]) return false;
+    }
+    const { min, max } = this.bounds[i]!;
+    if (min || max) {
+      if (!data) return false;
+      const amount = money(data.total_bet_amount);
+      if (min && amount.lt(min)) return false;
+      if (max && amount.gt(max)) return false;
+    }
+    return true;
+  }
+}

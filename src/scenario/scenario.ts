@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { type Money, money } from '../money.js';
+import type { Rule, Scenario } from '../protocol/types.generated.js';
+import { describeErrors, validator } from '../schemas.js';
+
+const validateSchema = validator<Scenario>('Scenario');
+
+export interface ScenarioProblem { pointer: string; message: string }
+
+/** A scenario that failed validation: every problem, each with its JSON pointer. */
+export class ScenarioError extends Error {
+  constructor(readonly source: string, readonly problems: ScenarioProblem[]) {
+    super(problems.map((p) => `${source}: ${p.pointer ? `${p.pointer} ` : ''}${p.message}`).join('\n'));
+    this.name = 'ScenarioError';
+  }
+}
+
+/** A validated scenario with its defaults filled in and amounts as exact decimals. */
+export interface ActiveScenario {
+  source: Scenario;
+  credentials: { api_id: string; api_key: string };
+  replyCredentials?: { api_id: string; api_key: string };
+  scales: Map<string, number>;
+  defaultCurrency: string;
+  defaultBalance: Money;
+  autoCreatePlayers: boolean;
+  timestampSkewS: number;
+  players: { user_id: string; balance: Money; currency: string }[];
+  rules: Rule[];
+}
+
+export const DEFAULT_SCALE = 2;
+
+/** Validates a parsed scenario document; throws ScenarioError naming every problem. */
+export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenario {
+  if (!validateSchema(doc)) throw new ScenarioError(source, describeErrors(validateSchema.errors));
+  const scales = new Map(Object.entries(doc.currencies ?? {}));
+  const scaleOf = (c: string) => scales.get(c) ?? DEFAULT_SCALE;
+  const defaultCurrency = doc.defaults?.currency ?? 'USD';
+  const problems: ScenarioProblem[] = [];
+  const checkScale = (n: number, currency: string, pointer: string) => {
+    const digits = money(n).decimalPlaces();
+    if (digits > scaleOf(currency)) problems.push({ pointer, message: `has ${digits} fraction digits; ${currency} allows ${scaleOf(currency)}` });
+  };
+  const seen = new Set<string>();
+  const players = (doc.players ?? []).map((p, i) => {
+    const currency = p.currency ?? defaultCurrency;
+    if (seen.has(p.user_id)) problems.push({ pointer: `/players/${i}/user_id`, message: `repeats player ${p.user_id}` });
+    seen.add(p.user_id);
+    checkScale(p.balance, currency, `/players/${i}/balance`);
+    return { user_id: p.user_id, balance: money(p.balance), currency };
+  });
+  const defaultBalance = doc.defaults?.balance ?? 1000;
+  checkScale(defaultBalance, defaultCurrency, '/defaults/balance');
+  (doc.rules ?? []).forEach((r, i) => {
+    const { min_amount: min, max_amount: max, nth, every } = r.when;
+    if (min !== undefined && max !== undefined && min > max) problems.push({ pointer: `/rules/${i}/when/min_amount`, message: `must be <= max_amount (${max})` });
+    if (nth !== undefined && every !== undefined) problems.push({ pointer: `/rules/${i}/when/every`, message: 'cannot be combined with nth' });
+  });
+  if (problems.length) throw new ScenarioError(source, problems);
+  return {
+    source: doc,
+    credentials: doc.credentials,
+    replyCredentials: doc.reply_credentials,
+    scales,
+    defaultCurrency,
+    defaultBalance: money(defaultBalance),
+    autoCreatePlayers: doc.defaults?.auto_create_players ?? true,
+    timestampSkewS: doc.defaults?.timestamp_skew_s ?? 300,
+    players,
+    rules: doc.rules ?? [],
+  };
+}
+
+/** Reads, parses and validates a scenario file; every error names the file. */
+export function loadScenarioFile(path: string): ActiveScenario {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ScenarioError(path, [{ pointer: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ScenarioError(path, [{ pointer: '', message: `is not valid JSON: ${(e as Error).message}` }]);
+  }
+  return compileScenario(doc, path);
+}

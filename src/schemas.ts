@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { SCHEMAS_DIR } from './paths.js';
+
+export interface JsonSchema {
+  $id: string;
+  [key: string]: unknown;
+}
+
+/** Every schema in schemas/, by $id. They are the single source of the wire contract. */
+export const schemas: readonly JsonSchema[] = readdirSync(SCHEMAS_DIR)
+  .filter((f) => f.endsWith('.schema.json'))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join(SCHEMAS_DIR, f), 'utf8')) as JsonSchema);
+
+/** The ajv options used everywhere, Fastify's validator included: no coercion, no defaults, every error. */
+export const ajvOptions = {
+  allErrors: true,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  discriminator: true,
+  strict: false,
+} as const;
+
+let shared: Ajv | undefined;
+
+/** A validator for one schema by $id, from an ajv instance that knows all of them. */
+export function validator<T>(id: string): ValidateFunction<T> {
+  if (!shared) {
+    shared = new Ajv(ajvOptions);
+    for (const s of schemas) shared.addSchema(s);
+  }
+  const fn = shared.getSchema<T>(id);
+  if (!fn) throw new Error(`wallet-sim: no schema with $id ${id} in ${SCHEMAS_DIR}`);
+  return fn;
+}
+
+/** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
+  return (errors ?? []).map((e) => {
+    const pointer = e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+      : e.keyword === 'additionalProperties' ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
+      : e.instancePath;
+    const message = e.keyword === 'required' ? 'is required'
+      : e.keyword === 'additionalProperties' ? 'is not an allowed property'
+      : e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+      : e.message ?? 'is invalid';
+    return { pointer: pointer || '/', message };
+  });
+}

@@ -1,0 +1,95 @@
+import { Journal } from './journal/journal.js';
+import { type Money, money } from './money.js';
+import { RuleEngine } from './scenario/rules.js';
+import { type ActiveScenario, DEFAULT_SCALE } from './scenario/scenario.js';
+import type { Store } from './store/store.js';
+import { type Change, type Player, WalletState, playerChange } from './wallet/state.js';
+import { Wallet, type WalletConfig } from './wallet/wallet.js';
+
+export interface SimulatorOptions {
+  /** --api-id / --api-key: override the scenario's credentials. */
+  apiId?: string;
+  apiKey?: string;
+  journalSize?: number;
+}
+
+const walletConfig = (s: ActiveScenario): WalletConfig => ({
+  scale: (currency) => s.scales.get(currency) ?? DEFAULT_SCALE,
+  defaultCurrency: s.defaultCurrency,
+  defaultBalance: s.defaultBalance,
+  autoCreatePlayers: s.autoCreatePlayers,
+});
+
+const seed = (s: ActiveScenario): Change[] => s.players.map((p) => playerChange(p));
+
+/**
+ * The simulator's domain: the active scenario, its rule counters, the wallet and the journal.
+ * HTTP lives elsewhere; everything here is callable from tests directly.
+ */
+export class Simulator {
+  rules: RuleEngine;
+  readonly wallet: Wallet;
+  readonly journal: Journal;
+
+  private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
+    this.rules = new RuleEngine(scenario.rules);
+    this.wallet = new Wallet(new WalletState(), store, walletConfig(scenario));
+    this.journal = new Journal(options.journalSize);
+  }
+
+  /** Starts from what the store holds; an empty store gets the scenario's players. */
+  static async open(scenario: ActiveScenario, store: Store, options: SimulatorOptions = {}): Promise<Simulator> {
+    const sim = new Simulator(scenario, store, options);
+    const persisted = await store.load();
+    if (persisted.length) for (const c of persisted) sim.wallet.state.apply(c);
+    else await sim.wallet.commit(seed(scenario));
+    return sim;
+  }
+
+  get credentials(): { api_id: string; api_key: string } {
+    return {
+      api_id: this.options.apiId ?? this.scenario.credentials.api_id,
+      api_key: this.options.apiKey ?? this.scenario.credentials.api_key,
+    };
+  }
+
+  /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
+  async reset(): Promise<void> {
+    this.rules.reset();
+    this.journal.reset();
+    await this.wallet.commit([{ op: 'clear' }, ...seed(this.scenario)]);
+  }
+
+  /**
+   * Makes a new scenario active: rules (counters reset), credentials, currencies and defaults; the
+   * players it lists get their listed balances, others and history stay. `reset` starts over.
+   */
+  async setScenario(scenario: ActiveScenario, reset = false): Promise<void> {
+    this.scenario = scenario;
+    this.rules = new RuleEngine(scenario.rules);
+    this.wallet.config = walletConfig(scenario);
+    if (reset) await this.reset();
+    else await this.wallet.commit(seed(scenario));
+  }
+
+  player(userId: string): Player | undefined {
+    return this.wallet.state.players.get(userId);
+  }
+
+  players(): Player[] {
+    return [...this.wallet.state.players.values()];
+  }
+
+  /** Sets (or creates) a player's balance; the currency defaults to the current one or the scenario's. */
+  async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
+    const existing = this.player(userId);
+    const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
+    await this.wallet.commit([playerChange(player)]);
+    return player;
+  }
+
+  /** A rule's set_balance: the player is created with the defaults when unknown. */
+  forceBalance(userId: string, balance: number): Promise<void> {
+    return this.setPlayer(userId, money(balance)).then(() => undefined);
+  }
+}

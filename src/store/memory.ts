@@ -1,0 +1,11 @@
+import type { Store } from './store.js';
+
+const done = Promise.resolve();
+
+/** Keeps nothing: the wallet's in-memory state is all there is, gone on exit. */
+export class MemoryStore implements Store {
+  async load() { return []; }
+  commit() { return done; }
+  flush() { return done; }
+  async close() {}
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import { type Money, money, sum, ZERO } from '../money.js';
+import type { Code } from '../protocol/codes.js';
+import { type Finding, finding, hasErrors } from '../protocol/findings.js';
+import type { BetRequest, BetResultRequest, CallbackRequest } from '../protocol/types.generated.js';
+import type { Store } from '../store/store.js';
+import { resultDetailFindings } from './result-detail.js';
+import { type Change, type Player, type Round, WalletState, playerChange, roundChange, roundKey } from './state.js';
+
+export interface WalletConfig {
+  /** Fraction digits allowed for a currency. */
+  scale(currency: string): number;
+  defaultCurrency: string;
+  defaultBalance: Money;
+  autoCreatePlayers: boolean;
+}
+
+/** What the wallet decided for one well-formed, authenticated callback. */
+export interface Decision {
+  code: Code;
+  /** The player's balance after the callback (absent when the player is unknown). */
+  balance?: Money;
+  balanceBefore?: Money;
+  replayed: boolean;
+  /** Resolves when the decision's changes (or, for a replay, the original's) are durable. */
+  durable: Promise<void>;
+}
+
+/**
+ * The rules of the money (DESIGN.md "Wallet rules"). `decide` is synchronous from the first read to
+ * the last write, so two callbacks can never interleave their read-modify-write: that is the whole
+ * concurrency story, and why the balance can never go negative through bets.
+ */
+export class Wallet {
+  constructor(readonly state: WalletState, private readonly store: Store, public config: WalletConfig) {}
+
+  /** Decides one callback, applies its changes in memory and starts making them durable. */
+  decide(req: CallbackRequest, findings: Finding[]): Decision {
+    const fingerprint = fingerprintOf(req);
+    const known = this.state.transactions.get(req.transaction_id);
+    const existing = this.state.players.get(req.user_id);
+    if (known) {
+      if (known.fingerprint === fingerprint) {
+        findings.push(finding('TRANSACTION_REPLAYED', `transaction_id ${req.transaction_id} was already applied: replayed, nothing changed`));
+        return { code: 'R0', balance: existing?.balance, balanceBefore: existing?.balance, replayed: true, durable: this.store.flush() };
+      }
+      findings.push(finding('TRANSACTION_REUSED', `transaction_id ${req.transaction_id} was already applied to a different ${known.event_type} of ${known.user_id}`, '/transaction_id'));
+      return this.reject('R3', existing);
+    }
+
+    let player = existing;
+    if (!player) {
+      if (!this.config.autoCreatePlayers) {
+        findings.push(finding('PLAYER_UNKNOWN', `unknown player ${req.user_id} and auto_create_players is false`, '/user_id'));
+        return this.reject('R3', undefined);
+      }
+      player = { user_id: req.user_id, balance: this.config.defaultBalance, currency: this.config.defaultCurrency };
+    }
+
+    const before = player.balance;
+    let changes: Change[] | Code;
+    switch (req.event_type) {
+      case 'login': changes = [playerChange(player)]; break;
+      case 'bet': changes = this.bet(req, player, findings); break;
+      case 'bet_result': changes = this.settle(req, player, findings); break;
+    }
+    if (typeof changes === 'string') return this.reject(changes, existing, changes === 'R4' ? player.balance : undefined);
+
+    changes.push({ op: 'txn', transaction_id: req.transaction_id, user_id: req.user_id, event_type: req.event_type, fingerprint });
+    const durable = this.commit(changes);
+    return { code: 'R0', balance: this.state.players.get(req.user_id)?.balance, balanceBefore: before, replayed: false, durable };
+  }
+
+  /** Applies changes in memory now and hands them to the store. */
+  commit(changes: Change[]): Promise<void> {
+    for (const c of changes) this.state.apply(c);
+    return this.store.commit(changes);
+  }
+
+  private reject(code: Code, player: Player | undefined, balance = player?.balance): Decision {
+    return { code, balance, balanceBefore: player?.balance, replayed: false, durable: Promise.resolve() };
+  }
+
+  private bet(req: BetRequest, player: Player, findings: Finding[]): Change[] | Code {
+    const d = req.data;
+    const total = this.amount(d.total_bet_amount, d.currency, '/data/total_bet_amount', findings);
+    const round = this.state.rounds.get(roundKey(req.user_id, d.game_no));
+    const seen = new Set(round?.bets.keys());
+    const bets = d.bets.map((b, i) => {
+      const at = `/data/bets/${i}`;
+      if (seen.has(b.bet_index)) findings.push(finding('BET_INDEX_REPEATED', `bet_index ${b.bet_index} is already in round ${d.game_no}`, `${at}/bet_index`));
+      seen.add(b.bet_index);
+      return { index: b.bet_index, type: b.bet_type, amount: this.amount(b.bet_amount, d.currency, `${at}/bet_amount`, findings) };
+    });
+    const stake = sum(bets.map((b) => b.amount));
+    if (!total.eq(stake)) findings.push(finding('TOTAL_MISMATCH', `total_bet_amount ${total.toFixed()} != sum of bets[].bet_amount ${stake.toFixed()}`, '/data/total_bet_amount'));
+    if (d.currency !== player.currency) findings.push(finding('CURRENCY_MISMATCH', `currency ${d.currency} differs from the player's ${player.currency}`, '/data/currency'));
+    if (round?.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled: no more bets`, '/data/game_no'));
+    if (hasErrors(findings)) return 'R3';
+    if (player.balance.lt(total)) return 'R4';
+
+    const next: Round = round
+      ? { ...round, stake: round.stake.plus(total), bets: new Map(round.bets) }
+      : { user_id: req.user_id, game_no: d.game_no, currency: d.currency, stake: total, bets: new Map(), settled: false };
+    for (const b of bets) next.bets.set(b.index, { bet_type: b.type, bet_amount: b.amount });
+    return [playerChange({ ...player, balance: player.balance.minus(total) }), roundChange(next)];
+  }
+
+  private settle(req: BetResultRequest, player: Player, findings: Finding[]): Change[] | Code {
+    const d = req.data;
+    const total = this.amount(d.total_bet_amount, d.currency, '/data/total_bet_amount', findings);
+    const winloss = this.amount(d.total_winloss, d.currency, '/data/total_winloss', findings);
+    const round = this.state.rounds.get(roundKey(req.user_id, d.game_no));
+    if (!round) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
+    else if (round.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
+    if (d.currency !== player.currency) findings.push(finding('CURRENCY_MISMATCH', `currency ${d.currency} differs from the player's ${player.currency}`, '/data/currency'));
+    if (round && !total.eq(round.stake)) findings.push(finding('STAKE_MISMATCH', `total_bet_amount ${total.toFixed()} != the round's stake ${round.stake.toFixed()}`, '/data/total_bet_amount'));
+
+    const seen = new Set<string>();
+    const results = d.bet_results.map((r, i) => {
+      const at = `/data/bet_results/${i}`;
+      const amount = this.amount(r.bet_amount, d.currency, `${at}/bet_amount`, findings);
+      const wl = this.amount(r.winloss, d.currency, `${at}/winloss`, findings);
+      if (seen.has(r.bet_index)) findings.push(finding('BET_INDEX_REPEATED', `bet_index ${r.bet_index} appears twice in bet_results`, `${at}/bet_index`));
+      seen.add(r.bet_index);
+      const placed = round?.bets.get(r.bet_index);
+      if (round && !placed) findings.push(finding('BET_INDEX_UNKNOWN', `bet_index ${r.bet_index} was never bet in round ${d.game_no}`, `${at}/bet_index`));
+      if (placed && !placed.bet_amount.eq(amount)) findings.push(finding('BET_MISMATCH', `bet_amount ${amount.toFixed()} != the ${placed.bet_amount.toFixed()} bet on bet_index ${r.bet_index}`, `${at}/bet_amount`));
+      if (placed && placed.bet_type !== r.bet_type) findings.push(finding('BET_MISMATCH', `bet_type ${r.bet_type} != the ${placed.bet_type} bet on bet_index ${r.bet_index}`, `${at}/bet_type`));
+      if (wl.lt(amount.neg())) findings.push(finding('WINLOSS_BELOW_STAKE', `winloss ${wl.toFixed()} loses more than bet_amount ${amount.toFixed()}`, `${at}/winloss`));
+      return { amount, wl };
+    });
+    const staked = sum(results.map((r) => r.amount));
+    const net = sum(results.map((r) => r.wl));
+    if (!winloss.eq(net)) findings.push(finding('TOTAL_MISMATCH', `total_winloss ${winloss.toFixed()} != sum of bet_results[].winloss ${net.toFixed()}`, '/data/total_winloss'));
+    if (!total.eq(staked)) findings.push(finding('TOTAL_MISMATCH', `total_bet_amount ${total.toFixed()} != sum of bet_results[].bet_amount ${staked.toFixed()}`, '/data/total_bet_amount'));
+    findings.push(...resultDetailFindings(d.result_detail));
+    if (hasErrors(findings) || !round) return 'R3';
+
+    const credit = total.plus(winloss);
+    return [playerChange({ ...player, balance: player.balance.plus(credit) }), roundChange({ ...round, settled: true })];
+  }
+
+  /** An amount as an exact decimal; more fraction digits than the currency allows is a finding. */
+  private amount(n: number, currency: string, pointer: string, findings: Finding[]): Money {
+    if (!Number.isFinite(n)) {
+      findings.push(finding('AMOUNT_NOT_FINITE', `${n} is not a finite amount`, pointer));
+      return ZERO;
+    }
+    const m = money(n);
+    const scale = this.config.scale(currency);
+    if (m.decimalPlaces() > scale) findings.push(finding('AMOUNT_SCALE', `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}`, pointer));
+    return m;
+  }
+}
+
+/** Identity of a request for idempotency: its canonical JSON without the timestamp. */
+export function fingerprintOf(req: CallbackRequest): string {
+  const { timestamp: _ignored, ...rest } = req;
+  return createHash('sha256').update(stringify(rest) ?? '').digest('base64url');
+}
