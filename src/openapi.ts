@@ -23,3 +23,21 @@ export function openapiOptions(_options: AppOptions): SwaggerOptions {
     },
   };
 }
+
+/** The callback route's schema: documentation only (the pipeline validates, see routes/callback.ts). */
+export const callbackRouteSchema = {
+  tags: ['callback'],
+  summary: 'Receive a login, bet or bet_result callback',
+  description: 'Every reply is HTTP 200 with a result code (R0-R4) unless a scenario rule forces otherwise.',
+  headers: {
+    type: 'object',
+    properties: {
+      'api-id': { type: 'string', description: 'Must equal the scenario credentials (else R2).' },
+      'api-key': { type: 'string', description: 'Must equal the scenario credentials (else R2).' },
+      'callback-url': { type: 'string', description: 'The receiver address; echoed on login and bet_result replies.' },
+    },
+    required: ['api-id', 'api-key', 'callback-url'],
+  },
+  body: { $ref: 'CallbackRequest#' },
+  response: { 200: { description: 'The reply body (spec 2.4)', $ref: 'CallbackReply#' } },
+} as const;

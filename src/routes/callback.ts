@@ -1,19 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { handleCallback, serializeReply } from '../callback.js';
+import { callbackRouteSchema } from '../openapi.js';
 import type { Simulator } from '../simulator.js';
 
 export interface CallbackRouteOptions { sim: Simulator; path: string; bodyLimit: number }
-
-const callbackHeaders = {
-  type: 'object',
-  properties: {
-    'api-id': { type: 'string', description: 'Must equal the scenario credentials (else R2).' },
-    'api-key': { type: 'string', description: 'Must equal the scenario credentials (else R2).' },
-    'callback-url': { type: 'string', description: 'The receiver address; echoed on login and bet_result replies.' },
-  },
-  required: ['api-id', 'api-key', 'callback-url'],
-} as const;
 
 /**
  * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline in
@@ -45,14 +36,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   });
 
   app.post(path, {
-    schema: {
-      tags: ['callback'],
-      summary: 'Receive a login, bet or bet_result callback',
-      description: 'Every reply is HTTP 200 with a result code (R0-R4) unless a scenario rule forces otherwise.',
-      headers: callbackHeaders,
-      body: { $ref: 'CallbackRequest#' },
-      response: { 200: { description: 'The reply body (spec 2.4)', $ref: 'CallbackReply#' } },
-    },
+    schema: callbackRouteSchema,
     // The pipeline validates with the same schema and turns each error into a finding and an R3;
     // the schema above is for the OpenAPI document.
     validatorCompiler: () => () => true,

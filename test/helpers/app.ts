@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { ROOT } from '../../src/paths.js';
+import type { Scenario } from '../../src/protocol/types.generated.js';
+import { compileScenario } from '../../src/scenario/scenario.js';
+import { Simulator, type SimulatorOptions } from '../../src/simulator.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import type { Store } from '../../src/store/store.js';
+
+export const CREDENTIALS = { 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
+export const HEADERS = { 'content-type': 'application/json', ...CREDENTIALS, 'callback-url': 'http://provider.test/callback' };
+
+/** A small scenario for tests: USD and KRW players, auto-create on. */
+export const TEST_SCENARIO: Scenario = {
+  name: 'test',
+  credentials: { api_id: 'sandbox', api_key: 'sandbox-key' },
+  currencies: { USD: 2, KRW: 0 },
+  defaults: { currency: 'USD', balance: 1000, auto_create_players: true },
+  players: [
+    { user_id: 'player-1', balance: 1000000, currency: 'KRW' },
+    { user_id: 'usd', balance: 100, currency: 'USD' },
+  ],
+  rules: [],
+};
+
+export interface TestApp { app: FastifyInstance; sim: Simulator }
+
+export async function buildTestApp(scenario: Partial<Scenario> = {}, options: Partial<AppOptions> & SimulatorOptions & { store?: Store } = {}): Promise<TestApp> {
+  const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), options.store ?? new MemoryStore(), options);
+  const app = await buildApp({ ...options, sim });
+  return { app, sim };
+}
+
+/** The worked examples of ../shared/examples, if present, else copies kept in test/fixtures. */
+export function example(name: string): Record<string, any> {
+  for (const dir of [join(ROOT, '../shared/examples'), join(ROOT, 'test/fixtures')]) {
+    try { return JSON.parse(readFileSync(join(dir, name), 'utf8')); } catch { /* next */ }
+  }
+  throw new Error(`example ${name} not found`);
+}
+
+let seq = 0;
+export const txid = (prefix = 'tx') => `${prefix}-${process.pid}-${++seq}`;
+export const now = () => Math.floor(Date.now() / 1000);
+
+export const login = (user_id: string, extra: object = {}) =>
+  ({ transaction_id: txid('login'), event_type: 'login', timestamp: now(), feedback_data: 'fb', user_id, ...extra });
+
+export function bet(user_id: string, game_no: string, bets: [string, string, number][], extra: { currency?: string; total?: number } = {}) {
+  return {
+    transaction_id: txid('bet'), event_type: 'bet', timestamp: now(), feedback_data: 'fb', user_id,
+    data: {
+      currency: extra.currency ?? 'KRW', game_type: 'BAC', table_no: 'T1', game_no,
+      total_bet_amount: extra.total ?? bets.reduce((s, [, , a]) => s + a, 0),
+      bets: bets.map(([bet_index, bet_type, bet_amount]) => ({ bet_index, bet_type, bet_amount })),
+    },
+  };
+}
+
+export const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
+
+export function result(user_id: string, game_no: string, results: [string, string, number, number][], extra: { currency?: string; total?: number; winloss?: number; detail?: string } = {}) {
+  return {
+    transaction_id: txid('res'), event_type: 'bet_result', timestamp: now(), feedback_data: 'fb', user_id,
+    data: {
+      currency: extra.currency ?? 'KRW', game_type: 'BAC', table_no: 'T1', game_no,
+      total_bet_amount: extra.total ?? results.reduce((s, [, , a]) => s + a, 0),
+      total_winloss: extra.winloss ?? results.reduce((s, [, , , w]) => s + w, 0),
+      result: 'P', result_detail: extra.detail ?? DETAIL,
+      bet_results: results.map(([bet_index, bet_type, bet_amount, winloss]) => ({ bet_index, bet_type, bet_amount, winloss })),
+    },
+  };
+}
+
+export interface Sent { status: number; body: any; headers: LightMyRequestResponse['headers']; raw: string }
+
+/** POSTs a callback (an object is sent as JSON, a string as is). */
+export async function send(app: FastifyInstance, payload: object | string, headers: Record<string, string> = HEADERS, path = '/callback'): Promise<Sent> {
+  const res = await app.inject({ method: 'POST', url: path, headers, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) } as InjectOptions);
+  let body: unknown;
+  try { body = JSON.parse(res.body); } catch { body = res.body; }
+  return { status: res.statusCode, body, headers: res.headers, raw: res.body };
+}
+
+export const balanceOf = (sim: Simulator, user: string) => sim.player(user)?.balance.toFixed();
