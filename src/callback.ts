@@ -41,8 +41,13 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   const findings: Finding[] = [];
   const header = (name: string) => first(input.headers[name]);
 
-  const body = parseBody(input, findings);
-  const echo = echoFields(body);
+  const parsed = parseBody(input, findings);
+  const echo = echoFields(parsed);
+  // No request nests this deep; a body that does would overflow the stack of every recursive walk
+  // after this one (fingerprint, journal serialisation), so it is refused here and journalled as text.
+  const tooDeep = parsed !== undefined && nestsDeeperThan(parsed, MAX_DEPTH);
+  if (tooDeep) findings.push(finding('SCHEMA', `the body nests deeper than ${MAX_DEPTH} levels`, '/'));
+  const body = tooDeep ? undefined : parsed;
   if (header('callback-url') === undefined) findings.push(finding('CALLBACK_URL_MISSING', undefined, 'header:Callback-URL'));
   authenticate(sim, header('api-id'), header('api-key'), findings);
   const request = body !== undefined && validateRequest(body) ? body : undefined;
@@ -52,6 +57,8 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   let code: Code;
   let rule: Fired | undefined;
   let balanceBefore: Money | undefined;
+  // The wallet's view of the balance: for an unknown player it is the default it would be created with.
+  let decidedBalance: Money | undefined;
   let replayed = false;
   let failure: string | undefined;
   if (findings.some((f) => f.code.startsWith('CREDENTIALS_'))) code = 'R2';
@@ -67,7 +74,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       if (rule?.rule.then.code) code = rule.rule.then.code;
       else {
         const decision = sim.wallet.decide(request, findings);
-        ({ code, replayed } = decision);
+        ({ code, replayed, balance: decidedBalance } = decision);
         balanceBefore = decision.balanceBefore ?? balanceBefore;
         await decision.durable;
       }
@@ -79,8 +86,9 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
 
   const player = code !== 'R2' && echo.user_id !== undefined ? sim.player(echo.user_id) : undefined;
   const then = rule?.rule.then;
-  const latest = then && 'latest_balance' in then ? then.latest_balance : player?.balance;
-  const reason = code === 'R0' ? undefined : failure ?? reasonFor(code, findings, rule, player?.balance, request);
+  const balance = player?.balance ?? decidedBalance;
+  const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
+  const reason = code === 'R0' ? undefined : failure ?? reasonFor(code, findings, rule, balance, request);
   const replyHeaders = replyHeadersFor(sim, input, echo.event_type, reason);
   let replyBody = serializeReply(code, echo.event_type ?? '', echo.user_id ?? '', latest);
   if (then?.body !== undefined) replyBody = typeof then.body === 'string' ? then.body : JSON.stringify(then.body);
@@ -118,6 +126,21 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       return finding('SCHEMA', message, pointer);
     });
   }
+}
+
+/** Far beyond any request (the deepest, a bet, nests 4 levels). */
+const MAX_DEPTH = 32;
+
+/** Without recursion, so that the check cannot overflow the stack itself. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item;
+    if (depth > max) return true;
+    for (const child of Object.values(node as object)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
@@ -166,6 +189,8 @@ function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string 
 }
 
 function timestampFindings(ts: number, skewS: number): Finding[] {
+  // 1e400 parses to Infinity: not a time at all, unlike a merely fractional or skewed one.
+  if (!Number.isFinite(ts)) return [finding('SCHEMA', `/timestamp ${ts} is not a finite number`, '/timestamp')];
   const out: Finding[] = [];
   if (!Number.isInteger(ts)) out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp ${ts} is not an integer number of seconds`, '/timestamp'));
   const off = Math.round(ts - Date.now() / 1000);
