@@ -1,4 +1,5 @@
 import { watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildApp, DEFAULT_BODY_LIMIT } from '../app.js';
@@ -104,7 +105,9 @@ async function start(o: StartOptions): Promise<void> {
 /** Reloads the scenario on change; an invalid edit is logged and the old scenario stays. */
 function watchScenario(file: string, sim: Simulator, log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void }): void {
   let timer: NodeJS.Timeout | undefined;
-  watch(file, () => {
+  // Watch the folder, not the file: editors that save by rename replace the file's inode.
+  watch(dirname(file), (_event, name) => {
+    if (name !== null && name !== basename(file)) return;
     clearTimeout(timer);
     // Editors write in several steps; settle first.
     timer = setTimeout(() => {
