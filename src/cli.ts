@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { openapiCommand } from './commands/openapi.js';
+import { probeCommand } from './commands/probe.js';
 import { startCommand } from './commands/start.js';
 import { validateCommand } from './commands/validate.js';
 
@@ -12,5 +13,6 @@ const program = new Command('wallet-sim')
 program.addCommand(startCommand());
 program.addCommand(validateCommand());
 program.addCommand(openapiCommand());
+program.addCommand(probeCommand());
 
 await program.parseAsync();

@@ -1,0 +1,65 @@
+/**
+ * Sends one callback the way the protocol says (spec section 4): POST, JSON body, Content-Type,
+ * Callback-URL, Api-Id and Api-Key. Keeps the raw text both ways, so a reply can be judged as
+ * written (a balance like 0.30000000000000004 must not be rounded away by JSON.parse).
+ */
+
+export interface Credentials { apiId: string; apiKey: string }
+
+export interface SendOptions extends Credentials {
+  /** Sent as Callback-URL; default: the URL posted to. */
+  callbackUrl?: string;
+  /** Extra or replacing headers (lower-case names). */
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export interface Exchange {
+  request: { method: 'POST'; url: string; headers: Record<string, string>; body: string };
+  /** Absent when no reply came (refused, reset, timed out). */
+  reply?: { status: number; headers: Record<string, string>; body: string };
+  error?: string;
+  durationMs: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export async function postCallback(url: string, body: object | string, o: SendOptions): Promise<Exchange> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'callback-url': o.callbackUrl ?? url,
+    'api-id': o.apiId,
+    'api-key': o.apiKey,
+    ...o.headers,
+  };
+  const request = { method: 'POST' as const, url, headers, body: text };
+  const started = performance.now();
+  try {
+    const res = await fetch(url, { method: 'POST', headers, body: text, signal: AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+    const replyBody = await res.text();
+    const replyHeaders: Record<string, string> = {};
+    res.headers.forEach((value, name) => { replyHeaders[name] = value; });
+    return { request, reply: { status: res.status, headers: replyHeaders, body: replyBody }, durationMs: Math.round(performance.now() - started) };
+  } catch (e) {
+    return { request, error: describeFetchError(e, o.timeoutMs ?? DEFAULT_TIMEOUT_MS), durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+/** "connect ECONNREFUSED 127.0.0.1:9" rather than fetch's bare "fetch failed". */
+export function describeFetchError(e: unknown, timeoutMs: number): string {
+  const err = e as Error & { cause?: { code?: string; message?: string } };
+  if (err.name === 'TimeoutError') return `no reply within ${timeoutMs} ms`;
+  return err.cause?.message ?? err.cause?.code ?? err.message;
+}
+
+/** Headers shown in reports: the key is masked so a report can be pasted in a ticket. */
+export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = name === 'api-key' || name === 'authorization' ? mask(value) : value;
+  }
+  return out;
+}
+
+const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);

@@ -1,0 +1,88 @@
+import { maskedHeaders } from '../client/http.js';
+import { type JUnitSuite, junitXml } from '../report/junit.js';
+import { type ProbeReport, signed } from './battery.js';
+import type { CheckResult, LabeledExchange } from './session.js';
+
+const SHOWN_REPLY_HEADERS = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
+
+/** The request and reply of one exchange, as a reader needs them to reproduce it with curl. */
+export function formatExchange(x: LabeledExchange, indent = '      '): string {
+  const lines = [`${x.label}:`];
+  const req = maskedHeaders(x.request.headers);
+  lines.push(`  → POST ${x.request.url}`);
+  lines.push(`    ${Object.entries(req).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
+  lines.push(`    ${x.request.body}`);
+  if (x.reply) {
+    const headers = maskedHeaders(Object.fromEntries(Object.entries(x.reply.headers).filter(([k]) => SHOWN_REPLY_HEADERS.includes(k))));
+    lines.push(`  ← HTTP ${x.reply.status} (${x.durationMs} ms)`);
+    if (Object.keys(headers).length) lines.push(`    ${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
+    lines.push(`    ${x.reply.body || '(empty body)'}`);
+  } else {
+    lines.push(`  ← no reply after ${x.durationMs} ms: ${x.error}`);
+  }
+  return lines.map((l) => indent + l).join('\n');
+}
+
+/** What failed in one check, each failed rule with the exchange it is about. */
+export function failureDetails(c: CheckResult): string {
+  const failed = c.assertions.filter((a) => !a.passed);
+  const lines = failed.map((a) => `✗ ${a.name}: ${a.message}`);
+  const shown = [...new Set(failed.map((a) => a.exchange).filter((i): i is number => i !== undefined))];
+  for (const i of shown) lines.push(formatExchange(c.exchanges[i]!, '  '));
+  return lines.join('\n');
+}
+
+export function balanceSummary(r: ProbeReport): string {
+  const b = r.balance;
+  const cur = r.target.currency;
+  if (b.before === undefined) return `balance of ${r.target.user}: unknown (login gave no balance)`;
+  const lines = [`balance of ${r.target.user}: before ${b.before.toFixed()} ${cur}, after ${b.after?.toFixed() ?? 'unknown'} ${cur}`];
+  const byCheck = new Map<string, typeof b.lines>();
+  for (const l of b.lines) byCheck.set(l.check, [...(byCheck.get(l.check) ?? []), l]);
+  lines.push(`  ${b.before.toFixed().padStart(14)}  start`);
+  for (const [check, ls] of byCheck) {
+    const net = ls.reduce((m, l) => m.plus(l.delta), ls[0]!.delta.minus(ls[0]!.delta));
+    const parts = ls.length <= 4 ? ls.map((l) => `${l.what} ${signed(l.delta)}`).join(', ') : `${ls.length} acknowledged changes`;
+    lines.push(`  ${signed(net).padStart(14)}  ${check}: ${parts}`);
+  }
+  lines.push(`  ${'='.repeat(14)}`);
+  const ok = b.after !== undefined && b.expected !== undefined && b.after.eq(b.expected);
+  lines.push(`  ${b.expected?.toFixed().padStart(14)}  expected; observed ${b.after?.toFixed() ?? 'unknown'} ${ok ? '✓' : '✗'}`);
+  return lines.join('\n');
+}
+
+export function formatProbeReport(r: ProbeReport): string {
+  const t = r.target;
+  const out = [`wallet-sim probe → ${t.url}  user ${t.user}  ${t.currency} (${t.scale} fraction digits)`, ''];
+  for (const c of r.checks) {
+    const mark = c.status === 'pass' ? 'PASS' : c.status === 'fail' ? 'FAIL' : 'SKIP';
+    out.push(`${mark}  ${c.name.padEnd(24)} ${c.description}${c.skipped ? ` (skipped: ${c.skipped})` : ''}`);
+    if (c.status === 'fail') out.push(failureDetails(c).split('\n').map((l) => `      ${l}`).join('\n'));
+  }
+  const count = (s: CheckResult['status']) => r.checks.filter((c) => c.status === s).length;
+  out.push('', balanceSummary(r), '');
+  out.push(`${r.checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped (${r.durationMs} ms)`);
+  return out.join('\n');
+}
+
+export function probeJUnit(r: ProbeReport): string {
+  const suite: JUnitSuite = {
+    name: 'wallet-sim probe',
+    timestamp: r.startedAt,
+    time: r.durationMs / 1000,
+    properties: { url: r.target.url, user: r.target.user, currency: r.target.currency },
+    cases: r.checks.map((c) => {
+      const failed = c.assertions.filter((a) => !a.passed);
+      return {
+        name: c.name,
+        classname: 'wallet-sim.probe',
+        time: c.durationMs / 1000,
+        status: c.status,
+        message: c.status === 'skip' ? c.skipped : failed.map((a) => `${a.name}: ${a.message}`).join('; '),
+        details: c.status === 'fail' ? failureDetails(c) : undefined,
+      };
+    }),
+    systemOut: balanceSummary(r),
+  };
+  return junitXml([suite]);
+}
