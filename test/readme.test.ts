@@ -1,0 +1,55 @@
+// The README's tables must stay true to the code: every option, route, scenario field, finding
+// code and bundled scenario the code has is named in README.md.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { buildApp } from '../src/app.js';
+import { startCommand } from '../src/commands/start.js';
+import { ROOT, SCENARIOS_DIR } from '../src/paths.js';
+import { FINDINGS } from '../src/protocol/findings.js';
+import { schemas } from '../src/schemas.js';
+import { loadScenarioFile } from '../src/scenario/scenario.js';
+import { Simulator } from '../src/simulator.js';
+import { MemoryStore } from '../src/store/memory.js';
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const cell = (s: string) => readme.includes(`\`${s}\``);
+
+t.test('every start option and its env var', async (t) => {
+  for (const o of startCommand().options) {
+    t.ok(cell(o.long!) || readme.includes(`\`${o.long} `), `${o.long} is in the README`);
+    t.ok(cell(o.envVar!), `${o.envVar} is in the README`);
+  }
+});
+
+t.test('every route', async (t) => {
+  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryStore());
+  const app = await buildApp({ sim });
+  await app.ready();
+  const documented = ['POST /callback', 'GET /health', 'GET /openapi.json', 'GET /docs', 'GET /admin/players', 'GET /admin/players/:user_id',
+    'PUT /admin/players/:user_id', 'POST /admin/reset', 'GET /admin/journal', 'DELETE /admin/journal', 'GET /admin/scenario', 'GET /admin/scenario/rules', 'PUT /admin/scenario'];
+  for (const r of documented) {
+    t.ok(cell(r), `${r} is in the README`);
+    const [method, path] = r.split(' ');
+    t.ok(app.hasRoute({ method: method as 'GET', url: path! }), `${r} exists`);
+  }
+  await app.close();
+});
+
+t.test('every scenario field', async (t) => {
+  const scenario = schemas.find((s) => s.$id === 'Scenario') as any;
+  const rule = scenario.definitions.rule;
+  const fields = [
+    ...Object.keys(scenario.properties).filter((k) => k !== '$schema'),
+    ...Object.keys(scenario.properties.defaults.properties).map((k) => `defaults.${k}`),
+    ...Object.keys(rule.properties.when.properties),
+    ...Object.keys(rule.properties.then.properties),
+    'times',
+  ];
+  for (const f of fields) t.ok(cell(f) || cell(`${f}[]`) || readme.includes(`\`${f}.`), `${f} is in the README`);
+});
+
+t.test('every finding code and bundled scenario', async (t) => {
+  for (const [code, [severity]] of Object.entries(FINDINGS)) t.ok(readme.includes(`| \`${code}\` | ${severity} |`), `${code} (${severity}) is in the README`);
+  for (const f of readdirSync(SCENARIOS_DIR)) t.ok(readme.includes(`| \`${f.replace('.json', '')}\` |`), `${f} is described in the README`);
+});
