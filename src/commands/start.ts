@@ -66,8 +66,15 @@ async function start(o: StartOptions): Promise<void> {
     }
     throw e;
   }
-  const store = await createStore(o.store, o.data);
-  const sim = await Simulator.open(scenario, store, { apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize });
+  let store, sim;
+  try {
+    store = await createStore(o.store, o.data);
+    sim = await Simulator.open(scenario, store, { apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize });
+  } catch (e) {
+    // A data file that cannot be used is never replaced: say which file and why, start nothing.
+    console.error(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);
+    process.exit(1);
+  }
   const app = await buildApp({
     sim,
     path: o.path,

@@ -1,0 +1,114 @@
+import { type FileHandle, open, readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Change } from '../wallet/state.js';
+import { changeProblem } from './fold.js';
+import { StoreError } from './store-error.js';
+
+/**
+ * The append-only change log: `<data>.<seq>.log`, one line per group commit, each line a JSON array
+ * of change records. A line is written and fsync'd before any callback in its group is answered,
+ * and the next line is written only after that, so a crash can tear at most the last line of the
+ * newest log — a line nobody was told about.
+ */
+export const logPath = (data: string, seq: number) => `${data}.${String(seq).padStart(6, '0')}.log`;
+
+/** The logs beside a data file, by sequence number. */
+export async function listLogs(data: string): Promise<{ seq: number; path: string }[]> {
+  const dir = dirname(data);
+  const prefix = `${basename(data)}.`;
+  const names = await readdir(dir).catch((e: NodeJS.ErrnoException) => {
+    throw new StoreError(dir, `cannot list the data file's folder (${e.code})`);
+  });
+  return names
+    .filter((n) => n.startsWith(prefix) && /^\d+\.log$/.test(n.slice(prefix.length)))
+    .map((n) => ({ seq: Number(n.slice(prefix.length, -4)), path: join(dir, n) }))
+    .sort((a, b) => a.seq - b.seq);
+}
+
+export interface ReadLog {
+  /** Change groups in order. */
+  groups: Change[][];
+  /** Bytes of the intact part; a torn last line starts here. */
+  validBytes: number;
+  /** Bytes after validBytes: the torn last line, when there is one. */
+  tornBytes: number;
+}
+
+/**
+ * Reads one log. A line that does not parse is the torn tail of a crash only when it is the last
+ * line of the newest log (`tornAllowed`); anywhere else the file is corrupt and start-up stops.
+ */
+export async function readLog(path: string, tornAllowed: boolean): Promise<ReadLog> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(path);
+  } catch (e) {
+    throw new StoreError(path, `cannot be read (${(e as NodeJS.ErrnoException).code})`);
+  }
+  const groups: Change[][] = [];
+  let at = 0;
+  let line = 0;
+  while (at < buf.length) {
+    line++;
+    const nl = buf.indexOf(10, at);
+    const end = nl === -1 ? buf.length : nl + 1;
+    const isLast = end === buf.length;
+    const problem = nl === -1 ? 'has no line end' : groupOrProblem(buf.toString('utf8', at, nl));
+    if (typeof problem === 'string') {
+      if (isLast && tornAllowed) return { groups, validBytes: at, tornBytes: buf.length - at };
+      throw new StoreError(path, `line ${line} ${problem}: ${isLast ? 'only the newest log may end in a torn line' : 'a corrupt line before the end is not a crash tear'}; the file was left untouched`);
+    }
+    groups.push(problem);
+    at = end;
+  }
+  return { groups, validBytes: at, tornBytes: 0 };
+}
+
+function groupOrProblem(text: string): Change[] | string {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return `is not valid JSON (${(e as Error).message})`;
+  }
+  if (!Array.isArray(v)) return 'is not a JSON array of changes';
+  for (let i = 0; i < v.length; i++) {
+    const problem = changeProblem(v[i]);
+    if (problem) return `/${i} ${problem}`;
+  }
+  return v as Change[];
+}
+
+/** The log being appended to. */
+export class LogWriter {
+  private constructor(readonly path: string, readonly seq: number, private readonly fh: FileHandle, public bytes: number) {}
+
+  /** Opens for appending; `truncateTo` cuts a torn tail first, so new lines never follow garbage. */
+  static async open(path: string, seq: number, truncateTo?: number): Promise<LogWriter> {
+    let fh: FileHandle;
+    try {
+      fh = await open(path, 'a');
+    } catch (e) {
+      throw new StoreError(path, `cannot be opened for writing (${(e as NodeJS.ErrnoException).code})`);
+    }
+    if (truncateTo !== undefined) {
+      await fh.truncate(truncateTo);
+      await fh.sync();
+    }
+    const { size } = await fh.stat();
+    return new LogWriter(path, seq, fh, size);
+  }
+
+  /** Appends one line and waits until it is on disk. */
+  async append(line: string): Promise<void> {
+    const buf = Buffer.from(line);
+    let at = 0;
+    while (at < buf.length) at += (await this.fh.write(buf, at)).bytesWritten;
+    await this.fh.datasync();
+    this.bytes += buf.length;
+  }
+
+  close(): Promise<void> {
+    return this.fh.close();
+  }
+}

@@ -1,0 +1,259 @@
+import { unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { Low } from 'lowdb';
+import type { Change } from '../wallet/state.js';
+import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
+import { ChangeFold } from './fold.js';
+import { acquireLock } from './lock-file.js';
+import { DurableJsonFile, emptySnapshot, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, syncDir } from './snapshot-file.js';
+import type { Store } from './store.js';
+import { StoreError } from './store-error.js';
+
+export interface FileStoreOptions {
+  /** Compact once the log holds at least this many bytes and at least as many as the snapshot. */
+  compactMinBytes?: number;
+}
+
+export const DEFAULT_COMPACT_MIN_BYTES = 16 * 1024 * 1024;
+
+interface Deferred { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void }
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  // Callers await their own copy; this keeps a group nobody waits for from crashing the process.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+const done = Promise.resolve();
+
+/**
+ * The durable store (docs/store.md): a lowdb JSON snapshot plus an append-only change log.
+ *
+ * - commit: the batch joins the next group; one write + fdatasync per group, then every callback
+ *   in the group is answered. Cost per callback is the size of its own changes, never the history.
+ * - compaction: once the log outgrows the snapshot, a new log is started and the folded state is
+ *   written as the new snapshot (temp, fsync, rename, fsync dir) in the background; the old logs go.
+ */
+export class FileStore implements Store {
+  private readonly fold = new ChangeFold();
+  private loaded: Change[] = [];
+  private log!: LogWriter;
+  /** Logs the current snapshot does not yet include, oldest first (the active one last). */
+  private logs: { seq: number; path: string }[] = [];
+
+  private queuedJson: string[] = [];
+  private queuedBatches: (readonly Change[])[] = [];
+  private nextGroup: Deferred | undefined;
+  private inFlight: Promise<void> | undefined;
+  /** The running drain loop; set from the first queued batch until the queue is empty. */
+  private draining: Promise<void> | undefined;
+  private failure: Error | undefined;
+  private closed = false;
+
+  private compaction: Promise<void> | undefined;
+  private compactRequested = false;
+  /** The last compaction's failure, if any; the logs still hold everything, so it is retried later. */
+  compactionError: Error | undefined;
+  compactions = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly db: Low<Snapshot>,
+    private readonly snapshotFile: DurableJsonFile,
+    private readonly compactMinBytes: number,
+    private readonly unlock: () => Promise<void>,
+  ) {}
+
+  /** Opens (or creates) the store at `path`: snapshot, then every log after it, a torn tail dropped. */
+  static async open(path: string, options: FileStoreOptions = {}): Promise<FileStore> {
+    const full = resolve(path);
+    const unlock = await acquireLock(full);
+    try {
+      const file = new DurableJsonFile(full);
+      const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock);
+      await store.recover();
+      return store;
+    } catch (e) {
+      await unlock();
+      throw e;
+    }
+  }
+
+  private async recover(): Promise<void> {
+    await this.snapshotFile.removeTemp();
+    await this.db.read();
+    const snapshot = this.db.data;
+    this.fold.apply(snapshot.changes);
+    // The parsed document is not needed any more: the fold holds the records.
+    this.db.data = emptySnapshot();
+
+    const logs = await listLogs(this.path);
+    for (const old of logs.filter((l) => l.seq <= snapshot.log_seq)) await unlink(old.path); // compacted, not yet removed
+    const pending = logs.filter((l) => l.seq > snapshot.log_seq);
+    pending.forEach((l, i) => {
+      const expected = snapshot.log_seq + 1 + i;
+      if (l.seq !== expected) {
+        const missing = expected === 1 && snapshot.log_seq === 0 ? `${this.path} (the snapshot) is missing` : `${logPath(this.path, expected)} is missing`;
+        throw new StoreError(l.path, `follows a gap: ${missing}, so changes are lost; restore the missing file`);
+      }
+    });
+
+    let truncateTo: number | undefined;
+    for (const [i, l] of pending.entries()) {
+      const newest = i === pending.length - 1;
+      const read = await readLog(l.path, newest);
+      for (const group of read.groups) this.fold.apply(group);
+      if (newest && read.tornBytes) truncateTo = read.validBytes;
+    }
+    this.loaded = this.fold.changes();
+
+    // A new store gets its (empty) JSON document at once, so --data names a real file from the start.
+    if (this.snapshotFile.bytes === 0 && !pending.length) await this.db.write();
+    const active = pending.at(-1) ?? { seq: snapshot.log_seq + 1, path: logPath(this.path, snapshot.log_seq + 1) };
+    this.log = await LogWriter.open(active.path, active.seq, truncateTo);
+    if (!pending.length) await syncDir(dirname(this.path));
+    this.logs = pending.length ? pending : [active];
+  }
+
+  async load(): Promise<Change[]> {
+    const changes = this.loaded;
+    this.loaded = [];
+    return changes;
+  }
+
+  commit(changes: readonly Change[]): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error(`${this.path}: the store is closed`));
+    if (!changes.length) return this.flush();
+    this.queuedJson.push(JSON.stringify(changes).slice(1, -1));
+    this.queuedBatches.push(changes);
+    this.nextGroup ??= deferred();
+    // Let every callback that arrived in this turn of the event loop join the group first.
+    this.draining ??= new Promise((resolve) => setImmediate(resolve)).then(() => this.drain());
+    return this.nextGroup.promise;
+  }
+
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return this.nextGroup?.promise ?? this.inFlight ?? done;
+  }
+
+  /** Writes queued batches, one group per write, until the queue is empty. */
+  private async drain(): Promise<void> {
+    while (this.nextGroup) {
+      const group = this.nextGroup;
+      const json = this.queuedJson;
+      const batches = this.queuedBatches;
+      this.nextGroup = undefined;
+      this.queuedJson = [];
+      this.queuedBatches = [];
+      this.inFlight = group.promise;
+      // Folded when written, so between groups the fold is exactly what the logs hold.
+      for (const b of batches) this.fold.apply(b);
+      try {
+        if (json.length) await this.log.append(`[${json.join(',')}]\n`);
+      } catch (e) {
+        this.fail(group, e as Error);
+        return;
+      }
+      group.resolve();
+      if (this.compactionDue()) await this.startCompaction();
+    }
+    this.inFlight = undefined;
+    this.draining = undefined;
+  }
+
+  /**
+   * After a failed write or fsync nothing later may be acknowledged: what reached the disk is
+   * unknown (an fsync error can drop dirty pages). Every commit from now on fails.
+   */
+  private fail(group: Deferred, e: Error): void {
+    this.failure = new Error(`${this.log.path}: write failed (${(e as NodeJS.ErrnoException).code ?? e.message}); the store accepts no more changes, restart to recover`);
+    group.reject(this.failure);
+    this.nextGroup?.reject(this.failure);
+    this.nextGroup = undefined;
+    this.queuedJson = [];
+    this.queuedBatches = [];
+    this.inFlight = undefined;
+    this.draining = undefined;
+  }
+
+  private compactionDue(): boolean {
+    if (this.compaction || this.closed) return false;
+    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes);
+  }
+
+  /**
+   * Called between groups, when the fold equals the logs exactly: start a new log, and write the
+   * fold as the snapshot of everything up to the old one.
+   */
+  private async startCompaction(): Promise<void> {
+    this.compactRequested = false;
+    const covered = this.log.seq;
+    const changes = this.fold.changes();
+    let next: LogWriter;
+    try {
+      next = await LogWriter.open(logPath(this.path, covered + 1), covered + 1);
+      await syncDir(dirname(this.path));
+    } catch (e) {
+      this.compactionError = e as Error;
+      process.emitWarning(`${this.path}: cannot start a new log, compaction skipped: ${(e as Error).message}`);
+      return;
+    }
+    const old = this.log;
+    this.log = next;
+    this.logs.push({ seq: next.seq, path: next.path });
+    await old.close().catch(() => undefined);
+    this.compaction = this.compact(covered, changes).finally(() => { this.compaction = undefined; });
+  }
+
+  /** Compacts now, whatever the log size (tests, tools); resolves when the snapshot is written. */
+  async compactNow(): Promise<void> {
+    await this.compaction;
+    this.compactRequested = true;
+    // Compaction starts between groups, from the drain loop: an empty group gets one going.
+    this.nextGroup ??= deferred();
+    this.draining ??= Promise.resolve().then(() => this.drain());
+    await this.draining;
+    await this.compaction;
+  }
+
+  private async compact(covered: number, changes: Change[]): Promise<void> {
+    try {
+      this.db.data = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: covered, written_at: new Date().toISOString(), changes };
+      await this.db.write();
+      this.compactions++;
+      this.compactionError = undefined;
+      const gone = this.logs.filter((l) => l.seq <= covered);
+      this.logs = this.logs.filter((l) => l.seq > covered);
+      for (const l of gone) await unlink(l.path).catch(() => undefined); // start-up removes any left over
+    } catch (e) {
+      this.compactionError = e as Error;
+      process.emitWarning(`${this.path}: compaction failed, the change log keeps everything and it is retried later: ${(e as Error).message}`);
+    } finally {
+      this.db.data = emptySnapshot();
+    }
+  }
+
+  /** For tests: let go of the files as kill -9 would — nothing flushed, compacted or unlocked. */
+  async abandon(): Promise<void> {
+    this.closed = true;
+    await this.log.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.draining;
+    await this.compaction;
+    // A clean shutdown leaves the whole state in the JSON document and an empty log.
+    if (!this.failure && this.log.bytes > 0) {
+      await this.startCompaction();
+      await this.compaction;
+    }
+    await this.log.close().catch(() => undefined);
+    await this.unlock();
+  }
+}

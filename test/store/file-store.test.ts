@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { FileStore } from '../../src/store/file.js';
+import { StoreError } from '../../src/store/store-error.js';
+import type { Change } from '../../src/wallet/state.js';
+import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
+
+type Test = typeof t;
+
+async function tempData(t: Test): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-store-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return join(dir, 'wallet.json');
+}
+
+const player = (user_id: string, balance: string): Change => ({ op: 'player', user_id, balance, currency: 'USD' });
+const txn = (transaction_id: string, user_id = 'p1'): Change => ({ op: 'txn', transaction_id, user_id, event_type: 'bet', fingerprint: 'f' });
+const logs = async (data: string) => (await readdir(join(data, '..'))).filter((n) => n.endsWith('.log')).sort();
+const snapshotOf = async (data: string) => JSON.parse(await readFile(data, 'utf8'));
+
+t.test('a new store writes an empty JSON document at once and loads nothing', async (t) => {
+  const data = await tempData(t);
+  const store = await FileStore.open(data);
+  t.same(await store.load(), []);
+  t.match(await snapshotOf(data), { format: 'wallet-sim-store', version: 1, log_seq: 0, changes: [] });
+  await store.close();
+});
+
+t.test('committed changes are back after a crash (no close), folded to the latest record per key', async (t) => {
+  const data = await tempData(t);
+  const a = await FileStore.open(data);
+  await a.commit([player('p1', '100'), player('p2', '50')]);
+  await a.commit([player('p1', '90'), txn('t1')]);
+  await a.commit([{ op: 'clear' }, player('p3', '7')]);
+  await a.commit([player('p4', '8'), txn('t2', 'p4')]);
+  await a.abandon(); // the process "died" here
+  const b = await FileStore.open(data);
+  t.same(await b.load(), [player('p3', '7'), player('p4', '8'), txn('t2', 'p4')]);
+  await b.close();
+});
+
+t.test('concurrent commits share one write (group commit)', async (t) => {
+  const data = await tempData(t);
+  const store = await FileStore.open(data);
+  await Promise.all(Array.from({ length: 100 }, (_, i) => store.commit([player(`p${i}`, String(i))])));
+  const [log] = await logs(data);
+  const lines = (await readFile(join(data, '..', log!), 'utf8')).trimEnd().split('\n');
+  t.equal(lines.length, 1, 'one line, one fsync, for 100 callbacks');
+  t.equal(JSON.parse(lines[0]!).length, 100);
+  await store.close();
+});
+
+t.test('a clean close compacts everything into the JSON document and removes the log', async (t) => {
+  const data = await tempData(t);
+  const a = await FileStore.open(data);
+  await a.commit([player('p1', '100')]);
+  await a.commit([player('p1', '80'), txn('t1')]);
+  await a.close();
+  t.match(await snapshotOf(data), { log_seq: 1, changes: [player('p1', '80'), txn('t1')] });
+  t.same(await logs(data), ['wallet.json.000002.log']);
+  const b = await FileStore.open(data);
+  t.same(await b.load(), [player('p1', '80'), txn('t1')]);
+  await b.close();
+});
+
+t.test('compaction starts when the log outgrows the snapshot, and loses nothing', async (t) => {
+  const data = await tempData(t);
+  const a = await FileStore.open(data, { compactMinBytes: 2000 });
+  for (let i = 0; i < 300; i++) await a.commit([player(`p${i % 20}`, String(i)), txn(`t${i}`, `p${i % 20}`)]);
+  await a.compactNow(); // waits for a running one, then makes one more
+  t.ok(a.compactions >= 2, `compacted ${a.compactions} times`);
+  t.ok((await logs(data)).length <= 2, 'compacted logs are removed');
+  await a.abandon(); // crash after compaction: snapshot + the active log
+  const b = await FileStore.open(data);
+  const loaded = await b.load();
+  t.equal(loaded.filter((c) => c.op === 'txn').length, 300);
+  t.same(loaded.filter((c) => c.op === 'player').map((c) => c.op === 'player' && c.balance), Array.from({ length: 20 }, (_, i) => String(280 + i)));
+  await b.close();
+});
+
+t.test('logs an interrupted compaction left behind are replayed or dropped by sequence', async (t) => {
+  const data = await tempData(t);
+  const a = await FileStore.open(data);
+  await a.commit([player('p1', '1')]);
+  await a.compactNow();
+  await a.commit([player('p1', '2')]);
+  // a compaction that renamed its snapshot but died before removing the old log: put one back
+  await writeFile(`${data}.000001.log`, `${JSON.stringify([player('p1', 'stale')])}\n`);
+  await a.abandon();
+  const b = await FileStore.open(data);
+  t.same(await b.load(), [player('p1', '2')]);
+  t.same(await logs(data), ['wallet.json.000002.log'], 'the compacted log is removed on start');
+  await b.close();
+});
+
+t.test('a torn last line (a crash mid-write) is dropped and cut off; later appends are clean', async (t) => {
+  for (const torn of ['[{"op":"player","user_id":"p1","bal', '[{"op":"player"}\u0000\u0000\n', '\u0000\u0000\u0000']) {
+    const data = await tempData(t);
+    const a = await FileStore.open(data);
+    await a.commit([player('p1', '10')]);
+    await a.abandon();
+    const [log] = await logs(data);
+    await appendFile(join(data, '..', log!), torn);
+    const b = await FileStore.open(data);
+    t.same(await b.load(), [player('p1', '10')], JSON.stringify(torn));
+    await b.commit([player('p2', '20')]);
+    await b.abandon();
+    const c = await FileStore.open(data);
+    t.same(await c.load(), [player('p1', '10'), player('p2', '20')]);
+    await c.close();
+  }
+});
+
+t.test('corrupt files stop the store with the file and the problem named, and stay untouched', async (t) => {
+  const cases: [string, (data: string) => Promise<string>, RegExp][] = [
+    ['snapshot not JSON', async (data) => { await writeFile(data, '{"format": "wallet-sim-store", '); return data; }, /wallet\.json: is not valid JSON/],
+    ['snapshot of another program', async (data) => { await writeFile(data, '{"name": "x"}'); return data; }, /wallet\.json: is not a wallet-sim data file/],
+    ['snapshot with a bad record', async (data) => {
+      await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 0, written_at: '', changes: [{ op: 'player', user_id: 'p' }] }));
+      return data;
+    }, /wallet\.json: \/changes\/0 is not a valid player record/],
+    ['corrupt line before the end of the log', async (data) => {
+      const log = `${data}.000001.log`;
+      await writeFile(log, `${JSON.stringify([player('a', '1')])}\nnot json\n${JSON.stringify([player('b', '2')])}\n`);
+      return log;
+    }, /wallet\.json\.000001\.log: line 2 is not valid JSON.*not a crash tear/],
+    ['torn line in an older log', async (data) => {
+      await writeFile(`${data}.000001.log`, `${JSON.stringify([player('a', '1')])}\n[{"op"`);
+      await writeFile(`${data}.000002.log`, `${JSON.stringify([player('b', '2')])}\n`);
+      return `${data}.000001.log`;
+    }, /000001\.log: line 2 has no line end: only the newest log/],
+    ['a missing log', async (data) => {
+      await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 3, written_at: '', changes: [] }));
+      await writeFile(`${data}.000005.log`, `${JSON.stringify([player('b', '2')])}\n`);
+      return `${data}.000005.log`;
+    }, /000005\.log: follows a gap: .*000004\.log is missing/],
+  ];
+  for (const [name, make, message] of cases) {
+    const data = await tempData(t);
+    const bad = await make(data);
+    const before = await readFile(bad, 'utf8');
+    const err = await FileStore.open(data).then(() => undefined, (e: unknown) => e);
+    t.type(err, StoreError, name);
+    t.match((err as Error).message, message, name);
+    t.equal(await readFile(bad, 'utf8'), before, `${name}: left as it was`);
+  }
+});
+
+t.test('a data file in use by another live process is refused', async (t) => {
+  const data = await tempData(t);
+  const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  t.teardown(() => { other.kill('SIGKILL'); });
+  await writeFile(`${data}.lock`, `${other.pid}\n`);
+  await t.rejects(FileStore.open(data), { message: new RegExp(`in use by process ${other.pid}`) });
+  // a lock of a dead process (kill -9) is taken over
+  other.kill('SIGKILL');
+  await new Promise((resolve) => other.once('exit', resolve));
+  const store = await FileStore.open(data);
+  await store.close();
+});
+
+t.test('the wallet through the file store: balances, rounds, settlements and idempotency survive a restart', async (t) => {
+  const data = await tempData(t);
+  const firstStore = await FileStore.open(data);
+  const first = await buildTestApp({}, { store: firstStore });
+  const placed = bet('usd', 'g1', [['1', 'P', 10.25]], { currency: 'USD' });
+  const open = bet('usd', 'g2', [['1', 'B', 5]], { currency: 'USD' });
+  t.match((await send(first.app, login('usd'))).body, { code: 'R0', latest_balance: 100 });
+  t.match((await send(first.app, placed)).body, { code: 'R0', latest_balance: 89.75 });
+  t.match((await send(first.app, result('usd', 'g1', [['1', 'P', 10.25, 10.25]], { currency: 'USD' }))).body, { code: 'R0', latest_balance: 110.25 });
+  t.match((await send(first.app, open)).body, { code: 'R0', latest_balance: 105.25 });
+  await first.app.close();
+  await firstStore.abandon(); // as after kill -9
+
+  const second = await buildTestApp({}, { store: await FileStore.open(data) });
+  t.teardown(async () => { await second.app.close(); await second.sim.store.close(); });
+  t.equal(balanceOf(second.sim, 'usd'), '105.25');
+  t.match((await send(second.app, placed)).body, { code: 'R0', latest_balance: 105.25 }, 'a retried bet replays');
+  t.match((await send(second.app, result('usd', 'g1', [['1', 'P', 10.25, 0]], { currency: 'USD' }))).body, { code: 'R3' }, 'a settled round stays settled');
+  t.match((await send(second.app, result('usd', 'g2', [['1', 'B', 5, -5]], { currency: 'USD' }))).body, { code: 'R0', latest_balance: 105.25 }, 'the open round is still open');
+  t.equal(balanceOf(second.sim, 'usd'), '105.25');
+});
