@@ -8,9 +8,11 @@ import { startCommand } from '../src/commands/start.js';
 import { ROOT, SCENARIOS_DIR } from '../src/paths.js';
 import { FINDINGS } from '../src/protocol/findings.js';
 import { schemas } from '../src/schemas.js';
-import { loadScenarioFile } from '../src/scenario/scenario.js';
+import { compileScenario, loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryStore } from '../src/store/memory.js';
+import { bet, HEADERS, login, result } from './helpers/app.js';
+import { listen, post } from './helpers/net.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const cell = (s: string) => readme.includes(`\`${s}\``);
@@ -52,4 +54,21 @@ t.test('every scenario field', async (t) => {
 t.test('every finding code and bundled scenario', async (t) => {
   for (const [code, [severity]] of Object.entries(FINDINGS)) t.ok(readme.includes(`| \`${code}\` | ${severity} |`), `${code} (${severity}) is in the README`);
   for (const f of readdirSync(SCENARIOS_DIR)) t.ok(readme.includes(`| \`${f.replace('.json', '')}\` |`), `${f} is described in the README`);
+});
+
+t.test("the README's example scenario does what the README says", async (t) => {
+  const block = /## Scenarios[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)![1]!;
+  const sim = await Simulator.open(compileScenario(JSON.parse(block), 'README'), new MemoryStore());
+  const app = await buildApp({ sim });
+  t.teardown(() => app.close());
+  const url = `${await listen(app)}/callback`;
+  t.equal((await post(url, login('alice'), HEADERS)).body.code, 'R2', 'alice is locked out');
+  const usd = { currency: 'USD' };
+  const first = bet('bob', 'G1', [['1', 'P', 10]], usd);
+  t.equal((await post(url, first, HEADERS)).error !== undefined, true, "bob's first bet: reply dropped");
+  t.equal((await post(url, first, HEADERS)).body.code, 'R0', 'its retry replays (the 2nd bet seen)');
+  t.equal((await post(url, bet('bob', 'G2', [['1', 'P', 10]], usd), HEADERS)).body.code, 'R4', "bob's 3rd bet bounces");
+  t.match(sim.rules.choose(result('bob', 'G1', [['1', 'P', 10, 0]], usd) as never), { rule: { then: { delay_ms: 12000 } } }, 'settlement is slow');
+  const journal = (await (await fetch(url.replace('/callback', '/admin/journal?user_id=bob'))).json()) as { entries: { code: string; replayed: boolean; reply: { dropped: boolean } }[] };
+  t.same(journal.entries.map((e) => [e.code, e.replayed, e.reply.dropped]), [['R0', false, true], ['R0', true, false], ['R4', false, false]]);
 });
