@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
+import { money, sum } from '../../src/money.js';
 import { ROOT } from '../../src/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
@@ -41,6 +42,9 @@ export function example(name: string): Record<string, any> {
   throw new Error(`example ${name} not found`);
 }
 
+/** An exact sum of JSON amounts (0.1 + 0.2 is 0.3 here), as the number a client would send. */
+export const exactSum = (amounts: number[]): number => Number(sum(amounts.map((a) => money(a))).toFixed());
+
 let seq = 0;
 export const txid = (prefix = 'tx') => `${prefix}-${process.pid}-${++seq}`;
 export const now = () => Math.floor(Date.now() / 1000);
@@ -53,7 +57,7 @@ export function bet(user_id: string, game_no: string, bets: [string, string, num
     transaction_id: txid('bet'), event_type: 'bet', timestamp: now(), feedback_data: 'fb', user_id,
     data: {
       currency: extra.currency ?? 'KRW', game_type: 'BAC', table_no: 'T1', game_no,
-      total_bet_amount: extra.total ?? bets.reduce((s, [, , a]) => s + a, 0),
+      total_bet_amount: extra.total ?? exactSum(bets.map(([, , a]) => a)),
       bets: bets.map(([bet_index, bet_type, bet_amount]) => ({ bet_index, bet_type, bet_amount })),
     },
   };
@@ -66,8 +70,8 @@ export function result(user_id: string, game_no: string, results: [string, strin
     transaction_id: txid('res'), event_type: 'bet_result', timestamp: now(), feedback_data: 'fb', user_id,
     data: {
       currency: extra.currency ?? 'KRW', game_type: 'BAC', table_no: 'T1', game_no,
-      total_bet_amount: extra.total ?? results.reduce((s, [, , a]) => s + a, 0),
-      total_winloss: extra.winloss ?? results.reduce((s, [, , , w]) => s + w, 0),
+      total_bet_amount: extra.total ?? exactSum(results.map(([, , a]) => a)),
+      total_winloss: extra.winloss ?? exactSum(results.map(([, , , w]) => w)),
       result: 'P', result_detail: extra.detail ?? DETAIL,
       bet_results: results.map(([bet_index, bet_type, bet_amount, winloss]) => ({ bet_index, bet_type, bet_amount, winloss })),
     },
@@ -85,3 +89,30 @@ export async function send(app: FastifyInstance, payload: object | string, heade
 }
 
 export const balanceOf = (sim: Simulator, user: string) => sim.player(user)?.balance.toFixed();
+
+/** The whole wallet state (players, rounds, transactions) as comparable JSON: "nothing changed" checks. */
+export const snapshot = (sim: Simulator): string => JSON.stringify([...sim.wallet.state.changes()]);
+
+/** Journal entries through the admin API, oldest first. */
+export async function journal(app: FastifyInstance, query: Record<string, string> = {}): Promise<any[]> {
+  const res = await app.inject({ method: 'GET', url: '/admin/journal', query });
+  if (res.statusCode !== 200) throw new Error(`GET /admin/journal: HTTP ${res.statusCode} ${res.body}`);
+  return res.json().entries;
+}
+
+/** Listens on a free loopback port; returns the base URL. */
+export async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address !== 'object') throw new Error('no address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** POSTs a callback over a real socket. */
+export async function post(url: string, payload: object | string, headers: Record<string, string> = HEADERS): Promise<Sent> {
+  const res = await fetch(url, { method: 'POST', headers, body: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  const raw = await res.text();
+  let body: unknown;
+  try { body = JSON.parse(raw); } catch { body = raw; }
+  return { status: res.status, body, headers: Object.fromEntries(res.headers), raw };
+}
