@@ -4,7 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOpt
 import { adminRoutes } from './routes/admin.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
-import { openapiOptions } from './openapi.js';
+import { openapiOptions, swaggerUiOptions } from './openapi.js';
 import { ScenarioError } from './scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from './schemas.js';
 import type { Simulator } from './simulator.js';
@@ -49,7 +49,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, openapiOptions(options));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, swaggerUiOptions(options));
   await app.register(callbackRoutes, { sim: options.sim, path: options.path ?? '/callback', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
