@@ -9,5 +9,7 @@ export const STORE_KINDS: readonly StoreKind[] = ['memory', 'file'];
 export async function createStore(kind: StoreKind, dataPath?: string): Promise<Store> {
   if (kind === 'memory') return new MemoryStore();
   if (!dataPath) throw new Error('--store file needs --data <path>');
-  return FileStore.open(dataPath);
+  // A tuning knob for tests and benchmarks (docs/store.md), not a product option.
+  const compactMinBytes = Number(process.env.WALLET_SIM_COMPACT_MIN_BYTES) || undefined;
+  return FileStore.open(dataPath, { compactMinBytes });
 }
