@@ -167,7 +167,8 @@ export class Check {
 
     if (o.expect) {
       const reason = r.headers[REASON_HEADER] ? ` (${REASON_HEADER}: ${r.headers[REASON_HEADER]})` : '';
-      const hint = reply.code === 'R3' && o.expect.includes('R0') && echo?.event_type !== 'login' ? `; is ${t.currency} the player's currency (--currency)?` : '';
+      // The first bet is where a wrong --currency shows.
+      const hint = reply.code === 'R3' && o.expect.includes('R0') && this.name === 'bet' ? `; is ${t.currency} the player's currency (--currency)?` : '';
       this.assert('code', reply.code !== undefined && o.expect.includes(reply.code), at(`code ${reply.code ?? '(none)'}, expected ${o.expect.join(' or ')}${reason}${hint}`), index);
     }
     return reply;
