@@ -1,23 +1,54 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { stringify } from 'yaml';
 import { buildApp } from '../app.js';
 import { DEFAULT_SCENARIO } from '../paths.js';
 import { loadScenarioFile } from '../scenario/scenario.js';
 import { Simulator } from '../simulator.js';
 import { MemoryStore } from '../store/memory.js';
 
+/** `wallet-sim start`'s address with its default --host and --port. */
+export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
+
+export interface OpenapiCommandOptions {
+  /** Server URL written into the document ("/" keeps it relative, as served at /openapi.json). */
+  server?: string;
+  /** Callback path, as `start --path`. */
+  path?: string;
+  yaml?: boolean;
+}
+
+/**
+ * The OpenAPI document as text, built by the same app the simulator runs, which never listens.
+ * A file has no origin to be relative to, so it names an absolute server (Postman and code
+ * generators need one); the served /openapi.json keeps "/".
+ */
+export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string> {
+  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore());
+  const app = await buildApp({ sim, path: o.path });
+  try {
+    await app.ready();
+    const doc = structuredClone(app.swagger()) as unknown as Record<string, unknown>;
+    const server = o.server ?? DEFAULT_SERVER;
+    doc.servers = [{ url: server, description: server === '/' ? 'The simulator serving this document' : 'wallet-sim start (change to where yours listens)' }];
+    return o.yaml ? stringify(doc, { aliasDuplicateObjects: false }) : `${JSON.stringify(doc, null, 2)}\n`;
+  } finally {
+    await app.close();
+  }
+}
+
 export function openapiCommand(): Command {
   return new Command('openapi')
     .description('Write the OpenAPI 3.1 document without starting a server')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--yaml', 'YAML instead of JSON', false)
-    .action(async (o: { out?: string; yaml: boolean }) => {
-      const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore());
-      const app = await buildApp({ sim });
-      await app.ready();
-      const text = o.yaml ? app.swagger({ yaml: true }) : `${JSON.stringify(app.swagger(), null, 2)}\n`;
-      await app.close();
-      if (o.out) writeFileSync(o.out, text);
-      else process.stdout.write(text);
+    .option('--server <url>', `server URL in the document ("/" = relative, as served at /openapi.json)`, DEFAULT_SERVER)
+    .option('--path <path>', 'callback path, as given to `start --path`', '/callback')
+    .action(async (o: { out?: string; yaml: boolean; server: string; path: string }) => {
+      const text = await openapiText(o);
+      if (o.out) {
+        writeFileSync(o.out, text);
+        process.stderr.write(`wrote ${o.out}\n`);
+      } else process.stdout.write(text);
     });
 }
