@@ -89,7 +89,12 @@ t.before(() => {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
 });
 
+// Four CLI start-ups and ~1,500 HTTP round trips: generous on a loaded CI machine.
+t.setTimeout(180_000);
+
 t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry twice', async (t) => {
+  const t0 = performance.now();
+  const lap = (what: string) => t.comment(`${what}: ${Math.round(performance.now() - t0)} ms`);
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-crash-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const data = join(dir, 'wallet.json');
@@ -104,12 +109,14 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
     t.equal(exit, null, `round ${round}: the wallet died of SIGKILL`);
     everSent.push(...sent);
     for (const b of acked) everAcked.add(b.transaction_id);
+    lap(`round ${round} killed`);
     t.ok(acked.length >= 120, `round ${round}: ${acked.length} bets acknowledged of ${sent.length} sent before and around the kill`);
   }
 
   const w = await startWallet(data, env);
   t.teardown(() => { w.child.kill('SIGKILL'); });
   const restarted = await balances(w.url);
+  lap('restarted');
 
   // Retry every bet ever sent, one at a time per player: an applied one replays (balance unchanged),
   // one that never made it debits now. Acknowledged ones must all replay.
@@ -126,6 +133,7 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
     } else odd.push(`${body.transaction_id}: ${JSON.stringify(reply)} (balance was ${before})`);
     running.set(body.user_id, reply.latest_balance!);
   }
+  lap('retried');
   t.same(odd, [], 'every retry is R0, and either replays or debits exactly once');
   t.same(lostAcked, [], `every one of the ${everAcked.size} acknowledged bets was kept`);
   for (const p of PLAYERS) {

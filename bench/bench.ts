@@ -1,0 +1,262 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { ROOT } from '../src/paths.js';
+import { DurableJsonFile, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/store/snapshot-file.js';
+import type { Change } from '../src/wallet/state.js';
+
+/**
+ * npm run bench [-- --history] [--duration 10] [--connections 50] [--cpu-prof]
+ *
+ * Every server runs in its own process (the built CLI, or bare-server.js for the ceiling) and
+ * autocannon drives it from this one, all on 127.0.0.1 with port 0. The traffic is valid:
+ * login → bet → bet_result cycles over 1,000 players, unique transaction ids, every bet_result
+ * settling the round its connection just bet. R0 and non-R0 replies are counted; a run that is
+ * mostly rejections measures nothing and fails.
+ */
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(`--${name}`);
+const num = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const DURATION = num('duration', 10);
+const WARMUP = num('warmup', 2);
+const CONNECTIONS = num('connections', 50);
+const HISTORY = flag('history');
+const CPU_PROF = flag('cpu-prof');
+const PLAYERS = 1000;
+const MIN_R0_SHARE = 0.95;
+const RESULTS = join(ROOT, 'bench/results');
+const CLI = join(ROOT, 'dist/src/cli.js');
+const BARE = join(ROOT, 'dist/bench/bare-server.js');
+
+const HEADERS = { 'content-type': 'application/json', 'api-id': 'bench', 'api-key': 'bench-key', 'callback-url': 'http://bench.test/callback' };
+const SCENARIO = {
+  name: 'bench',
+  description: 'Benchmark traffic: auto-created USD players with enough money for any run.',
+  credentials: { api_id: 'bench', api_key: 'bench-key' },
+  currencies: { USD: 2 },
+  defaults: { currency: 'USD', balance: 1_000_000, auto_create_players: true, timestamp_skew_s: 3600 },
+  players: [],
+  rules: [],
+};
+const player = (i: number) => `bench-p${String(i % PLAYERS).padStart(4, '0')}`;
+const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
+
+interface Target { name: string; ceiling?: boolean; command: string[]; env?: Record<string, string>; note?: string }
+interface Measured {
+  name: string;
+  req_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  r0: number;
+  non_r0: number;
+  errors: number;
+  timeouts: number;
+  startup_ms: number;
+  ratio_to_bare?: number;
+  non_r0_samples: string[];
+  note?: string;
+}
+
+/** login → bet → bet_result per connection cycle (autocannon resets the context each cycle). */
+function traffic(counts: { r0: number; nonR0: number; samples: string[] }): autocannon.Request[] {
+  const run = Date.now().toString(36);
+  let tx = 0;
+  let next = 0;
+  const envelope = (event_type: string, user_id: string) =>
+    ({ transaction_id: `${run}-${++tx}`, event_type, timestamp: Math.floor(Date.now() / 1000), feedback_data: 'bench', user_id });
+  const onResponse = (status: number, body: string) => {
+    if (status === 200 && body.includes('"code":"R0"')) counts.r0++;
+    else {
+      counts.nonR0++;
+      if (counts.samples.length < 5) counts.samples.push(`${status} ${body.slice(0, 300)}`);
+    }
+  };
+  type Ctx = { user?: string; game?: string };
+  const post = (build: (ctx: Ctx) => object): autocannon.Request => ({
+    method: 'POST',
+    path: '/callback',
+    headers: HEADERS,
+    setupRequest: (req, ctx) => {
+      req.body = JSON.stringify(build(ctx as Ctx));
+      return req;
+    },
+    onResponse,
+  });
+  return [
+    post((ctx) => {
+      ctx.user = player(next++);
+      return envelope('login', ctx.user);
+    }),
+    post((ctx) => {
+      ctx.game = `${run}-g${tx}`;
+      return {
+        ...envelope('bet', ctx.user!),
+        data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: ctx.game, total_bet_amount: 2.5, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1 }] },
+      };
+    }),
+    post((ctx) => ({
+      ...envelope('bet_result', ctx.user!),
+      data: {
+        currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: ctx.game, total_bet_amount: 2.5, total_winloss: 0.5, result: 'P', result_detail: DETAIL,
+        bet_results: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 }],
+      },
+    })),
+  ];
+}
+
+interface Server { url: string; child: ChildProcess; startupMs: number }
+
+function startServer(t: Target): Promise<Server> {
+  const started = performance.now();
+  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`, `--cpu-prof-name=${t.name.replace(/\W+/g, '-')}.cpuprofile`] : [];
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...prof, ...t.command], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (m) resolve({ url: m[1]!, child, startupMs: Math.round(performance.now() - started) });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${t.name}: server exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+async function stopServer(s: Server): Promise<void> {
+  const exited = new Promise((resolve) => s.child.once('exit', resolve));
+  s.child.kill('SIGTERM');
+  const timer = setTimeout(() => s.child.kill('SIGKILL'), 120_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function measure(t: Target): Promise<Measured> {
+  process.stdout.write(`${t.name}: starting… `);
+  const server = await startServer(t);
+  process.stdout.write(`up in ${server.startupMs} ms; warm-up ${WARMUP} s, then ${DURATION} s… `);
+  try {
+    const warm = { r0: 0, nonR0: 0, samples: [] as string[] };
+    if (WARMUP > 0) await autocannon({ url: server.url, connections: CONNECTIONS, duration: WARMUP, requests: traffic(warm) });
+    const counts = { r0: 0, nonR0: 0, samples: [] as string[] };
+    const r = await autocannon({ url: server.url, connections: CONNECTIONS, duration: DURATION, requests: traffic(counts) });
+    const m: Measured = {
+      name: t.name,
+      req_per_s: Math.round(r.requests.average),
+      p50_ms: r.latency.p50,
+      p99_ms: r.latency.p99,
+      requests: r.requests.total,
+      r0: counts.r0,
+      non_r0: counts.nonR0,
+      errors: r.errors,
+      timeouts: r.timeouts,
+      startup_ms: server.startupMs,
+      non_r0_samples: counts.samples,
+      note: t.note,
+    };
+    console.log(`${m.req_per_s} req/s`);
+    return m;
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** A data file holding `txns` prior transactions (half bets, half settlements), written directly. */
+async function historyFile(dir: string, txns: number): Promise<string> {
+  const data = join(dir, `history-${txns}.json`);
+  const changes: Change[] = [];
+  for (let i = 0; i < PLAYERS; i++) changes.push({ op: 'player', user_id: player(i), balance: '1000000', currency: 'USD' });
+  for (let i = 0; i < txns / 2; i++) {
+    const user_id = player(i);
+    const game_no = `h${i}`;
+    changes.push({ op: 'round', user_id, game_no, currency: 'USD', stake: '2.5', bets: [['1', 'P', '1.5'], ['2', 'T', '1']], settled: true });
+  }
+  for (let i = 0; i < txns; i++) {
+    changes.push({ op: 'txn', transaction_id: `hist-${i}`, user_id: player(i >> 1), event_type: i % 2 ? 'bet_result' : 'bet', fingerprint: `fp${i.toString(36).padStart(40, '0')}` });
+  }
+  const file = new DurableJsonFile(data);
+  await file.write({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date().toISOString(), changes });
+  console.log(`history: ${txns.toLocaleString('en')} prior transactions → ${(file.bytes / 1e6).toFixed(1)} MB snapshot`);
+  return data;
+}
+
+const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '—' : n.toFixed(digits));
+
+function table(rows: Measured[]): string {
+  const lines = ['| target | req/s | p50 ms | p99 ms | ratio to (a) | R0 / non-R0 | errors | start-up ms |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const m of rows) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} |`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-bench-'));
+  try {
+    const scenario = join(dir, 'bench-scenario.json');
+    await writeFile(scenario, JSON.stringify(SCENARIO));
+    const wallet = (store: string, data?: string): string[] =>
+      [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', store, ...(data ? ['--data', data] : []), '--log-level', 'warn'];
+
+    const targets: Target[] = HISTORY
+      ? [
+        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+        { name: '(c) file store, 10,000 prior txns', command: wallet('file', await historyFile(dir, 10_000)) },
+        { name: '(c) file store, 1,000,000 prior txns', command: wallet('file', await historyFile(dir, 1_000_000)) },
+      ]
+      : [
+        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+        { name: '(b) wallet-sim, memory store', command: wallet('memory') },
+        { name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) },
+      ];
+
+    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
+    const rows: Measured[] = [];
+    for (const t of targets) rows.push(await measure(t));
+    const bare = rows.find((_, i) => targets[i]!.ceiling);
+    for (const m of rows) if (bare) m.ratio_to_bare = m.req_per_s / bare.req_per_s;
+
+    console.log(`\n${table(rows)}\n`);
+    const verdicts: string[] = [];
+    const check = (ok: boolean, text: string) => verdicts.push(`${ok ? 'MET   ' : 'MISSED'} ${text}`);
+    const [, b, c] = rows;
+    if (!HISTORY && b && c) {
+      check((b.ratio_to_bare ?? 0) >= 0.7, `memory >= 0.7x bare Fastify (${fmt(b.ratio_to_bare)}x)`);
+      check(b.p99_ms <= 5, `memory p99 <= 5 ms (${b.p99_ms} ms)`);
+      check((c.ratio_to_bare ?? 0) >= 0.3, `file >= 0.3x bare Fastify (${fmt(c.ratio_to_bare)}x)`);
+    }
+    if (HISTORY && b && c) {
+      const flat = c.req_per_s / b.req_per_s;
+      check(flat >= 0.85, `file cost flat from 10k to 1M prior txns (req/s 1M / 10k = ${fmt(flat)}; p99 ${b.p99_ms} → ${c.p99_ms} ms)`);
+    }
+    console.log(verdicts.join('\n'));
+
+    const invalid = rows.filter((m) => m.r0 / Math.max(1, m.r0 + m.non_r0) < MIN_R0_SHARE);
+    mkdirSync(RESULTS, { recursive: true });
+    const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(out, `${JSON.stringify({
+      date: new Date().toISOString(),
+      machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform },
+      mode: HISTORY ? 'history' : 'targets',
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      targets: rows,
+      verdicts,
+      valid: invalid.length === 0,
+    }, null, 2)}\n`);
+    console.log(`\nresults: ${out}`);
+    if (invalid.length) {
+      for (const m of invalid) console.error(`\nINVALID RUN: ${m.name} answered R0 to only ${m.r0} of ${m.r0 + m.non_r0} requests; a bench of rejections measures nothing. Samples:\n  ${m.non_r0_samples.join('\n  ')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
