@@ -30,7 +30,7 @@ export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string
     await app.ready();
     const doc = structuredClone(app.swagger()) as unknown as Record<string, unknown>;
     const server = o.server ?? DEFAULT_SERVER;
-    doc.servers = [{ url: server, description: server === '/' ? 'The simulator serving this document' : 'wallet-sim start (change to where yours listens)' }];
+    if (server !== '/') doc.servers = [{ url: server, description: 'wallet-sim start (change to where yours listens)' }];
     return o.yaml ? stringify(doc, { aliasDuplicateObjects: false }) : `${JSON.stringify(doc, null, 2)}\n`;
   } finally {
     await app.close();

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { parse } from 'yaml';
+import { DEFAULT_SERVER } from '../src/commands/openapi.js';
+import { ROOT } from '../src/paths.js';
+import { buildTestApp } from './helpers/app.js';
+
+// The built CLI, as a user runs it (`npm test` builds first).
+const CLI = join(ROOT, 'dist/src/cli.js');
+const run = promisify(execFile);
+const cli = (...args: string[]) => run(process.execPath, [CLI, 'openapi', ...args], { cwd: ROOT, timeout: 30_000 });
+
+async function served(): Promise<Record<string, unknown>> {
+  const { app } = await buildTestApp();
+  const res = await app.inject({ method: 'GET', url: '/openapi.json' });
+  await app.close();
+  return JSON.parse(res.body);
+}
+
+t.test('wallet-sim openapi', { skip: existsSync(CLI) ? false : `${CLI} missing: run npm run build` }, async (t) => {
+  const expected = await served();
+
+  t.test('prints the document as JSON, with an absolute server, without listening', async (t) => {
+    const { stdout } = await cli();
+    const doc = JSON.parse(stdout);
+    t.same(doc.servers, [{ url: DEFAULT_SERVER, description: 'wallet-sim start (change to where yours listens)' }]);
+    t.same({ ...doc, servers: expected.servers }, expected, 'otherwise the document served at /openapi.json');
+  });
+
+  t.test('--server / writes exactly what /openapi.json serves', async (t) => {
+    const { stdout } = await cli('--server', '/');
+    t.same(JSON.parse(stdout), expected);
+  });
+
+  t.test('--out --yaml writes a YAML file', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-openapi-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'wallet-sim.openapi.yaml');
+    const { stdout } = await cli('--out', file, '--yaml', '--server', 'http://127.0.0.1:9999');
+    t.equal(stdout, '', 'nothing on stdout');
+    const doc = parse(readFileSync(file, 'utf8'));
+    t.equal(doc.servers[0].url, 'http://127.0.0.1:9999');
+    t.same({ ...doc, servers: expected.servers }, expected);
+  });
+
+  t.test('--path names the callback path', async (t) => {
+    const { stdout } = await cli('--path', '/cb');
+    const doc = JSON.parse(stdout);
+    t.ok(doc.paths['/cb']?.post);
+  });
+});
