@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { openapiCommand } from './commands/openapi.js';
 import { probeCommand } from './commands/probe.js';
+import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
 import { validateCommand } from './commands/validate.js';
 
@@ -14,5 +15,6 @@ program.addCommand(startCommand());
 program.addCommand(validateCommand());
 program.addCommand(openapiCommand());
 program.addCommand(probeCommand());
+program.addCommand(sendCommand());
 
 await program.parseAsync();

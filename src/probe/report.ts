@@ -1,27 +1,7 @@
-import { maskedHeaders } from '../client/http.js';
+import { formatExchange } from '../client/format.js';
 import { type JUnitSuite, junitXml } from '../report/junit.js';
 import { type ProbeReport, signed } from './battery.js';
-import type { CheckResult, LabeledExchange } from './session.js';
-
-const SHOWN_REPLY_HEADERS = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
-
-/** The request and reply of one exchange, as a reader needs them to reproduce it with curl. */
-export function formatExchange(x: LabeledExchange, indent = '      '): string {
-  const lines = [`${x.label}:`];
-  const req = maskedHeaders(x.request.headers);
-  lines.push(`  → POST ${x.request.url}`);
-  lines.push(`    ${Object.entries(req).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
-  lines.push(`    ${x.request.body}`);
-  if (x.reply) {
-    const headers = maskedHeaders(Object.fromEntries(Object.entries(x.reply.headers).filter(([k]) => SHOWN_REPLY_HEADERS.includes(k))));
-    lines.push(`  ← HTTP ${x.reply.status} (${x.durationMs} ms)`);
-    if (Object.keys(headers).length) lines.push(`    ${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
-    lines.push(`    ${x.reply.body || '(empty body)'}`);
-  } else {
-    lines.push(`  ← no reply after ${x.durationMs} ms: ${x.error}`);
-  }
-  return lines.map((l) => indent + l).join('\n');
-}
+import type { CheckResult } from './session.js';
 
 /** What failed in one check, each failed rule with the exchange it is about. */
 export function failureDetails(c: CheckResult): string {

@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { betRequest, betResultRequest, loginRequest, newGameNo } from '../client/callbacks.js';
+import { DEFAULT_TIMEOUT_MS, type Exchange, maskedHeaders, postCallback } from '../client/http.js';
+import { type Money, money } from '../money.js';
+import { CODES, EVENT_TYPES, type EventType } from '../protocol/codes.js';
+
+export interface SendOptions {
+  url: string;
+  user: string;
+  currency: string;
+  amount: Money;
+  winloss: Money;
+  game?: string;
+  table: string;
+  betType: string;
+  transactionId?: string;
+  feedbackData: string;
+  apiId: string;
+  apiKey: string;
+  callbackUrl?: string;
+  body?: string;
+  timeout: number;
+}
+
+const decimal = (what: string, positive: boolean) => (value: string) => {
+  let m: Money;
+  try { m = money(value); } catch { throw new InvalidArgumentError(`${what} must be a decimal number`); }
+  if (!m.isFinite() || (positive && !m.gt(0))) throw new InvalidArgumentError(`${what} must be a ${positive ? 'positive ' : ''}decimal number`);
+  return m;
+};
+
+const int = (min: number, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+  return n;
+};
+
+/** The body to send: the --body file as written, or a well-formed callback built from the options. */
+export function composeCallback(event: EventType, o: Omit<SendOptions, 'url' | 'apiId' | 'apiKey' | 'timeout'>): string {
+  if (o.body !== undefined) return readFileSync(o.body, 'utf8');
+  const envelope = { user_id: o.user, transaction_id: o.transactionId, feedback_data: o.feedbackData };
+  const round = { currency: o.currency, game_no: o.game ?? newGameNo('sim'), table_no: o.table };
+  const line = { bet_index: '1', bet_type: o.betType, bet_amount: o.amount };
+  switch (event) {
+    case 'login': return JSON.stringify(loginRequest(envelope));
+    case 'bet': return JSON.stringify(betRequest(envelope, round, [line]));
+    case 'bet_result':
+      if (o.game === undefined) throw new InvalidArgumentError('bet_result settles a round: name it with --game <game_no> (the one the bet used)');
+      return JSON.stringify(betResultRequest(envelope, round, [{ ...line, winloss: o.winloss }]));
+  }
+}
+
+const SHOWN = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
+const pretty = (text: string) => { try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; } };
+const indent = (text: string) => text.split('\n').map((l) => `  ${l}`).join('\n');
+
+/** The exchange as a person reads it: request, reply status, the headers of interest, the body, and the code's meaning. */
+export function formatSent(x: Exchange): string {
+  const out = [`→ POST ${x.request.url}`];
+  for (const [k, v] of Object.entries(maskedHeaders(x.request.headers))) out.push(`  ${k}: ${v}`);
+  out.push(indent(pretty(x.request.body)), '');
+  if (!x.reply) {
+    out.push(`← no reply after ${x.durationMs} ms: ${x.error}`);
+    return out.join('\n');
+  }
+  out.push(`← HTTP ${x.reply.status} (${x.durationMs} ms)`);
+  const shown = maskedHeaders(Object.fromEntries(SHOWN.filter((k) => x.reply!.headers[k] !== undefined).map((k) => [k, x.reply!.headers[k]!])));
+  for (const [k, v] of Object.entries(shown)) out.push(`  ${k}: ${v}`);
+  out.push(indent(x.reply.body === '' ? '(empty body)' : x.reply.body));
+  const code = replyCode(x);
+  if (code) out.push('', `${code}: ${CODES[code as keyof typeof CODES] ?? 'not a code of the spec'}`);
+  return out.join('\n');
+}
+
+export function replyCode(x: Exchange): string | undefined {
+  try {
+    const code = (JSON.parse(x.reply?.body ?? '') as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch { return undefined; }
+}
+
+export async function runSend(event: EventType, o: SendOptions): Promise<Exchange> {
+  const body = composeCallback(event, o);
+  return postCallback(o.url, body, { apiId: o.apiId, apiKey: o.apiKey, callbackUrl: o.callbackUrl, timeoutMs: o.timeout });
+}
+
+export function sendCommand(): Command {
+  return new Command('send')
+    .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on R0')
+    .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
+    .requiredOption('--url <url>', "the receiver's callback URL, e.g. http://127.0.0.1:8080/callback")
+    .option('--user <user_id>', 'player', 'player-1')
+    .option('--currency <code>', 'currency of bet and bet_result (the bundled player-1 holds KRW)', 'KRW')
+    .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
+    .option('--winloss <n>', 'bet_result: net win (+) or loss (-) of the round', decimal('--winloss', false), money(0))
+    .option('--game <game_no>', 'round id; bet: default a fresh one (printed), bet_result: required')
+    .option('--table <table_no>', 'table id', 'WS01')
+    .option('--bet-type <type>', 'bet_type of the single bet', 'P')
+    .option('--transaction-id <id>', 'instead of a fresh one (to try a replay)')
+    .option('--feedback-data <s>', 'feedback_data', 'wallet-sim-send')
+    .addOption(new Option('--api-id <id>', 'Api-Id header').env('WALLET_SIM_API_ID').default('sandbox'))
+    .addOption(new Option('--api-key <key>', 'Api-Key header').env('WALLET_SIM_API_KEY').default('sandbox-key'))
+    .option('--callback-url <url>', 'Callback-URL header (default: --url)')
+    .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
+    .option('--timeout <ms>', 'how long to wait for the reply', int(1, 600_000), DEFAULT_TIMEOUT_MS)
+    .action(async (event: EventType, o: SendOptions, command: Command) => {
+      let exchange: Exchange;
+      try {
+        exchange = await runSend(event, o);
+      } catch (e) {
+        if (e instanceof InvalidArgumentError || (e as NodeJS.ErrnoException).code === 'ENOENT') command.error(`wallet-sim send: ${(e as Error).message}`);
+        throw e;
+      }
+      console.log(formatSent(exchange));
+      process.exitCode = replyCode(exchange) === 'R0' ? 0 : 1;
+    });
+}

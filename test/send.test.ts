@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { composeCallback, formatSent, runSend, type SendOptions } from '../src/commands/send.js';
+import { money } from '../src/money.js';
+import { ROOT } from '../src/paths.js';
+import { buildTestApp } from './helpers/app.js';
+
+const run = promisify(execFile);
+const CLI = join(ROOT, 'dist/src/cli.js');
+
+async function listening() {
+  const { app, sim } = await buildTestApp();
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, sim, url: `http://127.0.0.1:${port}/callback` };
+}
+
+const defaults = (url: string, extra: Partial<SendOptions> = {}): SendOptions => ({
+  url, user: 'player-1', currency: 'KRW', amount: money(1000), winloss: money(0), table: 'WS01', betType: 'P',
+  feedbackData: 'fb', apiId: 'sandbox', apiKey: 'sandbox-key', timeout: 5000, ...extra,
+});
+
+t.test('a bet and its bet_result over a real socket', async (t) => {
+  const { app, sim, url } = await listening();
+  t.teardown(() => app.close());
+
+  const bet = await runSend('bet', defaults(url, { game: 'G-send', amount: money(1500) }));
+  t.equal(bet.reply?.status, 200);
+  t.match(JSON.parse(bet.reply!.body), { code: 'R0', event_type: 'bet', user_id: 'player-1', latest_balance: 998500 });
+  const settle = await runSend('bet_result', defaults(url, { game: 'G-send', amount: money(1500), winloss: money(-1500) }));
+  t.match(JSON.parse(settle.reply!.body), { code: 'R0', event_type: 'bet_result', latest_balance: 998500 });
+  t.equal(settle.reply?.headers['callback-url'], url, 'the reply echoes Callback-URL');
+
+  const [first, second] = sim.journal.list();
+  t.same(first?.findings, [], 'wallet-sim found nothing wrong with the bet');
+  t.same(second?.findings, [], 'nor with the bet_result');
+  const body = second!.request.body as { timestamp: number; transaction_id: string; data: { result_detail: string; total_winloss: number; result: string } };
+  t.ok(Number.isInteger(body.timestamp), 'integer timestamp');
+  t.not(body.transaction_id, (first!.request.body as { transaction_id: string }).transaction_id, 'fresh transaction ids');
+  t.same(JSON.parse(body.data.result_detail), { pscore: 2, bscore: 9, pcards: ['C2', 'D10'], bcards: ['S4', 'H5'] }, 'result_detail is a JSON string');
+  t.equal(body.data.result, 'B');
+  t.equal(first!.request.headers['callback-url'], url);
+
+  const text = formatSent(settle);
+  t.match(text, /^→ POST http:\/\/127\.0\.0\.1:\d+\/callback\n/);
+  t.match(text, /api-key: sa\*+\n/, 'the key is masked');
+  t.match(text, /← HTTP 200 \(\d+ ms\)/);
+  t.match(text, /R0: Success processing$/);
+});
+
+t.test('amounts are exact decimals in the body', async (t) => {
+  const body = JSON.parse(composeCallback('bet', { ...defaults(''), currency: 'USD', amount: money('0.30') }));
+  t.equal(body.data.total_bet_amount, 0.3);
+  t.equal(JSON.stringify(body.data.bets[0].bet_amount), '0.3');
+  t.throws(() => composeCallback('bet_result', defaults('')), /--game/, 'bet_result needs the round');
+});
+
+t.test('--body sends a file byte for byte', async (t) => {
+  const { app, sim, url } = await listening();
+  t.teardown(() => app.close());
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-send-'));
+  const file = join(dir, 'login.json');
+  writeFileSync(file, '{"transaction_id":"fixed-1","event_type":"login","timestamp":1,"feedback_data":"","user_id":"usd"}');
+  const x = await runSend('login', defaults(url, { body: file }));
+  t.equal(x.request.body, '{"transaction_id":"fixed-1","event_type":"login","timestamp":1,"feedback_data":"","user_id":"usd"}');
+  t.match(JSON.parse(x.reply!.body), { code: 'R0', latest_balance: 100 });
+  t.match(sim.journal.list()[0]?.findings, [{ code: 'TIMESTAMP_SKEWED' }], 'the file was sent as is, old timestamp and all');
+});
+
+t.test('the built CLI: send over a socket, exit code from the reply code', async (t) => {
+  const { app, sim, url } = await listening();
+  t.teardown(() => app.close());
+  const ok = await run(process.execPath, [CLI, 'send', 'bet', '--url', url, '--user', 'usd', '--currency', 'USD', '--amount', '2.5', '--game', 'G-cli']);
+  t.match(ok.stdout, /"total_bet_amount": 2\.5/);
+  t.match(ok.stdout, /"latest_balance":97\.5/);
+  t.equal(sim.player('usd')?.balance.toFixed(), '97.5');
+
+  const refused = await run(process.execPath, [CLI, 'send', 'login', '--url', url, '--api-key', 'wrong']).catch((e: { code: number; stdout: string }) => e);
+  t.equal((refused as { code?: number }).code, 1, 'exit 1 on a non-R0 reply');
+  t.match(refused.stdout, /R2: Unauthorized request/);
+
+  const usage = await run(process.execPath, [CLI, 'send', 'bet_result', '--url', url]).catch((e: { code: number; stderr: string }) => e);
+  t.equal((usage as { code?: number }).code, 1);
+  t.match(usage.stderr, /--game <game_no>/);
+});
