@@ -214,6 +214,115 @@ message?: string
 }[]
 }
 /**
+ * What `wallet-sim verify` checks after a CI run: callbacks received (from the journal), codes returned, final balances and findings.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "Expectations".
+ */
+export interface Expectations {
+description?: string
+/**
+ * How many journalled callbacks match `where`: `count` exactly, or between `min` and `max`; none of the three: at least one.
+ */
+counts?: ExpectedCount[]
+/**
+ * Every callback matching `where` was answered with `code` (one of them, when a list); at least one must match.
+ */
+codes?: ExpectedCodes[]
+/**
+ * Final balances, read from GET /admin/players/{user_id} and compared as exact decimals.
+ */
+balances?: ExpectedBalance[]
+findings?: ExpectedFindings
+}
+export interface ExpectedCount {
+/**
+ * Shown in the report and as the JUnit test name.
+ */
+name?: string
+where?: JournalMatch
+/**
+ * Exactly this many.
+ */
+count?: number
+/**
+ * At least this many.
+ */
+min?: number
+/**
+ * At most this many.
+ */
+max?: number
+}
+/**
+ * Journal entries to consider; every listed field must equal. Empty or absent: all.
+ * 
+ * This interface was referenced by `Expectations`'s JSON-Schema
+ * via the `definition` "where".
+ */
+export interface JournalMatch {
+user_id?: string
+event_type?: ("login" | "bet" | "bet_result")
+/**
+ * data.game_no of the request.
+ */
+game_no?: string
+/**
+ * data.table_no of the request.
+ */
+table_no?: string
+transaction_id?: string
+/**
+ * The code the simulator replied.
+ */
+code?: ("R0" | "R1" | "R2" | "R3" | "R4")
+/**
+ * true: only idempotent replays; false: only first deliveries.
+ */
+replayed?: boolean
+/**
+ * Name of the scenario rule that fired.
+ */
+rule?: string
+}
+export interface ExpectedCodes {
+/**
+ * Shown in the report and as the JUnit test name.
+ */
+name?: string
+where?: JournalMatch
+code: (("R0" | "R1" | "R2" | "R3" | "R4") | [("R0" | "R1" | "R2" | "R3" | "R4"), ...(("R0" | "R1" | "R2" | "R3" | "R4"))[]])
+}
+export interface ExpectedBalance {
+user_id: string
+/**
+ * A number, or a decimal string to be sure no float rounding slips in ("1005000", "99.70").
+ */
+balance: (number | string)
+/**
+ * Also check the player's currency.
+ */
+currency?: string
+}
+/**
+ * What the caller did wrong, per the journal. Absent: no finding of severity error is allowed.
+ */
+export interface ExpectedFindings {
+/**
+ * Lowest severity that fails (default error; none: only `forbid` counts).
+ */
+fail_on?: ("error" | "warning" | "info" | "none")
+/**
+ * Finding codes that never fail (e.g. TOTAL_MISMATCH when the tests send bad totals on purpose).
+ */
+allow?: string[]
+/**
+ * Finding codes that fail at any severity (e.g. CALLBACK_URL_MISSING).
+ */
+forbid?: string[]
+where?: JournalMatch
+}
+/**
  * Body of PUT /admin/players/:user_id. Creates the player when unknown.
  * 
  * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
