@@ -57,36 +57,39 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   let code: Code;
   let rule: Fired | undefined;
   let balanceBefore: Money | undefined;
-  // The wallet's view of the balance: for an unknown player it is the default it would be created with.
-  let decidedBalance: Money | undefined;
+  // The balance the wallet decided with, right after this callback's own change. Read again after
+  // the store's await it could already hold later callbacks' changes, not yet durable.
+  let decided: { balance?: Money } | undefined;
   let replayed = false;
   let failure: string | undefined;
   if (findings.some((f) => f.code.startsWith('CREDENTIALS_'))) code = 'R2';
   else if (!request || hasErrors(findings)) code = 'R3';
   else {
     rule = sim.rules.choose(request);
-    // set_balance applies before processing; setPlayer changes memory synchronously, so no other
-    // callback can slip in between it and the decision below.
+    // set_balance applies before processing. setPlayer and decide change memory synchronously and
+    // nothing is awaited in between, so no other callback can slip in between the two.
     const forced = rule?.rule.then.set_balance !== undefined ? sim.setPlayer(request.user_id, money(rule.rule.then.set_balance)) : undefined;
     balanceBefore = sim.player(request.user_id)?.balance;
+    const decision = rule?.rule.then.code ? undefined : sim.wallet.decide(request, findings);
+    code = rule?.rule.then.code ?? decision!.code;
+    if (decision) {
+      replayed = decision.replayed;
+      decided = { balance: decision.balance };
+      balanceBefore = decision.balanceBefore ?? balanceBefore;
+    }
     try {
       await forced;
-      if (rule?.rule.then.code) code = rule.rule.then.code;
-      else {
-        const decision = sim.wallet.decide(request, findings);
-        ({ code, replayed, balance: decidedBalance } = decision);
-        balanceBefore = decision.balanceBefore ?? balanceBefore;
-        await decision.durable;
-      }
+      await decision?.durable;
     } catch (e) {
       code = 'R1';
+      decided = {}; // the change is not durable: report no balance
       failure = `the store failed: ${(e as Error).message}`;
     }
   }
 
   const player = code !== 'R2' && echo.user_id !== undefined ? sim.player(echo.user_id) : undefined;
   const then = rule?.rule.then;
-  const balance = player?.balance ?? decidedBalance;
+  const balance = decided ? decided.balance : player?.balance;
   const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
   const reason = code === 'R0' ? undefined : failure ?? reasonFor(code, findings, rule, balance, request);
   const replyHeaders = replyHeadersFor(sim, input, echo.event_type, reason);
@@ -111,7 +114,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       reason,
       rule: rule && { index: rule.index, name: rule.name },
       balance_before: balanceBefore?.toNumber(),
-      balance_after: player?.balance.toNumber(),
+      balance_after: balance?.toNumber(),
       replayed,
       findings,
     },
