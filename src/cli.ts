@@ -5,6 +5,7 @@ import { probeCommand } from './commands/probe.js';
 import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
 import { validateCommand } from './commands/validate.js';
+import { verifyCommand } from './commands/verify.js';
 
 const program = new Command('wallet-sim')
   .description('A sandbox seamless wallet for testing login / bet / bet_result callbacks')
@@ -16,5 +17,6 @@ program.addCommand(validateCommand());
 program.addCommand(openapiCommand());
 program.addCommand(probeCommand());
 program.addCommand(sendCommand());
+program.addCommand(verifyCommand());
 
 await program.parseAsync();

@@ -1,0 +1,32 @@
+import { writeFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { AdminClient, AdminError } from '../verify/admin-client.js';
+import { ExpectationsError, loadExpectations } from '../verify/expectations.js';
+import { formatVerifyReport, verifyJUnit } from '../verify/report.js';
+import { verify } from '../verify/verify.js';
+
+interface VerifyOptions { url: string; expect: string; junit?: string; adminToken?: string }
+
+export function verifyCommand(): Command {
+  return new Command('verify')
+    .description("Check what a running simulator received against an expectations file; exit 1 when one does not hold, 2 when it cannot check")
+    .requiredOption('--url <url>', 'the simulator base URL, e.g. http://127.0.0.1:8080')
+    .requiredOption('--expect <file>', 'expectations file (schemas/expectations.schema.json)')
+    .option('--junit <file>', 'also write a JUnit XML report')
+    .addOption(new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN'))
+    .action(async (o: VerifyOptions) => {
+      const startedAt = new Date().toISOString();
+      const started = performance.now();
+      try {
+        const expectations = loadExpectations(o.expect);
+        const outcome = await verify(expectations, new AdminClient(o.url, o.adminToken));
+        console.log(formatVerifyReport(o.url, outcome));
+        if (o.junit) writeFileSync(o.junit, verifyJUnit(o.url, outcome, startedAt, (performance.now() - started) / 1000));
+        process.exitCode = outcome.results.every((r) => r.passed) ? 0 : 1;
+      } catch (e) {
+        if (!(e instanceof ExpectationsError || e instanceof AdminError)) throw e;
+        console.error(`wallet-sim verify: ${e.message}`);
+        process.exitCode = 2;
+      }
+    });
+}

@@ -1,0 +1,57 @@
+import { describeFetchError } from '../client/http.js';
+import type { JournalEntry } from '../journal/journal.js';
+import { type Money, money } from '../money.js';
+import { topLevelNumberTexts } from '../probe/raw-json.js';
+
+/** A player as GET /admin/players/:id gives it, the balance read exactly from the reply text. */
+export interface PlayerView { user_id: string; balance: Money; currency: string }
+
+/** What verify reads from a running simulator. Tests may pass any object with these two methods. */
+export interface JournalSource {
+  journal(): Promise<JournalEntry[]>;
+  /** undefined when the simulator does not know the player. */
+  player(userId: string): Promise<PlayerView | undefined>;
+}
+
+export class AdminError extends Error {
+  override name = 'AdminError';
+}
+
+/** The admin API over HTTP (fetch), with the optional Bearer token of --admin-token. */
+export class AdminClient implements JournalSource {
+  readonly base: string;
+
+  constructor(url: string, private readonly token?: string, private readonly timeoutMs = 10_000) {
+    this.base = url.replace(/\/+$/, '');
+  }
+
+  async journal(): Promise<JournalEntry[]> {
+    const { body } = await this.get('/admin/journal');
+    const doc = JSON.parse(body) as { entries?: JournalEntry[] };
+    if (!Array.isArray(doc.entries)) throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
+    return doc.entries;
+  }
+
+  async player(userId: string): Promise<PlayerView | undefined> {
+    const { status, body } = await this.get(`/admin/players/${encodeURIComponent(userId)}`, [404]);
+    if (status === 404) return undefined;
+    const doc = JSON.parse(body) as { user_id: string; currency: string };
+    const text = topLevelNumberTexts(body).get('balance');
+    if (text === undefined) throw new AdminError(`GET /admin/players/${userId}: no balance in the reply`);
+    return { user_id: doc.user_id, currency: doc.currency, balance: money(text) };
+  }
+
+  private async get(path: string, allowed: number[] = []): Promise<{ status: number; body: string }> {
+    const url = `${this.base}${path}`;
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (e) {
+      throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs)}; is wallet-sim running there?`);
+    }
+    const body = await res.text();
+    if (res.status === 401) throw new AdminError(`GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`);
+    if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
+    return { status: res.status, body };
+  }
+}
