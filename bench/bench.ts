@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import { DurableJsonFile, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/store
 import type { Change } from '../src/wallet/state.js';
 
 /**
- * npm run bench [-- --history] [--duration 10] [--connections 50] [--cpu-prof]
+ * npm run bench [-- --history] [--duration 10] [--warmup 2] [--connections 50] [--cpu-prof]
+ *                 [--server-flags "--max-semi-space-size=64"]   (node flags for the servers)
  *
  * Every server runs in its own process (the built CLI, or bare-server.js for the ceiling) and
  * autocannon drives it from this one, all on 127.0.0.1 with port 0. The traffic is valid:
@@ -28,6 +29,10 @@ const WARMUP = num('warmup', 2);
 const CONNECTIONS = num('connections', 50);
 const HISTORY = flag('history');
 const CPU_PROF = flag('cpu-prof');
+const SERVER_FLAGS = (() => {
+  const i = args.indexOf('--server-flags');
+  return i >= 0 ? (args[i + 1] ?? '').split(' ').filter(Boolean) : [];
+})();
 const PLAYERS = 1000;
 const MIN_R0_SHARE = 0.95;
 const RESULTS = join(ROOT, 'bench/results');
@@ -59,6 +64,8 @@ interface Measured {
   errors: number;
   timeouts: number;
   startup_ms: number;
+  /** Server CPU (user + system) per request: unlike req/s, barely moved by a busy machine or the client. */
+  server_cpu_us_per_req?: number;
   ratio_to_bare?: number;
   non_r0_samples: string[];
   note?: string;
@@ -111,12 +118,22 @@ function traffic(counts: { r0: number; nonR0: number; samples: string[] }): auto
   ];
 }
 
+/** CPU time (user + system) of a process so far, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
 interface Server { url: string; child: ChildProcess; startupMs: number }
 
 function startServer(t: Target): Promise<Server> {
   const started = performance.now();
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`, `--cpu-prof-name=${t.name.replace(/\W+/g, '-')}.cpuprofile`] : [];
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...prof, ...t.command], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...SERVER_FLAGS, ...prof, ...t.command], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -146,7 +163,9 @@ async function measure(t: Target): Promise<Measured> {
     const warm = { r0: 0, nonR0: 0, samples: [] as string[] };
     if (WARMUP > 0) await autocannon({ url: server.url, connections: CONNECTIONS, duration: WARMUP, requests: traffic(warm) });
     const counts = { r0: 0, nonR0: 0, samples: [] as string[] };
+    const cpuBefore = cpuMs(server.child.pid);
     const r = await autocannon({ url: server.url, connections: CONNECTIONS, duration: DURATION, requests: traffic(counts) });
+    const cpuAfter = cpuMs(server.child.pid);
     const m: Measured = {
       name: t.name,
       req_per_s: Math.round(r.requests.average),
@@ -158,6 +177,7 @@ async function measure(t: Target): Promise<Measured> {
       errors: r.errors,
       timeouts: r.timeouts,
       startup_ms: server.startupMs,
+      server_cpu_us_per_req: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round((1000 * (cpuAfter - cpuBefore)) / Math.max(1, r.requests.total)) : undefined,
       non_r0_samples: counts.samples,
       note: t.note,
     };
@@ -190,8 +210,8 @@ async function historyFile(dir: string, txns: number): Promise<string> {
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '—' : n.toFixed(digits));
 
 function table(rows: Measured[]): string {
-  const lines = ['| target | req/s | p50 ms | p99 ms | ratio to (a) | R0 / non-R0 | errors | start-up ms |', '|---|---:|---:|---:|---:|---:|---:|---:|'];
-  for (const m of rows) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} |`);
+  const lines = ['| target | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | R0 / non-R0 | errors | start-up ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  for (const m of rows) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.server_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} |`);
   return lines.join('\n');
 }
 
@@ -215,7 +235,7 @@ async function main(): Promise<void> {
         { name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) },
       ];
 
-    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
+    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}`);
     const rows: Measured[] = [];
     for (const t of targets) rows.push(await measure(t));
     const bare = rows.find((_, i) => targets[i]!.ceiling);
@@ -241,8 +261,9 @@ async function main(): Promise<void> {
     const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(out, `${JSON.stringify({
       date: new Date().toISOString(),
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform },
+      machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform, loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim() },
       mode: HISTORY ? 'history' : 'targets',
+      server_flags: SERVER_FLAGS,
       connections: CONNECTIONS,
       duration_s: DURATION,
       targets: rows,
