@@ -1,0 +1,208 @@
+// The BUILT CLI (npm test builds first), spawned and spoken to over a real socket.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { DEFAULT_SCENARIO, ROOT } from '../src/paths.js';
+import { example, HEADERS, login, post } from './helpers/app.js';
+
+const CLI = join(ROOT, 'dist/src/cli.js');
+const LISTENING = /^wallet-sim listening on (http:\/\/127\.0\.0\.1:(\d+)) /;
+/** Generous: a loaded CI machine may be slow to boot node. */
+const BOOT_MS = 30_000;
+// Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
+t.setTimeout(300_000);
+
+/** The parent's env without WALLET_SIM_* (so a developer's shell cannot change the tests). */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_')));
+  return { ...env, ...extra };
+}
+
+interface Ran { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+function collect(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<Ran> } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  const exited = new Promise<Ran>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Runs a command that ends by itself. */
+async function run(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
+  const ran = await collect(child).exited;
+  clearTimeout(timer);
+  return ran;
+}
+
+interface Started { url: string; port: number; child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Ran>; stop: () => Promise<Ran> }
+
+/** Starts `start`, resolves once it printed its URL; rejects if it exits first. */
+async function start(tt: typeof t, args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [CLI, 'start', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const io = collect(child);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
+    const ran = await io.exited;
+    clearTimeout(timer);
+    return ran;
+  };
+  tt.teardown(async () => { await stop(); });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within ${BOOT_MS} ms; stderr: ${io.stderr()}`)), BOOT_MS);
+    child.stdout!.on('data', () => {
+      const line = io.stdout().split('\n').find((l) => LISTENING.test(l));
+      if (line) { clearTimeout(timer); resolve(LISTENING.exec(line)![1]!); }
+    });
+    void io.exited.then((r) => { clearTimeout(timer); reject(new Error(`exited ${r.code} before listening: ${r.stderr}`)); });
+  });
+  return { url, port: Number(new URL(url).port), child, ...io, stop };
+}
+
+t.test('start --port 0: one line with the URL, a full round over a real socket, /health, SIGTERM exits 0', async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
+  t.ok(sim.port > 0, `a real port (${sim.port})`);
+  const lines = sim.stdout().split('\n').filter(Boolean);
+  t.equal(lines.length, 1, 'exactly one line on stdout');
+  t.match(lines[0], /\(callback http:\/\/127\.0\.0\.1:\d+\/callback, scenario "default", store memory; Swagger UI http:\/\/127\.0\.0\.1:\d+\/docs\)$/);
+
+  const health = await fetch(`${sim.url}/health`);
+  t.equal(health.status, 200);
+  t.match(await health.json(), { status: 'ok', scenario: 'default', store: 'memory' });
+
+  const steps: [string, number][] = [['login.request.json', 1000000], ['bet.request.json', 985000], ['bet_result.request.json', 1005000]];
+  for (const [file, balance] of steps) {
+    const res = await post(`${sim.url}/callback`, example(file));
+    t.equal(res.status, 200);
+    t.match(res.body, { code: 'R0', event_type: example(file).event_type, user_id: 'player-1', latest_balance: balance }, `${file}: ${balance}`);
+  }
+  const player = await (await fetch(`${sim.url}/admin/players/player-1`)).json();
+  t.same(player, { user_id: 'player-1', balance: 1005000, currency: 'KRW' }, 'the admin API agrees');
+
+  const ran = await sim.stop();
+  t.equal(ran.code, 0, 'SIGTERM: exit code 0');
+  t.match(ran.stderr, /SIGTERM received, closing/);
+  await t.rejects(fetch(`${sim.url}/health`), 'no longer listening');
+});
+
+t.test('with logging on, the URL line is still the only non-log line', async (t) => {
+  const sim = await start(t, ['--port', '0']);
+  await post(`${sim.url}/callback`, login('player-1'));
+  await sim.stop();
+  const plain = sim.stdout().split('\n').filter((l) => l && !l.startsWith('{'));
+  t.equal(plain.length, 1);
+  t.match(plain[0], LISTENING);
+});
+
+t.test('WALLET_SIM_PORT=0 and WALLET_SIM_API_KEY are read from the environment', async (t) => {
+  const sim = await start(t, ['--log-level', 'silent'], { WALLET_SIM_PORT: '0', WALLET_SIM_API_KEY: 'from-env', WALLET_SIM_API_ID: 'env-id' });
+  t.not(sim.port, 8080, 'not the default port');
+  const old = await post(`${sim.url}/callback`, login('player-1'));
+  t.equal(old.body.code, 'R2', "the scenario's credentials no longer work");
+  const res = await post(`${sim.url}/callback`, login('player-1'), { ...HEADERS, 'api-id': 'env-id', 'api-key': 'from-env' });
+  t.equal(res.body.code, 'R0', 'the env credentials do');
+  t.equal(res.body.latest_balance, 1000000);
+  t.equal((await sim.stop()).code, 0);
+});
+
+t.test('start --path and --api-key flags', async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--path', '/wallet/cb', '--api-key', 'flag-key']);
+  const res = await post(`${sim.url}/wallet/cb`, login('player-1'), { ...HEADERS, 'api-key': 'flag-key' });
+  t.equal(res.body.code, 'R0');
+  t.equal((await post(`${sim.url}/wallet/cb`, login('player-1'))).body.code, 'R2');
+  t.equal((await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: '{}' })).status, 404, 'the default path is not served');
+});
+
+t.test('validate', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-validate-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const good = join(dir, 'good.json');
+  writeFileSync(good, JSON.stringify({ name: 'good', credentials: { api_id: 'a', api_key: 'b' }, currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 5, currency: 'KRW' }] }));
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, JSON.stringify({
+    name: 'bad',
+    credentials: { api_id: 'a' },
+    currencies: { KRW: 0 },
+    players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }],
+    rules: [{ when: {}, then: { delay_ms: -1 } }],
+  }));
+  const notJson = join(dir, 'not-json.json');
+  writeFileSync(notJson, '{ "name": ');
+  const missing = join(dir, 'missing.json');
+
+  const scale = join(dir, 'scale.json');
+  writeFileSync(scale, JSON.stringify({ name: 's', credentials: { api_id: 'a', api_key: 'b' }, currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }] }));
+  // independent processes: run them side by side
+  const [goodRun, badRun, scaleRun, mixedRun, startRun] = await Promise.all([
+    run(['validate', DEFAULT_SCENARIO, good]),
+    run(['validate', bad]),
+    run(['validate', scale]),
+    run(['validate', good, notJson, missing]),
+    run(['start', '--port', '0', '--scenario', bad]),
+  ]);
+
+  t.test('good files exit 0', async (t) => {
+    t.equal(goodRun.code, 0);
+    t.match(goodRun.stdout, `${good}: ok (scenario "good")`);
+    t.match(goodRun.stdout, `${DEFAULT_SCENARIO}: ok (scenario "default")`);
+    t.equal(goodRun.stderr, '');
+  });
+
+  t.test('a bad file exits 1 naming file, JSON pointer and reason of every error', async (t) => {
+    t.equal(badRun.code, 1);
+    t.match(badRun.stderr, `${bad}: /credentials/api_key is required`);
+    t.match(badRun.stderr, `${bad}: /rules/0/then/delay_ms must be >= 0`);
+    t.equal(badRun.stdout, '', 'nothing claimed ok');
+  });
+
+  t.test('a scale error is named with its pointer too', async (t) => {
+    t.equal(scaleRun.code, 1);
+    t.match(scaleRun.stderr, `${scale}: /players/0/balance has 1 fraction digits; KRW allows 0`);
+  });
+
+  t.test('good and bad together: exit 1, each file reported', async (t) => {
+    t.equal(mixedRun.code, 1);
+    t.match(mixedRun.stdout, `${good}: ok`);
+    t.match(mixedRun.stderr, `${notJson}: is not valid JSON`);
+    t.match(mixedRun.stderr, `${missing}: cannot be read: ENOENT`);
+  });
+
+  t.test('start with an invalid scenario exits 1 without listening', async (t) => {
+    t.equal(startRun.code, 1);
+    t.match(startRun.stderr, 'invalid scenario, nothing started');
+    t.match(startRun.stderr, `${bad}: /credentials/api_key is required`);
+    t.notMatch(startRun.stdout, /listening/);
+  });
+});
+
+t.test('--help on every command exits 0 and lists the options', async (t) => {
+  const top = await run(['--help']);
+  t.equal(top.code, 0);
+  const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+  for (const c of ['start', 'validate', 'openapi']) t.ok(commands.includes(c), `${c} is listed`);
+  const expected: Record<string, string[]> = {
+    start: ['--port', '--host', '--scenario', '--store', '--data', '--path', '--api-id', '--api-key', '--admin-token', '--log-level', 'WALLET_SIM_PORT', 'WALLET_SIM_API_KEY'],
+    validate: ['<files...>', '--help'],
+    openapi: ['--out', '--yaml', '--help'],
+  };
+  const helps = await Promise.all(commands.map((command) => run([command, '--help'])));
+  for (const [i, command] of commands.entries()) {
+    const ran = helps[i]!;
+    t.equal(ran.code, 0, `${command} --help exits 0`);
+    t.match(ran.stdout, `Usage: wallet-sim ${command}`);
+    for (const option of expected[command] ?? ['--help']) t.match(ran.stdout, option, `${command} --help lists ${option}`);
+  }
+});
+
+t.test('the bundled default scenario is what start uses by default', async (t) => {
+  const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
+  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
+  const players = await (await fetch(`${sim.url}/admin/players`)).json();
+  t.same(players.map((p: { user_id: string }) => p.user_id).sort(), scenario.players.map((p: { user_id: string }) => p.user_id).sort());
+});
