@@ -124,7 +124,7 @@ export const callbackRouteSchema: FastifySchema = {
 /* Documentation of the admin and health routes, merged in by `transform` (doc-only: a response
  * schema on the route itself would also filter what the route sends). */
 
-interface ResponseDoc { description: string; schema?: Json; examples?: Record<string, { summary?: string; value: unknown }> }
+interface ResponseDoc { description: string; schema?: Json }
 interface RouteDoc { operationId: string; description?: string; responses: Record<string, string | ResponseDoc>; bodyExamples?: Record<string, { summary: string; value: unknown }> }
 
 const named = (id: string, summary: (v: Json, i: number) => string) =>
