@@ -1,0 +1,67 @@
+// Exact decimal money (DESIGN.md "Money is exact") and the reply's number text.
+import { Decimal } from 'decimal.js';
+import t from 'tap';
+import { serializeReply } from '../src/callback.js';
+import { fractionDigits, money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
+
+t.test('arithmetic is exact where binary floats drift', async (t) => {
+  t.equal(toJsonNumber(money(1).minus(0.1).minus(0.2)), '0.7', '1 − 0.1 − 0.2 = 0.7');
+  const cases: [string, () => InstanceType<typeof Money>, string, number][] = [
+    ['0.3 − 0.1', () => money(0.3).minus(0.1), '0.2', 0.3 - 0.1],
+    ['1 − 0.9 − 0.1', () => money(1).minus(0.9).minus(0.1), '0', 1 - 0.9 - 0.1],
+    ['0.1 + 0.2', () => money(0.1).plus(0.2), '0.3', 0.1 + 0.2],
+    ['Σ 0.01 × 100', () => sum(Array(100).fill(money(0.01))), '1', Array(100).fill(0.01).reduce((a, b) => a + b, 0)],
+    ['1.15 × 100 as sums', () => sum(Array(100).fill(money(1.15))), '115', Array(100).fill(1.15).reduce((a, b) => a + b, 0)],
+    ['a big balance plus a cent', () => money(999999999999999).plus(0.01), '999999999999999.01', 999999999999999 + 0.01],
+  ];
+  for (const [name, compute, exact, float] of cases) {
+    t.equal(toJsonNumber(compute()), exact, `${name} = ${exact}`);
+    t.not(String(float), exact, `${name}: binary floats would say ${float}`);
+  }
+});
+
+t.test('toJsonNumber: plain decimal text, never an exponent', async (t) => {
+  const cases: [string | number, string][] = [
+    [0.7, '0.7'], [1005000, '1005000'], [1e21, '1000000000000000000000'], [1e-7, '0.0000001'],
+    ['0.00000001', '0.00000001'], [-5000, '-5000'], [0, '0'], ['10.50', '10.5'],
+  ];
+  for (const [input, text] of cases) {
+    t.equal(toJsonNumber(money(input)), text, `${input} → ${text}`);
+    t.equal(JSON.parse(text), Number(input), 'reads back as the same number');
+  }
+});
+
+t.test('fractionDigits counts what the caller wrote, as a JSON number', async (t) => {
+  const cases: [number, number][] = [[10, 0], [10.5, 1], [10.50, 1], [10.001, 3], [0.00000001, 8], [1e-7, 7], [1e21, 0], [15000, 0]];
+  for (const [n, digits] of cases) t.equal(fractionDigits(money(n)), digits, `${n}: ${digits}`);
+});
+
+t.test('sum of nothing is zero; ZERO is zero', async (t) => {
+  t.equal(toJsonNumber(sum([])), '0');
+  t.ok(ZERO.isZero());
+});
+
+t.test('Money is a clone: decimal.js defaults elsewhere are untouched', async (t) => {
+  t.equal(Decimal.precision, 20, "decimal.js's own precision stays 20");
+  t.equal(Money.precision, 60);
+  t.equal(new Decimal(1e21).toString(), '1e+21', 'the default clone still uses exponents');
+});
+
+t.test('serializeReply writes latest_balance as exact decimal text', async (t) => {
+  const cases: [unknown, string | undefined][] = [
+    [money(1).minus(0.1).minus(0.2), '0.7'],
+    [money('123456789012345.67'), '123456789012345.67'],
+    [money(1e21), '1000000000000000000000'],
+    [1005000, '1005000'],
+    [null, undefined],
+    [undefined, undefined],
+  ];
+  for (const [balance, text] of cases) {
+    const raw = serializeReply('R0', 'bet', 'p', balance as never);
+    const body = JSON.parse(raw);
+    t.match(body, { code: 'R0', event_type: 'bet', user_id: 'p' });
+    t.ok(Number.isInteger(body.timestamp));
+    if (text === undefined) t.notOk('latest_balance' in body, `${balance}: no latest_balance`);
+    else t.ok(raw.endsWith(`,"latest_balance":${text}}`), `${String(balance)} written as ${text}`);
+  }
+});
