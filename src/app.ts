@@ -53,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(callbackRoutes, { sim: options.sim, path: options.path ?? '/callback', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
   return app;
 }

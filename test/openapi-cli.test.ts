@@ -33,9 +33,11 @@ t.test('wallet-sim openapi', { skip: existsSync(CLI) ? false : `${CLI} missing: 
     t.same({ ...doc, servers: expected.servers }, expected, 'otherwise the document served at /openapi.json');
   });
 
-  t.test('--server / writes exactly what /openapi.json serves', async (t) => {
+  t.test('--server / writes a relative server, and otherwise what /openapi.json serves', async (t) => {
     const { stdout } = await cli('--server', '/');
-    t.same(JSON.parse(stdout), expected);
+    const doc = JSON.parse(stdout);
+    t.same(doc.servers, [{ url: '/', description: 'This simulator' }]);
+    t.same({ ...doc, servers: expected.servers }, expected);
   });
 
   t.test('--out --yaml --server --path write a YAML file', async (t) => {

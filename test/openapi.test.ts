@@ -44,7 +44,7 @@ t.test('the document is a valid OpenAPI 3.1 description', async (t) => {
   const result = await validate(structuredClone(doc) as never);
   t.same(result.valid ? [] : (result as { errors: unknown[] }).errors, [], 'no validation errors');
   t.ok(result.valid, 'valid per @readme/openapi-parser');
-  t.same(doc.servers, [{ url: '/', description: 'This simulator' }], 'Try it out targets the simulator serving the document');
+  t.same(doc.servers, [{ url: 'http://localhost:80' }], 'an absolute server: the simulator serving the document (inject host localhost:80)');
 });
 
 t.test('components are named by $id (never def-N) and every $ref resolves', async (t) => {
