@@ -281,6 +281,10 @@ t.test('bet_result: R3 cases leave the round open; a correct settlement afterwar
     { name: 'result_detail is empty', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail: '' }), finding: 'RESULT_DETAIL_NOT_JSON' },
     { name: 'currency differs', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { currency: 'USD' }), finding: 'CURRENCY_MISMATCH' },
     { name: 'bet_amount differs from the bet placed', req: () => result('player-1', GAME, [['1', 'P', 9000, 10000], ['2', 'PP', 6000, -5000]]), finding: 'BET_MISMATCH' },
+    { name: 'bet_type differs from the bet placed', req: () => result('player-1', GAME, [['1', 'B', 10000, 10000], ['2', 'PP', 5000, -5000]]), finding: 'BET_MISMATCH' },
+    { name: 'a bet_index twice in bet_results', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['1', 'P', 5000, -5000]]), finding: 'BET_INDEX_REPEATED' },
+    { name: 'a bet of the round left out', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000]], { total: 15000 }), finding: 'TOTAL_MISMATCH' },
+    { name: 'empty bet_results', req: () => result('player-1', GAME, [], { total: 15000, winloss: 0 }), finding: 'SCHEMA' },
   ];
   for (const c of cases) {
     t.test(c.name, async (t) => {
@@ -593,4 +597,51 @@ t.test('reply headers', async (t) => {
     t.equal(replay.body.code, 'R0');
     t.equal(replay.headers['x-wallet-sim-reason'], undefined, 'a replay is R0: no reason');
   });
+});
+
+t.test("a round is settled in its own currency, even after the player's changed", async (t) => {
+  const { app, sim } = await fresh(t);
+  await send(app, stake());
+  await sim.setPlayer('player-1', sim.player('player-1')!.balance, 'USD');
+  const before = snapshot(sim);
+  const usd = result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { currency: 'USD' });
+  const res = await send(app, usd);
+  assertReply(t, res, 'R3', usd);
+  t.match(res.headers['x-wallet-sim-reason'], "currency USD differs from round BAC07-1's KRW");
+  t.equal(snapshot(sim), before, 'no credit in the wrong currency');
+  const more = bet('player-1', GAME, [['3', 'B', 100]], { currency: 'USD' });
+  t.equal((await send(app, more)).body.code, 'R3', 'nor more bets in another currency on the open round');
+  await sim.setPlayer('player-1', sim.player('player-1')!.balance, 'KRW');
+  t.equal((await send(app, settle())).body.latest_balance, 1005000, 'settled once the currencies agree');
+});
+
+t.test('idempotency ignores key order and whitespace: the same body replays', async (t) => {
+  const { app, sim } = await fresh(t);
+  const first = stake();
+  await send(app, first);
+  const before = snapshot(sim);
+  const reorder = (v: unknown): unknown => Array.isArray(v) ? v.map(reorder)
+    : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reorder(x)])) : v;
+  const res = await send(app, JSON.stringify(reorder(first), null, 2));
+  t.equal(res.body.code, 'R0');
+  t.equal(res.body.latest_balance, 985000);
+  t.equal(snapshot(sim), before, 'a replay, not a second debit');
+  const reversedBets = { ...first, data: { ...first.data, bets: [...first.data.bets].reverse() } };
+  t.equal((await send(app, reversedBets)).body.code, 'R3', 'another order of bets is another body');
+});
+
+t.test('timestamp defects are warnings: R0, with findings in the journal', async (t) => {
+  const { app } = await fresh(t);
+  const cases: [string, number, string, RegExp][] = [
+    ['fractional seconds', now() + 0.5, 'TIMESTAMP_NOT_INTEGER', /not an integer/],
+    ['milliseconds', Date.now(), 'TIMESTAMP_SKEWED', /milliseconds instead of seconds\?/],
+    ['an hour behind', now() - 3600, 'TIMESTAMP_SKEWED', /36\d\d s behind the wallet clock \(allowed 300 s\)/],
+  ];
+  for (const [name, timestamp, code, message] of cases) {
+    const req = { ...login('player-1'), timestamp };
+    const res = await send(app, req);
+    t.equal(res.body.code, 'R0', name);
+    const f = (await journal(app, { transaction_id: req.transaction_id }))[0].findings.find((x: { code: string }) => x.code === code);
+    t.match(f, { severity: 'warning', pointer: '/timestamp', message }, `${name}: ${code}`);
+  }
 });

@@ -95,7 +95,7 @@ export class Wallet {
     });
     const stake = sum(bets.map((b) => b.amount));
     if (!total.eq(stake)) findings.push(finding('TOTAL_MISMATCH', `total_bet_amount ${total.toFixed()} != sum of bets[].bet_amount ${stake.toFixed()}`, '/data/total_bet_amount'));
-    if (d.currency !== player.currency) findings.push(finding('CURRENCY_MISMATCH', `currency ${d.currency} differs from the player's ${player.currency}`, '/data/currency'));
+    findings.push(...currencyFindings(d.currency, player, round));
     if (round?.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled: no more bets`, '/data/game_no'));
     if (hasErrors(findings)) return 'R3';
     if (player.balance.lt(total)) return 'R4';
@@ -114,7 +114,7 @@ export class Wallet {
     const round = this.state.rounds.get(roundKey(req.user_id, d.game_no));
     if (!round) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
     else if (round.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
-    if (d.currency !== player.currency) findings.push(finding('CURRENCY_MISMATCH', `currency ${d.currency} differs from the player's ${player.currency}`, '/data/currency'));
+    findings.push(...currencyFindings(d.currency, player, round));
     if (round && !total.eq(round.stake)) findings.push(finding('STAKE_MISMATCH', `total_bet_amount ${total.toFixed()} != the round's stake ${round.stake.toFixed()}`, '/data/total_bet_amount'));
 
     const seen = new Set<string>();
@@ -153,6 +153,17 @@ export class Wallet {
     if (m.decimalPlaces() > scale) findings.push(finding('AMOUNT_SCALE', `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}`, pointer));
     return m;
   }
+}
+
+/**
+ * The currency must be the player's, and the round's: the player's may have been changed (admin
+ * API, scenario) since the round was opened, and a round is staked and settled in one currency.
+ */
+function currencyFindings(currency: string, player: Player, round: Round | undefined): Finding[] {
+  const out: Finding[] = [];
+  if (currency !== player.currency) out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from the player's ${player.currency}`, '/data/currency'));
+  if (round && currency !== round.currency) out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from round ${round.game_no}'s ${round.currency}`, '/data/currency'));
+  return out;
 }
 
 /** Identity of a request for idempotency: its canonical JSON without the timestamp. */
