@@ -42,7 +42,7 @@ export function openapiCommand(): Command {
     .description('Write the OpenAPI 3.1 document without starting a server')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--yaml', 'YAML instead of JSON', false)
-    .option('--server <url>', `server URL in the document ("/" = relative, as served at /openapi.json)`, DEFAULT_SERVER)
+    .option('--server <url>', `server URL in the document ("/" = relative to wherever the document is served from)`, DEFAULT_SERVER)
     .option('--path <path>', 'callback path, as given to `start --path`', '/callback')
     .action(async (o: { out?: string; yaml: boolean; server: string; path: string }) => {
       const text = await openapiText(o);
