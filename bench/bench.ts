@@ -11,6 +11,7 @@ import type { Change } from '../src/wallet/state.js';
 /**
  * npm run bench [-- --history] [--duration 10] [--runs 3] [--warmup 2] [--connections 50] [--cpu-prof]
  *                 [--server-flags "--max-semi-space-size=64"]   (node flags for the servers)
+ *                 [--wallet-args "--journal-size 0"]            (extra wallet-sim start options)
  *
  * Every server runs in its own process (the built CLI, or bare-server.js for the ceiling) and
  * autocannon drives it from this one, all on 127.0.0.1 with port 0. The traffic is valid:
@@ -30,10 +31,14 @@ const RUNS = num('runs', 3);
 const CONNECTIONS = num('connections', 50);
 const HISTORY = flag('history');
 const CPU_PROF = flag('cpu-prof');
-const SERVER_FLAGS = (() => {
-  const i = args.indexOf('--server-flags');
+const list = (name: string) => {
+  const i = args.indexOf(`--${name}`);
   return i >= 0 ? (args[i + 1] ?? '').split(' ').filter(Boolean) : [];
-})();
+};
+/** Node flags for every server, e.g. "--max-semi-space-size=64". */
+const SERVER_FLAGS = list('server-flags');
+/** Extra `wallet-sim start` options for A/B experiments, e.g. "--journal-size 0". */
+const WALLET_ARGS = list('wallet-args');
 const PLAYERS = 1000;
 const MIN_R0_SHARE = 0.95;
 const RESULTS = join(ROOT, 'bench/results');
@@ -240,7 +245,7 @@ async function main(): Promise<void> {
     const scenario = join(dir, 'bench-scenario.json');
     await writeFile(scenario, JSON.stringify(SCENARIO));
     const wallet = (store: string, data?: string): string[] =>
-      [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', store, ...(data ? ['--data', data] : []), '--log-level', 'warn'];
+      [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', store, ...(data ? ['--data', data] : []), '--log-level', 'warn', ...WALLET_ARGS];
 
     const targets: Target[] = HISTORY
       ? [
@@ -254,7 +259,7 @@ async function main(): Promise<void> {
         { name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) },
       ];
 
-    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}`);
+    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`);
     const { best: rows, all } = await measureAll(targets);
     const bare = rows.find((_, i) => targets[i]!.ceiling);
     for (const m of rows) if (bare) m.ratio_to_bare = m.req_per_s / bare.req_per_s;
@@ -282,6 +287,7 @@ async function main(): Promise<void> {
       machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform, loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim() },
       mode: HISTORY ? 'history' : 'targets',
       server_flags: SERVER_FLAGS,
+      wallet_args: WALLET_ARGS,
       connections: CONNECTIONS,
       duration_s: DURATION,
       runs_per_target: RUNS,
