@@ -9,7 +9,7 @@ import { DurableJsonFile, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/store
 import type { Change } from '../src/wallet/state.js';
 
 /**
- * npm run bench [-- --history] [--duration 10] [--runs 3] [--warmup 2] [--connections 50] [--cpu-prof]
+ * npm run bench [-- --history] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]
  *                 [--server-flags "--max-semi-space-size=64"]   (node flags for the servers)
  *                 [--wallet-args "--journal-size 0"]            (extra wallet-sim start options)
  *
@@ -28,6 +28,12 @@ const num = (name: string, fallback: number) => {
 const DURATION = num('duration', 10);
 const WARMUP = num('warmup', 2);
 const RUNS = num('runs', 3);
+/**
+ * Also measure latency under light load: this many connections, closed loop; 0 = skip. (autocannon's
+ * --rate sends each second's quota in a burst at the start of the second, which measures queueing
+ * behind the burst rather than latency at that rate.)
+ */
+const LIGHT = num('light-connections', 5);
 const CONNECTIONS = num('connections', 50);
 const HISTORY = flag('history');
 const CPU_PROF = flag('cpu-prof');
@@ -162,14 +168,15 @@ async function stopServer(s: Server): Promise<void> {
 }
 
 /** One timed run against a running server (after its warm-up). */
-async function measure(t: Target, server: Server, run: number): Promise<Measured> {
-  process.stdout.write(`${t.name}, run ${run}: ${DURATION} s… `);
+async function measure(t: Target, server: Server, run: number | 'rate'): Promise<Measured> {
+  const name = run === 'rate' ? `${t.name}, ${LIGHT} connections` : t.name;
+  process.stdout.write(`${name}${run === 'rate' ? '' : `, run ${run}`}: ${DURATION} s… `);
   const counts = { r0: 0, nonR0: 0, samples: [] as string[] };
   const cpuBefore = cpuMs(server.child.pid);
-  const r = await autocannon({ url: server.url, connections: CONNECTIONS, duration: DURATION, requests: traffic(counts) });
+  const r = await autocannon({ url: server.url, connections: run === 'rate' ? LIGHT : CONNECTIONS, duration: DURATION, requests: traffic(counts) });
   const cpuAfter = cpuMs(server.child.pid);
   const m: Measured = {
-    name: t.name,
+    name,
     req_per_s: Math.round(r.requests.average),
     p50_ms: r.latency.p50,
     p99_ms: r.latency.p99,
@@ -191,7 +198,7 @@ async function measure(t: Target, server: Server, run: number): Promise<Measured
  * All servers up at once, then RUNS rounds of (a), (b), (c), … interleaved, so a burst of load
  * from elsewhere on the machine hits every target alike; each target reports its best run.
  */
-async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: Measured[][] }> {
+async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: Measured[][]; atRate: Measured[] }> {
   const servers: Server[] = [];
   try {
     for (const t of targets) {
@@ -206,7 +213,9 @@ async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: M
       for (const [i, t] of targets.entries()) all[i]!.push(await measure(t, servers[i]!, run));
     }
     const best = all.map((runs) => runs.reduce((a, b) => (b.req_per_s > a.req_per_s ? b : a)));
-    return { best, all };
+    const atRate: Measured[] = [];
+    if (LIGHT > 0) for (const [i, t] of targets.entries()) if (!t.ceiling) atRate.push(await measure(t, servers[i]!, 'rate'));
+    return { best, all, atRate };
   } finally {
     for (const s of servers) await stopServer(s);
   }
@@ -233,9 +242,10 @@ async function historyFile(dir: string, txns: number): Promise<string> {
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '—' : n.toFixed(digits));
 
-function table(rows: Measured[], all: Measured[][]): string {
+function table(rows: Measured[], all: Measured[][], atRate: Measured[]): string {
   const lines = ['| target | req/s (best) | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | R0 / non-R0 | errors | start-up ms | req/s of each run |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
   for (const [i, m] of rows.entries()) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.server_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} | ${all[i]!.map((r) => r.req_per_s).join(', ')} |`);
+  for (const m of atRate) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`);
   return lines.join('\n');
 }
 
@@ -260,26 +270,30 @@ async function main(): Promise<void> {
       ];
 
     console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`);
-    const { best: rows, all } = await measureAll(targets);
+    const { best: rows, all, atRate } = await measureAll(targets);
     const bare = rows.find((_, i) => targets[i]!.ceiling);
     for (const m of rows) if (bare) m.ratio_to_bare = m.req_per_s / bare.req_per_s;
 
-    console.log(`\n${table(rows, all)}\n`);
+    console.log(`\n${table(rows, all, atRate)}\n`);
     const verdicts: string[] = [];
     const check = (ok: boolean, text: string) => verdicts.push(`${ok ? 'MET   ' : 'MISSED'} ${text}`);
     const [, b, c] = rows;
     if (!HISTORY && b && c) {
       check((b.ratio_to_bare ?? 0) >= 0.7, `memory >= 0.7x bare Fastify (${fmt(b.ratio_to_bare)}x)`);
-      check(b.p99_ms <= 5, `memory p99 <= 5 ms (${b.p99_ms} ms)`);
+      check(b.p99_ms <= 5, `memory p99 <= 5 ms at saturation, 50 connections closed-loop (${b.p99_ms} ms)`);
+      const bRate = atRate[0];
+      if (bRate) check(bRate.p99_ms <= 5, `memory p99 <= 5 ms under light load, ${LIGHT} connections (${bRate.p99_ms} ms)`);
       check((c.ratio_to_bare ?? 0) >= 0.3, `file >= 0.3x bare Fastify (${fmt(c.ratio_to_bare)}x)`);
     }
     if (HISTORY && b && c) {
       const flat = c.req_per_s / b.req_per_s;
       check(flat >= 0.85, `file cost flat from 10k to 1M prior txns (req/s 1M / 10k = ${fmt(flat)}; p99 ${b.p99_ms} → ${c.p99_ms} ms)`);
+      const [b1, c1] = atRate;
+      if (b1 && c1) check(c1.p99_ms <= 2 * Math.max(b1.p99_ms, 2), `file p99 with ${LIGHT} connections flat from 10k to 1M (${b1.p99_ms} → ${c1.p99_ms} ms)`);
     }
     console.log(verdicts.join('\n'));
 
-    const invalid = all.flat().filter((m) => m.r0 / Math.max(1, m.r0 + m.non_r0) < MIN_R0_SHARE);
+    const invalid = [...all.flat(), ...atRate].filter((m) => m.r0 / Math.max(1, m.r0 + m.non_r0) < MIN_R0_SHARE);
     mkdirSync(RESULTS, { recursive: true });
     const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(out, `${JSON.stringify({
@@ -293,6 +307,7 @@ async function main(): Promise<void> {
       runs_per_target: RUNS,
       targets: rows,
       runs: all,
+      at_rate: atRate,
       verdicts,
       valid: invalid.length === 0,
     }, null, 2)}\n`);
