@@ -83,7 +83,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
     } catch (e) {
       code = 'R1';
       decided = {}; // the change is not durable: report no balance
-      failure = `the store failed: ${(e as Error).message}`;
+      failure = `R1: the store failed: ${(e as Error).message}`;
     }
   }
 

@@ -645,3 +645,22 @@ t.test('timestamp defects are warnings: R0, with findings in the journal', async
     t.match(f, { severity: 'warning', pointer: '/timestamp', message }, `${name}: ${code}`);
   }
 });
+
+t.test('a store that cannot make a change durable: R1, no balance claimed', async (t) => {
+  let fail = false;
+  const store = {
+    load: async () => [],
+    commit: () => (fail ? Promise.reject(new Error('disk full')) : Promise.resolve()),
+    flush: () => Promise.resolve(),
+    close: async () => {},
+  };
+  const { app } = await buildTestApp({}, { store });
+  t.teardown(() => app.close());
+  fail = true;
+  const req = bet('player-1', GAME, [['1', 'P', 100]]);
+  const res = await send(app, req);
+  assertReply(t, res, 'R1', req);
+  t.notOk('latest_balance' in res.body, 'no balance that is not durable');
+  t.equal(res.headers['x-wallet-sim-reason'], 'R1: the store failed: disk full');
+  t.equal((await journal(app, { transaction_id: req.transaction_id }))[0].code, 'R1');
+});
