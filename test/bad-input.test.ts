@@ -1,6 +1,6 @@
 // DESIGN.md "Bad input": R3 with HTTP 200, or a 4xx where the body cannot be read — never a 5xx,
 // never a crash, never changed state. After each case the wallet still answers a valid login.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { bet, buildTestApp, CREDENTIALS, HEADERS, journal, login, now, send, snapshot, type TestApp } from './helpers/app.js';
 
 const ts = now();
@@ -67,7 +67,7 @@ const cases: Case[] = [
 ];
 
 /** The state before a case, and the proof that the wallet still works after it. */
-async function assertUnharmed(tt: typeof t, { app, sim }: TestApp, before: string) {
+async function assertUnharmed(tt: Test, { app, sim }: TestApp, before: string) {
   tt.equal(snapshot(sim), before, 'no state changed');
   const balance = Number(sim.player('player-1')!.balance.toFixed());
   const ok = await send(app, login('player-1'));

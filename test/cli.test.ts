@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { DEFAULT_SCENARIO, ROOT } from '../src/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
 
@@ -43,7 +43,7 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Ra
 interface Started { url: string; port: number; child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Ran>; stop: () => Promise<Ran> }
 
 /** Starts `start`, resolves once it printed its URL; rejects if it exits first. */
-async function start(tt: typeof t, args: string[], env: Record<string, string> = {}): Promise<Started> {
+async function start(tt: Test, args: string[], env: Record<string, string> = {}): Promise<Started> {
   const child = spawn(process.execPath, [CLI, 'start', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const io = collect(child);
   const stop = async () => {
