@@ -64,7 +64,10 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   let failure: string | undefined;
   if (findings.some((f) => f.code.startsWith('CREDENTIALS_'))) code = 'R2';
   else if (!request || hasErrors(findings)) code = 'R3';
-  else {
+  else if (sim.storeFailure) {
+    code = 'R1';
+    failure = `R1: ${sim.storeFailure}`;
+  } else {
     rule = sim.rules.choose(request);
     // set_balance applies before processing. setPlayer and decide change memory synchronously and
     // nothing is awaited in between, so no other callback can slip in between the two.
@@ -83,7 +86,8 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
     } catch (e) {
       code = 'R1';
       decided = {}; // the change is not durable: report no balance
-      failure = `R1: the store failed: ${(e as Error).message}`;
+      sim.storeFailure = `the store failed (${(e as Error).message}); restart wallet-sim: it recovers what was acknowledged`;
+      failure = `R1: ${sim.storeFailure}`;
     }
   }
 

@@ -30,6 +30,11 @@ export class Simulator {
   rules: RuleEngine;
   readonly wallet: Wallet;
   readonly journal: Journal;
+  /**
+   * Set once a store write fails: memory then holds a change the disk does not, so every later
+   * callback is refused (R1) rather than answered from state a restart would not have.
+   */
+  storeFailure?: string;
 
   private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
     this.rules = new RuleEngine(scenario.rules);

@@ -660,6 +660,35 @@ t.test('a store that cannot make a change durable: R1, no balance claimed', asyn
   const res = await send(app, req);
   assertReply(t, res, 'R1', req);
   t.notOk('latest_balance' in res.body, 'no balance that is not durable');
-  t.equal(res.headers['x-wallet-sim-reason'], 'R1: the store failed: disk full');
+  t.match(res.headers['x-wallet-sim-reason'], /^R1: the store failed \(disk full\); restart wallet-sim/);
   t.equal((await journal(app, { transaction_id: req.transaction_id }))[0].code, 'R1');
+
+  // memory now holds a change the disk does not: nothing more is answered from it
+  fail = false;
+  const retry = await send(app, req);
+  t.equal(retry.body.code, 'R1', 'the retry is not replayed from the undurable change');
+  t.equal((await send(app, login('player-1'))).body.code, 'R1', 'every later callback is refused');
+  const health = await app.inject('/health');
+  t.equal(health.statusCode, 503);
+  t.match(health.json(), { status: 'store_failed', error: /disk full/ });
+});
+
+t.test('amounts beyond 15 significant digits are R3: the JSON number may not be what was sent', async (t) => {
+  const cases: [string, number, 'R0' | 'R3'][] = [
+    ['a float sum', 0.30000000000000004, 'R3'],
+    ['more digits than a double keeps', 12345678901234567891, 'R3'],
+    ['15 digits', 1234567890123.45, 'R0'],
+    ['a large round number', 1e20, 'R0'],
+  ];
+  for (const [name, amount, code] of cases) {
+    const { app, sim } = await buildTestApp({ players: [{ user_id: 'rich', balance: 1e21, currency: 'USD' }] });
+    const req = bet('rich', GAME, [['1', 'P', amount]], { currency: 'USD', total: amount });
+    const res = await send(app, req);
+    t.equal(res.body.code, code, name);
+    if (code === 'R3') {
+      t.match((await journal(app, { transaction_id: req.transaction_id }))[0].findings, [{ code: 'AMOUNT_INEXACT', pointer: '/data/total_bet_amount' }, { code: 'AMOUNT_INEXACT', pointer: '/data/bets/0/bet_amount' }], `${name}: AMOUNT_INEXACT`);
+      t.equal(balanceOf(sim, 'rich'), '1000000000000000000000', `${name}: nothing debited`);
+    }
+    await app.close();
+  }
 });

@@ -27,6 +27,7 @@ export const FINDINGS = {
   TIMESTAMP_SKEWED: ['warning', 'timestamp is far from the wallet clock'],
   AMOUNT_SCALE: ['error', 'an amount has more fraction digits than its currency allows'],
   AMOUNT_NOT_FINITE: ['error', 'an amount is not a finite number'],
+  AMOUNT_INEXACT: ['error', 'an amount has more than 15 significant digits, more than a JSON number holds exactly'],
   TOTAL_MISMATCH: ['error', 'a total does not equal the sum of its parts'],
   BET_INDEX_REPEATED: ['error', 'a bet_index appears twice in the round'],
   CURRENCY_MISMATCH: ['error', "the currency differs from the player's or the round's"],

@@ -149,6 +149,10 @@ export class Wallet {
       return ZERO;
     }
     const m = money(n);
+    if (m.precision() > MAX_EXACT_DIGITS) {
+      findings.push(finding('AMOUNT_INEXACT', `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)`, pointer));
+      return m;
+    }
     const scale = this.config.scale(currency);
     if (m.decimalPlaces() > scale) findings.push(finding('AMOUNT_SCALE', `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}`, pointer));
     return m;
@@ -165,6 +169,13 @@ function currencyFindings(currency: string, player: Player, round: Round | undef
   if (round && currency !== round.currency) out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from round ${round.game_no}'s ${round.currency}`, '/data/currency'));
   return out;
 }
+
+/**
+ * A JSON number with up to 15 significant digits reads back exactly as written; beyond that the
+ * double the parser made may differ from the text the caller sent (or the caller summed in floats:
+ * 0.1 + 0.2 = 0.30000000000000004), so the wallet cannot know the amount meant.
+ */
+const MAX_EXACT_DIGITS = 15;
 
 /** Identity of a request for idempotency: its canonical JSON without the timestamp. */
 export function fingerprintOf(req: CallbackRequest): string {
