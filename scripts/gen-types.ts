@@ -10,17 +10,18 @@ import { schemas } from '../src/schemas.js';
 export const TYPES_FILE = join(ROOT, 'src/protocol/types.generated.ts');
 
 /** Rewrites cross-file refs ("BetRequest#/x") and local refs ("#/definitions/card") into one root document. */
-function relink(node: unknown, ownId: string): unknown {
-  if (Array.isArray(node)) return node.map((n) => relink(n, ownId));
+function relink(node: unknown, ownId: string, root = true): unknown {
+  if (Array.isArray(node)) return node.map((n) => relink(n, ownId, false));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$id' || key === '$schema') continue;
+    // Only the document's own $id/$schema go: a property may be named "$schema" (scenario files).
+    if (root && (key === '$id' || key === '$schema')) continue;
     if (key === '$ref' && typeof value === 'string') {
       const [id, fragment = ''] = value.split('#');
       out[key] = `#/definitions/${id || ownId}${fragment}`;
     } else {
-      out[key] = relink(value, ownId);
+      out[key] = relink(value, ownId, false);
     }
   }
   return out;

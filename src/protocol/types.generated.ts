@@ -220,6 +220,7 @@ message?: string
  * via the `definition` "Expectations".
  */
 export interface Expectations {
+$schema?: string
 description?: string
 /**
  * How many journalled callbacks match `where`: `count` exactly, or between `min` and `max`; none of the three: at least one.
@@ -375,6 +376,7 @@ bcards: string[]
  * via the `definition` "Scenario".
  */
 export interface Scenario {
+$schema?: string
 name: string
 description?: string
 credentials: Credentials
