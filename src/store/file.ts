@@ -1,4 +1,4 @@
-import { unlink } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import type { Change } from '../wallet/state.js';
@@ -69,6 +69,8 @@ export class FileStore implements Store {
   /** Opens (or creates) the store at `path`: snapshot, then every log after it, a torn tail dropped. */
   static async open(path: string, options: FileStoreOptions = {}): Promise<FileStore> {
     const full = resolve(path);
+    const dir = await stat(dirname(full)).catch(() => undefined);
+    if (!dir?.isDirectory()) throw new StoreError(dirname(full), 'does not exist (the folder of --data); create it or choose another path');
     const unlock = await acquireLock(full);
     try {
       const file = new DurableJsonFile(full);

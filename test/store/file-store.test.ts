@@ -149,6 +149,11 @@ t.test('corrupt files stop the store with the file and the problem named, and st
   }
 });
 
+t.test('a --data path in a folder that does not exist is refused, naming the folder', async (t) => {
+  const data = await tempData(t);
+  await t.rejects(FileStore.open(join(data, '..', 'nope', 'wallet.json')), { message: /nope: does not exist \(the folder of --data\)/ });
+});
+
 t.test('a data file in use by another live process is refused', async (t) => {
   const data = await tempData(t);
   const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
