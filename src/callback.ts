@@ -1,13 +1,12 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
 import type { JournalEntry } from './journal/journal.js';
 import { type Money, money, toJsonNumber } from './money.js';
 import type { Code } from './protocol/codes.js';
 import { type Finding, finding, hasErrors } from './protocol/findings.js';
-import type { CallbackRequest } from './protocol/types.generated.js';
+import type { CallbackReply, CallbackRequest } from './protocol/types.generated.js';
 import type { Fired } from './scenario/rules.js';
-import { validator } from './schemas.js';
+import { describeErrors, validator } from './schemas.js';
 import type { Simulator } from './simulator.js';
 
 const validateRequest = validator<CallbackRequest>('CallbackRequest');
@@ -97,13 +96,14 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
   const reason = code === 'R0' ? undefined : failure ?? reasonFor(code, findings, rule, balance, request);
   const replyHeaders = replyHeadersFor(sim, input, echo.event_type, reason);
-  let replyBody = serializeReply(code, echo.event_type ?? '', echo.user_id ?? '', latest);
-  if (then?.body !== undefined) replyBody = typeof then.body === 'string' ? then.body : JSON.stringify(then.body);
+  const normal = buildReply(code, echo.event_type ?? '', echo.user_id ?? '', latest);
+  const raw = then?.body;
+  const reply = raw === undefined ? normal : { text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw };
 
   return {
     status: then?.http_status ?? 200,
     headers: replyHeaders,
-    body: replyBody,
+    body: reply.text,
     delayMs: then?.delay_ms ?? 0,
     drop: then?.drop_connection ?? false,
     code,
@@ -113,7 +113,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       event_type: echo.event_type,
       user_id: echo.user_id,
       request: { method: input.method, url: input.url, headers: maskHeaders(input.headers), body: body ?? clip(input.body) },
-      reply: { status: then?.http_status ?? 200, headers: replyHeaders, body: safeParse(replyBody), dropped: then?.drop_connection ?? false },
+      reply: { status: then?.http_status ?? 200, headers: maskHeaders(replyHeaders), body: reply.body, dropped: then?.drop_connection ?? false },
       code,
       reason,
       rule: rule && { index: rule.index, name: rule.name },
@@ -125,13 +125,10 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   };
 
   function schemaFindings(): Finding[] {
-    return (validateRequest.errors ?? []).map((e) => {
-      const pointer = e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath || '/';
-      const message = e.keyword === 'required' ? `${pointer} is required`
-        : e.keyword === 'discriminator' || (e.keyword === 'enum' && e.instancePath === '/event_type') ? `event_type must be one of login, bet, bet_result`
-        : `${pointer} ${e.message ?? 'is invalid'}`;
-      return finding('SCHEMA', message, pointer);
-    });
+    return describeErrors(validateRequest.errors).map(({ pointer, message }) => (
+      // The discriminator's own message ("tag … must be in oneOf") says nothing to a provider.
+      message.startsWith('tag ') || pointer === '/event_type' ? finding('SCHEMA', 'event_type must be one of login, bet, bet_result', '/event_type')
+        : finding('SCHEMA', `${pointer} ${message}`, pointer)));
   }
 }
 
@@ -179,19 +176,13 @@ function echoFields(body: unknown): { event_type?: string; user_id?: string } {
   };
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-/** Constant time whatever the lengths: compare digests. */
-const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
-
 function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined, findings: Finding[]): void {
   if (apiId === undefined || apiKey === undefined) {
     const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
     findings.push(finding('CREDENTIALS_MISSING', `${missing} header missing`, `header:${missing.split(' ')[0]}`));
     return;
   }
-  const expected = sim.credentials;
-  const idOk = sameSecret(apiId, expected.api_id);
-  const keyOk = sameSecret(apiKey, expected.api_key);
+  const { id: idOk, key: keyOk } = sim.checkCredentials(apiId, apiKey);
   if (!idOk || !keyOk) findings.push(finding('CREDENTIALS_WRONG', `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`, `header:${!idOk ? 'Api-Id' : 'Api-Key'}`));
 }
 
@@ -224,17 +215,23 @@ function replyHeadersFor(sim: Simulator, input: CallbackInput, eventType: string
   return headers;
 }
 
-/** The reply JSON, with latest_balance written as exact decimal text rather than through a float. */
-export function serializeReply(code: Code, eventType: string, userId: string, balance: Money | number | null | undefined): string {
-  const head = JSON.stringify({ code, event_type: eventType, timestamp: Math.floor(Date.now() / 1000), user_id: userId });
-  if (balance === null || balance === undefined) return head;
+/**
+ * The reply: its wire text, with latest_balance written as exact decimal text rather than through
+ * a float, and the same reply as an object for the journal.
+ */
+export function buildReply(code: Code, eventType: string, userId: string, balance: Money | number | null | undefined): { text: string; body: CallbackReply } {
+  const body: CallbackReply = { code, event_type: eventType, timestamp: Math.floor(Date.now() / 1000), user_id: userId };
+  const head = JSON.stringify(body);
+  if (balance === null || balance === undefined) return { text: head, body };
   const text = typeof balance === 'number' ? JSON.stringify(balance) : toJsonNumber(balance);
-  return `${head.slice(0, -1)},"latest_balance":${text}}`;
+  body.latest_balance = Number(text);
+  return { text: `${head.slice(0, -1)},"latest_balance":${text}}`, body };
 }
 
-const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
+/** A header value: printable ASCII only, bounded. */
+export const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
 
-function maskHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+function maskHeaders(headers: IncomingHttpHeaders | Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -247,6 +244,3 @@ function maskHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);
 const clip = (s: string) => (s.length > 65_536 ? `${s.slice(0, 65_536)}…(${s.length} bytes)` : s);
 
-function safeParse(s: string): unknown {
-  try { return JSON.parse(s); } catch { return s; }
-}

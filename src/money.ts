@@ -15,11 +15,6 @@ export function money(n: number | string): Money {
   return new Money(n);
 }
 
-/** Fraction digits of an amount as the caller wrote it (10.50 arrives as 10.5: one digit). */
-export function fractionDigits(n: Money): number {
-  return n.decimalPlaces();
-}
-
 export function sum(values: Iterable<Money>): Money {
   let total = ZERO;
   for (const v of values) total = total.plus(v);
@@ -31,7 +26,20 @@ export function toJsonNumber(n: Money): string {
   return n.toFixed();
 }
 
-/** For places that must hand a JS number to a library (admin views); exact for sane balances. */
-export function toNumber(n: Money): number {
-  return n.toNumber();
+/**
+ * A JSON number with up to 15 significant digits reads back exactly as written; beyond that the
+ * double the parser made may differ from the text the caller sent (or the caller summed in floats:
+ * 0.1 + 0.2 = 0.30000000000000004), so nobody can know the amount meant.
+ */
+export const MAX_EXACT_DIGITS = 15;
+
+export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE'; message: string };
+
+/** What is wrong with an amount in a currency of the given scale, if anything. */
+export function amountProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
+  if (m.precision() > MAX_EXACT_DIGITS) {
+    return { code: 'AMOUNT_INEXACT', message: `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)` };
+  }
+  if (m.decimalPlaces() > scale) return { code: 'AMOUNT_SCALE', message: `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}` };
+  return undefined;
 }

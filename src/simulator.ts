@@ -1,7 +1,8 @@
 import { Journal } from './journal/journal.js';
-import { type Money, money } from './money.js';
+import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
-import { type ActiveScenario, DEFAULT_SCALE } from './scenario/scenario.js';
+import type { ActiveScenario } from './scenario/scenario.js';
+import { digest, matches } from './secrets.js';
 import type { Store } from './store/store.js';
 import { type Change, type Player, WalletState, playerChange } from './wallet/state.js';
 import { Wallet, type WalletConfig } from './wallet/wallet.js';
@@ -14,13 +15,15 @@ export interface SimulatorOptions {
 }
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
-  scale: (currency) => s.scales.get(currency) ?? DEFAULT_SCALE,
+  scale: s.scaleOf,
   defaultCurrency: s.defaultCurrency,
   defaultBalance: s.defaultBalance,
   autoCreatePlayers: s.autoCreatePlayers,
 });
 
-const seed = (s: ActiveScenario): Change[] => s.players.map((p) => playerChange(p));
+/** The scenario's players; one listed without a currency keeps the one it has, if any. */
+const seed = (s: ActiveScenario, known: (id: string) => Player | undefined): Change[] =>
+  s.players.map((p) => playerChange({ ...p, currency: p.currency ?? known(p.user_id)?.currency ?? s.defaultCurrency }));
 
 /**
  * The simulator's domain: the active scenario, its rule counters, the wallet and the journal.
@@ -47,7 +50,7 @@ export class Simulator {
     const sim = new Simulator(scenario, store, options);
     const persisted = await store.load();
     if (persisted.length) for (const c of persisted) sim.wallet.state.apply(c);
-    else await sim.wallet.commit(seed(scenario));
+    else await sim.wallet.commit(seed(scenario, () => undefined));
     return sim;
   }
 
@@ -58,11 +61,22 @@ export class Simulator {
     };
   }
 
+  /** Which of the caller's Api-Id / Api-Key match, in constant time (digests made once per scenario). */
+  checkCredentials(apiId: string, apiKey: string): { id: boolean; key: boolean } {
+    if (this.expected?.scenario !== this.scenario) {
+      const { api_id, api_key } = this.credentials;
+      this.expected = { scenario: this.scenario, id: digest(api_id), key: digest(api_key) };
+    }
+    return { id: matches(apiId, this.expected.id), key: matches(apiKey, this.expected.key) };
+  }
+
+  private expected?: { scenario: ActiveScenario; id: Buffer; key: Buffer };
+
   /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
   async reset(): Promise<void> {
     this.rules.reset();
     this.journal.reset();
-    await this.wallet.commit([{ op: 'clear' }, ...seed(this.scenario)]);
+    await this.wallet.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
   }
 
   /**
@@ -74,7 +88,7 @@ export class Simulator {
     this.rules = new RuleEngine(scenario.rules);
     this.wallet.config = walletConfig(scenario);
     if (reset) await this.reset();
-    else await this.wallet.commit(seed(scenario));
+    else await this.wallet.commit(seed(scenario, (id) => this.player(id)));
   }
 
   player(userId: string): Player | undefined {
@@ -85,16 +99,14 @@ export class Simulator {
     return [...this.wallet.state.players.values()];
   }
 
-  /** Sets (or creates) a player's balance; the currency defaults to the current one or the scenario's. */
+  /**
+   * Sets (or creates) a player's balance; the currency defaults to the current one or the
+   * scenario's. Memory changes before the first await, so a caller may rely on it at once.
+   */
   async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
     const existing = this.player(userId);
     const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
     await this.wallet.commit([playerChange(player)]);
     return player;
-  }
-
-  /** A rule's set_balance: the player is created with the defaults when unknown. */
-  forceBalance(userId: string, balance: number): Promise<void> {
-    return this.setPlayer(userId, money(balance)).then(() => undefined);
   }
 }

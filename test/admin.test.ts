@@ -21,7 +21,7 @@ t.test('players: list, get, put (create, update, scale), 404', async (t) => {
 
   const scale = await put('player-1', { balance: 10.5 });
   t.equal(scale.statusCode, 400);
-  t.match(scale.json(), { error: 'BAD_REQUEST', details: [{ pointer: '/balance', message: 'KRW allows 0 fraction digits' }] });
+  t.match(scale.json(), { error: 'BAD_REQUEST', details: [{ pointer: '/balance', message: '10.5 has 1 fraction digits; KRW allows 0' }] });
   const negative = await put('usd', { balance: -1 });
   t.equal(negative.statusCode, 400);
   t.match(negative.json(), { error: 'BAD_REQUEST', details: [{ pointer: '/balance', message: 'must be >= 0' }] });
@@ -123,4 +123,12 @@ t.test('--api-id / --api-key override the scenario credentials', async (t) => {
   t.teardown(() => app.close());
   t.equal((await send(app, login('usd'))).body.code, 'R2', 'the scenario key no longer works');
   t.equal((await send(app, login('usd'), { 'content-type': 'application/json', 'api-id': 'prov', 'api-key': 'k2', 'callback-url': 'x' })).body.code, 'R0');
+});
+
+t.test('PUT /admin/scenario keeps the currency of a listed player that gives none', async (t) => {
+  const { app, sim } = await buildTestApp();
+  t.teardown(() => app.close());
+  await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { ...TEST_SCENARIO, players: [{ user_id: 'player-1', balance: 5 }, { user_id: 'fresh', balance: 5 }] } });
+  t.same([sim.player('player-1')?.currency, balanceOf(sim, 'player-1')], ['KRW', '5'], 'still KRW');
+  t.equal(sim.player('fresh')?.currency, 'USD', 'a new player gets the default');
 });

@@ -2,7 +2,7 @@
 import { Decimal } from 'decimal.js';
 import t from 'tap';
 import { serializeReply } from '../src/callback.js';
-import { fractionDigits, money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
+import { money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {
   t.equal(toJsonNumber(money(1).minus(0.1).minus(0.2)), '0.7', '1 − 0.1 − 0.2 = 0.7');
@@ -31,9 +31,9 @@ t.test('toJsonNumber: plain decimal text, never an exponent', async (t) => {
   }
 });
 
-t.test('fractionDigits counts what the caller wrote, as a JSON number', async (t) => {
+t.test('decimalPlaces counts what the caller wrote, as a JSON number', async (t) => {
   const cases: [number, number][] = [[10, 0], [10.5, 1], [10.50, 1], [10.001, 3], [0.00000001, 8], [1e-7, 7], [1e21, 0], [15000, 0]];
-  for (const [n, digits] of cases) t.equal(fractionDigits(money(n)), digits, `${n}: ${digits}`);
+  for (const [n, digits] of cases) t.equal(money(n).decimalPlaces(), digits, `${n}: ${digits}`);
 });
 
 t.test('sum of nothing is zero; ZERO is zero', async (t) => {

@@ -692,3 +692,14 @@ t.test('amounts beyond 15 significant digits are R3: the JSON number may not be 
     await app.close();
   }
 });
+
+t.test('round keys cannot collide: ids may contain any character, NUL included', async (t) => {
+  const { app, sim } = await buildTestApp({ players: [{ user_id: 'a', balance: 100, currency: 'USD' }, { user_id: 'a\u0000b', balance: 100, currency: 'USD' }] });
+  t.teardown(() => app.close());
+  t.equal((await send(app, bet('a', 'b\u0000c', [['1', 'P', 10]], { currency: 'USD' }))).body.code, 'R0');
+  const foreign = await send(app, result('a\u0000b', 'c', [['1', 'P', 10, 10]], { currency: 'USD' }));
+  t.equal(foreign.body.code, 'R3', "another player cannot settle a's round");
+  t.equal(balanceOf(sim, 'a\u0000b'), '100');
+  t.equal((await send(app, result('a', 'b\u0000c', [['1', 'P', 10, 10]], { currency: 'USD' }))).body.code, 'R0', 'a settles its own round');
+  t.equal(balanceOf(sim, 'a'), '110');
+});

@@ -34,3 +34,17 @@ t.test('--watch reloads the scenario on change; an invalid edit keeps the old on
   t.equal(await loginCode(), 'R0');
   t.equal(await sim.stop(), 0, 'SIGTERM closes cleanly');
 });
+
+t.test('WALLET_SIM_WATCH=false does not watch (=1 does)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-watch-env-'));
+  const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
+  for (const [value, watches] of [['false', false], ['1', true]] as const) {
+    const file = join(dir, `scenario-${value}.json`);
+    writeFileSync(file, JSON.stringify({ ...scenario, name: 'first' }));
+    const sim = await startCli(['--scenario', file], { WALLET_SIM_WATCH: value });
+    const name = async () => ((await (await fetch(`${sim.url}/admin/scenario`)).json()) as { name: string }).name;
+    writeFileSync(file, JSON.stringify({ ...scenario, name: 'second' }));
+    t.equal(await eventually(async () => (await name()) === 'second', watches ? 10_000 : 1_500), watches, `WALLET_SIM_WATCH=${value}`);
+    await sim.stop();
+  }
+});

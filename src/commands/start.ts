@@ -50,7 +50,9 @@ export function startCommand(): Command {
     .addOption(opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE').default(10_000).argParser(int(0, 10_000_000)))
     .addOption(opt('--body-limit <bytes>', 'largest accepted request body', 'BODY_LIMIT').default(DEFAULT_BODY_LIMIT).argParser(int(1, 1024 ** 3)))
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
-    .action(async (options: StartOptions) => {
+    .action(async (options: StartOptions, command: Command) => {
+      // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
+      if (command.getOptionValueSource('watch') === 'env') options.watch = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_WATCH ?? '');
       await start(options);
     });
 }
@@ -120,7 +122,10 @@ function watchScenario(file: string, sim: Simulator, log: { info: (o: object, m:
     timer = setTimeout(() => {
       try {
         const next = loadScenarioFile(file);
-        void sim.setScenario(next).then(() => log.info({ scenario: next.source.name }, `scenario reloaded from ${file}`));
+        sim.setScenario(next).then(
+          () => log.info({ scenario: next.source.name }, `scenario reloaded from ${file}`),
+          (e: Error) => log.error({ err: e }, `scenario reload from ${file} failed: ${e.message}`),
+        );
       } catch (e) {
         const problems = e instanceof ScenarioError ? e.problems : [{ pointer: '', message: (e as Error).message }];
         log.error({ problems }, `scenario edit rejected, the old scenario stays:\n${(e as Error).message}`);

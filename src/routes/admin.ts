@@ -1,14 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { JournalFilter } from '../journal/journal.js';
-import { money } from '../money.js';
+import { amountProblem, money } from '../money.js';
+import { digest, matches } from '../secrets.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
-import { compileScenario, DEFAULT_SCALE } from '../scenario/scenario.js';
+import { compileScenario } from '../scenario/scenario.js';
 import type { Simulator } from '../simulator.js';
 import type { Player } from '../wallet/state.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 const errorReply = { $ref: 'ApiError#' } as const;
 const playerParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', minLength: 1 } } } as const;
@@ -16,10 +15,11 @@ const playerParams = { type: 'object', required: ['user_id'], properties: { user
 /** The admin API (WireMock's vocabulary): players, reset, journal, scenario. */
 export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }> = async (app, { sim, token }) => {
   if (token !== undefined) {
+    const expected = digest(token);
     app.addHook('onRequest', async (request, reply) => {
       const header = request.headers.authorization ?? '';
       const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!timingSafeEqual(digest(given), digest(token))) {
+      if (!matches(given, expected)) {
         return reply.code(401).send({ error: 'UNAUTHORIZED', message: 'the admin API wants Authorization: Bearer <--admin-token>' });
       }
     });
@@ -42,11 +42,9 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }>
   }, async (request, reply) => {
     const { balance, currency } = request.body;
     const cur = currency ?? sim.player(request.params.user_id)?.currency ?? sim.scenario.defaultCurrency;
-    const scale = sim.scenario.scales.get(cur) ?? DEFAULT_SCALE;
     const amount = money(balance);
-    if (amount.decimalPlaces() > scale) {
-      return reply.code(400).send({ error: 'BAD_REQUEST', message: `/balance has ${amount.decimalPlaces()} fraction digits; ${cur} allows ${scale}`, details: [{ pointer: '/balance', message: `${cur} allows ${scale} fraction digits` }] });
-    }
+    const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
+    if (problem) return reply.code(400).send({ error: 'BAD_REQUEST', message: `/balance ${problem.message}`, details: [{ pointer: '/balance', message: problem.message }] });
     return view(await sim.setPlayer(request.params.user_id, amount, cur));
   });
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
-import { handleCallback, serializeReply } from '../callback.js';
+import { buildReply, handleCallback, headerSafe } from '../callback.js';
 import { callbackRouteSchema } from '../openapi.js';
 import type { Simulator } from '../simulator.js';
 
@@ -21,18 +21,18 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     const reason = status === 200 ? `R1: internal error: ${error.message}` : `${error.code ?? 'HTTP'} ${error.message}`;
     if (status === 200) request.log.error({ err: error }, 'callback failed');
     else request.log.info({ reason }, 'callback refused');
-    const body = status === 200 ? serializeReply('R1', '', '', undefined) : JSON.stringify({ error: error.code ?? 'BAD_REQUEST', message: error.message });
-    const headers = { 'content-type': 'application/json', 'x-wallet-sim-reason': reason.replace(/[^\x20-\x7e]/g, '?') };
+    const body = status === 200 ? buildReply('R1', '', '', undefined).body : { error: error.code ?? 'BAD_REQUEST', message: error.message };
+    const headers = { 'content-type': 'application/json', 'x-wallet-sim-reason': headerSafe(reason) };
     sim.journal.record({
       received_at: new Date().toISOString(),
       duration_ms: 0,
       request: { method: request.method, url: request.url, headers: {}, body: null },
-      reply: { status, headers, body: JSON.parse(body), dropped: false },
+      reply: { status, headers, body, dropped: false },
       reason,
       replayed: false,
       findings: [],
     });
-    return reply.code(status).headers(headers).send(body);
+    return reply.code(status).headers(headers).send(JSON.stringify(body));
   });
 
   app.post(path, {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Money, money } from '../money.js';
+import { amountProblem, type Money, money } from '../money.js';
 import type { Rule, Scenario } from '../protocol/types.generated.js';
 import { describeErrors, validator } from '../schemas.js';
 
@@ -21,11 +21,14 @@ export interface ActiveScenario {
   credentials: { api_id: string; api_key: string };
   replyCredentials?: { api_id: string; api_key: string };
   scales: Map<string, number>;
+  /** Fraction digits allowed in a currency: the scenario's `currencies`, else 2. */
+  scaleOf(currency: string): number;
   defaultCurrency: string;
   defaultBalance: Money;
   autoCreatePlayers: boolean;
   timestampSkewS: number;
-  players: { user_id: string; balance: Money; currency: string }[];
+  /** `currency` is absent when the file leaves it out: defaults for a new player, kept for a known one. */
+  players: { user_id: string; balance: Money; currency?: string }[];
   rules: Rule[];
 }
 
@@ -39,16 +42,15 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
   const defaultCurrency = doc.defaults?.currency ?? 'USD';
   const problems: ScenarioProblem[] = [];
   const checkScale = (n: number, currency: string, pointer: string) => {
-    const digits = money(n).decimalPlaces();
-    if (digits > scaleOf(currency)) problems.push({ pointer, message: `has ${digits} fraction digits; ${currency} allows ${scaleOf(currency)}` });
+    const problem = amountProblem(money(n), currency, scaleOf(currency));
+    if (problem) problems.push({ pointer, message: problem.message.replace(/^\S+ /, '') });
   };
   const seen = new Set<string>();
   const players = (doc.players ?? []).map((p, i) => {
-    const currency = p.currency ?? defaultCurrency;
     if (seen.has(p.user_id)) problems.push({ pointer: `/players/${i}/user_id`, message: `repeats player ${p.user_id}` });
     seen.add(p.user_id);
-    checkScale(p.balance, currency, `/players/${i}/balance`);
-    return { user_id: p.user_id, balance: money(p.balance), currency };
+    checkScale(p.balance, p.currency ?? defaultCurrency, `/players/${i}/balance`);
+    return { user_id: p.user_id, balance: money(p.balance), currency: p.currency };
   });
   const defaultBalance = doc.defaults?.balance ?? 1000;
   checkScale(defaultBalance, defaultCurrency, '/defaults/balance');
@@ -56,6 +58,10 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
     const { min_amount: min, max_amount: max, nth, every } = r.when;
     if (min !== undefined && max !== undefined && min > max) problems.push({ pointer: `/rules/${i}/when/min_amount`, message: `must be <= max_amount (${max})` });
     if (nth !== undefined && every !== undefined) problems.push({ pointer: `/rules/${i}/when/every`, message: 'cannot be combined with nth' });
+    // A rule's amounts are in the currency it names, else the default one.
+    const currency = r.when.currency ?? defaultCurrency;
+    if (r.then.set_balance !== undefined) checkScale(r.then.set_balance, currency, `/rules/${i}/then/set_balance`);
+    if (typeof r.then.latest_balance === 'number') checkScale(r.then.latest_balance, currency, `/rules/${i}/then/latest_balance`);
   });
   if (problems.length) throw new ScenarioError(source, problems);
   return {
@@ -63,6 +69,7 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
     credentials: doc.credentials,
     replyCredentials: doc.reply_credentials,
     scales,
+    scaleOf,
     defaultCurrency,
     defaultBalance: money(defaultBalance),
     autoCreatePlayers: doc.defaults?.auto_create_players ?? true,

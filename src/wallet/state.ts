@@ -34,7 +34,8 @@ export interface Round {
   settled: boolean;
 }
 
-export const roundKey = (userId: string, gameNo: string): string => `${userId}\u0000${gameNo}`;
+// JSON, not a separator: ids may contain any character, "\u0000" included.
+export const roundKey = (userId: string, gameNo: string): string => JSON.stringify([userId, gameNo]);
 
 export class WalletState {
   // Maps, never plain objects: "__proto__" and "constructor" are ordinary player ids here.

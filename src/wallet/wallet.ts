@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { type Money, money, sum, ZERO } from '../money.js';
+import { amountProblem, type Money, money, sum, ZERO } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { type Finding, finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest, BetResultRequest, CallbackRequest } from '../protocol/types.generated.js';
@@ -61,7 +61,7 @@ export class Wallet {
     const before = player.balance;
     let changes: Change[] | Code;
     switch (req.event_type) {
-      case 'login': changes = [playerChange(player)]; break;
+      case 'login': changes = existing ? [] : [playerChange(player)]; break; // only a new player is a change
       case 'bet': changes = this.bet(req, player, findings); break;
       case 'bet_result': changes = this.settle(req, player, findings); break;
     }
@@ -149,12 +149,8 @@ export class Wallet {
       return ZERO;
     }
     const m = money(n);
-    if (m.precision() > MAX_EXACT_DIGITS) {
-      findings.push(finding('AMOUNT_INEXACT', `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)`, pointer));
-      return m;
-    }
-    const scale = this.config.scale(currency);
-    if (m.decimalPlaces() > scale) findings.push(finding('AMOUNT_SCALE', `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}`, pointer));
+    const problem = amountProblem(m, currency, this.config.scale(currency));
+    if (problem) findings.push(finding(problem.code, problem.message, pointer));
     return m;
   }
 }
@@ -169,13 +165,6 @@ function currencyFindings(currency: string, player: Player, round: Round | undef
   if (round && currency !== round.currency) out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from round ${round.game_no}'s ${round.currency}`, '/data/currency'));
   return out;
 }
-
-/**
- * A JSON number with up to 15 significant digits reads back exactly as written; beyond that the
- * double the parser made may differ from the text the caller sent (or the caller summed in floats:
- * 0.1 + 0.2 = 0.30000000000000004), so the wallet cannot know the amount meant.
- */
-const MAX_EXACT_DIGITS = 15;
 
 /** Identity of a request for idempotency: its canonical JSON without the timestamp. */
 export function fingerprintOf(req: CallbackRequest): string {
