@@ -2,7 +2,7 @@ import { Journal } from './journal/journal.js';
 import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
 import type { ActiveScenario } from './scenario/scenario.js';
-import { digest, matches } from './secrets.js';
+import { matches, secretBytes } from './secrets.js';
 import type { Store } from './store/store.js';
 import { type Change, type Player, WalletState, playerChange } from './wallet/state.js';
 import { Wallet, type WalletConfig } from './wallet/wallet.js';
@@ -61,11 +61,11 @@ export class Simulator {
     };
   }
 
-  /** Which of the caller's Api-Id / Api-Key match, in constant time (digests made once per scenario). */
+  /** Which of the caller's Api-Id / Api-Key match, in constant time (expected bytes made once per scenario). */
   checkCredentials(apiId: string, apiKey: string): { id: boolean; key: boolean } {
     if (this.expected?.scenario !== this.scenario) {
       const { api_id, api_key } = this.credentials;
-      this.expected = { scenario: this.scenario, id: digest(api_id), key: digest(api_key) };
+      this.expected = { scenario: this.scenario, id: secretBytes(api_id), key: secretBytes(api_key) };
     }
     return { id: matches(apiId, this.expected.id), key: matches(apiKey, this.expected.key) };
   }

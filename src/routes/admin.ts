@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { JournalFilter } from '../journal/journal.js';
 import { amountProblem, money } from '../money.js';
-import { digest, matches } from '../secrets.js';
+import { matches, secretBytes } from '../secrets.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import type { Simulator } from '../simulator.js';
@@ -15,7 +15,7 @@ const playerParams = { type: 'object', required: ['user_id'], properties: { user
 /** The admin API (WireMock's vocabulary): players, reset, journal, scenario. */
 export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }> = async (app, { sim, token }) => {
   if (token !== undefined) {
-    const expected = digest(token);
+    const expected = secretBytes(token);
     app.addHook('onRequest', async (request, reply) => {
       const header = request.headers.authorization ?? '';
       const given = header.startsWith('Bearer ') ? header.slice(7) : '';

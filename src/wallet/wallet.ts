@@ -111,9 +111,11 @@ export class Wallet {
     const d = req.data;
     const total = this.amount(d.total_bet_amount, d.currency, '/data/total_bet_amount', findings);
     const winloss = this.amount(d.total_winloss, d.currency, '/data/total_winloss', findings);
-    const round = this.state.rounds.get(roundKey(req.user_id, d.game_no));
-    if (!round) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
-    else if (round.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
+    const found = this.state.rounds.get(roundKey(req.user_id, d.game_no));
+    if (found?.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
+    // Only an open round is checked against: a settled one has nothing left to compare.
+    const round = found?.settled ? undefined : found;
+    if (!found) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
     findings.push(...currencyFindings(d.currency, player, round));
     if (round && !total.eq(round.stake)) findings.push(finding('STAKE_MISMATCH', `total_bet_amount ${total.toFixed()} != the round's stake ${round.stake.toFixed()}`, '/data/total_bet_amount'));
 
@@ -139,7 +141,7 @@ export class Wallet {
     if (hasErrors(findings) || !round) return 'R3';
 
     const credit = total.plus(winloss);
-    return [playerChange({ ...player, balance: player.balance.plus(credit) }), roundChange({ ...round, settled: true })];
+    return [playerChange({ ...player, balance: player.balance.plus(credit) }), roundChange({ ...round, bets: new Map(), settled: true })]; // a settled round keeps no bets: history stays small
   }
 
   /** An amount as an exact decimal; more fraction digits than the currency allows is a finding. */
