@@ -1,7 +1,7 @@
 // Exact decimal money (DESIGN.md "Money is exact") and the reply's number text.
 import { Decimal } from 'decimal.js';
 import t from 'tap';
-import { serializeReply } from '../src/callback.js';
+import { buildReply } from '../src/callback.js';
 import { money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {
@@ -47,7 +47,7 @@ t.test('Money is a clone: decimal.js defaults elsewhere are untouched', async (t
   t.equal(new Decimal(1e21).toString(), '1e+21', 'the default clone still uses exponents');
 });
 
-t.test('serializeReply writes latest_balance as exact decimal text', async (t) => {
+t.test('buildReply writes latest_balance as exact decimal text', async (t) => {
   const cases: [unknown, string | undefined][] = [
     [money(1).minus(0.1).minus(0.2), '0.7'],
     [money('123456789012345.67'), '123456789012345.67'],
@@ -57,8 +57,9 @@ t.test('serializeReply writes latest_balance as exact decimal text', async (t) =
     [undefined, undefined],
   ];
   for (const [balance, text] of cases) {
-    const raw = serializeReply('R0', 'bet', 'p', balance as never);
+    const { text: raw, body: object } = buildReply('R0', 'bet', 'p', balance as never);
     const body = JSON.parse(raw);
+    t.same(object, body, 'the journal keeps the same reply as an object');
     t.match(body, { code: 'R0', event_type: 'bet', user_id: 'p' });
     t.ok(Number.isInteger(body.timestamp));
     if (text === undefined) t.notOk('latest_balance' in body, `${balance}: no latest_balance`);

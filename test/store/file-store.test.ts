@@ -8,7 +8,7 @@ import { StoreError } from '../../src/store/store-error.js';
 import type { Change } from '../../src/wallet/state.js';
 import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
 
-type Test = typeof t;
+type Test = { teardown: (fn: () => unknown) => void };
 
 async function tempData(t: Test): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-store-'));
