@@ -34,6 +34,8 @@ export interface Round {
   settled: boolean;
 }
 
+const NO_BETS: Map<string, Bet> = new Map();
+
 // JSON, not a separator: ids may contain any character, "\u0000" included.
 export const roundKey = (userId: string, gameNo: string): string => JSON.stringify([userId, gameNo]);
 
@@ -54,7 +56,9 @@ export class WalletState {
           game_no: change.game_no,
           currency: change.currency,
           stake: money(change.stake),
-          bets: new Map(change.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
+          // A settled round only refuses more bets and a second settlement: it keeps no bets, and
+          // all of them share one empty map, so a long history costs little heap.
+          bets: change.settled ? NO_BETS : new Map(change.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
           settled: change.settled,
         });
         break;
