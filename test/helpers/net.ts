@@ -1,13 +1,6 @@
 import { request } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 
-/** Listens on 127.0.0.1, any free port; returns the base URL. */
-export async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  return `http://127.0.0.1:${address.port}`;
-}
+export { listen } from './app.js';
 
 export interface PostResult { status: number; body: any; ms: number; error?: string }
 
