@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -12,6 +12,7 @@ import { startReceiver } from './helpers/broken-receivers.js';
 const run = promisify(execFile);
 const CLI = join(ROOT, 'dist/src/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-probe-cli-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 type Failed = { code?: number; stdout: string; stderr: string };
 
 /** The CI flow of docs/ci.md, end to end: `start` in the background, `probe` against it, then `verify`. */

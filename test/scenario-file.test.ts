@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -62,6 +62,7 @@ t.test('semantic checks', async (t) => {
 
 t.test('file errors name the file', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-scenario-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, '{ "name": ');
   t.throws(() => loadScenarioFile(bad), { message: new RegExp(`^${bad}: is not valid JSON`) });

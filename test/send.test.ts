@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -64,6 +64,7 @@ t.test('--body sends a file byte for byte', async (t) => {
   const { app, sim, url } = await listening();
   t.teardown(() => app.close());
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-send-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'login.json');
   writeFileSync(file, '{"transaction_id":"fixed-1","event_type":"login","timestamp":1,"feedback_data":"","user_id":"usd"}');
   const x = await runSend('login', defaults(url, { body: file }));

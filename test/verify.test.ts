@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { bet, buildTestApp, login, result, send } from './helpers/app.js';
 const run = promisify(execFile);
 const CLI = join(ROOT, 'dist/src/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-verify-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A simulator on a real port with one worked round of player-1, a refused bet of usd and a bad-totals bet. */
 async function simulatorWithTraffic(options: { adminToken?: string } = {}) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -8,6 +8,7 @@ import { eventually, startCli } from './helpers/spawn-cli.js';
 
 t.test('--watch reloads the scenario on change; an invalid edit keeps the old one and logs every error', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-watch-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'scenario.json');
   const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
   writeFileSync(file, JSON.stringify({ ...scenario, name: 'first' }));
@@ -37,6 +38,7 @@ t.test('--watch reloads the scenario on change; an invalid edit keeps the old on
 
 t.test('WALLET_SIM_WATCH=false does not watch (=1 does)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-watch-env-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
   for (const [value, watches] of [['false', false], ['1', true]] as const) {
     const file = join(dir, `scenario-${value}.json`);
