@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { adminRoutes } from './routes/admin.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
@@ -28,6 +28,8 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    // One line per callback comes from the callback route itself (with code and reason).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     ajv: { customOptions: ajvOptions },
     // Every request is a fresh callback: keep-alive sockets must not block a graceful close.

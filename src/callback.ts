@@ -125,10 +125,14 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   };
 
   function schemaFindings(): Finding[] {
-    return describeErrors(validateRequest.errors).map(({ pointer, message }) => (
-      // The discriminator's own message ("tag … must be in oneOf") says nothing to a provider.
-      message.startsWith('tag ') || pointer === '/event_type' ? finding('SCHEMA', 'event_type must be one of login, bet, bet_result', '/event_type')
-        : finding('SCHEMA', `${pointer} ${message}`, pointer)));
+    const errors = validateRequest.errors ?? [];
+    const absent = echo.event_type === undefined && (body === null || typeof body !== 'object' || !('event_type' in body));
+    return describeErrors(errors).flatMap(({ pointer, message }, i) => {
+      // The discriminator's own words ("value of tag … must be in oneOf") say nothing to a
+      // provider; a missing event_type is already reported as required.
+      if (errors[i]!.keyword !== 'discriminator') return [finding('SCHEMA', `${pointer} ${message}`, pointer)];
+      return absent ? [] : [finding('SCHEMA', '/event_type must be one of login, bet, bet_result', '/event_type')];
+    });
   }
 }
 

@@ -76,3 +76,19 @@ t.test('--journal-size bounds the journal of a running app', async (t) => {
   for (let i = 0; i < 5; i++) await send(app, login('usd'));
   t.equal(sim.journal.count(), 2);
 });
+
+t.test('schema findings name the field once, in words a provider understands', async (t) => {
+  const { app, sim } = await buildTestApp();
+  t.teardown(() => app.close());
+  const cases: [string, string[]][] = [
+    ['{}', ['/event_type is required']],
+    ['{"event_type":"deposit","user_id":"u"}', ['/event_type must be one of login, bet, bet_result']],
+    ['{"event_type":5}', ['/event_type must be one of login, bet, bet_result']],
+    ['null', ['/ must be object']],
+    ['{"event_type":"login","user_id":"u","transaction_id":"t","feedback_data":"","timestamp":"1"}', ['/timestamp must be number']],
+  ];
+  for (const [body, messages] of cases) {
+    t.equal((await send(app, body)).body.code, 'R3', body);
+    t.same(sim.journal.list().at(-1)!.findings.filter((f) => f.code === 'SCHEMA').map((f) => f.message), messages, body);
+  }
+});
