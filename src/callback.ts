@@ -85,8 +85,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
     } catch (e) {
       code = 'R1';
       decided = {}; // the change is not durable: report no balance
-      sim.storeFailure = `the store failed (${(e as Error).message}); restart wallet-sim: it recovers what was acknowledged`;
-      failure = `R1: ${sim.storeFailure}`;
+      failure = `R1: ${sim.storeFailure ?? (e as Error).message}`;
     }
   }
 

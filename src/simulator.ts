@@ -33,11 +33,10 @@ export class Simulator {
   rules: RuleEngine;
   readonly wallet: Wallet;
   readonly journal: Journal;
-  /**
-   * Set once a store write fails: memory then holds a change the disk does not, so every later
-   * callback is refused (R1) rather than answered from state a restart would not have.
-   */
-  storeFailure?: string;
+  /** Why callbacks are refused since a store write failed (see Wallet.failure). */
+  get storeFailure(): string | undefined {
+    return this.wallet.failure;
+  }
 
   private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
     this.rules = new RuleEngine(scenario.rules);

@@ -703,3 +703,45 @@ t.test('round keys cannot collide: ids may contain any character, NUL included',
   t.equal((await send(app, result('a', 'b\u0000c', [['1', 'P', 10, 10]], { currency: 'USD' }))).body.code, 'R0', 'a settles its own round');
   t.equal(balanceOf(sim, 'a'), '110');
 });
+
+t.test('a refusal waits until the state it was decided on is durable, like an R0', async (t) => {
+  let release!: () => void;
+  const pending = new Promise<void>((resolve) => { release = resolve; });
+  let held = false;
+  const store = {
+    load: async () => [],
+    commit: () => (held ? pending : Promise.resolve()),
+    flush: () => (held ? pending : Promise.resolve()),
+    close: async () => {},
+  };
+  const { app } = await buildTestApp({}, { store });
+  t.teardown(() => app.close());
+  held = true;
+  const first = send(app, bet('usd', GAME, [['1', 'P', 90]], { currency: 'USD' }));
+  const second = send(app, bet('usd', 'G2', [['1', 'P', 20]], { currency: 'USD' }));
+  let answered = false;
+  void second.then(() => { answered = true; });
+  await new Promise((r) => setTimeout(r, 50));
+  t.notOk(answered, 'the R4 (decided on the 90 not yet durable) is held back');
+  release();
+  t.equal((await first).body.code, 'R0');
+  t.match((await second).body, { code: 'R4', latest_balance: 10 });
+});
+
+t.test('a failed admin write latches the store failure too', async (t) => {
+  let fail = false;
+  const store = {
+    load: async () => [],
+    commit: () => (fail ? Promise.reject(new Error('disk full')) : Promise.resolve()),
+    flush: () => Promise.resolve(),
+    close: async () => {},
+  };
+  const { app } = await buildTestApp({}, { store });
+  t.teardown(() => app.close());
+  fail = true;
+  const put = await app.inject({ method: 'PUT', url: '/admin/players/usd', payload: { balance: 5 } });
+  t.equal(put.statusCode, 500);
+  t.equal((await app.inject('/health')).statusCode, 503);
+  fail = false;
+  t.equal((await send(app, login('usd'))).body.code, 'R1', 'callbacks refused: memory is ahead of the disk');
+});

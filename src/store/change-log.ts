@@ -55,8 +55,14 @@ export async function readLog(path: string, tornAllowed: boolean): Promise<ReadL
     const isLast = end === buf.length;
     const problem = nl === -1 ? 'has no line end' : groupOrProblem(buf.toString('utf8', at, nl));
     if (typeof problem === 'string') {
-      if (isLast && tornAllowed) return { groups, validBytes: at, tornBytes: buf.length - at };
-      throw new StoreError(path, `line ${line} ${problem}: ${isLast ? 'only the newest log may end in a torn line' : 'a corrupt line before the end is not a crash tear'}; the file was left untouched`);
+      // A crash can only tear the line being written: cut short, or not JSON yet. A whole line
+      // that parses but holds bad records was written so, and is an error like any other.
+      const torn = nl === -1 || problem.startsWith(NOT_JSON);
+      if (isLast && tornAllowed && torn) return { groups, validBytes: at, tornBytes: buf.length - at };
+      const why = !isLast ? 'a corrupt line before the end is not a crash tear'
+        : !tornAllowed ? 'only the newest log may end in a torn line'
+        : 'a whole line that parses was written so: it is not a crash tear';
+      throw new StoreError(path, `line ${line} ${problem}: ${why}; the file was left untouched`);
     }
     groups.push(problem);
     at = end;
@@ -64,12 +70,14 @@ export async function readLog(path: string, tornAllowed: boolean): Promise<ReadL
   return { groups, validBytes: at, tornBytes: 0 };
 }
 
+const NOT_JSON = 'is not valid JSON';
+
 function groupOrProblem(text: string): Change[] | string {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    return `is not valid JSON (${(e as Error).message})`;
+    return `${NOT_JSON} (${(e as Error).message})`;
   }
   if (!Array.isArray(v)) return 'is not a JSON array of changes';
   for (let i = 0; i < v.length; i++) {

@@ -107,9 +107,16 @@ export class FileStore implements Store {
       const newest = i === pending.length - 1;
       const read = await readLog(l.path, newest);
       for (const group of read.groups) this.fold.apply(group);
-      if (newest && read.tornBytes) truncateTo = read.validBytes;
+      if (newest && read.tornBytes) {
+        truncateTo = read.validBytes;
+        process.emitWarning(`${l.path}: dropped a torn last line (${read.tornBytes} bytes) left by a crash; it was never acknowledged`);
+      }
     }
     this.loaded = this.fold.changes();
+    // An existing store that was emptied (POST /admin/reset with no players) must not look new,
+    // or the simulator would seed it with the scenario's players again.
+    const isNew = this.snapshotFile.bytes === 0 && !pending.length;
+    if (!this.loaded.length && !isNew) this.loaded = [{ op: 'clear' }];
 
     // A new store gets its (empty) JSON document at once, so --data names a real file from the start.
     if (this.snapshotFile.bytes === 0 && !pending.length) await this.db.write();

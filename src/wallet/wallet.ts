@@ -75,11 +75,23 @@ export class Wallet {
   /** Applies changes in memory now and hands them to the store. */
   commit(changes: Change[]): Promise<void> {
     for (const c of changes) this.state.apply(c);
-    return this.store.commit(changes);
+    const durable = this.store.commit(changes);
+    durable.catch((e: Error) => {
+      this.failure ??= `the store failed (${e.message}); restart wallet-sim: it recovers what was acknowledged`;
+    });
+    return durable;
   }
 
+  /**
+   * Set once a store write fails: memory then holds a change the disk does not, so nothing more
+   * may be answered from it (callbacks get R1, /health 503) until a restart.
+   */
+  failure?: string;
+
   private reject(code: Code, player: Player | undefined, balance = player?.balance): Decision {
-    return { code, balance, balanceBefore: player?.balance, replayed: false, durable: Promise.resolve() };
+    // A refusal is final too: it waits until the state it was decided on (earlier callbacks'
+    // changes still in the store's queue) is durable, like an R0.
+    return { code, balance, balanceBefore: player?.balance, replayed: false, durable: this.store.flush() };
   }
 
   private bet(req: BetRequest, player: Player, findings: Finding[]): Change[] | Code {

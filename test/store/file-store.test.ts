@@ -3,6 +3,8 @@ import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { compileScenario } from '../../src/scenario/scenario.js';
+import { Simulator } from '../../src/simulator.js';
 import { FileStore } from '../../src/store/file.js';
 import { StoreError } from '../../src/store/store-error.js';
 import type { Change } from '../../src/wallet/state.js';
@@ -132,6 +134,10 @@ t.test('corrupt files stop the store with the file and the problem named, and st
       await writeFile(`${data}.000002.log`, `${JSON.stringify([player('b', '2')])}\n`);
       return `${data}.000001.log`;
     }, /000001\.log: line 2 has no line end: only the newest log/],
+    ['a whole last line that parses but holds a bad record', async (data) => {
+      await writeFile(`${data}.000001.log`, `${JSON.stringify([player('a', '1')])}\n[{"op":"player","user_id":"a","balance":7,"currency":"USD"}]\n`);
+      return `${data}.000001.log`;
+    }, /000001\.log: line 2 \/0 .*a whole line that parses was written so/],
     ['a missing log', async (data) => {
       await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 3, written_at: '', changes: [] }));
       await writeFile(`${data}.000005.log`, `${JSON.stringify([player('b', '2')])}\n`);
@@ -187,4 +193,17 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
   t.match((await send(second.app, result('usd', 'g1', [['1', 'P', 10.25, 0]], { currency: 'USD' }))).body, { code: 'R3' }, 'a settled round stays settled');
   t.match((await send(second.app, result('usd', 'g2', [['1', 'B', 5, -5]], { currency: 'USD' }))).body, { code: 'R0', latest_balance: 105.25 }, 'the open round is still open');
   t.equal(balanceOf(second.sim, 'usd'), '105.25');
+});
+
+t.test('a store emptied by a reset stays empty after a restart (only a new store is seeded)', async (t) => {
+  const data = await tempData(t);
+  const scenario = compileScenario({ name: 's', credentials: { api_id: 'a', api_key: 'k' }, players: [{ user_id: 'p1', balance: 5 }] });
+  const first = await Simulator.open(scenario, await FileStore.open(data));
+  t.same(first.players().map((p) => p.user_id), ['p1'], 'a new store gets the scenario players');
+  await first.setScenario(compileScenario({ name: 'empty', credentials: { api_id: 'a', api_key: 'k' } }), true);
+  t.same(first.players(), []);
+  await (first.store as FileStore).abandon();
+  const second = await Simulator.open(scenario, await FileStore.open(data));
+  t.same(second.players(), [], 'not seeded again');
+  await second.store.close();
 });
