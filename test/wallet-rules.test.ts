@@ -645,17 +645,25 @@ t.test('timestamp defects are warnings: R0, with findings in the journal', async
   }
 });
 
-t.test('a store that cannot make a change durable: R1, no balance claimed', async (t) => {
-  let fail = false;
-  const store = {
-    load: async () => [],
-    commit: () => (fail ? Promise.reject(new Error('disk full')) : Promise.resolve()),
-    flush: () => Promise.resolve(),
-    close: async () => {},
+/** A memory store whose writes fail with "disk full" while `failing` is set. */
+function failingDisk() {
+  const disk = {
+    failing: false,
+    store: {
+      load: async () => [],
+      commit: () => (disk.failing ? Promise.reject(new Error('disk full')) : Promise.resolve()),
+      flush: () => Promise.resolve(),
+      close: async () => {},
+    },
   };
-  const { app } = await buildTestApp({}, { store });
+  return disk;
+}
+
+t.test('a store that cannot make a change durable: R1, no balance claimed', async (t) => {
+  const disk = failingDisk();
+  const { app } = await buildTestApp({}, { store: disk.store });
   t.teardown(() => app.close());
-  fail = true;
+  disk.failing = true;
   const req = bet('player-1', GAME, [['1', 'P', 100]]);
   const res = await send(app, req);
   assertReply(t, res, 'R1', req);
@@ -664,7 +672,7 @@ t.test('a store that cannot make a change durable: R1, no balance claimed', asyn
   t.equal((await journal(app, { transaction_id: req.transaction_id }))[0].code, 'R1');
 
   // memory now holds a change the disk does not: nothing more is answered from it
-  fail = false;
+  disk.failing = false;
   const retry = await send(app, req);
   t.equal(retry.body.code, 'R1', 'the retry is not replayed from the undurable change');
   t.equal((await send(app, login('player-1'))).body.code, 'R1', 'every later callback is refused');
@@ -729,19 +737,13 @@ t.test('a refusal waits until the state it was decided on is durable, like an R0
 });
 
 t.test('a failed admin write latches the store failure too', async (t) => {
-  let fail = false;
-  const store = {
-    load: async () => [],
-    commit: () => (fail ? Promise.reject(new Error('disk full')) : Promise.resolve()),
-    flush: () => Promise.resolve(),
-    close: async () => {},
-  };
-  const { app } = await buildTestApp({}, { store });
+  const disk = failingDisk();
+  const { app } = await buildTestApp({}, { store: disk.store });
   t.teardown(() => app.close());
-  fail = true;
+  disk.failing = true;
   const put = await app.inject({ method: 'PUT', url: '/admin/players/usd', payload: { balance: 5 } });
   t.equal(put.statusCode, 500);
   t.equal((await app.inject('/health')).statusCode, 503);
-  fail = false;
+  disk.failing = false;
   t.equal((await send(app, login('usd'))).body.code, 'R1', 'callbacks refused: memory is ahead of the disk');
 });
