@@ -79,7 +79,8 @@ export class FileStore implements Store {
       return store;
     } catch (e) {
       await unlock();
-      throw e;
+      // Node's own errors (a failed truncate or fsync) may not name a file: this one does.
+      throw e instanceof StoreError ? e : new StoreError(full, `cannot be opened: ${(e as Error).message}`);
     }
   }
 
