@@ -1,69 +1,14 @@
 // The BUILT CLI (npm test builds first), spawned and spoken to over a real socket.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { DEFAULT_SCENARIO, ROOT } from '../src/paths.js';
+import t from 'tap';
+import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
+import { LISTENING, run, start } from './helpers/spawn-cli.js';
 
-const CLI = join(ROOT, 'dist/src/cli.js');
-const LISTENING = /^wallet-sim listening on (http:\/\/127\.0\.0\.1:(\d+)) /;
-/** Generous: a loaded CI machine may be slow to boot node. */
-const BOOT_MS = 30_000;
 // Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
 t.setTimeout(300_000);
-
-/** The parent's env without WALLET_SIM_* (so a developer's shell cannot change the tests). */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_')));
-  return { ...env, ...extra };
-}
-
-interface Ran { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-function collect(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<Ran> } {
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-  const exited = new Promise<Ran>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-/** Runs a command that ends by itself. */
-async function run(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
-  const ran = await collect(child).exited;
-  clearTimeout(timer);
-  return ran;
-}
-
-interface Started { url: string; port: number; child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Ran>; stop: () => Promise<Ran> }
-
-/** Starts `start`, resolves once it printed its URL; rejects if it exits first. */
-async function start(tt: Test, args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, 'start', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  const io = collect(child);
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
-    const ran = await io.exited;
-    clearTimeout(timer);
-    return ran;
-  };
-  tt.teardown(async () => { await stop(); });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${BOOT_MS} ms; stderr: ${io.stderr()}`)), BOOT_MS);
-    child.stdout!.on('data', () => {
-      const line = io.stdout().split('\n').find((l) => LISTENING.test(l));
-      if (line) { clearTimeout(timer); resolve(LISTENING.exec(line)![1]!); }
-    });
-    void io.exited.then((r) => { clearTimeout(timer); reject(new Error(`exited ${r.code} before listening: ${r.stderr}`)); });
-  });
-  return { url, port: Number(new URL(url).port), child, ...io, stop };
-}
 
 t.test('start --port 0: one line with the URL, a full round over a real socket, /health, SIGTERM exits 0', async (t) => {
   const sim = await start(t, ['--port', '0', '--log-level', 'silent']);

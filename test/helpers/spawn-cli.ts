@@ -1,35 +1,65 @@
+// The BUILT CLI (npm test builds first), spawned as a user runs it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { Test } from 'tap';
 import { ROOT } from '../../src/paths.js';
 
 export const CLI = join(ROOT, 'dist/src/cli.js');
+export const LISTENING = /^wallet-sim listening on (http:\/\/127\.0\.0\.1:(\d+)) /;
+/** Generous: a loaded CI machine may be slow to boot node. */
+export const BOOT_MS = 30_000;
 
-export interface Running { child: ChildProcess; url: string; output: () => string; stop: () => Promise<number | null> }
+/** The parent's env without WALLET_SIM_* (so a developer's shell cannot change the tests). */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_')));
+  return { ...env, ...extra };
+}
 
-/** Starts the built CLI (`wallet-sim start --port 0 …`) and waits for its "listening on" line. */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'start', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+export interface Ran { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+export function collect(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<Ran> } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  const exited = new Promise<Ran>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Runs a command that ends by itself. */
+export async function run(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
+  const ran = await collect(child).exited;
+  clearTimeout(timer);
+  return ran;
+}
+
+export interface Started { url: string; port: number; child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Ran>; stop: () => Promise<Ran> }
+
+/** Starts `start`, resolves once it printed its URL; rejects if it exits first. */
+export async function start(tt: Test, args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [CLI, 'start', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const io = collect(child);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    return exited;
+    const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
+    const ran = await io.exited;
+    clearTimeout(timer);
+    return ran;
   };
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no "listening on" line within ${timeoutMs} ms:\n${output}`)); }, timeoutMs);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /wallet-sim listening on (http:\/\/\S+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1]!, output: () => output, stop });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`exited with ${code} before listening:\n${output}`)); });
+  tt.teardown(async () => { await stop(); });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within ${BOOT_MS} ms; stderr: ${io.stderr()}`)), BOOT_MS);
+    child.stdout!.on('data', () => {
+      const line = io.stdout().split('\n').find((l) => LISTENING.test(l));
+      if (line) { clearTimeout(timer); resolve(LISTENING.exec(line)![1]!); }
+    });
+    void io.exited.then((r) => { clearTimeout(timer); reject(new Error(`exited ${r.code} before listening: ${r.stderr}`)); });
   });
+  return { url, port: Number(new URL(url).port), child, ...io, stop };
 }
+
 
 /** Polls until `check` returns true (generous, for file watchers and child processes). */
 export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
