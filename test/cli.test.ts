@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
-import { LISTENING, run, start } from './helpers/spawn-cli.js';
+import { eventually, LISTENING, run, start } from './helpers/spawn-cli.js';
 
 // Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
 t.setTimeout(300_000);
@@ -150,4 +150,19 @@ t.test('the bundled default scenario is what start uses by default', async (t) =
   const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
   const players = await (await fetch(`${sim.url}/admin/players`)).json();
   t.same(players.map((p: { user_id: string }) => p.user_id).sort(), scenario.players.map((p: { user_id: string }) => p.user_id).sort());
+});
+
+t.test('at the default log level, start still prints exactly one line before any callback', async (t) => {
+  const sim = await start(t, ['--port', '0']);
+  await fetch(`${sim.url}/health`);
+  await new Promise((r) => setTimeout(r, 200)); // a stray line would have arrived by now
+  t.same(sim.stdout().split('\n').filter(Boolean).map((l) => LISTENING.test(l)), [true], 'only the listening line');
+  const res = await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('player-usd')) });
+  t.equal(((await res.json()) as { code: string }).code, 'R0');
+  // The child's stdout reaches us on its own schedule: wait for the line rather than race it.
+  const lines = () => sim.stdout().split('\n').filter(Boolean);
+  await eventually(async () => lines().length >= 2);
+  const after = lines();
+  t.equal(after.length, 2, 'then one JSON line per callback');
+  t.match(JSON.parse(after[1]!), { code: 'R0', msg: 'R0' });
 });

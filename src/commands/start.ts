@@ -83,7 +83,16 @@ async function start(o: StartOptions): Promise<void> {
     bodyLimit: o.bodyLimit,
     adminToken: o.adminToken,
     storeKind: o.store,
-    logger: { level: o.logLevel },
+    logger: {
+      level: o.logLevel,
+      hooks: {
+        // The start line below is the one line with the URL (DESIGN.md); Fastify's own is dropped.
+        logMethod(args, method) {
+          if (typeof args[0] === 'string' && args[0].startsWith('Server listening at')) return;
+          method.apply(this, args);
+        },
+      },
+    },
   });
 
   closeWithGrace({ delay: 5000 }, async ({ signal, err }) => {
