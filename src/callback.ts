@@ -7,6 +7,7 @@ import { type Finding, finding, hasErrors } from './protocol/findings.js';
 import type { CallbackReply, CallbackRequest } from './protocol/types.generated.js';
 import type { Fired } from './scenario/rules.js';
 import { describeErrors, validator } from './schemas.js';
+import { maskedHeaders } from './secrets.js';
 import type { Simulator } from './simulator.js';
 
 const validateRequest = validator<CallbackRequest>('CallbackRequest');
@@ -111,8 +112,8 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       transaction_id: typeof (body as { transaction_id?: unknown })?.transaction_id === 'string' ? (body as { transaction_id: string }).transaction_id : undefined,
       event_type: echo.event_type,
       user_id: echo.user_id,
-      request: { method: input.method, url: input.url, headers: maskHeaders(input.headers), body: body ?? clip(input.body) },
-      reply: { status: then?.http_status ?? 200, headers: maskHeaders(replyHeaders), body: reply.body, dropped: then?.drop_connection ?? false },
+      request: { method: input.method, url: input.url, headers: maskedHeaders(input.headers), body: body ?? clip(input.body) },
+      reply: { status: then?.http_status ?? 200, headers: maskedHeaders(replyHeaders), body: reply.body, dropped: then?.drop_connection ?? false },
       code,
       reason,
       rule: rule && { index: rule.index, name: rule.name },
@@ -234,16 +235,5 @@ export function buildReply(code: Code, eventType: string, userId: string, balanc
 /** A header value: printable ASCII only, bounded. */
 export const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
 
-function maskHeaders(headers: IncomingHttpHeaders | Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : value;
-    out[name] = name === 'api-key' || name === 'authorization' ? mask(text) : text;
-  }
-  return out;
-}
-
-const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);
 const clip = (s: string) => (s.length > 65_536 ? `${s.slice(0, 65_536)}…(${s.length} bytes)` : s);
 

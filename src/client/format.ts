@@ -1,4 +1,5 @@
-import { type Exchange, maskedHeaders } from './http.js';
+import { maskedHeaders } from '../secrets.js';
+import type { Exchange } from './http.js';
 
 const SHOWN_REPLY_HEADERS = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
 

@@ -52,14 +52,3 @@ export function describeFetchError(e: unknown, timeoutMs: number): string {
   if (err.name === 'TimeoutError') return `no reply within ${timeoutMs} ms`;
   return err.cause?.message ?? err.cause?.code ?? err.message;
 }
-
-/** Headers shown in reports: the key is masked so a report can be pasted in a ticket. */
-export function maskedHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name] = name === 'api-key' || name === 'authorization' ? mask(value) : value;
-  }
-  return out;
-}
-
-const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../client/callbacks.js';
-import { DEFAULT_TIMEOUT_MS, type Exchange, maskedHeaders, postCallback } from '../client/http.js';
+import { DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
+import { maskedHeaders } from '../secrets.js';
 import { type Money, money } from '../money.js';
 import { CODES, EVENT_TYPES, type EventType } from '../protocol/codes.js';
 
