@@ -12,6 +12,8 @@ export interface SimulatorOptions {
   apiId?: string;
   apiKey?: string;
   journalSize?: number;
+  /** --journal-bytes: the journal's bound on the JSON text it holds. */
+  journalBytes?: number;
 }
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
@@ -41,7 +43,7 @@ export class Simulator {
   private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
     this.rules = new RuleEngine(scenario.rules);
     this.wallet = new Wallet(new WalletState(), store, walletConfig(scenario));
-    this.journal = new Journal(options.journalSize);
+    this.journal = new Journal(options.journalSize, options.journalBytes);
   }
 
   /** Starts from what the store holds; an empty store gets the scenario's players. */

@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import type { JournalFilter } from '../journal/journal.js';
+import type { StoredEntry } from '../journal/journal.js';
 import { amountProblem, money } from '../money.js';
 import { matches, secretBytes } from '../secrets.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
@@ -51,23 +52,25 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }>
   app.post('/reset', { schema: { tags, security, summary: "Back to the scenario's initial state; journal and rule counters cleared" } },
     async () => { await sim.reset(); return { ok: true }; });
 
-  app.get<{ Querystring: JournalFilter }>('/journal', {
+  app.get<{ Querystring: { user_id?: string; event_type?: string; transaction_id?: string; after?: string; limit?: string } }>('/journal', {
     schema: {
-      tags, security, summary: 'Callbacks received, oldest first, with findings',
+      tags, security, summary: 'Callbacks received, oldest first, with findings (streamed; page with after + limit)',
       querystring: {
         type: 'object',
         properties: {
           user_id: { type: 'string' },
           event_type: { type: 'string' },
           transaction_id: { type: 'string' },
-          limit: { type: 'string', pattern: '^[0-9]+$', description: 'Keep only the newest n entries.' },
+          after: { type: 'string', pattern: '^[0-9]+$', description: 'Only entries with an id greater than this; with `limit`, pages forward.' },
+          limit: { type: 'string', pattern: '^[0-9]+$', description: 'Without `after`: keep only the newest n entries. With `after`: the first n after it.' },
         },
       },
     },
-  }, async (request) => {
-    const { limit, ...filter } = request.query;
-    const entries = sim.journal.list({ ...filter, limit: limit === undefined ? undefined : Number(limit) });
-    return { count: entries.length, entries };
+  }, async (request, reply) => {
+    const { limit, after, ...filter } = request.query;
+    const entries = sim.journal.select({ ...filter, after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) });
+    // Streamed from the entries' own text: never one string the size of the whole journal.
+    return reply.type('application/json').send(Readable.from(journalDocument(entries)));
   });
 
   app.delete('/journal', { schema: { tags, security, summary: 'Clear the journal' } }, async (_request, reply) => {
@@ -93,3 +96,16 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }>
     return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
   });
 };
+
+/** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */
+function* journalDocument(entries: StoredEntry[]): Generator<string> {
+  let chunk = `{"count":${entries.length},"entries":[`;
+  for (const [i, e] of entries.entries()) {
+    chunk += i ? `,${e.text}` : e.text;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}]}`;
+}

@@ -23,11 +23,13 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     else request.log.info({ reason }, 'callback refused');
     const body = status === 200 ? buildReply('R1', '', '', undefined).body : { error: error.code ?? 'BAD_REQUEST', message: error.message };
     const headers = { 'content-type': 'application/json', 'x-wallet-sim-reason': headerSafe(reason) };
+    const at = new Date().toISOString();
     sim.journal.record({
-      received_at: new Date().toISOString(),
+      received_at: at,
+      replied_at: at,
       duration_ms: 0,
       request: { method: request.method, url: request.url, headers: {}, body: null },
-      reply: { status, headers, body, dropped: false },
+      reply: { status, headers, body, dropped: false, client_gone: false },
       reason,
       replayed: false,
       findings: [],
@@ -43,14 +45,22 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   }, async (request, reply) => {
     const started = performance.now();
     const receivedAt = new Date().toISOString();
+    const socket = request.raw.socket;
     const out = await handleCallback(sim, { method: request.method, url: request.url, headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
+    // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+    const pending = sim.journal.begin({ ...out.entry, received_at: receivedAt });
     if (out.delayMs) await sleep(out.delayMs);
-    const entry = sim.journal.record({ ...out.entry, received_at: receivedAt, duration_ms: Math.round(performance.now() - started) });
+    const entry = pending.finish({
+      replied_at: new Date().toISOString(),
+      duration_ms: Math.round(performance.now() - started),
+      // The caller gave up (its own time-out) before the reply: it never read it.
+      client_gone: socket.destroyed || !socket.writable,
+    });
     request.log.info({ journal_id: entry.id, code: out.code, reason: out.reason, transaction_id: entry.transaction_id, user_id: entry.user_id, event_type: entry.event_type }, out.reason ?? 'R0');
     if (out.drop) {
       // The lost-reply case: the change is applied, the caller never hears of it.
       reply.hijack();
-      request.raw.socket.destroy();
+      socket.destroy();
       return;
     }
     return reply.code(out.status as 200).headers(out.headers).send(out.body); // a rule may force any status
