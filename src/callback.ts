@@ -41,7 +41,12 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   const findings: Finding[] = [];
   const header = (name: string) => first(input.headers[name]);
 
-  const parsed = parseBody(input, findings);
+  const credentialFindings = authenticate(sim, header('api-id'), header('api-key'));
+  const authenticated = credentialFindings.length === 0;
+  // An unauthenticated caller gets its R2 for the price of a small body at most: a larger one is
+  // neither parsed nor validated, and only an excerpt of it is journalled.
+  const readable = authenticated || input.body.length <= UNAUTHENTICATED_READ_LIMIT;
+  const parsed = readable ? parseBody(input, findings) : undefined;
   const echo = echoFields(parsed);
   // No request nests this deep; a body that does would overflow the stack of every recursive walk
   // after this one (fingerprint, journal serialisation), so it is refused here and journalled as text.
@@ -49,7 +54,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   if (tooDeep) findings.push(finding('SCHEMA', `the body nests deeper than ${MAX_DEPTH} levels`, '/'));
   const body = tooDeep ? undefined : parsed;
   if (header('callback-url') === undefined) findings.push(finding('CALLBACK_URL_MISSING', undefined, 'header:Callback-URL'));
-  authenticate(sim, header('api-id'), header('api-key'), findings);
+  findings.push(...credentialFindings);
   const request = body !== undefined && validateRequest(body) ? body : undefined;
   if (body !== undefined && !request) findings.push(...schemaFindings());
   if (request) findings.push(...timestampFindings(request.timestamp, sim.scenario.timestampSkewS));
@@ -62,7 +67,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   let decided: { balance?: Money } | undefined;
   let replayed = false;
   let failure: string | undefined;
-  if (findings.some((f) => f.code.startsWith('CREDENTIALS_'))) code = 'R2';
+  if (!authenticated) code = 'R2';
   else if (!request || hasErrors(findings)) code = 'R3';
   else if (sim.storeFailure) {
     code = 'R1';
@@ -112,7 +117,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       transaction_id: typeof (body as { transaction_id?: unknown })?.transaction_id === 'string' ? (body as { transaction_id: string }).transaction_id : undefined,
       event_type: echo.event_type,
       user_id: echo.user_id,
-      request: { method: input.method, url: input.url, headers: maskedHeaders(input.headers), body: body ?? clip(input.body) },
+      request: { method: input.method, url: input.url, headers: maskedHeaders(input.headers), body: journalledBody(input.body, body, authenticated) },
       reply: { status: then?.http_status ?? 200, headers: maskedHeaders(replyHeaders), body: reply.body, dropped: then?.drop_connection ?? false },
       code,
       reason,
@@ -180,14 +185,14 @@ function echoFields(body: unknown): { event_type?: string; user_id?: string } {
   };
 }
 
-function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined, findings: Finding[]): void {
+function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined): Finding[] {
   if (apiId === undefined || apiKey === undefined) {
     const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
-    findings.push(finding('CREDENTIALS_MISSING', `${missing} header missing`, `header:${missing.split(' ')[0]}`));
-    return;
+    return [finding('CREDENTIALS_MISSING', `${missing} header missing`, `header:${missing.split(' ')[0]}`)];
   }
   const { id: idOk, key: keyOk } = sim.checkCredentials(apiId, apiKey);
-  if (!idOk || !keyOk) findings.push(finding('CREDENTIALS_WRONG', `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`, `header:${!idOk ? 'Api-Id' : 'Api-Key'}`));
+  if (idOk && keyOk) return [];
+  return [finding('CREDENTIALS_WRONG', `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`, `header:${!idOk ? 'Api-Id' : 'Api-Key'}`)];
 }
 
 function timestampFindings(ts: number, skewS: number): Finding[] {
@@ -235,5 +240,20 @@ export function buildReply(code: Code, eventType: string, userId: string, balanc
 /** A header value: printable ASCII only, bounded. */
 export const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
 
-const clip = (s: string) => (s.length > 65_536 ? `${s.slice(0, 65_536)}…(${s.length} bytes)` : s);
+/** Largest body an unauthenticated caller gets parsed (for the findings and the echo of its reply). */
+export const UNAUTHENTICATED_READ_LIMIT = 16 * 1024;
+/** What the journal keeps of a body that was refused unread or that it cannot keep whole. */
+export const EXCERPT_CHARS = 2048;
+/** Largest body the journal keeps whole from an authenticated caller whose request was not readable. */
+const KEPT_WHOLE_CHARS = 64 * 1024;
+
+/**
+ * The request body as the journal keeps it: the parsed body of an authenticated caller, else a
+ * bounded excerpt of the text, so what a hostile caller sends costs the journal little.
+ */
+function journalledBody(text: string, parsed: unknown, authenticated: boolean): unknown {
+  if (parsed !== undefined && (authenticated || text.length <= UNAUTHENTICATED_READ_LIMIT)) return parsed;
+  const limit = authenticated ? KEPT_WHOLE_CHARS : EXCERPT_CHARS;
+  return text.length > limit ? `${text.slice(0, limit)}…(${text.length} characters; the rest is not kept)` : text;
+}
 

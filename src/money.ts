@@ -33,10 +33,29 @@ export function toJsonNumber(n: Money): string {
  */
 export const MAX_EXACT_DIGITS = 15;
 
-export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE'; message: string };
+/**
+ * Every amount and every balance stays below 10^15 minor units of its currency (DESIGN.md "Amounts
+ * have a bound"): 10 trillion USD, 1 quadrillion KRW. Within it, sums of a round's amounts keep
+ * far fewer digits than Money's precision, so arithmetic never rounds.
+ */
+export const MAX_MINOR_UNITS_DIGITS = 15;
+
+/** The smallest amount that is too large in a currency of this scale: 10^(15 − scale). */
+export const amountBound = (scale: number): Money => new Money(10).pow(MAX_MINOR_UNITS_DIGITS - scale);
+
+export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_TOO_LARGE'; message: string };
+
+/** Why a balance of this value is out of bounds, if it is. */
+export function balanceProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
+  const bound = amountBound(scale);
+  if (m.abs().lt(bound)) return undefined;
+  return { code: 'AMOUNT_TOO_LARGE', message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance` };
+}
 
 /** What is wrong with an amount in a currency of the given scale, if anything. */
 export function amountProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
+  const tooLarge = balanceProblem(m, currency, scale);
+  if (tooLarge) return tooLarge;
   if (m.precision() > MAX_EXACT_DIGITS) {
     return { code: 'AMOUNT_INEXACT', message: `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)` };
   }

@@ -14,7 +14,11 @@ export interface SimulatorOptions {
   journalSize?: number;
   /** --journal-bytes: the journal's bound on the JSON text it holds. */
   journalBytes?: number;
+  /** --retain-transactions: applied transactions remembered for idempotency (default 1,000,000). */
+  retainTransactions?: number;
 }
+
+export const DEFAULT_RETAIN_TRANSACTIONS = 1_000_000;
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
   scale: s.scaleOf,
@@ -42,7 +46,7 @@ export class Simulator {
 
   private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
     this.rules = new RuleEngine(scenario.rules);
-    this.wallet = new Wallet(new WalletState(), store, walletConfig(scenario));
+    this.wallet = new Wallet(new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), store, walletConfig(scenario));
     this.journal = new Journal(options.journalSize, options.journalBytes);
   }
 

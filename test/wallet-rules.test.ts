@@ -681,21 +681,24 @@ t.test('a store that cannot make a change durable: R1, no balance claimed', asyn
   t.match(health.json(), { status: 'store_failed', error: /disk full/ });
 });
 
-t.test('amounts beyond 15 significant digits are R3: the JSON number may not be what was sent', async (t) => {
-  const cases: [string, number, 'R0' | 'R3'][] = [
-    ['a float sum', 0.30000000000000004, 'R3'],
-    ['more digits than a double keeps', 12345678901234567891, 'R3'],
+t.test('amounts beyond 15 significant digits, or not below 10^15 minor units, are R3: nothing debited', async (t) => {
+  const cases: [string, number, 'R0' | 'R3', string?][] = [
+    ['a float sum', 0.30000000000000004, 'R3', 'AMOUNT_INEXACT'],
+    ['more digits than a double keeps', 12345678901234567891, 'R3', 'AMOUNT_TOO_LARGE'],
     ['15 digits', 1234567890123.45, 'R0'],
-    ['a large round number', 1e20, 'R0'],
+    ['a large round number', 1e12, 'R0'],
+    ['one significant digit, far too large', 1e60, 'R3', 'AMOUNT_TOO_LARGE'],
+    ['too large, not "not enough balance"', 1e40, 'R3', 'AMOUNT_TOO_LARGE'],
+    ['exactly the bound (10^13 USD)', 1e13, 'R3', 'AMOUNT_TOO_LARGE'],
   ];
-  for (const [name, amount, code] of cases) {
-    const { app, sim } = await buildTestApp({ players: [{ user_id: 'rich', balance: 1e21, currency: 'USD' }] });
+  for (const [name, amount, code, finding] of cases) {
+    const { app, sim } = await buildTestApp({ players: [{ user_id: 'rich', balance: 9e12, currency: 'USD' }] });
     const req = bet('rich', GAME, [['1', 'P', amount]], { currency: 'USD', total: amount });
     const res = await send(app, req);
     t.equal(res.body.code, code, name);
     if (code === 'R3') {
-      t.match((await journal(app, { transaction_id: req.transaction_id }))[0].findings, [{ code: 'AMOUNT_INEXACT', pointer: '/data/total_bet_amount' }, { code: 'AMOUNT_INEXACT', pointer: '/data/bets/0/bet_amount' }], `${name}: AMOUNT_INEXACT`);
-      t.equal(balanceOf(sim, 'rich'), '1000000000000000000000', `${name}: nothing debited`);
+      t.match((await journal(app, { transaction_id: req.transaction_id }))[0].findings, [{ code: finding, pointer: '/data/total_bet_amount' }, { code: finding, pointer: '/data/bets/0/bet_amount' }], `${name}: ${finding}`);
+      t.equal(balanceOf(sim, 'rich'), '9000000000000', `${name}: nothing debited`);
     }
     await app.close();
   }

@@ -12,6 +12,8 @@ import { StoreError } from './store-error.js';
 export interface FileStoreOptions {
   /** Compact once the log holds at least this many bytes and at least as many as the snapshot. */
   compactMinBytes?: number;
+  /** Keep the newest n transactions in snapshots, as the wallet does (--retain-transactions). */
+  retainTransactions?: number;
 }
 
 export const DEFAULT_COMPACT_MIN_BYTES = 16 * 1024 * 1024;
@@ -37,7 +39,7 @@ const done = Promise.resolve();
  *   written as the new snapshot (temp, fsync, rename, fsync dir) in the background; the old logs go.
  */
 export class FileStore implements Store {
-  private readonly fold = new ChangeFold();
+  private readonly fold: ChangeFold;
   private loaded: Change[] = [];
   private log!: LogWriter;
   /** Logs the current snapshot does not yet include, oldest first (the active one last). */
@@ -64,7 +66,10 @@ export class FileStore implements Store {
     private readonly snapshotFile: DurableJsonFile,
     private readonly compactMinBytes: number,
     private readonly unlock: () => Promise<void>,
-  ) {}
+    retainTransactions?: number,
+  ) {
+    this.fold = new ChangeFold(retainTransactions);
+  }
 
   /** Opens (or creates) the store at `path`: snapshot, then every log after it, a torn tail dropped. */
   static async open(path: string, options: FileStoreOptions = {}): Promise<FileStore> {
@@ -74,7 +79,7 @@ export class FileStore implements Store {
     const unlock = await acquireLock(full);
     try {
       const file = new DurableJsonFile(full);
-      const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock);
+      const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock, options.retainTransactions);
       await store.recover();
       return store;
     } catch (e) {

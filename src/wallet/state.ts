@@ -1,4 +1,5 @@
-import { Money, money, toJsonNumber } from '../money.js';
+import { Money, money, sum, toJsonNumber } from '../money.js';
+import { type ForgottenRecord, ForgottenIds } from './forgotten.js';
 
 /**
  * The wallet's whole state, held in memory. Every change goes through `apply`, with records that
@@ -15,12 +16,24 @@ export interface RoundRecord {
   bets: [string, string, string][];
   settled: boolean;
 }
-export interface TransactionRecord { transaction_id: string; user_id: string; event_type: string; fingerprint: string }
+/** Bets added to a round (opened by the first): only what changed, so a bet's cost never grows with its round. */
+export interface BetsRecord { user_id: string; game_no: string; currency: string; bets: [string, string, string][] }
+export interface TransactionRecord {
+  transaction_id: string;
+  user_id: string;
+  event_type: string;
+  /** A short hash of the request without its timestamp (see fingerprintOf). */
+  fingerprint: string;
+  /** The round a bet_result settled: forgotten with the transaction. */
+  game_no?: string;
+}
 
 export type Change =
   | ({ op: 'player' } & PlayerRecord)
   | ({ op: 'round' } & RoundRecord)
+  | ({ op: 'bets' } & BetsRecord)
   | ({ op: 'txn' } & TransactionRecord)
+  | ({ op: 'forgotten' } & ForgottenRecord)
   | { op: 'clear' };
 
 export interface Player { user_id: string; balance: Money; currency: string }
@@ -39,11 +52,65 @@ const NO_BETS: Map<string, Bet> = new Map();
 // JSON, not a separator: ids may contain any character, "\u0000" included.
 export const roundKey = (userId: string, gameNo: string): string => JSON.stringify([userId, gameNo]);
 
+/** Keys of the forgotten-ids record: transactions and rounds share it. */
+export const forgottenTxn = (transactionId: string) => `t${transactionId}`;
+export const forgottenRound = (key: string) => `r${key}`;
+
+/**
+ * The newest `retain` applied transactions (DESIGN.md "Bounded memory"); older ones are forgotten
+ * into a record of hashes, and a settled round goes with the transaction that settled it. Open
+ * rounds and players are never forgotten. The wallet and the file store's fold both keep one, so
+ * what a snapshot holds is exactly what the wallet holds.
+ */
+export class TransactionIndex {
+  readonly records = new Map<string, TransactionRecord>();
+  forgotten = new ForgottenIds();
+
+  constructor(public retain = Number.POSITIVE_INFINITY) {}
+
+  /** Adds an applied transaction; calls `forgetRound` with the round key of each settled round that goes. */
+  add(record: TransactionRecord, forgetRound: (key: string) => boolean): void {
+    this.records.set(record.transaction_id, record);
+    while (this.records.size > this.retain) {
+      const [id, old] = this.records.entries().next().value as [string, TransactionRecord];
+      this.records.delete(id);
+      this.forgotten.add(forgottenTxn(id));
+      if (old.event_type === 'bet_result' && old.game_no !== undefined) {
+        const key = roundKey(old.user_id, old.game_no);
+        if (forgetRound(key)) this.forgotten.add(forgottenRound(key));
+      }
+    }
+  }
+
+  clear(): void {
+    this.records.clear();
+    this.forgotten.clear();
+  }
+}
+
 export class WalletState {
   // Maps, never plain objects: "__proto__" and "constructor" are ordinary player ids here.
   readonly players = new Map<string, Player>();
   readonly rounds = new Map<string, Round>();
-  readonly transactions = new Map<string, TransactionRecord>();
+  readonly index: TransactionIndex;
+
+  constructor(retainTransactions?: number) {
+    this.index = new TransactionIndex(retainTransactions);
+  }
+
+  get transactions(): ReadonlyMap<string, TransactionRecord> {
+    return this.index.records;
+  }
+
+  /** True when the transaction_id may be one this wallet applied and then forgot. */
+  mayHaveForgotten(transactionId: string): boolean {
+    return this.index.forgotten.has(forgottenTxn(transactionId));
+  }
+
+  /** True when the round may be a settled one this wallet forgot. */
+  mayHaveForgottenRound(userId: string, gameNo: string): boolean {
+    return this.index.forgotten.has(forgottenRound(roundKey(userId, gameNo)));
+  }
 
   apply(change: Change): void {
     switch (change.op) {
@@ -62,15 +129,30 @@ export class WalletState {
           settled: change.settled,
         });
         break;
-      case 'txn': {
-        const { op: _op, ...record } = change;
-        this.transactions.set(change.transaction_id, record);
+      case 'bets': {
+        const key = roundKey(change.user_id, change.game_no);
+        let round = this.rounds.get(key);
+        if (!round) {
+          round = { user_id: change.user_id, game_no: change.game_no, currency: change.currency, stake: money(0), bets: new Map(), settled: false };
+          this.rounds.set(key, round);
+        }
+        // In place: `apply` is the only writer, and copying the round would cost what it holds.
+        for (const [index, type, amount] of change.bets) round.bets.set(index, { bet_type: type, bet_amount: money(amount) });
+        round.stake = round.stake.plus(sum(change.bets.map(([, , amount]) => money(amount))));
         break;
       }
+      case 'txn': {
+        const { op: _op, ...record } = change;
+        this.index.add(record, (key) => this.rounds.get(key)?.settled === true && this.rounds.delete(key));
+        break;
+      }
+      case 'forgotten':
+        this.index.forgotten = ForgottenIds.fromRecord(change);
+        break;
       case 'clear':
         this.players.clear();
         this.rounds.clear();
-        this.transactions.clear();
+        this.index.clear();
         break;
     }
   }
@@ -79,7 +161,8 @@ export class WalletState {
   *changes(): Generator<Change> {
     for (const p of this.players.values()) yield playerChange(p);
     for (const r of this.rounds.values()) yield roundChange(r);
-    for (const t of this.transactions.values()) yield { op: 'txn', ...t };
+    for (const t of this.index.records.values()) yield { op: 'txn', ...t };
+    if (this.index.forgotten.size) yield { op: 'forgotten', ...this.index.forgotten.toRecord() };
   }
 }
 

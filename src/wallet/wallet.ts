@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { amountProblem, type Money, money, sum, ZERO } from '../money.js';
+import { amountProblem, balanceProblem, type Money, money, sum, toJsonNumber, ZERO } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { type Finding, finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest, BetResultRequest, CallbackRequest } from '../protocol/types.generated.js';
 import type { Store } from '../store/store.js';
 import { resultDetailFindings } from './result-detail.js';
 import { type Change, type Player, type Round, WalletState, playerChange, roundChange, roundKey } from './state.js';
+
+/** Bets one request may carry, and a round may hold (R3 BETS_TOO_MANY beyond): no callback's cost grows without bound. */
+export const MAX_BETS_PER_REQUEST = 500;
+export const MAX_BETS_PER_ROUND = 2000;
 
 export interface WalletConfig {
   /** Fraction digits allowed for a currency. */
@@ -40,8 +44,13 @@ export class Wallet {
     const fingerprint = fingerprintOf(req);
     const known = this.state.transactions.get(req.transaction_id);
     const existing = this.state.players.get(req.user_id);
+    if (!known && this.state.mayHaveForgotten(req.transaction_id)) {
+      findings.push(finding('TRANSACTION_EXPIRED', `transaction_id ${req.transaction_id} may belong to a transaction applied long ago and forgotten (--retain-transactions): refused so that it is never applied twice; send new callbacks with new transaction_ids`, '/transaction_id'));
+      return this.reject('R3', existing);
+    }
     if (known) {
-      if (known.fingerprint === fingerprint) {
+      // A record kept by an older wallet-sim holds the whole hash: compare as much as it holds.
+      if (fingerprint.startsWith(known.fingerprint) || known.fingerprint.startsWith(fingerprint)) {
         findings.push(finding('TRANSACTION_REPLAYED', `transaction_id ${req.transaction_id} was already applied: replayed, nothing changed`));
         return { code: 'R0', balance: existing?.balance, balanceBefore: existing?.balance, replayed: true, durable: this.store.flush() };
       }
@@ -67,7 +76,7 @@ export class Wallet {
     }
     if (typeof changes === 'string') return this.reject(changes, existing, changes === 'R4' ? player.balance : undefined);
 
-    changes.push({ op: 'txn', transaction_id: req.transaction_id, user_id: req.user_id, event_type: req.event_type, fingerprint });
+    changes.push({ op: 'txn', transaction_id: req.transaction_id, user_id: req.user_id, event_type: req.event_type, fingerprint, ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }) });
     const durable = this.commit(changes);
     return { code: 'R0', balance: this.state.players.get(req.user_id)?.balance, balanceBefore: before, replayed: false, durable };
   }
@@ -98,10 +107,20 @@ export class Wallet {
     const d = req.data;
     const total = this.amount(d.total_bet_amount, d.currency, '/data/total_bet_amount', findings);
     const round = this.state.rounds.get(roundKey(req.user_id, d.game_no));
-    const seen = new Set(round?.bets.keys());
+    if (d.bets.length > MAX_BETS_PER_REQUEST) {
+      findings.push(finding('BETS_TOO_MANY', `${d.bets.length} bets in one request; at most ${MAX_BETS_PER_REQUEST} are accepted: split them over several bet callbacks`, '/data/bets'));
+      return 'R3';
+    }
+    if ((round?.bets.size ?? 0) + d.bets.length > MAX_BETS_PER_ROUND) {
+      findings.push(finding('BETS_TOO_MANY', `round ${d.game_no} would hold ${(round?.bets.size ?? 0) + d.bets.length} bets; a round holds at most ${MAX_BETS_PER_ROUND}`, '/data/bets'));
+    }
+    if (!round && this.state.mayHaveForgottenRound(req.user_id, d.game_no)) {
+      findings.push(finding('ROUND_EXPIRED', `round ${d.game_no} may be a settled round forgotten long ago (--retain-transactions): no more bets on it; use a new game_no`, '/data/game_no'));
+    }
+    const seen = new Set<string>();
     const bets = d.bets.map((b, i) => {
       const at = `/data/bets/${i}`;
-      if (seen.has(b.bet_index)) findings.push(finding('BET_INDEX_REPEATED', `bet_index ${b.bet_index} is already in round ${d.game_no}`, `${at}/bet_index`));
+      if (seen.has(b.bet_index) || round?.bets.has(b.bet_index)) findings.push(finding('BET_INDEX_REPEATED', `bet_index ${b.bet_index} is already in round ${d.game_no}`, `${at}/bet_index`));
       seen.add(b.bet_index);
       return { index: b.bet_index, type: b.bet_type, amount: this.amount(b.bet_amount, d.currency, `${at}/bet_amount`, findings) };
     });
@@ -112,11 +131,8 @@ export class Wallet {
     if (hasErrors(findings)) return 'R3';
     if (player.balance.lt(total)) return 'R4';
 
-    const next: Round = round
-      ? { ...round, stake: round.stake.plus(total), bets: new Map(round.bets) }
-      : { user_id: req.user_id, game_no: d.game_no, currency: d.currency, stake: total, bets: new Map(), settled: false };
-    for (const b of bets) next.bets.set(b.index, { bet_type: b.type, bet_amount: b.amount });
-    return [playerChange({ ...player, balance: player.balance.minus(total) }), roundChange(next)];
+    const added: [string, string, string][] = bets.map((b) => [b.index, b.type, toJsonNumber(b.amount)]);
+    return [playerChange({ ...player, balance: player.balance.minus(total) }), { op: 'bets', user_id: req.user_id, game_no: d.game_no, currency: d.currency, bets: added }];
   }
 
   private settle(req: BetResultRequest, player: Player, findings: Finding[]): Change[] | Code {
@@ -127,7 +143,13 @@ export class Wallet {
     if (found?.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
     // Only an open round is checked against: a settled one has nothing left to compare.
     const round = found?.settled ? undefined : found;
-    if (!found) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
+    if (d.bet_results.length > MAX_BETS_PER_ROUND) {
+      findings.push(finding('BETS_TOO_MANY', `${d.bet_results.length} bet_results; a round holds at most ${MAX_BETS_PER_ROUND} bets`, '/data/bet_results'));
+      return 'R3';
+    }
+    if (!found && this.state.mayHaveForgottenRound(req.user_id, d.game_no)) {
+      findings.push(finding('ROUND_EXPIRED', `round ${d.game_no} may be a settled round forgotten long ago (--retain-transactions): it cannot be settled again`, '/data/game_no'));
+    } else if (!found) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
     findings.push(...currencyFindings(d.currency, player, round));
     if (round && !total.eq(round.stake)) findings.push(finding('STAKE_MISMATCH', `total_bet_amount ${total.toFixed()} != the round's stake ${round.stake.toFixed()}`, '/data/total_bet_amount'));
 
@@ -153,7 +175,13 @@ export class Wallet {
     if (hasErrors(findings) || !round) return 'R3';
 
     const credit = total.plus(winloss);
-    return [playerChange({ ...player, balance: player.balance.plus(credit) }), roundChange({ ...round, bets: new Map(), settled: true })]; // a settled round keeps no bets: history stays small
+    const after = player.balance.plus(credit);
+    const tooLarge = balanceProblem(after, player.currency, this.config.scale(player.currency));
+    if (tooLarge) {
+      findings.push(finding('AMOUNT_TOO_LARGE', `the settlement would make the balance ${tooLarge.message}; nothing was credited`, '/data/total_winloss'));
+      return 'R3';
+    }
+    return [playerChange({ ...player, balance: after }), roundChange({ ...round, bets: new Map(), settled: true })]; // a settled round keeps no bets: history stays small
   }
 
   /** An amount as an exact decimal; more fraction digits than the currency allows is a finding. */
@@ -183,5 +211,7 @@ function currencyFindings(currency: string, player: Player, round: Round | undef
 /** Identity of a request for idempotency: its canonical JSON without the timestamp. */
 export function fingerprintOf(req: CallbackRequest): string {
   const { timestamp: _ignored, ...rest } = req;
-  return createHash('sha256').update(stringify(rest) ?? '').digest('base64url');
+  // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
+  // transaction costs 16 characters instead of 43.
+  return createHash('sha256').update(stringify(rest) ?? '').digest('base64url').slice(0, 16);
 }
