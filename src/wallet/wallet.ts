@@ -12,6 +12,8 @@ import { type Change, type Player, type Round, WalletState, playerChange, roundC
 export const MAX_BETS_PER_REQUEST = 500;
 export const MAX_BETS_PER_ROUND = 2000;
 
+const EVENT_TYPES = { login: 'login', bet: 'bet', bet_result: 'bet_result' } as const;
+
 export interface WalletConfig {
   /** Fraction digits allowed for a currency. */
   scale(currency: string): number;
@@ -76,7 +78,8 @@ export class Wallet {
     }
     if (typeof changes === 'string') return this.reject(changes, existing, changes === 'R4' ? player.balance : undefined);
 
-    changes.push({ op: 'txn', transaction_id: req.transaction_id, user_id: req.user_id, event_type: req.event_type, fingerprint, ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }) });
+    // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
+    changes.push({ op: 'txn', transaction_id: req.transaction_id, user_id: player.user_id, event_type: EVENT_TYPES[req.event_type], fingerprint, ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }) });
     const durable = this.commit(changes);
     return { code: 'R0', balance: this.state.players.get(req.user_id)?.balance, balanceBefore: before, replayed: false, durable };
   }
