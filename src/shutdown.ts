@@ -14,7 +14,8 @@ export function installShutdownGate(app: FastifyInstance): void {
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     const { status, error, message } = ERRORS.SHUTTING_DOWN();
-    return reply.code(status).header('connection', 'close').send({ error, message });
+    // Serialized here: a route's response schema (the callback's) must not reshape the refusal.
+    return reply.code(status).header('connection', 'close').type('application/json; charset=utf-8').send(JSON.stringify({ error, message }));
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');

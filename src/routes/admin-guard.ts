@@ -31,7 +31,8 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
 
   app.addHook('onRequest', async (request, reply) => {
     const refusal = refuse(request);
-    if (refusal) return reply.code(refusal.status).send({ error: refusal.error, message: refusal.message });
+    // Serialized here: a route's response schema must not reshape the refusal.
+    if (refusal) return reply.code(refusal.status).type('application/json; charset=utf-8').send(JSON.stringify({ error: refusal.error, message: refusal.message }));
   });
 
   function refuse(request: FastifyRequest): { status: number; error: string; message: string } | undefined {
