@@ -4,6 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOpt
 import { type CorsSetting, registerCors } from './cors.js';
 import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
 import { adminRoutes } from './routes/admin.js';
+import { hostGuard } from './routes/admin-guard.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiOptions, swaggerUiOptions } from './openapi.js';
@@ -72,13 +73,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, openapiOptions(options));
-  await app.register(swaggerUi, swaggerUiOptions(options));
+  const allowedHosts = [...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])];
+  const sameHost = hostGuard(allowedHosts);
+  await app.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest: sameHost } });
   if (options.cors) await registerCors(app, options.cors, path);
   await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
-  const allowedHosts = [...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])];
   await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken, guard: { allowedHosts, corsOrigins: options.cors?.origins } });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
-  app.get('/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
+  app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
   return app;
 }

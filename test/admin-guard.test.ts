@@ -52,6 +52,10 @@ t.test('a page of another site cannot reset the wallet, read it, or reach it by 
   t.equal(rebound.status, 403, 'DNS rebinding cannot read the scenario (and its Api-Key)');
   t.match(rebound.body.message, '--allowed-hosts NAME', 'the message says what to do');
   t.notMatch(JSON.stringify(rebound.body), 'sandbox-key');
+  for (const page of ['/openapi.json', '/docs/json', '/docs']) {
+    t.equal((await raw(`${base}${page}`, 'GET', { host: `rebind.evil.example:${port}` })).status, 403, `nor ${page}, which shows the credentials as examples`);
+    t.equal((await raw(`${base}${page}`, 'GET', {})).status < 400, true, `${page} under 127.0.0.1 still works`);
+  }
   const sent = await raw(`${base}/admin/reset`, 'POST', { origin: 'https://evil.example' });
   t.match(sent.body.message, '--cors ORIGIN', 'the cross-site message says what to do');
 });

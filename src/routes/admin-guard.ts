@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ERRORS } from '../messages.js';
 import { matches, secretBytes } from '../secrets.js';
 
@@ -24,8 +24,7 @@ export interface AdminGuardOptions {
  * Added to the admin plugin's scope only: the callback route stays open to any caller.
  */
 export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void {
-  const names = new Set((o.allowedHosts ?? []).map(normalizeName));
-  const anyHost = names.has('*');
+  const hostAllowed = hostMatcher(o.allowedHosts);
   const origins = new Set((o.corsOrigins ?? []).map((s) => s.toLowerCase()));
   const expected = o.token === undefined ? undefined : secretBytes(o.token);
 
@@ -37,7 +36,7 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
 
   function refuse(request: FastifyRequest): { status: number; error: string; message: string } | undefined {
     const host = request.headers.host;
-    if (host !== undefined && !anyHost && !hostAllowed(host)) return ERRORS.HOST_NOT_ALLOWED(host);
+    if (host !== undefined && !hostAllowed(host)) return ERRORS.HOST_NOT_ALLOWED(host);
 
     const origin = request.headers.origin;
     const listed = origin !== undefined && origins.has(origin.toLowerCase());
@@ -60,12 +59,31 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
     }
     return undefined;
   }
+}
 
-  function hostAllowed(host: string): boolean {
+/**
+ * The Host check alone, for the pages that show the active credentials as examples (/docs,
+ * /openapi.json): a DNS-rebinding page must not read the Api-Key there either.
+ */
+export function hostGuard(allowedHosts?: string[]): onRequestAsyncHookHandler {
+  const hostAllowed = hostMatcher(allowedHosts);
+  return async (request, reply) => {
+    const host = request.headers.host;
+    if (host === undefined || hostAllowed(host)) return;
+    const { status, error, message } = ERRORS.HOST_NOT_ALLOWED(host);
+    return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify({ error, message }));
+  };
+}
+
+/** Whether a Host header names localhost, an IP address or an allowed name (`*` = any). */
+function hostMatcher(allowedHosts: string[] = []): (host: string) => boolean {
+  const names = new Set(allowedHosts.map(normalizeName));
+  if (names.has('*')) return () => true;
+  return (host) => {
     const name = hostName(host);
     if (name === undefined) return false;
     return name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0 || names.has(name);
-  }
+  };
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
