@@ -12,7 +12,8 @@ import { eventually, start } from './helpers/spawn-cli.js';
 t.setTimeout(180_000);
 
 const BETS = 10;
-const DELAY_MS = 5000;
+// Long enough that all bets are applied and seen before any reply is due, even on a busy machine.
+const DELAY_MS = 8000;
 
 function scenarioFile(t: Test, delayMs: number): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-shutdown-'));
