@@ -1,12 +1,16 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { type CorsSetting, registerCors } from './cors.js';
+import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
 import { adminRoutes } from './routes/admin.js';
+import { hostGuard } from './routes/admin-guard.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiOptions, swaggerUiOptions } from './openapi.js';
 import { ScenarioError } from './scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from './schemas.js';
+import { installShutdownGate } from './shutdown.js';
 import type { Simulator } from './simulator.js';
 
 export interface AppOptions {
@@ -20,21 +24,39 @@ export interface AppOptions {
   /** Store kind, reported by /health. */
   storeKind?: string;
   logger?: FastifyServerOptions['logger'];
+  /** Time-outs and the connection cap (DEFAULT_LIMITS for what is not given). */
+  limits?: Partial<ServerLimits>;
+  /** The --host it listens on: a host name there is answered by the admin API like localhost. */
+  host?: string;
+  /** --allowed-hosts: more names the admin API answers to (`*` = any). */
+  allowedHosts?: string[];
+  /** --cors: which browser pages may call the callback route and the admin API. */
+  cors?: CorsSetting;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Longest path parameter (a user_id in /admin/players/:user_id): Node's 16 KiB header limit bounds the URL anyway. */
+export const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** The whole HTTP face of the simulator. Never listens: the CLI and the tests decide that. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const path = options.path ?? '/callback';
   const app = Fastify({
     logger: options.logger ?? false,
     // One line per callback comes from the callback route itself (with code and reason).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     ajv: { customOptions: ajvOptions },
-    // Every request is a fresh callback: keep-alive sockets must not block a graceful close.
-    forceCloseConnections: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    ...serverOptions(limits),
+    // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
+    // below, not Fastify's generic 503, refuses what arrives meanwhile.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
   });
+  app.server.maxConnections = limits.maxConnections;
+  installShutdownGate(app);
   for (const schema of schemas) app.addSchema(schema);
 
   app.setErrorHandler<FastifyError>((error, request, reply) => {
@@ -51,11 +73,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, openapiOptions(options));
-  await app.register(swaggerUi, swaggerUiOptions(options));
-  await app.register(callbackRoutes, { sim: options.sim, path: options.path ?? '/callback', bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
-  await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken });
+  const allowedHosts = [...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])];
+  const sameHost = hostGuard(allowedHosts);
+  await app.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest: sameHost } });
+  if (options.cors) await registerCors(app, options.cors, path);
+  await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken, guard: { allowedHosts, corsOrigins: options.cors?.origins } });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
-  app.get('/openapi.json', { schema: { hide: true } }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
+  app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
   return app;
 }

@@ -166,3 +166,40 @@ t.test('at the default log level, start still prints exactly one line before any
   t.equal(after.length, 2, 'then one JSON line per callback');
   t.match(JSON.parse(after[1]!), { code: 'R0', msg: 'R0' });
 });
+
+t.test('--scenario takes the name of a bundled scenario; an unknown name lists them', async (t) => {
+  const [unknown, help] = await Promise.all([run(['start', '--port', '0', '--scenario', 'flakey']), run(['start', '--help'])]);
+  t.equal(unknown.code, 1);
+  t.match(unknown.stderr, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
+  t.match(unknown.stderr, /one of the bundled scenarios: default, flaky, /);
+  t.notMatch(unknown.stderr, 'ENOENT');
+  t.match(help.stdout.replace(/\s+/g, ' '), 'the name of a bundled scenario: default, flaky, insufficient-funds', '--help lists them');
+
+  for (const given of ['flaky', 'flaky.json']) {
+    const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given]);
+    t.match(sim.stdout(), 'scenario "flaky"', `--scenario ${given}`);
+    t.equal(((await (await fetch(`${sim.url}/admin/scenario`)).json()) as { name: string }).name, 'flaky');
+    await sim.stop();
+  }
+  const env = await start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' });
+  t.match(env.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
+});
+
+t.test('--log-format: JSON lines when piped by default, readable lines with pretty', async (t) => {
+  const logLines = async (args: string[], env: Record<string, string> = {}) => {
+    const sim = await start(t, ['--port', '0', ...args], env);
+    await post(`${sim.url}/callback`, login('player-1'));
+    await eventually(async () => sim.stdout().split('\n').filter(Boolean).length >= 2);
+    await sim.stop();
+    return sim.stdout().split('\n').filter((l) => l && !LISTENING.test(l));
+  };
+  const [piped, pretty, prettyEnv] = await Promise.all([logLines([]), logLines(['--log-format', 'pretty']), logLines([], { WALLET_SIM_LOG_FORMAT: 'pretty' })]);
+  t.ok(piped.length >= 1);
+  t.match(JSON.parse(piped[0]!), { level: 30, code: 'R0', msg: 'R0' }, 'piped: one JSON object per line');
+  for (const [what, lines] of [['--log-format pretty', pretty], ['WALLET_SIM_LOG_FORMAT=pretty', prettyEnv]] as const) {
+    t.ok(lines.length >= 1, `${what}: logs`);
+    t.throws(() => JSON.parse(lines[0]!), `${what}: not JSON`);
+    t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0$/, `${what}: time, level and message`);
+    t.notMatch(lines.join('\n'), /\x1b\[/, `${what}: no colour codes when not a terminal`);
+  }
+});

@@ -2,14 +2,19 @@ import { watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { FastifyServerOptions } from 'fastify';
+import pretty from 'pino-pretty';
 import { buildApp, DEFAULT_BODY_LIMIT } from '../app.js';
+import { parseCors } from '../cors.js';
+import { DEFAULT_LIMITS, limitsProblem, type ServerLimits } from '../limits.js';
 import { MESSAGES } from '../messages.js';
-import { DEFAULT_SCENARIO } from '../paths.js';
-import { loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
+import { bundledScenarios, DEFAULT_SCENARIO, resolveScenario } from '../paths.js';
+import { type ActiveScenario, loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
+import { closeGracefully } from '../shutdown.js';
 import { Simulator } from '../simulator.js';
 import { createStore, STORE_KINDS, type StoreKind } from '../store/index.js';
 
-interface StartOptions {
+interface StartOptions extends ServerLimits {
   port: number;
   host: string;
   scenario: string;
@@ -20,6 +25,9 @@ interface StartOptions {
   apiKey?: string;
   adminToken?: string;
   logLevel: string;
+  logFormat?: 'json' | 'pretty';
+  cors?: string | boolean;
+  allowedHosts?: string[];
   journalSize: number;
   bodyLimit: number;
   watch: boolean;
@@ -31,6 +39,9 @@ const int = (min: number, max: number) => (value: string) => {
   return n;
 };
 
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const ms = (what: string) => `${what}, in ms (0 = none)`;
+
 /** An option that also reads WALLET_SIM_<NAME>. */
 const opt = (flags: string, description: string, env: string) => new Option(flags, description).env(`WALLET_SIM_${env}`);
 
@@ -39,7 +50,7 @@ export function startCommand(): Command {
     .description('Start the simulated wallet and print the URL it listens on')
     .addOption(opt('--port <n>', 'port to listen on; 0 = any free port', 'PORT').default(8080).argParser(int(0, 65535)))
     .addOption(opt('--host <host>', 'interface to listen on', 'HOST').default('127.0.0.1'))
-    .addOption(opt('--scenario <file>', 'scenario file', 'SCENARIO').default(DEFAULT_SCENARIO, 'the bundled scenarios/default.json'))
+    .addOption(opt('--scenario <file|name>', `scenario file, or the name of a bundled scenario: ${bundledScenarios().join(', ')}`, 'SCENARIO').default(DEFAULT_SCENARIO, 'the bundled scenarios/default.json'))
     .addOption(opt('--store <kind>', 'where balances, rounds and transactions live', 'STORE').choices(STORE_KINDS).default('memory'))
     .addOption(opt('--data <path>', 'data file of the file store', 'DATA'))
     .addOption(opt('--path <path>', 'callback path', 'PATH').default('/callback'))
@@ -47,6 +58,15 @@ export function startCommand(): Command {
     .addOption(opt('--api-key <key>', "Api-Key callers must send (overrides the scenario's)", 'API_KEY'))
     .addOption(opt('--admin-token <token>', 'lock /admin behind Authorization: Bearer <token>', 'ADMIN_TOKEN'))
     .addOption(opt('--log-level <level>', 'pino log level', 'LOG_LEVEL').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+    .addOption(opt('--log-format <format>', 'log lines as JSON or as readable text (default: pretty in a terminal, json otherwise)', 'LOG_FORMAT').choices(['json', 'pretty']))
+    .addOption(opt('--cors [origins]', 'answer browser preflights: comma-separated origins may call the callback route and /admin; bare (or *) = any origin, callback route only', 'CORS'))
+    .addOption(opt('--allowed-hosts <names>', 'comma-separated host names /admin answers to besides localhost and IP addresses (* = any)', 'ALLOWED_HOSTS').argParser(list))
+    .addOption(opt('--headers-timeout-ms <ms>', ms('time to receive the request headers'), 'HEADERS_TIMEOUT_MS').default(DEFAULT_LIMITS.headersTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
+    .addOption(opt('--request-timeout-ms <ms>', ms('time to receive a whole request (a delay_ms reply is not counted)'), 'REQUEST_TIMEOUT_MS').default(DEFAULT_LIMITS.requestTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
+    .addOption(opt('--keep-alive-timeout-ms <ms>', 'how long an idle keep-alive connection is kept, in ms', 'KEEP_ALIVE_TIMEOUT_MS').default(DEFAULT_LIMITS.keepAliveTimeoutMs).argParser(int(1, 2 ** 31 - 1)))
+    .addOption(opt('--idle-timeout-ms <ms>', ms('a connection without any traffic is closed after (keep it above the longest delay_ms)'), 'IDLE_TIMEOUT_MS').default(DEFAULT_LIMITS.idleTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
+    .addOption(opt('--max-connections <n>', 'connections beyond this many are closed at once', 'MAX_CONNECTIONS').default(DEFAULT_LIMITS.maxConnections).argParser(int(1, 1_000_000)))
+    .addOption(opt('--shutdown-grace-ms <ms>', 'on SIGINT/SIGTERM, how long requests in flight may take to be answered', 'SHUTDOWN_GRACE_MS').default(DEFAULT_LIMITS.shutdownGraceMs).argParser(int(0, 2 ** 31 - 1)))
     .addOption(opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE').default(10_000).argParser(int(0, 10_000_000)))
     .addOption(opt('--body-limit <bytes>', 'largest accepted request body', 'BODY_LIMIT').default(DEFAULT_BODY_LIMIT).argParser(int(1, 1024 ** 3)))
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
@@ -58,6 +78,17 @@ export function startCommand(): Command {
 }
 
 async function start(o: StartOptions): Promise<void> {
+  const file = resolveScenario(o.scenario);
+  if (file === undefined) fail(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
+  o.scenario = file;
+  const limitProblem = limitsProblem(o);
+  if (limitProblem) fail(MESSAGES.OPTION_INVALID(limitProblem));
+  let cors;
+  try {
+    cors = parseCors(o.cors);
+  } catch (e) {
+    fail(MESSAGES.OPTION_INVALID((e as Error).message));
+  }
   let scenario;
   try {
     scenario = loadScenarioFile(o.scenario);
@@ -83,22 +114,22 @@ async function start(o: StartOptions): Promise<void> {
     bodyLimit: o.bodyLimit,
     adminToken: o.adminToken,
     storeKind: o.store,
-    logger: {
-      level: o.logLevel,
-      hooks: {
-        // The start line below is the one line with the URL (DESIGN.md); Fastify's own is dropped.
-        logMethod(args, method) {
-          if (typeof args[0] === 'string' && args[0].startsWith('Server listening at')) return;
-          method.apply(this, args);
-        },
-      },
-    },
+    limits: o,
+    host: o.host,
+    allowedHosts: o.allowedHosts,
+    cors,
+    logger: logger(o),
   });
+  const longest = longestDelay(scenario);
+  if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 
-  closeWithGrace({ delay: 5000 }, async ({ signal, err }) => {
+  // The store closes after the last reply; past the grace, connections are cut, and the store
+  // still gets a few seconds to close before close-with-grace gives up.
+  closeWithGrace({ delay: o.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error');
-    else if (signal) console.error(MESSAGES.STOPPING(signal));
-    await app.close();
+    else if (signal) console.error(MESSAGES.STOPPING(signal, o.shutdownGraceMs));
+    const cut = await closeGracefully(app, o.shutdownGraceMs);
+    if (cut) console.error(MESSAGES.GRACE_EXPIRED(cut, o.shutdownGraceMs));
     await store.close();
   });
 
@@ -119,6 +150,30 @@ async function start(o: StartOptions): Promise<void> {
   const url = `http://${host}:${port}`;
   console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, scenario.source.name, o.store));
 }
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+/** JSON lines, or readable coloured lines (pino-pretty) when asked or when stdout is a terminal. */
+function logger(o: StartOptions): FastifyServerOptions['logger'] {
+  const format = o.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  return {
+    level: o.logLevel,
+    ...(format === 'pretty' ? { stream: pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) } : {}),
+    hooks: {
+      // The start line below is the one line with the URL (DESIGN.md); Fastify's own is dropped.
+      logMethod(args, method) {
+        if (typeof args[0] === 'string' && args[0].startsWith('Server listening at')) return;
+        method.apply(this, args);
+      },
+    },
+  };
+}
+
+/** The longest delay_ms among the scenario's rules (0 when none). */
+const longestDelay = (s: ActiveScenario): number => Math.max(0, ...(s.source.rules ?? []).map((r) => r.then.delay_ms ?? 0));
 
 /** Reloads the scenario on change; an invalid edit is logged and the old scenario stays. */
 function watchScenario(file: string, sim: Simulator, log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void }): void {

@@ -2,11 +2,11 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { StoredEntry } from '../journal/journal.js';
 import { amountProblem, money } from '../money.js';
-import { matches, secretBytes } from '../secrets.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import type { Simulator } from '../simulator.js';
 import type { Player } from '../wallet/state.js';
+import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
 
@@ -14,17 +14,8 @@ const errorReply = { $ref: 'ApiError#' } as const;
 const playerParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', minLength: 1 } } } as const;
 
 /** The admin API (WireMock's vocabulary): players, reset, journal, scenario. */
-export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }> = async (app, { sim, token }) => {
-  if (token !== undefined) {
-    const expected = secretBytes(token);
-    app.addHook('onRequest', async (request, reply) => {
-      const header = request.headers.authorization ?? '';
-      const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!matches(given, expected)) {
-        return reply.code(401).send({ error: 'UNAUTHORIZED', message: 'the admin API wants Authorization: Bearer <--admin-token>' });
-      }
-    });
-  }
+export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; guard?: Omit<AdminGuardOptions, 'token'> }> = async (app, { sim, token, guard }) => {
+  addAdminGuard(app, { ...guard, token });
   const tags = ['admin'];
   const security = token === undefined ? undefined : [{ bearer: [] }];
 

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { ERRORS } from './messages.js';
+
+/**
+ * Graceful shutdown (DESIGN.md: "stops accepting, answers what is in flight, then exits").
+ * Installed at the root before any route: once `app.close()` has begun, a request that still
+ * arrives (on a kept-alive connection, or finishing its body) is refused with 503 before any
+ * handler runs, so it changes nothing; replies of requests already in flight are sent with
+ * `Connection: close`, so their sockets end with them.
+ */
+export function installShutdownGate(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    const { status, error, message } = ERRORS.SHUTTING_DOWN();
+    // Serialized here: a route's response schema (the callback's) must not reshape the refusal.
+    return reply.code(status).header('connection', 'close').type('application/json; charset=utf-8').send(JSON.stringify({ error, message }));
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+}
+
+/**
+ * Closes the app: no new connection is accepted, idle keep-alive ones close at once, requests in
+ * flight are answered. Those still unanswered after `graceMs` have their connections cut.
+ * Resolves with how many connections were cut.
+ */
+export async function closeGracefully(app: FastifyInstance, graceMs: number): Promise<number> {
+  const server = app.server;
+  let cut = 0;
+  const timer = setTimeout(() => {
+    server.getConnections((_err, count) => {
+      cut = count;
+      server.closeAllConnections();
+    });
+  }, graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+  return cut;
+}
