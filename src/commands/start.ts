@@ -11,8 +11,9 @@ import { MESSAGES } from '../messages.js';
 import { bundledScenarios, DEFAULT_SCENARIO, resolveScenario } from '../paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
 import { closeGracefully } from '../shutdown.js';
-import { Simulator } from '../simulator.js';
+import { DEFAULT_RETAIN_TRANSACTIONS, Simulator } from '../simulator.js';
 import { createStore, STORE_KINDS, type StoreKind } from '../store/index.js';
+import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 
 interface StartOptions extends ServerLimits {
   port: number;
@@ -29,6 +30,8 @@ interface StartOptions extends ServerLimits {
   cors?: string | boolean;
   allowedHosts?: string[];
   journalSize: number;
+  journalBytes: number;
+  retainTransactions: number;
   bodyLimit: number;
   watch: boolean;
 }
@@ -67,7 +70,9 @@ export function startCommand(): Command {
     .addOption(opt('--idle-timeout-ms <ms>', ms('a connection without any traffic is closed after (keep it above the longest delay_ms)'), 'IDLE_TIMEOUT_MS').default(DEFAULT_LIMITS.idleTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
     .addOption(opt('--max-connections <n>', 'connections beyond this many are closed at once', 'MAX_CONNECTIONS').default(DEFAULT_LIMITS.maxConnections).argParser(int(1, 1_000_000)))
     .addOption(opt('--shutdown-grace-ms <ms>', 'on SIGINT/SIGTERM, how long requests in flight may take to be answered', 'SHUTDOWN_GRACE_MS').default(DEFAULT_LIMITS.shutdownGraceMs).argParser(int(0, 2 ** 31 - 1)))
-    .addOption(opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE').default(10_000).argParser(int(0, 10_000_000)))
+    .addOption(opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(int(0, 10_000_000)))
+    .addOption(opt('--journal-bytes <n>', 'characters of JSON the journal holds at most (oldest entries go first)', 'JOURNAL_BYTES').default(DEFAULT_JOURNAL_BYTES).argParser(int(0, 2 ** 31)))
+    .addOption(opt('--retain-transactions <n>', 'applied transactions remembered for idempotency; older ones are forgotten and their retries refused (R3 TRANSACTION_EXPIRED)', 'RETAIN_TRANSACTIONS').default(DEFAULT_RETAIN_TRANSACTIONS).argParser(int(1, 1_000_000_000)))
     .addOption(opt('--body-limit <bytes>', 'largest accepted request body', 'BODY_LIMIT').default(DEFAULT_BODY_LIMIT).argParser(int(1, 1024 ** 3)))
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
@@ -101,8 +106,10 @@ async function start(o: StartOptions): Promise<void> {
   }
   let store, sim;
   try {
-    store = await createStore(o.store, o.data);
-    sim = await Simulator.open(scenario, store, { apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize });
+    store = await createStore(o.store, o.data, { retainTransactions: o.retainTransactions });
+    sim = await Simulator.open(scenario, store, {
+      apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions,
+    });
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
     console.error(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);
