@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Adapter } from 'lowdb';
 import type { Change } from '../wallet/state.js';
 import { ChangeFold } from './fold.js';
+import { LineTooLong, readLines } from './lines.js';
 import { changeProblem } from './records.js';
 import { StoreError } from './store-error.js';
 
@@ -106,6 +106,7 @@ export class SnapshotFile implements Adapter<Snapshot> {
       return await this.readLines(fh);
     } catch (e) {
       if (e instanceof StoreError) throw e;
+      if (e instanceof LineTooLong) throw new StoreError(this.path, `${e.message}: not a line wallet-sim writes; ${UNTOUCHED}: restore it from a backup`);
       throw new StoreError(this.path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     } finally {
       await fh.close();
@@ -113,7 +114,6 @@ export class SnapshotFile implements Adapter<Snapshot> {
   }
 
   private async readLines(fh: FileHandle): Promise<Snapshot | null> {
-    const lines = createInterface({ input: fh.createReadStream({ autoClose: false }), crlfDelay: Infinity });
     const fold = new ChangeFold();
     let header: SnapshotHeader | undefined;
     /** Version 1 as its writer laid it out: `{…,"changes":[`, one record per line, `]}`. */
@@ -121,8 +121,8 @@ export class SnapshotFile implements Adapter<Snapshot> {
     let v1Closed = false;
     let n = 0;
     let records = 0;
-    for await (const line of lines) {
-      n++;
+    for await (const { no, text: line } of readLines(fh)) {
+      n = no;
       if (!header) {
         const first = firstLine(this.path, line);
         if (!first) return this.readWholeV1(); // not a layout this reader streams: version 1 as one document
