@@ -57,6 +57,10 @@ export class FileStore implements Store {
   /** The last compaction's failure, if any; the logs still hold everything, so it is retried later. */
   compactionError: Error | undefined;
   compactions = 0;
+  /** Failed compactions in a row. Each one doubles the log growth awaited before the next attempt. */
+  compactionFailures = 0;
+  /** After a failure: no new attempt before the active log holds this many bytes. */
+  private retryAtBytes = 0;
 
   private constructor(
     readonly path: string,
@@ -219,7 +223,7 @@ export class FileStore implements Store {
 
   private compactionDue(): boolean {
     if (this.compaction || this.closed) return false;
-    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes);
+    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes, this.retryAtBytes);
   }
 
   /**
@@ -235,8 +239,7 @@ export class FileStore implements Store {
       next = await LogWriter.open(logPath(this.path, covered + 1), covered + 1);
       await syncDir(dirname(this.path));
     } catch (e) {
-      this.compactionError = e as Error;
-      process.emitWarning(`${this.path}: cannot start a new log, compaction skipped: ${(e as Error).message}`);
+      this.compactionFailed(`cannot start a new log (${(e as Error).message})`, e as Error);
       return;
     }
     const old = this.log;
@@ -265,15 +268,35 @@ export class FileStore implements Store {
       this.db.data = { header, changes };
       await this.db.write();
       this.compactions++;
+      if (this.compactionFailures) process.emitWarning(`${this.path}: compaction works again, after ${this.compactionFailures} failed attempts`);
       this.compactionError = undefined;
+      this.compactionFailures = 0;
+      this.retryAtBytes = 0;
       const gone = this.logs.filter((l) => l.seq <= covered);
       this.logs = this.logs.filter((l) => l.seq > covered);
       for (const l of gone) await unlink(l.path).catch(() => undefined); // start-up removes any left over
     } catch (e) {
-      this.compactionError = e as Error;
-      process.emitWarning(`${this.path}: compaction failed, the change log keeps everything and it is retried later: ${(e as Error).message}`);
+      this.compactionFailed(`compaction failed (${(e as Error).message})`, e as Error);
     } finally {
       this.db.data = emptySnapshot();
+    }
+  }
+
+  /**
+   * A compaction that fails (a full disk, a folder that became read-only) loses nothing: the logs
+   * keep every change. Retrying after every group would cost a failed open or a whole snapshot
+   * write per callback and a warning each time: the next attempt waits until the log has grown by
+   * compactMinBytes, doubling with each failure in a row (at most 64 times), and only the first
+   * failure of a run is reported.
+   */
+  private compactionFailed(what: string, e: Error): void {
+    this.compactionError = e;
+    const wait = this.compactMinBytes * 2 ** Math.min(this.compactionFailures, 6);
+    this.compactionFailures++;
+    this.retryAtBytes = this.log.bytes + wait;
+    if (this.compactionFailures === 1) {
+      process.emitWarning(`${this.path}: ${what}; the change log keeps every change. Retrying after each further ${wait} bytes of log (growing while it fails); `
+        + 'further failures are not reported until one succeeds. Check the free space and permissions of the folder of --data');
     }
   }
 
