@@ -29,7 +29,7 @@ function deferred(): Deferred {
 const done = Promise.resolve();
 
 /**
- * The durable store (docs/store.md): a lowdb JSON snapshot plus an append-only change log.
+ * The durable store (docs/store.md): a lowdb snapshot (one record per line) plus an append-only change log.
  *
  * - commit: the batch joins the next group; one write + fdatasync per group, then every callback
  *   in the group is answered. Cost per callback is the size of its own changes, never the history.

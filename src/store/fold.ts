@@ -1,8 +1,6 @@
 import type { Change } from '../wallet/state.js';
 import { KINDS, type KeyedOp, recordKey } from './records.js';
 
-export { changeProblem } from './records.js';
-
 /**
  * The latest record per key, folded from change records exactly as WalletState.apply folds them
  * (same keys, same Map insertion order), but without parsing amounts: what the store needs to

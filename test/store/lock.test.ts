@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -31,7 +31,7 @@ function sleeper(t: Test): ChildProcess {
   return child;
 }
 
-const bootId = async () => (await import('node:fs/promises')).readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined);
+const bootId = () => readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined);
 
 /** A lock as wallet-sim writes it, for a given owner. */
 async function writeLock(data: string, owner: { pid: number; start?: string }): Promise<void> {
