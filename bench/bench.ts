@@ -5,7 +5,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/paths.js';
-import { DurableJsonFile, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/store/snapshot-file.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotFile } from '../src/store/snapshot-file.js';
 import type { Change } from '../src/wallet/state.js';
 
 /**
@@ -234,8 +234,8 @@ async function historyFile(dir: string, txns: number): Promise<string> {
   for (let i = 0; i < txns; i++) {
     changes.push({ op: 'txn', transaction_id: `hist-${i}`, user_id: player(i >> 1), event_type: i % 2 ? 'bet_result' : 'bet', fingerprint: `fp${i.toString(36).padStart(40, '0')}` });
   }
-  const file = new DurableJsonFile(data);
-  await file.write({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date().toISOString(), changes });
+  const file = new SnapshotFile(data);
+  await file.write({ header: { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date().toISOString(), records: changes.length }, changes });
   console.log(`history: ${txns.toLocaleString('en')} prior transactions → ${(file.bytes / 1e6).toFixed(1)} MB snapshot`);
   return data;
 }

@@ -1,7 +1,8 @@
-import { type FileHandle, open, readdir, readFile } from 'node:fs/promises';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Change } from '../wallet/state.js';
-import { changeProblem } from './fold.js';
+import { LineTooLong, readLines } from './lines.js';
+import { changeProblem } from './records.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -39,35 +40,48 @@ export interface ReadLog {
  * line of the newest log (`tornAllowed`); anywhere else the file is corrupt and start-up stops.
  */
 export async function readLog(path: string, tornAllowed: boolean): Promise<ReadLog> {
-  let buf: Buffer;
+  let fh: FileHandle;
   try {
-    buf = await readFile(path);
+    fh = await open(path, 'r');
   } catch (e) {
-    throw new StoreError(path, `cannot be read (${(e as NodeJS.ErrnoException).code})`);
+    throw new StoreError(path, `cannot be read (${(e as NodeJS.ErrnoException).code}); check its permissions`);
   }
   const groups: Change[][] = [];
-  let at = 0;
-  let line = 0;
-  while (at < buf.length) {
-    line++;
-    const nl = buf.indexOf(10, at);
-    const end = nl === -1 ? buf.length : nl + 1;
-    const isLast = end === buf.length;
-    const problem = nl === -1 ? 'has no line end' : groupOrProblem(buf.toString('utf8', at, nl));
-    if (typeof problem === 'string') {
-      // A crash can only tear the line being written: cut short, or not JSON yet. A whole line
-      // that parses but holds bad records was written so, and is an error like any other.
-      const torn = nl === -1 || problem.startsWith(NOT_JSON);
-      if (isLast && tornAllowed && torn) return { groups, validBytes: at, tornBytes: buf.length - at };
-      const why = !isLast ? 'a corrupt line before the end is not a crash tear'
-        : !tornAllowed ? 'only the newest log may end in a torn line'
-        : 'a whole line that parses was written so: it is not a crash tear';
-      throw new StoreError(path, `line ${line} ${problem}: ${why}; the file was left untouched`);
+  let validBytes = 0;
+  let size = 0;
+  /** A line that is no group; an error unless it turns out to be the very last line. */
+  let bad: { no: number; problem: string; torn: boolean; start: number } | undefined;
+  let isLast = true;
+  try {
+    size = (await fh.stat()).size;
+    for await (const line of readLines(fh)) {
+      if (bad) {
+        isLast = false;
+        break;
+      }
+      const problem = line.complete ? groupOrProblem(line.text) : 'has no line end';
+      if (typeof problem === 'string') {
+        // A crash can only tear the line being written: cut short, or not JSON yet. A whole line
+        // that parses but holds bad records was written so, and is an error like any other.
+        bad = { no: line.no, problem, torn: !line.complete || problem.startsWith(NOT_JSON), start: line.start };
+        continue;
+      }
+      groups.push(problem);
+      validBytes = line.end;
     }
-    groups.push(problem);
-    at = end;
+  } catch (e) {
+    if (e instanceof LineTooLong) throw new StoreError(path, `${e.message}: not a line wallet-sim writes; the file was left untouched: restore it from a backup`);
+    throw new StoreError(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  } finally {
+    await fh.close();
   }
-  return { groups, validBytes: at, tornBytes: 0 };
+  if (!bad) return { groups, validBytes, tornBytes: 0 };
+  if (isLast && tornAllowed && bad.torn) return { groups, validBytes, tornBytes: size - bad.start };
+  const why = !isLast ? 'a corrupt line before the end is not a crash tear'
+    : !tornAllowed ? 'only the newest log may end in a torn line'
+    : 'a whole line that parses was written so: it is not a crash tear';
+  const fix = bad.torn ? 'restore it from a backup' : 'correct that record or restore the file from a backup';
+  throw new StoreError(path, `line ${bad.no} ${bad.problem}: ${why}; the file was left untouched: ${fix}`);
 }
 
 const NOT_JSON = 'is not valid JSON';

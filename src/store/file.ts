@@ -5,7 +5,7 @@ import type { Change } from '../wallet/state.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
 import { ChangeFold } from './fold.js';
 import { acquireLock } from './lock-file.js';
-import { DurableJsonFile, emptySnapshot, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, syncDir } from './snapshot-file.js';
+import { emptySnapshot, fileDigest, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader, SnapshotFile, syncDir } from './snapshot-file.js';
 import type { Store } from './store.js';
 import { StoreError } from './store-error.js';
 
@@ -31,7 +31,7 @@ function deferred(): Deferred {
 const done = Promise.resolve();
 
 /**
- * The durable store (docs/store.md): a lowdb JSON snapshot plus an append-only change log.
+ * The durable store (docs/store.md): a lowdb snapshot (one record per line) plus an append-only change log.
  *
  * - commit: the batch joins the next group; one write + fdatasync per group, then every callback
  *   in the group is answered. Cost per callback is the size of its own changes, never the history.
@@ -59,11 +59,15 @@ export class FileStore implements Store {
   /** The last compaction's failure, if any; the logs still hold everything, so it is retried later. */
   compactionError: Error | undefined;
   compactions = 0;
+  /** Failed compactions in a row. Each one doubles the log growth awaited before the next attempt. */
+  compactionFailures = 0;
+  /** After a failure: no new attempt before the active log holds this many bytes. */
+  private retryAtBytes = 0;
 
   private constructor(
     readonly path: string,
     private readonly db: Low<Snapshot>,
-    private readonly snapshotFile: DurableJsonFile,
+    private readonly snapshotFile: SnapshotFile,
     private readonly compactMinBytes: number,
     private readonly unlock: () => Promise<void>,
     retainTransactions?: number,
@@ -78,7 +82,7 @@ export class FileStore implements Store {
     if (!dir?.isDirectory()) throw new StoreError(dirname(full), 'does not exist (the folder of --data); create it or choose another path');
     const unlock = await acquireLock(full);
     try {
-      const file = new DurableJsonFile(full);
+      const file = new SnapshotFile(full);
       const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock, options.retainTransactions);
       await store.recover();
       return store;
@@ -92,14 +96,18 @@ export class FileStore implements Store {
   private async recover(): Promise<void> {
     await this.snapshotFile.removeTemp();
     await this.db.read();
-    const snapshot = this.db.data;
-    this.fold.apply(snapshot.changes);
-    // The parsed document is not needed any more: the fold holds the records.
+    const snapshot = this.db.data.header;
+    this.fold.apply(this.db.data.changes);
+    // The document is not needed any more: the fold holds the records.
     this.db.data = emptySnapshot();
 
     const logs = await listLogs(this.path);
-    for (const old of logs.filter((l) => l.seq <= snapshot.log_seq)) await unlink(old.path); // compacted, not yet removed
     const pending = logs.filter((l) => l.seq > snapshot.log_seq);
+    const covered = logs.filter((l) => l.seq <= snapshot.log_seq);
+    if (covered.length) {
+      await this.checkCovered(snapshot, covered, pending[0]);
+      for (const old of covered) await unlink(old.path); // compacted, not yet removed
+    }
     pending.forEach((l, i) => {
       const expected = snapshot.log_seq + 1 + i;
       if (l.seq !== expected) {
@@ -130,6 +138,29 @@ export class FileStore implements Store {
     this.log = await LogWriter.open(active.path, active.seq, truncateTo);
     if (!pending.length) await syncDir(dirname(this.path));
     this.logs = pending.length ? pending : [active];
+  }
+
+  /**
+   * Logs a snapshot claims to include are deleted only when that is provable, since a wrong claim
+   * (a damaged or hand-edited header, a snapshot from another copy) would silently lose changes.
+   * A compaction creates log n+1 before it writes a snapshot of logs <= n, and deletes logs in
+   * order, log n last: so next to a true snapshot of n, log n+1 exists and log n, while present,
+   * is byte for byte the log that was folded in (its size and SHA-256 are in the header).
+   */
+  private async checkCovered(snapshot: SnapshotHeader, covered: { seq: number; path: string }[], next: { seq: number } | undefined): Promise<void> {
+    const n = snapshot.log_seq;
+    const refuse = (why: string) => new StoreError(this.path, `says it includes the logs up to ${logPath(this.path, n)}, but ${why}. Nothing was deleted: `
+      + 'put back the snapshot that belongs with these logs (or fix its log_seq), or restore the data files from a backup');
+    if (next?.seq !== n + 1) throw refuse(`${logPath(this.path, n + 1)}, which is created before such a snapshot is written, is missing`);
+    if (snapshot.version === 1) return; // no digest recorded: the log n+1 rule is all there is
+    const last = covered.at(-1)!;
+    if (last.seq !== n) throw refuse(`${last.path} is on disk while ${logPath(this.path, n)} is not (log ${n} is always deleted last)`);
+    const digest = await fileDigest(last.path).catch((e: NodeJS.ErrnoException) => {
+      throw new StoreError(last.path, `cannot be read (${e.code ?? e.message}); check its permissions`);
+    });
+    if (digest.bytes !== snapshot.log_bytes || digest.sha256 !== snapshot.log_sha256) {
+      throw refuse(`${last.path} is not the log it includes (${digest.bytes} bytes, SHA-256 ${digest.sha256.slice(0, 12)}…; the snapshot recorded ${snapshot.log_bytes} bytes, ${snapshot.log_sha256?.slice(0, 12)}…)`);
+    }
   }
 
   async load(): Promise<Change[]> {
@@ -197,7 +228,7 @@ export class FileStore implements Store {
 
   private compactionDue(): boolean {
     if (this.compaction || this.closed) return false;
-    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes);
+    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes, this.retryAtBytes);
   }
 
   /**
@@ -213,8 +244,7 @@ export class FileStore implements Store {
       next = await LogWriter.open(logPath(this.path, covered + 1), covered + 1);
       await syncDir(dirname(this.path));
     } catch (e) {
-      this.compactionError = e as Error;
-      process.emitWarning(`${this.path}: cannot start a new log, compaction skipped: ${(e as Error).message}`);
+      this.compactionFailed(`cannot start a new log (${(e as Error).message})`, e as Error);
       return;
     }
     const old = this.log;
@@ -237,18 +267,41 @@ export class FileStore implements Store {
 
   private async compact(covered: number, changes: Change[]): Promise<void> {
     try {
-      this.db.data = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: covered, written_at: new Date().toISOString(), changes };
+      // What start-up checks before it deletes the covered logs (checkCovered).
+      const log = await fileDigest(logPath(this.path, covered));
+      const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: covered, log_bytes: log.bytes, log_sha256: log.sha256, written_at: new Date().toISOString(), records: changes.length };
+      this.db.data = { header, changes };
       await this.db.write();
       this.compactions++;
+      if (this.compactionFailures) process.emitWarning(`${this.path}: compaction works again, after ${this.compactionFailures} failed attempts`);
       this.compactionError = undefined;
+      this.compactionFailures = 0;
+      this.retryAtBytes = 0;
       const gone = this.logs.filter((l) => l.seq <= covered);
       this.logs = this.logs.filter((l) => l.seq > covered);
       for (const l of gone) await unlink(l.path).catch(() => undefined); // start-up removes any left over
     } catch (e) {
-      this.compactionError = e as Error;
-      process.emitWarning(`${this.path}: compaction failed, the change log keeps everything and it is retried later: ${(e as Error).message}`);
+      this.compactionFailed(`compaction failed (${(e as Error).message})`, e as Error);
     } finally {
       this.db.data = emptySnapshot();
+    }
+  }
+
+  /**
+   * A compaction that fails (a full disk, a folder that became read-only) loses nothing: the logs
+   * keep every change. Retrying after every group would cost a failed open or a whole snapshot
+   * write per callback and a warning each time: the next attempt waits until the log has grown by
+   * compactMinBytes, doubling with each failure in a row (at most 64 times), and only the first
+   * failure of a run is reported.
+   */
+  private compactionFailed(what: string, e: Error): void {
+    this.compactionError = e;
+    const wait = this.compactMinBytes * 2 ** Math.min(this.compactionFailures, 6);
+    this.compactionFailures++;
+    this.retryAtBytes = this.log.bytes + wait;
+    if (this.compactionFailures === 1) {
+      process.emitWarning(`${this.path}: ${what}; the change log keeps every change. Retrying after each further ${wait} bytes of log (growing while it fails); `
+        + 'further failures are not reported until one succeeds. Check the free space and permissions of the folder of --data');
     }
   }
 

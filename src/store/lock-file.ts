@@ -1,27 +1,105 @@
-import { open, readFile, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { StoreError } from './store-error.js';
 
 /**
- * `<data>.lock` holds the pid of the process that owns the data file: two wallets appending to one
- * log would interleave lines. A lock left by a killed process (its pid is gone) is taken over, so a
- * restart after kill -9 needs no cleanup.
+ * `<data>.lock` keeps two wallets from appending to one log (their lines would interleave). It is
+ * a directory holding one file, `owner.<token>`, that says who holds it: pid, the process's start
+ * time and the boot it belongs to (Linux: /proc), host name and a random token.
+ *
+ * - Taking it is one rename of a complete lock directory built aside: a rename onto a missing or
+ *   empty directory succeeds, onto a held lock (not empty) fails, so of any number of racers
+ *   exactly one wins, for a fresh lock and for a takeover alike.
+ * - A lock is stale when its process is gone, or its pid now belongs to another process (another
+ *   start time or another boot), or it is this very process's (a store abandoned as kill -9 would).
+ *   A stale lock is taken over by deleting its owner file by name (`owner.<token>`): a racer that
+ *   judged the same lock stale can only delete that file, never the lock a faster racer put in
+ *   its place.
+ * - A lock file of an earlier wallet-sim (a plain file holding a pid) is stale when that pid is
+ *   gone or its process started after the file was written.
  */
 export async function acquireLock(data: string): Promise<() => Promise<void>> {
   const path = `${data}.lock`;
-  try {
-    const fh = await open(path, 'wx');
-    await fh.writeFile(`${process.pid}\n`);
-    await fh.close();
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code !== 'EEXIST') throw new StoreError(path, `cannot create the lock file (${err.code})`);
-    const owner = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-      throw new StoreError(data, `is in use by process ${owner} (lock ${path}); stop that process or use another --data`);
+  const me: Owner = { pid: process.pid, start: await processStart(process.pid), boot: await bootId(), host: hostname(), token: randomBytes(8).toString('hex') };
+  const mine = join(path, `${OWNER}${me.token}`);
+  const aside = `${path}.${me.token}.tmp`;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await mkdir(aside);
+      await writeFile(join(aside, `${OWNER}${me.token}`), `${JSON.stringify(me)}\n`);
+      await rename(aside, path);
+      return async () => {
+        await unlink(mine).catch(() => undefined);
+        await rmdir(path).catch(() => undefined); // not empty: taken over already, leave it
+      };
+    } catch (e) {
+      await rm(aside, { recursive: true, force: true }).catch(() => undefined);
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code)) throw new StoreError(path, `cannot create the lock (${code || (e as Error).message}); check that the folder of --data is writable`);
     }
-    await writeFile(path, `${process.pid}\n`);
+    await clearIfStale(data, path);
   }
-  return () => unlink(path).catch(() => undefined);
+  throw new StoreError(path, 'could not be taken: other processes kept taking it; retry, and run one wallet-sim per --data');
+}
+
+const OWNER = 'owner.';
+
+interface Owner { pid: number; start?: string; boot?: string; host: string; token: string }
+
+/** Throws when the lock is held by a live process; removes it when it is stale. */
+async function clearIfStale(data: string, path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return; // released meanwhile
+  if (!info.isDirectory()) return clearLegacy(data, path, info.mtimeMs);
+  const names = await readdir(path).catch(() => [] as string[]);
+  if (!names.length) return; // being released or taken over: a rename onto it succeeds
+  const name = names.find((n) => n.startsWith(OWNER));
+  if (!name || names.length > 1) {
+    throw new StoreError(path, `holds unexpected files (${names.join(', ')}); if no wallet-sim uses ${data}, remove ${path}`);
+  }
+  let owner: Owner;
+  try {
+    owner = JSON.parse(await readFile(join(path, name), 'utf8')) as Owner;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // taken over or released meanwhile
+    throw new StoreError(join(path, name), `is not a lock wallet-sim wrote; if no wallet-sim uses ${data}, remove ${path}`);
+  }
+  const why = await staleness(owner);
+  if (why === 'live') {
+    const since = owner.start ? `, running since ${owner.start}` : '';
+    throw new StoreError(data, `is in use by process ${owner.pid}${since} (lock ${path}); stop that process or use another --data`);
+  }
+  if (why === 'elsewhere') {
+    throw new StoreError(data, `is locked by process ${owner.pid} on host ${owner.host} (lock ${path}); if no wallet-sim runs there, remove ${path}`);
+  }
+  // By name: if a faster racer already replaced the lock, this finds nothing to delete.
+  await unlink(join(path, name)).catch(() => undefined);
+}
+
+async function staleness(owner: Owner): Promise<'live' | 'stale' | 'elsewhere'> {
+  if (owner.host !== hostname()) return 'elsewhere';
+  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || owner.pid === process.pid || !alive(owner.pid)) return 'stale';
+  const boot = await bootId();
+  if (owner.boot && boot && owner.boot !== boot) return 'stale'; // written before a reboot: the pid is someone else's now
+  const start = await processStart(owner.pid);
+  if (owner.start && start && owner.start !== start) return 'stale'; // the pid was reused
+  return 'live';
+}
+
+/** A lock file of an earlier wallet-sim: the pid it holds, nothing more. */
+async function clearLegacy(data: string, path: string, writtenMs: number): Promise<void> {
+  const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+  if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+    const started = await processStartMs(pid);
+    // A process that started after the lock was written cannot be the one that wrote it.
+    if (started === undefined || started <= writtenMs + 1000) {
+      throw new StoreError(data, `is in use by process ${pid} (lock ${path}); stop that process or use another --data`);
+    }
+  }
+  // Whoever deletes it, every racer then competes with the same rename onto a missing path.
+  await unlink(path).catch(() => undefined);
 }
 
 function alive(pid: number): boolean {
@@ -31,4 +109,23 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A process's start time in clock ticks after boot (/proc/<pid>/stat field 22); undefined off Linux. */
+export async function processStart(pid: number): Promise<string | undefined> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // Field 2 (the command) is in parentheses and may hold spaces: count fields after its ")".
+  return text?.slice(text.lastIndexOf(')') + 2).split(' ')[19];
+}
+
+async function bootId(): Promise<string | undefined> {
+  return (await readFile('/proc/sys/kernel/random/boot_id', 'utf8').catch(() => undefined))?.trim();
+}
+
+/** When a process started, in ms since the epoch (Linux, USER_HZ = 100); undefined when unknown. */
+async function processStartMs(pid: number): Promise<number | undefined> {
+  const ticks = Number(await processStart(pid));
+  const btime = /^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8').catch(() => ''))?.[1];
+  if (!Number.isFinite(ticks) || !btime) return undefined;
+  return Number(btime) * 1000 + ticks * 10;
 }

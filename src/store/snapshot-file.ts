@@ -1,25 +1,42 @@
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import type { Change } from '../wallet/state.js';
-import { changeProblem } from './fold.js';
+import { ChangeFold } from './fold.js';
+import { LineTooLong, readLines } from './lines.js';
+import { changeProblem } from './records.js';
 import { StoreError } from './store-error.js';
 
 export const SNAPSHOT_FORMAT = 'wallet-sim-store';
-export const SNAPSHOT_VERSION = 1;
+/** 2: one JSON line per record after a header line. 1 (still read): one JSON document. */
+export const SNAPSHOT_VERSION = 2;
 
-/** The lowdb document: the folded state, and the last log it includes. */
-export interface Snapshot {
+/** The snapshot's first line. */
+export interface SnapshotHeader {
   format: typeof SNAPSHOT_FORMAT;
-  version: typeof SNAPSHOT_VERSION;
-  /** Every log with this sequence number or lower is folded into `changes`. */
+  version: number;
+  /** Every log with this sequence number or lower is folded into the records. */
   log_seq: number;
+  /**
+   * Log `log_seq` as it was when it was folded in (absent when log_seq is 0, and in version 1):
+   * start-up deletes covered logs only when the one on disk is provably that log.
+   */
+  log_bytes?: number;
+  log_sha256?: string;
   written_at: string;
+  /** How many record lines follow: a file cut short is an error, not a smaller state. */
+  records: number;
+}
+
+/** The lowdb document: the header and the folded state. */
+export interface Snapshot {
+  header: SnapshotHeader;
   changes: Change[];
 }
 
 export const emptySnapshot = (): Snapshot =>
-  ({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date(0).toISOString(), changes: [] });
+  ({ header: { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date(0).toISOString(), records: 0 }, changes: [] });
 
 /** Makes a rename or a new file in `dir` survive a crash. */
 export async function syncDir(dir: string): Promise<void> {
@@ -27,18 +44,37 @@ export async function syncDir(dir: string): Promise<void> {
   try { await fh.sync(); } finally { await fh.close(); }
 }
 
+/** Size and SHA-256 of a file, read as a stream. */
+export async function fileDigest(path: string): Promise<{ bytes: number; sha256: string }> {
+  const fh = await open(path, 'r');
+  try {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of fh.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+    return { bytes, sha256: hash.digest('hex') };
+  } finally {
+    await fh.close();
+  }
+}
+
 const CHUNK = 1 << 20;
+const UNTOUCHED = 'the file was left untouched';
 
 /**
- * lowdb's JSONFile, made durable: lowdb (through steno) writes a temp file and renames it, but
- * never fsyncs, so after a power cut the rename can survive while the data does not. Here: write
- * the temp file, fsync it, rename it over the old one, fsync the directory. The old snapshot stays
- * whole until the rename, so a kill at any instant leaves one complete snapshot or the other.
+ * The snapshot as a lowdb adapter: `read()` gives the whole state, `write()` replaces it. The
+ * text is never one string: it is a header line and then one JSON line per record, written in
+ * 1 MiB chunks and read back line by line, so its size is bounded by the disk, not by V8's
+ * string limit, and the event loop keeps serving callbacks while a big snapshot is written.
  *
- * The changes are written one per line in 1 MiB chunks: no single giant string, and the event loop
- * keeps serving callbacks between chunks while a big snapshot is written.
+ * Durable, unlike lowdb's JSONFile (steno renames a temp file but never fsyncs, so after a power
+ * cut the rename can survive while the data does not): write the temp file, fsync it, rename it
+ * over the old one, fsync the directory. The old snapshot stays whole until the rename, so a kill
+ * at any instant leaves one complete snapshot or the other.
  */
-export class DurableJsonFile implements Adapter<Snapshot> {
+export class SnapshotFile implements Adapter<Snapshot> {
   readonly tempPath: string;
   /** Size in bytes of the snapshot last read or written. */
   bytes = 0;
@@ -49,30 +85,85 @@ export class DurableJsonFile implements Adapter<Snapshot> {
 
   /** The snapshot, or null when there is none yet (no file, or an empty one). */
   async read(): Promise<Snapshot | null> {
-    let text: string;
+    let fh: FileHandle;
     try {
-      const info = await stat(this.path);
-      if (info.isDirectory()) throw new StoreError(this.path, 'is a directory, not a data file; give --data a file path');
-      text = await readFile(this.path, 'utf8');
+      fh = await open(this.path, 'r');
+      const info = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
+      if (info.isDirectory()) {
+        await fh.close();
+        throw new StoreError(this.path, 'is a directory, not a data file; give --data a file path');
+      }
+      this.bytes = info.size;
     } catch (e) {
       if (e instanceof StoreError) throw e;
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'ENOENT') return null;
+      if (err.code === 'EISDIR') throw new StoreError(this.path, 'is a directory, not a data file; give --data a file path');
       throw new StoreError(this.path, `cannot be read (${err.code ?? err.message})`);
     }
-    this.bytes = Buffer.byteLength(text);
-    if (text.length === 0) return null;
+    try {
+      if (this.bytes === 0) return null;
+      return await this.readLines(fh);
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      if (e instanceof LineTooLong) throw new StoreError(this.path, `${e.message}: not a line wallet-sim writes; ${UNTOUCHED}: restore it from a backup`);
+      throw new StoreError(this.path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async readLines(fh: FileHandle): Promise<Snapshot | null> {
+    const fold = new ChangeFold();
+    let header: SnapshotHeader | undefined;
+    /** Version 1 as its writer laid it out: `{…,"changes":[`, one record per line, `]}`. */
+    let v1Lines = false;
+    let v1Closed = false;
+    let n = 0;
+    let records = 0;
+    for await (const { no, text: line } of readLines(fh)) {
+      n = no;
+      if (!header) {
+        const first = firstLine(this.path, line);
+        if (!first) return this.readWholeV1(); // not a layout this reader streams: version 1 as one document
+        if (first.changes) return first as Snapshot; // version 1 on one line
+        header = first.header;
+        v1Lines = header.version === 1;
+        continue;
+      }
+      if (v1Lines) {
+        if (v1Closed) throw new StoreError(this.path, `line ${n}: text after the closing "]}"; ${UNTOUCHED}: restore it from a backup`);
+        if (line === ']}') { v1Closed = true; continue; }
+      } else if (records === header.records) {
+        throw new StoreError(this.path, `line ${n}: more records than the ${header.records} its first line announces; ${UNTOUCHED}: restore it from a backup`);
+      }
+      fold.add(recordOf(this.path, n, v1Lines && line.endsWith(',') ? line.slice(0, -1) : line));
+      records++;
+    }
+    if (!header) return null;
+    if (v1Lines ? !v1Closed : records !== header.records) {
+      const what = v1Lines ? 'has no closing "]}"' : `ends after ${records} of the ${header.records} records its first line announces`;
+      throw new StoreError(this.path, `${what} (cut short?); ${UNTOUCHED}: restore it from a backup`);
+    }
+    return { header: v1Lines ? { ...header, records } : header, changes: fold.changes() };
+  }
+
+  /** Version 1 in a layout of its own (hand-written, reformatted): one JSON.parse, as version 1 always did. */
+  private async readWholeV1(): Promise<Snapshot> {
+    const text = await readFile(this.path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      throw new StoreError(this.path, `cannot be read (${e.code ?? e.message})`);
+    });
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      throw new StoreError(this.path, `is not valid JSON (${(e as Error).message}); the file was left untouched: restore it from a backup or move it away to start empty`);
+      throw new StoreError(this.path, `is not valid JSON (${(e as Error).message}); ${UNTOUCHED}: restore it from a backup or move it away to start empty`);
     }
-    return validSnapshot(this.path, doc);
+    return wholeV1(this.path, doc);
   }
 
   async write(doc: Snapshot): Promise<void> {
-    const { changes, ...head } = doc;
+    const { header, changes } = doc;
     const fh = await open(this.tempPath, 'w');
     let bytes = 0;
     try {
@@ -82,15 +173,15 @@ export class DurableJsonFile implements Adapter<Snapshot> {
         let at = 0;
         while (at < buf.length) at += (await fh.write(buf, at)).bytesWritten;
       };
-      let chunk = `${JSON.stringify(head).slice(0, -1)},"changes":[`;
-      for (let i = 0; i < changes.length; i++) {
-        chunk += `${i ? ',' : ''}\n${JSON.stringify(changes[i])}`;
+      let chunk = `${JSON.stringify({ ...header, format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, records: changes.length })}\n`;
+      for (const c of changes) {
+        chunk += `${JSON.stringify(c)}\n`;
         if (chunk.length >= CHUNK) {
           await put(chunk);
           chunk = '';
         }
       }
-      await put(`${chunk}\n]}\n`);
+      await put(chunk);
       await fh.sync();
     } finally {
       await fh.close();
@@ -103,22 +194,82 @@ export class DurableJsonFile implements Adapter<Snapshot> {
   /** A temp file left by a crash during a write: never the real data, safe to drop. */
   async removeTemp(): Promise<void> {
     await unlink(this.tempPath).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'ENOENT') throw new StoreError(this.tempPath, `cannot remove a leftover temp file (${e.code})`);
+      if (e.code !== 'ENOENT') throw new StoreError(this.tempPath, `cannot remove a leftover temp file (${e.code}); remove it by hand`);
     });
   }
 }
 
-function validSnapshot(path: string, doc: unknown): Snapshot {
-  if (doc === null || typeof doc !== 'object' || (doc as { format?: unknown }).format !== SNAPSHOT_FORMAT) {
+/**
+ * The first line: a version 2 header, the opening line of a version 1 file as its writer laid it
+ * out (`…,"changes":[`), a whole version 1 document on one line, or undefined for anything else.
+ */
+function firstLine(path: string, line: string): { header: SnapshotHeader; changes?: never } | Snapshot | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    if (!line.endsWith('"changes":[')) return undefined;
+    try {
+      v = JSON.parse(`${line}]}`);
+    } catch {
+      return undefined;
+    }
+    return { header: checkHeader(path, v, 1) };
+  }
+  const version = checkVersion(path, v);
+  return version === 1 ? wholeV1(path, v) : { header: checkHeader(path, v, 2) };
+}
+
+function checkVersion(path: string, v: unknown): number {
+  if (v === null || typeof v !== 'object' || (v as { format?: unknown }).format !== SNAPSHOT_FORMAT) {
     throw new StoreError(path, `is not a wallet-sim data file (no "format": "${SNAPSHOT_FORMAT}"); point --data at another path`);
   }
-  const d = doc as Partial<Snapshot>;
-  if (d.version !== SNAPSHOT_VERSION) throw new StoreError(path, `has version ${JSON.stringify(d.version)}; this wallet-sim reads version ${SNAPSHOT_VERSION}`);
-  if (!Number.isSafeInteger(d.log_seq) || (d.log_seq as number) < 0) throw new StoreError(path, '/log_seq must be an integer >= 0');
-  if (!Array.isArray(d.changes)) throw new StoreError(path, '/changes must be an array');
-  for (let i = 0; i < d.changes.length; i++) {
-    const problem = changeProblem(d.changes[i]);
-    if (problem) throw new StoreError(path, `/changes/${i} ${problem}`);
+  const version = (v as { version?: unknown }).version;
+  if (version !== 1 && version !== SNAPSHOT_VERSION) {
+    throw new StoreError(path, `has version ${JSON.stringify(version)}; this wallet-sim reads versions 1 and ${SNAPSHOT_VERSION}: use the wallet-sim that wrote it`);
   }
-  return d as Snapshot;
+  return version;
+}
+
+function checkHeader(path: string, v: unknown, expected: 1 | 2): SnapshotHeader {
+  if (checkVersion(path, v) !== expected) throw new StoreError(path, `line 1 is not a version ${expected} header; ${UNTOUCHED}: restore it from a backup`);
+  const h = v as Record<string, unknown>;
+  const problem = !Number.isSafeInteger(h.log_seq) || (h.log_seq as number) < 0 ? '/log_seq must be an integer >= 0'
+    : expected === 1 ? (Array.isArray(h.changes) ? undefined : '/changes must be an array')
+    : !Number.isSafeInteger(h.records) || (h.records as number) < 0 ? '/records must be an integer >= 0'
+    : h.log_seq === 0 ? undefined
+    : !Number.isSafeInteger(h.log_bytes) || (h.log_bytes as number) < 0 ? '/log_bytes must be an integer >= 0'
+    : typeof h.log_sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.log_sha256) ? '/log_sha256 must be 64 hex digits'
+    : undefined;
+  if (problem) throw new StoreError(path, `line 1 (the header): ${problem}; ${UNTOUCHED}: restore it from a backup`);
+  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: expected, log_seq: h.log_seq as number, written_at: String(h.written_at ?? ''), records: expected === 1 ? 0 : h.records as number };
+  if (expected === 2 && header.log_seq > 0) {
+    header.log_bytes = h.log_bytes as number;
+    header.log_sha256 = h.log_sha256 as string;
+  }
+  return header;
+}
+
+function recordOf(path: string, line: number, text: string): Change {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new StoreError(path, `line ${line} is not valid JSON (${(e as Error).message}); ${UNTOUCHED}: restore it from a backup`);
+  }
+  const problem = changeProblem(v);
+  if (problem) throw new StoreError(path, `line ${line} ${problem}; ${UNTOUCHED}: correct that line or restore the file from a backup`);
+  return v as Change;
+}
+
+function wholeV1(path: string, doc: unknown): Snapshot {
+  const header = checkHeader(path, doc, 1);
+  const changes = (doc as { changes: unknown[] }).changes;
+  for (let i = 0; i < changes.length; i++) {
+    const problem = changeProblem(changes[i]);
+    if (problem) throw new StoreError(path, `/changes/${i} ${problem}; ${UNTOUCHED}: correct that record or restore the file from a backup`);
+  }
+  const fold = new ChangeFold();
+  fold.apply(changes as Change[]);
+  return { header: { ...header, records: changes.length }, changes: fold.changes() };
 }

@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { ROOT } from '../../src/paths.js';
+import { FileStore } from '../../src/store/file.js';
+import { processStart } from '../../src/store/lock-file.js';
+
+type Test = { teardown: (fn: () => unknown) => void };
+
+async function tempDir(t: Test): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-lock-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The pid of a process that has exited: what a kill -9 leaves in a lock. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await once(child, 'exit');
+  return child.pid!;
+}
+
+function sleeper(t: Test): ChildProcess {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  t.teardown(() => { child.kill('SIGKILL'); });
+  return child;
+}
+
+const bootId = () => readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined);
+
+/** A lock as wallet-sim writes it, for a given owner. */
+async function writeLock(data: string, owner: { pid: number; start?: string }): Promise<void> {
+  const token = 'feedfacefeedface';
+  await mkdir(`${data}.lock`);
+  await writeFile(join(`${data}.lock`, `owner.${token}`), JSON.stringify({ ...owner, boot: await bootId(), host: hostname(), token }));
+}
+
+// Each child waits for "go <data>", tries to take the lock and answers "won" or "lost"; it keeps
+// what it won until its stdin closes. All children get "go" in the same tick.
+const RACER = `
+import { createInterface } from 'node:readline';
+const { acquireLock } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/store/lock-file.js')).href)});
+console.log('ready');
+for await (const line of createInterface({ input: process.stdin })) {
+  const data = line.slice(3);
+  try { await acquireLock(data); console.log('won ' + data); } catch (e) { console.log('lost ' + data + ' ' + e.message.split('\\n')[0]); }
+}`;
+
+t.test('racers on a stale lock: exactly one takes it over, every time', async (t) => {
+  const dir = await tempDir(t);
+  const RACERS = 8;
+  const ROUNDS = 8;
+  const racers = Array.from({ length: RACERS }, () => spawn(process.execPath, ['--input-type=module', '-e', RACER], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  t.teardown(() => { for (const r of racers) r.kill('SIGKILL'); });
+  const answers = racers.map((r) => createInterface({ input: r.stdout! })[Symbol.asyncIterator]());
+  for (const a of answers) t.equal((await a.next()).value, 'ready');
+  for (let round = 0; round < ROUNDS; round++) {
+    const data = join(dir, `wallet-${round}.json`);
+    // Half the rounds a lock of this wallet-sim, half a plain pid file of an earlier one; both dead.
+    if (round % 2) await writeLock(data, { pid: await deadPid(), start: '1' });
+    else await writeFile(`${data}.lock`, `${await deadPid()}\n`);
+    for (const r of racers) r.stdin!.write(`go ${data}\n`);
+    const replies = await Promise.all(answers.map(async (a) => (await a.next()).value as string));
+    const won = replies.filter((r) => r.startsWith('won '));
+    const why = [...new Set(replies.filter((r) => !r.startsWith('won ')).map((r) => r.replace(/^lost \S+ \S+: /, '').replace(/ \d+.*/, '')))];
+    t.equal(won.length, 1, `round ${round}: one winner of ${RACERS}; the others: ${why.join(' / ')}`);
+  }
+  for (const r of racers) r.stdin!.end();
+});
+
+t.test('a lock whose pid now belongs to an unrelated process (a reused pid) is taken over', async (t) => {
+  const dir = await tempDir(t);
+  const other = sleeper(t);
+  await once(other, 'spawn');
+  const start = await processStart(other.pid!);
+  t.ok(start, 'the start time of a process is known (Linux)');
+
+  const reused = join(dir, 'reused.json');
+  await writeLock(reused, { pid: other.pid!, start: String(Number(start) - 5000) });
+  const store = await FileStore.open(reused);
+  await store.close();
+  t.same(await readdir(dir).then((n) => n.filter((x) => x.includes('.lock'))), [], 'released on close');
+
+  const held = join(dir, 'held.json');
+  await writeLock(held, { pid: other.pid!, start });
+  await t.rejects(FileStore.open(held), { message: new RegExp(`held\\.json: is in use by process ${other.pid}, running since ${start} \\(lock .*held\\.json\\.lock\\); stop that process or use another --data`) });
+
+  // A pid file of an earlier wallet-sim, written before that process started: not its lock.
+  const legacy = join(dir, 'legacy.json');
+  await writeFile(`${legacy}.lock`, `${other.pid}\n`);
+  const hourAgo = new Date(Date.now() - 3600_000);
+  await utimes(`${legacy}.lock`, hourAgo, hourAgo);
+  const again = await FileStore.open(legacy);
+  await again.close();
+});
+
+t.test('a second store on the same data file in a live process is refused; the first keeps working', async (t) => {
+  const dir = await tempDir(t);
+  const data = join(dir, 'wallet.json');
+  const child = spawn(process.execPath, ['--input-type=module', '-e', RACER], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.teardown(() => { child.kill('SIGKILL'); });
+  const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  t.equal((await answers.next()).value, 'ready');
+  child.stdin!.write(`go ${data}\n`);
+  t.equal((await answers.next()).value, `won ${data}`);
+  await t.rejects(FileStore.open(data), { message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d+`) });
+});
