@@ -6,6 +6,7 @@ import { matches, secretBytes } from '../secrets.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import type { Simulator } from '../simulator.js';
+import { uiAdminRoutes } from './ui.js';
 import type { Player } from '../wallet/state.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
@@ -95,6 +96,8 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }>
     await sim.setScenario(next, request.query.reset === 'true');
     return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
   });
+
+  await app.register(uiAdminRoutes, { sim, security }); // GET /admin/events, GET /admin/scenarios
 };
 
 /** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */
