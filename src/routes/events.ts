@@ -53,7 +53,10 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       'x-accel-buffering': 'no',
     });
     res.write(': wallet-sim journal events\n\n');
+    let closed = false;
     const close = () => {
+      if (closed) return;
+      closed = true;
       unsubscribe();
       clearInterval(heartbeat);
     };

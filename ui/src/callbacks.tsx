@@ -61,12 +61,12 @@ export function Callbacks(p: CallbacksProps) {
           <thead>
             <tr>
               <th scope="col">time</th><th scope="col">player</th><th scope="col">event</th><th scope="col">transaction_id</th>
-              <th scope="col">code</th><th scope="col" class="wide">reason</th><th scope="col">findings</th><th scope="col" class="num">ms</th>
-              <th scope="col" class="num">balance</th><th scope="col">rule</th><th scope="col">flags</th>
+              <th scope="col">code</th><th scope="col" class="num" title="balance before → after">balance</th><th scope="col" class="num">ms</th>
+              <th scope="col">flags</th><th scope="col">rule</th><th scope="col">reason · findings</th>
             </tr>
           </thead>
           <tbody>
-            {shown.length === 0 && <tr><td colSpan={11} class="empty">No callbacks yet. Send one to the callback URL and it shows up here.</td></tr>}
+            {shown.length === 0 && <tr><td colSpan={10} class="empty">No callbacks yet. Send one to the callback URL and it shows up here.</td></tr>}
             {shown.map((e) => <Row key={e.id} e={e} selected={e.id === p.selected} clientTimeoutS={p.clientTimeoutS} onSelect={p.onSelect} />)}
           </tbody>
         </table>
@@ -88,16 +88,18 @@ function Row({ e, selected, clientTimeoutS, onSelect }: { e: JournalEntry; selec
       <td>{e.event_type}</td>
       <td class="mono ellipsis" title={e.transaction_id}>{e.transaction_id}</td>
       <td><span class={`code code-${e.code ?? 'http'}`}>{code}</span></td>
-      <td class="reason" title={e.reason}>{e.reason}</td>
-      <td>{e.findings.map((f) => <span class={`finding sev-${f.severity}`} title={`${f.severity}: ${f.message}${f.pointer ? ` (${f.pointer})` : ''}`}>{f.code}</span>)}</td>
-      <td class="num">{e.duration_ms}</td>
       <td class="num mono">{e.balance_before === undefined && e.balance_after === undefined ? '' : `${amount(e.balance_before)} → ${amount(e.balance_after)}`}</td>
-      <td>{e.rule?.name}</td>
+      <td class="num">{e.duration_ms}</td>
       <td>
         {flags.dropped && <span class="flag flag-dropped" title="a scenario rule dropped the connection: the reply was lost">dropped</span>}
         {flags.late && <span class="flag flag-late" title={`the reply took longer than the client time-out (${clientTimeoutS} s)`}>late</span>}
         {flags.gone && <span class="flag flag-gone" title="the caller had closed the connection before the reply">gone</span>}
         {flags.replayed && <span class="flag flag-replayed" title="an identical retry: replayed, nothing changed">replay</span>}
+      </td>
+      <td class="rule" title={e.rule?.name}>{e.rule?.name}</td>
+      <td class="reason">
+        {e.reason && <div class="reason-text" title={e.reason}>{e.reason}</div>}
+        {e.findings.map((f) => <span class={`finding sev-${f.severity}`} title={`${f.severity}: ${f.message}${f.pointer ? ` (${f.pointer})` : ''}`}>{f.code}</span>)}
       </td>
     </tr>
   );
