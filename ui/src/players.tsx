@@ -67,7 +67,7 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
         <td>{player.user_id}</td>
         <td class="num mono">{amount(player.balance)}</td>
         <td>{player.currency}</td>
-        <td><button type="button" class="small" onClick={start} aria-label={`Edit ${player.user_id}`}>Edit</button></td>
+        <td><button key="edit" type="button" class="small" onClick={(e) => { e.preventDefault(); start(); }} aria-label={`Edit ${player.user_id}`}>Edit</button></td>
       </tr>
     );
   }
@@ -98,8 +98,8 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
         <FieldErrors problems={other} />
       </td>
       <td class="actions">
-        <button type="submit" form={`${fid}-form`} class="small primary" disabled={busy}>Save</button>
-        {player && <button type="button" class="small" onClick={() => { setEditing(false); setProblems([]); }}>Cancel</button>}
+        <button key="save" type="submit" form={`${fid}-form`} class="small primary" disabled={busy}>Save</button>
+        {player && <button key="cancel" type="button" class="small" onClick={() => { setEditing(false); setProblems([]); }}>Cancel</button>}
       </td>
     </tr>
   );
