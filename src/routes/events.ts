@@ -67,7 +67,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     }));
     const heartbeat = setInterval(() => {
       if (res.writableLength <= maxBuffered) res.write(': heartbeat\n\n');
-    }, heartbeatMs);
+    }, heartbeatMs).unref();
     res.on('close', close);
   });
 };
