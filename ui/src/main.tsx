@@ -52,15 +52,20 @@ function App() {
     api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules),
   ])), []);
   const loadRules = useCallback(() => quietly(api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules)), []);
+  /** A build without session grading: asked again only on load and on a scenario change, not per callback. */
+  const reportMissing = useRef(false);
   const loadReport = useCallback(() => api<Report>('GET', '/admin/report').then(
-    (report) => setReport({ kind: 'ok', report }),
-    (e: Error) => setReport(e instanceof ApiError && e.status === 404 ? { kind: 'missing' } : { kind: 'error', message: e.message }),
+    (report) => { reportMissing.current = false; setReport({ kind: 'ok', report }); },
+    (e: Error) => {
+      reportMissing.current = e instanceof ApiError && e.status === 404;
+      setReport(reportMissing.current ? { kind: 'missing' } : { kind: 'error', message: e.message });
+    },
   ), []);
   const loadJournal = useCallback(() => quietly(api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`)
     .then((doc) => add(doc.entries.filter((e) => e.id > clearedUpTo.current)))), [add]);
 
   // What a callback may change, refreshed live but at most so often.
-  const refresh = useMemo(() => ({ live: throttle(() => { void loadRules(); void loadPlayers(); }, 500), report: throttle(() => void loadReport(), 1000) }), []);
+  const refresh = useMemo(() => ({ live: throttle(() => { void loadRules(); void loadPlayers(); }, 500), report: throttle(() => { if (!reportMissing.current) void loadReport(); }, 1000) }), []);
 
   useEffect(() => {
     whenUnauthorized(() => setNeedToken(true));
