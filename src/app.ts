@@ -7,6 +7,7 @@ import { adminRoutes } from './routes/admin.js';
 import { hostGuard } from './routes/admin-guard.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
+import { uiRoutes } from './routes/ui.js';
 import { openapiOptions, swaggerUiOptions } from './openapi.js';
 import { ScenarioError } from './scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from './schemas.js';
@@ -80,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken, guard: { allowedHosts, corsOrigins: options.cors?.origins } });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
+  await app.register(uiRoutes);
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
   app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
   return app;

@@ -4,6 +4,7 @@ import { openapiCommand } from './commands/openapi.js';
 import { probeCommand } from './commands/probe.js';
 import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
+import { tailCommand } from './commands/tail.js';
 import { validateCommand } from './commands/validate.js';
 import { verifyCommand } from './commands/verify.js';
 
@@ -18,5 +19,6 @@ program.addCommand(openapiCommand());
 program.addCommand(probeCommand());
 program.addCommand(sendCommand());
 program.addCommand(verifyCommand());
+program.addCommand(tailCommand());
 
 await program.parseAsync();

@@ -174,8 +174,8 @@ t.test('admin and health routes are documented', async (t) => {
   const { doc } = await documentOf();
   const ops = operations(doc);
   t.same(ops.map((o) => `${o.method.toUpperCase()} ${o.url}`).sort(), [
-    'DELETE /admin/journal', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/scenario',
-    'GET /admin/scenario/rules', 'GET /health', 'POST /admin/reset', 'POST /callback', 'PUT /admin/players/{user_id}', 'PUT /admin/scenario',
+    'DELETE /admin/journal', 'GET /admin/events', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/scenario',
+    'GET /admin/scenario/rules', 'GET /admin/scenarios', 'GET /health', 'POST /admin/reset', 'POST /callback', 'PUT /admin/players/{user_id}', 'PUT /admin/scenario',
   ], 'every route and nothing else (/openapi.json and /docs are hidden)');
   const ids = new Set<string>();
   for (const { url, method, op } of ops) {
@@ -189,7 +189,7 @@ t.test('admin and health routes are documented', async (t) => {
     }
     const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
     t.ok(success, `${name} documents its success`);
-    if (success !== '204' && op.operationId !== 'callback') t.ok(op.responses[success!].content?.['application/json']?.schema, `${name} ${success} has a body schema`);
+    if (success !== '204' && op.operationId !== 'callback') t.ok(op.responses[success!].content?.[url === '/admin/events' ? 'text/event-stream' : 'application/json']?.schema, `${name} ${success} has a body schema`);
     if (url.includes('{user_id}')) t.match(op.parameters, [{ in: 'path', name: 'user_id', required: true }], `${name} documents user_id`);
   }
   const players = doc.paths['/admin/players/{user_id}'];

@@ -5,6 +5,7 @@ import { amountProblem, money } from '../money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import type { Simulator } from '../simulator.js';
+import { uiAdminRoutes } from './ui.js';
 import type { Player } from '../wallet/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 
@@ -86,6 +87,8 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     await sim.setScenario(next, request.query.reset === 'true');
     return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
   });
+
+  await app.register(uiAdminRoutes, { sim, security }); // GET /admin/events, GET /admin/scenarios
 };
 
 /** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */

@@ -1,0 +1,85 @@
+import { Command, Option } from 'commander';
+import { describeFetchError } from '../client/http.js';
+import type { JournalEntry } from '../journal/journal.js';
+
+interface TailOptions { url: string; json: boolean; adminToken?: string; token?: string }
+
+const MESSAGES = {
+  CANNOT_CONNECT: (url: string, why: string) => `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
+  LOCKED: (url: string) => `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`,
+  CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
+} as const;
+
+export function tailCommand(): Command {
+  return new Command('tail')
+    .description('Follow the callbacks a running simulator receives, one line each (exit 2 when it cannot connect)')
+    .requiredOption('--url <url>', 'the simulator base URL, e.g. http://127.0.0.1:8080')
+    .option('--json', 'one journal entry per line, as JSON', false)
+    .addOption(new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN'))
+    .addOption(new Option('--token <token>', 'same as --admin-token').hideHelp())
+    .action(async (o: TailOptions) => {
+      process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? o.adminToken);
+    });
+}
+
+/** Reads GET /admin/events until the simulator closes it; returns the exit code. */
+async function tail(url: string, json: boolean, token: string | undefined): Promise<number> {
+  let res: Response;
+  try {
+    res = await fetch(`${url}/admin/events`, { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  } catch (e) {
+    console.error(MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
+    return 2;
+  }
+  if (res.status === 401) {
+    console.error(MESSAGES.LOCKED(url));
+    return 2;
+  }
+  if (res.status !== 200 || !res.body) {
+    console.error(MESSAGES.CANNOT_CONNECT(url, `HTTP ${res.status}`));
+    return 2;
+  }
+  const colour = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    for await (const chunk of res.body) {
+      text += decoder.decode(chunk, { stream: true });
+      for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+        for (const line of text.slice(0, end).split('\n')) {
+          if (!line.startsWith('data:')) continue;
+          const data = line.slice(5).trimStart();
+          process.stdout.write(`${json ? data : formatEntry(JSON.parse(data) as JournalEntry, colour)}\n`);
+        }
+        text = text.slice(end + 2);
+      }
+    }
+  } catch (e) {
+    console.error(MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
+    return 1;
+  }
+  console.error(MESSAGES.CLOSED(url));
+  return 1;
+}
+
+const paint = (on: boolean) => (code: number, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
+const CODE_COLOURS: Record<string, number> = { R0: 32, R1: 31, R2: 31, R3: 31, R4: 33 };
+const SEVERITY_COLOURS: Record<string, number> = { error: 31, warning: 33, info: 36 };
+
+/**
+ * `14:03:07.123 #12 bet player-1 tx-9 R3 1000 → 1000 12ms rule "slow" [dropped] R3: … · TOTAL_MISMATCH`
+ */
+export function formatEntry(e: JournalEntry, colour = false): string {
+  const c = paint(colour);
+  const time = e.received_at.slice(11, 23);
+  const code = e.code ?? `HTTP ${e.reply.status}`;
+  const parts = [c(2, time), c(2, `#${e.id}`), e.event_type ?? '?', e.user_id ?? '?', e.transaction_id ?? '-', c(CODE_COLOURS[code] ?? 35, code)];
+  if (e.balance_before !== undefined || e.balance_after !== undefined) parts.push(`${e.balance_before ?? '?'} → ${e.balance_after ?? '?'}`);
+  parts.push(`${e.duration_ms}ms`);
+  if (e.rule) parts.push(`rule "${e.rule.name}"`);
+  const flags = [e.reply.dropped && 'dropped', e.reply.client_gone && 'gone', e.replayed && 'replayed'].filter(Boolean);
+  if (flags.length) parts.push(c(35, `[${flags.join(' ')}]`));
+  if (e.reason) parts.push(e.reason);
+  if (e.findings.length) parts.push(`· ${e.findings.map((f) => c(SEVERITY_COLOURS[f.severity] ?? 0, f.code)).join(' ')}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,90 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginAsync, FastifySchema } from 'fastify';
+import type { StoredEntry } from '../journal/journal.js';
+import type { Simulator } from '../simulator.js';
+
+export interface EventRouteOptions {
+  sim: Simulator;
+  /** The admin routes' OpenAPI security (set when --admin-token locks them). */
+  security?: { bearer: never[] }[];
+  /** A listener whose unsent output grows past this is disconnected (default 1 MiB). */
+  maxBufferedBytes?: number;
+  /** A comment line this often keeps proxies and idle time-outs from closing the stream. */
+  heartbeatMs?: number;
+}
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+const DESCRIPTION = `Server-sent events: one \`data:\` line per callback, the journal entry as
+\`GET /admin/journal\` lists it (JSON, with \`id:\` set to the entry id), written when the callback is
+answered. A comment line (\`: heartbeat\`) comes every 15 s. Nothing is replayed: read
+\`GET /admin/journal?after=<last id>\` to fill a gap. A listener that does not read fast enough
+(over 1 MiB unsent) is disconnected, so it can never slow a callback down; it may reconnect.
+The dashboard (\`/ui\`) and \`wallet-sim tail\` read it with the Authorization header of --admin-token.`;
+
+/** GET /events (under /admin): the journal's subscription as a text/event-stream. */
+export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
+  const { sim, security } = options;
+  const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const schema = {
+    tags: ['admin'],
+    security,
+    operationId: 'events',
+    summary: 'Live callbacks as server-sent events (the journal, as it grows)',
+    description: DESCRIPTION,
+    produces: ['text/event-stream'],
+    response: {
+      200: {
+        description: 'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback.',
+        content: { 'text/event-stream': { schema: { type: 'string', examples: ['id: 7\ndata: {"id":7,"event_type":"bet","code":"R0",…}\n\n'] } } },
+      },
+      ...(security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
+    },
+  } as FastifySchema;
+
+  app.get('/events', { schema }, (request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    });
+    res.write(': wallet-sim journal events\n\n');
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(heartbeat);
+    };
+    const unsubscribe = sim.journal.subscribe(eventWriter(res, maxBuffered, () => {
+      request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
+      close();
+      res.destroy();
+    }));
+    const heartbeat = setInterval(() => {
+      if (res.writableLength <= maxBuffered) res.write(': heartbeat\n\n');
+    }, heartbeatMs).unref();
+    res.on('close', close);
+  });
+};
+
+/**
+ * The journal listener of one stream. The journal calls it on the callback's path, so it never
+ * throws and never waits: when the client does not read and the unsent bytes pass the bound, the
+ * listener gives up on it (`tooSlow`) instead of buffering without end.
+ */
+export function eventWriter(res: ServerResponse, maxBuffered: number, tooSlow: () => void): (entry: StoredEntry) => void {
+  return (entry) => {
+    try {
+      if (res.destroyed) return;
+      if (res.writableLength > maxBuffered) return tooSlow();
+      res.write(`id: ${entry.id}\ndata: ${entry.text}\n\n`);
+    } catch {
+      tooSlow();
+    }
+  };
+}

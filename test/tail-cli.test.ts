@@ -1,0 +1,72 @@
+// `wallet-sim tail` against a real `wallet-sim start`, both spawned as a user runs them.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import t, { type Test } from 'tap';
+import { HEADERS, login } from './helpers/app.js';
+import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
+
+t.setTimeout(120_000);
+
+function tail(tt: Test, args: string[]) {
+  const child = spawn(process.execPath, [CLI, 'tail', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const io = collect(child);
+  tt.teardown(async () => { if (child.exitCode === null) child.kill('SIGTERM'); await io.exited; });
+  return io;
+}
+
+/** A loopback port nothing listens on (taken, then released). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Sends a fresh callback every 300 ms until `seen` (the tail connects a moment after it starts). */
+async function sendUntil(url: string, make: () => object, seen: () => boolean): Promise<boolean> {
+  for (const until = Date.now() + 20_000; Date.now() < until;) {
+    await send(url, make());
+    for (let i = 0; i < 6; i++) {
+      if (seen()) return true;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return false;
+}
+
+const send = (url: string, body: object) => fetch(`${url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ code: string }>);
+
+t.test('one readable line per callback', async (t) => {
+  const sim = await start(t, ['--port', '0']);
+  const io = tail(t, ['--url', sim.url]);
+  // The stream is up once the server has a listener; a callback sent before that is not replayed.
+  t.ok(await sendUntil(sim.url, () => login('player-1'), () => io.stdout().includes('login')), 'a login shows up');
+  const line = io.stdout().split('\n').find((l) => l.includes('login'))!;
+  t.match(line, /^\d\d:\d\d:\d\d\.\d{3} #\d+ login player-1 login-\S+ R0 \d+ → \d+ \d+ms/, line);
+  t.notMatch(line, /\x1b\[/, 'no colour when stdout is not a terminal');
+});
+
+t.test('--json prints journal entries, one per line', async (t) => {
+  const sim = await start(t, ['--port', '0']);
+  const io = tail(t, ['--url', sim.url, '--json']);
+  t.ok(await sendUntil(sim.url, () => ({ ...login('player-1'), timestamp: 'soon' }), () => io.stdout().includes('\n')), 'an entry shows up');
+  const entry = JSON.parse(io.stdout().split('\n')[0]!);
+  t.match(entry, { event_type: 'login', user_id: 'player-1', code: 'R3', findings: [{ code: 'SCHEMA', severity: 'error' }] });
+});
+
+t.test('the admin token is sent', async (t) => {
+  const sim = await start(t, ['--port', '0', '--admin-token', 'tok']);
+  const refused = await run(['tail', '--url', sim.url]);
+  t.equal(refused.code, 2, 'without the token: exit 2');
+  t.match(refused.stderr, /401.*--admin-token/);
+  const io = tail(t, ['--url', sim.url, '--admin-token', 'tok', '--json']);
+  t.ok(await sendUntil(sim.url, () => login('player-1'), () => io.stdout().includes('"login"')), 'with it: entries');
+});
+
+t.test('exit 2 when nothing listens there', async (t) => {
+  const url = `http://127.0.0.1:${await freePort()}`;
+  const ran = await run(['tail', '--url', url]);
+  t.equal(ran.code, 2);
+  t.match(ran.stderr, `is wallet-sim running at ${url}?`);
+});

@@ -1,0 +1,53 @@
+// The admin API as the page uses it: same origin, the --admin-token kept for this tab only
+// (sessionStorage), JSON bodies always labelled application/json (the admin guard wants it).
+
+const TOKEN_KEY = 'wallet-sim.admin-token';
+
+export const token = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (value: string) => sessionStorage.setItem(TOKEN_KEY, value),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+export function authHeaders(): Record<string, string> {
+  const t = token.get();
+  return t ? { authorization: `Bearer ${t}` } : {};
+}
+
+/** The admin API refused us: the page asks for the token. */
+export class Unauthorized extends Error {
+  override name = 'Unauthorized';
+}
+
+/** A 4xx with the admin API's error body (`details` name fields by JSON pointer). */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(readonly status: number, message: string, readonly details: { pointer: string; message: string }[] = []) {
+    super(message);
+  }
+}
+
+let onUnauthorized: () => void = () => {};
+/** Who to tell when any call gets a 401 (the token prompt). */
+export const whenUnauthorized = (f: () => void) => { onUnauthorized = f; };
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (res.status === 401) {
+    onUnauthorized();
+    throw new Unauthorized(`${method} ${path}: the admin API wants its token`);
+  }
+  const text = await res.text();
+  const doc = text ? safeParse(text) : undefined;
+  if (!res.ok) {
+    const e = (doc ?? {}) as { message?: string; details?: { pointer: string; message: string }[] };
+    throw new ApiError(res.status, e.message ?? `${method} ${path}: HTTP ${res.status}`, e.details);
+  }
+  return doc as T;
+}
+
+function safeParse(text: string): unknown {
+  try { return JSON.parse(text); } catch { return text; }
+}

@@ -1,0 +1,65 @@
+import type { Check, CheckStatus, Report } from './types.js';
+
+export type ReportState = { kind: 'loading' } | { kind: 'missing' } | { kind: 'error'; message: string } | { kind: 'ok'; report: Report };
+
+const LABEL: Record<CheckStatus, string> = { pass: 'pass', fail: 'fail', pending: 'pending', not_exercised: 'not exercised' };
+const ORDER: CheckStatus[] = ['fail', 'pending', 'pass', 'not_exercised'];
+
+/** The certification checklist of GET /admin/report, with evidence rows linking to the callbacks. */
+export function Checklist({ state, onShow }: { state: ReportState; onShow: (journalId: number) => void }) {
+  return (
+    <section class="panel checklist" aria-labelledby="checklist-title">
+      <div class="panel-head">
+        <h2 id="checklist-title">Certification checklist</h2>
+        {state.kind === 'ok' && (
+          <span class="summary">
+            {ORDER.map((s) => <span class={`status status-${s}`}>{state.report.summary[s] ?? 0} {LABEL[s]}</span>)}
+          </span>
+        )}
+      </div>
+      {state.kind === 'loading' && <p class="muted">Reading the report…</p>}
+      {state.kind === 'missing' && <p class="muted" data-report="missing">certification report not available in this build</p>}
+      {state.kind === 'error' && <p class="field-error">{state.message}</p>}
+      {state.kind === 'ok' && (
+        <>
+          <ul class="checks">
+            {state.report.checks.map((c) => <CheckRow check={c} onShow={onShow} />)}
+          </ul>
+          {(state.report.open_rounds?.length ?? 0) > 0 && (
+            <p class="muted">Open rounds: {state.report.open_rounds!.map((r) => `${r.user_id}/${r.game_no} (${r.age_s} s)`).join(', ')}</p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function CheckRow({ check: c, onShow }: { check: Check; onShow: (id: number) => void }) {
+  return (
+    <li class={`check-item status-${c.status}`} data-check={c.id} data-status={c.status}>
+      <details open={c.status === 'fail'}>
+        <summary>
+          <span class={`status status-${c.status}`}>{LABEL[c.status]}</span>
+          <span class="check-title">{c.title}</span>
+          <code class="check-id">{c.id}</code>
+          {c.severity === 'warning' && <span class="sev-warning finding">warning</span>}
+          <span class="muted"> · exercised {c.exercised}×</span>
+        </summary>
+        {c.violations.length === 0 ? <p class="muted">No violation.</p> : (
+          <ul class="violations">
+            {c.violations.map((v) => (
+              <li>
+                {v.message}
+                {v.user_id && <span class="muted"> · {v.user_id}</span>}
+                {v.transaction_id && <span class="muted mono"> · {v.transaction_id}</span>}
+                {(v.journal_ids ?? []).map((id) => (
+                  <>{' '}<a href={`#entry-${id}`} class="journal-link" onClick={(e) => { e.preventDefault(); onShow(id); }}>#{id}</a></>
+                ))}
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+    </li>
+  );
+}

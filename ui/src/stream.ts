@@ -1,0 +1,61 @@
+// GET /admin/events read with fetch() (not EventSource), so the Authorization header of
+// --admin-token goes with it. Reconnects after a drop; the caller fills the gap from the journal.
+import { authHeaders, Unauthorized } from './api.js';
+
+export type StreamState = 'connecting' | 'live' | 'down';
+
+export interface StreamHandlers {
+  /** Every `data:` line, parsed. */
+  entry: (entry: unknown) => void;
+  /** Connected (again): a good moment to read what the journal has. */
+  open: () => void;
+  state: (state: StreamState, why?: string) => void;
+  unauthorized: () => void;
+}
+
+/** Follows the stream until `stop()`. */
+export function follow(handlers: StreamHandlers): { stop: () => void } {
+  const abort = new AbortController();
+  let retryMs = 500;
+  void (async () => {
+    while (!abort.signal.aborted) {
+      handlers.state('connecting');
+      try {
+        await readOnce(handlers, abort.signal, () => { retryMs = 500; });
+        handlers.state('down', 'the simulator closed the stream');
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        if (e instanceof Unauthorized) return handlers.unauthorized();
+        handlers.state('down', (e as Error).message);
+      }
+      await new Promise((r) => setTimeout(r, retryMs));
+      retryMs = Math.min(retryMs * 2, 10_000);
+    }
+  })();
+  return { stop: () => abort.abort() };
+}
+
+async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected: () => void): Promise<void> {
+  const res = await fetch('/admin/events', { headers: { accept: 'text/event-stream', ...authHeaders() }, signal, cache: 'no-store' });
+  if (res.status === 401) throw new Unauthorized('the event stream wants the admin token');
+  if (!res.ok || !res.body) throw new Error(`GET /admin/events: HTTP ${res.status}`);
+  connected();
+  handlers.state('live');
+  handlers.open();
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      for (const line of event.split('\n')) {
+        if (!line.startsWith('data:')) continue; // id:, comments (heartbeats)
+        try { handlers.entry(JSON.parse(line.slice(5))); } catch { /* not ours */ }
+      }
+    }
+  }
+}
