@@ -27,12 +27,12 @@ export const API_ERRORS = {
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;
-type Args<C extends ApiErrorCode> = Parameters<(typeof API_ERRORS)[C]['message']>;
+export type ApiErrorArgs<C extends ApiErrorCode> = Parameters<(typeof API_ERRORS)[C]['message']>;
 
 /** The status and body of one error of the table. */
-export function apiError<C extends ApiErrorCode>(code: C, ...args: Args<C>): { status: number; body: ApiErrorBody } {
+export function apiError<C extends ApiErrorCode>(code: C, ...args: ApiErrorArgs<C>): { status: number; body: ApiErrorBody } {
   const entry = API_ERRORS[code];
-  return { status: entry.status, body: { error: code, message: (entry.message as (...a: Args<C>) => string)(...args) } };
+  return { status: entry.status, body: { error: code, message: (entry.message as (...a: ApiErrorArgs<C>) => string)(...args) } };
 }
 
 /** Generic codes by status, for a Fastify error the table has no specific entry for. */
