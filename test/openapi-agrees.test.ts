@@ -128,3 +128,20 @@ t.test('item 7: the Swagger UI page has a wallet-sim title and no Explore box', 
   t.ok(logo, 'the top bar shows our title image');
   t.match(Buffer.from(logo![1]!, 'base64').toString(), />wallet-sim</);
 });
+
+t.test('item 6: docs/openapi.md describes the served documents as they are', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('../src/paths.js');
+  const text = readFileSync(join(ROOT, 'docs/openapi.md'), 'utf8');
+  const row = text.split('\n').find((l) => l.startsWith('| The document (JSON) | `GET /openapi.json`'))!;
+  t.notMatch(row, /Server `\/`/, '/openapi.json is not said to have the relative server');
+  t.match(row, /absolute/);
+  const { doc } = await served();
+  t.match((await doc()).servers, [{ url: /^http:\/\/localhost:80$/ }], 'and it is absolute');
+  const postman = text.slice(text.indexOf('## Import into Postman'), text.indexOf('## Tests'));
+  t.match(postman, /Do \*\*not\*\* import `\/docs\/json`/);
+  t.notMatch(postman, /Or import `http:\/\/127\.0\.0\.1:8080\/docs\/json` instead/, 'the old advice is gone');
+  const ui = await (await served({}, '/docs/json')).doc();
+  t.same(ui.servers, [{ url: '/', description: 'This simulator' }], '/docs/json is relative, as the page says');
+});
