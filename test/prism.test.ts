@@ -15,6 +15,7 @@ import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryStore } from '../src/store/memory.js';
+import { readmeCallbacks } from './helpers/readme.js';
 
 t.setTimeout(180_000);
 const PRISM = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -44,11 +45,8 @@ interface Call { name: string; method: string; path: string; headers?: Record<st
 const NOW = Math.floor(Date.now() / 1000);
 const json = { 'content-type': 'application/json' };
 const callbackHeaders = (base: string) => ({ ...json, 'api-id': 'sandbox', 'api-key': 'sandbox-key', 'callback-url': `${base}/callback` });
-// The README's "One callback of each kind" and its R4 example, byte for byte the same bodies.
-const LOGIN = `{"transaction_id":"t1","event_type":"login","timestamp":${NOW},"feedback_data":"lobby=main","user_id":"player-1"}`;
-const BET = `{"transaction_id":"t2","event_type":"bet","timestamp":${NOW},"feedback_data":"table=BAC07","user_id":"player-1","data":{"currency":"KRW","game_type":"BAC","table_no":"BAC07","game_no":"BAC07-0415","total_bet_amount":15000,"bets":[{"bet_index":"1","bet_type":"P","bet_amount":10000},{"bet_index":"2","bet_type":"PP","bet_amount":5000}]}}`;
-const RESULT = `{"transaction_id":"t3","event_type":"bet_result","timestamp":${NOW},"feedback_data":"table=BAC07","user_id":"player-1","data":{"currency":"KRW","game_type":"BAC","table_no":"BAC07","game_no":"BAC07-0415","total_bet_amount":15000,"total_winloss":5000,"result":"P","result_detail":"{\\"pscore\\":8,\\"bscore\\":3,\\"pcards\\":[\\"H8\\",\\"S13\\"],\\"bcards\\":[\\"D2\\",\\"C1\\"]}","bet_results":[{"bet_index":"1","bet_type":"P","bet_amount":10000,"winloss":10000},{"bet_index":"2","bet_type":"PP","bet_amount":5000,"winloss":-5000}]}}`;
-const R4 = `{"transaction_id":"t4","event_type":"bet","timestamp":${NOW},"feedback_data":"table=BAC07","user_id":"player-2","data":{"currency":"KRW","game_type":"BAC","table_no":"BAC07","game_no":"BAC07-0416","total_bet_amount":5000,"bets":[{"bet_index":"1","bet_type":"P","bet_amount":5000}]}}`;
+// The README's "One callback of each kind" and its R4 example, as the README writes them.
+const [LOGIN, BET, RESULT, R4] = readmeCallbacks(NOW) as [string, string, string, string];
 const BAD_TOTALS = `{"transaction_id":"t5","event_type":"bet","timestamp":${NOW},"feedback_data":"x","user_id":"player-1","data":{"currency":"KRW","game_type":"BAC","table_no":"BAC07","game_no":"BAC07-0417","total_bet_amount":3,"bets":[{"bet_index":"1","bet_type":"P","bet_amount":1}]}}`;
 
 async function call(base: string, c: Call): Promise<{ status: number; violations?: string; body: string }> {
