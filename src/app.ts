@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
 import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
+import { apiError, fromFastify } from './errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { hostGuard } from './routes/admin-guard.js';
 import { callbackRoutes } from './routes/callback.js';
@@ -61,16 +62,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   for (const schema of schemas) app.addSchema(schema);
 
   app.setErrorHandler<FastifyError>((error, request, reply) => {
+    // One error table (src/errors.ts): every reply is { error: <our code>, message: what to do }.
     if (error instanceof ScenarioError) {
-      return reply.code(400).send({ error: 'SCENARIO_INVALID', message: error.message, details: error.problems });
+      return reply.code(400).send({ ...apiError('SCENARIO_INVALID', error.message).body, details: error.problems });
     }
     if (error.validation) {
       const details = describeErrors(error.validation as never).map((d) => ({ ...d, pointer: `${error.validationContext === 'body' ? '' : `${error.validationContext}:`}${d.pointer}` }));
-      return reply.code(400).send({ error: 'BAD_REQUEST', message: details.map((d) => `${d.pointer} ${d.message}`).join('; '), details });
+      return reply.code(400).send({ ...apiError('BAD_REQUEST', details.map((d) => `${d.pointer} ${d.message}`).join('; ')).body, details });
     }
+    const translated = fromFastify(error, request);
+    if (translated) return reply.code(translated.status).send(translated.body);
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'unexpected error');
-    return reply.code(status).send({ error: error.code ?? 'INTERNAL', message: error.message });
+    if (status === 500) {
+      request.log.error({ err: error }, 'unexpected error');
+      return reply.code(500).send(apiError('INTERNAL', error.message).body);
+    }
+    return reply.code(status).send({ error: error.code ?? 'BAD_REQUEST', message: error.message });
   });
 
   await app.register(swagger, openapiOptions(options));

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyRequest, FastifySchema } from 'fastify';
-import type { AppOptions } from './app.js';
+import { type AppOptions, DEFAULT_BODY_LIMIT } from './app.js';
+import { apiError, type ApiErrorArgs, type ApiErrorBody, type ApiErrorCode } from './errors.js';
 import { CODES, type Code } from './protocol/codes.js';
 import { ROOT } from './paths.js';
 import { type JsonSchema, schemas } from './schemas.js';
@@ -18,6 +19,9 @@ type Json = Record<string, unknown>;
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const SCHEMA_REF = '#/components/schemas/';
+
+/** `wallet-sim start`'s address with its default --host and --port. */
+export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 
 function schemaById(id: string): JsonSchema {
   const s = schemas.find((x) => x.$id === id);
@@ -95,9 +99,12 @@ export const callbackRouteSchema: FastifySchema = {
     properties: {
       'Api-Id': credentialHeader('Api-Id'),
       'Api-Key': credentialHeader('Api-Key'),
-      'Callback-URL': { type: 'string', description: "The receiver's callback address. Echoed on login and bet_result replies; missing is a finding in the journal, not an error." },
+      'Callback-URL': {
+        type: 'string',
+        description: "Optional. The receiver's callback address (spec 4 says every request carries it). Missing: the callback is processed as usual (R0 when all else is right), the journal records a warning finding CALLBACK_URL_MISSING, and login / bet_result replies echo an empty Callback-URL.",
+      },
     },
-    required: ['Api-Id', 'Api-Key', 'Callback-URL'],
+    required: ['Api-Id', 'Api-Key'],
   },
   body: { $ref: 'CallbackRequest#' }, // its named examples are added by addBodyExamples
 
@@ -110,8 +117,12 @@ export const callbackRouteSchema: FastifySchema = {
       },
     },
     413: {
-      description: 'The body is larger than the limit (default 1 MiB, --body-limit): no callback is processed.',
-      headers: { 'X-Wallet-Sim-Reason': replyHeaders['X-Wallet-Sim-Reason'] },
+      description: 'The body is over the size limit (default 1 MiB, `start --body-limit`): no callback is processed, the journal records the refusal. Like every callback reply it carries Api-Id and Api-Key.',
+      headers: { 'Api-Id': replyHeaders['Api-Id'], 'Api-Key': replyHeaders['Api-Key'], 'X-Wallet-Sim-Reason': replyHeaders['X-Wallet-Sim-Reason'] },
+      content: { 'application/json': { schema: { $ref: 'ApiError#' } } }, // its example names the actual limit: see addLimitExamples
+    },
+    503: {
+      description: 'wallet-sim is shutting down (SIGINT/SIGTERM): callbacks in flight are answered, a new one is not taken.',
       content: { 'application/json': { schema: { $ref: 'ApiError#' } } },
     },
     default: {
@@ -124,8 +135,22 @@ export const callbackRouteSchema: FastifySchema = {
 /* Documentation of the admin and health routes, merged in by `transform` (doc-only: a response
  * schema on the route itself would also filter what the route sends). */
 
-interface ResponseDoc { description: string; schema?: Json }
+/** A documented response: a body schema, or (errors) an ApiError body with these examples. */
+interface ResponseDoc { description: string; schema?: Json; errors?: ApiErrorBody[] }
 interface RouteDoc { operationId: string; description?: string; responses: Record<string, string | ResponseDoc>; bodyExamples?: Record<string, { summary: string; value: unknown }> }
+
+/** An error body of the table (src/errors.ts), with details like the error handler adds them. */
+const errorBody = <C extends ApiErrorCode>(code: C, ...args: ApiErrorArgs<C>): ApiErrorBody => apiError(code, ...args).body;
+const invalid = (pointer: string, message: string, code: 'BAD_REQUEST' | 'SCENARIO_INVALID' = 'BAD_REQUEST'): ApiErrorBody =>
+  ({ ...errorBody(code, code === 'SCENARIO_INVALID' ? `scenario: ${pointer} ${message}` : `${pointer} ${message}`), details: [{ pointer, message }] });
+const UNREADABLE = [errorBody('BODY_EMPTY'), errorBody('BODY_NOT_JSON')];
+
+/** Statuses every admin route, or every admin write, can answer besides its own (see documentRoute). */
+const ADMIN_403 = "The admin API refused the request: its Host is not the listening address or a name in --allowed-hosts, or it comes from another site (Origin, Sec-Fetch-Site). Call it from curl, a script or /docs on this host.";
+const ADMIN_WRITE_400 = 'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY) or not JSON (BODY_NOT_JSON).';
+const ADMIN_WRITE_413 = 'The body is over the size limit (BODY_TOO_LARGE; default 1 MiB, `start --body-limit`). Nothing changed.';
+const ADMIN_WRITE_415 = 'The body is not application/json (MEDIA_TYPE_UNSUPPORTED). Nothing changed.';
+const SHUTDOWN_503 = 'wallet-sim is shutting down (SIGINT/SIGTERM) and takes no new request.';
 
 const named = (id: string, summary: (v: Json, i: number) => string) =>
   Object.fromEntries(examplesOf(id).map((value, i) => [`example${i + 1}`, { summary: summary(value, i), value }]));
@@ -160,21 +185,30 @@ const journalEntry = {
 const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /health': {
     operationId: 'health',
-    responses: { 200: 'The simulator answers: the active scenario, the store kind and the number of players.' },
+    responses: {
+      200: 'The simulator answers: the active scenario, the store kind and the number of players.',
+      503: `A store write failed (status store_failed, with the error): callbacks get R1 until a restart. Or: ${SHUTDOWN_503}`,
+    },
   },
   'GET /admin/players': { operationId: 'listPlayers', responses: { 200: 'Every player with its balance and currency.' } },
-  'GET /admin/players/:user_id': { operationId: 'getPlayer', responses: { 200: 'The player.', 404: 'No player with that user_id.' } },
+  'GET /admin/players/:user_id': { operationId: 'getPlayer', responses: { 200: 'The player.', 404: { description: 'No player with that user_id (PLAYER_UNKNOWN).', errors: [{ error: 'PLAYER_UNKNOWN', message: 'no player nobody' }] } } },
   'PUT /admin/players/:user_id': {
     operationId: 'setPlayer',
     description: "Sets the balance (and optionally the currency) of a player, creating it when unknown. The balance must fit the currency's scale.",
-    responses: { 200: 'The player after the change.', 400: "The body is invalid, or the balance has more fraction digits than the currency's scale." },
+    responses: {
+      200: 'The player after the change.',
+      400: { description: `The body is invalid (BAD_REQUEST: details name each field by JSON pointer), or the balance has more fraction digits than the currency's scale. ${ADMIN_WRITE_400} Nothing changed.`, errors: [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE] },
+    },
     bodyExamples: named('PlayerUpdate', (v) => (v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`)),
   },
   'POST /admin/reset': { operationId: 'reset', responses: { 200: { description: 'Players back to the scenario, rounds, transactions, rule counters and journal cleared.', schema: ok() } } },
   'GET /admin/journal': {
     operationId: 'journal',
     description: 'The callbacks received, oldest first (a bounded ring: the oldest drop out first). Filters combine; limit keeps the newest n.',
-    responses: { 200: { description: 'The matching entries.', schema: { type: 'object', required: ['count', 'entries'], properties: { count: { type: 'integer' }, entries: { type: 'array', items: journalEntry } } } } },
+    responses: {
+      200: { description: 'The matching entries.', schema: { type: 'object', required: ['count', 'entries'], properties: { count: { type: 'integer' }, entries: { type: 'array', items: journalEntry } } } },
+      400: { description: 'A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.', errors: [invalid('querystring:/limit', 'must match pattern "^[0-9]+$"')] },
+    },
   },
   'DELETE /admin/journal': { operationId: 'clearJournal', responses: { 204: 'The journal is empty.' } },
   'GET /admin/scenario': { operationId: 'getScenario', responses: { 200: { description: 'The active scenario document, as loaded.', schema: { $ref: 'Scenario#' } } } },
@@ -192,27 +226,49 @@ const ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to their balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused with 400 naming each bad field by JSON pointer, and the old one stays active.',
     responses: {
       200: { description: 'The scenario is active.', schema: ok({ name: { type: 'string' }, reset: { type: 'boolean' } }) },
-      400: 'The scenario is invalid: details name each field by JSON pointer. Nothing changed.',
+      400: {
+        description: `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${ADMIN_WRITE_400} Nothing changed, the old scenario stays active.`,
+        errors: [invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'), invalid('/rules/0/then/delay_ms', 'must be >= 0'), ...UNREADABLE],
+      },
     },
     bodyExamples: named('Scenario', (v) => `${String(v.name)}: ${String(v.description ?? '')}`),
   },
 };
 
-/** Merges ROUTE_DOCS into a route's schema for the document; the route itself is untouched. */
-function documentRoute(schema: FastifySchema | undefined, method: string, url: string, adminLocked: boolean): FastifySchema | undefined {
+/** An ApiError response with named examples (one per error code shown). */
+function errorResponse(description: string, errors: ApiErrorBody[] = []): Json {
+  const media: Json = { schema: { $ref: 'ApiError#' } };
+  if (errors.length) media.examples = Object.fromEntries(errors.map((e, i) => [errors.findIndex((x) => x.error === e.error) === i ? e.error : `${e.error}_${i}`, { summary: e.error, value: e }]));
+  return { description, content: { 'application/json': media } };
+}
+
+/**
+ * Merges ROUTE_DOCS into a route's schema for the document, and every status the route can answer:
+ * 401 (with --admin-token), 403 (the admin guard) and 503 (shutting down) on every admin route, 400,
+ * 413 and 415 on admin writes. The route itself is untouched.
+ */
+function documentRoute(schema: FastifySchema | undefined, method: string, url: string, o: { adminLocked: boolean; bodyLimit: number }): FastifySchema | undefined {
   const doc = ROUTE_DOCS[`${method} ${url}`];
   if (!schema || !doc) return schema;
   const given = (schema.response ?? {}) as Record<string, Json>;
   const response: Record<string, Json> = {};
   for (const [status, entry] of Object.entries(doc.responses)) {
     const d: ResponseDoc = typeof entry === 'string' ? { description: entry } : entry;
+    if (d.errors) { response[status] = errorResponse(d.description, d.errors); continue; }
     const body = given[status] ?? d.schema;
     response[status] = body ? { ...body, description: d.description } : { description: d.description, type: 'null' };
   }
   for (const [status, body] of Object.entries(given)) response[status] ??= body;
-  if (adminLocked && url.startsWith('/admin')) {
-    response[401] = { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' };
+  if (url.startsWith('/admin')) {
+    if (o.adminLocked) response[401] = errorResponse('Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).', [errorBody('UNAUTHORIZED')]);
+    response[403] ??= errorResponse(ADMIN_403);
+    if (method !== 'GET') {
+      response[400] ??= errorResponse(`${ADMIN_WRITE_400} Nothing changed.`, UNREADABLE);
+      response[413] ??= errorResponse(ADMIN_WRITE_413, [errorBody('BODY_TOO_LARGE', o.bodyLimit)]);
+      response[415] ??= errorResponse(ADMIN_WRITE_415, [errorBody('MEDIA_TYPE_UNSUPPORTED', 'text/plain')]);
+    }
   }
+  response[503] ??= errorResponse(SHUTDOWN_503);
   const out: FastifySchema = { ...schema, operationId: doc.operationId, response };
   if (doc.description) out.description = doc.description;
   return out;
@@ -233,12 +289,93 @@ function addBodyExamples(doc: Json): void {
   }
 }
 
-/** discriminator.mapping for CallbackRequest: in the document only, since ajv refuses `mapping`. */
-function addDiscriminatorMapping(doc: Json): void {
-  const components = (doc.components as { schemas: Record<string, Json> }).schemas;
-  const callbackRequest = components.CallbackRequest as { discriminator: { propertyName: string; mapping?: Record<string, string> } } | undefined;
+/**
+ * CallbackRequest as a pure oneOf with a discriminator and its mapping (in the document only: ajv
+ * refuses `mapping`). The top-level `type` and `required` of schemas/ say what every branch says
+ * again; without them Swagger UI shows the oneOf instead of "object | (…)".
+ */
+function documentCallbackRequest(components: Record<string, Json>): void {
+  const callbackRequest = components.CallbackRequest as { discriminator: { propertyName: string; mapping?: Record<string, string> }; type?: unknown; required?: unknown } | undefined;
   if (!callbackRequest) return;
+  delete callbackRequest.type;
+  delete callbackRequest.required;
   callbackRequest.discriminator.mapping = Object.fromEntries(EVENT_SCHEMAS.map(({ event, id }) => [event, `${SCHEMA_REF}${id}`]));
+  // result_detail is a string holding a JSON document: say which (JSON Schema's content keywords).
+  const data = (components.BetResultRequest?.properties as Json | undefined)?.data as { properties?: Record<string, Json> } | undefined;
+  const detail = data?.properties?.result_detail;
+  if (detail) Object.assign(detail, { contentMediaType: 'application/json', contentSchema: { $ref: `${SCHEMA_REF}ResultDetail` } });
+}
+
+/**
+ * The components a caller sees: the schemas it sends or gets, by name. Schemas no operation uses
+ * (Expectations: a file of `wallet-sim verify`, not an HTTP body) are left out, and building blocks
+ * (Envelope, a schema's definitions such as Scenario's rule) are written in place where they are used.
+ */
+function showOnlyCallerSchemas(doc: Json): void {
+  const components = doc.components as { schemas: Record<string, Json> };
+  const all = components.schemas;
+  const kept = new Map<string, Json>();
+  const unescape = (p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~');
+  const visit = (node: unknown, depth: number): unknown => {
+    if (depth > 64) throw new Error('wallet-sim: a recursive schema cannot be written in place');
+    if (Array.isArray(node)) return node.map((n) => visit(n, depth + 1));
+    if (node === null || typeof node !== 'object') return node;
+    const { $ref, ...rest } = node as Json;
+    if (typeof $ref === 'string' && $ref.startsWith(SCHEMA_REF)) {
+      const [name, ...path] = $ref.slice(SCHEMA_REF.length).split('/').map(unescape);
+      if (path.length === 0 && !name!.includes('-')) {
+        keep(name!);
+        return node;
+      }
+      const target = path.reduce<unknown>((n, key) => (n as Json | undefined)?.[key], all[name!]);
+      if (target === undefined) throw new Error(`wallet-sim: ${$ref} does not resolve`);
+      return visit({ ...structuredClone(target as Json), ...rest }, depth + 1);
+    }
+    // Example data is not schema: copied as is.
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'example' || k === 'examples' ? v : visit(v, depth + 1)]));
+  };
+  const keep = (name: string) => {
+    if (kept.has(name) || !all[name]) return;
+    kept.set(name, {});
+    kept.set(name, visit(all[name], 0) as Json);
+  };
+  doc.paths = visit(doc.paths, 0);
+  components.schemas = Object.fromEntries(Object.keys(all).filter((k) => kept.has(k)).map((k) => [k, kept.get(k)!]));
+}
+
+const CALLBACK_HEADERS = ['Api-Id', 'Api-Key', 'Callback-URL'] as const;
+
+/** The callback's header parameters, in a document. */
+function callbackHeaderParams(doc: Json, path: string): Json[] {
+  const operation = (doc.paths as Record<string, Record<string, Json>> | undefined)?.[path]?.post as { parameters?: Json[] } | undefined;
+  return (operation?.parameters ?? []).filter((p) => p.in === 'header' && CALLBACK_HEADERS.includes(p.name as never));
+}
+
+/**
+ * The callback's header examples in the published document, so an imported Postman collection
+ * sends what the simulator accepts: the active scenario's credentials, read when the document is
+ * written out (the document is built once, the scenario may change), never with --admin-token.
+ */
+function addHeaderExamples(doc: Json, options: AppOptions, path: string): void {
+  for (const param of callbackHeaderParams(doc, path)) {
+    const name = param.name as (typeof CALLBACK_HEADERS)[number];
+    if (name === 'Callback-URL') {
+      param.example = `${DEFAULT_SERVER}${path}`; // the request's own address replaces it in /docs/json
+      continue;
+    }
+    Object.defineProperty(param, 'example', {
+      enumerable: true,
+      configurable: true,
+      get: () => { const creds = prefilledCredentials(options); return name === 'Api-Id' ? creds?.api_id : creds?.api_key; },
+    });
+  }
+}
+
+/** Every example of the callback's 413 names the limit this simulator runs with. */
+function addLimitExample(doc: Json, path: string, bodyLimit: number): void {
+  const post = (doc.paths as Record<string, Record<string, Json>>)[path]?.post as { responses?: Record<string, { content?: Record<string, Json> }> } | undefined;
+  const media = post?.responses?.['413']?.content?.['application/json'];
+  if (media) media.examples = { BODY_TOO_LARGE: { summary: 'BODY_TOO_LARGE', value: errorBody('BODY_TOO_LARGE', bodyLimit) } };
 }
 
 /** The OpenAPI 3.1 document's frame; the operations and components come from the routes and schemas/. */
@@ -253,7 +390,7 @@ export function openapiOptions(options: AppOptions): FastifyDynamicSwaggerOption
         description: [
           'A sandbox seamless wallet: the receiver of `login`, `bet` and `bet_result` callbacks, with an admin API to set balances, switch scenarios and read the journal.',
           '',
-          'Try it out sends requests to this simulator (server `/`). In Swagger UI (`/docs`) the callback headers are pre-filled with the active scenario\'s sandbox credentials while the admin API is open; see docs/openapi.md.',
+          "Try it out sends requests to this simulator. The callback's Api-Id and Api-Key examples are the active scenario's sandbox credentials while the admin API is open (not with --admin-token), so Swagger UI and an imported Postman collection send what the simulator accepts; see docs/openapi.md.",
         ].join('\n'),
         license: { name: 'MIT', identifier: 'MIT' },
       },
@@ -275,13 +412,17 @@ export function openapiOptions(options: AppOptions): FastifyDynamicSwaggerOption
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transform: ({ schema, url, route }) => ({
-      schema: documentRoute(schema, typeof route.method === 'string' ? route.method : String(route.method[0]), url, adminLocked) as FastifySchema,
+      schema: documentRoute(schema, typeof route.method === 'string' ? route.method : String(route.method[0]), url, { adminLocked, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT }) as FastifySchema,
       url,
     }),
     transformObject: (documents) => {
       const doc = (documents as { openapiObject: Json }).openapiObject;
-      addDiscriminatorMapping(doc);
+      const path = options.path ?? '/callback';
+      documentCallbackRequest((doc.components as { schemas: Record<string, Json> }).schemas);
+      showOnlyCallerSchemas(doc);
       addBodyExamples(doc);
+      addLimitExample(doc, path, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+      addHeaderExamples(doc, options, path);
       return doc as ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transformObject']>>;
     },
   };
@@ -301,18 +442,27 @@ export function prefilledCredentials(options: AppOptions): { api_id: string; api
 export function docsSpecification(spec: Json, request: FastifyRequest, options: AppOptions): Json {
   const creds = prefilledCredentials(options);
   const path = options.path ?? '/callback';
-  const operation = ((spec.paths as Record<string, Record<string, Json>> | undefined)?.[path]?.post ?? {}) as { parameters?: Json[] };
   const values: Record<string, string | undefined> = {
     'Api-Id': creds?.api_id,
     'Api-Key': creds?.api_key,
     'Callback-URL': `${request.protocol}://${request.host}${path}`,
   };
-  for (const param of operation.parameters ?? []) {
-    const value = param.in === 'header' ? values[param.name as string] : undefined;
-    if (value !== undefined) param.example = value;
+  for (const param of callbackHeaderParams(spec, path)) {
+    const value = values[param.name as string];
+    if (value === undefined) delete param.example;
+    else param.example = value;
   }
+  // Swagger UI names a branch's type only once the branch is opened ("any" before); say "object" at once.
+  const callbackRequest = (spec.components as { schemas?: Record<string, { oneOf?: Json[] }> } | undefined)?.schemas?.CallbackRequest;
+  for (const branch of callbackRequest?.oneOf ?? []) branch.type = 'object';
   return spec;
 }
+
+/** The top bar's title, in place of Fastify's logo (an SVG image: the bar holds an image). */
+const TITLE_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="40" viewBox="0 0 300 40"><text x="0" y="28" font-family="sans-serif" font-size="24" font-weight="700" fill="#ffffff">wallet-sim<tspan font-weight="400" fill="#b8e986"> · API</tspan></text></svg>`;
+
+/** The top bar keeps the title only: the "Explore" box would load any other document into the page. */
+const THEME_CSS = '.swagger-ui .topbar .download-url-wrapper { display: none; }\n';
 
 /** Swagger UI at /docs: its assets come from @fastify/swagger-ui itself, nothing from the internet. */
 export function swaggerUiOptions(options: AppOptions): FastifySwaggerUiOptions {
@@ -325,6 +475,8 @@ export function swaggerUiOptions(options: AppOptions): FastifySwaggerUiOptions {
       showExtensions: false,
       defaultModelsExpandDepth: 1,
     },
+    theme: { title: 'wallet-sim · API', css: [{ filename: 'wallet-sim.css', content: THEME_CSS }] },
+    logo: { type: 'image/svg+xml', content: Buffer.from(TITLE_SVG), href: '/docs', target: '_self' },
     // validatorUrl stays unset: @fastify/swagger-ui then passes null, so no badge calls validator.swagger.io.
     transformSpecification: (spec, request) => docsSpecification(spec as Json, request, options),
   };

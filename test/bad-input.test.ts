@@ -91,7 +91,7 @@ t.test('bad input: R3 (HTTP 200) or 4xx, never 5xx, nothing changed', async (t) 
       t.ok(res.statusCode < 500, `not a 5xx (got ${res.statusCode})`);
       if (c.status) {
         t.equal(res.statusCode, c.status, `HTTP ${c.status}`);
-        t.equal(res.json().error, 'FST_ERR_CTP_BODY_TOO_LARGE');
+        t.equal(res.json().error, 'BODY_TOO_LARGE');
       } else {
         t.equal(res.statusCode, 200, 'HTTP 200, as the spec wants for every reply');
         const body = res.json();

@@ -50,6 +50,9 @@ t.test('wallet-sim openapi', { skip: existsSync(CLI) ? false : `${CLI} missing: 
     t.equal(doc.servers[0].url, 'http://127.0.0.1:9999');
     const paths = expected.paths as Record<string, unknown>;
     const { '/callback': callback, ...rest } = paths;
-    t.same({ ...doc, servers: expected.servers }, { ...expected, paths: { '/cb': callback, ...rest } }, 'the same document, callback at /cb');
+    // Its Callback-URL example names the callback at --server and --path (issue 9 item 5).
+    const moved = structuredClone(callback) as { post: { parameters: { name: string; example?: string }[] } };
+    moved.post.parameters.find((p) => p.name === 'Callback-URL')!.example = 'http://127.0.0.1:9999/cb';
+    t.same({ ...doc, servers: expected.servers }, { ...expected, paths: { '/cb': moved, ...rest } }, 'the same document, callback at /cb');
   });
 });

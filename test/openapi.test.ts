@@ -51,7 +51,11 @@ t.test('components are named by $id (never def-N) and every $ref resolves', asyn
   const { doc } = await documentOf();
   const names = Object.keys(doc.components.schemas);
   const ids = schemas.map((s) => s.$id);
-  for (const id of ids) t.ok(names.includes(id), `component ${id}`);
+  // Issue 9 item 7: only what a caller sends or gets is a component; Envelope is written in place,
+  // Expectations (a file of `wallet-sim verify`, no HTTP body) is not in the document.
+  const internal = ['Envelope', 'Expectations'];
+  for (const id of ids.filter((i) => !internal.includes(i))) t.ok(names.includes(id), `component ${id}`);
+  for (const id of internal) t.notOk(names.includes(id), `${id} is not listed`);
   for (const name of names) {
     t.notMatch(name, /^def-\d+$/, `${name} is not an anonymous def-N`);
     const [owner, definition] = name.split(/-(.*)/s);
@@ -94,7 +98,7 @@ t.test('the callback operation: a body discriminated by event_type, headers, rep
   }
 
   const headers = Object.fromEntries((op.parameters as Json[]).filter((p) => p.in === 'header').map((p) => [p.name, p.required]));
-  t.same(headers, { 'Api-Id': true, 'Api-Key': true, 'Callback-URL': true }, 'request headers');
+  t.same(headers, { 'Api-Id': true, 'Api-Key': true, 'Callback-URL': false }, 'request headers (Callback-URL optional: issue 9 item 3)');
 
   const ok = op.responses['200'];
   t.same(Object.keys(ok.headers).sort(), ['Api-Id', 'Api-Key', 'Callback-URL', 'X-Wallet-Sim-Reason']);
@@ -226,8 +230,9 @@ t.test('Swagger UI gets the document with the active credentials pre-filled', as
   };
   t.same(await examples(), { 'Api-Id': 'sandbox', 'Api-Key': 'sandbox-key', 'Callback-URL': 'http://127.0.0.1:4321/callback' });
 
+  // Issue 9 item 5: /openapi.json carries the credentials too (an imported Postman collection must not send <string>).
   const served = JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body);
-  t.same((served.paths['/callback'].post.parameters as Json[]).map((p) => p.example), [undefined, undefined, undefined], '/openapi.json pre-fills nothing: it is the same for everyone');
+  t.same((served.paths['/callback'].post.parameters as Json[]).map((p) => p.example), ['sandbox', 'sandbox-key', 'http://127.0.0.1:8080/callback'], '/openapi.json: the active credentials as examples');
 
   const put = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { ...sim.scenario.source, credentials: { api_id: 'id2', api_key: 'key2' } } });
   t.equal(put.statusCode, 200);

@@ -2,13 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { buildApp } from '../app.js';
+import { DEFAULT_SERVER } from '../openapi.js';
 import { DEFAULT_SCENARIO } from '../paths.js';
 import { loadScenarioFile } from '../scenario/scenario.js';
 import { Simulator } from '../simulator.js';
 import { MemoryStore } from '../store/memory.js';
 
-/** `wallet-sim start`'s address with its default --host and --port. */
-export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
+export { DEFAULT_SERVER };
 
 export interface OpenapiCommandOptions {
   /** Server URL written into the document ("/" keeps it relative, as served at /openapi.json). */
@@ -30,7 +30,14 @@ export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string
     await app.ready();
     const doc = structuredClone(app.swagger()) as unknown as Record<string, unknown>;
     const server = o.server ?? DEFAULT_SERVER;
-    if (server !== '/') doc.servers = [{ url: server, description: 'wallet-sim start (change to where yours listens)' }];
+    if (server !== '/') {
+      doc.servers = [{ url: server, description: 'wallet-sim start (change to where yours listens)' }];
+      // The Callback-URL example names the callback where this document says the simulator is.
+      const path = o.path ?? '/callback';
+      const post = (doc.paths as Record<string, { post?: { parameters?: { name: string; example?: string }[] } }>)[path]?.post;
+      const param = post?.parameters?.find((p) => p.name === 'Callback-URL');
+      if (param) param.example = `${server.replace(/\/+$/, '')}${path}`;
+    }
     return o.yaml ? stringify(doc, { aliasDuplicateObjects: false }) : `${JSON.stringify(doc, null, 2)}\n`;
   } finally {
     await app.close();

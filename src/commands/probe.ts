@@ -3,7 +3,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from '../client/http.js';
 import { runProbe } from '../probe/battery.js';
 import { defaultScale } from '../probe/currency.js';
-import { formatProbeReport, probeJUnit } from '../probe/report.js';
+import { httpUrl, markRequired } from './options.js';
+import { formatCheck, formatProbeHeader, formatProbeSummary, probeJUnit } from '../probe/report.js';
 
 interface ProbeOptions {
   url: string;
@@ -23,9 +24,9 @@ const int = (min: number, max: number) => (value: string) => {
 };
 
 export function probeCommand(): Command {
-  return new Command('probe')
+  return markRequired(new Command('probe'))
     .description("Play the provider's side against any wallet's callback URL with a standard battery of checks; exit 1 when one fails")
-    .requiredOption('--url <url>', "the receiver's callback URL, e.g. http://127.0.0.1:8080/callback")
+    .requiredOption('--url <url>', "the receiver's callback URL, e.g. http://127.0.0.1:8080/callback", httpUrl('http://127.0.0.1:8080/callback'))
     .addOption(new Option('--api-id <id>', 'Api-Id to send').env('WALLET_SIM_API_ID').makeOptionMandatory())
     .addOption(new Option('--api-key <key>', 'Api-Key to send').env('WALLET_SIM_API_KEY').makeOptionMandatory())
     .requiredOption('--user <user_id>', 'the only player the probe touches (it needs at least 2 units of balance; every round it opens is settled)')
@@ -34,11 +35,11 @@ export function probeCommand(): Command {
     .option('--timeout <ms>', 'how long to wait for each reply', int(1, 600_000), DEFAULT_TIMEOUT_MS)
     .option('--junit <file>', 'also write a JUnit XML report')
     .action(async (o: ProbeOptions) => {
-      const report = await runProbe({
-        url: o.url, apiId: o.apiId, apiKey: o.apiKey, user: o.user,
-        currency: o.currency, scale: o.decimals ?? defaultScale(o.currency), timeoutMs: o.timeout,
-      });
-      console.log(formatProbeReport(report));
+      const target = { url: o.url, apiId: o.apiId, apiKey: o.apiKey, user: o.user, currency: o.currency, scale: o.decimals ?? defaultScale(o.currency), timeoutMs: o.timeout };
+      // Each check is printed as it finishes: against a slow wallet the battery takes a while.
+      console.log(formatProbeHeader(target));
+      const report = await runProbe(target, (check) => console.log(formatCheck(check)));
+      console.log(formatProbeSummary(report));
       if (o.junit) writeFileSync(o.junit, probeJUnit(report));
       process.exitCode = report.checks.some((c) => c.status === 'fail') ? 1 : 0;
     });

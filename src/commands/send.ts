@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../client/callbacks.js';
 import { DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
 import { maskedHeaders } from '../secrets.js';
+import { httpUrl, markRequired } from './options.js';
 import { type Money, money } from '../money.js';
 import { CODES, EVENT_TYPES, type EventType } from '../protocol/codes.js';
 
@@ -74,6 +75,11 @@ export function formatSent(x: Exchange): string {
   return out.join('\n');
 }
 
+/** Nothing listens at the URL (the usual cause: the simulator was not started). */
+export const isRefused = (x: Exchange) => !x.reply && /ECONNREFUSED/.test(x.error ?? '');
+
+export const notRunningHint = (url: string) => `nothing answers at ${new URL(url).origin} (ECONNREFUSED): is wallet-sim running at ${url}? start it with wallet-sim start`;
+
 export function replyCode(x: Exchange): string | undefined {
   try {
     const code = (JSON.parse(x.reply?.body ?? '') as { code?: unknown }).code;
@@ -87,10 +93,10 @@ export async function runSend(event: EventType, o: SendOptions): Promise<Exchang
 }
 
 export function sendCommand(): Command {
-  return new Command('send')
+  return markRequired(new Command('send'))
     .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on R0')
     .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
-    .requiredOption('--url <url>', "the receiver's callback URL, e.g. http://127.0.0.1:8080/callback")
+    .requiredOption('--url <url>', "the receiver's callback URL, e.g. http://127.0.0.1:8080/callback", httpUrl('http://127.0.0.1:8080/callback'))
     .option('--user <user_id>', 'player', 'player-1')
     .option('--currency <code>', 'currency of bet and bet_result (the bundled player-1 holds KRW)', 'KRW')
     .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
@@ -114,6 +120,7 @@ export function sendCommand(): Command {
         throw e;
       }
       console.log(formatSent(exchange));
+      if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
       process.exitCode = replyCode(exchange) === 'R0' ? 0 : 1;
     });
 }

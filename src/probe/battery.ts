@@ -10,6 +10,8 @@ import { type Check, type CheckResult, type ProbeTarget, Session } from './sessi
 
 export interface ProbeReport {
   target: Omit<ProbeTarget, 'apiKey'>;
+  /** Why the battery stopped after the first check (the wallet refused the credentials). */
+  stopped?: string;
   startedAt: string;
   durationMs: number;
   checks: CheckResult[];
@@ -30,8 +32,11 @@ export const CHECKS = [
 
 const CONCURRENT = 10;
 
-export async function runProbe(target: ProbeTarget): Promise<ProbeReport> {
-  const s = new Session(target);
+/** The one line a probe with wrong credentials prints, instead of every check failing with R2. */
+export const CREDENTIALS_REFUSED = 'credentials refused (R2): check --api-id/--api-key';
+
+export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) => void): Promise<ProbeReport> {
+  const s = new Session(target, onCheck);
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const a = (k: number) => s.amount(k);
@@ -67,11 +72,17 @@ export async function runProbe(target: ProbeTarget): Promise<ProbeReport> {
   };
 
   let initial: Money | undefined;
+  let refused = false;
   await s.check('login', 'login replies R0 with the balance', async (c) => {
-    initial = await c.login();
+    const reply = await c.send('login', loginRequest(s.env()), { expect: ['R0'] });
+    refused = reply.code === 'R2';
+    if (refused) c.assert('credentials', false, CREDENTIALS_REFUSED, reply.index);
+    initial = reply.code === 'R0' ? reply.balance : undefined;
     const need = a(20);
     if (initial !== undefined) c.assert('funds', initial.gte(need), `the player has ${initial.toFixed()} ${target.currency}; the battery needs at least ${need.toFixed()}: fund the player first`);
   });
+  // Every other check would fail with R2 too: say it once and stop.
+  if (refused) return { target: withoutKey(target), stopped: CREDENTIALS_REFUSED, startedAt, durationMs: Math.round(performance.now() - started), checks: s.checks, balance: { lines: [] } };
 
   const winRound = round();
   const winBets = [line('1', 'P', a(1)), line('2', 'PP', a(2))];
@@ -229,15 +240,16 @@ export async function runProbe(target: ProbeTarget): Promise<ProbeReport> {
     c.assert('balance-arithmetic', after.eq(expected), `final balance ${after.toFixed()}, expected ${expected.toFixed()} (start ${initial.toFixed()} ${signed(sum(s.ledger.map((l) => l.delta)))}); the wallet moved money it did not acknowledge`);
   });
 
-  const { apiKey: _hidden, ...shown } = target;
   return {
-    target: shown,
+    target: withoutKey(target),
     startedAt,
     durationMs: Math.round(performance.now() - started),
     checks: s.checks,
     balance: { before: initial, after, lines: s.ledger, expected: initial?.plus(sum(s.ledger.map((l) => l.delta))) },
   };
 }
+
+const withoutKey = ({ apiKey: _hidden, ...shown }: ProbeTarget): Omit<ProbeTarget, 'apiKey'> => shown;
 
 export const signed = (m: Money) => (m.isNeg() ? `- ${m.abs().toFixed()}` : `+ ${m.toFixed()}`);
 

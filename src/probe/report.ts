@@ -31,18 +31,31 @@ export function balanceSummary(r: ProbeReport): string {
   return lines.join('\n');
 }
 
-export function formatProbeReport(r: ProbeReport): string {
-  const t = r.target;
-  const out = [`wallet-sim probe → ${t.url}  user ${t.user}  ${t.currency} (${t.scale} fraction digits)`, ''];
-  for (const c of r.checks) {
-    const mark = c.status === 'pass' ? 'PASS' : c.status === 'fail' ? 'FAIL' : 'SKIP';
-    out.push(`${mark}  ${c.name.padEnd(24)} ${c.description}${c.skipped ? ` (skipped: ${c.skipped})` : ''}`);
-    if (c.status === 'fail') out.push(failureDetails(c).split('\n').map((l) => `      ${l}`).join('\n'));
-  }
+/** The first line of a probe report: what is probed. */
+export const formatProbeHeader = (t: ProbeReport['target']): string =>
+  `wallet-sim probe → ${t.url}  user ${t.user}  ${t.currency} (${t.scale} fraction digits)\n`;
+
+/** One check as it finished: PASS, FAIL (with each failed rule and its exchange) or SKIP. */
+export function formatCheck(c: CheckResult): string {
+  const mark = c.status === 'pass' ? 'PASS' : c.status === 'fail' ? 'FAIL' : 'SKIP';
+  // A check that failed before it could finish says why it stopped; only a SKIP is "skipped".
+  const why = c.skipped === undefined ? '' : c.status === 'skip' ? ` (skipped: ${c.skipped})` : ` (stopped: ${c.skipped})`;
+  const line = `${mark}  ${c.name.padEnd(24)} ${c.description}${why}`;
+  if (c.status !== 'fail') return line;
+  const refused = c.assertions.find((a) => a.name === 'credentials' && !a.passed);
+  if (refused) return `${line}\n      ${refused.message}`; // one line says it all: no exchange dump
+  return `${line}\n${failureDetails(c).split('\n').map((l) => `      ${l}`).join('\n')}`;
+}
+
+/** After the checks: the balance reconciliation and the counts (or why the battery stopped). */
+export function formatProbeSummary(r: ProbeReport): string {
+  if (r.stopped) return '\nstopped: every other check needs accepted credentials';
   const count = (s: CheckResult['status']) => r.checks.filter((c) => c.status === s).length;
-  out.push('', balanceSummary(r), '');
-  out.push(`${r.checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped (${r.durationMs} ms)`);
-  return out.join('\n');
+  return ['', balanceSummary(r), '', `${r.checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped (${r.durationMs} ms)`].join('\n');
+}
+
+export function formatProbeReport(r: ProbeReport): string {
+  return [formatProbeHeader(r.target), ...r.checks.map(formatCheck), formatProbeSummary(r)].join('\n');
 }
 
 export function probeJUnit(r: ProbeReport): string {

@@ -55,7 +55,8 @@ export class Session {
   readonly ledger: LedgerLine[] = [];
   readonly open = new Map<string, OpenRound>();
 
-  constructor(readonly target: ProbeTarget) {}
+  /** onCheck: told of each check as it finishes, so a report can be printed as the battery runs. */
+  constructor(readonly target: ProbeTarget, private readonly onCheck?: (c: CheckResult) => void) {}
 
   /** One minor unit of the currency (0.01 for 2 fraction digits). */
   get unit(): Money { return money(1).div(money(10).pow(this.target.scale)); }
@@ -81,6 +82,7 @@ export class Session {
       durationMs: Math.round(performance.now() - started),
     };
     this.checks.push(result);
+    this.onCheck?.(result);
     return result;
   }
 

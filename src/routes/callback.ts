@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { buildReply, handleCallback, headerSafe } from '../callback.js';
+import { fromFastify } from '../errors.js';
 import { callbackRouteSchema } from '../openapi.js';
+import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
 
 export interface CallbackRouteOptions { sim: Simulator; path: string; bodyLimit: number }
@@ -15,21 +17,30 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => done(null, body));
 
-  // A failure before the pipeline (a body over the limit) is journalled too.
+  // A failure before the pipeline (a body over the limit) is journalled too. Its reply carries
+  // Api-Id / Api-Key like every callback reply (echo of the request's, or reply_credentials).
   app.setErrorHandler<FastifyError>((error, request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 200;
-    const reason = status === 200 ? `R1: internal error: ${error.message}` : `${error.code ?? 'HTTP'} ${error.message}`;
-    if (status === 200) request.log.error({ err: error }, 'callback failed');
+    const refused = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? fromFastify(error, request) ?? { status: error.statusCode, body: { error: error.code ?? 'BAD_REQUEST', message: error.message } } : undefined;
+    const status = refused?.status ?? 200;
+    const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `R1: internal error: ${error.message}`;
+    if (!refused) request.log.error({ err: error }, 'callback failed');
     else request.log.info({ reason }, 'callback refused');
-    const body = status === 200 ? buildReply('R1', '', '', undefined).body : { error: error.code ?? 'BAD_REQUEST', message: error.message };
-    const headers = { 'content-type': 'application/json', 'x-wallet-sim-reason': headerSafe(reason) };
+    const body = refused?.body ?? buildReply('R1', '', '', undefined).body;
+    const echo = (name: string) => { const v = request.headers[name]; return (Array.isArray(v) ? v[0] : v) ?? ''; };
+    const fixed = sim.scenario.replyCredentials;
+    const headers = {
+      'content-type': 'application/json',
+      'api-id': fixed?.api_id ?? echo('api-id'),
+      'api-key': fixed?.api_key ?? echo('api-key'),
+      'x-wallet-sim-reason': headerSafe(reason),
+    };
     const at = new Date().toISOString();
     sim.journal.record({
       received_at: at,
       replied_at: at,
       duration_ms: 0,
       request: { method: request.method, url: request.url, headers: {}, body: null },
-      reply: { status, headers, body, dropped: false, client_gone: false },
+      reply: { status, headers: maskedHeaders(headers), body, dropped: false, client_gone: false },
       reason,
       replayed: false,
       findings: [],

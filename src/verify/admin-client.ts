@@ -26,7 +26,9 @@ export class AdminClient implements JournalSource {
   }
 
   async journal(): Promise<JournalEntry[]> {
-    const { body } = await this.get('/admin/journal');
+    const { status, body } = await this.get('/admin/journal', [404]);
+    // The usual cause: the callback URL given where the simulator's own address belongs.
+    if (status === 404) throw new AdminError(`GET ${this.base}/admin/journal: HTTP 404; --url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path`);
     const doc = JSON.parse(body) as { entries?: JournalEntry[] };
     if (!Array.isArray(doc.entries)) throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
     return doc.entries;

@@ -1,0 +1,96 @@
+// Issue 9 item 12: send, verify and probe say what went wrong and what to do, in few lines.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import t from 'tap';
+import { formatCheck } from '../src/probe/report.js';
+import type { CheckResult } from '../src/probe/session.js';
+import { buildTestApp, listen } from './helpers/app.js';
+import { CLI, cleanEnv, collect, run } from './helpers/spawn-cli.js';
+
+t.setTimeout(120_000); // each case starts the built CLI: seconds on a busy machine
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+t.test('--help marks the required options', async (t) => {
+  const required: Record<string, string[]> = { send: ['--url'], verify: ['--url', '--expect'], probe: ['--url', '--api-id', '--api-key', '--user'] };
+  for (const [command, options] of Object.entries(required)) {
+    const { stdout } = await run([command, '--help']);
+    for (const o of options) t.match(stdout, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
+    t.notMatch(stdout, /--timeout <ms>\s+\(required\)/, `${command}: optional options are not marked`);
+  }
+});
+
+t.test('send: an invalid URL is refused before anything is printed', async (t) => {
+  const r = await run(['send', 'login', '--url', 'localhost:8080/callback']);
+  t.equal(r.code, 1);
+  t.equal(r.stdout, '', 'no request printed');
+  t.match(r.stderr, /--url <url>' argument 'localhost:8080\/callback' is invalid\. .* give an http URL such as http:\/\/127\.0\.0\.1:8080\/callback/);
+});
+
+t.test('send: nothing listening says how to start wallet-sim', async (t) => {
+  const url = `http://127.0.0.1:${await closedPort()}/callback`;
+  const r = await run(['send', 'login', '--url', url]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, `is wallet-sim running at ${url}? start it with wallet-sim start`);
+});
+
+t.test('verify: the callback URL in --url is called out', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const base = await listen(app);
+  const r = await run(['verify', '--url', `${base}/callback`, '--expect', '/dev/null']);
+  t.equal(r.code, 2);
+  t.match(r.stderr, '/dev/null: not JSON', 'the expectations file is read first');
+  const dir = (await import('node:os')).tmpdir();
+  const file = `${dir}/wallet-sim-empty-expect-${process.pid}.json`;
+  (await import('node:fs')).writeFileSync(file, '{}');
+  t.teardown(() => (import('node:fs')).then((fs) => fs.rmSync(file, { force: true })));
+  const wrong = await run(['verify', '--url', `${base}/callback`, '--expect', file]);
+  t.equal(wrong.code, 2);
+  t.match(wrong.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
+  const right = await run(['verify', '--url', base, '--expect', file]);
+  t.equal(right.code, 0, 'the base URL works');
+});
+
+t.test('probe: wrong credentials are one clear line, not every check failing', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const url = `${await listen(app)}/callback`;
+  const r = await run(['probe', '--url', url, '--api-id', 'sandbox', '--api-key', 'wrong', '--user', 'usd']);
+  t.equal(r.code, 1);
+  t.match(r.stdout, /^FAIL {2}login .*\n {6}credentials refused \(R2\): check --api-id\/--api-key\n/m);
+  t.ok(r.stdout.trim().split('\n').length <= 6, `a few lines, not hundreds:\n${r.stdout}`);
+});
+
+t.test('probe: a check that failed before it could finish is FAIL (stopped: …); only a skipped one is SKIP', async (t) => {
+  const base: CheckResult = { name: 'insufficient-funds', description: 'a bet over the balance gets R4', status: 'skip', assertions: [], exchanges: [], skipped: 'login gave no balance to bet over', durationMs: 1 };
+  t.match(formatCheck(base), /^SKIP {2}insufficient-funds .* \(skipped: login gave no balance to bet over\)$/);
+  const failed = formatCheck({ ...base, status: 'fail', assertions: [{ name: 'http-200', passed: false, message: 'login: no reply: ECONNREFUSED' }] });
+  t.match(failed, /^FAIL {2}insufficient-funds .* \(stopped: login gave no balance to bet over\)\n/);
+  t.notMatch(failed, /skipped/);
+});
+
+t.test('probe: each check is printed as it finishes', async (t) => {
+  // Settlements answered 150 ms late: the battery takes seconds, the login line must not wait for it.
+  const { app } = await buildTestApp({ rules: [{ name: 'slow', when: { event_type: 'bet_result' }, then: { delay_ms: 150 } }] });
+  t.teardown(() => app.close());
+  const url = `${await listen(app)}/callback`;
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, 'probe', '--url', url, '--api-id', 'sandbox', '--api-key', 'sandbox-key', '--user', 'usd', '--currency', 'USD'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const io = collect(child);
+  let loginAt = 0;
+  child.stdout!.on('data', () => { if (!loginAt && /^PASS {2}login /m.test(io.stdout())) loginAt = Date.now(); });
+  const done = await io.exited;
+  const endedAt = Date.now();
+  t.equal(done.code, 0, done.stdout);
+  t.ok(loginAt > started, 'the login check was printed');
+  t.ok(endedAt - loginAt > 1000, `printed ${endedAt - loginAt} ms before the battery ended`);
+  t.match(done.stdout, /13 checks: 13 passed/);
+});
