@@ -5,6 +5,7 @@ import { amountProblem, money } from '../money.js';
 import { matches, secretBytes } from '../secrets.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
+import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
 import type { Player } from '../wallet/state.js';
 
@@ -95,6 +96,8 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string }>
     await sim.setScenario(next, request.query.reset === 'true');
     return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
   });
+
+  await app.register(reportRoutes, { sim, locked: token !== undefined });
 };
 
 /** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */
