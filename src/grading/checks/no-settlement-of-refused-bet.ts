@@ -10,7 +10,12 @@ export function betsKnownAt(round: Round, at: number): { state: 'applied' | 'ref
   const bets = round.bets.filter((b) => b.at < at);
   if (!bets.length) return { state: 'open', bets };
   const byTx = new Map<string, Attempt[]>();
-  for (const b of bets) byTx.set(b.tx ?? `#${b.id}`, [...(byTx.get(b.tx ?? `#${b.id}`) ?? []), b]);
+  for (const b of bets) {
+    const key = b.tx ?? `#${b.id}`;
+    const list = byTx.get(key);
+    if (list) list.push(b);
+    else byTx.set(key, [b]);
+  }
   let refused = true;
   for (const list of byTx.values()) {
     if (list.some((b) => b.outcome === 'R0' && b.knownAt! <= at)) return { state: 'applied', bets };
@@ -25,8 +30,11 @@ export function noSettlementOfRefusedBet(f: Facts): CheckRun {
   const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
   for (const round of f.rounds.values()) {
     if (!round.bets.length) continue;
-    let exercised = betsKnownAt(round, f.now).state === 'refused';
+    // From the first bet read as R0 on, the round has a stake: most rounds stop here.
+    const appliedAt = Math.min(...round.bets.map((b) => (b.outcome === 'R0' ? b.knownAt! : Infinity)));
+    let exercised = appliedAt > f.now && betsKnownAt(round, f.now).state === 'refused';
     for (const settlement of round.results.filter((r) => r.nth === 0)) {
+      if (settlement.at >= appliedAt) continue;
       const { state, bets } = betsKnownAt(round, settlement.at);
       if (state !== 'refused') continue;
       exercised = true;
