@@ -174,7 +174,7 @@ t.test('admin and health routes are documented', async (t) => {
   const { doc } = await documentOf();
   const ops = operations(doc);
   t.same(ops.map((o) => `${o.method.toUpperCase()} ${o.url}`).sort(), [
-    'DELETE /admin/journal', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/scenario',
+    'DELETE /admin/journal', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/report', 'GET /admin/scenario',
     'GET /admin/scenario/rules', 'GET /health', 'POST /admin/reset', 'POST /callback', 'PUT /admin/players/{user_id}', 'PUT /admin/scenario',
   ], 'every route and nothing else (/openapi.json and /docs are hidden)');
   const ids = new Set<string>();

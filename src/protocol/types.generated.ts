@@ -379,7 +379,7 @@ currency: string
  */
 export interface Report {
 /**
- * The moment the report was graded (its `now`).
+ * The moment the report was graded (its `now`), ISO 8601.
  */
 generated_at: string
 /**
@@ -464,6 +464,9 @@ game_no: string
  * Sum of the round's applied bets.
  */
 stake: number
+/**
+ * When its first applied bet arrived, ISO 8601.
+ */
 opened_at: string
 /**
  * Seconds since the round was opened.

@@ -11,7 +11,10 @@ export function betWithinReportedBalance(f: Facts): CheckRun {
     for (const bet of attempts) {
       if (bet.event !== 'bet' || bet.nth !== 0 || bet.total === undefined) continue;
       while (r + 1 < reports.length && reports[r + 1]!.knownAt! <= bet.at) r++;
-      const report: Attempt | undefined = reports[r];
+      // The latest reply read by then to a callback sent before the bet (times are in ms: the
+      // bet's own reply may carry the same millisecond).
+      let report: Attempt | undefined;
+      for (let k = r; k >= 0 && !report; k--) if (reports[k]!.id < bet.id) report = reports[k];
       if (!report) continue;
       run.exercised++;
       if (money(bet.total).gt(money(report.balance!))) {
