@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { openapiCommand } from './commands/openapi.js';
 import { probeCommand } from './commands/probe.js';
+import { reportCommand } from './commands/report.js';
 import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
 import { validateCommand } from './commands/validate.js';
@@ -18,5 +19,6 @@ program.addCommand(openapiCommand());
 program.addCommand(probeCommand());
 program.addCommand(sendCommand());
 program.addCommand(verifyCommand());
+program.addCommand(reportCommand());
 
 await program.parseAsync();
