@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { openapiCommand } from './commands/openapi.js';
 import { probeCommand } from './commands/probe.js';
+import { reportCommand } from './commands/report.js';
 import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
 import { tailCommand } from './commands/tail.js';
@@ -20,5 +21,6 @@ program.addCommand(probeCommand());
 program.addCommand(sendCommand());
 program.addCommand(verifyCommand());
 program.addCommand(tailCommand());
+program.addCommand(reportCommand());
 
 await program.parseAsync();

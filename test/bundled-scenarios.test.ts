@@ -92,3 +92,21 @@ t.test('flaky: every 3rd bet is R1 and changes nothing', async (t) => {
   t.same(codes, ['R0', 'R0', 'R1', 'R0', 'R0', 'R1']);
   t.equal(balanceOf(sim, 'player-1'), '996');
 });
+
+t.test('certification: one fault per player, as its description tells; grading thresholds set', async (t) => {
+  const { app, sim } = await open('certification');
+  t.teardown(() => app.close());
+  t.same(sim.scenario.grading, { retry_window_s: 60, client_timeout_s: 10, min_retry_gap_ms: 500, max_attempts: 10, round_max_age_s: 300 });
+  const url = `${await listen(app)}/callback`;
+  t.equal((await post(url, login('cert-locked'), HEADERS)).body.code, 'R2', 'first login refused');
+  t.equal((await post(url, login('cert-locked'), HEADERS)).body.code, 'R0', 'then accepted');
+  t.match((await post(url, bet('cert-r4', 'G1', [['1', 'P', 10]], usd), HEADERS)).body, { code: 'R4', latest_balance: 5 });
+  const lost = bet('cert-lost-bet', 'G1', [['1', 'P', 10]], usd);
+  t.equal((await post(url, lost, HEADERS)).status, 0, 'bet reply lost');
+  t.match((await post(url, lost, HEADERS)).body, { code: 'R0', latest_balance: 990 }, 'its resend replays');
+  await post(url, bet('cert-r1-settlement', 'G1', [['1', 'P', 10]], usd), HEADERS);
+  const s = result('cert-r1-settlement', 'G1', [['1', 'P', 10, 10]], usd);
+  t.same([(await post(url, s, HEADERS)).body.code, (await post(url, s, HEADERS)).body.code], ['R1', 'R0']);
+  t.match(sim.rules.choose(bet('cert-slow-bet', 'G1', [['1', 'P', 10]], usd) as never), { rule: { then: { delay_ms: 12000 } } }, 'the slow bet outlasts a 10 s time-out');
+  t.match(sim.rules.choose(result('cert-lost-settlement', 'G1', [['1', 'P', 10, 0]], usd) as never), { rule: { then: { drop_connection: true } } });
+});

@@ -178,7 +178,7 @@ t.test('admin and health routes are documented', async (t) => {
   const { doc } = await documentOf();
   const ops = operations(doc);
   t.same(ops.map((o) => `${o.method.toUpperCase()} ${o.url}`).sort(), [
-    'DELETE /admin/journal', 'GET /admin/events', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/scenario',
+    'DELETE /admin/journal', 'GET /admin/events', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/report', 'GET /admin/scenario',
     'GET /admin/scenario/rules', 'GET /admin/scenarios', 'GET /health', 'POST /admin/reset', 'POST /callback', 'PUT /admin/players/{user_id}', 'PUT /admin/scenario',
   ], 'every route and nothing else (/openapi.json and /docs are hidden)');
   const ids = new Set<string>();
@@ -200,7 +200,7 @@ t.test('admin and health routes are documented', async (t) => {
   t.same(players.put.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/PlayerUpdate' });
   t.ok(players.put.requestBody.content['application/json'].examples, 'PUT players has examples');
   t.same(doc.paths['/admin/scenario'].put.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Scenario' });
-  t.match(doc.paths['/admin/journal'].get.parameters.map((p: Json) => p.name), ['user_id', 'event_type', 'transaction_id', 'limit']);
+  t.match(doc.paths['/admin/journal'].get.parameters.map((p: Json) => p.name), ['user_id', 'event_type', 'transaction_id', 'after', 'limit']);
   t.equal(doc.paths['/admin/players'].get.security, undefined, 'no security while the admin API is open');
 });
 

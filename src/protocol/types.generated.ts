@@ -7,6 +7,16 @@
  * via the `definition` "CallbackRequest".
  */
 export type CallbackRequest = (LoginRequest | BetRequest | BetResultRequest)
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "check_id".
+ */
+export type CheckId = ("LOST_REPLY_RETRIED" | "RETRY_SAME_TRANSACTION" | "RETRY_UNCHANGED" | "FAILED_SETTLEMENT_RETRIED" | "NO_RETRY_AFTER_REFUSAL" | "NO_SETTLEMENT_OF_REFUSED_BET" | "NO_SETTLEMENT_BEFORE_BET_REPLY" | "NO_PREMATURE_RETRY" | "RETRY_BACKOFF" | "ROUNDS_SETTLED" | "ONE_SETTLEMENT_PER_ROUND" | "NO_BET_AFTER_LOGIN_REFUSED" | "BET_WITHIN_REPORTED_BALANCE" | "LOGIN_BEFORE_BET")
+/**
+ * This interface was referenced by `Report`'s JSON-Schema
+ * via the `definition` "check_status".
+ */
+export type CheckStatus = ("pass" | "fail" | "pending" | "not_exercised")
 
 export interface WalletSimSchemas {
 
@@ -235,6 +245,10 @@ codes?: ExpectedCodes[]
  */
 balances?: ExpectedBalance[]
 findings?: ExpectedFindings
+/**
+ * Statuses the certification report (GET /admin/report) must give: each listed check must have `status` (one of them, when a list).
+ */
+checks?: ExpectedCheck[]
 }
 export interface ExpectedCount {
 /**
@@ -323,6 +337,18 @@ allow?: string[]
 forbid?: string[]
 where?: JournalMatch
 }
+export interface ExpectedCheck {
+/**
+ * Shown in the report and as the JUnit test name.
+ */
+name?: string
+id: CheckId
+status: (CheckStatus | [CheckStatus, ...(CheckStatus)[]])
+/**
+ * Grade only this player's callbacks (GET /admin/report?user_id=).
+ */
+user_id?: string
+}
 /**
  * Body of PUT /admin/players/:user_id. Creates the player when unknown.
  * 
@@ -344,6 +370,108 @@ export interface Player {
 user_id: string
 balance: number
 currency: string
+}
+/**
+ * The certification report: how the provider's client behaved across callbacks, graded from the journal at the moment it is asked for (GET /admin/report, wallet-sim report).
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "Report".
+ */
+export interface Report {
+/**
+ * The moment the report was graded (its `now`), ISO 8601.
+ */
+generated_at: string
+/**
+ * Name of the active scenario.
+ */
+scenario: string
+/**
+ * Present when the report is limited to one player's callbacks (?user_id=).
+ */
+user_id?: string
+thresholds?: ReportThresholds
+summary: ReportSummary
+/**
+ * Every check, always all of them, in a fixed order.
+ */
+checks: ReportCheck[]
+/**
+ * Rounds opened by an R0 bet and not settled yet, oldest first.
+ */
+open_rounds: OpenRound[]
+/**
+ * Finding code -> how many callbacks in scope carry it (what single requests did wrong).
+ */
+findings: {
+[k: string]: number
+}
+}
+/**
+ * The thresholds graded with: the scenario's `grading`, defaults filled in.
+ */
+export interface ReportThresholds {
+retry_window_s: number
+client_timeout_s: number
+min_retry_gap_ms: number
+max_attempts: number
+round_max_age_s: number
+}
+/**
+ * How many checks have each status.
+ */
+export interface ReportSummary {
+pass: number
+fail: number
+pending: number
+not_exercised: number
+}
+export interface ReportCheck {
+id: CheckId
+/**
+ * What the provider must do.
+ */
+title: string
+severity: ("error" | "warning")
+status: CheckStatus
+/**
+ * How many times the journal gave the check a chance (its unit is in `detail`).
+ */
+exercised: number
+/**
+ * One line: why the check has this status.
+ */
+detail?: string
+/**
+ * What to change in the client when the check fails.
+ */
+fix?: string
+violations: ReportViolation[]
+}
+export interface ReportViolation {
+message: string
+user_id?: string
+transaction_id?: string
+/**
+ * The journal entries that show it (GET /admin/journal).
+ */
+journal_ids: number[]
+}
+export interface OpenRound {
+user_id: string
+game_no: string
+/**
+ * Sum of the round's applied bets.
+ */
+stake: number
+/**
+ * When its first applied bet arrived, ISO 8601.
+ */
+opened_at: string
+/**
+ * Seconds since the round was opened.
+ */
+age_s: number
 }
 /**
  * The document inside bet_result's result_detail string (baccarat keys; other game types carry other keys).
@@ -390,6 +518,7 @@ currencies?: {
 defaults?: ScenarioDefaults
 players?: ScenarioPlayer[]
 rules?: Rule[]
+grading?: GradingThresholds
 }
 /**
  * What the caller must send in Api-Id and Api-Key.
@@ -500,4 +629,29 @@ latest_balance?: (number | null)
  * Set the player's balance before processing.
  */
 set_balance?: number
+}
+/**
+ * Thresholds of the certification report (GET /admin/report, wallet-sim report). Every field is optional.
+ */
+export interface GradingThresholds {
+/**
+ * How long the provider has to resend after a lost or failed reply, in seconds (default 60).
+ */
+retry_window_s?: number
+/**
+ * The provider's declared time-out, in seconds: a reply slower than this is lost (default 10).
+ */
+client_timeout_s?: number
+/**
+ * The shortest acceptable gap between two attempts of one transaction, in ms (default 500).
+ */
+min_retry_gap_ms?: number
+/**
+ * Most attempts allowed per transaction (default 10).
+ */
+max_attempts?: number
+/**
+ * How long a round opened by an R0 bet may stay unsettled, in seconds (default 300).
+ */
+round_max_age_s?: number
 }

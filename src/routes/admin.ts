@@ -4,6 +4,7 @@ import type { StoredEntry } from '../journal/journal.js';
 import { amountProblem, money } from '../money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
+import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
 import { uiAdminRoutes } from './ui.js';
 import type { Player } from '../wallet/state.js';
@@ -89,6 +90,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
   });
 
   await app.register(uiAdminRoutes, { sim, security }); // GET /admin/events, GET /admin/scenarios
+  await app.register(reportRoutes, { sim, locked: token !== undefined });
 };
 
 /** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */

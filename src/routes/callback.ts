@@ -65,7 +65,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       replied_at: new Date().toISOString(),
       duration_ms: Math.round(performance.now() - started),
       // The caller gave up (its own time-out) before the reply: it never read it.
-      client_gone: socket.destroyed || !socket.writable,
+      client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
     });
     request.log.info({ journal_id: entry.id, code: out.code, reason: out.reason, transaction_id: entry.transaction_id, user_id: entry.user_id, event_type: entry.event_type }, out.reason ?? 'R0');
     if (out.drop) {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { type Thresholds, thresholdsOf } from '../grading/thresholds.js';
 import { amountProblem, type Money, money } from '../money.js';
 import type { Rule, Scenario } from '../protocol/types.generated.js';
 import { describeErrors, validator } from '../schemas.js';
@@ -30,6 +31,8 @@ export interface ActiveScenario {
   /** `currency` is absent when the file leaves it out: defaults for a new player, kept for a known one. */
   players: { user_id: string; balance: Money; currency?: string }[];
   rules: Rule[];
+  /** The certification report's thresholds: the file's `grading`, defaults filled in. */
+  grading: Thresholds;
 }
 
 export const DEFAULT_SCALE = 2;
@@ -76,6 +79,7 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
     timestampSkewS: doc.defaults?.timestamp_skew_s ?? 300,
     players,
     rules: doc.rules ?? [],
+    grading: thresholdsOf(doc.grading),
   };
 }
 

@@ -2,6 +2,7 @@ import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { type Money, money } from '../money.js';
 import { topLevelNumberTexts } from '../probe/raw-json.js';
+import type { Report } from '../protocol/types.generated.js';
 
 /** A player as GET /admin/players/:id gives it, the balance read exactly from the reply text. */
 export interface PlayerView { user_id: string; balance: Money; currency: string }
@@ -11,6 +12,8 @@ export interface JournalSource {
   journal(): Promise<JournalEntry[]>;
   /** undefined when the simulator does not know the player. */
   player(userId: string): Promise<PlayerView | undefined>;
+  /** The certification report (GET /admin/report), for expectations on check statuses. */
+  report?(userId?: string): Promise<Report>;
 }
 
 export class AdminError extends Error {
@@ -32,6 +35,13 @@ export class AdminClient implements JournalSource {
     const doc = JSON.parse(body) as { entries?: JournalEntry[] };
     if (!Array.isArray(doc.entries)) throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
     return doc.entries;
+  }
+
+  async report(userId?: string): Promise<Report> {
+    const { body } = await this.get(`/admin/report${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`);
+    const doc = JSON.parse(body) as Report;
+    if (!Array.isArray(doc.checks)) throw new AdminError(`GET ${this.base}/admin/report: no "checks" array in the reply; is ${this.base} a wallet-sim?`);
+    return doc;
   }
 
   async player(userId: string): Promise<PlayerView | undefined> {

@@ -1,10 +1,10 @@
 import type { JournalEntry } from '../journal/journal.js';
 import { money } from '../money.js';
 import type { Finding, Severity } from '../protocol/findings.js';
-import type { Expectations, JournalMatch } from '../protocol/types.generated.js';
+import type { Expectations, JournalMatch, Report } from '../protocol/types.generated.js';
 import type { JournalSource } from './admin-client.js';
 
-export type Group = 'counts' | 'codes' | 'balances' | 'findings';
+export type Group = 'counts' | 'codes' | 'balances' | 'findings' | 'checks';
 
 /** One expectation, held or not, with what a reader needs to see why. */
 export interface VerifyResult { group: Group; name: string; passed: boolean; message: string; details: string[] }
@@ -67,7 +67,34 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
   }
 
   results.push(findingsResult(x.findings ?? {}, entries));
+  results.push(...(await checkResults(x.checks ?? [], source)));
   return { entries: entries.length, results };
+}
+
+/** Each expected check status, read from the certification report (one report per user_id asked). */
+async function checkResults(expected: NonNullable<Expectations['checks']>, source: JournalSource): Promise<VerifyResult[]> {
+  if (!expected.length) return [];
+  if (!source.report) throw new Error('verify: this journal source cannot read the certification report');
+  const reports = new Map<string, Report>();
+  const out: VerifyResult[] = [];
+  for (const c of expected) {
+    const key = c.user_id ?? '';
+    if (!reports.has(key)) reports.set(key, await source.report(c.user_id));
+    const check = reports.get(key)!.checks.find((k) => k.id === c.id);
+    const allowed: string[] = Array.isArray(c.status) ? c.status : [c.status];
+    const name = c.name ?? `check ${c.id}${c.user_id === undefined ? '' : ` for ${c.user_id}`} is ${allowed.join(' or ')}`;
+    if (!check) {
+      out.push({ group: 'checks', name, passed: false, message: `the report has no check ${c.id}`, details: [] });
+      continue;
+    }
+    const passed = allowed.includes(check.status);
+    out.push({
+      group: 'checks', name, passed,
+      message: passed ? `${check.status}${check.detail ? `: ${check.detail}` : ''}` : `expected ${allowed.join(' or ')}, got ${check.status}${check.detail ? ` (${check.detail})` : ''}`,
+      details: passed ? [] : limit(check.violations.map((v) => `  #${v.journal_ids.join(' #')} ${v.message}`)),
+    });
+  }
+  return out;
 }
 
 const RANK: Record<Severity | 'none', number> = { info: 0, warning: 1, error: 2, none: Infinity };

@@ -1,0 +1,103 @@
+import type { Check } from './check.js';
+import { betWithinReportedBalance } from './checks/bet-within-reported-balance.js';
+import { failedSettlementRetried } from './checks/failed-settlement-retried.js';
+import { loginBeforeBet } from './checks/login-before-bet.js';
+import { lostReplyRetried } from './checks/lost-reply-retried.js';
+import { noBetAfterLoginRefused } from './checks/no-bet-after-login-refused.js';
+import { noPrematureRetry } from './checks/no-premature-retry.js';
+import { noRetryAfterRefusal } from './checks/no-retry-after-refusal.js';
+import { noSettlementBeforeBetReply } from './checks/no-settlement-before-bet-reply.js';
+import { noSettlementOfRefusedBet } from './checks/no-settlement-of-refused-bet.js';
+import { oneSettlementPerRound } from './checks/one-settlement-per-round.js';
+import { retryBackoff } from './checks/retry-backoff.js';
+import { retrySameTransaction } from './checks/retry-same-transaction.js';
+import { retryUnchanged } from './checks/retry-unchanged.js';
+import { roundsSettled } from './checks/rounds-settled.js';
+
+/** The certification checks, in report order (DESIGN.md "Session grading"; ids are stable). */
+export const CHECKS: readonly Check[] = [
+  {
+    id: 'LOST_REPLY_RETRIED', severity: 'error', run: lostReplyRetried,
+    title: 'Resend a bet or bet_result whose reply was lost, with the same transaction_id, within retry_window_s',
+    fix: 'When a bet or bet_result gets no reply (connection closed, time-out), queue it and resend the same request, same transaction_id, until it gets a definite answer.',
+    idle: 'no bet or bet_result reply was lost: play a player whose reply is dropped or delayed beyond client_timeout_s',
+  },
+  {
+    id: 'RETRY_SAME_TRANSACTION', severity: 'error', run: retrySameTransaction,
+    title: 'Retry a lost or failed (R1) callback under its own transaction_id',
+    fix: 'Never mint a new transaction_id for a retry: the wallet may already have applied the first one (double debit or double credit). Keep the id with the pending callback.',
+    idle: 'no bet or bet_result got a lost reply or R1',
+  },
+  {
+    id: 'RETRY_UNCHANGED', severity: 'error', run: retryUnchanged,
+    title: 'Resend exactly the same body (timestamp aside)',
+    fix: 'Store the body of a pending callback and resend it as it was; only timestamp may change.',
+    idle: 'no transaction was sent twice',
+  },
+  {
+    id: 'FAILED_SETTLEMENT_RETRIED', severity: 'error', run: failedSettlementRetried,
+    title: 'Resend a bet_result answered R1 until it gets R0',
+    fix: 'Treat R1 on a bet_result as "not settled yet": keep resending it (same transaction_id, with back-off) until R0, or the player never gets the win.',
+    idle: 'no bet_result was answered R1',
+  },
+  {
+    id: 'NO_RETRY_AFTER_REFUSAL', severity: 'error', run: noRetryAfterRefusal,
+    title: 'Do not resend a transaction refused with R2, R3 or R4',
+    fix: 'R2, R3 and R4 are definite answers: drop the callback from the retry queue and report the refusal to the player or operator.',
+    idle: 'no transaction was refused with R2, R3 or R4',
+  },
+  {
+    id: 'NO_SETTLEMENT_OF_REFUSED_BET', severity: 'error', run: noSettlementOfRefusedBet,
+    title: 'Send no bet_result for a round none of whose bets was applied',
+    fix: 'Settle a round only when at least one of its bets was answered R0; a refused bet (R1–R4) or a lost one not yet resent staked nothing.',
+    idle: 'no round ended with all its bets refused or lost',
+  },
+  {
+    id: 'NO_SETTLEMENT_BEFORE_BET_REPLY', severity: 'error', run: noSettlementBeforeBetReply,
+    title: "Wait for the bet's reply before settling its round",
+    fix: "Send the bet_result only after the round's bets were answered (or, after a time-out, resent and answered).",
+    idle: 'no round with a bet was settled',
+  },
+  {
+    id: 'NO_PREMATURE_RETRY', severity: 'error', run: noPrematureRetry,
+    title: 'Wait out its own time-out before resending',
+    fix: 'Resend only after the previous attempt was answered, its connection closed, or client_timeout_s ran out; two copies in flight race each other.',
+    idle: 'no transaction was resent',
+  },
+  {
+    id: 'RETRY_BACKOFF', severity: 'error', run: retryBackoff,
+    title: 'Space its retries (min_retry_gap_ms apart, growing waits, at most max_attempts)',
+    fix: 'Retry with a back-off that never shrinks (e.g. 1 s, 2 s, 4 s…, capped) and a bounded number of attempts before handing over to reconciliation.',
+    idle: 'no transaction was resent',
+  },
+  {
+    id: 'ROUNDS_SETTLED', severity: 'error', run: roundsSettled,
+    title: 'Settle every round it opened, within round_max_age_s',
+    fix: 'Send a bet_result for every round with an applied bet, a loss too (total_winloss = -total_bet_amount); keep retrying unsettled rounds.',
+    idle: 'no bet was applied (R0), so no round was opened',
+  },
+  {
+    id: 'ONE_SETTLEMENT_PER_ROUND', severity: 'error', run: oneSettlementPerRound,
+    title: 'Settle a round once',
+    fix: 'Mark a round settled once its bet_result got R0; a resend of that bet_result keeps its transaction_id, never a new one.',
+    idle: 'no round was settled',
+  },
+  {
+    id: 'NO_BET_AFTER_LOGIN_REFUSED', severity: 'error', run: noBetAfterLoginRefused,
+    title: 'Stop betting for a player whose login was refused (R2/R3)',
+    fix: 'After a refused login, block the player\'s play until a new login succeeds.',
+    idle: 'no login was refused with R2 or R3',
+  },
+  {
+    id: 'BET_WITHIN_REPORTED_BALANCE', severity: 'warning', run: betWithinReportedBalance,
+    title: 'Bet within the latest_balance it was given',
+    fix: 'Keep the latest_balance of every reply (R4 too) and refuse a bet above it before calling the wallet.',
+    idle: 'no bet came after a reply that reported a balance',
+  },
+  {
+    id: 'LOGIN_BEFORE_BET', severity: 'warning', run: loginBeforeBet,
+    title: 'Log a player in before betting',
+    fix: 'Send login (and wait for R0) before the first bet of a player.',
+    idle: 'no bet in the journal',
+  },
+];

@@ -1,0 +1,69 @@
+// `wallet-sim report` as a user runs it: the built CLI against a real simulator.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import t from 'tap';
+import { SCENARIOS_DIR } from '../src/paths.js';
+import { bet, HEADERS, login, post, result } from './helpers/app.js';
+import { run, start } from './helpers/spawn-cli.js';
+
+const usd = { currency: 'USD' };
+const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-'));
+
+t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contained HTML page', async (t) => {
+  const sim = await start(t, ['--port', '0', '--scenario', join(SCENARIOS_DIR, 'certification.json'), '--log-level', 'warn']);
+  const cb = `${sim.url}/callback`;
+  await post(cb, login('cert-r4'), HEADERS);
+  await post(cb, bet('cert-r4', 'G1', [['1', 'P', 10]], usd), HEADERS); // R4, balance 5 reported
+  let r = await run(['report', '--url', sim.url]);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /✓ PASS\s+NO_RETRY_AFTER_REFUSAL/);
+  t.match(r.stdout, /- NOT EXERCISED\s+LOST_REPLY_RETRIED .*\n\s+why: not exercised: /);
+  t.notMatch(r.stdout, /\u001b\[/, 'no colours when stdout is not a terminal');
+
+  await post(cb, bet('cert-r4', 'G2', [['1', 'P', 10]], usd), HEADERS); // above the reported 5: a warning
+  r = await run(['report', '--url', sim.url]);
+  t.equal(r.code, 0, 'a failing warning does not fail at --fail-on error');
+  t.match(r.stdout, /✗ FAIL \(warning\)\s+BET_WITHIN_REPORTED_BALANCE/);
+  t.equal((await run(['report', '--url', sim.url, '--fail-on', 'warning'])).code, 1, 'it does at --fail-on warning');
+
+  await post(cb, result('cert-r4', 'G1', [['1', 'P', 10, 10]], usd), HEADERS); // settles the refused bet
+  const junit = join(dir, 'report.xml');
+  const html = join(dir, 'report.html');
+  r = await run(['report', '--url', sim.url, '--junit', junit, '--html', html]);
+  t.equal(r.code, 1);
+  t.match(r.stdout, /✗ FAIL\s+NO_SETTLEMENT_OF_REFUSED_BET .*\n\s+why: .*\n\s+fix: .*\n\s+evidence: #\d+ #\d+ bet_result/);
+  t.match(r.stdout, /FAIL: NO_SETTLEMENT_OF_REFUSED_BET \(--fail-on error\)/);
+
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+  const cases = xml.testsuites.testsuite.testcase as any[];
+  t.equal(cases.length, 14, 'one test case per check');
+  t.equal(xml.testsuites.failures, '1');
+  t.ok(cases.find((c) => c.name.startsWith('NO_SETTLEMENT_OF_REFUSED_BET'))?.failure, 'the failing check is a failure');
+  t.ok(cases.find((c) => c.name.startsWith('LOST_REPLY_RETRIED'))?.skipped, 'a check not exercised is skipped');
+
+  const page = readFileSync(html, 'utf8');
+  t.match(page, /^<!DOCTYPE html>/);
+  t.match(page, /NO_SETTLEMENT_OF_REFUSED_BET/);
+  t.notMatch(page, /(src|href)\s*=\s*["']?https?:/i, 'no external asset');
+  t.notMatch(page, /<script|<link/i, 'no script, no stylesheet link');
+
+  const mine = await run(['report', '--url', sim.url, '--user', 'nobody']);
+  t.equal(mine.code, 0, '--user: another player has nothing failing');
+  t.match(mine.stdout, /player nobody/);
+});
+
+t.test('exit 2 when the simulator cannot be read', async (t) => {
+  const r = await run(['report', '--url', 'http://127.0.0.1:9']);
+  t.equal(r.code, 2);
+  t.match(r.stderr, /is wallet-sim running at http:\/\/127\.0\.0\.1:9\?/);
+});
+
+t.test('honours --admin-token', async (t) => {
+  const sim = await start(t, ['--port', '0', '--admin-token', 'secret', '--log-level', 'warn']);
+  const locked = await run(['report', '--url', sim.url]);
+  t.equal(locked.code, 2);
+  t.match(locked.stderr, /401/);
+  t.equal((await run(['report', '--url', sim.url], { WALLET_SIM_ADMIN_TOKEN: 'secret' })).code, 0);
+});
