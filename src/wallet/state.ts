@@ -47,8 +47,6 @@ export interface Round {
   settled: boolean;
 }
 
-const NO_BETS: Map<string, Bet> = new Map();
-
 // JSON, not a separator: ids may contain any character, "\u0000" included.
 export const roundKey = (userId: string, gameNo: string): string => JSON.stringify([userId, gameNo]);
 
@@ -91,7 +89,13 @@ export class TransactionIndex {
 export class WalletState {
   // Maps, never plain objects: "__proto__" and "constructor" are ordinary player ids here.
   readonly players = new Map<string, Player>();
+  /** Open rounds. */
   readonly rounds = new Map<string, Round>();
+  /**
+   * Settled rounds, by key only: a settled round just refuses more bets and a second settlement,
+   * so a long history costs one short string per round.
+   */
+  readonly settled = new Set<string>();
   readonly index: TransactionIndex;
 
   constructor(retainTransactions?: number) {
@@ -117,18 +121,23 @@ export class WalletState {
       case 'player':
         this.players.set(change.user_id, { user_id: change.user_id, balance: money(change.balance), currency: change.currency });
         break;
-      case 'round':
-        this.rounds.set(roundKey(change.user_id, change.game_no), {
+      case 'round': {
+        const key = roundKey(change.user_id, change.game_no);
+        if (change.settled) {
+          this.rounds.delete(key);
+          this.settled.add(key);
+          break;
+        }
+        this.rounds.set(key, {
           user_id: change.user_id,
           game_no: change.game_no,
           currency: change.currency,
           stake: money(change.stake),
-          // A settled round only refuses more bets and a second settlement: it keeps no bets, and
-          // all of them share one empty map, so a long history costs little heap.
-          bets: change.settled ? NO_BETS : new Map(change.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
-          settled: change.settled,
+          bets: new Map(change.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
+          settled: false,
         });
         break;
+      }
       case 'bets': {
         const key = roundKey(change.user_id, change.game_no);
         let round = this.rounds.get(key);
@@ -143,7 +152,7 @@ export class WalletState {
       }
       case 'txn': {
         const { op: _op, ...record } = change;
-        this.index.add(record, (key) => this.rounds.get(key)?.settled === true && this.rounds.delete(key));
+        this.index.add(record, (key) => this.settled.delete(key));
         break;
       }
       case 'forgotten':
@@ -152,6 +161,7 @@ export class WalletState {
       case 'clear':
         this.players.clear();
         this.rounds.clear();
+        this.settled.clear();
         this.index.clear();
         break;
     }
@@ -161,6 +171,11 @@ export class WalletState {
   *changes(): Generator<Change> {
     for (const p of this.players.values()) yield playerChange(p);
     for (const r of this.rounds.values()) yield roundChange(r);
+    // What a settled round keeps: its key (the file store's own records keep currency and stake).
+    for (const key of this.settled) {
+      const [user_id, game_no] = JSON.parse(key) as [string, string];
+      yield { op: 'round', user_id, game_no, currency: '', stake: '0', bets: [], settled: true };
+    }
     for (const t of this.index.records.values()) yield { op: 'txn', ...t };
     if (this.index.forgotten.size) yield { op: 'forgotten', ...this.index.forgotten.toRecord() };
   }

@@ -109,7 +109,9 @@ export class Wallet {
   private bet(req: BetRequest, player: Player, findings: Finding[]): Change[] | Code {
     const d = req.data;
     const total = this.amount(d.total_bet_amount, d.currency, '/data/total_bet_amount', findings);
-    const round = this.state.rounds.get(roundKey(req.user_id, d.game_no));
+    const key = roundKey(req.user_id, d.game_no);
+    const round = this.state.rounds.get(key);
+    const settled = this.state.settled.has(key);
     if (d.bets.length > MAX_BETS_PER_REQUEST) {
       findings.push(finding('BETS_TOO_MANY', `${d.bets.length} bets in one request; at most ${MAX_BETS_PER_REQUEST} are accepted: split them over several bet callbacks`, '/data/bets'));
       return 'R3';
@@ -117,7 +119,7 @@ export class Wallet {
     if ((round?.bets.size ?? 0) + d.bets.length > MAX_BETS_PER_ROUND) {
       findings.push(finding('BETS_TOO_MANY', `round ${d.game_no} would hold ${(round?.bets.size ?? 0) + d.bets.length} bets; a round holds at most ${MAX_BETS_PER_ROUND}`, '/data/bets'));
     }
-    if (!round && this.state.mayHaveForgottenRound(req.user_id, d.game_no)) {
+    if (!round && !settled && this.state.mayHaveForgottenRound(req.user_id, d.game_no)) {
       findings.push(finding('ROUND_EXPIRED', `round ${d.game_no} may be a settled round forgotten long ago (--retain-transactions): no more bets on it; use a new game_no`, '/data/game_no'));
     }
     const seen = new Set<string>();
@@ -130,7 +132,7 @@ export class Wallet {
     const stake = sum(bets.map((b) => b.amount));
     if (!total.eq(stake)) findings.push(finding('TOTAL_MISMATCH', `total_bet_amount ${total.toFixed()} != sum of bets[].bet_amount ${stake.toFixed()}`, '/data/total_bet_amount'));
     findings.push(...currencyFindings(d.currency, player, round));
-    if (round?.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled: no more bets`, '/data/game_no'));
+    if (settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled: no more bets`, '/data/game_no'));
     if (hasErrors(findings)) return 'R3';
     if (player.balance.lt(total)) return 'R4';
 
@@ -142,17 +144,18 @@ export class Wallet {
     const d = req.data;
     const total = this.amount(d.total_bet_amount, d.currency, '/data/total_bet_amount', findings);
     const winloss = this.amount(d.total_winloss, d.currency, '/data/total_winloss', findings);
-    const found = this.state.rounds.get(roundKey(req.user_id, d.game_no));
-    if (found?.settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
+    const key = roundKey(req.user_id, d.game_no);
     // Only an open round is checked against: a settled one has nothing left to compare.
-    const round = found?.settled ? undefined : found;
+    const round = this.state.rounds.get(key);
+    const settled = this.state.settled.has(key);
+    if (settled) findings.push(finding('ROUND_SETTLED', `round ${d.game_no} is already settled`, '/data/game_no'));
     if (d.bet_results.length > MAX_BETS_PER_ROUND) {
       findings.push(finding('BETS_TOO_MANY', `${d.bet_results.length} bet_results; a round holds at most ${MAX_BETS_PER_ROUND} bets`, '/data/bet_results'));
       return 'R3';
     }
-    if (!found && this.state.mayHaveForgottenRound(req.user_id, d.game_no)) {
+    if (!round && !settled && this.state.mayHaveForgottenRound(req.user_id, d.game_no)) {
       findings.push(finding('ROUND_EXPIRED', `round ${d.game_no} may be a settled round forgotten long ago (--retain-transactions): it cannot be settled again`, '/data/game_no'));
-    } else if (!found) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
+    } else if (!round && !settled) findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
     findings.push(...currencyFindings(d.currency, player, round));
     if (round && !total.eq(round.stake)) findings.push(finding('STAKE_MISMATCH', `total_bet_amount ${total.toFixed()} != the round's stake ${round.stake.toFixed()}`, '/data/total_bet_amount'));
 
@@ -216,5 +219,6 @@ export function fingerprintOf(req: CallbackRequest): string {
   const { timestamp: _ignored, ...rest } = req;
   // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
   // transaction costs 16 characters instead of 43.
-  return createHash('sha256').update(stringify(rest) ?? '').digest('base64url').slice(0, 16);
+  // (From 12 bytes, not a slice of the whole hash's text, which would keep that text alive.)
+  return createHash('sha256').update(stringify(rest) ?? '').digest().subarray(0, 12).toString('base64url');
 }
