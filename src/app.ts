@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
 import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
-import { apiError, fromFastify } from './errors.js';
+import { apiError, fromFastify, notFoundHandler } from './errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { hostGuard } from './routes/admin-guard.js';
 import { callbackRoutes } from './routes/callback.js';
@@ -61,6 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installShutdownGate(app);
   for (const schema of schemas) app.addSchema(schema);
 
+  app.setNotFoundHandler(notFoundHandler);
   app.setErrorHandler<FastifyError>((error, request, reply) => {
     // One error table (src/errors.ts): every reply is { error: <our code>, message: what to do }.
     if (error instanceof ScenarioError) {

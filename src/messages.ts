@@ -15,34 +15,3 @@ export const MESSAGES = {
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
 } as const;
-
-/** Refusals the HTTP server answers itself, as `{error, message}` with a status. */
-export const ERRORS = {
-  SHUTTING_DOWN: () => ({
-    status: 503,
-    error: 'SHUTTING_DOWN',
-    message: 'wallet-sim is shutting down and did not process this request; send it again once wallet-sim is listening again',
-  }),
-  HOST_NOT_ALLOWED: (host: string) => ({
-    status: 403,
-    error: 'HOST_NOT_ALLOWED',
-    message: `the admin API answers only requests addressed to localhost, an IP address or a name given to --allowed-hosts; Host was "${host}": ` +
-      'to reach it under that name, start wallet-sim with --allowed-hosts NAME (env WALLET_SIM_ALLOWED_HOSTS)',
-  }),
-  CROSS_SITE: (origin: string) => ({
-    status: 403,
-    error: 'CROSS_SITE_REFUSED',
-    message: `the admin API refuses requests from web pages of another site (${origin}), so no page you open can drive it; ` +
-      'to let a page of yours call it, start wallet-sim with --cors ORIGIN naming that exact origin (env WALLET_SIM_CORS)',
-  }),
-  NOT_JSON: (contentType: string) => ({
-    status: 415,
-    error: 'CONTENT_TYPE_NOT_JSON',
-    message: `admin writes with a body want Content-Type: application/json, got "${contentType}"; send JSON with -H 'content-type: application/json' (curl)`,
-  }),
-  UNAUTHORIZED: () => ({
-    status: 401,
-    error: 'UNAUTHORIZED',
-    message: 'the admin API wants Authorization: Bearer <--admin-token>',
-  }),
-} as const;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ERRORS } from './messages.js';
+import { apiError, sendApiErrorText } from './errors.js';
 
 /**
  * Graceful shutdown (DESIGN.md: "stops accepting, answers what is in flight, then exits").
@@ -13,9 +13,8 @@ export function installShutdownGate(app: FastifyInstance): void {
   app.addHook('preClose', async () => { closing = true; });
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
-    const { status, error, message } = ERRORS.SHUTTING_DOWN();
     // Serialized here: a route's response schema (the callback's) must not reshape the refusal.
-    return reply.code(status).header('connection', 'close').type('application/json; charset=utf-8').send(JSON.stringify({ error, message }));
+    return sendApiErrorText(reply.header('connection', 'close'), apiError('SHUTTING_DOWN'));
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');

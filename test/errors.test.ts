@@ -12,7 +12,11 @@ const cases: { name: string; method: 'PUT' | 'POST' | 'DELETE'; url: string; hea
   { name: 'an empty JSON body', method: 'POST', url: '/admin/reset', headers: json, payload: '', status: 400, error: 'BODY_EMPTY', message: /send a JSON document/ },
   { name: 'a body that is not JSON', method: 'PUT', url: '/admin/players/p', headers: json, payload: '{"balance":', status: 400, error: 'BODY_NOT_JSON', message: /not valid JSON.*check the quoting/ },
   { name: 'a __proto__ key', method: 'PUT', url: '/admin/players/p', headers: json, payload: '{"balance":1,"__proto__":{"x":1}}', status: 400, error: 'BODY_NOT_JSON', message: /__proto__/ },
-  { name: 'a Content-Type the API does not read', method: 'PUT', url: '/admin/scenario', headers: { 'content-type': 'application/xml' }, payload: '<scenario/>', status: 415, error: 'MEDIA_TYPE_UNSUPPORTED', message: /^Content-Type application\/xml is not accepted here: send the body as application\/json$/ },
+  // The admin guard refuses a write that is not JSON before any parser reads it (README: 415 CONTENT_TYPE_NOT_JSON).
+  {
+    name: 'a Content-Type the API does not read', method: 'PUT', url: '/admin/scenario', headers: { 'content-type': 'application/xml' }, payload: '<scenario/>',
+    status: 415, error: 'CONTENT_TYPE_NOT_JSON', message: /^admin writes with a body want Content-Type: application\/json, got "application\/xml"; send JSON with -H/,
+  },
   { name: 'an invalid scenario', method: 'PUT', url: '/admin/scenario', headers: json, payload: '{"name":""}', status: 400, error: 'BAD_REQUEST', message: /\/name must NOT have fewer than 1 characters/ },
 ];
 
@@ -54,4 +58,23 @@ t.test("a callback over the limit with the scenario's reply_credentials", async 
   const res = await app.inject({ method: 'POST', url: '/callback', headers: HEADERS, payload: 'x'.repeat(LIMIT + 1) });
   t.equal(res.statusCode, 413);
   t.same([res.headers['api-id'], res.headers['api-key']], ['wallet', 'wallet-key']);
+});
+
+t.test('a request no route takes: NOT_FOUND naming the method and path, and where the routes are listed', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  for (const [method, url, path] of [['GET', '/x?y=1', '/x'], ['DELETE', '/health', '/health'], ['GET', '/admin/nope', '/admin/nope']] as const) {
+    const res = await app.inject({ method, url });
+    t.equal(res.statusCode, 404, `${method} ${url}: 404`);
+    t.same(res.json(), { error: 'NOT_FOUND', message: `no route ${method} ${path}: the routes are listed at /docs` });
+    t.equal(API_ERRORS.NOT_FOUND.status, 404);
+  }
+});
+
+t.test('an unknown player: PLAYER_UNKNOWN from the table, saying how to create it', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const res = await app.inject({ method: 'GET', url: '/admin/players/nobody' });
+  t.equal(res.statusCode, API_ERRORS.PLAYER_UNKNOWN.status);
+  t.same(res.json(), { error: 'PLAYER_UNKNOWN', message: 'no player nobody: create it with PUT /admin/players/nobody' });
 });

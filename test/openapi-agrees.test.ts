@@ -95,7 +95,10 @@ t.test('item 5: /openapi.json gives the callback headers example values from the
 t.test('item 7: components are what a caller sends or gets; CallbackRequest is a oneOf with a discriminator', async (t) => {
   const { doc } = await served();
   const d = await doc();
-  t.same(Object.keys(d.components.schemas).sort(), ['ApiError', 'BetRequest', 'BetResultRequest', 'CallbackReply', 'CallbackRequest', 'LoginRequest', 'Player', 'PlayerUpdate', 'ResultDetail', 'Scenario']);
+  t.same(Object.keys(d.components.schemas).sort(), [
+    'ApiError', 'BetRequest', 'BetResultRequest', 'CallbackReply', 'CallbackRequest', 'Health', 'JournalEntry', 'JournalPage', 'LoginRequest', 'Player',
+    'PlayerUpdate', 'Report', 'ResultDetail', 'RuleHits', 'Scenario',
+  ]);
   const text = JSON.stringify(d);
   for (const internal of ['Expectations', 'JournalMatch', 'Envelope', 'Scenario-rule', 'ResultDetail-card']) t.notMatch(text, `#/components/schemas/${internal}`, `no reference to ${internal}`);
   const cr = d.components.schemas.CallbackRequest;

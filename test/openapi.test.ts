@@ -1,7 +1,7 @@
 import { validate } from '@readme/openapi-parser';
 import { Ajv } from 'ajv';
 import t from 'tap';
-import { EVENT_SCHEMAS } from '../src/openapi.js';
+import { EVENT_SCHEMAS } from '../src/routes/callback-docs.js';
 import { CODES } from '../src/protocol/codes.js';
 import { ajvOptions, schemas, validator } from '../src/schemas.js';
 import { buildTestApp, CREDENTIALS, example, HEADERS, send } from './helpers/app.js';

@@ -17,6 +17,19 @@ export type CheckId = ("LOST_REPLY_RETRIED" | "RETRY_SAME_TRANSACTION" | "RETRY_
  * via the `definition` "check_status".
  */
 export type CheckStatus = ("pass" | "fail" | "pending" | "not_exercised")
+/**
+ * GET /admin/scenario/rules: for each rule of the active scenario, how often it matched and fired.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "RuleHits".
+ */
+export type RuleHits = {
+index: number
+name: string
+matched: number
+fired: number
+exhausted: boolean
+}[]
 
 export interface WalletSimSchemas {
 
@@ -348,6 +361,73 @@ status: (CheckStatus | [CheckStatus, ...(CheckStatus)[]])
  * Grade only this player's callbacks (GET /admin/report?user_id=).
  */
 user_id?: string
+}
+/**
+ * GET /health: whether the simulator answers, with the active scenario, the store kind and the number of players.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "Health".
+ */
+export interface Health {
+/**
+ * store_failed once a store write has failed: callbacks get R1 until a restart.
+ */
+status: ("ok" | "store_failed")
+scenario: string
+store: string
+players: number
+/**
+ * With store_failed: the store's error.
+ */
+error?: string
+}
+/**
+ * One serve event: the request as received (Api-Key masked), the reply as sent, the code, the reason, the scenario rule that fired, the balance before and after, and the findings (what the caller did wrong).
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "JournalEntry".
+ */
+export interface JournalEntry {
+id: number
+received_at: string
+duration_ms: number
+transaction_id?: string
+event_type?: string
+user_id?: string
+request: {
+
+}
+reply: {
+
+}
+code?: string
+reason?: string
+rule?: {
+index?: number
+name?: string
+}
+balance_before?: number
+balance_after?: number
+/**
+ * An identical retry of an applied transaction: answered, nothing changed.
+ */
+replayed: boolean
+findings: {
+code: string
+severity: ("error" | "warning" | "info")
+message: string
+pointer?: string
+}[]
+}
+/**
+ * GET /admin/journal: the matching entries, oldest first.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "JournalPage".
+ */
+export interface JournalPage {
+count: number
+entries: JournalEntry[]
 }
 /**
  * Body of PUT /admin/players/:user_id. Creates the player when unknown.

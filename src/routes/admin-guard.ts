@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { ERRORS } from '../messages.js';
+import { apiError, type ApiErrorBody, sendApiErrorText } from '../errors.js';
 import { matches, secretBytes } from '../secrets.js';
 
 export interface AdminGuardOptions {
@@ -30,32 +30,32 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
 
   app.addHook('onRequest', async (request, reply) => {
     const refusal = refuse(request);
-    // Serialized here: a route's response schema must not reshape the refusal.
-    if (refusal) return reply.code(refusal.status).type('application/json; charset=utf-8').send(JSON.stringify({ error: refusal.error, message: refusal.message }));
+    if (refusal) return sendApiErrorText(reply, refusal);
   });
 
-  function refuse(request: FastifyRequest): { status: number; error: string; message: string } | undefined {
+  function refuse(request: FastifyRequest): { status: number; body: ApiErrorBody } | undefined {
     const host = request.headers.host;
-    if (host !== undefined && !hostAllowed(host)) return ERRORS.HOST_NOT_ALLOWED(host);
+    if (host !== undefined && !hostAllowed(host)) return apiError('HOST_NOT_ALLOWED', host);
 
     const origin = request.headers.origin;
     const listed = origin !== undefined && origins.has(origin.toLowerCase());
     if (!listed) {
-      if (origin !== undefined && !sameOrigin(origin, host)) return ERRORS.CROSS_SITE(`Origin ${origin}`);
+      if (origin !== undefined && !sameOrigin(origin, host)) return apiError('CROSS_SITE_REFUSED', `Origin ${origin}`);
       const site = header(request, 'sec-fetch-site');
       const navigation = header(request, 'sec-fetch-mode') === 'navigate' && (request.method === 'GET' || request.method === 'HEAD');
-      if ((site === 'cross-site' || site === 'same-site') && !navigation) return ERRORS.CROSS_SITE(`Sec-Fetch-Site: ${site}`);
+      if ((site === 'cross-site' || site === 'same-site') && !navigation) return apiError('CROSS_SITE_REFUSED', `Sec-Fetch-Site: ${site}`);
     }
 
     if (expected !== undefined) {
       const given = /^bearer +(.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-      if (!matches(given, expected)) return ERRORS.UNAUTHORIZED();
+      if (!matches(given, expected)) return apiError('UNAUTHORIZED');
     }
 
     if (WRITES.has(request.method)) {
       const type = request.headers['content-type'];
-      const hasBody = (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') || request.headers['transfer-encoding'] !== undefined;
-      if ((hasBody || type !== undefined) && mediaType(type) !== 'application/json') return ERRORS.NOT_JSON(type ?? '(none)');
+      const length = request.headers['content-length'];
+      const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+      if ((hasBody || type !== undefined) && mediaType(type) !== 'application/json') return apiError('CONTENT_TYPE_NOT_JSON', type ?? '(none)');
     }
     return undefined;
   }
@@ -70,8 +70,7 @@ export function hostGuard(allowedHosts?: string[]): onRequestAsyncHookHandler {
   return async (request, reply) => {
     const host = request.headers.host;
     if (host === undefined || hostAllowed(host)) return;
-    const { status, error, message } = ERRORS.HOST_NOT_ALLOWED(host);
-    return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify({ error, message }));
+    return sendApiErrorText(reply, apiError('HOST_NOT_ALLOWED', host));
   };
 }
 

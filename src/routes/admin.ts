@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
+import { apiError, sendApiError } from '../errors.js';
 import type { StoredEntry } from '../journal/journal.js';
 import { amountProblem, money } from '../money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
@@ -7,47 +8,98 @@ import { compileScenario } from '../scenario/scenario.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
 import { uiAdminRoutes } from './ui.js';
-import type { Player } from '../wallet/state.js';
+import type { Player } from '../store/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
+import { adminSchema, adminSecurity, UNREADABLE_400 } from './admin-docs.js';
+import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREADABLE } from './docs.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
 
-const errorReply = { $ref: 'ApiError#' } as const;
 const playerParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', minLength: 1 } } } as const;
+const ok = (extra: Record<string, unknown> = {}) => ({ type: 'object', required: ['ok'], properties: { ok: { type: 'boolean', const: true }, ...extra } });
 
-/** The admin API (WireMock's vocabulary): players, reset, journal, scenario. */
+const SET_PLAYER = "Sets the balance (and optionally the currency) of a player, creating it when unknown. The balance must fit the currency's scale.";
+const JOURNAL = 'The callbacks received, oldest first (a bounded ring: the oldest drop out first). Filters combine; limit keeps the newest n.';
+const SET_SCENARIO = 'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to their ' +
+  'balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused with 400 ' +
+  'naming each bad field by JSON pointer, and the old one stays active.';
+
+/**
+ * The admin API (WireMock's vocabulary): players, reset, journal, scenario. Each route documents
+ * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
+ * what the handlers return (sentAsReturned): the response schemas are for the document.
+ */
 export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; guard?: Omit<AdminGuardOptions, 'token'> }> = async (app, { sim, token, guard }) => {
   addAdminGuard(app, { ...guard, token });
-  const tags = ['admin'];
-  const security = token === undefined ? undefined : [{ bearer: [] }];
+  const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
-  app.get('/players', { schema: { tags, security, summary: 'Every player and balance', response: { 200: { type: 'array', items: { $ref: 'Player#' } } } } },
-    async () => sim.players().map(view));
+  app.get('/players', {
+    ...sentAsReturned,
+    schema: adminSchema('GET', docs, {
+      operationId: 'listPlayers',
+      summary: 'Every player and balance',
+      response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
+    }),
+  }, async () => sim.players().map(view));
 
   app.get<{ Params: { user_id: string } }>('/players/:user_id', {
-    schema: { tags, security, summary: 'One player', params: playerParams, response: { 200: { $ref: 'Player#' }, 404: errorReply } },
+    ...sentAsReturned,
+    schema: adminSchema('GET', docs, {
+      operationId: 'getPlayer',
+      summary: 'One player',
+      params: playerParams,
+      response: {
+        200: { description: 'The player.', $ref: 'Player#' },
+        404: errorResponse('No player with that user_id (PLAYER_UNKNOWN).', [errorBody('PLAYER_UNKNOWN', 'nobody')]),
+      },
+    }),
   }, async (request, reply) => {
     const p = sim.player(request.params.user_id);
-    return p ? view(p) : reply.code(404).send({ error: 'PLAYER_UNKNOWN', message: `no player ${request.params.user_id}` });
+    return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
   });
 
   app.put<{ Params: { user_id: string }; Body: PlayerUpdate }>('/players/:user_id', {
-    schema: { tags, security, summary: 'Set a balance (creates the player when unknown)', params: playerParams, body: { $ref: 'PlayerUpdate#' }, response: { 200: { $ref: 'Player#' }, 400: errorReply } },
+    ...sentAsReturned,
+    schema: adminSchema('PUT', docs, {
+      operationId: 'setPlayer',
+      summary: 'Set a balance (creates the player when unknown)',
+      description: SET_PLAYER,
+      params: playerParams,
+      body: { $ref: 'PlayerUpdate#' },
+      bodyExamples: namedExamples('PlayerUpdate', (v) => (v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`)),
+      response: {
+        200: { description: 'The player after the change.', $ref: 'Player#' },
+        400: errorResponse(
+          'The body is invalid (BAD_REQUEST: details name each field by JSON pointer), or the balance has more fraction digits than the ' +
+            `currency's scale. ${UNREADABLE_400} Nothing changed.`,
+          [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE],
+        ),
+      },
+    }),
   }, async (request, reply) => {
     const { balance, currency } = request.body;
     const cur = currency ?? sim.player(request.params.user_id)?.currency ?? sim.scenario.defaultCurrency;
     const amount = money(balance);
     const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
-    if (problem) return reply.code(400).send({ error: 'BAD_REQUEST', message: `/balance ${problem.message}`, details: [{ pointer: '/balance', message: problem.message }] });
+    if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), [{ pointer: '/balance', message: problem.message }]);
     return view(await sim.setPlayer(request.params.user_id, amount, cur));
   });
 
-  app.post('/reset', { schema: { tags, security, summary: "Back to the scenario's initial state; journal and rule counters cleared" } },
-    async () => { await sim.reset(); return { ok: true }; });
+  app.post('/reset', {
+    ...sentAsReturned,
+    schema: adminSchema('POST', docs, {
+      operationId: 'reset',
+      summary: "Back to the scenario's initial state; journal and rule counters cleared",
+      response: { 200: { description: 'Players back to the scenario, rounds, transactions, rule counters and journal cleared.', ...ok() } },
+    }),
+  }, async () => { await sim.reset(); return { ok: true }; });
 
   app.get<{ Querystring: { user_id?: string; event_type?: string; transaction_id?: string; after?: string; limit?: string } }>('/journal', {
-    schema: {
-      tags, security, summary: 'Callbacks received, oldest first, with findings (streamed; page with after + limit)',
+    ...sentAsReturned,
+    schema: adminSchema('GET', docs, {
+      operationId: 'journal',
+      summary: 'Callbacks received, oldest first, with findings (streamed; page with after + limit)',
+      description: JOURNAL,
       querystring: {
         type: 'object',
         properties: {
@@ -58,7 +110,11 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
           limit: { type: 'string', pattern: '^[0-9]+$', description: 'Without `after`: keep only the newest n entries. With `after`: the first n after it.' },
         },
       },
-    },
+      response: {
+        200: { description: 'The matching entries.', $ref: 'JournalPage#' },
+        400: errorResponse('A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.', [invalid('querystring:/limit', 'must match pattern "^[0-9]+$"')]),
+      },
+    }),
   }, async (request, reply) => {
     const { limit, after, ...filter } = request.query;
     const entries = sim.journal.select({ ...filter, after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) });
@@ -66,30 +122,63 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     return reply.type('application/json').send(Readable.from(journalDocument(entries)));
   });
 
-  app.delete('/journal', { schema: { tags, security, summary: 'Clear the journal' } }, async (_request, reply) => {
+  app.delete('/journal', {
+    ...sentAsReturned,
+    schema: adminSchema('DELETE', docs, {
+      operationId: 'clearJournal',
+      summary: 'Clear the journal',
+      response: { 204: { description: 'The journal is empty.', type: 'null' } },
+    }),
+  }, async (_request, reply) => {
     sim.journal.reset();
     return reply.code(204).send();
   });
 
-  app.get('/scenario', { schema: { tags, security, summary: 'The active scenario document' } }, async () => sim.scenario.source);
+  app.get('/scenario', {
+    ...sentAsReturned,
+    schema: adminSchema('GET', docs, {
+      operationId: 'getScenario',
+      summary: 'The active scenario document',
+      response: { 200: { description: 'The active scenario document, as loaded.', $ref: 'Scenario#' } },
+    }),
+  }, async () => sim.scenario.source);
 
-  app.get('/scenario/rules', { schema: { tags, security, summary: 'Hit counters of the active rules' } }, async () => sim.rules.hits());
+  app.get('/scenario/rules', {
+    ...sentAsReturned,
+    schema: adminSchema('GET', docs, {
+      operationId: 'ruleHits',
+      summary: 'Hit counters of the active rules',
+      response: {
+        200: { description: 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.', $ref: 'RuleHits#' },
+      },
+    }),
+  }, async () => sim.rules.hits());
 
   app.put<{ Body: Scenario; Querystring: { reset?: string } }>('/scenario', {
-    schema: {
-      tags, security,
+    ...sentAsReturned,
+    schema: adminSchema('PUT', docs, {
+      operationId: 'setScenario',
       summary: 'Replace the scenario (invalid: 400 naming each field; the old one stays)',
+      description: SET_SCENARIO,
       querystring: { type: 'object', properties: { reset: { type: 'string', enum: ['true', 'false'] } } },
       body: { $ref: 'Scenario#' },
-      response: { 400: errorReply },
-    },
+      bodyExamples: namedExamples('Scenario', (v) => `${String(v.name)}: ${String(v.description ?? '')}`),
+      response: {
+        200: { description: 'The scenario is active.', ...ok({ name: { type: 'string' }, reset: { type: 'boolean' } }) },
+        400: errorResponse(
+          `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
+            'Nothing changed, the old scenario stays active.',
+          [invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'), invalid('/rules/0/then/delay_ms', 'must be >= 0'), ...UNREADABLE],
+        ),
+      },
+    }),
   }, async (request) => {
     const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
     await sim.setScenario(next, request.query.reset === 'true');
     return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
   });
 
-  await app.register(uiAdminRoutes, { sim, security }); // GET /admin/events, GET /admin/scenarios
+  await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs) }); // GET /admin/events, /admin/scenarios
   await app.register(reportRoutes, { sim, locked: token !== undefined });
 };
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { buildReply, handleCallback, headerSafe } from '../callback.js';
 import { fromFastify } from '../errors.js';
-import { callbackRouteSchema } from '../openapi.js';
+import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
 
@@ -49,7 +49,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   });
 
   app.post(path, {
-    schema: callbackRouteSchema,
+    schema: callbackRouteSchema(bodyLimit),
     // The pipeline validates with the same schema and turns each error into a finding and an R3;
     // the schema above is for the OpenAPI document.
     validatorCompiler: () => () => true,

@@ -1,0 +1,47 @@
+import { type DocumentedSchema, errorBody, errorResponse, type Json, SHUTDOWN_503, UNREADABLE } from './docs.js';
+
+/*
+ * What every admin route can answer besides its own statuses: the admin plugin's guard
+ * (admin-guard.ts) and the body parser stand in front of each of them.
+ */
+
+export interface AdminDocOptions {
+  /** --admin-token is set: every admin route wants the bearer token (401 without it). */
+  locked: boolean;
+  /** The body limit the app runs with (the 413 example names it). */
+  bodyLimit: number;
+}
+
+const FORBIDDEN = 'The admin API refused the request: its Host is not the listening address or a name in --allowed-hosts, ' +
+  'or it comes from another site (Origin, Sec-Fetch-Site). Call it from curl, a script or /docs on this host.';
+export const UNREADABLE_400 = 'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY) ' +
+  'or not JSON (BODY_NOT_JSON).';
+const TOO_LARGE = 'The body is over the size limit (BODY_TOO_LARGE; default 1 MiB, `start --body-limit`). Nothing changed.';
+const NOT_JSON = 'The body is not application/json (CONTENT_TYPE_NOT_JSON). Nothing changed.';
+
+/** The bearer security of the admin routes, when locked. */
+export const adminSecurity = (o: Pick<AdminDocOptions, 'locked'>) => (o.locked ? [{ bearer: [] as never[] }] : undefined);
+
+/** The responses of the guard and the body parser; a write (anything but GET) has a body to refuse. */
+function guardResponses(write: boolean, o: AdminDocOptions): Record<string, Json> {
+  return {
+    ...(o.locked ? { 401: errorResponse('Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).', [errorBody('UNAUTHORIZED')]) } : {}),
+    403: errorResponse(FORBIDDEN),
+    ...(write
+      ? {
+        400: errorResponse(`${UNREADABLE_400} Nothing changed.`, UNREADABLE),
+        413: errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', o.bodyLimit)]),
+        415: errorResponse(NOT_JSON, [errorBody('CONTENT_TYPE_NOT_JSON', 'text/plain')]),
+      }
+      : {}),
+    503: errorResponse(SHUTDOWN_503),
+  };
+}
+
+/** An admin route's schema: tagged, secured when locked, with the guard's statuses beside its own. */
+export function adminSchema(method: 'GET' | 'PUT' | 'POST' | 'DELETE', o: AdminDocOptions, schema: DocumentedSchema): DocumentedSchema {
+  const own = (schema.response ?? {}) as Record<string, Json>;
+  const guard = guardResponses(method !== 'GET', o);
+  // The route's own answer wins, except 401: only the guard sends it.
+  return { tags: ['admin'], security: adminSecurity(o), ...schema, response: { ...guard, ...own, ...(guard[401] ? { 401: guard[401] } : {}) } };
+}
