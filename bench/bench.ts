@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/paths.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotFile } from '../src/store/snapshot-file.js';
-import type { Change } from '../src/wallet/state.js';
+import type { Change } from '../src/store/state.js';
 
 /**
  * npm run bench [-- --history] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]

@@ -3,6 +3,7 @@
 // bet_result per round, and prints RSS and heap after each checkpoint.
 //   node --expose-gc dist/scripts/measure-memory.js [total=5000000] [retain=1000000]
 import type { CallbackRequest } from '../src/protocol/types.generated.js';
+import { decide } from '../src/wallet/decide.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryStore } from '../src/store/memory.js';
@@ -31,13 +32,14 @@ for (let round = 0; applied < total; round++) {
     data: { ...data, total_winloss: 100, result: 'P', result_detail: '{"pscore":8,"bscore":3,"pcards":["H8"],"bcards":["D2"]}', bet_results: [{ bet_index: '1', bet_type: 'P', bet_amount: 100, winloss: 100 }] },
   };
   for (const req of [bet, result] as CallbackRequest[]) {
-    const decision = sim.wallet.decide(req, []);
+    const keys = { user_id: req.user_id, transaction_id: req.transaction_id, game_no: req.event_type === 'login' ? undefined : req.data.game_no };
+    const decision = await sim.store.transact(keys, (view) => decide(view, req, sim.config));
     if (decision.code !== 'R0') throw new Error(`${req.transaction_id}: ${decision.code}`);
     applied++;
     if (checkpoints.has(applied)) {
       gc?.();
       const m = process.memoryUsage();
-      const state = sim.wallet.state;
+      const state = sim.state;
       console.log(`${applied} transactions: rss ${mib(m.rss)} MiB, heap ${mib(m.heapUsed)} MiB, ` +
         `(heap - start) / retained = ${((m.heapUsed - base.heapUsed) / Math.min(applied, retain)).toFixed(0)} B; ` +
         `retained ${state.transactions.size}, rounds ${state.rounds.size}, forgotten ${state.index.forgotten.size}`);

@@ -3,9 +3,10 @@ import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
 import type { ActiveScenario } from './scenario/scenario.js';
 import { matches, secretBytes } from './secrets.js';
-import type { Store } from './store/store.js';
-import { type Change, type Player, WalletState, playerChange } from './wallet/state.js';
-import { Wallet, type WalletConfig } from './wallet/wallet.js';
+import { LocalStore } from './store/local.js';
+import { type Change, type Player, playerChange, WalletState } from './store/state.js';
+import type { Persistence, Store } from './store/store.js';
+import type { WalletConfig } from './wallet/decide.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */
@@ -37,26 +38,37 @@ const seed = (s: ActiveScenario, known: (id: string) => Player | undefined): Cha
  */
 export class Simulator {
   rules: RuleEngine;
-  readonly wallet: Wallet;
+  /** The money rules' view of the scenario: scales, defaults. */
+  config: WalletConfig;
   readonly journal: Journal;
-  /** Why callbacks are refused since a store write failed (see Wallet.failure). */
+
+  /** Why callbacks are refused since a store write failed. */
   get storeFailure(): string | undefined {
-    return this.wallet.failure;
+    return this.store.failure;
   }
 
   private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
     this.rules = new RuleEngine(scenario.rules);
-    this.wallet = new Wallet(new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), store, walletConfig(scenario));
+    this.config = walletConfig(scenario);
     this.journal = new Journal(options.journalSize, options.journalBytes);
   }
 
-  /** Starts from what the store holds; an empty store gets the scenario's players. */
-  static async open(scenario: ActiveScenario, store: Store, options: SimulatorOptions = {}): Promise<Simulator> {
-    const sim = new Simulator(scenario, store, options);
-    const persisted = await store.load();
-    if (persisted.length) for (const c of persisted) sim.wallet.state.apply(c);
-    else await sim.wallet.commit(seed(scenario, () => undefined));
+  /**
+   * Starts from what the store holds; an empty store gets the scenario's players. A persistence
+   * (memory, file) is wrapped in a local store that keeps the state in this process.
+   */
+  static async open(scenario: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
+    if ('transact' in backend) return new Simulator(scenario, backend, options);
+    const local = new LocalStore(backend.kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), backend);
+    const sim = new Simulator(scenario, local, options);
+    if (!(await local.load())) await local.commit(seed(scenario, () => undefined));
     return sim;
+  }
+
+  /** The in-process state of a local store (memory, file): for tests and the admin routes. */
+  get state(): WalletState {
+    if (!(this.store instanceof LocalStore)) throw new Error(`the ${this.store.kind} store keeps no state in this process`);
+    return this.store.state;
   }
 
   get credentials(): { api_id: string; api_key: string } {
@@ -81,7 +93,7 @@ export class Simulator {
   async reset(): Promise<void> {
     this.rules.reset();
     this.journal.reset();
-    await this.wallet.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
+    await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
   }
 
   /**
@@ -91,17 +103,17 @@ export class Simulator {
   async setScenario(scenario: ActiveScenario, reset = false): Promise<void> {
     this.scenario = scenario;
     this.rules = new RuleEngine(scenario.rules);
-    this.wallet.config = walletConfig(scenario);
+    this.config = walletConfig(scenario);
     if (reset) await this.reset();
-    else await this.wallet.commit(seed(scenario, (id) => this.player(id)));
+    else await this.store.commit(seed(scenario, (id) => this.player(id)));
   }
 
   player(userId: string): Player | undefined {
-    return this.wallet.state.players.get(userId);
+    return this.state.players.get(userId);
   }
 
   players(): Player[] {
-    return [...this.wallet.state.players.values()];
+    return [...this.state.players.values()];
   }
 
   /**
@@ -111,7 +123,7 @@ export class Simulator {
   async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
     const existing = this.player(userId);
     const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
-    await this.wallet.commit([playerChange(player)]);
+    await this.store.commit([playerChange(player)]);
     return player;
   }
 }

@@ -42,8 +42,8 @@ t.test('reset: back to the scenario, journal and counters cleared', async (t) =>
   t.same(res.json(), { ok: true });
   t.equal(balanceOf(sim, 'player-1'), '1000000');
   t.equal(sim.player('stranger'), undefined, 'auto-created players are gone');
-  t.equal(sim.wallet.state.rounds.size, 0);
-  t.equal(sim.wallet.state.transactions.size, 0);
+  t.equal(sim.state.rounds.size, 0);
+  t.equal(sim.state.transactions.size, 0);
   t.equal(sim.journal.count(), 0);
   t.same((await app.inject('/admin/scenario/rules')).json().map((h: { matched: number }) => h.matched), [0]);
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { createStore } from '../src/store/index.js';
-import type { Store } from '../src/store/store.js';
+import type { Persistence } from '../src/store/store.js';
 import { balanceOf, bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
 
 type Transport = (built: TestApp) => Promise<(payload: object) => Promise<Sent>>;
@@ -18,7 +18,7 @@ const transports: [string, Transport][] = [
   }],
 ];
 
-const stores: [string, () => { store: Store | Promise<Store>; cleanup: () => void }][] = [
+const stores: [string, () => { store: Persistence | Promise<Persistence>; cleanup: () => void }][] = [
   ['memory store', () => ({ store: createStore('memory'), cleanup: () => {} })],
   ['file store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-concurrency-'));
@@ -54,11 +54,11 @@ for (const [transportName, transport] of transports) {
         const r0Balances = replies.filter((r) => r.body.code === 'R0').map((r) => r.body.latest_balance).sort((a, b) => b - a);
         t.same(r0Balances, Array.from({ length: expected }, (_, i) => BALANCE - (i + 1) * AMOUNT), 'each R0 saw a distinct balance: no two debits read the same one');
         t.ok(replies.filter((r) => r.body.code === 'R4').every((r) => r.body.latest_balance < AMOUNT), 'each R4 reports a balance short of the bet');
-        t.equal(built.sim.wallet.state.rounds.size, expected, 'a round only for each accepted bet');
+        t.equal(built.sim.state.rounds.size, expected, 'a round only for each accepted bet');
       });
 
       t.test('30 concurrent copies of one transaction: all R0, one debit', async (t) => {
-        await built.sim.setPlayer('copies', built.sim.wallet.config.defaultBalance, 'USD');
+        await built.sim.setPlayer('copies', built.sim.config.defaultBalance, 'USD');
         const one = bet('copies', 'copied', [['1', 'P', 10], ['2', 'B', 2.5]], { currency: 'USD' });
         const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => call({ ...one, timestamp: one.timestamp + (i % 3) })));
         t.same(replies.map((r) => r.body.code), Array(30).fill('R0'), 'all R0');
@@ -71,7 +71,7 @@ for (const [transportName, transport] of transports) {
 
       t.test('concurrent bets and settlements of many players stay exact', async (t) => {
         const players = Array.from({ length: 20 }, (_, i) => `p${i}`);
-        for (const p of players) await built.sim.setPlayer(p, built.sim.wallet.config.defaultBalance, 'USD');
+        for (const p of players) await built.sim.setPlayer(p, built.sim.config.defaultBalance, 'USD');
         const amounts = [0.1, 0.2, 0.3];
         const bets = players.flatMap((p) => amounts.map((a) => bet(p, `g${a}`, [['1', 'P', a]], { currency: 'USD' })));
         t.ok((await Promise.all(bets.map((b) => call(b)))).every((r) => r.body.code === 'R0'), 'all bets accepted');

@@ -32,7 +32,7 @@ t.test('wallet-sim passes every check, and the probe touches only its player', a
   t.same(sim.players().filter((p) => p.user_id !== 'usd').map((p) => [p.user_id, p.balance.toFixed()]), others, 'no other player changed');
   t.same(sim.players().length, others.length + 1, 'no player created');
   t.same([...new Set(sim.journal.list().map((e) => e.user_id ?? '(unreadable body)'))].sort(), ['(unreadable body)', 'usd']);
-  t.notOk([...sim.wallet.state.rounds.values()].some((r) => !r.settled), 'every round the probe opened is settled');
+  t.notOk([...sim.state.rounds.values()].some((r) => !r.settled), 'every round the probe opened is settled');
   t.match(formatProbeReport(report), /13 checks: 13 passed, 0 failed, 0 skipped/);
 });
 

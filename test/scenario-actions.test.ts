@@ -14,7 +14,7 @@ t.test('code: reply with it and change nothing (R1-R4); latest_balance still rep
     t.equal(r.body.latest_balance, code === 'R2' ? undefined : 1000000);
     t.match(r.headers['x-wallet-sim-reason'], `${code} forced by scenario rule "rule 0"`);
     t.equal(balanceOf(sim, 'player-1'), '1000000', `${code}: nothing debited`);
-    t.equal(sim.wallet.state.rounds.size, 0, `${code}: no round opened`);
+    t.equal(sim.state.rounds.size, 0, `${code}: no round opened`);
     const [entry] = sim.journal.list();
     t.match(entry, { code, rule: { index: 0, name: 'rule 0' } }, 'the journal names the rule');
     await app.close();

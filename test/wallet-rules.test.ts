@@ -257,7 +257,7 @@ t.test('more bets on an open round add to the stake', async (t) => {
   const { app, sim } = await fresh(t);
   t.equal((await send(app, bet('player-1', GAME, [['1', 'P', 10000]]))).body.latest_balance, 990000);
   t.equal((await send(app, bet('player-1', GAME, [['2', 'PP', 5000]]))).body.latest_balance, 985000);
-  t.equal(sim.wallet.state.rounds.size, 1, 'one round');
+  t.equal(sim.state.rounds.size, 1, 'one round');
   const partial = await send(app, result('player-1', GAME, [['1', 'P', 10000, 10000]]));
   t.equal(partial.body.code, 'R3', 'settling only the first bet disagrees with the stake of 15,000');
   const res = await send(app, settle());
@@ -650,6 +650,7 @@ function failingDisk() {
   const disk = {
     failing: false,
     store: {
+      kind: 'memory',
       load: async () => [],
       commit: () => (disk.failing ? Promise.reject(new Error('disk full')) : Promise.resolve()),
       flush: () => Promise.resolve(),
@@ -720,6 +721,7 @@ t.test('a refusal waits until the state it was decided on is durable, like an R0
   const pending = new Promise<void>((resolve) => { release = resolve; });
   let held = false;
   const store = {
+    kind: 'memory',
     load: async () => [],
     commit: () => (held ? pending : Promise.resolve()),
     flush: () => (held ? pending : Promise.resolve()),

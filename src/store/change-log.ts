@@ -1,6 +1,6 @@
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Change } from '../wallet/state.js';
+import type { Change } from './change.js';
 import { LineTooLong, readLines } from './lines.js';
 import { changeProblem } from './records.js';
 import { StoreError } from './store-error.js';

@@ -1,12 +1,12 @@
 import { stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
-import type { Change } from '../wallet/state.js';
+import type { Change } from './change.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
 import { ChangeFold } from './fold.js';
 import { acquireLock } from './lock-file.js';
 import { emptySnapshot, fileDigest, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader, SnapshotFile, syncDir } from './snapshot-file.js';
-import type { Store } from './store.js';
+import type { Persistence } from './store.js';
 import { StoreError } from './store-error.js';
 
 export interface FileStoreOptions {
@@ -38,7 +38,8 @@ const done = Promise.resolve();
  * - compaction: once the log outgrows the snapshot, a new log is started and the folded state is
  *   written as the new snapshot (temp, fsync, rename, fsync dir) in the background; the old logs go.
  */
-export class FileStore implements Store {
+export class FileStore implements Persistence {
+  readonly kind = 'file';
   private readonly fold: ChangeFold;
   private loaded: Change[] = [];
   private log!: LogWriter;

@@ -1,6 +1,7 @@
 import { money, sum, toJsonNumber } from '../money.js';
-import { ForgottenIds } from '../wallet/forgotten.js';
-import { type Change, roundKey, TransactionIndex } from '../wallet/state.js';
+import { ForgottenIds } from './forgotten.js';
+import { type Change, roundKey } from './change.js';
+import { TransactionIndex } from './retention.js';
 
 /**
  * The state folded from change records exactly as WalletState.apply folds them (same keys, same

@@ -1,4 +1,4 @@
-import { type Change, roundKey } from '../wallet/state.js';
+import { type Change, roundKey } from './change.js';
 
 /**
  * The change records a store keeps, one entry per kind: how a record is keyed (a later record with

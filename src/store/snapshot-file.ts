@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
-import type { Change } from '../wallet/state.js';
+import type { Change } from './change.js';
 import { ChangeFold } from './fold.js';
 import { LineTooLong, readLines } from './lines.js';
 import { changeProblem } from './records.js';

@@ -1,10 +1,57 @@
-import type { Change } from '../wallet/state.js';
+import type { Change, TransactionRecord } from './change.js';
+import type { Player, Round } from './state.js';
+
+/** The records one callback needs: its player, its round (if any), its transaction_id. */
+export interface RecordKeys { user_id: string; transaction_id: string; game_no?: string }
+
+/** A read-only view of exactly those records, as they are when the callback is decided. */
+export interface View {
+  readonly player?: Player;
+  /** The open round (user_id, game_no), if any. */
+  readonly round?: Round;
+  readonly roundSettled: boolean;
+  /** The round may be a settled one the store has forgotten (--retain-transactions). */
+  readonly roundForgotten: boolean;
+  /** The applied transaction with this transaction_id, if the store remembers it. */
+  readonly transaction?: TransactionRecord;
+  /** The transaction_id may be one the store applied and then forgot. */
+  readonly transactionForgotten: boolean;
+}
+
+/** What a decision hands the store: the changes to commit as one unit (none for a refusal or a replay). */
+export interface Decided { readonly changes: readonly Change[] }
 
 /**
- * Where the wallet's changes are kept. The wallet holds its state in memory and decides every
- * callback synchronously; a store only makes the changes durable and gives them back on start.
+ * The wallet's records and their durability: what a memory, file or remote (Redis) store
+ * implements. The money rules never touch a store directly: they decide on a View, and the store
+ * commits what they decided.
  */
 export interface Store {
+  /** `memory`, `file`, … (reported by /health). */
+  readonly kind: string;
+  /**
+   * Reads the view of `keys`, lets `decide` (pure: a remote store may call it again after a
+   * conflict) turn it into changes, and commits them atomically. Resolves with the decision once
+   * the changes are durable — and, for a decision with no changes, once the state it was decided
+   * on is durable. Rejects when the store failed; nothing is then acknowledged.
+   */
+  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T>;
+  /** Commits changes decided outside a callback (admin updates, scenario seeds, reset). */
+  commit(changes: readonly Change[]): Promise<void>;
+  player(userId: string): Promise<Player | undefined>;
+  players(): Promise<Player[]>;
+  /** Set once a write failed: nothing more may be acknowledged until a restart. */
+  readonly failure?: string;
+  close(): Promise<void>;
+}
+
+/**
+ * How a local store keeps its changes: the state lives in this process (src/store/state.ts), a
+ * persistence only makes the changes durable and gives them back on start.
+ */
+export interface Persistence {
+  /** `memory`, `file`. */
+  readonly kind: string;
   /** The changes that rebuild the persisted state, oldest first; empty for a new store. */
   load(): Promise<Change[]>;
   /** Persist one callback's changes as a unit. Resolves once they survive a crash. */

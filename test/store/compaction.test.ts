@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { FileStore } from '../../src/store/file.js';
-import type { Change } from '../../src/wallet/state.js';
+import type { Change } from '../../src/store/change.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 

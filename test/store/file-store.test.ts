@@ -7,7 +7,7 @@ import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
 import { FileStore } from '../../src/store/file.js';
 import { StoreError } from '../../src/store/store-error.js';
-import type { Change } from '../../src/wallet/state.js';
+import type { Change } from '../../src/store/change.js';
 import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
@@ -203,11 +203,12 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
 t.test('a store emptied by a reset stays empty after a restart (only a new store is seeded)', async (t) => {
   const data = await tempData(t);
   const scenario = compileScenario({ name: 's', credentials: { api_id: 'a', api_key: 'k' }, players: [{ user_id: 'p1', balance: 5 }] });
-  const first = await Simulator.open(scenario, await FileStore.open(data));
+  const firstStore = await FileStore.open(data);
+  const first = await Simulator.open(scenario, firstStore);
   t.same(first.players().map((p) => p.user_id), ['p1'], 'a new store gets the scenario players');
   await first.setScenario(compileScenario({ name: 'empty', credentials: { api_id: 'a', api_key: 'k' } }), true);
   t.same(first.players(), []);
-  await (first.store as FileStore).abandon();
+  await firstStore.abandon();
   const second = await Simulator.open(scenario, await FileStore.open(data));
   t.same(second.players(), [], 'not seeded again');
   await second.store.close();

@@ -5,7 +5,7 @@ import t from 'tap';
 import { FileStore } from '../../src/store/file.js';
 import { readLines } from '../../src/store/lines.js';
 import { StoreError } from '../../src/store/store-error.js';
-import type { Change } from '../../src/wallet/state.js';
+import type { Change } from '../../src/store/change.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 

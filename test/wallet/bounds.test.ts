@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { FileStore } from '../../src/store/file.js';
-import { MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from '../../src/wallet/wallet.js';
-import { ForgottenIds } from '../../src/wallet/forgotten.js';
+import { MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from '../../src/events/checks.js';
+import { ForgottenIds } from '../../src/store/forgotten.js';
 import { balanceOf, bet, buildTestApp, journal, result, send, snapshot } from '../helpers/app.js';
 
 const findingsOf = async (app: Parameters<typeof journal>[0], transactionId: string) =>
@@ -78,7 +78,7 @@ t.test('the file store logs only the bets a callback added, never the whole roun
   const reopened = await FileStore.open(join(dir, 'data.json'));
   const again = await buildTestApp({ players: [] }, { store: reopened });
   t.equal(snapshot(again.sim), snapshot(sim), 'the replayed state is the same: 200 bets, stake 200');
-  t.equal(again.sim.wallet.state.rounds.values().next().value?.bets.size, 200);
+  t.equal(again.sim.state.rounds.values().next().value?.bets.size, 200);
   await again.app.close();
   await reopened.close();
 });
@@ -92,8 +92,8 @@ t.test('--retain-transactions: the oldest applied transactions are forgotten; th
   t.equal((await send(app, settle)).body.code, 'R0');
   t.equal(balanceOf(sim, 'p'), '1100');
   for (let i = 0; i < 3; i++) t.equal((await send(app, bet('p', `later-${i}`, [['1', 'P', 1]]))).body.code, 'R0');
-  t.equal(sim.wallet.state.transactions.size, 3, 'only the newest 3 are kept');
-  t.equal(sim.wallet.state.rounds.size, 3, 'the settled round went with its settlement; open rounds stay');
+  t.equal(sim.state.transactions.size, 3, 'only the newest 3 are kept');
+  t.equal(sim.state.rounds.size, 3, 'the settled round went with its settlement; open rounds stay');
 
   const retry = await send(app, first);
   t.equal(retry.body.code, 'R3', 'a late retry of a forgotten bet is refused');

@@ -1,41 +1,14 @@
 import { Money, money, sum, toJsonNumber } from '../money.js';
-import { type ForgottenRecord, ForgottenIds } from './forgotten.js';
+import { type Change, forgottenRound, forgottenTxn, roundKey, type TransactionRecord } from './change.js';
+import { ForgottenIds } from './forgotten.js';
+import { TransactionIndex } from './retention.js';
+
+export { type Change, roundKey } from './change.js';
 
 /**
- * The wallet's whole state, held in memory. Every change goes through `apply`, with records that
- * are plain JSON (amounts as decimal strings), so the same records are what a store persists and
- * replays on start.
+ * The wallet's whole state, held in memory by the local stores (memory, file). Every change goes
+ * through `apply`, with the store's change records (src/store/change.ts).
  */
-export interface PlayerRecord { user_id: string; balance: string; currency: string }
-export interface RoundRecord {
-  user_id: string;
-  game_no: string;
-  currency: string;
-  stake: string;
-  /** [bet_index, bet_type, bet_amount] in the order they were placed. */
-  bets: [string, string, string][];
-  settled: boolean;
-}
-/** Bets added to a round (opened by the first): only what changed, so a bet's cost never grows with its round. */
-export interface BetsRecord { user_id: string; game_no: string; currency: string; bets: [string, string, string][] }
-export interface TransactionRecord {
-  transaction_id: string;
-  user_id: string;
-  event_type: string;
-  /** A short hash of the request without its timestamp (see fingerprintOf). */
-  fingerprint: string;
-  /** The round a bet_result settled: forgotten with the transaction. */
-  game_no?: string;
-}
-
-export type Change =
-  | ({ op: 'player' } & PlayerRecord)
-  | ({ op: 'round' } & RoundRecord)
-  | ({ op: 'bets' } & BetsRecord)
-  | ({ op: 'txn' } & TransactionRecord)
-  | ({ op: 'forgotten' } & ForgottenRecord)
-  | { op: 'clear' };
-
 export interface Player { user_id: string; balance: Money; currency: string }
 export interface Bet { bet_type: string; bet_amount: Money }
 export interface Round {
@@ -45,45 +18,6 @@ export interface Round {
   stake: Money;
   bets: Map<string, Bet>;
   settled: boolean;
-}
-
-// JSON, not a separator: ids may contain any character, "\u0000" included.
-export const roundKey = (userId: string, gameNo: string): string => JSON.stringify([userId, gameNo]);
-
-/** Keys of the forgotten-ids record: transactions and rounds share it. */
-export const forgottenTxn = (transactionId: string) => `t${transactionId}`;
-export const forgottenRound = (key: string) => `r${key}`;
-
-/**
- * The newest `retain` applied transactions (DESIGN.md "Bounded memory"); older ones are forgotten
- * into a record of hashes, and a settled round goes with the transaction that settled it. Open
- * rounds and players are never forgotten. The wallet and the file store's fold both keep one, so
- * what a snapshot holds is exactly what the wallet holds.
- */
-export class TransactionIndex {
-  readonly records = new Map<string, TransactionRecord>();
-  forgotten = new ForgottenIds();
-
-  constructor(public retain = Number.POSITIVE_INFINITY) {}
-
-  /** Adds an applied transaction; calls `forgetRound` with the round key of each settled round that goes. */
-  add(record: TransactionRecord, forgetRound: (key: string) => boolean): void {
-    this.records.set(record.transaction_id, record);
-    while (this.records.size > this.retain) {
-      const [id, old] = this.records.entries().next().value as [string, TransactionRecord];
-      this.records.delete(id);
-      this.forgotten.add(forgottenTxn(id));
-      if (old.event_type === 'bet_result' && old.game_no !== undefined) {
-        const key = roundKey(old.user_id, old.game_no);
-        if (forgetRound(key)) this.forgotten.add(forgottenRound(key));
-      }
-    }
-  }
-
-  clear(): void {
-    this.records.clear();
-    this.forgotten.clear();
-  }
 }
 
 export class WalletState {
@@ -104,6 +38,14 @@ export class WalletState {
 
   get transactions(): ReadonlyMap<string, TransactionRecord> {
     return this.index.records;
+  }
+
+  round(userId: string, gameNo: string): Round | undefined {
+    return this.rounds.get(roundKey(userId, gameNo));
+  }
+
+  isSettled(userId: string, gameNo: string): boolean {
+    return this.settled.has(roundKey(userId, gameNo));
   }
 
   /** True when the transaction_id may be one this wallet applied and then forgot. */

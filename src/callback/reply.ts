@@ -1,0 +1,62 @@
+import type { Code } from '../protocol/codes.js';
+import type { Finding } from '../protocol/findings.js';
+import type { CallbackReply, CallbackRequest } from '../protocol/types.generated.js';
+import { EVENTS, eventOf } from '../events/index.js';
+import type { Fired } from '../scenario/rules.js';
+import { type Money, toJsonNumber } from '../money.js';
+import type { Simulator } from '../simulator.js';
+import { type CallbackInput, first, UNAUTHENTICATED_READ_LIMIT } from './read.js';
+
+/** Why a callback was not answered R0: the forcing rule, the event's own refusal, or the error findings. */
+export function reasonFor(code: Code, findings: Finding[], rule: Fired | undefined, balance: Money | undefined, req: CallbackRequest | undefined): string {
+  if (rule?.rule.then.code) return `${code} forced by scenario rule "${rule.name}"`;
+  const refusal = req && eventOf(req).refusal?.(code, req, balance);
+  if (refusal) return refusal;
+  const errors = findings.filter((f) => f.severity === 'error');
+  return `${code}: ${errors.map((f) => f.message).join('; ') || 'rejected'}`;
+}
+
+export function replyHeadersFor(sim: Simulator, input: CallbackInput, eventType: string | undefined, reason: string | undefined): Record<string, string> {
+  const fixed = sim.scenario.replyCredentials;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'api-id': fixed?.api_id ?? first(input.headers['api-id']) ?? '',
+    'api-key': fixed?.api_key ?? first(input.headers['api-key']) ?? '',
+  };
+  const event = eventType !== undefined && Object.hasOwn(EVENTS, eventType) ? EVENTS[eventType as keyof typeof EVENTS] : undefined;
+  if (event?.echoesCallbackUrl) headers['callback-url'] = first(input.headers['callback-url']) ?? '';
+  if (reason) headers['x-wallet-sim-reason'] = headerSafe(reason);
+  return headers;
+}
+
+/**
+ * The reply: its wire text, with latest_balance written as exact decimal text rather than through
+ * a float, and the same reply as an object for the journal.
+ */
+export function buildReply(code: Code, eventType: string, userId: string, balance: Money | number | null | undefined): { text: string; body: CallbackReply } {
+  const body: CallbackReply = { code, event_type: eventType, timestamp: Math.floor(Date.now() / 1000), user_id: userId };
+  const head = JSON.stringify(body);
+  if (balance === null || balance === undefined) return { text: head, body };
+  const text = typeof balance === 'number' ? JSON.stringify(balance) : toJsonNumber(balance);
+  body.latest_balance = Number(text);
+  return { text: `${head.slice(0, -1)},"latest_balance":${text}}`, body };
+}
+
+/** A header value: printable ASCII only, bounded. */
+export const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);
+
+/** What the journal keeps of a body that was refused unread or that it cannot keep whole. */
+export const EXCERPT_CHARS = 2048;
+/** Largest body the journal keeps whole from an authenticated caller whose request was not readable. */
+const KEPT_WHOLE_CHARS = 64 * 1024;
+
+/**
+ * The request body as the journal keeps it: the parsed body of an authenticated caller, else a
+ * bounded excerpt of the text, so what a hostile caller sends costs the journal little.
+ */
+export function journalledBody(text: string, parsed: unknown, authenticated: boolean): unknown {
+  if (parsed !== undefined && (authenticated || text.length <= UNAUTHENTICATED_READ_LIMIT)) return parsed;
+  const limit = authenticated ? KEPT_WHOLE_CHARS : EXCERPT_CHARS;
+  return text.length > limit ? `${text.slice(0, limit)}…(${text.length} characters; the rest is not kept)` : text;
+}
+

@@ -1,0 +1,12 @@
+import type { LoginRequest } from '../protocol/types.generated.js';
+import { playerChange } from '../store/state.js';
+import type { EventHandler } from './event.js';
+
+/** login: R0 with the balance; only a new player is a change. */
+export const login: EventHandler<LoginRequest> = {
+  type: 'login',
+  gameNo: () => undefined,
+  matchFields: () => ({}),
+  decide: (_req, { player, isNew }) => (isNew ? [playerChange(player)] : []),
+  echoesCallbackUrl: true,
+};

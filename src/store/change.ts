@@ -1,0 +1,43 @@
+import type { ForgottenRecord } from './forgotten.js';
+
+/**
+ * The change records of the store contract: plain JSON (amounts as decimal strings), what every
+ * store applies, persists and replays. The wallet decides in terms of them; stores own them.
+ */
+export interface PlayerRecord { user_id: string; balance: string; currency: string }
+export interface RoundRecord {
+  user_id: string;
+  game_no: string;
+  currency: string;
+  stake: string;
+  /** [bet_index, bet_type, bet_amount] in the order they were placed. */
+  bets: [string, string, string][];
+  settled: boolean;
+}
+/** Bets added to a round (opened by the first): only what changed, so a bet's cost never grows with its round. */
+export interface BetsRecord { user_id: string; game_no: string; currency: string; bets: [string, string, string][] }
+export interface TransactionRecord {
+  transaction_id: string;
+  user_id: string;
+  event_type: string;
+  /** A short hash of the request without its timestamp (see fingerprintOf). */
+  fingerprint: string;
+  /** The round a bet_result settled: forgotten with the transaction. */
+  game_no?: string;
+}
+
+export type Change =
+  | ({ op: 'player' } & PlayerRecord)
+  | ({ op: 'round' } & RoundRecord)
+  | ({ op: 'bets' } & BetsRecord)
+  | ({ op: 'txn' } & TransactionRecord)
+  | ({ op: 'forgotten' } & ForgottenRecord)
+  | { op: 'clear' };
+
+// JSON, not a separator: ids may contain any character, "\u0000" included.
+export const roundKey = (userId: string, gameNo: string): string => JSON.stringify([userId, gameNo]);
+
+/** Keys of the forgotten-ids record: transactions and rounds share it. */
+export const forgottenTxn = (transactionId: string) => `t${transactionId}`;
+export const forgottenRound = (key: string) => `r${key}`;
+

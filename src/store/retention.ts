@@ -1,0 +1,35 @@
+import { type TransactionRecord, forgottenRound, forgottenTxn, roundKey } from './change.js';
+import { ForgottenIds } from './forgotten.js';
+
+/**
+ * The newest `retain` applied transactions (DESIGN.md "Bounded memory"); older ones are forgotten
+ * into a record of hashes, and a settled round goes with the transaction that settled it. Open
+ * rounds and players are never forgotten. The wallet and the file store's fold both keep one, so
+ * what a snapshot holds is exactly what the wallet holds.
+ */
+export class TransactionIndex {
+  readonly records = new Map<string, TransactionRecord>();
+  forgotten = new ForgottenIds();
+
+  constructor(public retain = Number.POSITIVE_INFINITY) {}
+
+  /** Adds an applied transaction; calls `forgetRound` with the round key of each settled round that goes. */
+  add(record: TransactionRecord, forgetRound: (key: string) => boolean): void {
+    this.records.set(record.transaction_id, record);
+    while (this.records.size > this.retain) {
+      const [id, old] = this.records.entries().next().value as [string, TransactionRecord];
+      this.records.delete(id);
+      this.forgotten.add(forgottenTxn(id));
+      if (old.event_type === 'bet_result' && old.game_no !== undefined) {
+        const key = roundKey(old.user_id, old.game_no);
+        if (forgetRound(key)) this.forgotten.add(forgottenRound(key));
+      }
+    }
+  }
+
+  clear(): void {
+    this.records.clear();
+    this.forgotten.clear();
+  }
+}
+

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import { eventOf } from '../events/index.js';
+import type { WalletConfig } from '../events/event.js';
+import { type Money, money } from '../money.js';
+import type { Code } from '../protocol/codes.js';
+import { type Finding, finding } from '../protocol/findings.js';
+import type { CallbackRequest } from '../protocol/types.generated.js';
+import type { Change } from '../store/change.js';
+import type { Player } from '../store/state.js';
+import type { Decided, View } from '../store/store.js';
+
+export type { WalletConfig } from '../events/event.js';
+
+/** What the wallet decided for one well-formed, authenticated callback. */
+export interface Decision extends Decided {
+  code: Code;
+  /** What the caller did wrong, as far as the money rules can tell. */
+  findings: Finding[];
+  /** The player's balance after the callback (absent when the player is unknown). */
+  balance?: Money;
+  balanceBefore?: Money;
+  replayed: boolean;
+}
+
+const EVENT_TYPES = { login: 'login', bet: 'bet', bet_result: 'bet_result' } as const;
+
+/**
+ * The rules of the money (DESIGN.md "Wallet rules"), pure: the records read for a callback in, the
+ * code, the changes and the findings out. Idempotency first, then the player, then the event's own
+ * checks (src/events/). Applying the changes and making them durable are the store's.
+ */
+export function decide(view: View, req: CallbackRequest, config: WalletConfig): Decision {
+  const findings: Finding[] = [];
+  const existing = view.player;
+  const refuse = (code: Code, balance = existing?.balance): Decision =>
+    ({ code, findings, balance, balanceBefore: existing?.balance, replayed: false, changes: [] });
+
+  const known = view.transaction;
+  if (!known && view.transactionForgotten) {
+    findings.push(finding('TRANSACTION_EXPIRED', `transaction_id ${req.transaction_id} may belong to a transaction applied long ago and forgotten (--retain-transactions): refused so that it is never applied twice; send new callbacks with new transaction_ids`, '/transaction_id'));
+    return refuse('R3');
+  }
+  const fingerprint = fingerprintOf(req);
+  if (known) {
+    // A record kept by an older wallet-sim holds the whole hash: compare as much as it holds.
+    if (fingerprint.startsWith(known.fingerprint) || known.fingerprint.startsWith(fingerprint)) {
+      findings.push(finding('TRANSACTION_REPLAYED', `transaction_id ${req.transaction_id} was already applied: replayed, nothing changed`));
+      return { ...refuse('R0'), replayed: true };
+    }
+    findings.push(finding('TRANSACTION_REUSED', `transaction_id ${req.transaction_id} was already applied to a different ${known.event_type} of ${known.user_id}`, '/transaction_id'));
+    return refuse('R3');
+  }
+
+  if (!existing && !config.autoCreatePlayers) {
+    findings.push(finding('PLAYER_UNKNOWN', `unknown player ${req.user_id} and auto_create_players is false`, '/user_id'));
+    return refuse('R3');
+  }
+  const player: Player = existing ?? { user_id: req.user_id, balance: config.defaultBalance, currency: config.defaultCurrency };
+  const event = eventOf(req);
+  const outcome = event.decide(req, { view, player, isNew: !existing, config, findings });
+  if (typeof outcome === 'string') return refuse(outcome, outcome === 'R4' ? player.balance : existing?.balance);
+
+  // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
+  const changes: Change[] = [...outcome, {
+    op: 'txn', transaction_id: req.transaction_id, user_id: player.user_id, event_type: EVENT_TYPES[req.event_type], fingerprint,
+    ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }),
+  }];
+  return { code: 'R0', findings, balance: balanceAfter(player, changes), balanceBefore: player.balance, replayed: false, changes };
+}
+
+/** The player's balance once the changes are applied. */
+function balanceAfter(player: Player, changes: readonly Change[]): Money {
+  let balance = player.balance;
+  for (const c of changes) if (c.op === 'player' && c.user_id === player.user_id) balance = money(c.balance);
+  return balance;
+}
+
+/** Identity of a request for idempotency: its canonical JSON without the timestamp. */
+export function fingerprintOf(req: CallbackRequest): string {
+  const { timestamp: _ignored, ...rest } = req;
+  // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
+  // transaction costs 16 characters instead of 43. (From 12 bytes, not a slice of the whole hash's
+  // text, which would keep that text alive.)
+  return createHash('sha256').update(stringify(rest) ?? '').digest().subarray(0, 12).toString('base64url');
+}
