@@ -1,3 +1,4 @@
+import { eventOf } from '../events/index.js';
 import { type Money, money } from '../money.js';
 import type { CallbackRequest, Rule } from '../protocol/types.generated.js';
 
@@ -63,14 +64,14 @@ export class RuleEngine {
     const when = this.rules[i]!.when;
     if (when.event_type !== undefined && when.event_type !== req.event_type) return false;
     if (when.user_id !== undefined && when.user_id !== req.user_id) return false;
-    const data = req.event_type === 'login' ? undefined : req.data;
+    const fields = eventOf(req).matchFields(req);
     for (const key of ['game_no', 'table_no', 'game_type', 'currency'] as const) {
-      if (when[key] !== undefined && when[key] !== data?.[key]) return false;
+      if (when[key] !== undefined && when[key] !== fields[key]) return false;
     }
     const { min, max } = this.bounds[i]!;
     if (min || max) {
-      if (!data) return false;
-      const amount = money(data.total_bet_amount);
+      if (fields.amount === undefined) return false;
+      const amount = money(fields.amount);
       if (min && amount.lt(min)) return false;
       if (max && amount.gt(max)) return false;
     }
