@@ -4,6 +4,7 @@ import { RuleEngine } from './scenario/rules.js';
 import type { ActiveScenario } from './scenario/scenario.js';
 import { matches, secretBytes } from './secrets.js';
 import { LocalStore } from './store/local.js';
+import { RedisStore } from './store/redis.js';
 import { type Change, type Player, playerChange, WalletState } from './store/state.js';
 import type { Persistence, Store } from './store/store.js';
 import type { WalletConfig } from './wallet/decide.js';
@@ -58,7 +59,11 @@ export class Simulator {
    * (memory, file) is wrapped in a local store that keeps the state in this process.
    */
   static async open(scenario: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
-    if ('transact' in backend) return new Simulator(scenario, backend, options);
+    if ('transact' in backend) {
+      // A shared ledger (Redis) gets the scenario's players only when nobody seeded it yet.
+      if (backend instanceof RedisStore) await backend.initialize(seed(scenario, () => undefined));
+      return new Simulator(scenario, backend, options);
+    }
     const local = new LocalStore(backend.kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), backend);
     const sim = new Simulator(scenario, local, options);
     if (!(await local.load())) await local.commit(seed(scenario, () => undefined));
@@ -105,13 +110,25 @@ export class Simulator {
     this.rules = new RuleEngine(scenario.rules);
     this.config = walletConfig(scenario);
     if (reset) await this.reset();
-    else await this.store.commit(seed(scenario, (id) => this.player(id)));
+    else {
+      const known = this.store instanceof LocalStore ? new Map<string, Player>() : new Map((await this.store.players()).map((p) => [p.user_id, p]));
+      await this.store.commit(seed(scenario, (id) => (this.store instanceof LocalStore ? this.player(id) : known.get(id))));
+    }
   }
 
+  /** How many players the wallet holds (for /health). */
+  async playerCount(): Promise<number> {
+    if (this.store instanceof LocalStore) return this.store.state.players.size;
+    if (this.store instanceof RedisStore) return this.store.playerCount();
+    return (await this.store.players()).length;
+  }
+
+  /** A player of a local store (memory, file), at once; any store: `store.player()`. */
   player(userId: string): Player | undefined {
     return this.state.players.get(userId);
   }
 
+  /** The players of a local store (memory, file), at once; any store: `store.players()`. */
   players(): Player[] {
     return [...this.state.players.values()];
   }
@@ -121,7 +138,7 @@ export class Simulator {
    * scenario's. Memory changes before the first await, so a caller may rely on it at once.
    */
   async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
-    const existing = this.player(userId);
+    const existing = this.store instanceof LocalStore ? this.player(userId) : await this.store.player(userId);
     const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
     await this.store.commit([playerChange(player)]);
     return player;

@@ -4,9 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import type { Simulator } from '../src/simulator.js';
 import { createStore } from '../src/store/index.js';
-import type { Persistence } from '../src/store/store.js';
-import { balanceOf, bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
+import { RedisStore } from '../src/store/redis.js';
+import type { Persistence, Store } from '../src/store/store.js';
+import { bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
+import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 
 type Transport = (built: TestApp) => Promise<(payload: object) => Promise<Sent>>;
 
@@ -18,13 +21,25 @@ const transports: [string, Transport][] = [
   }],
 ];
 
-const stores: [string, () => { store: Persistence | Promise<Persistence>; cleanup: () => void }][] = [
+const stores: [string, () => { store: Persistence | Store | Promise<Persistence | Store>; cleanup: () => void }][] = [
   ['memory store', () => ({ store: createStore('memory'), cleanup: () => {} })],
   ['file store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-concurrency-'));
     return { store: createStore('file', join(dir, 'wallet.json')), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
   }],
 ];
+
+// The same suite against the redis store, on a redis-server of this file's own.
+const missing = redisMissing();
+if (missing) console.error(missing);
+else {
+  const redis = await startRedis(t);
+  stores.push(['redis store', () => ({ store: createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('concurrency') }), cleanup: () => {} })]);
+}
+
+/** A balance as the store holds it, whatever the store. */
+const balanceOf = async (sim: Simulator, user: string) => (await sim.store.player(user))?.balance.toFixed();
+const openRounds = async (sim: Simulator) => (sim.store instanceof RedisStore ? sim.store.openRounds() : sim.state.rounds.size);
 
 const BALANCE = 1000;
 const AMOUNT = 7.5;
@@ -49,12 +64,12 @@ for (const [transportName, transport] of transports) {
         t.equal(codes.filter((c) => c === 'R4').length, BETS - expected, 'the rest get R4');
         t.same([...new Set(codes)].sort(), ['R0', 'R4'], 'no other code');
         const final = BALANCE - expected * AMOUNT; // 2.5
-        t.equal(balanceOf(built.sim, 'racer'), String(final), `balance ${BALANCE} − ${expected} × ${AMOUNT} = ${final}`);
+        t.equal(await balanceOf(built.sim, 'racer'), String(final), `balance ${BALANCE} − ${expected} × ${AMOUNT} = ${final}`);
         t.ok(replies.every((r) => r.body.latest_balance >= 0), 'no reply reports a negative balance');
         const r0Balances = replies.filter((r) => r.body.code === 'R0').map((r) => r.body.latest_balance).sort((a, b) => b - a);
         t.same(r0Balances, Array.from({ length: expected }, (_, i) => BALANCE - (i + 1) * AMOUNT), 'each R0 saw a distinct balance: no two debits read the same one');
         t.ok(replies.filter((r) => r.body.code === 'R4').every((r) => r.body.latest_balance < AMOUNT), 'each R4 reports a balance short of the bet');
-        t.equal(built.sim.state.rounds.size, expected, 'a round only for each accepted bet');
+        t.equal(await openRounds(built.sim), expected, 'a round only for each accepted bet');
       });
 
       t.test('30 concurrent copies of one transaction: all R0, one debit', async (t) => {
@@ -63,7 +78,7 @@ for (const [transportName, transport] of transports) {
         const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => call({ ...one, timestamp: one.timestamp + (i % 3) })));
         t.same(replies.map((r) => r.body.code), Array(30).fill('R0'), 'all R0');
         t.same(replies.map((r) => r.body.latest_balance), Array(30).fill(987.5), 'all report the balance after the single debit');
-        t.equal(balanceOf(built.sim, 'copies'), '987.5', 'debited once');
+        t.equal(await balanceOf(built.sim, 'copies'), '987.5', 'debited once');
         const entries = await journal(built.app, { transaction_id: one.transaction_id });
         t.equal(entries.length, 30);
         t.equal(entries.filter((e) => !e.replayed).length, 1, 'one applied, 29 replayed');
@@ -78,7 +93,7 @@ for (const [transportName, transport] of transports) {
         const settles = players.flatMap((p) => amounts.map((a) => result(p, `g${a}`, [['1', 'P', a, 0.2]], { currency: 'USD' })));
         t.ok((await Promise.all(settles.map((s) => call(s)))).every((r) => r.body.code === 'R0'), 'all settlements accepted');
         // 1000 − (0.1 + 0.2 + 0.3) + (0.1 + 0.2 + 0.3) + 3 × 0.2 = 1000.6
-        t.same(players.map((p) => balanceOf(built.sim, p)), Array(players.length).fill('1000.6'), 'every balance exact');
+        t.same(await Promise.all(players.map((p) => balanceOf(built.sim, p))), Array(players.length).fill('1000.6'), 'every balance exact');
       });
     });
   }

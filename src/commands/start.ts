@@ -14,6 +14,7 @@ import { closeGracefully } from '../shutdown.js';
 import { DEFAULT_RETAIN_TRANSACTIONS, Simulator } from '../simulator.js';
 import { createStore, STORE_KINDS, type StoreKind } from '../store/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
+import { DEFAULT_REDIS_PREFIX } from '../store/redis-connection.js';
 
 interface StartOptions extends ServerLimits {
   port: number;
@@ -21,6 +22,8 @@ interface StartOptions extends ServerLimits {
   scenario: string;
   store: StoreKind;
   data?: string;
+  redisUrl?: string;
+  redisPrefix: string;
   path: string;
   apiId?: string;
   apiKey?: string;
@@ -56,6 +59,8 @@ export function startCommand(): Command {
     .addOption(opt('--scenario <file|name>', `scenario file, or the name of a bundled scenario: ${bundledScenarios().join(', ')}`, 'SCENARIO').default(DEFAULT_SCENARIO, 'the bundled scenarios/default.json'))
     .addOption(opt('--store <kind>', 'where balances, rounds and transactions live', 'STORE').choices(STORE_KINDS).default('memory'))
     .addOption(opt('--data <path>', 'data file of the file store', 'DATA'))
+    .addOption(opt('--redis-url <url>', 'Redis of the redis store (redis://[:password@]host:port[/db]); processes sharing it act as one wallet', 'REDIS_URL'))
+    .addOption(opt('--redis-prefix <prefix>', 'prefix of every Redis key of this wallet (several wallets can share one Redis)', 'REDIS_PREFIX').default(DEFAULT_REDIS_PREFIX))
     .addOption(opt('--path <path>', 'callback path', 'PATH').default('/callback'))
     .addOption(opt('--api-id <id>', "Api-Id callers must send (overrides the scenario's)", 'API_ID'))
     .addOption(opt('--api-key <key>', "Api-Key callers must send (overrides the scenario's)", 'API_KEY'))
@@ -86,6 +91,7 @@ async function start(o: StartOptions): Promise<void> {
   const file = resolveScenario(o.scenario);
   if (file === undefined) fail(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
   o.scenario = file;
+  if (o.store === 'redis' && !o.redisUrl) fail(MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'));
   const limitProblem = limitsProblem(o);
   if (limitProblem) fail(MESSAGES.OPTION_INVALID(limitProblem));
   let cors;
@@ -106,7 +112,7 @@ async function start(o: StartOptions): Promise<void> {
   }
   let store, sim;
   try {
-    store = await createStore(o.store, o.data, { retainTransactions: o.retainTransactions });
+    store = await createStore(o.store, o.data, { retainTransactions: o.retainTransactions, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix });
     sim = await Simulator.open(scenario, store, {
       apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions,
     });

@@ -59,7 +59,30 @@ export type JournalListener = (entry: StoredEntry) => void;
 export interface PendingEntry {
   readonly id: number;
   /** Completes the entry with the reply's timing and keeps it in the journal. */
-  finish(done: { replied_at: string; duration_ms: number; client_gone: boolean }): StoredEntry;
+  finish(done: ReplyTiming): StoredEntry;
+}
+
+export interface ReplyTiming { replied_at: string; duration_ms: number; client_gone: boolean }
+
+/** A value, or a promise of it: the in-memory journal answers at once, a shared one (Redis) later. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What the routes need of a journal (WireMock's: record, list, count, reset). `Journal` below keeps
+ * it in this process; src/journal/redis-journal.ts keeps it in a Redis stream that every wallet-sim
+ * process sharing the ledger writes to and reads from.
+ */
+export interface JournalStore {
+  record(entry: Omit<JournalEntry, 'id'>): Awaitable<StoredEntry>;
+  begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
+  /** Callbacks decided but not answered yet, oldest first. */
+  inFlight(): Awaitable<JournalEntry[]>;
+  select(filter?: JournalFilter): Awaitable<StoredEntry[]>;
+  list(filter?: JournalFilter): Awaitable<JournalEntry[]>;
+  count(filter?: JournalFilter): Awaitable<number>;
+  /** Calls `listener` with every entry kept from now on; returns the unsubscribe function. */
+  subscribe(listener: JournalListener): () => void;
+  reset(): Awaitable<void>;
 }
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
@@ -70,7 +93,7 @@ export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
  * (`maxBytes`): memory stays bounded however long it runs and whatever callers send. Entries are
  * kept as text, so reading the journal streams them without building one giant string.
  */
-export class Journal {
+export class Journal implements JournalStore {
   private entries: StoredEntry[] = [];
   /** Index of the oldest entry in `entries` (a queue without shifting). */
   private head = 0;

@@ -40,7 +40,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
       summary: 'Every player and balance',
       response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
     }),
-  }, async () => sim.players().map(view));
+  }, async () => (await sim.store.players()).map(view));
 
   app.get<{ Params: { user_id: string } }>('/players/:user_id', {
     ...sentAsReturned,
@@ -54,7 +54,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
       },
     }),
   }, async (request, reply) => {
-    const p = sim.player(request.params.user_id);
+    const p = await sim.store.player(request.params.user_id);
     return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
   });
 
@@ -78,7 +78,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     }),
   }, async (request, reply) => {
     const { balance, currency } = request.body;
-    const cur = currency ?? sim.player(request.params.user_id)?.currency ?? sim.scenario.defaultCurrency;
+    const cur = currency ?? (await sim.store.player(request.params.user_id))?.currency ?? sim.scenario.defaultCurrency;
     const amount = money(balance);
     const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
     if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), [{ pointer: '/balance', message: problem.message }]);

@@ -8,7 +8,7 @@ import type { Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator, type SimulatorOptions } from '../../src/simulator.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Persistence } from '../../src/store/store.js';
+import type { Persistence, Store } from '../../src/store/store.js';
 
 export const CREDENTIALS = { 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 export const HEADERS = { 'content-type': 'application/json', ...CREDENTIALS, 'callback-url': 'http://provider.test/callback' };
@@ -28,7 +28,7 @@ export const TEST_SCENARIO: Scenario = {
 
 export interface TestApp { app: FastifyInstance; sim: Simulator }
 
-export async function buildTestApp(scenario: Partial<Scenario> = {}, options: Partial<AppOptions> & SimulatorOptions & { store?: Persistence } = {}): Promise<TestApp> {
+export async function buildTestApp(scenario: Partial<Scenario> = {}, options: Partial<AppOptions> & SimulatorOptions & { store?: Persistence | Store } = {}): Promise<TestApp> {
   const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), options.store ?? new MemoryStore(), options);
   const app = await buildApp({ ...options, sim });
   return { app, sim };

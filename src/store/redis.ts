@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { money, sum, toJsonNumber } from '../money.js';
+import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord, type TransactionRecord } from './change.js';
+import { connectRedis, DEFAULT_REDIS_PREFIX, redact } from './redis-connection.js';
+import { KeyLocks } from './redis-locks.js';
+import type { Player, Round } from './state.js';
+import type { Decided, RecordKeys, Store, View } from './store.js';
+
+export interface RedisStoreOptions {
+  /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */
+  prefix?: string;
+  /** --retain-transactions: applied transactions remembered for idempotency. */
+  retainTransactions?: number;
+}
+
+/** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
+export const MAX_ATTEMPTS = 20;
+
+/**
+ * Compare-and-set, the one piece of logic that runs in Redis: apply `ops` only if every key in
+ * `expect` still holds the value the decision was made on (false: still absent). Then trim the
+ * transaction index to `retain`, forgetting the oldest ids into a set of 64-bit hashes (computed by
+ * the caller: Redis has no SHA-256). The money rules are not here: they stay in TypeScript
+ * (src/wallet/decide.ts), and this script only commits what they decided.
+ */
+const CAS = `
+local doc = cjson.decode(ARGV[1])
+for _, e in ipairs(doc.expect) do
+  local v = redis.call('GET', e[1])
+  if e[2] == false then
+    if v ~= false then return 0 end
+  elseif v ~= e[2] then return 0 end
+end
+for _, op in ipairs(doc.ops) do redis.call(unpack(op)) end
+local o = doc.trim
+if o then
+  local excess = redis.call('LLEN', o[1]) - tonumber(o[2])
+  while excess > 0 do
+    local e = cjson.decode(redis.call('LPOP', o[1]))
+    redis.call('SADD', o[3], e.th)
+    redis.call('DEL', e.t)
+    if e.s and redis.call('DEL', e.s) == 1 then redis.call('SADD', o[3], e.sh) end
+    excess = excess - 1
+  end
+end
+return 1
+`;
+
+type Op = [string, ...string[]];
+interface CasDocument { expect: [string, string | false][]; ops: Op[]; trim?: [string, number, string] }
+
+/** A Redis client with the compare-and-set script defined on it. */
+type CasClient = Redis & { walletCas(doc: string): Promise<number> };
+
+/**
+ * The ledger in Redis (DESIGN.md "Scale-out"): any number of wallet-sim processes sharing one
+ * Redis act as one wallet. A callback reads the records it needs, the pure `decide` turns them into
+ * changes, and a compare-and-set script commits them only if none of those records changed since
+ * the read; otherwise it reads again and decides again (optimistic concurrency, docs/scale-out.md).
+ * Callbacks of one player queue in this process, so only callbacks from different processes race.
+ *
+ * Keys, under the prefix and a generation (`/admin/reset` starts a new generation atomically and
+ * deletes the old one's keys afterwards):
+ *   gen                        the current generation n
+ *   g<n>:player:<user_id>      PlayerRecord JSON         g<n>:players    set of user_ids
+ *   g<n>:round:<round key>     open round (RoundRecord)  g<n>:settled:<round key>  "1"
+ *   g<n>:txn:<transaction_id>  TransactionRecord JSON    g<n>:order      list: oldest applied first
+ *   g<n>:forgotten             set of 64-bit hashes (hex) of forgotten transaction ids and rounds
+ */
+export class RedisStore implements Store {
+  readonly kind = 'redis';
+  private gen = 0;
+  private readonly locks = new KeyLocks();
+  private lastError?: string;
+  private closed = false;
+
+  private constructor(readonly client: CasClient, readonly url: string, readonly prefix: string, readonly retain: number) {
+    client.on('error', (e: Error) => { this.lastError = e.message; });
+  }
+
+  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const client = await connectRedis(url);
+    client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
+    const store = new RedisStore(client as CasClient, url, options.prefix ?? DEFAULT_REDIS_PREFIX, options.retainTransactions ?? Number.POSITIVE_INFINITY);
+    await client.set(store.genKey, '0', 'NX');
+    store.gen = Number(await client.get(store.genKey));
+    return store;
+  }
+
+  /** Why nothing can be acknowledged now: Redis is unreachable. Clears by itself on reconnect. */
+  get failure(): string | undefined {
+    if (this.client.status === 'ready') return undefined;
+    return `Redis at ${redact(this.url)} is unreachable (${this.lastError ?? this.client.status}); wallet-sim reconnects by itself`;
+  }
+
+  get genKey(): string {
+    return `${this.prefix}gen`;
+  }
+
+  private key(gen: number, kind: string, id = ''): string {
+    return `${this.prefix}g${gen}:${kind}${id ? `:${id}` : ''}`;
+  }
+
+  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
+    // Callbacks of one player run one after the other in this process: contention is only ever
+    // between processes, so the number of attempts stays small (about the number of processes).
+    return this.locks.run(keys.user_id, () => this.attempt(keys, decide));
+  }
+
+  private async attempt<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.failure) throw new Error(this.failure);
+      const gen = this.gen;
+      const k = this.recordKeys(gen, keys);
+      const watched = [this.genKey, k.player, k.txn, ...(k.round ? [k.round, k.settled!] : [])];
+      const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(k.roundId ? [hash64(forgottenRound(k.roundId))] : [])];
+      const replies = await this.client.multi().mget(...watched).smismember(this.key(gen, 'forgotten'), ...hashes).exec();
+      if (!replies) throw new Error('Redis refused the read');
+      for (const [err] of replies) if (err) throw err;
+      const values = replies[0]![1] as (string | null)[];
+      const forgotten = replies[1]![1] as number[];
+      if (values[0] !== String(gen)) {
+        this.gen = Number(values[0]); // another process reset the wallet: read the new generation
+        continue;
+      }
+      const [, player, txn, round, settled] = values;
+      const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
+      const view: View = {
+        player: player ? toPlayer(JSON.parse(player) as PlayerRecord) : undefined,
+        round: roundRecord && toRound(roundRecord),
+        roundSettled: Boolean(settled),
+        roundForgotten: forgotten[1] === 1,
+        transaction: txn ? (JSON.parse(txn) as TransactionRecord) : undefined,
+        transactionForgotten: !txn && forgotten[0] === 1,
+      };
+      const decided = decide(view);
+      // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
+      if (!decided.changes.length) return decided;
+      const expect = watched.map((key, i): [string, string | false] => [key, values[i] ?? false]);
+      if (await this.cas({ expect, ops: this.ops(gen, decided.changes, roundRecord), trim: this.trim(gen) })) return decided;
+      if (attempt >= MAX_ATTEMPTS) throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
+      // Jittered back-off: two processes that collided do not collide again in lockstep.
+      await sleep(Math.random() * Math.min(2 ** attempt, 50));
+    }
+  }
+
+  private cas(doc: CasDocument): Promise<boolean> {
+    return this.client.walletCas(JSON.stringify(doc)).then((r) => r === 1);
+  }
+
+  private trim(gen: number): CasDocument['trim'] {
+    return Number.isFinite(this.retain) ? [this.key(gen, 'order'), this.retain, this.key(gen, 'forgotten')] : undefined;
+  }
+
+  private recordKeys(gen: number, { user_id, transaction_id, game_no }: RecordKeys) {
+    const roundId = game_no === undefined ? undefined : roundKey(user_id, game_no);
+    return {
+      player: this.key(gen, 'player', user_id),
+      txn: this.key(gen, 'txn', transaction_id),
+      roundId,
+      round: roundId && this.key(gen, 'round', roundId),
+      settled: roundId && this.key(gen, 'settled', roundId),
+    };
+  }
+
+  /** The Redis writes of change records (decided on `round`, the open round as read). */
+  private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[] {
+    const ops: Op[] = [];
+    let open = round;
+    for (const c of changes) {
+      switch (c.op) {
+        case 'player': {
+          const { op: _op, ...record } = c;
+          ops.push(['SET', this.key(gen, 'player', c.user_id), JSON.stringify(record)], ['SADD', this.key(gen, 'players'), c.user_id]);
+          break;
+        }
+        case 'round': {
+          const id = roundKey(c.user_id, c.game_no);
+          const { op: _op, ...record } = c;
+          if (c.settled) ops.push(['DEL', this.key(gen, 'round', id)], ['SET', this.key(gen, 'settled', id), '1']);
+          else ops.push(['SET', this.key(gen, 'round', id), JSON.stringify(record)]);
+          open = c.settled ? undefined : record;
+          break;
+        }
+        case 'bets': {
+          const base: RoundRecord = open ?? { user_id: c.user_id, game_no: c.game_no, currency: c.currency, stake: '0', bets: [], settled: false };
+          const stake = money(base.stake).plus(sum(c.bets.map(([, , amount]) => money(amount))));
+          open = { ...base, stake: toJsonNumber(stake), bets: [...base.bets, ...c.bets] };
+          ops.push(['SET', this.key(gen, 'round', roundKey(c.user_id, c.game_no)), JSON.stringify(open)]);
+          break;
+        }
+        case 'txn': {
+          const { op: _op, ...record } = c;
+          const txnKey = this.key(gen, 'txn', c.transaction_id);
+          // What forgetting this transaction later takes with it: its id, and the round it settled.
+          const settledRound = c.event_type === 'bet_result' && c.game_no !== undefined ? roundKey(c.user_id, c.game_no) : undefined;
+          const entry = { t: txnKey, th: hash64(forgottenTxn(c.transaction_id)), ...(settledRound && { s: this.key(gen, 'settled', settledRound), sh: hash64(forgottenRound(settledRound)) }) };
+          ops.push(['SET', txnKey, JSON.stringify(record)]);
+          if (Number.isFinite(this.retain)) ops.push(['RPUSH', this.key(gen, 'order'), JSON.stringify(entry)]);
+          break;
+        }
+        case 'forgotten':
+        case 'clear':
+          throw new Error(`a ${c.op} record is not decided per callback`);
+      }
+    }
+    return ops;
+  }
+
+  /**
+   * Admin updates, scenario seeds and reset. A `clear` starts a new generation in the same atomic
+   * step as the records after it (every process's next read sees it); the old generation's keys are
+   * deleted afterwards.
+   */
+  async commit(changes: readonly Change[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.failure) throw new Error(this.failure);
+      const from = Number(await this.client.get(this.genKey));
+      let clears = -1;
+      changes.forEach((c, i) => { if (c.op === 'clear') clears = i; });
+      const gen = clears >= 0 ? from + 1 : from;
+      const rest = changes.slice(clears + 1);
+      const ops: Op[] = clears >= 0 ? [['SET', this.genKey, String(gen)]] : [];
+      // Admin writes replace records whole: only the generation must not have moved meanwhile.
+      for (const c of rest) {
+        const open = c.op === 'bets' ? await this.client.get(this.key(gen, 'round', roundKey(c.user_id, c.game_no))) : null;
+        ops.push(...this.ops(gen, [c], open ? (JSON.parse(open) as RoundRecord) : undefined));
+      }
+      if (await this.cas({ expect: [[this.genKey, String(from)]], ops })) {
+        this.gen = gen;
+        if (gen !== from) void this.dropGeneration(from);
+        return;
+      }
+      if (attempt >= MAX_ATTEMPTS) throw new Error(`the wallet was reset ${MAX_ATTEMPTS} times during one admin update; retry`);
+    }
+  }
+
+  /** Deletes what a generation left behind (after a reset), a batch at a time. */
+  private async dropGeneration(gen: number): Promise<void> {
+    const pattern = `${escapeGlob(this.prefix)}g${gen}:*`;
+    let cursor = '0';
+    try {
+      do {
+        const [next, keys] = await this.client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        if (keys.length) await this.client.unlink(...keys);
+        cursor = next;
+      } while (cursor !== '0' && !this.closed);
+    } catch {
+      // Redis went away: the next reset sweeps nothing of this one; the keys are unreachable anyway.
+    }
+  }
+
+  async player(userId: string): Promise<Player | undefined> {
+    await this.refreshGeneration();
+    const raw = await this.client.get(this.key(this.gen, 'player', userId));
+    return raw ? toPlayer(JSON.parse(raw) as PlayerRecord) : undefined;
+  }
+
+  async players(): Promise<Player[]> {
+    await this.refreshGeneration();
+    const ids = await this.client.smembers(this.key(this.gen, 'players'));
+    const players: Player[] = [];
+    for (let i = 0; i < ids.length; i += 1000) {
+      const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.key(this.gen, 'player', id)));
+      for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
+    }
+    return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
+  }
+
+  async playerCount(): Promise<number> {
+    await this.refreshGeneration();
+    return this.client.scard(this.key(this.gen, 'players'));
+  }
+
+  /** Open rounds (tests and diagnostics): a SCAN, not for the callback path. */
+  async openRounds(): Promise<number> {
+    await this.refreshGeneration();
+    let n = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.client.scan(cursor, 'MATCH', `${escapeGlob(this.key(this.gen, 'round'))}:*`, 'COUNT', 1000);
+      n += keys.length;
+      cursor = next;
+    } while (cursor !== '0');
+    return n;
+  }
+
+  /**
+   * Seeds a new ledger (the scenario's players) unless one exists: atomic, so of several processes
+   * starting at once exactly one seeds. True when this call did.
+   */
+  async initialize(changes: readonly Change[]): Promise<boolean> {
+    await this.refreshGeneration();
+    const marker = `${this.prefix}initialized`;
+    return this.cas({ expect: [[marker, false], [this.genKey, String(this.gen)]], ops: [['SET', marker, new Date().toISOString()], ...this.ops(this.gen, changes, undefined)] });
+  }
+
+  /** Picks up a reset made by another process (reads only; callbacks check on every read). */
+  async refreshGeneration(): Promise<void> {
+    this.gen = Number(await this.client.get(this.genKey));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.locks.idle();
+    this.client.disconnect();
+  }
+}
+
+const toPlayer = (p: PlayerRecord): Player => ({ user_id: p.user_id, balance: money(p.balance), currency: p.currency });
+
+const toRound = (r: RoundRecord): Round => ({
+  user_id: r.user_id,
+  game_no: r.game_no,
+  currency: r.currency,
+  stake: money(r.stake),
+  bets: new Map(r.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
+  settled: r.settled,
+});
+
+/** The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores do). */
+export const hash64 = (key: string): string => createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
+
+/** A literal for SCAN MATCH: the prefix may hold glob characters. */
+const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');

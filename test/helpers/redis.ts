@@ -1,0 +1,102 @@
+// A real redis-server per test file: on a free port, in a temp dir, stopped in teardown.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+
+export const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
+
+/** Why redis-server cannot run here (tests then skip loudly), or undefined. */
+export function redisMissing(): string | undefined {
+  const r = spawnSync(REDIS_SERVER, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? undefined : `!!! ${REDIS_SERVER} not found: install redis-server (.ci/run does) — Redis tests SKIPPED !!!`;
+}
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  dir: string;
+  /** Kills it (SIGKILL: a crash) and waits for the exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and directory (what AOF kept comes back). */
+  restart(): Promise<void>;
+}
+
+/** A port nobody listens on right now (redis-server has no port 0). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const ping = (port: number) => new Promise<boolean>((resolve) => {
+  const socket = new Socket();
+  let text = '';
+  socket.setTimeout(1000, () => { socket.destroy(); resolve(false); });
+  socket.on('error', () => resolve(false));
+  socket.on('data', (d) => { text += d.toString(); if (text.includes('PONG')) { socket.destroy(); resolve(true); } });
+  socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+});
+
+/**
+ * Starts redis-server on a free port in a temp dir. `durable`: AOF with appendfsync always (what
+ * survives a SIGKILL is every acknowledged write); otherwise nothing is persisted.
+ */
+export async function startRedis(t: Test, { durable = false } = {}): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-redis-'));
+  let child: ChildProcess | undefined;
+  let port = 0;
+  const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+
+  const launch = async (): Promise<boolean> => {
+    const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], { stdio: 'ignore' });
+    child = proc;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    for (let i = 0; i < 200; i++) {
+      if (await ping(port)) return true;
+      const gone = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 50))]);
+      if (gone) return false; // the port was taken after all
+    }
+    proc.kill('SIGKILL');
+    return false;
+  };
+
+  for (let attempt = 0; ; attempt++) {
+    port = await freePort();
+    if (await launch()) break;
+    if (attempt >= 5) throw new Error(`redis-server did not start (tried 6 ports) in ${dir}`);
+  }
+
+  const kill = async () => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGKILL');
+    await exited;
+  };
+  const restart = async () => {
+    await kill();
+    for (let i = 0; i < 50; i++) {
+      if (await launch()) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`redis-server did not restart on port ${port}`);
+  };
+  t.teardown(async () => {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { url: `redis://127.0.0.1:${port}`, port, dir, kill, restart };
+}
+
+/** A key prefix no other test of this file uses. */
+let prefixes = 0;
+export const uniquePrefix = (name = 'test') => `wallet-sim-test:${name}:${process.pid}:${++prefixes}:`;
