@@ -47,7 +47,9 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   const outcome = await processCallback(sim, intake);
   const findings = [...intake.findings, ...(outcome.decision?.findings ?? [])];
   const { user_id, event_type } = intake.echo;
-  const player = outcome.code !== 'R2' && user_id !== undefined && !outcome.decision ? await sim.store.player(user_id) : undefined;
+  // A store that cannot answer now (Redis away) leaves the balance out, as after a failed commit.
+  const player = outcome.code !== 'R2' && user_id !== undefined && !outcome.decision && !outcome.failure
+    ? await sim.store.player(user_id).catch(() => undefined) : undefined;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
   const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.decision ? outcome.decision.balance : player?.balance;
   const then = outcome.rule?.rule.then;
