@@ -84,9 +84,11 @@ async function processCallback(sim: Simulator, intake: Intake): Promise<Outcome>
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return { code: 'R3' };
   if (sim.storeFailure) return { code: 'R1', failure: `R1: ${sim.storeFailure}` };
-  const rule = sim.rules.choose(request);
   const keys = { user_id: request.user_id, transaction_id: request.transaction_id, game_no: eventOf(request).gameNo(request) };
+  let rule: Fired | undefined;
   try {
+    // Counted here, or in Redis across processes (which may fail like the store).
+    rule = await sim.chooseRule(request);
     const decision = await sim.store.transact(keys, (view) => decideWithRule(view, request, rule, sim.config));
     return { code: decision.code, rule, decision };
   } catch (e) {

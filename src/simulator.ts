@@ -1,4 +1,9 @@
-import { Journal } from './journal/journal.js';
+import { Journal, type JournalStore } from './journal/journal.js';
+import { RedisJournal } from './journal/redis-journal.js';
+import type { CallbackRequest, Scenario } from './protocol/types.generated.js';
+import { type Fired, type RuleHits } from './scenario/rules.js';
+import { compileScenario } from './scenario/scenario.js';
+import { RedisShared } from './store/redis-shared.js';
 import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
 import type { ActiveScenario } from './scenario/scenario.js';
@@ -35,39 +40,81 @@ const seed = (s: ActiveScenario, known: (id: string) => Player | undefined): Cha
 
 /**
  * The simulator's domain: the active scenario, its rule counters, the wallet and the journal.
- * HTTP lives elsewhere; everything here is callable from tests directly.
+ * HTTP lives elsewhere; everything here is callable from tests directly. `J` is the journal's type:
+ * the in-memory `Journal` of a single process (what a memory or file store gets, read at once), or
+ * with a shared store (Redis) a journal every process shares, read asynchronously.
  */
-export class Simulator {
+export class Simulator<J extends JournalStore = JournalStore> {
   rules: RuleEngine;
   /** The money rules' view of the scenario: scales, defaults. */
   config: WalletConfig;
-  readonly journal: Journal;
 
-  /** Why callbacks are refused since a store write failed. */
+  /** Why callbacks are refused: a store write failed, or a shared store is unreachable. */
   get storeFailure(): string | undefined {
     return this.store.failure;
   }
 
-  private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
+  private constructor(
+    public scenario: ActiveScenario,
+    readonly store: Store,
+    readonly options: SimulatorOptions,
+    readonly journal: J,
+    /** Scenario, rule counters and reset shared with the other processes of a Redis store. */
+    private readonly shared?: RedisShared,
+  ) {
     this.rules = new RuleEngine(scenario.rules);
     this.config = walletConfig(scenario);
-    this.journal = new Journal(options.journalSize, options.journalBytes);
   }
 
   /**
    * Starts from what the store holds; an empty store gets the scenario's players. A persistence
-   * (memory, file) is wrapped in a local store that keeps the state in this process.
+   * (memory, file) is wrapped in a local store that keeps the state in this process. A Redis store
+   * joins the wallet its Redis holds: the first process seeds it with its scenario, later ones
+   * adopt the scenario active there (`PUT /admin/scenario` changes it for all).
    */
+  static async open(scenario: ActiveScenario, backend: Persistence, options?: SimulatorOptions): Promise<Simulator<Journal>>;
+  static async open(scenario: ActiveScenario, backend: Persistence | Store, options?: SimulatorOptions): Promise<Simulator>;
   static async open(scenario: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
-    if ('transact' in backend) {
-      // A shared ledger (Redis) gets the scenario's players only when nobody seeded it yet.
-      if (backend instanceof RedisStore) await backend.initialize(seed(scenario, () => undefined));
-      return new Simulator(scenario, backend, options);
+    if (backend instanceof RedisStore) {
+      const shared = new RedisShared(backend.client, backend.prefix);
+      const journal = new RedisJournal(backend.client, backend.prefix, options.journalSize, options.journalBytes);
+      await backend.initialize(seed(scenario, () => undefined));
+      let sim: Simulator | undefined;
+      const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
+      sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options, journal, shared);
+      backend.onClose(() => { shared.close(); journal.close(); });
+      return sim;
     }
+    const journal = new Journal(options.journalSize, options.journalBytes);
+    if ('transact' in backend) return new Simulator(scenario, backend, options, journal);
     const local = new LocalStore(backend.kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), backend);
-    const sim = new Simulator(scenario, local, options);
+    const sim = new Simulator(scenario, local, options, journal);
     if (!(await local.load())) await local.commit(seed(scenario, () => undefined));
     return sim;
+  }
+
+  /** The rule for a callback, counted here or, with a shared store, across every process. */
+  chooseRule(req: CallbackRequest): Fired | undefined | Promise<Fired | undefined> {
+    return this.shared ? this.rules.chooseShared(req, this.shared.counters) : this.rules.choose(req);
+  }
+
+  async ruleHits(): Promise<RuleHits[]> {
+    return this.shared ? this.rules.hitsOf(await this.shared.counters.read(this.rules.rules.length)) : this.rules.hits();
+  }
+
+  /** Another process changed the scenario (or reset the wallet): use it here too. */
+  private adopt(doc: Scenario): void {
+    try {
+      this.use(compileScenario(doc, 'the scenario published in Redis'));
+    } catch {
+      // Only a valid scenario is ever published; a hand-edited key keeps the old one.
+    }
+  }
+
+  private use(scenario: ActiveScenario): void {
+    this.scenario = scenario;
+    this.rules = new RuleEngine(scenario.rules);
+    this.config = walletConfig(scenario);
   }
 
   /** The in-process state of a local store (memory, file): for tests and the admin routes. */
@@ -97,8 +144,9 @@ export class Simulator {
   /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
   async reset(): Promise<void> {
     this.rules.reset();
-    this.journal.reset();
+    await this.journal.reset();
     await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
+    await this.shared?.publishReset();
   }
 
   /**
@@ -106,9 +154,8 @@ export class Simulator {
    * players it lists get their listed balances, others and history stay. `reset` starts over.
    */
   async setScenario(scenario: ActiveScenario, reset = false): Promise<void> {
-    this.scenario = scenario;
-    this.rules = new RuleEngine(scenario.rules);
-    this.config = walletConfig(scenario);
+    this.use(scenario);
+    await this.shared?.publishScenario(scenario.source);
     if (reset) await this.reset();
     else {
       const known = this.store instanceof LocalStore ? new Map<string, Player>() : new Map((await this.store.players()).map((p) => [p.user_id, p]));

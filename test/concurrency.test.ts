@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import type { JournalStore } from '../src/journal/journal.js';
 import type { Simulator } from '../src/simulator.js';
 import { createStore } from '../src/store/index.js';
 import { RedisStore } from '../src/store/redis.js';
@@ -11,7 +12,7 @@ import type { Persistence, Store } from '../src/store/store.js';
 import { bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 
-type Transport = (built: TestApp) => Promise<(payload: object) => Promise<Sent>>;
+type Transport = (built: TestApp<JournalStore>) => Promise<(payload: object) => Promise<Sent>>;
 
 const transports: [string, Transport][] = [
   ['app.inject', async ({ app }) => (payload) => send(app, payload)],

@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { ROOT } from '../src/paths.js';
 import type { Simulator } from '../src/simulator.js';
+import type { Journal } from '../src/journal/journal.js';
 import { balanceOf, bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
 
 const CHROMIUM = process.env.WALLET_SIM_CHROMIUM ?? '/usr/bin/chromium';
@@ -24,7 +25,7 @@ interface Opened { page: Page; origin: string; external: string[]; errors: strin
 let browser: Browser | undefined;
 
 /** Opens the dashboard of `app` in a fresh context, guarding every request and every error. */
-async function open(t: Test, { app, sim }: { app: FastifyInstance; sim: Simulator }, options: { path?: string; viewport?: { width: number; height: number }; allowStatus?: RegExp } = {}): Promise<Opened> {
+async function open(t: Test, { app, sim }: { app: FastifyInstance; sim: Simulator<Journal> }, options: { path?: string; viewport?: { width: number; height: number }; allowStatus?: RegExp } = {}): Promise<Opened> {
   if (!app.hasRoute({ method: 'GET', url: '/admin/report' })) stubReport(app, sim);
   const origin = await listen(app);
   browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
@@ -60,7 +61,7 @@ const live = (page: Page) => page.locator('.live-live').waitFor();
 const row = (page: Page, transactionId: string) => page.locator('tr[data-id]', { hasText: transactionId });
 
 /** A stand-in for GET /admin/report while session grading is not in this build: one check, graded from the journal. */
-function stubReport(app: FastifyInstance, sim: Simulator): void {
+function stubReport(app: FastifyInstance, sim: Simulator<Journal>): void {
   app.get('/admin/report', async () => {
     const entries = sim.journal.list();
     const violations = entries.flatMap((e, i) => {

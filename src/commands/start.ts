@@ -116,6 +116,9 @@ async function start(o: StartOptions): Promise<void> {
     sim = await Simulator.open(scenario, store, {
       apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions,
     });
+    if (sim.scenario.source !== scenario.source) {
+      console.error(`wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${o.scenario}): PUT /admin/scenario changes it for every process`);
+    }
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
     console.error(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);

@@ -117,7 +117,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     }),
   }, async (request, reply) => {
     const { limit, after, ...filter } = request.query;
-    const entries = sim.journal.select({ ...filter, after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) });
+    const entries = await sim.journal.select({ ...filter, after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) });
     // Streamed from the entries' own text: never one string the size of the whole journal.
     return reply.type('application/json').send(Readable.from(journalDocument(entries)));
   });
@@ -130,7 +130,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
       response: { 204: { description: 'The journal is empty.', type: 'null' } },
     }),
   }, async (_request, reply) => {
-    sim.journal.reset();
+    await sim.journal.reset();
     return reply.code(204).send();
   });
 
@@ -152,7 +152,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
         200: { description: 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.', $ref: 'RuleHits#' },
       },
     }),
-  }, async () => sim.rules.hits());
+  }, async () => sim.ruleHits());
 
   app.put<{ Body: Scenario; Querystring: { reset?: string } }>('/scenario', {
     ...sentAsReturned,

@@ -35,7 +35,8 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       'x-wallet-sim-reason': headerSafe(reason),
     };
     const at = new Date().toISOString();
-    sim.journal.record({
+    // Not awaited: a shared journal's write must not hold the reply (the in-memory one is immediate).
+    void sim.journal.record({
       received_at: at,
       replied_at: at,
       duration_ms: 0,
@@ -59,9 +60,9 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     const socket = request.raw.socket;
     const out = await handleCallback(sim, { method: request.method, url: request.url, headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
     // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-    const pending = sim.journal.begin({ ...out.entry, received_at: receivedAt });
+    const pending = await sim.journal.begin({ ...out.entry, received_at: receivedAt });
     if (out.delayMs) await sleep(out.delayMs);
-    const entry = pending.finish({
+    const entry = await pending.finish({
       replied_at: new Date().toISOString(),
       duration_ms: Math.round(performance.now() - started),
       // The caller gave up (its own time-out) before the reply: it never read it.

@@ -23,7 +23,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
   }, async (request) => {
     const { user_id: userId } = request.query;
     const filter = userId === undefined ? {} : { user_id: userId };
-    const entries = [...sim.journal.list(filter), ...sim.journal.inFlight().filter((e) => userId === undefined || e.user_id === userId)];
+    const entries = [...(await sim.journal.list(filter)), ...(await sim.journal.inFlight()).filter((e) => userId === undefined || e.user_id === userId)];
     return grade(entries, sim.scenario.grading, new Date(), sim.scenario.source.name, userId);
   });
 };

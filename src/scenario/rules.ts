@@ -9,6 +9,22 @@ export interface RuleHits { index: number; name: string; matched: number; fired:
 
 const nameOf = (rule: Rule, index: number) => rule.name ?? `rule ${index}`;
 
+/** Whether the n-th callback matching a rule is one it fires on (`nth`, `every`). */
+const isDue = ({ when: { nth, every } }: Rule, n: number) => (nth === undefined || n === nth) && (every === undefined || n % every === 0);
+
+/**
+ * Rule counters kept outside this process (several wallet-sim processes on one Redis count
+ * together: src/store/redis-shared.ts). The engine's own arrays are the in-memory implementation.
+ */
+export interface RuleCounters {
+  /** Adds one match to each listed rule; resolves with each one's count after it. */
+  match(indexes: readonly number[]): Promise<number[]>;
+  /** Adds one firing to rule `index` unless it fired `times` times already; true when it did. */
+  fire(index: number, times: number | undefined): Promise<boolean>;
+  /** The matched and fired counts of rules 0 … count − 1. */
+  read(count: number): Promise<{ matched: number[]; fired: number[] }>;
+}
+
 /**
  * Chooses the scenario rule for a callback: first match wins, an exhausted rule (`times`) is
  * skipped. Every rule whose conditions hold counts the callback as an occurrence, so `nth: 3`
@@ -34,8 +50,7 @@ export class RuleEngine {
     this.rules.forEach((rule, i) => {
       if (!this.conditionsHold(i, req)) return;
       const n = ++this.matched[i]!;
-      const { nth, every } = rule.when;
-      const due = (nth === undefined || n === nth) && (every === undefined || n % every === 0);
+      const due = isDue(rule, n);
       const left = rule.times === undefined || this.fired[i]! < rule.times;
       if (!chosen && due && left) {
         this.fired[i]!++;
@@ -45,13 +60,34 @@ export class RuleEngine {
     return chosen;
   }
 
+  /**
+   * `choose` with counters shared by several processes: the same rule (every holding rule counts
+   * the callback; the first one due and not exhausted fires), each count an atomic step of the
+   * shared counters, so `times: 1` fires once across all processes.
+   */
+  async chooseShared(req: CallbackRequest, counters: RuleCounters): Promise<Fired | undefined> {
+    const holding = this.rules.flatMap((_, i) => (this.conditionsHold(i, req) ? [i] : []));
+    if (!holding.length) return undefined;
+    const counts = await counters.match(holding);
+    for (const [k, i] of holding.entries()) {
+      const rule = this.rules[i]!;
+      if (isDue(rule, counts[k]!) && (await counters.fire(i, rule.times))) return { index: i, name: nameOf(rule, i), rule };
+    }
+    return undefined;
+  }
+
   hits(): RuleHits[] {
+    return this.hitsOf({ matched: this.matched, fired: this.fired });
+  }
+
+  /** The hit counters of the rules, from counts kept here or shared. */
+  hitsOf({ matched, fired }: { matched: readonly number[]; fired: readonly number[] }): RuleHits[] {
     return this.rules.map((rule, i) => ({
       index: i,
       name: nameOf(rule, i),
-      matched: this.matched[i]!,
-      fired: this.fired[i]!,
-      exhausted: rule.times !== undefined && this.fired[i]! >= rule.times,
+      matched: matched[i] ?? 0,
+      fired: fired[i] ?? 0,
+      exhausted: rule.times !== undefined && (fired[i] ?? 0) >= rule.times,
     }));
   }
 

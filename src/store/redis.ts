@@ -75,6 +75,7 @@ export class RedisStore implements Store {
   private readonly locks = new KeyLocks();
   private lastError?: string;
   private closed = false;
+  private readonly closers: (() => void)[] = [];
 
   private constructor(readonly client: CasClient, readonly url: string, readonly prefix: string, readonly retain: number) {
     client.on('error', (e: Error) => { this.lastError = e.message; });
@@ -302,8 +303,14 @@ export class RedisStore implements Store {
     this.gen = Number(await this.client.get(this.genKey));
   }
 
+  /** Runs `closer` when the store closes (the connections of the shared journal and scenario). */
+  onClose(closer: () => void): void {
+    this.closers.push(closer);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    for (const closer of this.closers.splice(0)) closer();
     await this.locks.idle();
     this.client.disconnect();
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
+import type { Journal, JournalStore } from '../../src/journal/journal.js';
 import { money, sum } from '../../src/money.js';
 import { ROOT } from '../../src/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
@@ -26,9 +27,14 @@ export const TEST_SCENARIO: Scenario = {
   rules: [],
 };
 
-export interface TestApp { app: FastifyInstance; sim: Simulator }
+/** A built app; with a memory or file store (the default) the journal is the in-memory one, read at once. */
+export interface TestApp<J extends JournalStore = Journal> { app: FastifyInstance; sim: Simulator<J> }
 
-export async function buildTestApp(scenario: Partial<Scenario> = {}, options: Partial<AppOptions> & SimulatorOptions & { store?: Persistence | Store } = {}): Promise<TestApp> {
+type TestOptions<S> = Partial<AppOptions> & SimulatorOptions & { store?: S };
+
+export async function buildTestApp(scenario?: Partial<Scenario>, options?: TestOptions<Persistence>): Promise<TestApp>;
+export async function buildTestApp(scenario: Partial<Scenario>, options: TestOptions<Persistence | Store>): Promise<TestApp<JournalStore>>;
+export async function buildTestApp(scenario: Partial<Scenario> = {}, options: TestOptions<Persistence | Store> = {}): Promise<TestApp<JournalStore>> {
   const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), options.store ?? new MemoryStore(), options);
   const app = await buildApp({ ...options, sim });
   return { app, sim };
@@ -88,7 +94,7 @@ export async function send(app: FastifyInstance, payload: object | string, heade
   return { status: res.statusCode, body, headers: res.headers, raw: res.body };
 }
 
-export const balanceOf = (sim: Simulator, user: string) => sim.player(user)?.balance.toFixed();
+export const balanceOf = (sim: Simulator<Journal>, user: string) => sim.player(user)?.balance.toFixed();
 
 /** The whole wallet state (players, rounds, transactions) as comparable JSON: "nothing changed" checks. */
 export const snapshot = (sim: Simulator): string => JSON.stringify([...sim.state.changes()]);

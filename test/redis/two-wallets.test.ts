@@ -1,9 +1,11 @@
 // DESIGN.md "Scale-out": two wallet-sim processes (two simulators and apps over real sockets,
 // each with its own Redis connection) sharing one Redis act as one wallet.
 import t, { type Test } from 'tap';
+import type { JournalStore } from '../../src/journal/journal.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/store.js';
-import { bet, buildTestApp, listen, post, type Sent, type TestApp } from '../helpers/app.js';
+import { bet, buildTestApp, listen, login, post, type Sent, TEST_SCENARIO, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/spawn-cli.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 
 const missing = redisMissing();
@@ -16,7 +18,7 @@ if (missing) {
   /** Two wallets on one Redis prefix; `call(i)` posts to one or the other. */
   async function twoWallets(t: Test, scenario: object = {}) {
     const prefix = uniquePrefix('two');
-    const wallets: (TestApp & { base: string })[] = [];
+    const wallets: (TestApp<JournalStore> & { base: string })[] = [];
     for (let i = 0; i < 2; i++) {
       const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: prefix })) as Store;
       const built = await buildTestApp({ players: [{ user_id: 'racer', balance: 1000, currency: 'USD' }], ...scenario }, { store });
@@ -45,5 +47,48 @@ if (missing) {
     t.same(replies.map((r) => r.body.code), Array(30).fill('R0'), 'all R0');
     t.same(replies.map((r) => r.body.latest_balance), Array(30).fill(987.5), 'all report the balance after the single debit');
     t.equal((await wallets[1]!.sim.store.player('racer'))?.balance.toFixed(), '987.5', 'debited once');
+  });
+
+  t.test('a times: 1 rule fires once across both', async (t) => {
+    const { wallets, call } = await twoWallets(t, { rules: [{ name: 'once', when: { event_type: 'bet' }, then: { code: 'R1' }, times: 1 }] });
+    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i, bet('racer', `r${i}`, [['1', 'P', 1]], { currency: 'USD' }))));
+    t.equal(replies.filter((r) => r.body.code === 'R1').length, 1, 'one R1 among 20 bets on two wallets');
+    t.equal(replies.filter((r) => r.body.code === 'R0').length, 19);
+    for (const w of wallets) {
+      const hits = await (await fetch(`${w.base}/admin/scenario/rules`)).json();
+      t.match(hits, [{ name: 'once', matched: 20, fired: 1, exhausted: true }], 'each wallet reports the shared counters');
+    }
+  });
+
+  t.test('the journal of one lists what the other served; the report sees both', async (t) => {
+    const { wallets, call } = await twoWallets(t);
+    const first = bet('racer', 'j1', [['1', 'P', 1]], { currency: 'USD' });
+    const second = bet('racer', 'j2', [['1', 'P', 1]], { currency: 'USD' });
+    await call(0, first);
+    await call(1, second);
+    for (const [i, w] of wallets.entries()) {
+      const page = await (await fetch(`${w.base}/admin/journal`)).json();
+      t.same(page.entries.map((e: { transaction_id: string }) => e.transaction_id), [first.transaction_id, second.transaction_id], `wallet ${i} lists both, in arrival order`);
+    }
+    const report = await (await fetch(`${wallets[0]!.base}/admin/report`)).json();
+    t.equal(report.open_rounds.length, 2, 'the report of one grades the rounds opened through both');
+  });
+
+  t.test('PUT /admin/scenario on one changes both; POST /admin/reset resets both', async (t) => {
+    const { wallets, call } = await twoWallets(t);
+    const put = await fetch(`${wallets[0]!.base}/admin/scenario`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...TEST_SCENARIO, name: 'switched', players: [{ user_id: 'racer', balance: 1000, currency: 'USD' }], rules: [{ when: { event_type: 'login' }, then: { code: 'R4' } }] }),
+    });
+    t.equal(put.status, 200);
+    t.ok(await eventually(async () => (await (await fetch(`${wallets[1]!.base}/admin/scenario`)).json()).name === 'switched', 5_000), 'the other wallet has it within seconds');
+    t.equal((await call(1, login('racer'))).body.code, 'R4', 'and applies its rules');
+
+    await call(0, bet('racer', 'before-reset', [['1', 'P', 100]], { currency: 'USD' }));
+    t.equal((await wallets[1]!.sim.store.player('racer'))?.balance.toFixed(), '900');
+    t.equal((await fetch(`${wallets[1]!.base}/admin/reset`, { method: 'POST' })).status, 200);
+    t.equal((await wallets[0]!.sim.store.player('racer'))?.balance.toFixed(), '1000', 'the ledger is back to the scenario for both');
+    t.same((await (await fetch(`${wallets[0]!.base}/admin/journal`)).json()).entries, [], 'the journal is empty for both');
+    t.equal((await call(0, bet('racer', 'before-reset', [['1', 'P', 100]], { currency: 'USD' }))).body.code, 'R0', 'a round of before the reset is new again');
   });
 }

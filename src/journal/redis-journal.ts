@@ -1,0 +1,171 @@
+import type { Redis } from 'ioredis';
+import { REDIS_OPTIONS } from '../store/redis-connection.js';
+import {
+  DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE, type JournalEntry, type JournalFilter, type JournalListener, type JournalStore,
+  type ReplyTiming, type StoredEntry,
+} from './journal.js';
+
+/**
+ * The journal of every wallet-sim process sharing one Redis: a capped stream (`XADD MAXLEN ~
+ * --journal-size`), so /admin/journal, the report and the dashboard of any process see every
+ * callback whichever process served it. Entry ids come from one counter (`journal:id`), so they
+ * are unique and in arrival order across processes.
+ *
+ * Differences from the in-memory journal, said plainly: the stream is trimmed by count only
+ * (approximately, `~`, as Redis trims whole nodes); --journal-bytes only refuses a single entry
+ * larger than it. Callbacks still being answered (`inFlight`, a `delay_ms` in progress) are known
+ * to the process serving them only. While Redis is unreachable entries are not kept (the callback
+ * is still answered; its log line has it).
+ *
+ *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), e (entry JSON)
+ *   journal:id    the last id given
+ */
+export class RedisJournal implements JournalStore {
+  private readonly pending = new Map<number, Omit<JournalEntry, 'id'> & { id: number }>();
+  private readonly listeners = new Set<JournalListener>();
+  private reader?: Redis;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly prefix: string,
+    readonly capacity = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes = DEFAULT_JOURNAL_BYTES,
+  ) {}
+
+  private get streamKey(): string {
+    return `${this.prefix}journal`;
+  }
+
+  async record(entry: Omit<JournalEntry, 'id'>): Promise<StoredEntry> {
+    return this.keep({ id: await this.nextId(), ...entry });
+  }
+
+  async begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>) {
+    const id = await this.nextId();
+    const full = { id, ...entry, duration_ms: 0 };
+    if (id) this.pending.set(id, full);
+    return {
+      id,
+      finish: ({ replied_at, duration_ms, client_gone }: ReplyTiming): Promise<StoredEntry> => {
+        this.pending.delete(id);
+        const { received_at, ...rest } = full;
+        return this.keep({ ...rest, id, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } });
+      },
+    };
+  }
+
+  /** 0 when Redis cannot give one: the entry is then not kept. */
+  private async nextId(): Promise<number> {
+    try {
+      return await this.client.incr(`${this.prefix}journal:id`);
+    } catch {
+      return 0;
+    }
+  }
+
+  inFlight(): JournalEntry[] {
+    return [...this.pending.values()].map((e) => structuredClone(e));
+  }
+
+  private async keep(entry: JournalEntry): Promise<StoredEntry> {
+    const text = JSON.stringify(entry);
+    const stored: StoredEntry = { id: entry.id, user_id: entry.user_id, event_type: entry.event_type, transaction_id: entry.transaction_id, text };
+    if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
+    try {
+      await this.client.xadd(this.streamKey, 'MAXLEN', '~', String(this.capacity), '*',
+        'id', String(entry.id), 'u', entry.user_id ?? '', 'ev', entry.event_type ?? '', 'tx', entry.transaction_id ?? '', 'e', text);
+    } catch {
+      // Redis away: this entry is lost to the journal (the callback itself was answered).
+    }
+    return stored;
+  }
+
+  async select(filter: JournalFilter = {}): Promise<StoredEntry[]> {
+    const hits: StoredEntry[] = [];
+    // Read in pages: the stream is bounded by --journal-size, each page by 1,000 entries.
+    for (let from = '-'; ;) {
+      const page = await this.client.xrange(this.streamKey, from, '+', 'COUNT', 1000);
+      for (const [, fields] of page) {
+        const e = toStored(fields);
+        if (filter.after !== undefined && e.id <= filter.after) continue;
+        if (filter.user_id !== undefined && e.user_id !== filter.user_id) continue;
+        if (filter.event_type !== undefined && e.event_type !== filter.event_type) continue;
+        if (filter.transaction_id !== undefined && e.transaction_id !== filter.transaction_id) continue;
+        hits.push(e);
+      }
+      if (page.length < 1000) break;
+      from = `(${page.at(-1)![0]}`;
+    }
+    // Kept in reply order; listed in arrival order (id), as the in-memory journal does.
+    hits.sort((a, b) => a.id - b.id);
+    if (filter.limit === undefined) return hits;
+    return filter.after === undefined ? hits.slice(Math.max(0, hits.length - filter.limit)) : hits.slice(0, filter.limit);
+  }
+
+  async list(filter: JournalFilter = {}): Promise<JournalEntry[]> {
+    return (await this.select(filter)).map((e) => JSON.parse(e.text) as JournalEntry);
+  }
+
+  async count(filter: JournalFilter = {}): Promise<number> {
+    return (await this.select(filter)).length;
+  }
+
+  async reset(): Promise<void> {
+    await this.client.del(this.streamKey);
+  }
+
+  /**
+   * Every entry added to the stream from now on, by any process: read on a connection of its own
+   * (XREAD BLOCK), started with the first listener and stopped with the last.
+   */
+  subscribe(listener: JournalListener): () => void {
+    this.listeners.add(listener);
+    if (!this.reader) void this.follow();
+    return () => {
+      this.listeners.delete(listener);
+      if (!this.listeners.size) this.stopReading();
+    };
+  }
+
+  private stopReading(): void {
+    this.reader?.disconnect();
+    this.reader = undefined;
+  }
+
+  private async follow(): Promise<void> {
+    const reader = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
+    reader.on('error', () => { /* reconnects by itself */ });
+    this.reader = reader;
+    let last = '$';
+    try {
+      await reader.connect();
+    } catch { /* retried below */ }
+    while (this.reader === reader) {
+      try {
+        const reply = await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', this.streamKey, last);
+        for (const [, entries] of reply ?? []) {
+          for (const [id, fields] of entries) {
+            last = id;
+            const stored = toStored(fields);
+            for (const listener of this.listeners) listener(stored);
+          }
+        }
+      } catch {
+        // Disconnected (or stopped): wait for the reconnect.
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.stopReading();
+  }
+}
+
+function toStored(fields: string[]): StoredEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  const opt = (v: string | undefined) => (v ? v : undefined);
+  return { id: Number(f.id), user_id: opt(f.u), event_type: opt(f.ev), transaction_id: opt(f.tx), text: f.e ?? '{}' };
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Scenario } from '../protocol/types.generated.js';
+import type { RuleCounters } from '../scenario/rules.js';
+import { REDIS_OPTIONS } from './redis-connection.js';
+
+/** Fires a rule unless it fired `times` already (ARGV[2] empty: no cap), atomically. */
+const FIRE = `
+local fired = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if ARGV[2] ~= '' and fired >= tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+return 1
+`;
+
+type FireClient = Redis & { walletFire(key: string, index: string, times: string): Promise<number> };
+
+/** The values of a MULTI's replies; throws the first error. */
+function results(replies: [Error | null, unknown][] | null): unknown[] {
+  if (!replies) throw new Error('Redis refused the transaction');
+  return replies.map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+}
+
+/**
+ * What several wallet-sim processes on one Redis share besides the ledger (DESIGN.md
+ * "Scale-out"): the active scenario, the rule counters and word of a reset. The scenario document
+ * and a version live in Redis; a change is published on a channel and every process picks it up
+ * (and re-reads it after a reconnect, in case it missed the message). Rule counters are hashes per
+ * scenario version, so a change or reset starts them at zero everywhere at once.
+ *
+ *   scenario              the active scenario document (JSON)
+ *   scenario:version      bumped by every scenario change and reset
+ *   rules:<v>:matched     hash rule index → callbacks that matched it
+ *   rules:<v>:fired       hash rule index → times it fired
+ *   events                pub/sub channel: {"from": <process>, "what": "scenario" | "reset"}
+ */
+export class RedisShared {
+  readonly id = randomUUID();
+  private version = '0';
+  private subscriber?: Redis;
+  private listener?: (scenario: Scenario) => void;
+
+  constructor(private readonly client: Redis, private readonly prefix: string) {
+    client.defineCommand('walletFire', { numberOfKeys: 1, lua: FIRE });
+  }
+
+  private key(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+
+  /**
+   * Joins the shared wallet: publishes `scenario` if none is active yet, else resolves with the
+   * active one (which this process must adopt). Then calls `listener` with the scenario whenever
+   * another process changes it or resets the wallet.
+   */
+  async join(scenario: Scenario, listener: (scenario: Scenario) => void): Promise<Scenario | undefined> {
+    this.listener = listener;
+    const set = await this.client.set(this.key('scenario'), JSON.stringify(scenario), 'NX');
+    const [doc, version] = results(await this.client.multi().get(this.key('scenario')).get(this.key('scenario:version')).exec()) as [string, string | null];
+    this.version = version ?? '0';
+    this.subscriber = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
+    this.subscriber.on('error', () => { /* reconnects by itself; callbacks report the state */ });
+    this.subscriber.on('message', (_channel: string, message: string) => {
+      const { from } = JSON.parse(message) as { from: string };
+      if (from !== this.id) void this.resync();
+    });
+    // After a reconnect, what was published meanwhile was missed: read the state again.
+    let first = true;
+    this.subscriber.on('ready', () => {
+      void this.subscriber!.subscribe(this.key('events')).catch(() => {});
+      if (!first) void this.resync();
+      first = false;
+    });
+    await this.subscriber.connect();
+    return set === 'OK' ? undefined : (JSON.parse(doc) as Scenario);
+  }
+
+  /** Reads the shared version and scenario; tells the listener when they moved. */
+  private async resync(): Promise<void> {
+    try {
+      const [doc, version] = results(await this.client.multi().get(this.key('scenario')).get(this.key('scenario:version')).exec()) as [string | null, string | null];
+      const next = version ?? '0';
+      if (next === this.version || doc === null) return;
+      this.version = next;
+      this.listener?.(JSON.parse(doc) as Scenario);
+    } catch {
+      // Redis away: the next reconnect resyncs.
+    }
+  }
+
+  /** Makes `scenario` the active one for every process (counters start at zero). */
+  async publishScenario(scenario: Scenario): Promise<void> {
+    const [, version] = results(await this.client.multi().set(this.key('scenario'), JSON.stringify(scenario)).incr(this.key('scenario:version')).del(...this.counterKeys()).exec());
+    this.version = String(version);
+    await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'scenario' }));
+  }
+
+  /** Rule counters start at zero for every process (after `POST /admin/reset`). */
+  async publishReset(): Promise<void> {
+    const [version] = results(await this.client.multi().incr(this.key('scenario:version')).del(...this.counterKeys()).exec());
+    this.version = String(version);
+    await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'reset' }));
+  }
+
+  private counterKeys(): string[] {
+    return [this.key(`rules:${this.version}:matched`), this.key(`rules:${this.version}:fired`)];
+  }
+
+  /** The rule counters of the active scenario version, shared by every process. */
+  readonly counters: RuleCounters = {
+    match: async (indexes) => {
+      const key = this.key(`rules:${this.version}:matched`);
+      const multi = this.client.multi();
+      for (const i of indexes) multi.hincrby(key, String(i), 1);
+      return results(await multi.exec()).map(Number);
+    },
+    fire: async (index, times) =>
+      (await (this.client as FireClient).walletFire(this.key(`rules:${this.version}:fired`), String(index), times === undefined ? '' : String(times))) === 1,
+    read: async (count) => {
+      const [matched, fired] = await Promise.all([
+        this.client.hgetall(this.key(`rules:${this.version}:matched`)),
+        this.client.hgetall(this.key(`rules:${this.version}:fired`)),
+      ]);
+      const list = (h: Record<string, string>) => Array.from({ length: count }, (_, i) => Number(h[String(i)] ?? 0));
+      return { matched: list(matched), fired: list(fired) };
+    },
+  };
+
+  close(): void {
+    this.subscriber?.disconnect();
+  }
+}
