@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import closeWithGrace from 'close-with-grace';
@@ -15,6 +16,7 @@ import { DEFAULT_RETAIN_TRANSACTIONS, Simulator } from '../simulator.js';
 import { createStore, STORE_KINDS, type StoreKind } from '../store/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_REDIS_PREFIX } from '../store/redis-connection.js';
+import { reportListening, runPrimary } from './workers.js';
 
 interface StartOptions extends ServerLimits {
   port: number;
@@ -35,6 +37,7 @@ interface StartOptions extends ServerLimits {
   journalSize: number;
   journalBytes: number;
   retainTransactions: number;
+  workers: number;
   bodyLimit: number;
   watch: boolean;
 }
@@ -78,6 +81,7 @@ export function startCommand(): Command {
     .addOption(opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(int(0, 10_000_000)))
     .addOption(opt('--journal-bytes <n>', 'characters of JSON the journal holds at most (oldest entries go first)', 'JOURNAL_BYTES').default(DEFAULT_JOURNAL_BYTES).argParser(int(0, 2 ** 31)))
     .addOption(opt('--retain-transactions <n>', 'applied transactions remembered for idempotency; older ones are forgotten and their retries refused (R3 TRANSACTION_EXPIRED)', 'RETAIN_TRANSACTIONS').default(DEFAULT_RETAIN_TRANSACTIONS).argParser(int(1, 1_000_000_000)))
+    .addOption(opt('--workers <n>', 'processes serving the port together (node:cluster); more than 1 needs --store redis', 'WORKERS').default(1).argParser(int(1, 256)))
     .addOption(opt('--body-limit <bytes>', 'largest accepted request body', 'BODY_LIMIT').default(DEFAULT_BODY_LIMIT).argParser(int(1, 1024 ** 3)))
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
@@ -91,6 +95,7 @@ async function start(o: StartOptions): Promise<void> {
   const file = resolveScenario(o.scenario);
   if (file === undefined) fail(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
   o.scenario = file;
+  if (o.workers > 1 && o.store !== 'redis') fail(MESSAGES.WORKERS_NEED_SHARED_STORE(o.workers, o.store));
   if (o.store === 'redis' && !o.redisUrl) fail(MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'));
   const limitProblem = limitsProblem(o);
   if (limitProblem) fail(MESSAGES.OPTION_INVALID(limitProblem));
@@ -110,13 +115,14 @@ async function start(o: StartOptions): Promise<void> {
     }
     throw e;
   }
+  if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
   let store, sim;
   try {
     store = await createStore(o.store, o.data, { retainTransactions: o.retainTransactions, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix });
     sim = await Simulator.open(scenario, store, {
       apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions,
     });
-    if (sim.scenario.source !== scenario.source) {
+    if (JSON.stringify(sim.scenario.source) !== JSON.stringify(scenario.source)) {
       console.error(`wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${o.scenario}): PUT /admin/scenario changes it for every process`);
     }
   } catch (e) {
@@ -164,7 +170,8 @@ async function start(o: StartOptions): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : o.port;
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   const url = `http://${host}:${port}`;
-  console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, scenario.source.name, o.store));
+  if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name);
+  else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, o.store));
 }
 
 function fail(message: string): never {
