@@ -27,15 +27,18 @@ export const int = (min: number, max: number) => (value: string): number => {
 };
 
 /** --url of a running simulator (verify, report, tail): its base URL. */
-export const simulatorUrlOption = () =>
-  new Option('--url <url>', `the simulator's base URL, e.g. ${BASE_URL} (not the callback path)`).argParser(httpUrl(BASE_URL)).makeOptionMandatory();
+export const simulatorUrlOption = () => new Option('--url <url>', `the simulator's base URL, e.g. ${BASE_URL} (not the callback path)`)
+  .argParser(httpUrl(BASE_URL))
+  .makeOptionMandatory();
 
 /** --url of a receiver's callback (send, probe). */
-export const callbackUrlOption = () =>
-  new Option('--url <url>', `the receiver's callback URL, e.g. ${CALLBACK_URL}`).argParser(httpUrl(CALLBACK_URL)).makeOptionMandatory();
+export const callbackUrlOption = () => new Option('--url <url>', `the receiver's callback URL, e.g. ${CALLBACK_URL}`)
+  .argParser(httpUrl(CALLBACK_URL))
+  .makeOptionMandatory();
 
 /** --admin-token for a simulator started with --admin-token (verify, report, tail). */
-export const adminTokenOption = () => new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN');
+export const adminTokenOption = () => new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token')
+  .env('WALLET_SIM_ADMIN_TOKEN');
 
 /** --api-id and --api-key: the credentials a callback carries (send, probe; start has its own meaning). */
 export const apiIdOption = () => new Option('--api-id <id>', 'Api-Id header to send').env('WALLET_SIM_API_ID');
