@@ -58,6 +58,10 @@ export const API_ERRORS = {
     status: 503,
     message: () => 'wallet-sim is shutting down and did not process this request; send it again once wallet-sim is listening again',
   },
+  STORE_FAILED: {
+    status: 503,
+    message: (detail: string) => `${detail}; balances held in memory may not be durable, so none are shown until a restart`,
+  },
   INTERNAL: { status: 500, message: (detail: string) => `unexpected error (${detail}); the log has the stack` },
 } as const;
 

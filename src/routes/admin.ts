@@ -52,7 +52,10 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
       summary: 'Every player and balance',
       response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
     }),
-  }, async () => sim.players().map(view));
+  }, async (_request, reply) => {
+    if (sim.storeFailure) return sendApiError(reply, apiError('STORE_FAILED', sim.storeFailure));
+    return sim.players().map(view);
+  });
 
   app.get<{ Params: { user_id: string } }>('/players/:user_id', {
     ...sentAsReturned,
@@ -66,6 +69,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
       },
     }),
   }, async (request, reply) => {
+    if (sim.storeFailure) return sendApiError(reply, apiError('STORE_FAILED', sim.storeFailure));
     const p = sim.player(request.params.user_id);
     return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
   });
