@@ -8,16 +8,19 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
  */
 
 export interface ApiErrorBody { error: string; message: string; details?: { pointer: string; message: string }[] }
+export interface ApiErrorReply { status: number; body: ApiErrorBody }
 
 export const API_ERRORS = {
   BAD_REQUEST: { status: 400, message: (detail: string) => detail },
   BODY_EMPTY: {
     status: 400,
-    message: () => 'the body is empty but Content-Type says application/json: send a JSON document (e.g. {}), or no Content-Type when there is nothing to send',
+    message: () => 'the body is empty but Content-Type says application/json: send a JSON document (e.g. {}), ' +
+      'or no Content-Type when there is nothing to send',
   },
   BODY_NOT_JSON: {
     status: 400,
-    message: () => "the body is not valid JSON (or has a __proto__ / constructor.prototype key): check the quoting, e.g. curl -d '{\"balance\": 100}'",
+    message: () => 'the body is not valid JSON (or has a __proto__ / constructor.prototype key): ' +
+      `check the quoting, e.g. curl -d '{"balance": 100}'`,
   },
   CONTENT_LENGTH_WRONG: { status: 400, message: () => 'Content-Length does not match the body that was sent: let your client compute it' },
   SCENARIO_INVALID: { status: 400, message: (detail: string) => detail },
@@ -25,27 +28,41 @@ export const API_ERRORS = {
   FORBIDDEN: { status: 403, message: (detail: string) => detail },
   HOST_NOT_ALLOWED: {
     status: 403,
-    message: (host: string) => 'the admin API answers only requests addressed to localhost, an IP address or a name given to --allowed-hosts; ' +
-      `Host was "${host}": to reach it under that name, start wallet-sim with --allowed-hosts NAME (env WALLET_SIM_ALLOWED_HOSTS)`,
+    message: (host: string) => 'the admin API answers only requests addressed to localhost, an IP address or a name ' +
+      `given to --allowed-hosts; Host was "${host}": ` +
+      'to reach it under that name, start wallet-sim with --allowed-hosts NAME (env WALLET_SIM_ALLOWED_HOSTS)',
   },
   CROSS_SITE_REFUSED: {
     status: 403,
-    message: (origin: string) => `the admin API refuses requests from web pages of another site (${origin}), so no page you open can drive it; ` +
+    message: (origin: string) => `the admin API refuses requests from web pages of another site (${origin}), ` +
+      'so no page you open can drive it; ' +
       'to let a page of yours call it, start wallet-sim with --cors ORIGIN naming that exact origin (env WALLET_SIM_CORS)',
   },
   PLAYER_UNKNOWN: { status: 404, message: (userId: string) => `no player ${userId}: create it with PUT /admin/players/${userId}` },
   NOT_FOUND: { status: 404, message: (detail: string) => `${detail}: the routes are listed at /docs` },
   METHOD_NOT_ALLOWED: { status: 405, message: (detail: string) => detail },
-  BODY_TOO_LARGE: { status: 413, message: (limit: number) => `the body is over the ${limit}-byte limit; send less or start with --body-limit` },
-  MEDIA_TYPE_UNSUPPORTED: { status: 415, message: (type: string) => `Content-Type ${type} is not accepted here: send the body as application/json` },
+  BODY_TOO_LARGE: {
+    status: 413,
+    message: (limit: number) => `the body is over the ${limit}-byte limit; send less or start with --body-limit`,
+  },
+  MEDIA_TYPE_UNSUPPORTED: {
+    status: 415,
+    message: (type: string) => `Content-Type ${type} is not accepted here: send the body as application/json`,
+  },
   CONTENT_TYPE_NOT_JSON: {
     status: 415,
-    message: (type: string) => `admin writes with a body want Content-Type: application/json, got "${type}"; send JSON with -H 'content-type: application/json' (curl)`,
+    message: (type: string) => `admin writes with a body want Content-Type: application/json, got "${type}"; ` +
+      "send JSON with -H 'content-type: application/json' (curl)",
   },
   SHUTTING_DOWN: {
     status: 503,
     message: () => 'wallet-sim is shutting down and did not process this request; send it again once wallet-sim is listening again',
   },
+  STORE_FAILED: {
+    status: 503,
+    message: (detail: string) => `${detail}; balances held in memory may not be durable, so none are shown until a restart`,
+  },
+  STORE_UNREACHABLE: { status: 503, message: (detail: string) => `${detail}; ask again once it is back` },
   INTERNAL: { status: 500, message: (detail: string) => `unexpected error (${detail}); the log has the stack` },
 } as const;
 
@@ -59,7 +76,7 @@ export function apiError<C extends ApiErrorCode>(code: C, ...args: ApiErrorArgs<
 }
 
 /** Replies with one error of the table (details: the fields at fault, by JSON pointer). */
-export function sendApiError(reply: FastifyReply, error: { status: number; body: ApiErrorBody }, details?: ApiErrorBody['details']): FastifyReply {
+export function sendApiError(reply: FastifyReply, error: ApiErrorReply, details?: ApiErrorBody['details']): FastifyReply {
   return reply.code(error.status).send(details ? { ...error.body, details } : error.body);
 }
 
@@ -67,7 +84,7 @@ export function sendApiError(reply: FastifyReply, error: { status: number; body:
  * Replies with one error of the table, serialized here: a refusal from a hook must not be reshaped
  * by the route's response schema.
  */
-export function sendApiErrorText(reply: FastifyReply, error: { status: number; body: ApiErrorBody }): FastifyReply {
+export function sendApiErrorText(reply: FastifyReply, error: ApiErrorReply): FastifyReply {
   return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(error.body));
 }
 
@@ -78,7 +95,8 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
 
 /** Generic codes by status, for a Fastify error the table has no specific entry for. */
 const BY_STATUS: Record<number, ApiErrorCode> = {
-  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'BODY_TOO_LARGE', 415: 'MEDIA_TYPE_UNSUPPORTED', 503: 'SHUTTING_DOWN',
+  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED',
+  413: 'BODY_TOO_LARGE', 415: 'MEDIA_TYPE_UNSUPPORTED', 503: 'SHUTTING_DOWN',
 };
 
 /**

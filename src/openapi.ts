@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyRequest, FastifySchema } from 'fastify';
-import { addBodyExamples, addHeaderExamples, callbackHeaderParams, documentCallbackRequest, showOnlyCallerSchemas } from './openapi-document.js';
+import {
+  addBodyExamples, addHeaderExamples, callbackHeaderParams, documentCallbackRequest, showOnlyCallerSchemas,
+} from './openapi-document.js';
 import { ROOT } from './paths.js';
 import type { DocumentedSchema, NamedExamples } from './routes/docs.js';
 
@@ -38,6 +40,8 @@ const DESCRIPTION = [
     'the simulator accepts; see docs/openapi.md.',
 ].join('\n');
 
+const BEARER = 'Only when the simulator runs with --admin-token: the admin API wants that token.';
+
 /** The OpenAPI 3.1 document's frame; the operations and components come from the routes and schemas/. */
 export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOptions {
   const bodyExamples = new Map<string, NamedExamples>();
@@ -54,7 +58,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
       ],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'Only when the simulator runs with --admin-token: the admin API wants that token.' },
+          bearer: { type: 'http', scheme: 'bearer', description: BEARER },
         },
       },
     },

@@ -47,7 +47,7 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   const base = await listen(app);
   const r = await run(['verify', '--url', `${base}/callback`, '--expect', '/dev/null']);
   t.equal(r.code, 2);
-  t.match(r.stderr, '/dev/null: not JSON', 'the expectations file is read first');
+  t.match(r.stderr, '/dev/null: is not valid JSON', 'the expectations file is read first');
   const dir = (await import('node:os')).tmpdir();
   const file = `${dir}/wallet-sim-empty-expect-${process.pid}.json`;
   (await import('node:fs')).writeFileSync(file, '{}');

@@ -751,4 +751,9 @@ t.test('a failed admin write latches the store failure too', async (t) => {
   t.equal((await app.inject('/health')).statusCode, 503);
   disk.failing = false;
   t.equal((await send(app, login('usd'))).body.code, 'R1', 'callbacks refused: memory is ahead of the disk');
+  for (const url of ['/admin/players', '/admin/players/usd']) {
+    const res = await app.inject(url);
+    t.equal(res.statusCode, 503, `${url}: no balance that may not be durable`);
+    t.match(res.json(), { error: 'STORE_FAILED', message: /restart/ });
+  }
 });

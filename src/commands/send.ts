@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../client/callbacks.js';
-import { DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
+import { type Exchange, postCallback } from '../client/http.js';
 import { maskedHeaders } from '../secrets.js';
-import { httpUrl, markRequired } from './options.js';
+import { apiIdOption, apiKeyOption, callbackUrlOption, markRequired, timeoutOption } from './options.js';
 import { type Money, money } from '../money.js';
 import { CODES, EVENT_TYPES, type EventType } from '../protocol/codes.js';
 
@@ -30,12 +30,6 @@ const decimal = (what: string, positive: boolean) => (value: string) => {
   try { m = money(value); } catch { throw new InvalidArgumentError(`${what} must be a decimal number`); }
   if (!m.isFinite() || (positive && !m.gt(0))) throw new InvalidArgumentError(`${what} must be a ${positive ? 'positive ' : ''}decimal number`);
   return m;
-};
-
-const int = (min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
-  return n;
 };
 
 /** The body to send: the --body file as written, or a well-formed callback built from the options. */
@@ -96,7 +90,7 @@ export function sendCommand(): Command {
   return markRequired(new Command('send'))
     .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on R0')
     .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
-    .requiredOption('--url <url>', "the receiver's callback URL, e.g. http://127.0.0.1:8080/callback", httpUrl('http://127.0.0.1:8080/callback'))
+    .addOption(callbackUrlOption())
     .option('--user <user_id>', 'player', 'player-1')
     .option('--currency <code>', 'currency of bet and bet_result (the bundled player-1 holds KRW)', 'KRW')
     .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
@@ -106,11 +100,11 @@ export function sendCommand(): Command {
     .option('--bet-type <type>', 'bet_type of the single bet', 'P')
     .option('--transaction-id <id>', 'instead of a fresh one (to try a replay)')
     .option('--feedback-data <s>', 'feedback_data', 'wallet-sim-send')
-    .addOption(new Option('--api-id <id>', 'Api-Id header').env('WALLET_SIM_API_ID').default('sandbox'))
-    .addOption(new Option('--api-key <key>', 'Api-Key header').env('WALLET_SIM_API_KEY').default('sandbox-key'))
+    .addOption(apiIdOption().default('sandbox'))
+    .addOption(apiKeyOption().default('sandbox-key'))
     .option('--callback-url <url>', 'Callback-URL header (default: --url)')
     .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
-    .option('--timeout <ms>', 'how long to wait for the reply', int(1, 600_000), DEFAULT_TIMEOUT_MS)
+    .addOption(timeoutOption('how long to wait for the reply'))
     .action(async (event: EventType, o: SendOptions, command: Command) => {
       let exchange: Exchange;
       try {

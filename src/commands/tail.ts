@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
+import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface TailOptions { url: string; json: boolean; adminToken?: string; token?: string }
 
@@ -11,11 +12,11 @@ const MESSAGES = {
 } as const;
 
 export function tailCommand(): Command {
-  return new Command('tail')
+  return markRequired(new Command('tail'))
     .description('Follow the callbacks a running simulator receives, one line each (exit 2 when it cannot connect)')
-    .requiredOption('--url <url>', 'the simulator base URL, e.g. http://127.0.0.1:8080')
+    .addOption(simulatorUrlOption())
     .option('--json', 'one journal entry per line, as JSON', false)
-    .addOption(new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN'))
+    .addOption(adminTokenOption())
     .addOption(new Option('--token <token>', 'same as --admin-token').hideHelp())
     .action(async (o: TailOptions) => {
       process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? o.adminToken);

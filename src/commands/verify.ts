@@ -1,20 +1,20 @@
 import { writeFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { ExpectationsError, loadExpectations } from '../verify/expectations.js';
 import { formatVerifyReport, verifyJUnit } from '../verify/report.js';
 import { verify } from '../verify/verify.js';
-import { httpUrl, markRequired } from './options.js';
+import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface VerifyOptions { url: string; expect: string; junit?: string; adminToken?: string }
 
 export function verifyCommand(): Command {
   return markRequired(new Command('verify'))
     .description("Check what a running simulator received against an expectations file; exit 1 when one does not hold, 2 when it cannot check")
-    .requiredOption('--url <url>', "the simulator's base URL, e.g. http://127.0.0.1:8080 (not the callback path)", httpUrl('http://127.0.0.1:8080'))
+    .addOption(simulatorUrlOption())
     .requiredOption('--expect <file>', 'expectations file (schemas/expectations.schema.json)')
-    .option('--junit <file>', 'also write a JUnit XML report')
-    .addOption(new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN'))
+    .addOption(junitOption())
+    .addOption(adminTokenOption())
     .action(async (o: VerifyOptions) => {
       const startedAt = new Date().toISOString();
       const started = performance.now();

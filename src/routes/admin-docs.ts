@@ -17,6 +17,7 @@ const FORBIDDEN = 'The admin API refused the request: its Host is not the listen
 export const UNREADABLE_400 = 'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY) ' +
   'or not JSON (BODY_NOT_JSON).';
 const TOO_LARGE = 'The body is over the size limit (BODY_TOO_LARGE; default 1 MiB, `start --body-limit`). Nothing changed.';
+const UNAUTHORIZED = 'Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).';
 const NOT_JSON = 'The body is not application/json (CONTENT_TYPE_NOT_JSON). Nothing changed.';
 
 /** The bearer security of the admin routes, when locked. */
@@ -25,7 +26,7 @@ export const adminSecurity = (o: Pick<AdminDocOptions, 'locked'>) => (o.locked ?
 /** The responses of the guard and the body parser; a write (anything but GET) has a body to refuse. */
 function guardResponses(write: boolean, o: AdminDocOptions): Record<string, Json> {
   return {
-    ...(o.locked ? { 401: errorResponse('Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).', [errorBody('UNAUTHORIZED')]) } : {}),
+    ...(o.locked ? { 401: errorResponse(UNAUTHORIZED, [errorBody('UNAUTHORIZED')]) } : {}),
     403: errorResponse(FORBIDDEN),
     ...(write
       ? {
@@ -43,5 +44,6 @@ export function adminSchema(method: 'GET' | 'PUT' | 'POST' | 'DELETE', o: AdminD
   const own = (schema.response ?? {}) as Record<string, Json>;
   const guard = guardResponses(method !== 'GET', o);
   // The route's own answer wins, except 401: only the guard sends it.
-  return { tags: ['admin'], security: adminSecurity(o), ...schema, response: { ...guard, ...own, ...(guard[401] ? { 401: guard[401] } : {}) } };
+  const response = { ...guard, ...own, ...(guard[401] ? { 401: guard[401] } : {}) };
+  return { tags: ['admin'], security: adminSecurity(o), ...schema, response };
 }

@@ -55,7 +55,8 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
       const type = request.headers['content-type'];
       const length = request.headers['content-length'];
       const hasBody = (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
-      if ((hasBody || type !== undefined) && mediaType(type) !== 'application/json') return apiError('CONTENT_TYPE_NOT_JSON', type ?? '(none)');
+      const json = mediaType(type) === 'application/json';
+      if ((hasBody || type !== undefined) && !json) return apiError('CONTENT_TYPE_NOT_JSON', type ?? '(none)');
     }
     return undefined;
   }

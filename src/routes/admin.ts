@@ -7,6 +7,7 @@ import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
+import { LocalStore } from '../store/local.js';
 import { uiAdminRoutes } from './ui.js';
 import type { Player } from '../store/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
@@ -16,20 +17,32 @@ import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREA
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
 
 const playerParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', minLength: 1 } } } as const;
-const ok = (extra: Record<string, unknown> = {}) => ({ type: 'object', required: ['ok'], properties: { ok: { type: 'boolean', const: true }, ...extra } });
+const ok = (extra: Record<string, unknown> = {}) =>
+  ({ type: 'object', required: ['ok'], properties: { ok: { type: 'boolean', const: true }, ...extra } });
 
-const SET_PLAYER = "Sets the balance (and optionally the currency) of a player, creating it when unknown. The balance must fit the currency's scale.";
-const JOURNAL = 'The callbacks received, oldest first (a bounded ring: the oldest drop out first). Filters combine; limit keeps the newest n.';
-const SET_SCENARIO = 'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to their ' +
-  'balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused with 400 ' +
-  'naming each bad field by JSON pointer, and the old one stays active.';
+const SET_PLAYER = 'Sets the balance (and optionally the currency) of a player, creating it when unknown. ' +
+  "The balance must fit the currency's scale.";
+const JOURNAL = 'The callbacks received, oldest first (a bounded ring: the oldest drop out first). ' +
+  'Filters combine; limit keeps the newest n.';
+const SET_SCENARIO = 'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to ' +
+  'their balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused ' +
+  'with 400 naming each bad field by JSON pointer, and the old one stays active.';
+const RULE_HITS = 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.';
+const AFTER = 'Only entries with an id greater than this; with `limit`, pages forward.';
+const LIMIT = 'Without `after`: keep only the newest n entries. With `after`: the first n after it.';
+
+interface AdminRouteOptions { sim: Simulator; token?: string; guard?: Omit<AdminGuardOptions, 'token'> }
+type JournalQuery = { user_id?: string; event_type?: string; transaction_id?: string; after?: string; limit?: string };
+
+const playerUpdateSummary = (v: Record<string, unknown>) =>
+  (v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`);
 
 /**
  * The admin API (WireMock's vocabulary): players, reset, journal, scenario. Each route documents
  * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
  * what the handlers return (sentAsReturned): the response schemas are for the document.
  */
-export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; guard?: Omit<AdminGuardOptions, 'token'> }> = async (app, { sim, token, guard }) => {
+export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard }) => {
   addAdminGuard(app, { ...guard, token });
   const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
@@ -40,7 +53,10 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
       summary: 'Every player and balance',
       response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
     }),
-  }, async () => (await sim.store.players()).map(view));
+  }, async (_request, reply) => {
+    if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
+    return (await sim.store.players()).map(view);
+  });
 
   app.get<{ Params: { user_id: string } }>('/players/:user_id', {
     ...sentAsReturned,
@@ -54,6 +70,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
       },
     }),
   }, async (request, reply) => {
+    if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
     const p = await sim.store.player(request.params.user_id);
     return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
   });
@@ -66,7 +83,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
       description: SET_PLAYER,
       params: playerParams,
       body: { $ref: 'PlayerUpdate#' },
-      bodyExamples: namedExamples('PlayerUpdate', (v) => (v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`)),
+      bodyExamples: namedExamples('PlayerUpdate', playerUpdateSummary),
       response: {
         200: { description: 'The player after the change.', $ref: 'Player#' },
         400: errorResponse(
@@ -81,7 +98,8 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     const cur = currency ?? (await sim.store.player(request.params.user_id))?.currency ?? sim.scenario.defaultCurrency;
     const amount = money(balance);
     const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
-    if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), [{ pointer: '/balance', message: problem.message }]);
+    const details = problem && [{ pointer: '/balance', message: problem.message }];
+    if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), details);
     return view(await sim.setPlayer(request.params.user_id, amount, cur));
   });
 
@@ -94,7 +112,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     }),
   }, async () => { await sim.reset(); return { ok: true }; });
 
-  app.get<{ Querystring: { user_id?: string; event_type?: string; transaction_id?: string; after?: string; limit?: string } }>('/journal', {
+  app.get<{ Querystring: JournalQuery }>('/journal', {
     ...sentAsReturned,
     schema: adminSchema('GET', docs, {
       operationId: 'journal',
@@ -106,18 +124,22 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
           user_id: { type: 'string' },
           event_type: { type: 'string' },
           transaction_id: { type: 'string' },
-          after: { type: 'string', pattern: '^[0-9]+$', description: 'Only entries with an id greater than this; with `limit`, pages forward.' },
-          limit: { type: 'string', pattern: '^[0-9]+$', description: 'Without `after`: keep only the newest n entries. With `after`: the first n after it.' },
+          after: { type: 'string', pattern: '^[0-9]+$', description: AFTER },
+          limit: { type: 'string', pattern: '^[0-9]+$', description: LIMIT },
         },
       },
       response: {
         200: { description: 'The matching entries.', $ref: 'JournalPage#' },
-        400: errorResponse('A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.', [invalid('querystring:/limit', 'must match pattern "^[0-9]+$"')]),
+        400: errorResponse(
+          'A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.',
+          [invalid('querystring:/limit', 'must match pattern "^[0-9]+$"')],
+        ),
       },
     }),
   }, async (request, reply) => {
     const { limit, after, ...filter } = request.query;
-    const entries = await sim.journal.select({ ...filter, after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) });
+    const number = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+    const entries = await sim.journal.select({ ...filter, after: number(after), limit: number(limit) });
     // Streamed from the entries' own text: never one string the size of the whole journal.
     return reply.type('application/json').send(Readable.from(journalDocument(entries)));
   });
@@ -148,9 +170,7 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
     schema: adminSchema('GET', docs, {
       operationId: 'ruleHits',
       summary: 'Hit counters of the active rules',
-      response: {
-        200: { description: 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.', $ref: 'RuleHits#' },
-      },
+      response: { 200: { description: RULE_HITS, $ref: 'RuleHits#' } },
     }),
   }, async () => sim.ruleHits());
 
@@ -168,7 +188,11 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
         400: errorResponse(
           `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
             'Nothing changed, the old scenario stays active.',
-          [invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'), invalid('/rules/0/then/delay_ms', 'must be >= 0'), ...UNREADABLE],
+          [
+            invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'),
+            invalid('/rules/0/then/delay_ms', 'must be >= 0'),
+            ...UNREADABLE,
+          ],
         ),
       },
     }),
@@ -181,6 +205,10 @@ export const adminRoutes: FastifyPluginAsync<{ sim: Simulator; token?: string; g
   await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs) }); // GET /admin/events, /admin/scenarios
   await app.register(reportRoutes, { sim, locked: token !== undefined });
 };
+
+/** A local store's failure is latched until a restart; a shared store (Redis) is only unreachable for now. */
+const storeDown = (sim: Simulator) =>
+  sim.store instanceof LocalStore ? apiError('STORE_FAILED', sim.storeFailure!) : apiError('STORE_UNREACHABLE', sim.storeFailure!);
 
 /** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */
 function* journalDocument(entries: StoredEntry[]): Generator<string> {

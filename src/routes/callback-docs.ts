@@ -9,7 +9,8 @@ import { type DocumentedSchema, errorBody, errorResponse, examplesOf, type Json,
 const refId = (ref: string) => ref.replace(/#.*$/, '');
 
 /** event_type → the $id of its request schema, read from CallbackRequest's oneOf (not written twice). */
-export const EVENT_SCHEMAS: ReadonlyArray<{ event: string; id: string }> = (schemaById('CallbackRequest').oneOf as { $ref: string }[]).map(({ $ref }) => {
+const branches = schemaById('CallbackRequest').oneOf as { $ref: string }[];
+export const EVENT_SCHEMAS: ReadonlyArray<{ event: string; id: string }> = branches.map(({ $ref }) => {
   const id = refId($ref);
   const event = ((schemaById(id).properties as Json).event_type as { const: string }).const;
   return { event, id };
@@ -63,7 +64,10 @@ const CALLBACK_URL = "Optional. The receiver's callback address (spec 4 says eve
 
 /** Reply headers of the callback (spec 4, plus wallet-sim's reason header). */
 const replyHeaders = {
-  'Api-Id': { type: 'string', description: "On every reply: the caller's Api-Id echoed (empty when absent), or the scenario's reply_credentials.api_id." },
+  'Api-Id': {
+    type: 'string',
+    description: "On every reply: the caller's Api-Id echoed (empty when absent), or the scenario's reply_credentials.api_id.",
+  },
   'Api-Key': {
     type: 'string',
     description: "On every reply: the caller's Api-Key echoed (empty when absent), or the scenario's reply_credentials.api_key. " +
@@ -88,7 +92,11 @@ export function callbackRouteSchema(bodyLimit: number): DocumentedSchema {
     description: DESCRIPTION,
     headers: {
       type: 'object',
-      properties: { 'Api-Id': credentialHeader('Api-Id'), 'Api-Key': credentialHeader('Api-Key'), 'Callback-URL': { type: 'string', description: CALLBACK_URL } },
+      properties: {
+        'Api-Id': credentialHeader('Api-Id'),
+        'Api-Key': credentialHeader('Api-Key'),
+        'Callback-URL': { type: 'string', description: CALLBACK_URL },
+      },
       required: ['Api-Id', 'Api-Key'],
     },
     body: { $ref: 'CallbackRequest#' },
@@ -101,7 +109,11 @@ export function callbackRouteSchema(bodyLimit: number): DocumentedSchema {
       },
       413: {
         ...errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', bodyLimit)]),
-        headers: { 'Api-Id': replyHeaders['Api-Id'], 'Api-Key': replyHeaders['Api-Key'], 'X-Wallet-Sim-Reason': replyHeaders['X-Wallet-Sim-Reason'] },
+        headers: {
+          'Api-Id': replyHeaders['Api-Id'],
+          'Api-Key': replyHeaders['Api-Key'],
+          'X-Wallet-Sim-Reason': replyHeaders['X-Wallet-Sim-Reason'],
+        },
       },
       503: errorResponse('wallet-sim is shutting down (SIGINT/SIGTERM): callbacks in flight are answered, a new one is not taken.'),
       default: {

@@ -32,8 +32,10 @@ export const namedExamples = (id: string, summary: (v: Json, i: number) => strin
 export const errorBody = <C extends ApiErrorCode>(code: C, ...args: ApiErrorArgs<C>): ApiErrorBody => apiError(code, ...args).body;
 
 /** A BAD_REQUEST (or SCENARIO_INVALID) body naming one field, as the error handler writes it. */
-export const invalid = (pointer: string, message: string, code: 'BAD_REQUEST' | 'SCENARIO_INVALID' = 'BAD_REQUEST'): ApiErrorBody =>
-  ({ ...errorBody(code, code === 'SCENARIO_INVALID' ? `scenario: ${pointer} ${message}` : `${pointer} ${message}`), details: [{ pointer, message }] });
+export function invalid(pointer: string, message: string, code: 'BAD_REQUEST' | 'SCENARIO_INVALID' = 'BAD_REQUEST'): ApiErrorBody {
+  const text = code === 'SCENARIO_INVALID' ? `scenario: ${pointer} ${message}` : `${pointer} ${message}`;
+  return { ...errorBody(code, text), details: [{ pointer, message }] };
+}
 
 /** The two bodies of a request whose JSON cannot be read. */
 export const UNREADABLE = [errorBody('BODY_EMPTY'), errorBody('BODY_NOT_JSON')];

@@ -1,19 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { type Thresholds, thresholdsOf } from '../grading/thresholds.js';
 import { amountProblem, type Money, money } from '../money.js';
 import type { Rule, Scenario } from '../protocol/types.generated.js';
+import { DocumentError, type DocumentProblem, loadJsonDocument } from '../documents.js';
 import { describeErrors, validator } from '../schemas.js';
 
 const validateSchema = validator<Scenario>('Scenario');
 
-export interface ScenarioProblem { pointer: string; message: string }
+export type ScenarioProblem = DocumentProblem;
 
-/** A scenario that failed validation: every problem, each with its JSON pointer. */
-export class ScenarioError extends Error {
-  constructor(readonly source: string, readonly problems: ScenarioProblem[]) {
-    super(problems.map((p) => `${source}: ${p.pointer ? `${p.pointer} ` : ''}${p.message}`).join('\n'));
-    this.name = 'ScenarioError';
-  }
+/** A scenario that cannot be used: every problem, each with its JSON pointer. */
+export class ScenarioError extends DocumentError {
+  override name = 'ScenarioError';
 }
 
 /** A validated scenario with its defaults filled in and amounts as exact decimals. */
@@ -83,19 +80,7 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
   };
 }
 
-/** Reads, parses and validates a scenario file; every error names the file. */
+/** Reads, parses and validates a scenario file; every error names the file, the JSON pointer and the reason. */
 export function loadScenarioFile(path: string): ActiveScenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ScenarioError(path, [{ pointer: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
-  }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new ScenarioError(path, [{ pointer: '', message: `is not valid JSON: ${(e as Error).message}` }]);
-  }
-  return compileScenario(doc, path);
+  return loadJsonDocument(path, compileScenario, ScenarioError);
 }

@@ -38,6 +38,9 @@ if (missing) {
     const killedAt = sent.size;
     t.ok(await eventually(async () => codes().slice(killedAt).filter((c) => c === 'R1').length >= 5, 30_000), 'R1 while Redis is down');
     t.equal(await health(), 503, '/health answers 503 while Redis is down');
+    const players = await fetch(`${base}/admin/players`);
+    t.equal(players.status, 503, '/admin/players answers 503 while Redis is down');
+    t.match(await players.json(), { error: 'STORE_UNREACHABLE', message: /Redis at .* is unreachable/ });
     const down = [...sent.values()].slice(killedAt).find((s) => s.reply.body.code === 'R1')!;
     t.match(down.reply.headers['x-wallet-sim-reason'], /^R1: Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/, 'the reason names Redis');
     t.ok([...sent.values()].every((s) => s.reply.status === 200), 'never a 5xx: every reply is HTTP 200');
