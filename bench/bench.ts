@@ -9,7 +9,7 @@ import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotFile } from '../src/store/sn
 import type { Change } from '../src/store/state.js';
 
 /**
- * npm run bench [-- --history] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]
+ * npm run bench [-- --history | --redis [--workers 1,2] [--redis-durable]] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]
  *                 [--server-flags "--max-semi-space-size=64"]   (node flags for the servers)
  *                 [--wallet-args "--journal-size 0"]            (extra wallet-sim start options)
  *
@@ -36,6 +36,14 @@ const RUNS = num('runs', 3);
 const LIGHT = num('light-connections', 5);
 const CONNECTIONS = num('connections', 50);
 const HISTORY = flag('history');
+/** --redis: the redis store (a redis-server of the bench's own) with 1, 2, … processes, beside bare Fastify and the memory store. */
+const REDIS = flag('redis');
+const WORKERS = (() => {
+  const i = args.indexOf('--workers');
+  return (i >= 0 ? args[i + 1]! : '1,2').split(',').map(Number).filter((n) => n >= 1);
+})();
+/** --redis-durable: redis-server with appendonly yes + appendfsync always (what survives a crash). */
+const REDIS_DURABLE = flag('redis-durable');
 const CPU_PROF = flag('cpu-prof');
 const list = (name: string) => {
   const i = args.indexOf(`--${name}`);
@@ -64,7 +72,7 @@ const SCENARIO = {
 const player = (i: number) => `bench-p${String(i % PLAYERS).padStart(4, '0')}`;
 const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
 
-interface Target { name: string; ceiling?: boolean; command: string[]; env?: Record<string, string>; note?: string }
+interface Target { name: string; ceiling?: boolean; command: string[]; env?: Record<string, string>; note?: string; redis?: boolean }
 interface Measured {
   name: string;
   req_per_s: number;
@@ -78,6 +86,8 @@ interface Measured {
   startup_ms: number;
   /** Server CPU (user + system) per request: unlike req/s, barely moved by a busy machine or the client. */
   server_cpu_us_per_req?: number;
+  /** redis-server's CPU per request (redis targets). */
+  redis_cpu_us_per_req?: number;
   ratio_to_bare?: number;
   non_r0_samples: string[];
   note?: string;
@@ -130,15 +140,43 @@ function traffic(counts: { r0: number; nonR0: number; samples: string[] }): auto
   ];
 }
 
-/** CPU time (user + system) of a process so far, from /proc (Linux); undefined elsewhere. */
+/**
+ * CPU time (user + system) of a process and its live children (the workers of --workers) so far,
+ * from /proc (Linux); undefined elsewhere.
+ */
 function cpuMs(pid: number | undefined): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    let ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    let children: string[] = [];
+    try { children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch { /* none */ }
+    for (const child of children) ms += cpuMs(Number(child)) ?? 0;
+    return ms;
   } catch {
     return undefined;
   }
 }
+
+/** The redis-server of a --redis bench: a free port, a temp dir, nothing persisted unless --redis-durable. */
+async function startRedisServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const { createServer } = await import('node:net');
+  const port = await new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+  const persistence = REDIS_DURABLE ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => { out += c.toString(); if (out.includes('Ready to accept connections')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+let redisPid: number | undefined;
 
 interface Server { url: string; child: ChildProcess; startupMs: number }
 
@@ -173,8 +211,10 @@ async function measure(t: Target, server: Server, run: number | 'rate'): Promise
   process.stdout.write(`${name}${run === 'rate' ? '' : `, run ${run}`}: ${DURATION} s… `);
   const counts = { r0: 0, nonR0: 0, samples: [] as string[] };
   const cpuBefore = cpuMs(server.child.pid);
+  const redisBefore = t.redis ? cpuMs(redisPid) : undefined;
   const r = await autocannon({ url: server.url, connections: run === 'rate' ? LIGHT : CONNECTIONS, duration: DURATION, requests: traffic(counts) });
   const cpuAfter = cpuMs(server.child.pid);
+  const redisAfter = t.redis ? cpuMs(redisPid) : undefined;
   const m: Measured = {
     name,
     req_per_s: Math.round(r.requests.average),
@@ -187,10 +227,11 @@ async function measure(t: Target, server: Server, run: number | 'rate'): Promise
     timeouts: r.timeouts,
     startup_ms: server.startupMs,
     server_cpu_us_per_req: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round((1000 * (cpuAfter - cpuBefore)) / Math.max(1, r.requests.total)) : undefined,
+    redis_cpu_us_per_req: redisBefore !== undefined && redisAfter !== undefined ? Math.round((1000 * (redisAfter - redisBefore)) / Math.max(1, r.requests.total)) : undefined,
     non_r0_samples: counts.samples,
     note: t.note,
   };
-  console.log(`${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req`);
+  console.log(`${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${t.redis ? `, redis-server ${m.redis_cpu_us_per_req ?? '?'} µs/req` : ''}`);
   return m;
 }
 
@@ -243,9 +284,9 @@ async function historyFile(dir: string, txns: number): Promise<string> {
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '—' : n.toFixed(digits));
 
 function table(rows: Measured[], all: Measured[][], atRate: Measured[]): string {
-  const lines = ['| target | req/s (best) | p50 ms | p99 ms | ratio to (a), median of runs | server CPU µs/req | R0 / non-R0 | errors | start-up ms | req/s of each run |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
-  for (const [i, m] of rows.entries()) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.server_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} | ${all[i]!.map((r) => r.req_per_s).join(', ')} |`);
-  for (const m of atRate) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`);
+  const lines = ['| target | req/s (best) | p50 ms | p99 ms | ratio to (a), median of runs | server CPU µs/req | redis-server CPU µs/req | R0 / non-R0 | errors | start-up ms | req/s of each run |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
+  for (const [i, m] of rows.entries()) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.server_cpu_us_per_req ?? '—'} | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} | ${all[i]!.map((r) => r.req_per_s).join(', ')} |`);
+  for (const m of atRate) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`);
   return lines.join('\n');
 }
 
@@ -257,7 +298,20 @@ async function main(): Promise<void> {
     const wallet = (store: string, data?: string): string[] =>
       [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', store, ...(data ? ['--data', data] : []), '--log-level', 'warn', ...WALLET_ARGS];
 
-    const targets: Target[] = HISTORY
+    const redis = REDIS ? await startRedisServer(dir) : undefined;
+    redisPid = redis?.child.pid;
+    const onRedis = (workers: number): Target => ({
+      name: `(r${workers}) wallet-sim, redis store, ${workers} process${workers > 1 ? 'es' : ''}`,
+      redis: true,
+      command: [...wallet('redis'), '--redis-url', redis!.url, '--redis-prefix', `bench-${workers}:`, '--workers', String(workers)],
+    });
+    const targets: Target[] = REDIS
+      ? [
+        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+        { name: '(b) wallet-sim, memory store', command: wallet('memory') },
+        ...WORKERS.map(onRedis),
+      ]
+      : HISTORY
       ? [
         { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
         { name: '(c) file store, 10,000 prior txns', command: wallet('file', await historyFile(dir, 10_000)) },
@@ -269,7 +323,8 @@ async function main(): Promise<void> {
         { name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) },
       ];
 
-    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`);
+    if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));
+    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}${REDIS ? ` --redis${REDIS_DURABLE ? ' (appendfsync always)' : ' (no persistence)'}` : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`);
     const { best: rows, all, atRate } = await measureAll(targets);
     // Each run's ratio is taken against the bare run just before it (the same minute of machine
     // load), and the median of those is reported: bests taken minutes apart compare two machines.
@@ -285,7 +340,7 @@ async function main(): Promise<void> {
     const verdicts: string[] = [];
     const check = (ok: boolean, text: string) => verdicts.push(`${ok ? 'MET   ' : 'MISSED'} ${text}`);
     const [, b, c] = rows;
-    if (!HISTORY && b && c) {
+    if (!HISTORY && !REDIS && b && c) {
       check((b.ratio_to_bare ?? 0) >= 0.7, `memory >= 0.7x bare Fastify (${fmt(b.ratio_to_bare)}x)`);
       check(b.p99_ms <= 5, `memory p99 <= 5 ms at saturation, 50 connections closed-loop (${b.p99_ms} ms)`);
       const bRate = atRate[0];
@@ -303,11 +358,11 @@ async function main(): Promise<void> {
 
     const invalid = [...all.flat(), ...atRate].filter((m) => m.r0 / Math.max(1, m.r0 + m.non_r0) < MIN_R0_SHARE);
     mkdirSync(RESULTS, { recursive: true });
-    const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${REDIS ? 'redis-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(out, `${JSON.stringify({
       date: new Date().toISOString(),
       machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform, loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim() },
-      mode: HISTORY ? 'history' : 'targets',
+      mode: HISTORY ? 'history' : REDIS ? (REDIS_DURABLE ? 'redis-durable' : 'redis') : 'targets',
       server_flags: SERVER_FLAGS,
       wallet_args: WALLET_ARGS,
       connections: CONNECTIONS,
