@@ -120,7 +120,9 @@ export class RedisJournal implements JournalStore {
    */
   subscribe(listener: JournalListener): () => void {
     this.listeners.add(listener);
-    if (!this.reader) void this.follow();
+    // From now, by the clock (stream ids start with Redis's time in ms): the reader's connection
+    // is not up yet, and "$" would miss what is added meanwhile.
+    if (!this.reader) void this.follow(`${Date.now()}-0`);
     return () => {
       this.listeners.delete(listener);
       if (!this.listeners.size) this.stopReading();
@@ -132,11 +134,11 @@ export class RedisJournal implements JournalStore {
     this.reader = undefined;
   }
 
-  private async follow(): Promise<void> {
+  private async follow(from: string): Promise<void> {
     const reader = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
     reader.on('error', () => { /* reconnects by itself */ });
     this.reader = reader;
-    let last = '$';
+    let last = from;
     try {
       await reader.connect();
     } catch { /* retried below */ }

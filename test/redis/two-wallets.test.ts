@@ -70,8 +70,15 @@ if (missing) {
       const page = await (await fetch(`${w.base}/admin/journal`)).json();
       t.same(page.entries.map((e: { transaction_id: string }) => e.transaction_id), [first.transaction_id, second.transaction_id], `wallet ${i} lists both, in arrival order`);
     }
+    // The live stream (/admin/events, the dashboard) of one shows what the other serves.
+    const seen: string[] = [];
+    const unsubscribe = wallets[0]!.sim.journal.subscribe((e) => { if (e.transaction_id) seen.push(e.transaction_id); });
+    t.teardown(unsubscribe);
+    const third = bet('racer', 'j3', [['1', 'P', 1]], { currency: 'USD' });
+    await call(1, third);
+    t.ok(await eventually(async () => seen.includes(third.transaction_id), 10_000), 'a subscriber of one wallet hears of a callback the other served');
     const report = await (await fetch(`${wallets[0]!.base}/admin/report`)).json();
-    t.equal(report.open_rounds.length, 2, 'the report of one grades the rounds opened through both');
+    t.equal(report.open_rounds.length, 3, 'the report of one grades the rounds opened through both');
   });
 
   t.test('PUT /admin/scenario on one changes both; POST /admin/reset resets both', async (t) => {
