@@ -47,7 +47,11 @@ export class Simulator {
     return this.store.failure;
   }
 
-  private constructor(public scenario: ActiveScenario, readonly store: Store, readonly options: SimulatorOptions) {
+  private constructor(
+    public scenario: ActiveScenario,
+    readonly store: Store,
+    readonly options: SimulatorOptions,
+  ) {
     this.rules = new RuleEngine(scenario.rules);
     this.config = walletConfig(scenario);
     this.journal = new Journal(options.journalSize, options.journalBytes);

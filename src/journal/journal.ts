@@ -79,7 +79,10 @@ export class Journal {
   private readonly pending = new Map<number, Omit<JournalEntry, 'id'> & { id: number }>();
   private readonly listeners = new Set<JournalListener>();
 
-  constructor(readonly capacity = DEFAULT_JOURNAL_SIZE, readonly maxBytes = DEFAULT_JOURNAL_BYTES) {}
+  constructor(
+    readonly capacity = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes = DEFAULT_JOURNAL_BYTES,
+  ) {}
 
   /** Records a finished callback at once. */
   record(entry: Omit<JournalEntry, 'id'>): StoredEntry {
@@ -111,7 +114,13 @@ export class Journal {
 
   private keep(entry: JournalEntry): StoredEntry {
     const text = JSON.stringify(entry);
-    const stored: StoredEntry = { id: entry.id, user_id: entry.user_id, event_type: entry.event_type, transaction_id: entry.transaction_id, text };
+    const stored: StoredEntry = {
+      id: entry.id,
+      user_id: entry.user_id,
+      event_type: entry.event_type,
+      transaction_id: entry.transaction_id,
+      text,
+    };
     for (const listener of this.listeners) listener(stored);
     if (this.capacity <= 0 || text.length > this.maxBytes) return stored;
     this.entries.push(stored);
