@@ -9,7 +9,8 @@ import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotFile } from '../src/store/sn
 import type { Change } from '../src/store/state.js';
 
 /**
- * npm run bench [-- --history | --redis [--workers 1,2] [--redis-durable]] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]
+ * npm run bench [-- --history | --redis [--workers 1,2] [--redis-durable]]
+ *                 [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]
  *                 [--server-flags "--max-semi-space-size=64"]   (node flags for the servers)
  *                 [--wallet-args "--journal-size 0"]            (extra wallet-sim start options)
  *
@@ -40,7 +41,10 @@ const HISTORY = flag('history');
 const REDIS = flag('redis');
 const WORKERS = (() => {
   const i = args.indexOf('--workers');
-  return (i >= 0 ? args[i + 1]! : '1,2').split(',').map(Number).filter((n) => n >= 1);
+  return (i >= 0 ? args[i + 1]! : '1,2')
+    .split(',')
+    .map(Number)
+    .filter((n) => n >= 1);
 })();
 /** --redis-durable: redis-server with appendonly yes + appendfsync always (what survives a crash). */
 const REDIS_DURABLE = flag('redis-durable');
@@ -59,7 +63,12 @@ const RESULTS = join(ROOT, 'bench/results');
 const CLI = join(ROOT, 'dist/src/cli.js');
 const BARE = join(ROOT, 'dist/bench/bare-server.js');
 
-const HEADERS = { 'content-type': 'application/json', 'api-id': 'bench', 'api-key': 'bench-key', 'callback-url': 'http://bench.test/callback' };
+const HEADERS = {
+  'content-type': 'application/json',
+  'api-id': 'bench',
+  'api-key': 'bench-key',
+  'callback-url': 'http://bench.test/callback',
+};
 const SCENARIO = {
   name: 'bench',
   description: 'Benchmark traffic: auto-created USD players with enough money for any run.',
@@ -72,7 +81,14 @@ const SCENARIO = {
 const player = (i: number) => `bench-p${String(i % PLAYERS).padStart(4, '0')}`;
 const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
 
-interface Target { name: string; ceiling?: boolean; command: string[]; env?: Record<string, string>; note?: string; redis?: boolean }
+interface Target {
+  name: string;
+  ceiling?: boolean;
+  command: string[];
+  env?: Record<string, string>;
+  note?: string;
+  redis?: boolean;
+}
 interface Measured {
   name: string;
   req_per_s: number;
@@ -98,8 +114,13 @@ function traffic(counts: { r0: number; nonR0: number; samples: string[] }): auto
   const run = Date.now().toString(36);
   let tx = 0;
   let next = 0;
-  const envelope = (event_type: string, user_id: string) =>
-    ({ transaction_id: `${run}-${++tx}`, event_type, timestamp: Math.floor(Date.now() / 1000), feedback_data: 'bench', user_id });
+  const envelope = (event_type: string, user_id: string) => ({
+    transaction_id: `${run}-${++tx}`,
+    event_type,
+    timestamp: Math.floor(Date.now() / 1000),
+    feedback_data: 'bench',
+    user_id,
+  });
   const onResponse = (status: number, body: string) => {
     if (status === 200 && body.includes('"code":"R0"')) counts.r0++;
     else {
@@ -127,14 +148,34 @@ function traffic(counts: { r0: number; nonR0: number; samples: string[] }): auto
       ctx.game = `${run}-g${tx}`;
       return {
         ...envelope('bet', ctx.user!),
-        data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: ctx.game, total_bet_amount: 2.5, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1 }] },
+        data: {
+          currency: 'USD',
+          game_type: 'BAC',
+          table_no: 'T1',
+          game_no: ctx.game,
+          total_bet_amount: 2.5,
+          bets: [
+            { bet_index: '1', bet_type: 'P', bet_amount: 1.5 },
+            { bet_index: '2', bet_type: 'T', bet_amount: 1 },
+          ],
+        },
       };
     }),
     post((ctx) => ({
       ...envelope('bet_result', ctx.user!),
       data: {
-        currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: ctx.game, total_bet_amount: 2.5, total_winloss: 0.5, result: 'P', result_detail: DETAIL,
-        bet_results: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 }],
+        currency: 'USD',
+        game_type: 'BAC',
+        table_no: 'T1',
+        game_no: ctx.game,
+        total_bet_amount: 2.5,
+        total_winloss: 0.5,
+        result: 'P',
+        result_detail: DETAIL,
+        bet_results: [
+          { bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 },
+          { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 },
+        ],
       },
     })),
   ];
@@ -149,7 +190,11 @@ function cpuMs(pid: number | undefined): number | undefined {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     let ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
     let children: string[] = [];
-    try { children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch { /* none */ }
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      /* none */
+    }
     for (const child of children) ms += cpuMs(Number(child)) ?? 0;
     return ms;
   } catch {
@@ -167,10 +212,15 @@ async function startRedisServer(dir: string): Promise<{ url: string; child: Chil
     });
   });
   const persistence = REDIS_DURABLE ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (c: Buffer) => { out += c.toString(); if (out.includes('Ready to accept connections')) resolve(); });
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
   });
   return { url: `redis://127.0.0.1:${port}`, child };
@@ -178,12 +228,21 @@ async function startRedisServer(dir: string): Promise<{ url: string; child: Chil
 
 let redisPid: number | undefined;
 
-interface Server { url: string; child: ChildProcess; startupMs: number }
+interface Server {
+  url: string;
+  child: ChildProcess;
+  startupMs: number;
+}
 
 function startServer(t: Target): Promise<Server> {
   const started = performance.now();
-  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`, `--cpu-prof-name=${t.name.replace(/\W+/g, '-')}.cpuprofile`] : [];
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...SERVER_FLAGS, ...prof, ...t.command], { env: { ...process.env, ...t.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prof = CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`, `--cpu-prof-name=${t.name.replace(/\W+/g, '-')}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...SERVER_FLAGS, ...prof, ...t.command], {
+    env: { ...process.env, ...t.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -212,7 +271,12 @@ async function measure(t: Target, server: Server, run: number | 'rate'): Promise
   const counts = { r0: 0, nonR0: 0, samples: [] as string[] };
   const cpuBefore = cpuMs(server.child.pid);
   const redisBefore = t.redis ? cpuMs(redisPid) : undefined;
-  const r = await autocannon({ url: server.url, connections: run === 'rate' ? LIGHT : CONNECTIONS, duration: DURATION, requests: traffic(counts) });
+  const r = await autocannon({
+    url: server.url,
+    connections: run === 'rate' ? LIGHT : CONNECTIONS,
+    duration: DURATION,
+    requests: traffic(counts),
+  });
   const cpuAfter = cpuMs(server.child.pid);
   const redisAfter = t.redis ? cpuMs(redisPid) : undefined;
   const m: Measured = {
@@ -226,12 +290,20 @@ async function measure(t: Target, server: Server, run: number | 'rate'): Promise
     errors: r.errors,
     timeouts: r.timeouts,
     startup_ms: server.startupMs,
-    server_cpu_us_per_req: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round((1000 * (cpuAfter - cpuBefore)) / Math.max(1, r.requests.total)) : undefined,
-    redis_cpu_us_per_req: redisBefore !== undefined && redisAfter !== undefined ? Math.round((1000 * (redisAfter - redisBefore)) / Math.max(1, r.requests.total)) : undefined,
+    server_cpu_us_per_req:
+      cpuBefore !== undefined && cpuAfter !== undefined
+        ? Math.round((1000 * (cpuAfter - cpuBefore)) / Math.max(1, r.requests.total))
+        : undefined,
+    redis_cpu_us_per_req:
+      redisBefore !== undefined && redisAfter !== undefined
+        ? Math.round((1000 * (redisAfter - redisBefore)) / Math.max(1, r.requests.total))
+        : undefined,
     non_r0_samples: counts.samples,
     note: t.note,
   };
-  console.log(`${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${t.redis ? `, redis-server ${m.redis_cpu_us_per_req ?? '?'} µs/req` : ''}`);
+  console.log(
+    `${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${t.redis ? `, redis-server ${m.redis_cpu_us_per_req ?? '?'} µs/req` : ''}`,
+  );
   return m;
 }
 
@@ -247,7 +319,13 @@ async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: M
       const server = await startServer(t);
       servers.push(server);
       console.log(`up in ${server.startupMs} ms`);
-      if (WARMUP > 0) await autocannon({ url: server.url, connections: CONNECTIONS, duration: WARMUP, requests: traffic({ r0: 0, nonR0: 0, samples: [] }) });
+      if (WARMUP > 0)
+        await autocannon({
+          url: server.url,
+          connections: CONNECTIONS,
+          duration: WARMUP,
+          requests: traffic({ r0: 0, nonR0: 0, samples: [] }),
+        });
     }
     const all: Measured[][] = targets.map(() => []);
     for (let run = 1; run <= RUNS; run++) {
@@ -270,13 +348,39 @@ async function historyFile(dir: string, txns: number): Promise<string> {
   for (let i = 0; i < txns / 2; i++) {
     const user_id = player(i);
     const game_no = `h${i}`;
-    changes.push({ op: 'round', user_id, game_no, currency: 'USD', stake: '2.5', bets: [['1', 'P', '1.5'], ['2', 'T', '1']], settled: true });
+    changes.push({
+      op: 'round',
+      user_id,
+      game_no,
+      currency: 'USD',
+      stake: '2.5',
+      bets: [
+        ['1', 'P', '1.5'],
+        ['2', 'T', '1'],
+      ],
+      settled: true,
+    });
   }
   for (let i = 0; i < txns; i++) {
-    changes.push({ op: 'txn', transaction_id: `hist-${i}`, user_id: player(i >> 1), event_type: i % 2 ? 'bet_result' : 'bet', fingerprint: `fp${i.toString(36).padStart(40, '0')}` });
+    changes.push({
+      op: 'txn',
+      transaction_id: `hist-${i}`,
+      user_id: player(i >> 1),
+      event_type: i % 2 ? 'bet_result' : 'bet',
+      fingerprint: `fp${i.toString(36).padStart(40, '0')}`,
+    });
   }
   const file = new SnapshotFile(data);
-  await file.write({ header: { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date().toISOString(), records: changes.length }, changes });
+  await file.write({
+    header: {
+      format: SNAPSHOT_FORMAT,
+      version: SNAPSHOT_VERSION,
+      log_seq: 0,
+      written_at: new Date().toISOString(),
+      records: changes.length,
+    },
+    changes,
+  });
   console.log(`history: ${txns.toLocaleString('en')} prior transactions → ${(file.bytes / 1e6).toFixed(1)} MB snapshot`);
   return data;
 }
@@ -284,9 +388,18 @@ async function historyFile(dir: string, txns: number): Promise<string> {
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '—' : n.toFixed(digits));
 
 function table(rows: Measured[], all: Measured[][], atRate: Measured[]): string {
-  const lines = ['| target | req/s (best) | p50 ms | p99 ms | ratio to (a), median of runs | server CPU µs/req | redis-server CPU µs/req | R0 / non-R0 | errors | start-up ms | req/s of each run |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
-  for (const [i, m] of rows.entries()) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.server_cpu_us_per_req ?? '—'} | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} | ${all[i]!.map((r) => r.req_per_s).join(', ')} |`);
-  for (const m of atRate) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`);
+  const lines = [
+    '| target | req/s (best) | p50 ms | p99 ms | ratio to (a), median of runs | server CPU µs/req | redis-server CPU µs/req | R0 / non-R0 | errors | start-up ms | req/s of each run |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const [i, m] of rows.entries())
+    lines.push(
+      `| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | ${fmt(m.ratio_to_bare)} | ${m.server_cpu_us_per_req ?? '—'} | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | ${m.startup_ms} | ${all[i]!.map((r) => r.req_per_s).join(', ')} |`,
+    );
+  for (const m of atRate)
+    lines.push(
+      `| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`,
+    );
   return lines.join('\n');
 }
 
@@ -295,8 +408,22 @@ async function main(): Promise<void> {
   try {
     const scenario = join(dir, 'bench-scenario.json');
     await writeFile(scenario, JSON.stringify(SCENARIO));
-    const wallet = (store: string, data?: string): string[] =>
-      [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', store, ...(data ? ['--data', data] : []), '--log-level', 'warn', ...WALLET_ARGS];
+    const wallet = (store: string, data?: string): string[] => [
+      CLI,
+      'start',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--scenario',
+      scenario,
+      '--store',
+      store,
+      ...(data ? ['--data', data] : []),
+      '--log-level',
+      'warn',
+      ...WALLET_ARGS,
+    ];
 
     const redis = REDIS ? await startRedisServer(dir) : undefined;
     redisPid = redis?.child.pid;
@@ -307,24 +434,26 @@ async function main(): Promise<void> {
     });
     const targets: Target[] = REDIS
       ? [
-        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
-        { name: '(b) wallet-sim, memory store', command: wallet('memory') },
-        ...WORKERS.map(onRedis),
-      ]
+          { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+          { name: '(b) wallet-sim, memory store', command: wallet('memory') },
+          ...WORKERS.map(onRedis),
+        ]
       : HISTORY
-      ? [
-        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
-        { name: '(c) file store, 10,000 prior txns', command: wallet('file', await historyFile(dir, 10_000)) },
-        { name: '(c) file store, 1,000,000 prior txns', command: wallet('file', await historyFile(dir, 1_000_000)) },
-      ]
-      : [
-        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
-        { name: '(b) wallet-sim, memory store', command: wallet('memory') },
-        { name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) },
-      ];
+        ? [
+            { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+            { name: '(c) file store, 10,000 prior txns', command: wallet('file', await historyFile(dir, 10_000)) },
+            { name: '(c) file store, 1,000,000 prior txns', command: wallet('file', await historyFile(dir, 1_000_000)) },
+          ]
+        : [
+            { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+            { name: '(b) wallet-sim, memory store', command: wallet('memory') },
+            { name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) },
+          ];
 
     if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));
-    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}${REDIS ? ` --redis${REDIS_DURABLE ? ' (appendfsync always)' : ' (no persistence)'}` : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`);
+    console.log(
+      `wallet-sim bench${HISTORY ? ' --history' : ''}${REDIS ? ` --redis${REDIS_DURABLE ? ' (appendfsync always)' : ' (no persistence)'}` : ''}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`,
+    );
     const { best: rows, all, atRate } = await measureAll(targets);
     // Each run's ratio is taken against the bare run just before it (the same minute of machine
     // load), and the median of those is reported: bests taken minutes apart compare two machines.
@@ -350,33 +479,59 @@ async function main(): Promise<void> {
     if (HISTORY && b && c) {
       // Server CPU per request is the cost itself; req/s also moves with whatever else the machine runs.
       const cpuGrowth = (c.server_cpu_us_per_req ?? Infinity) / (b.server_cpu_us_per_req ?? 1);
-      check(cpuGrowth <= 1.15, `file cost flat from 10k to 1M prior txns: server CPU/request ${b.server_cpu_us_per_req} → ${c.server_cpu_us_per_req} µs (x${fmt(cpuGrowth)}); req/s x${fmt(c.req_per_s / b.req_per_s)}; p99 ${b.p99_ms} → ${c.p99_ms} ms`);
+      check(
+        cpuGrowth <= 1.15,
+        `file cost flat from 10k to 1M prior txns: server CPU/request ${b.server_cpu_us_per_req} → ${c.server_cpu_us_per_req} µs (x${fmt(cpuGrowth)}); req/s x${fmt(c.req_per_s / b.req_per_s)}; p99 ${b.p99_ms} → ${c.p99_ms} ms`,
+      );
       const [b1, c1] = atRate;
-      if (b1 && c1) check(c1.p99_ms <= 2 * Math.max(b1.p99_ms, 2), `file p99 with ${LIGHT} connections flat from 10k to 1M (${b1.p99_ms} → ${c1.p99_ms} ms)`);
+      if (b1 && c1)
+        check(
+          c1.p99_ms <= 2 * Math.max(b1.p99_ms, 2),
+          `file p99 with ${LIGHT} connections flat from 10k to 1M (${b1.p99_ms} → ${c1.p99_ms} ms)`,
+        );
     }
     console.log(verdicts.join('\n'));
 
     const invalid = [...all.flat(), ...atRate].filter((m) => m.r0 / Math.max(1, m.r0 + m.non_r0) < MIN_R0_SHARE);
     mkdirSync(RESULTS, { recursive: true });
-    const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${REDIS ? 'redis-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(out, `${JSON.stringify({
-      date: new Date().toISOString(),
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform, loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim() },
-      mode: HISTORY ? 'history' : REDIS ? (REDIS_DURABLE ? 'redis-durable' : 'redis') : 'targets',
-      server_flags: SERVER_FLAGS,
-      wallet_args: WALLET_ARGS,
-      connections: CONNECTIONS,
-      duration_s: DURATION,
-      runs_per_target: RUNS,
-      targets: rows,
-      runs: all,
-      at_rate: atRate,
-      verdicts,
-      valid: invalid.length === 0,
-    }, null, 2)}\n`);
+    const out = join(
+      RESULTS,
+      `bench-${HISTORY ? 'history-' : ''}${REDIS ? 'redis-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
+    );
+    writeFileSync(
+      out,
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine: {
+            cores: cpus().length,
+            cpu: cpus()[0]?.model,
+            node: process.version,
+            platform: process.platform,
+            loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim(),
+          },
+          mode: HISTORY ? 'history' : REDIS ? (REDIS_DURABLE ? 'redis-durable' : 'redis') : 'targets',
+          server_flags: SERVER_FLAGS,
+          wallet_args: WALLET_ARGS,
+          connections: CONNECTIONS,
+          duration_s: DURATION,
+          runs_per_target: RUNS,
+          targets: rows,
+          runs: all,
+          at_rate: atRate,
+          verdicts,
+          valid: invalid.length === 0,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     console.log(`\nresults: ${out}`);
     if (invalid.length) {
-      for (const m of invalid) console.error(`\nINVALID RUN: ${m.name} answered R0 to only ${m.r0} of ${m.r0 + m.non_r0} requests; a bench of rejections measures nothing. Samples:\n  ${m.non_r0_samples.join('\n  ')}`);
+      for (const m of invalid)
+        console.error(
+          `\nINVALID RUN: ${m.name} answered R0 to only ${m.r0} of ${m.r0 + m.non_r0} requests; a bench of rejections measures nothing. Samples:\n  ${m.non_r0_samples.join('\n  ')}`,
+        );
       process.exitCode = 1;
     }
   } finally {

@@ -40,7 +40,16 @@ export async function generateTypes(): Promise<string> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const text = await generateTypes();
-  const old = (() => { try { return readFileSync(TYPES_FILE, 'utf8'); } catch { return ''; } })();
+  const old = (() => {
+    try {
+      return readFileSync(TYPES_FILE, 'utf8');
+    } catch {
+      return '';
+    }
+  })();
   if (old === text) console.log(`${TYPES_FILE} is up to date`);
-  else { writeFileSync(TYPES_FILE, text); console.log(`wrote ${TYPES_FILE}`); }
+  else {
+    writeFileSync(TYPES_FILE, text);
+    console.log(`wrote ${TYPES_FILE}`);
+  }
 }

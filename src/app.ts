@@ -68,7 +68,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return reply.code(400).send({ ...apiError('SCENARIO_INVALID', error.message).body, details: error.problems });
     }
     if (error.validation) {
-      const details = describeErrors(error.validation as never).map((d) => ({ ...d, pointer: `${error.validationContext === 'body' ? '' : `${error.validationContext}:`}${d.pointer}` }));
+      const details = describeErrors(error.validation as never).map((d) => ({
+        ...d,
+        pointer: `${error.validationContext === 'body' ? '' : `${error.validationContext}:`}${d.pointer}`,
+      }));
       return reply.code(400).send({ ...apiError('BAD_REQUEST', details.map((d) => `${d.pointer} ${d.message}`).join('; ')).body, details });
     }
     const translated = fromFastify(error, request);
@@ -87,10 +90,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest: sameHost } });
   if (options.cors) await registerCors(app, options.cors, path);
   await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
-  await app.register(adminRoutes, { prefix: '/admin', sim: options.sim, token: options.adminToken, guard: { allowedHosts, corsOrigins: options.cors?.origins } });
+  await app.register(adminRoutes, {
+    prefix: '/admin',
+    sim: options.sim,
+    token: options.adminToken,
+    guard: { allowedHosts, corsOrigins: options.cors?.origins },
+  });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
   await app.register(uiRoutes);
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
-  app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] }));
+  app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({
+    ...app.swagger(),
+    servers: [{ url: `${request.protocol}://${request.host}` }],
+  }));
   return app;
 }

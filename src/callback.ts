@@ -48,24 +48,38 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
   const findings = [...intake.findings, ...(outcome.decision?.findings ?? [])];
   const { user_id, event_type } = intake.echo;
   // A store that cannot answer now (Redis away) leaves the balance out, as after a failed commit.
-  const player = outcome.code !== 'R2' && user_id !== undefined && !outcome.decision && !outcome.failure
-    ? await sim.store.player(user_id).catch(() => undefined) : undefined;
+  const player =
+    outcome.code !== 'R2' && user_id !== undefined && !outcome.decision && !outcome.failure
+      ? await sim.store.player(user_id).catch(() => undefined)
+      : undefined;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
   const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.decision ? outcome.decision.balance : player?.balance;
   const then = outcome.rule?.rule.then;
   const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
-  const reason = outcome.code === 'R0' ? undefined : outcome.failure ?? reasonFor(outcome.code, findings, outcome.rule, balance, intake.request);
+  const reason =
+    outcome.code === 'R0' ? undefined : (outcome.failure ?? reasonFor(outcome.code, findings, outcome.rule, balance, intake.request));
   const headers = replyHeadersFor(sim, input, event_type, reason);
   const reply = then?.body === undefined ? buildReply(outcome.code, event_type ?? '', user_id ?? '', latest) : rawReply(then.body);
   const status = then?.http_status ?? 200;
   const dropped = then?.drop_connection ?? false;
   return {
-    status, headers, body: reply.text, delayMs: then?.delay_ms ?? 0, drop: dropped, code: outcome.code, reason,
+    status,
+    headers,
+    body: reply.text,
+    delayMs: then?.delay_ms ?? 0,
+    drop: dropped,
+    code: outcome.code,
+    reason,
     entry: {
       transaction_id: transactionIdOf(intake.body),
       event_type,
       user_id,
-      request: { method: input.method, url: input.url, headers: maskedHeaders(input.headers), body: journalledBody(input.body, intake.body, intake.authenticated) },
+      request: {
+        method: input.method,
+        url: input.url,
+        headers: maskedHeaders(input.headers),
+        body: journalledBody(input.body, intake.body, intake.authenticated),
+      },
       reply: { status, headers: maskedHeaders(headers), body: reply.body, dropped },
       code: outcome.code,
       reason,
@@ -102,8 +116,10 @@ async function processCallback(sim: Simulator, intake: Intake): Promise<Outcome>
  */
 export function decideWithRule(view: View, req: CallbackRequest, rule: Fired | undefined, config: WalletConfig): Decision {
   const then = rule?.rule.then;
-  const forced = then?.set_balance === undefined ? undefined
-    : { user_id: req.user_id, balance: money(then.set_balance), currency: view.player?.currency ?? config.defaultCurrency };
+  const forced =
+    then?.set_balance === undefined
+      ? undefined
+      : { user_id: req.user_id, balance: money(then.set_balance), currency: view.player?.currency ?? config.defaultCurrency };
   const seen: View = forced ? { ...view, player: forced } : view;
   const before: Money | undefined = seen.player?.balance;
   const decision: Decision = then?.code

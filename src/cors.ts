@@ -7,20 +7,42 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  *   the admin API, which a page may call only when its origin is named explicitly.
  * - `origins`: these exact origins may call the callback route and the admin API.
  */
-export interface CorsSetting { anyOrigin: boolean; origins: string[] }
+export interface CorsSetting {
+  anyOrigin: boolean;
+  origins: string[];
+}
 
 /** Parses the --cors value (`true` for the bare flag); throws a message that says what to write. */
 export function parseCors(value: string | boolean | undefined): CorsSetting | undefined {
   if (value === undefined || value === false || value === '') return undefined;
   if (value === true) return { anyOrigin: true, origins: [] };
   const setting: CorsSetting = { anyOrigin: false, origins: [] };
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (item === '*' || item === 'true') { setting.anyOrigin = true; continue; }
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (item === '*' || item === 'true') {
+      setting.anyOrigin = true;
+      continue;
+    }
     let url: URL | undefined;
-    try { url = new URL(item); } catch { /* below */ }
-    const bare = url !== undefined && url.origin !== 'null' && url.pathname === '/' && !url.search && !url.hash && !url.username && /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/?$/i.test(item);
+    try {
+      url = new URL(item);
+    } catch {
+      /* below */
+    }
+    const bare =
+      url !== undefined &&
+      url.origin !== 'null' &&
+      url.pathname === '/' &&
+      !url.search &&
+      !url.hash &&
+      !url.username &&
+      /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/?$/i.test(item);
     if (!bare) {
-      throw new Error(`--cors: "${item}" is not an origin; write scheme://host[:port] without a path, e.g. --cors http://localhost:3000,https://qa.example.com (or a bare --cors for any origin on the callback route)`);
+      throw new Error(
+        `--cors: "${item}" is not an origin; write scheme://host[:port] without a path, e.g. --cors http://localhost:3000,https://qa.example.com (or a bare --cors for any origin on the callback route)`,
+      );
     }
     setting.origins.push(url!.origin);
   }
@@ -36,7 +58,9 @@ export async function registerCors(app: FastifyInstance, setting: CorsSetting, c
     // A browser client must be able to read the reply's credentials and Callback-URL echo.
     exposedHeaders: ['Api-Id', 'Api-Key', 'Callback-URL', 'X-Wallet-Sim-Reason'],
   };
-  const admin: FastifyCorsOptions = setting.origins.length ? { origin: setting.origins, methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'] } : off;
+  const admin: FastifyCorsOptions = setting.origins.length
+    ? { origin: setting.origins, methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'] }
+    : off;
   const path = (request: FastifyRequest) => request.url.split('?')[0];
   await app.register(cors, {
     delegator: (request, done) => {

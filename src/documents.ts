@@ -7,11 +7,17 @@ import { describeErrors } from './schemas.js';
  * parse, validate; every problem names the file, the JSON pointer and the reason.
  */
 
-export interface DocumentProblem { pointer: string; message: string }
+export interface DocumentProblem {
+  pointer: string;
+  message: string;
+}
 
 /** A document that cannot be used: every problem, each with its JSON pointer ('' = the whole document). */
 export class DocumentError extends Error {
-  constructor(readonly source: string, readonly problems: DocumentProblem[]) {
+  constructor(
+    readonly source: string,
+    readonly problems: DocumentProblem[],
+  ) {
     const lines = problems.map((p) => `${source}: ${p.pointer ? `${p.pointer} ` : ''}${p.message}`);
     super([...new Set(lines)].join('\n'));
     this.name = 'DocumentError';

@@ -7,19 +7,28 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
  * Fastify's own codes (FST_ERR_…) never reach a caller: `fromFastify` translates them.
  */
 
-export interface ApiErrorBody { error: string; message: string; details?: { pointer: string; message: string }[] }
-export interface ApiErrorReply { status: number; body: ApiErrorBody }
+export interface ApiErrorBody {
+  error: string;
+  message: string;
+  details?: { pointer: string; message: string }[];
+}
+export interface ApiErrorReply {
+  status: number;
+  body: ApiErrorBody;
+}
 
 export const API_ERRORS = {
   BAD_REQUEST: { status: 400, message: (detail: string) => detail },
   BODY_EMPTY: {
     status: 400,
-    message: () => 'the body is empty but Content-Type says application/json: send a JSON document (e.g. {}), ' +
+    message: () =>
+      'the body is empty but Content-Type says application/json: send a JSON document (e.g. {}), ' +
       'or no Content-Type when there is nothing to send',
   },
   BODY_NOT_JSON: {
     status: 400,
-    message: () => 'the body is not valid JSON (or has a __proto__ / constructor.prototype key): ' +
+    message: () =>
+      'the body is not valid JSON (or has a __proto__ / constructor.prototype key): ' +
       `check the quoting, e.g. curl -d '{"balance": 100}'`,
   },
   CONTENT_LENGTH_WRONG: { status: 400, message: () => 'Content-Length does not match the body that was sent: let your client compute it' },
@@ -28,13 +37,15 @@ export const API_ERRORS = {
   FORBIDDEN: { status: 403, message: (detail: string) => detail },
   HOST_NOT_ALLOWED: {
     status: 403,
-    message: (host: string) => 'the admin API answers only requests addressed to localhost, an IP address or a name ' +
+    message: (host: string) =>
+      'the admin API answers only requests addressed to localhost, an IP address or a name ' +
       `given to --allowed-hosts; Host was "${host}": ` +
       'to reach it under that name, start wallet-sim with --allowed-hosts NAME (env WALLET_SIM_ALLOWED_HOSTS)',
   },
   CROSS_SITE_REFUSED: {
     status: 403,
-    message: (origin: string) => `the admin API refuses requests from web pages of another site (${origin}), ` +
+    message: (origin: string) =>
+      `the admin API refuses requests from web pages of another site (${origin}), ` +
       'so no page you open can drive it; ' +
       'to let a page of yours call it, start wallet-sim with --cors ORIGIN naming that exact origin (env WALLET_SIM_CORS)',
   },
@@ -51,7 +62,8 @@ export const API_ERRORS = {
   },
   CONTENT_TYPE_NOT_JSON: {
     status: 415,
-    message: (type: string) => `admin writes with a body want Content-Type: application/json, got "${type}"; ` +
+    message: (type: string) =>
+      `admin writes with a body want Content-Type: application/json, got "${type}"; ` +
       "send JSON with -H 'content-type: application/json' (curl)",
   },
   SHUTTING_DOWN: {
@@ -95,8 +107,14 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
 
 /** Generic codes by status, for a Fastify error the table has no specific entry for. */
 const BY_STATUS: Record<number, ApiErrorCode> = {
-  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED',
-  413: 'BODY_TOO_LARGE', 415: 'MEDIA_TYPE_UNSUPPORTED', 503: 'SHUTTING_DOWN',
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'BODY_TOO_LARGE',
+  415: 'MEDIA_TYPE_UNSUPPORTED',
+  503: 'SHUTTING_DOWN',
 };
 
 /**
@@ -105,11 +123,16 @@ const BY_STATUS: Record<number, ApiErrorCode> = {
  */
 export function fromFastify(error: FastifyError, request: FastifyRequest): { status: number; body: ApiErrorBody } | undefined {
   switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return apiError('MEDIA_TYPE_UNSUPPORTED', request.headers['content-type'] ?? '(none)');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return apiError('BODY_EMPTY');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY': return apiError('BODY_NOT_JSON');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return apiError('CONTENT_LENGTH_WRONG');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': return apiError('BODY_TOO_LARGE', request.routeOptions.bodyLimit ?? 0);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return apiError('MEDIA_TYPE_UNSUPPORTED', request.headers['content-type'] ?? '(none)');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return apiError('BODY_EMPTY');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return apiError('BODY_NOT_JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return apiError('CONTENT_LENGTH_WRONG');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return apiError('BODY_TOO_LARGE', request.routeOptions.bodyLimit ?? 0);
   }
   if (!error.code?.startsWith('FST_') && !(error instanceof SyntaxError)) return undefined;
   const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;

@@ -44,7 +44,12 @@ export function limitsProblem(l: ServerLimits): string | undefined {
 }
 
 /** Fastify's server options for these limits (the connection cap is set on the server once built). */
-export function serverOptions(l: ServerLimits): { requestTimeout: number; keepAliveTimeout: number; connectionTimeout: number; http: ServerOptions } {
+export function serverOptions(l: ServerLimits): {
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionTimeout: number;
+  http: ServerOptions;
+} {
   const checked = [l.headersTimeoutMs, l.requestTimeoutMs].filter((ms) => ms > 0);
   return {
     requestTimeout: l.requestTimeoutMs,

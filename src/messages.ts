@@ -2,13 +2,15 @@
 export const MESSAGES = {
   LISTENING: (url: string, callback: string, scenario: string, store: string) =>
     `wallet-sim listening on ${url} (callback ${callback}, scenario "${scenario}", store ${store}; Swagger UI ${url}/docs)`,
-  PORT_IN_USE: (host: string, port: number) => `wallet-sim: port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
+  PORT_IN_USE: (host: string, port: number) =>
+    `wallet-sim: port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
   SCENARIO_INVALID: (detail: string) => `wallet-sim: invalid scenario, nothing started:\n${detail}`,
   SCENARIO_UNKNOWN: (given: string, bundled: string[]) =>
     `wallet-sim: no scenario file ${given}, and no bundled scenario of that name; nothing started.\n` +
     `Give a path to a scenario file, or one of the bundled scenarios: ${bundled.join(', ')}`,
   SCENARIO_OK: (file: string, name: string) => `${file}: ok (scenario "${name}")`,
-  STOPPING: (signal: string, graceMs: number) => `wallet-sim: ${signal} received, closing (answering requests in flight for up to ${graceMs} ms)`,
+  STOPPING: (signal: string, graceMs: number) =>
+    `wallet-sim: ${signal} received, closing (answering requests in flight for up to ${graceMs} ms)`,
   GRACE_EXPIRED: (cut: number, graceMs: number) =>
     `wallet-sim: ${cut} connection(s) still unanswered after --shutdown-grace-ms ${graceMs} were cut; raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
@@ -17,6 +19,7 @@ export const MESSAGES = {
   WORKERS_NEED_SHARED_STORE: (workers: number, store: string) =>
     `wallet-sim: --workers ${workers} needs a store the processes share: add --store redis --redis-url redis://HOST:6379 ` +
     `(the ${store} store ${store === 'file' ? 'allows one process per data file' : 'would give each worker a wallet of its own'}); nothing started`,
-  WORKER_FAILED_TO_START: (pid: number, why: number | string | null) => `wallet-sim: worker ${pid} exited (${why}) before listening; all workers stopped, nothing started`,
+  WORKER_FAILED_TO_START: (pid: number, why: number | string | null) =>
+    `wallet-sim: worker ${pid} exited (${why}) before listening; all workers stopped, nothing started`,
   WORKER_REPLACED: (pid: number, why: number | string | null) => `wallet-sim: worker ${pid} exited (${why}); starting another`,
 } as const;

@@ -49,7 +49,10 @@ export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_
 export function balanceProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
   const bound = amountBound(scale);
   if (m.abs().lt(bound)) return undefined;
-  return { code: 'AMOUNT_TOO_LARGE', message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance` };
+  return {
+    code: 'AMOUNT_TOO_LARGE',
+    message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance`,
+  };
 }
 
 /** What is wrong with an amount in a currency of the given scale, if anything. */
@@ -57,8 +60,12 @@ export function amountProblem(m: Money, currency: string, scale: number): Amount
   const tooLarge = balanceProblem(m, currency, scale);
   if (tooLarge) return tooLarge;
   if (m.precision() > MAX_EXACT_DIGITS) {
-    return { code: 'AMOUNT_INEXACT', message: `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)` };
+    return {
+      code: 'AMOUNT_INEXACT',
+      message: `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)`,
+    };
   }
-  if (m.decimalPlaces() > scale) return { code: 'AMOUNT_SCALE', message: `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}` };
+  if (m.decimalPlaces() > scale)
+    return { code: 'AMOUNT_SCALE', message: `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}` };
   return undefined;
 }

@@ -77,7 +77,11 @@ export function showOnlyCallerSchemas(doc: Json): void {
     kept.set(name, visit(all[name], 0) as Json);
   };
   doc.paths = visit(doc.paths, 0);
-  components.schemas = Object.fromEntries(Object.keys(all).filter((k) => kept.has(k)).map((k) => [k, kept.get(k)!]));
+  components.schemas = Object.fromEntries(
+    Object.keys(all)
+      .filter((k) => kept.has(k))
+      .map((k) => [k, kept.get(k)!]),
+  );
 }
 
 const CALLBACK_HEADERS = ['Api-Id', 'Api-Key', 'Callback-URL'] as const;
@@ -103,7 +107,10 @@ export function addHeaderExamples(doc: Json, path: string, callbackUrl: string, 
     Object.defineProperty(param, 'example', {
       enumerable: true,
       configurable: true,
-      get: () => { const creds = credentials(); return name === 'Api-Id' ? creds?.api_id : creds?.api_key; },
+      get: () => {
+        const creds = credentials();
+        return name === 'Api-Id' ? creds?.api_id : creds?.api_key;
+      },
     });
   }
 }

@@ -4,7 +4,11 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import type { FastifyRequest, FastifySchema } from 'fastify';
 import {
-  addBodyExamples, addHeaderExamples, callbackHeaderParams, documentCallbackRequest, showOnlyCallerSchemas,
+  addBodyExamples,
+  addHeaderExamples,
+  callbackHeaderParams,
+  documentCallbackRequest,
+  showOnlyCallerSchemas,
 } from './openapi-document.js';
 import { ROOT } from './paths.js';
 import type { DocumentedSchema, NamedExamples } from './routes/docs.js';
@@ -115,7 +119,8 @@ export function docsSpecification(spec: Json, request: FastifyRequest, options: 
 }
 
 /** The top bar's title, in place of Fastify's logo (an SVG image: the bar holds an image). */
-const TITLE_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="40" viewBox="0 0 300 40">' +
+const TITLE_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="40" viewBox="0 0 300 40">' +
   '<text x="0" y="28" font-family="sans-serif" font-size="24" font-weight="700" fill="#ffffff">wallet-sim' +
   '<tspan font-weight="400" fill="#b8e986"> · API</tspan></text></svg>';
 

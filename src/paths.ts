@@ -20,7 +20,10 @@ export const DEFAULT_SCENARIO = join(SCENARIOS_DIR, 'default.json');
 
 /** Names of the bundled scenarios (`--scenario flaky`), sorted. */
 export function bundledScenarios(): string[] {
-  return readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length)).sort();
+  return readdirSync(SCENARIOS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
 }
 
 /**

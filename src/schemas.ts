@@ -40,13 +40,20 @@ export function validator<T>(id: string): ValidateFunction<T> {
 /** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
 export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
   return (errors ?? []).map((e) => {
-    const pointer = e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
-      : e.keyword === 'additionalProperties' ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
-      : e.instancePath;
-    const message = e.keyword === 'required' ? 'is required'
-      : e.keyword === 'additionalProperties' ? 'is not an allowed property'
-      : e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-      : e.message ?? 'is invalid';
+    const pointer =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+        : e.keyword === 'additionalProperties'
+          ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
+          : e.instancePath;
+    const message =
+      e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'additionalProperties'
+          ? 'is not an allowed property'
+          : e.keyword === 'enum'
+            ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+            : (e.message ?? 'is invalid');
     return { pointer: pointer || '/', message };
   });
 }

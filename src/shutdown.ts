@@ -10,7 +10,9 @@ import { apiError, sendApiErrorText } from './errors.js';
  */
 export function installShutdownGate(app: FastifyInstance): void {
   let closing = false;
-  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     // Serialized here: a route's response schema (the callback's) must not reshape the refusal.

@@ -82,7 +82,10 @@ export class Simulator<J extends JournalStore = JournalStore> {
       let sim: Simulator | undefined;
       const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
       sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options, journal, shared);
-      backend.onClose(() => { shared.close(); journal.close(); });
+      backend.onClose(() => {
+        shared.close();
+        journal.close();
+      });
       return sim;
     }
     const journal = new Journal(options.journalSize, options.journalBytes);
@@ -158,7 +161,8 @@ export class Simulator<J extends JournalStore = JournalStore> {
     await this.shared?.publishScenario(scenario.source);
     if (reset) await this.reset();
     else {
-      const known = this.store instanceof LocalStore ? new Map<string, Player>() : new Map((await this.store.players()).map((p) => [p.user_id, p]));
+      const known =
+        this.store instanceof LocalStore ? new Map<string, Player>() : new Map((await this.store.players()).map((p) => [p.user_id, p]));
       await this.store.commit(seed(scenario, (id) => (this.store instanceof LocalStore ? this.player(id) : known.get(id))));
     }
   }

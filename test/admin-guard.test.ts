@@ -5,18 +5,31 @@ import t from 'tap';
 import { parseCors } from '../src/cors.js';
 import { balanceOf, buildTestApp, HEADERS, listen, login, send } from './helpers/app.js';
 
-interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: any }
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
 
 /** A request with exactly the headers given (fetch would not let us set Host or Origin). */
 function raw(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => {
-        let parsed: unknown = text;
-        try { parsed = JSON.parse(text); } catch { /* raw */ }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-      });
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => {
+          text += c;
+        })
+        .on('end', () => {
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            /* raw */
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+        });
     });
     req.on('error', reject);
     req.end(body);
@@ -32,14 +45,42 @@ t.test('a page of another site cannot reset the wallet, read it, or reach it by 
 
   const refused: [string, string, Record<string, string>, string | undefined, number, string][] = [
     // <form method=post enctype=text/plain action=http://127.0.0.1:PORT/admin/reset>
-    ['form POST text/plain from another site', 'POST', { origin: 'https://evil.example', 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' }, 'x=1', 403, 'CROSS_SITE_REFUSED'],
+    [
+      'form POST text/plain from another site',
+      'POST',
+      { origin: 'https://evil.example', 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' },
+      'x=1',
+      403,
+      'CROSS_SITE_REFUSED',
+    ],
     // fetch(url, {method: 'POST', mode: 'no-cors'}) from another site: no body, still an Origin
     ['no-cors fetch POST without a body', 'POST', { origin: 'https://evil.example' }, undefined, 403, 'CROSS_SITE_REFUSED'],
-    ['a page served by another local port', 'POST', { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-site' }, undefined, 403, 'CROSS_SITE_REFUSED'],
+    [
+      'a page served by another local port',
+      'POST',
+      { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-site' },
+      undefined,
+      403,
+      'CROSS_SITE_REFUSED',
+    ],
     ['a sandboxed frame (Origin: null)', 'POST', { origin: 'null' }, undefined, 403, 'CROSS_SITE_REFUSED'],
     ['Sec-Fetch-Site: cross-site without Origin', 'POST', { 'sec-fetch-site': 'cross-site' }, undefined, 403, 'CROSS_SITE_REFUSED'],
-    ['DNS rebinding: a foreign name resolving to 127.0.0.1', 'POST', { host: `rebind.evil.example:${port}` }, undefined, 403, 'HOST_NOT_ALLOWED'],
-    ['a form POST from the same origin (urlencoded)', 'POST', { origin: base, 'content-type': 'application/x-www-form-urlencoded' }, '', 415, 'CONTENT_TYPE_NOT_JSON'],
+    [
+      'DNS rebinding: a foreign name resolving to 127.0.0.1',
+      'POST',
+      { host: `rebind.evil.example:${port}` },
+      undefined,
+      403,
+      'HOST_NOT_ALLOWED',
+    ],
+    [
+      'a form POST from the same origin (urlencoded)',
+      'POST',
+      { origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+      '',
+      415,
+      'CONTENT_TYPE_NOT_JSON',
+    ],
   ];
   for (const [what, method, headers, body, status, error] of refused) {
     const res = await raw(`${base}/admin/reset`, method, headers, body);
@@ -53,7 +94,11 @@ t.test('a page of another site cannot reset the wallet, read it, or reach it by 
   t.match(rebound.body.message, '--allowed-hosts NAME', 'the message says what to do');
   t.notMatch(JSON.stringify(rebound.body), 'sandbox-key');
   for (const page of ['/openapi.json', '/docs/json', '/docs']) {
-    t.equal((await raw(`${base}${page}`, 'GET', { host: `rebind.evil.example:${port}` })).status, 403, `nor ${page}, which shows the credentials as examples`);
+    t.equal(
+      (await raw(`${base}${page}`, 'GET', { host: `rebind.evil.example:${port}` })).status,
+      403,
+      `nor ${page}, which shows the credentials as examples`,
+    );
     t.equal((await raw(`${base}${page}`, 'GET', {})).status < 400, true, `${page} under 127.0.0.1 still works`);
   }
   const sent = await raw(`${base}/admin/reset`, 'POST', { origin: 'https://evil.example' });
@@ -72,11 +117,25 @@ t.test('what a user does keeps working: curl, Swagger UI (same origin), a link, 
     ['curl -X DELETE …/admin/journal', 'DELETE', '/admin/journal', {}, undefined, 204],
     ['curl PUT with JSON', 'PUT', '/admin/players/p1', json, body, 200],
     ['JSON with a charset', 'PUT', '/admin/players/p1', { 'content-type': 'Application/JSON; charset=utf-8' }, body, 200],
-    ['Swagger UI at /docs: same-origin fetch', 'PUT', '/admin/players/p1', { ...json, origin: base, 'sec-fetch-site': 'same-origin' }, body, 200],
+    [
+      'Swagger UI at /docs: same-origin fetch',
+      'PUT',
+      '/admin/players/p1',
+      { ...json, origin: base, 'sec-fetch-site': 'same-origin' },
+      body,
+      200,
+    ],
     ['Host localhost:<port>', 'GET', '/admin/players', { host: `localhost:${port}` }, undefined, 200],
     ['Host [::1]:<port>', 'GET', '/admin/players', { host: `[::1]:${port}` }, undefined, 200],
     ['Host behind a port mapping (docker -p 9000:8080)', 'GET', '/admin/players', { host: '127.0.0.1:9000' }, undefined, 200],
-    ['following a link from another site (a GET navigation)', 'GET', '/admin/players', { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }, undefined, 200],
+    [
+      'following a link from another site (a GET navigation)',
+      'GET',
+      '/admin/players',
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+      undefined,
+      200,
+    ],
     ['typed in the address bar', 'GET', '/admin/players', { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' }, undefined, 200],
   ];
   for (const [what, method, path, headers, payload, status] of allowed) {
@@ -85,7 +144,12 @@ t.test('what a user does keeps working: curl, Swagger UI (same origin), a link, 
   }
   t.equal(balanceOf(sim, 'p1'), '5');
   // The callback route is not guarded: providers call it from anywhere, under any name.
-  const cb = await raw(`${base}/callback`, 'POST', { ...HEADERS, host: 'wallet.provider.example', origin: 'https://evil.example' }, JSON.stringify(login('usd')));
+  const cb = await raw(
+    `${base}/callback`,
+    'POST',
+    { ...HEADERS, host: 'wallet.provider.example', origin: 'https://evil.example' },
+    JSON.stringify(login('usd')),
+  );
   t.equal(cb.body.code, 'R0', 'a callback under a foreign Host and Origin is answered');
 });
 
@@ -132,7 +196,11 @@ t.test('a 1,000-character user id can be set and read through /admin (was 414)',
 
 t.test('--cors: preflights on the callback route and the admin API, and the admin API only for listed origins', async (t) => {
   const preflight = (base: string, path: string, origin: string, method: string) =>
-    raw(`${base}${path}`, 'OPTIONS', { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type,api-id,api-key' });
+    raw(`${base}${path}`, 'OPTIONS', {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'content-type,api-id,api-key',
+    });
 
   t.test('off by default: no preflight is answered', async (t) => {
     const { app } = await buildTestApp();
@@ -173,10 +241,20 @@ t.test('--cors: preflights on the callback route and the admin API, and the admi
       const other = await preflight(base, path, 'https://evil.example', 'POST');
       t.equal(other.headers['access-control-allow-origin'], undefined, `${path}: not for another origin`);
     }
-    const put = await raw(`${base}/admin/players/p1`, 'PUT', { origin: 'https://qa.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, JSON.stringify({ balance: 3 }));
+    const put = await raw(
+      `${base}/admin/players/p1`,
+      'PUT',
+      { origin: 'https://qa.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+      JSON.stringify({ balance: 3 }),
+    );
     t.equal(put.status, 200, 'a listed origin may call the admin API');
     t.equal(put.headers['access-control-allow-origin'], 'https://qa.example');
-    const evil = await raw(`${base}/admin/players/p1`, 'PUT', { origin: 'https://evil.example', 'content-type': 'application/json' }, JSON.stringify({ balance: 3 }));
+    const evil = await raw(
+      `${base}/admin/players/p1`,
+      'PUT',
+      { origin: 'https://evil.example', 'content-type': 'application/json' },
+      JSON.stringify({ balance: 3 }),
+    );
     t.equal(evil.status, 403, 'an unlisted one may not');
   });
 

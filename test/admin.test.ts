@@ -15,7 +15,11 @@ t.test('players: list, get, put (create, update, scale), 404', async (t) => {
 
   const put = (id: string, body: object) => app.inject({ method: 'PUT', url: `/admin/players/${encodeURIComponent(id)}`, payload: body });
   t.same((await put('usd', { balance: 0.3 })).json(), { user_id: 'usd', balance: 0.3, currency: 'USD' }, 'keeps the currency');
-  t.same((await put('new one', { balance: 5 })).json(), { user_id: 'new one', balance: 5, currency: 'USD' }, 'created with the default currency');
+  t.same(
+    (await put('new one', { balance: 5 })).json(),
+    { user_id: 'new one', balance: 5, currency: 'USD' },
+    'created with the default currency',
+  );
   t.same((await put('__proto__', { balance: 7, currency: 'KRW' })).json(), { user_id: '__proto__', balance: 7, currency: 'KRW' });
   t.equal(({} as Record<string, unknown>).balance, undefined, 'no prototype touched');
 
@@ -29,7 +33,23 @@ t.test('players: list, get, put (create, update, scale), 404', async (t) => {
   t.equal(balanceOf(sim, 'usd'), '0.3', 'rejected puts changed nothing');
 
   // the new balance is what the next callback sees
-  t.match((await send(app, bet('usd', 'G1', [['1', 'P', 0.1], ['2', 'B', 0.2]], { currency: 'USD', total: 0.3 }))).body, { code: 'R0', latest_balance: 0 });
+  t.match(
+    (
+      await send(
+        app,
+        bet(
+          'usd',
+          'G1',
+          [
+            ['1', 'P', 0.1],
+            ['2', 'B', 0.2],
+          ],
+          { currency: 'USD', total: 0.3 },
+        ),
+      )
+    ).body,
+    { code: 'R0', latest_balance: 0 },
+  );
 });
 
 t.test('reset: back to the scenario, journal and counters cleared', async (t) => {
@@ -45,7 +65,10 @@ t.test('reset: back to the scenario, journal and counters cleared', async (t) =>
   t.equal(sim.state.rounds.size, 0);
   t.equal(sim.state.transactions.size, 0);
   t.equal(sim.journal.count(), 0);
-  t.same((await app.inject('/admin/scenario/rules')).json().map((h: { matched: number }) => h.matched), [0]);
+  t.same(
+    (await app.inject('/admin/scenario/rules')).json().map((h: { matched: number }) => h.matched),
+    [0],
+  );
 });
 
 t.test('journal over HTTP: filters, limit, delete', async (t) => {
@@ -57,10 +80,22 @@ t.test('journal over HTTP: filters, limit, delete', async (t) => {
   await send(app, login('player-1'));
   const get = async (q: string) => (await app.inject(`/admin/journal${q}`)).json();
   t.equal((await get('')).count, 3);
-  t.same((await get('?user_id=usd')).entries.map((e: { event_type: string }) => e.event_type), ['login', 'bet']);
-  t.same((await get('?event_type=login')).entries.map((e: { user_id: string }) => e.user_id), ['usd', 'player-1']);
-  t.same((await get(`?transaction_id=${l.transaction_id}`)).entries.map((e: { code: string }) => e.code), ['R0']);
-  t.same((await get('?limit=1')).entries.map((e: { user_id: string }) => e.user_id), ['player-1']);
+  t.same(
+    (await get('?user_id=usd')).entries.map((e: { event_type: string }) => e.event_type),
+    ['login', 'bet'],
+  );
+  t.same(
+    (await get('?event_type=login')).entries.map((e: { user_id: string }) => e.user_id),
+    ['usd', 'player-1'],
+  );
+  t.same(
+    (await get(`?transaction_id=${l.transaction_id}`)).entries.map((e: { code: string }) => e.code),
+    ['R0'],
+  );
+  t.same(
+    (await get('?limit=1')).entries.map((e: { user_id: string }) => e.user_id),
+    ['player-1'],
+  );
   t.equal((await app.inject('/admin/journal?limit=abc')).statusCode, 400);
   t.equal((await app.inject({ method: 'DELETE', url: '/admin/journal' })).statusCode, 204);
   t.equal((await get('')).count, 0);
@@ -99,10 +134,23 @@ t.test('scenario: an invalid PUT is a 400 naming each field, and the old scenari
   const bad = { name: 'bad', credentials: { api_id: 'x' }, rules: [{ when: { nth: 0 }, then: { delay_ms: 'soon' } }] };
   const res = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: bad });
   t.equal(res.statusCode, 400);
-  t.same(res.json().details.map((d: { pointer: string }) => d.pointer).sort(), ['/credentials/api_key', '/rules/0/then/delay_ms', '/rules/0/when/nth']);
-  const semantic = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { ...TEST_SCENARIO, players: [{ user_id: 'k', balance: 0.5, currency: 'KRW' }] } });
+  t.same(
+    res
+      .json()
+      .details.map((d: { pointer: string }) => d.pointer)
+      .sort(),
+    ['/credentials/api_key', '/rules/0/then/delay_ms', '/rules/0/when/nth'],
+  );
+  const semantic = await app.inject({
+    method: 'PUT',
+    url: '/admin/scenario',
+    payload: { ...TEST_SCENARIO, players: [{ user_id: 'k', balance: 0.5, currency: 'KRW' }] },
+  });
   t.equal(semantic.statusCode, 400);
-  t.match(semantic.json(), { error: 'SCENARIO_INVALID', details: [{ pointer: '/players/0/balance', message: 'has 1 fraction digits; KRW allows 0' }] });
+  t.match(semantic.json(), {
+    error: 'SCENARIO_INVALID',
+    details: [{ pointer: '/players/0/balance', message: 'has 1 fraction digits; KRW allows 0' }],
+  });
   t.equal(sim.scenario.source.name, 'test', 'old scenario active');
   t.equal((await send(app, login('usd'))).body.code, 'R0');
 });
@@ -122,13 +170,27 @@ t.test('--api-id / --api-key override the scenario credentials', async (t) => {
   const { app } = await buildTestApp({}, { apiId: 'prov', apiKey: 'k2' });
   t.teardown(() => app.close());
   t.equal((await send(app, login('usd'))).body.code, 'R2', 'the scenario key no longer works');
-  t.equal((await send(app, login('usd'), { 'content-type': 'application/json', 'api-id': 'prov', 'api-key': 'k2', 'callback-url': 'x' })).body.code, 'R0');
+  t.equal(
+    (await send(app, login('usd'), { 'content-type': 'application/json', 'api-id': 'prov', 'api-key': 'k2', 'callback-url': 'x' })).body
+      .code,
+    'R0',
+  );
 });
 
 t.test('PUT /admin/scenario keeps the currency of a listed player that gives none', async (t) => {
   const { app, sim } = await buildTestApp();
   t.teardown(() => app.close());
-  await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { ...TEST_SCENARIO, players: [{ user_id: 'player-1', balance: 5 }, { user_id: 'fresh', balance: 5 }] } });
+  await app.inject({
+    method: 'PUT',
+    url: '/admin/scenario',
+    payload: {
+      ...TEST_SCENARIO,
+      players: [
+        { user_id: 'player-1', balance: 5 },
+        { user_id: 'fresh', balance: 5 },
+      ],
+    },
+  });
   t.same([sim.player('player-1')?.currency, balanceOf(sim, 'player-1')], ['KRW', '5'], 'still KRW');
   t.equal(sim.player('fresh')?.currency, 'USD', 'a new player gets the default');
 });

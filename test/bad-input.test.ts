@@ -4,8 +4,23 @@ import t, { type Test } from 'tap';
 import { bet, buildTestApp, CREDENTIALS, HEADERS, journal, login, now, send, snapshot, type TestApp } from './helpers/app.js';
 
 const ts = now();
-const envelope = (extra: Record<string, unknown> = {}) => ({ transaction_id: 'bad-1', event_type: 'login', timestamp: ts, feedback_data: 'fb', user_id: 'player-1', ...extra });
-const betData = (extra: Record<string, unknown> = {}) => ({ currency: 'KRW', game_type: 'BAC', table_no: 'T1', game_no: 'G1', total_bet_amount: 100, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 100 }], ...extra });
+const envelope = (extra: Record<string, unknown> = {}) => ({
+  transaction_id: 'bad-1',
+  event_type: 'login',
+  timestamp: ts,
+  feedback_data: 'fb',
+  user_id: 'player-1',
+  ...extra,
+});
+const betData = (extra: Record<string, unknown> = {}) => ({
+  currency: 'KRW',
+  game_type: 'BAC',
+  table_no: 'T1',
+  game_no: 'G1',
+  total_bet_amount: 100,
+  bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 100 }],
+  ...extra,
+});
 const json = (v: unknown) => JSON.stringify(v);
 const deepArray = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
@@ -33,37 +48,130 @@ const cases: Case[] = [
   { name: 'NaN literal', body: json(envelope()).replace(`${ts}`, 'NaN'), echo: unreadable, finding: 'BODY_NOT_JSON' },
   { name: 'empty body', body: '', echo: unreadable, finding: 'BODY_EMPTY' },
   { name: 'whitespace body', body: '  \n ', echo: unreadable, finding: 'BODY_EMPTY' },
-  { name: 'Content-Type text/plain', body: json(envelope()), headers: { ...HEADERS, 'content-type': 'text/plain' }, echo: asLogin, finding: 'CONTENT_TYPE_WRONG' },
-  { name: 'Content-Type form', body: json(envelope()), headers: { ...HEADERS, 'content-type': 'application/x-www-form-urlencoded' }, echo: asLogin, finding: 'CONTENT_TYPE_WRONG' },
-  { name: 'Content-Type missing', body: json(envelope()), headers: { ...CREDENTIALS, 'callback-url': 'x' }, echo: asLogin, finding: 'CONTENT_TYPE_WRONG' },
+  {
+    name: 'Content-Type text/plain',
+    body: json(envelope()),
+    headers: { ...HEADERS, 'content-type': 'text/plain' },
+    echo: asLogin,
+    finding: 'CONTENT_TYPE_WRONG',
+  },
+  {
+    name: 'Content-Type form',
+    body: json(envelope()),
+    headers: { ...HEADERS, 'content-type': 'application/x-www-form-urlencoded' },
+    echo: asLogin,
+    finding: 'CONTENT_TYPE_WRONG',
+  },
+  {
+    name: 'Content-Type missing',
+    body: json(envelope()),
+    headers: { ...CREDENTIALS, 'callback-url': 'x' },
+    echo: asLogin,
+    finding: 'CONTENT_TYPE_WRONG',
+  },
   { name: 'body over the 1 MiB limit', body: json(envelope({ feedback_data: 'x'.repeat(1024 * 1024) })), status: 413 },
-  { name: 'amount as a string', body: json({ ...envelope({ event_type: 'bet' }), data: betData({ total_bet_amount: '100' }) }), echo: asBet, finding: 'SCHEMA' },
-  { name: 'bet_amount as a string', body: json({ ...envelope({ event_type: 'bet' }), data: betData({ bets: [{ bet_index: '1', bet_type: 'P', bet_amount: '100' }] }) }), echo: asBet, finding: 'SCHEMA' },
+  {
+    name: 'amount as a string',
+    body: json({ ...envelope({ event_type: 'bet' }), data: betData({ total_bet_amount: '100' }) }),
+    echo: asBet,
+    finding: 'SCHEMA',
+  },
+  {
+    name: 'bet_amount as a string',
+    body: json({ ...envelope({ event_type: 'bet' }), data: betData({ bets: [{ bet_index: '1', bet_type: 'P', bet_amount: '100' }] }) }),
+    echo: asBet,
+    finding: 'SCHEMA',
+  },
   { name: 'timestamp as a string', body: json(envelope({ timestamp: String(ts) })), echo: asLogin, finding: 'SCHEMA' },
   { name: 'user_id as a number', body: json(envelope({ user_id: 42 })), echo: { event_type: 'login', user_id: '' }, finding: 'SCHEMA' },
   { name: 'user_id empty', body: json(envelope({ user_id: '' })), echo: { event_type: 'login', user_id: '' }, finding: 'SCHEMA' },
   { name: 'transaction_id missing', body: json({ ...envelope(), transaction_id: undefined }), echo: asLogin, finding: 'SCHEMA' },
-  { name: 'unknown event_type', body: json(envelope({ event_type: 'logout' })), echo: { event_type: 'logout', user_id: 'player-1' }, finding: 'SCHEMA' },
-  { name: 'event_type missing', body: json({ ...envelope(), event_type: undefined }), echo: { event_type: '', user_id: 'player-1' }, finding: 'SCHEMA' },
-  { name: 'event_type as an object', body: json(envelope({ event_type: { login: true } })), echo: { event_type: '', user_id: 'player-1' }, finding: 'SCHEMA' },
+  {
+    name: 'unknown event_type',
+    body: json(envelope({ event_type: 'logout' })),
+    echo: { event_type: 'logout', user_id: 'player-1' },
+    finding: 'SCHEMA',
+  },
+  {
+    name: 'event_type missing',
+    body: json({ ...envelope(), event_type: undefined }),
+    echo: { event_type: '', user_id: 'player-1' },
+    finding: 'SCHEMA',
+  },
+  {
+    name: 'event_type as an object',
+    body: json(envelope({ event_type: { login: true } })),
+    echo: { event_type: '', user_id: 'player-1' },
+    finding: 'SCHEMA',
+  },
   { name: 'bet without data', body: json(envelope({ event_type: 'bet' })), echo: asBet, finding: 'SCHEMA' },
-  { name: 'bet with data as an array', body: json({ ...envelope({ event_type: 'bet' }), data: [betData()] }), echo: asBet, finding: 'SCHEMA' },
-  { name: 'bets not an array', body: json({ ...envelope({ event_type: 'bet' }), data: betData({ bets: { bet_index: '1', bet_type: 'P', bet_amount: 100 } }) }), echo: asBet, finding: 'SCHEMA' },
-  { name: '__proto__ key at the top', body: `{"__proto__":{"balance":1},${json(envelope()).slice(1)}`, echo: unreadable, finding: 'BODY_FORBIDDEN_KEY' },
-  { name: '__proto__ key inside data', body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replace('"currency"', '"__proto__":{"isAdmin":true},"currency"'), echo: unreadable, finding: 'BODY_FORBIDDEN_KEY' },
-  { name: 'constructor.prototype key', body: `{"constructor":{"prototype":{"balance":1}},${json(envelope()).slice(1)}`, echo: unreadable, finding: 'BODY_FORBIDDEN_KEY' },
+  {
+    name: 'bet with data as an array',
+    body: json({ ...envelope({ event_type: 'bet' }), data: [betData()] }),
+    echo: asBet,
+    finding: 'SCHEMA',
+  },
+  {
+    name: 'bets not an array',
+    body: json({ ...envelope({ event_type: 'bet' }), data: betData({ bets: { bet_index: '1', bet_type: 'P', bet_amount: 100 } }) }),
+    echo: asBet,
+    finding: 'SCHEMA',
+  },
+  {
+    name: '__proto__ key at the top',
+    body: `{"__proto__":{"balance":1},${json(envelope()).slice(1)}`,
+    echo: unreadable,
+    finding: 'BODY_FORBIDDEN_KEY',
+  },
+  {
+    name: '__proto__ key inside data',
+    body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replace('"currency"', '"__proto__":{"isAdmin":true},"currency"'),
+    echo: unreadable,
+    finding: 'BODY_FORBIDDEN_KEY',
+  },
+  {
+    name: 'constructor.prototype key',
+    body: `{"constructor":{"prototype":{"balance":1}},${json(envelope()).slice(1)}`,
+    echo: unreadable,
+    finding: 'BODY_FORBIDDEN_KEY',
+  },
   { name: 'array body', body: json([envelope()]), echo: unreadable, finding: 'SCHEMA' },
   { name: 'null body', body: 'null', echo: unreadable, finding: 'SCHEMA' },
   { name: 'number body', body: '42', echo: unreadable, finding: 'SCHEMA' },
   { name: 'string body', body: '"login"', echo: unreadable, finding: 'SCHEMA' },
   { name: 'deeply nested array (200,000 levels)', body: deepArray(200_000), echo: unreadable, finding: 'SCHEMA' },
-  { name: 'deeply nested junk inside a valid login', body: `${json(envelope()).slice(0, -1)},"junk":${deepObject(100_000)}}`, echo: asLogin, finding: 'SCHEMA' },
-  { name: 'deeply nested junk inside a valid bet', body: `${json({ ...envelope({ event_type: 'bet' }), data: betData() }).slice(0, -1)},"junk":${deepArray(50_000)}}`, echo: asBet, finding: 'SCHEMA' },
+  {
+    name: 'deeply nested junk inside a valid login',
+    body: `${json(envelope()).slice(0, -1)},"junk":${deepObject(100_000)}}`,
+    echo: asLogin,
+    finding: 'SCHEMA',
+  },
+  {
+    name: 'deeply nested junk inside a valid bet',
+    body: `${json({ ...envelope({ event_type: 'bet' }), data: betData() }).slice(0, -1)},"junk":${deepArray(50_000)}}`,
+    echo: asBet,
+    finding: 'SCHEMA',
+  },
   { name: 'timestamp 1e400', body: json(envelope()).replace(`${ts}`, '1e400'), echo: asLogin, finding: 'SCHEMA' },
   { name: 'timestamp -1e400', body: json(envelope()).replace(`${ts}`, '-1e400'), echo: asLogin, finding: 'SCHEMA' },
-  { name: 'bet amounts 1e400', body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replaceAll('100', '1e400'), echo: asBet, finding: 'AMOUNT_NOT_FINITE' },
-  { name: 'bet amounts 1e-400 (parses to 0)', body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replaceAll('100', '1e-400'), echo: asBet, finding: 'SCHEMA' },
-  { name: 'invalid UTF-8 bytes', body: Buffer.concat([Buffer.from('{"event_type":"login","user_id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"')]), echo: unreadable, finding: 'BODY_NOT_JSON' },
+  {
+    name: 'bet amounts 1e400',
+    body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replaceAll('100', '1e400'),
+    echo: asBet,
+    finding: 'AMOUNT_NOT_FINITE',
+  },
+  {
+    name: 'bet amounts 1e-400 (parses to 0)',
+    body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replaceAll('100', '1e-400'),
+    echo: asBet,
+    finding: 'SCHEMA',
+  },
+  {
+    name: 'invalid UTF-8 bytes',
+    body: Buffer.concat([Buffer.from('{"event_type":"login","user_id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"')]),
+    echo: unreadable,
+    finding: 'BODY_NOT_JSON',
+  },
 ];
 
 /** The state before a case, and the proof that the wallet still works after it. */
@@ -102,7 +210,11 @@ t.test('bad input: R3 (HTTP 200) or 4xx, never 5xx, nothing changed', async (t) 
       const entries = await journal(app);
       t.equal(entries.length, 1, 'journalled');
       t.ok(entries[0].reason, 'the journal says why');
-      if (c.finding) t.ok(entries[0].findings.some((f: { code: string }) => f.code === c.finding), `${c.finding} recorded`);
+      if (c.finding)
+        t.ok(
+          entries[0].findings.some((f: { code: string }) => f.code === c.finding),
+          `${c.finding} recorded`,
+        );
       await assertUnharmed(t, built, before);
     });
   }
@@ -139,7 +251,12 @@ t.test('other methods on the callback path are 4xx', async (t) => {
   t.teardown(() => built.app.close());
   const before = snapshot(built.sim);
   for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-    const res = await built.app.inject({ method, url: '/callback', headers: HEADERS, payload: method === 'GET' || method === 'DELETE' ? undefined : json(envelope()) });
+    const res = await built.app.inject({
+      method,
+      url: '/callback',
+      headers: HEADERS,
+      payload: method === 'GET' || method === 'DELETE' ? undefined : json(envelope()),
+    });
     t.ok(res.statusCode >= 400 && res.statusCode < 500, `${method}: 4xx (got ${res.statusCode})`);
   }
   await assertUnharmed(t, built, before);

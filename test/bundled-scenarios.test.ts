@@ -18,11 +18,34 @@ const usd = { currency: 'USD' };
 t.test('default: several players in USD and KRW, auto-create, the worked example round', async (t) => {
   const { app, sim } = await open('default');
   t.teardown(() => app.close());
-  t.same(sim.players().map((p) => p.currency).sort(), ['EUR', 'KRW', 'KRW', 'USD']);
+  t.same(
+    sim
+      .players()
+      .map((p) => p.currency)
+      .sort(),
+    ['EUR', 'KRW', 'KRW', 'USD'],
+  );
   t.match((await send(app, login('player-1'))).body, { code: 'R0', latest_balance: 1000000 });
   t.match((await send(app, login('newcomer'))).body, { code: 'R0', latest_balance: 1000 });
-  await send(app, bet('player-1', 'G1', [['1', 'P', 10000], ['2', 'PP', 5000]]));
-  t.match((await send(app, result('player-1', 'G1', [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]]))).body, { code: 'R0', latest_balance: 1005000 });
+  await send(
+    app,
+    bet('player-1', 'G1', [
+      ['1', 'P', 10000],
+      ['2', 'PP', 5000],
+    ]),
+  );
+  t.match(
+    (
+      await send(
+        app,
+        result('player-1', 'G1', [
+          ['1', 'P', 10000, 10000],
+          ['2', 'PP', 5000, -5000],
+        ]),
+      )
+    ).body,
+    { code: 'R0', latest_balance: 1005000 },
+  );
   t.match((await send(app, bet('player-2', 'G2', [['1', 'P', 5000]]))).body, { code: 'R4', latest_balance: 3000 });
 });
 
@@ -34,14 +57,16 @@ t.test('insufficient-funds: R4 on a short balance, on the 3rd bet, and set_balan
   for (let i = 1; i <= 4; i++) third.push((await send(app, bet('player-third', `G${i}`, [['1', 'P', 10]], usd))).body.code);
   t.same(third, ['R0', 'R0', 'R4', 'R0']);
   t.equal(balanceOf(sim, 'player-third'), '970');
-  for (let i = 0; i < 3; i++) t.match((await send(app, bet('player-reset', `R${i}`, [['1', 'P', 60]], usd))).body, { code: 'R0', latest_balance: 40 });
+  for (let i = 0; i < 3; i++)
+    t.match((await send(app, bet('player-reset', `R${i}`, [['1', 'P', 60]], usd))).body, { code: 'R0', latest_balance: 40 });
 });
 
 t.test('unauthorized: player-locked always R2, player-expired refused once', async (t) => {
   const { app, sim } = await open('unauthorized');
   t.teardown(() => app.close());
   t.same((await send(app, login('player-locked'))).body.latest_balance, undefined);
-  for (const req of [login('player-locked'), bet('player-locked', 'G1', [['1', 'P', 1]], usd)]) t.equal((await send(app, req)).body.code, 'R2');
+  for (const req of [login('player-locked'), bet('player-locked', 'G1', [['1', 'P', 1]], usd)])
+    t.equal((await send(app, req)).body.code, 'R2');
   t.equal(balanceOf(sim, 'player-locked'), '1000');
   t.same([(await send(app, login('player-expired'))).body.code, (await send(app, login('player-expired'))).body.code], ['R2', 'R0']);
   t.equal((await send(app, login('anyone'), { ...HEADERS, 'api-id': 'other' })).body.code, 'R2', 'wrong credentials');
@@ -107,6 +132,12 @@ t.test('certification: one fault per player, as its description tells; grading t
   await post(url, bet('cert-r1-settlement', 'G1', [['1', 'P', 10]], usd), HEADERS);
   const s = result('cert-r1-settlement', 'G1', [['1', 'P', 10, 10]], usd);
   t.same([(await post(url, s, HEADERS)).body.code, (await post(url, s, HEADERS)).body.code], ['R1', 'R0']);
-  t.match(sim.rules.choose(bet('cert-slow-bet', 'G1', [['1', 'P', 10]], usd) as never), { rule: { then: { delay_ms: 12000 } } }, 'the slow bet outlasts a 10 s time-out');
-  t.match(sim.rules.choose(result('cert-lost-settlement', 'G1', [['1', 'P', 10, 0]], usd) as never), { rule: { then: { drop_connection: true } } });
+  t.match(
+    sim.rules.choose(bet('cert-slow-bet', 'G1', [['1', 'P', 10]], usd) as never),
+    { rule: { then: { delay_ms: 12000 } } },
+    'the slow bet outlasts a 10 s time-out',
+  );
+  t.match(sim.rules.choose(result('cert-lost-settlement', 'G1', [['1', 'P', 10, 0]], usd) as never), {
+    rule: { then: { drop_connection: true } },
+  });
 });

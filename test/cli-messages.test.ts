@@ -19,7 +19,11 @@ async function closedPort(): Promise<number> {
 }
 
 t.test('--help marks the required options', async (t) => {
-  const required: Record<string, string[]> = { send: ['--url'], verify: ['--url', '--expect'], probe: ['--url', '--api-id', '--api-key', '--user'] };
+  const required: Record<string, string[]> = {
+    send: ['--url'],
+    verify: ['--url', '--expect'],
+    probe: ['--url', '--api-id', '--api-key', '--user'],
+  };
   for (const [command, options] of Object.entries(required)) {
     const { stdout } = await run([command, '--help']);
     for (const o of options) t.match(stdout, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
@@ -31,7 +35,10 @@ t.test('send: an invalid URL is refused before anything is printed', async (t) =
   const r = await run(['send', 'login', '--url', 'localhost:8080/callback']);
   t.equal(r.code, 1);
   t.equal(r.stdout, '', 'no request printed');
-  t.match(r.stderr, /--url <url>' argument 'localhost:8080\/callback' is invalid\. .* give an http URL such as http:\/\/127\.0\.0\.1:8080\/callback/);
+  t.match(
+    r.stderr,
+    /--url <url>' argument 'localhost:8080\/callback' is invalid\. .* give an http URL such as http:\/\/127\.0\.0\.1:8080\/callback/,
+  );
 });
 
 t.test('send: nothing listening says how to start wallet-sim', async (t) => {
@@ -51,7 +58,7 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   const dir = (await import('node:os')).tmpdir();
   const file = `${dir}/wallet-sim-empty-expect-${process.pid}.json`;
   (await import('node:fs')).writeFileSync(file, '{}');
-  t.teardown(() => (import('node:fs')).then((fs) => fs.rmSync(file, { force: true })));
+  t.teardown(() => import('node:fs').then((fs) => fs.rmSync(file, { force: true })));
   const wrong = await run(['verify', '--url', `${base}/callback`, '--expect', file]);
   t.equal(wrong.code, 2);
   t.match(wrong.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
@@ -70,9 +77,21 @@ t.test('probe: wrong credentials are one clear line, not every check failing', a
 });
 
 t.test('probe: a check that failed before it could finish is FAIL (stopped: …); only a skipped one is SKIP', async (t) => {
-  const base: CheckResult = { name: 'insufficient-funds', description: 'a bet over the balance gets R4', status: 'skip', assertions: [], exchanges: [], skipped: 'login gave no balance to bet over', durationMs: 1 };
+  const base: CheckResult = {
+    name: 'insufficient-funds',
+    description: 'a bet over the balance gets R4',
+    status: 'skip',
+    assertions: [],
+    exchanges: [],
+    skipped: 'login gave no balance to bet over',
+    durationMs: 1,
+  };
   t.match(formatCheck(base), /^SKIP {2}insufficient-funds .* \(skipped: login gave no balance to bet over\)$/);
-  const failed = formatCheck({ ...base, status: 'fail', assertions: [{ name: 'http-200', passed: false, message: 'login: no reply: ECONNREFUSED' }] });
+  const failed = formatCheck({
+    ...base,
+    status: 'fail',
+    assertions: [{ name: 'http-200', passed: false, message: 'login: no reply: ECONNREFUSED' }],
+  });
   t.match(failed, /^FAIL {2}insufficient-funds .* \(stopped: login gave no balance to bet over\)\n/);
   t.notMatch(failed, /skipped/);
 });
@@ -83,10 +102,16 @@ t.test('probe: each check is printed as it finishes', async (t) => {
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
   const started = Date.now();
-  const child = spawn(process.execPath, [CLI, 'probe', '--url', url, '--api-id', 'sandbox', '--api-key', 'sandbox-key', '--user', 'usd', '--currency', 'USD'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'probe', '--url', url, '--api-id', 'sandbox', '--api-key', 'sandbox-key', '--user', 'usd', '--currency', 'USD'],
+    { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const io = collect(child);
   let loginAt = 0;
-  child.stdout!.on('data', () => { if (!loginAt && /^PASS {2}login /m.test(io.stdout())) loginAt = Date.now(); });
+  child.stdout!.on('data', () => {
+    if (!loginAt && /^PASS {2}login /m.test(io.stdout())) loginAt = Date.now();
+  });
   const done = await io.exited;
   const endedAt = Date.now();
   t.equal(done.code, 0, done.stdout);

@@ -15,17 +15,28 @@ t.test('start --port 0: one line with the URL, a full round over a real socket, 
   t.ok(sim.port > 0, `a real port (${sim.port})`);
   const lines = sim.stdout().split('\n').filter(Boolean);
   t.equal(lines.length, 1, 'exactly one line on stdout');
-  t.match(lines[0], /\(callback http:\/\/127\.0\.0\.1:\d+\/callback, scenario "default", store memory; Swagger UI http:\/\/127\.0\.0\.1:\d+\/docs\)$/);
+  t.match(
+    lines[0],
+    /\(callback http:\/\/127\.0\.0\.1:\d+\/callback, scenario "default", store memory; Swagger UI http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
+  );
 
   const health = await fetch(`${sim.url}/health`);
   t.equal(health.status, 200);
   t.match(await health.json(), { status: 'ok', scenario: 'default', store: 'memory' });
 
-  const steps: [string, number][] = [['login.request.json', 1000000], ['bet.request.json', 985000], ['bet_result.request.json', 1005000]];
+  const steps: [string, number][] = [
+    ['login.request.json', 1000000],
+    ['bet.request.json', 985000],
+    ['bet_result.request.json', 1005000],
+  ];
   for (const [file, balance] of steps) {
     const res = await post(`${sim.url}/callback`, example(file));
     t.equal(res.status, 200);
-    t.match(res.body, { code: 'R0', event_type: example(file).event_type, user_id: 'player-1', latest_balance: balance }, `${file}: ${balance}`);
+    t.match(
+      res.body,
+      { code: 'R0', event_type: example(file).event_type, user_id: 'player-1', latest_balance: balance },
+      `${file}: ${balance}`,
+    );
   }
   const player = await (await fetch(`${sim.url}/admin/players/player-1`)).json();
   t.same(player, { user_id: 'player-1', balance: 1005000, currency: 'KRW' }, 'the admin API agrees');
@@ -40,13 +51,20 @@ t.test('with logging on, the URL line is still the only non-log line', async (t)
   const sim = await start(t, ['--port', '0']);
   await post(`${sim.url}/callback`, login('player-1'));
   await sim.stop();
-  const plain = sim.stdout().split('\n').filter((l) => l && !l.startsWith('{'));
+  const plain = sim
+    .stdout()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('{'));
   t.equal(plain.length, 1);
   t.match(plain[0], LISTENING);
 });
 
 t.test('WALLET_SIM_PORT=0 and WALLET_SIM_API_KEY are read from the environment', async (t) => {
-  const sim = await start(t, ['--log-level', 'silent'], { WALLET_SIM_PORT: '0', WALLET_SIM_API_KEY: 'from-env', WALLET_SIM_API_ID: 'env-id' });
+  const sim = await start(t, ['--log-level', 'silent'], {
+    WALLET_SIM_PORT: '0',
+    WALLET_SIM_API_KEY: 'from-env',
+    WALLET_SIM_API_ID: 'env-id',
+  });
   t.not(sim.port, 8080, 'not the default port');
   const old = await post(`${sim.url}/callback`, login('player-1'));
   t.equal(old.body.code, 'R2', "the scenario's credentials no longer work");
@@ -61,28 +79,51 @@ t.test('start --path and --api-key flags', async (t) => {
   const res = await post(`${sim.url}/wallet/cb`, login('player-1'), { ...HEADERS, 'api-key': 'flag-key' });
   t.equal(res.body.code, 'R0');
   t.equal((await post(`${sim.url}/wallet/cb`, login('player-1'))).body.code, 'R2');
-  t.equal((await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: '{}' })).status, 404, 'the default path is not served');
+  t.equal(
+    (await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: '{}' })).status,
+    404,
+    'the default path is not served',
+  );
 });
 
 t.test('validate', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-validate-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const good = join(dir, 'good.json');
-  writeFileSync(good, JSON.stringify({ name: 'good', credentials: { api_id: 'a', api_key: 'b' }, currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 5, currency: 'KRW' }] }));
+  writeFileSync(
+    good,
+    JSON.stringify({
+      name: 'good',
+      credentials: { api_id: 'a', api_key: 'b' },
+      currencies: { KRW: 0 },
+      players: [{ user_id: 'p', balance: 5, currency: 'KRW' }],
+    }),
+  );
   const bad = join(dir, 'bad.json');
-  writeFileSync(bad, JSON.stringify({
-    name: 'bad',
-    credentials: { api_id: 'a' },
-    currencies: { KRW: 0 },
-    players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }],
-    rules: [{ when: {}, then: { delay_ms: -1 } }],
-  }));
+  writeFileSync(
+    bad,
+    JSON.stringify({
+      name: 'bad',
+      credentials: { api_id: 'a' },
+      currencies: { KRW: 0 },
+      players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }],
+      rules: [{ when: {}, then: { delay_ms: -1 } }],
+    }),
+  );
   const notJson = join(dir, 'not-json.json');
   writeFileSync(notJson, '{ "name": ');
   const missing = join(dir, 'missing.json');
 
   const scale = join(dir, 'scale.json');
-  writeFileSync(scale, JSON.stringify({ name: 's', credentials: { api_id: 'a', api_key: 'b' }, currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }] }));
+  writeFileSync(
+    scale,
+    JSON.stringify({
+      name: 's',
+      credentials: { api_id: 'a', api_key: 'b' },
+      currencies: { KRW: 0 },
+      players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }],
+    }),
+  );
   // independent processes: run them side by side
   const [goodRun, badRun, scaleRun, mixedRun, startRun] = await Promise.all([
     run(['validate', DEFAULT_SCENARIO, good]),
@@ -132,7 +173,20 @@ t.test('--help on every command exits 0 and lists the options', async (t) => {
   const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help');
   for (const c of ['start', 'validate', 'openapi']) t.ok(commands.includes(c), `${c} is listed`);
   const expected: Record<string, string[]> = {
-    start: ['--port', '--host', '--scenario', '--store', '--data', '--path', '--api-id', '--api-key', '--admin-token', '--log-level', 'WALLET_SIM_PORT', 'WALLET_SIM_API_KEY'],
+    start: [
+      '--port',
+      '--host',
+      '--scenario',
+      '--store',
+      '--data',
+      '--path',
+      '--api-id',
+      '--api-key',
+      '--admin-token',
+      '--log-level',
+      'WALLET_SIM_PORT',
+      'WALLET_SIM_API_KEY',
+    ],
     validate: ['<files...>', '--help'],
     openapi: ['--out', '--yaml', '--help'],
   };
@@ -156,7 +210,15 @@ t.test('at the default log level, start still prints exactly one line before any
   const sim = await start(t, ['--port', '0']);
   await fetch(`${sim.url}/health`);
   await new Promise((r) => setTimeout(r, 200)); // a stray line would have arrived by now
-  t.same(sim.stdout().split('\n').filter(Boolean).map((l) => LISTENING.test(l)), [true], 'only the listening line');
+  t.same(
+    sim
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => LISTENING.test(l)),
+    [true],
+    'only the listening line',
+  );
   const res = await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('player-usd')) });
   t.equal(((await res.json()) as { code: string }).code, 'R0');
   // The child's stdout reaches us on its own schedule: wait for the line rather than race it.
@@ -173,7 +235,11 @@ t.test('--scenario takes the name of a bundled scenario; an unknown name lists t
   t.match(unknown.stderr, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
   t.match(unknown.stderr, /one of the bundled scenarios: certification, default, flaky, /);
   t.notMatch(unknown.stderr, 'ENOENT');
-  t.match(help.stdout.replace(/\s+/g, ' '), 'the name of a bundled scenario: certification, default, flaky, insufficient-funds', '--help lists them');
+  t.match(
+    help.stdout.replace(/\s+/g, ' '),
+    'the name of a bundled scenario: certification, default, flaky, insufficient-funds',
+    '--help lists them',
+  );
 
   for (const given of ['flaky', 'flaky.json']) {
     const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given]);
@@ -191,12 +257,22 @@ t.test('--log-format: JSON lines when piped by default, readable lines with pret
     await post(`${sim.url}/callback`, login('player-1'));
     await eventually(async () => sim.stdout().split('\n').filter(Boolean).length >= 2);
     await sim.stop();
-    return sim.stdout().split('\n').filter((l) => l && !LISTENING.test(l));
+    return sim
+      .stdout()
+      .split('\n')
+      .filter((l) => l && !LISTENING.test(l));
   };
-  const [piped, pretty, prettyEnv] = await Promise.all([logLines([]), logLines(['--log-format', 'pretty']), logLines([], { WALLET_SIM_LOG_FORMAT: 'pretty' })]);
+  const [piped, pretty, prettyEnv] = await Promise.all([
+    logLines([]),
+    logLines(['--log-format', 'pretty']),
+    logLines([], { WALLET_SIM_LOG_FORMAT: 'pretty' }),
+  ]);
   t.ok(piped.length >= 1);
   t.match(JSON.parse(piped[0]!), { level: 30, code: 'R0', msg: 'R0' }, 'piped: one JSON object per line');
-  for (const [what, lines] of [['--log-format pretty', pretty], ['WALLET_SIM_LOG_FORMAT=pretty', prettyEnv]] as const) {
+  for (const [what, lines] of [
+    ['--log-format pretty', pretty],
+    ['WALLET_SIM_LOG_FORMAT=pretty', prettyEnv],
+  ] as const) {
     t.ok(lines.length >= 1, `${what}: logs`);
     t.throws(() => JSON.parse(lines[0]!), `${what}: not JSON`);
     t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0$/, `${what}: time, level and message`);

@@ -8,7 +8,15 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { balanceOf, buildTestApp } from './helpers/app.js';
 
 const CHROMIUM = process.env.WALLET_SIM_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const WAIT = { timeout: 20_000 };
 
 t.setTimeout(90_000);
@@ -30,7 +38,7 @@ if (!existsSync(CHROMIUM)) {
     });
 
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
-    const page = context.pages()[0] ?? await context.newPage();
+    const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(WAIT.timeout);
     const external: string[] = [];
     const errors: string[] = [];
@@ -56,11 +64,25 @@ if (!existsSync(CHROMIUM)) {
 
     await op.locator('button.execute').click();
     const reply = await renderedReply(page, 'login');
-    t.match(reply.body, { code: 'R0', event_type: 'login', user_id: 'player-1', latest_balance: 1000000 }, 'R0 and the balance are rendered');
+    t.match(
+      reply.body,
+      { code: 'R0', event_type: 'login', user_id: 'player-1', latest_balance: 1000000 },
+      'R0 and the balance are rendered',
+    );
     t.match(reply.headers, /api-id: sandbox/, 'the reply headers are rendered');
 
     await op.locator('.opblock-section-request-body select.examples-select-element').selectOption('bet');
-    await t.resolves(page.waitForFunction(() => /"event_type": "bet"/.test(document.querySelector<HTMLTextAreaElement>('#operations-callback-callback .body-param textarea')?.value ?? ''), null, WAIT), 'the bet example is in the body');
+    await t.resolves(
+      page.waitForFunction(
+        () =>
+          /"event_type": "bet"/.test(
+            document.querySelector<HTMLTextAreaElement>('#operations-callback-callback .body-param textarea')?.value ?? '',
+          ),
+        null,
+        WAIT,
+      ),
+      'the bet example is in the body',
+    );
     await op.locator('button.execute').click();
     const bet = await renderedReply(page, 'bet');
     t.match(bet.body, { code: 'R0', event_type: 'bet', latest_balance: 985000 }, 'the bet is debited');
@@ -74,10 +96,14 @@ if (!existsSync(CHROMIUM)) {
 /** Waits until Swagger UI renders the reply to the given event, and returns it. */
 async function renderedReply(page: Page, event: string): Promise<{ body: Record<string, unknown>; headers: string }> {
   const selector = '#operations-callback-callback .live-responses-table';
-  await page.waitForFunction(([sel, ev]) => {
-    const text = document.querySelector(`${sel} .response-col_description pre`)?.textContent ?? '';
-    return text.includes(`"event_type": "${ev}"`);
-  }, [selector, event] as const, WAIT);
+  await page.waitForFunction(
+    ([sel, ev]) => {
+      const text = document.querySelector(`${sel} .response-col_description pre`)?.textContent ?? '';
+      return text.includes(`"event_type": "${ev}"`);
+    },
+    [selector, event] as const,
+    WAIT,
+  );
   const body = await page.locator(`${selector} .response-col_description pre`).first().textContent();
   const all = (await page.locator(selector).textContent()) ?? '';
   return { body: JSON.parse(body ?? '{}'), headers: all.slice(all.indexOf('Response headers')) };

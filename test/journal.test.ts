@@ -4,21 +4,34 @@ import { Journal, type JournalEntry } from '../src/journal/journal.js';
 import { buildTestApp, journal, login, send } from './helpers/app.js';
 
 const entry = (n: number, user = `u${n % 2}`, event = n % 3 === 0 ? 'bet' : 'login'): Omit<JournalEntry, 'id'> => ({
-  received_at: new Date(0).toISOString(), duration_ms: 0, transaction_id: `tx${n}`, event_type: event, user_id: user,
+  received_at: new Date(0).toISOString(),
+  duration_ms: 0,
+  transaction_id: `tx${n}`,
+  event_type: event,
+  user_id: user,
   request: { method: 'POST', url: '/callback', headers: {}, body: null },
   reply: { status: 200, headers: {}, body: null, dropped: false },
-  replayed: false, findings: [],
+  replayed: false,
+  findings: [],
 });
 
 t.test('keeps the newest `capacity` entries, oldest first, ids always increasing', async (t) => {
   const j = new Journal(3);
   const ids = [1, 2, 3, 4, 5].map((n) => j.record(entry(n)).id);
   t.same(ids, [1, 2, 3, 4, 5]);
-  t.same(j.list().map((e) => e.transaction_id), ['tx3', 'tx4', 'tx5'], 'the oldest two were dropped');
+  t.same(
+    j.list().map((e) => e.transaction_id),
+    ['tx3', 'tx4', 'tx5'],
+    'the oldest two were dropped',
+  );
   t.equal(j.count(), 3);
   j.record(entry(6));
   j.record(entry(7));
-  t.same(j.list().map((e) => e.id), [5, 6, 7], 'order survives wrapping twice');
+  t.same(
+    j.list().map((e) => e.id),
+    [5, 6, 7],
+    'order survives wrapping twice',
+  );
 });
 
 t.test('filters and limit', async (t) => {
@@ -34,7 +47,12 @@ t.test('filters and limit', async (t) => {
     [{ limit: 0 }, []],
     [{ user_id: 'nobody' }, []],
   ];
-  for (const [filter, expected] of cases) t.same(j.list(filter).map((e) => e.transaction_id), expected, JSON.stringify(filter));
+  for (const [filter, expected] of cases)
+    t.same(
+      j.list(filter).map((e) => e.transaction_id),
+      expected,
+      JSON.stringify(filter),
+    );
 });
 
 t.test('reset clears; ids stay unique; capacity 0 keeps nothing', async (t) => {
@@ -54,10 +72,17 @@ t.test('through the app: --journal-size bounds it, every callback journalled wit
   const sent = [1, 2, 3, 4, 5].map(() => login('player-1'));
   for (const s of sent) await send(app, s);
   const entries = await journal(app);
-  t.same(entries.map((e) => e.transaction_id), sent.slice(2).map((s) => s.transaction_id), 'the newest 3');
+  t.same(
+    entries.map((e) => e.transaction_id),
+    sent.slice(2).map((s) => s.transaction_id),
+    'the newest 3',
+  );
   t.ok(entries.every((e) => e.code === 'R0' && e.balance_after === 1000000 && Array.isArray(e.findings)));
   t.equal(entries[0].request.headers['api-key'], 'sa*********', 'the Api-Key is masked in the journal');
-  t.same((await journal(app, { limit: '1' })).map((e) => e.transaction_id), [sent[4]!.transaction_id]);
+  t.same(
+    (await journal(app, { limit: '1' })).map((e) => e.transaction_id),
+    [sent[4]!.transaction_id],
+  );
   t.equal((await app.inject({ method: 'DELETE', url: '/admin/journal' })).statusCode, 204);
   t.same(await journal(app), []);
 });

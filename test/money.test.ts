@@ -10,8 +10,22 @@ t.test('arithmetic is exact where binary floats drift', async (t) => {
     ['0.3 − 0.1', () => money(0.3).minus(0.1), '0.2', 0.3 - 0.1],
     ['1 − 0.9 − 0.1', () => money(1).minus(0.9).minus(0.1), '0', 1 - 0.9 - 0.1],
     ['0.1 + 0.2', () => money(0.1).plus(0.2), '0.3', 0.1 + 0.2],
-    ['Σ 0.01 × 100', () => sum(Array(100).fill(money(0.01))), '1', Array(100).fill(0.01).reduce((a, b) => a + b, 0)],
-    ['1.15 × 100 as sums', () => sum(Array(100).fill(money(1.15))), '115', Array(100).fill(1.15).reduce((a, b) => a + b, 0)],
+    [
+      'Σ 0.01 × 100',
+      () => sum(Array(100).fill(money(0.01))),
+      '1',
+      Array(100)
+        .fill(0.01)
+        .reduce((a, b) => a + b, 0),
+    ],
+    [
+      '1.15 × 100 as sums',
+      () => sum(Array(100).fill(money(1.15))),
+      '115',
+      Array(100)
+        .fill(1.15)
+        .reduce((a, b) => a + b, 0),
+    ],
     ['a big balance plus a cent', () => money(999999999999999).plus(0.01), '999999999999999.01', 999999999999999 + 0.01],
   ];
   for (const [name, compute, exact, float] of cases) {
@@ -22,8 +36,14 @@ t.test('arithmetic is exact where binary floats drift', async (t) => {
 
 t.test('toJsonNumber: plain decimal text, never an exponent', async (t) => {
   const cases: [string | number, string][] = [
-    [0.7, '0.7'], [1005000, '1005000'], [1e21, '1000000000000000000000'], [1e-7, '0.0000001'],
-    ['0.00000001', '0.00000001'], [-5000, '-5000'], [0, '0'], ['10.50', '10.5'],
+    [0.7, '0.7'],
+    [1005000, '1005000'],
+    [1e21, '1000000000000000000000'],
+    [1e-7, '0.0000001'],
+    ['0.00000001', '0.00000001'],
+    [-5000, '-5000'],
+    [0, '0'],
+    ['10.50', '10.5'],
   ];
   for (const [input, text] of cases) {
     t.equal(toJsonNumber(money(input)), text, `${input} → ${text}`);
@@ -32,7 +52,16 @@ t.test('toJsonNumber: plain decimal text, never an exponent', async (t) => {
 });
 
 t.test('decimalPlaces counts what the caller wrote, as a JSON number', async (t) => {
-  const cases: [number, number][] = [[10, 0], [10.5, 1], [10.50, 1], [10.001, 3], [0.00000001, 8], [1e-7, 7], [1e21, 0], [15000, 0]];
+  const cases: [number, number][] = [
+    [10, 0],
+    [10.5, 1],
+    [10.5, 1],
+    [10.001, 3],
+    [0.00000001, 8],
+    [1e-7, 7],
+    [1e21, 0],
+    [15000, 0],
+  ];
   for (const [n, digits] of cases) t.equal(money(n).decimalPlaces(), digits, `${n}: ${digits}`);
 });
 

@@ -60,13 +60,48 @@ t.test('item 4: every status a route can answer is documented', async (t) => {
 t.test('item 4: what the routes answer is what the document lists (error codes from the table)', async (t) => {
   const { app, doc } = await served({ bodyLimit: 2048 });
   const d = await doc();
-  const cases: { method: 'GET' | 'PUT' | 'POST' | 'DELETE'; url: string; path: string; headers?: Record<string, string>; payload?: string; status: number }[] = [
+  const cases: {
+    method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+    url: string;
+    path: string;
+    headers?: Record<string, string>;
+    payload?: string;
+    status: number;
+  }[] = [
     { method: 'GET', url: '/admin/journal?limit=abc', path: '/admin/journal', status: 400 },
     { method: 'GET', url: '/admin/players/nobody', path: '/admin/players/{user_id}', status: 404 },
-    { method: 'PUT', url: '/admin/players/p', path: '/admin/players/{user_id}', headers: { 'content-type': 'application/json' }, payload: '{"balance":-1}', status: 400 },
-    { method: 'PUT', url: '/admin/players/p', path: '/admin/players/{user_id}', headers: { 'content-type': 'text/csv' }, payload: 'balance,1', status: 415 },
-    { method: 'POST', url: '/admin/reset', path: '/admin/reset', headers: { 'content-type': 'application/json' }, payload: '', status: 400 },
-    { method: 'PUT', url: '/admin/scenario', path: '/admin/scenario', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x', pad: 'x'.repeat(4096) }), status: 413 },
+    {
+      method: 'PUT',
+      url: '/admin/players/p',
+      path: '/admin/players/{user_id}',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"balance":-1}',
+      status: 400,
+    },
+    {
+      method: 'PUT',
+      url: '/admin/players/p',
+      path: '/admin/players/{user_id}',
+      headers: { 'content-type': 'text/csv' },
+      payload: 'balance,1',
+      status: 415,
+    },
+    {
+      method: 'POST',
+      url: '/admin/reset',
+      path: '/admin/reset',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+      status: 400,
+    },
+    {
+      method: 'PUT',
+      url: '/admin/scenario',
+      path: '/admin/scenario',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x', pad: 'x'.repeat(4096) }),
+      status: 413,
+    },
     { method: 'POST', url: '/callback', path: '/callback', headers: HEADERS, payload: 'x'.repeat(4096), status: 413 },
   ];
   for (const c of cases) {
@@ -82,7 +117,11 @@ t.test('item 5: /openapi.json gives the callback headers example values from the
   const { app, sim, doc } = await served();
   const examples = async () => Object.fromEntries((await doc()).paths['/callback'].post.parameters.map((p: Json) => [p.name, p.example]));
   t.same(await examples(), { 'Api-Id': 'sandbox', 'Api-Key': 'sandbox-key', 'Callback-URL': 'http://127.0.0.1:8080/callback' });
-  const put = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { ...sim.scenario.source, credentials: { api_id: 'ci-id', api_key: 'ci-key' } } });
+  const put = await app.inject({
+    method: 'PUT',
+    url: '/admin/scenario',
+    payload: { ...sim.scenario.source, credentials: { api_id: 'ci-id', api_key: 'ci-key' } },
+  });
   t.equal(put.statusCode, 200);
   t.match(await examples(), { 'Api-Id': 'ci-id', 'Api-Key': 'ci-key' }, 'the active scenario, not the one at start');
 
@@ -96,27 +135,55 @@ t.test('item 7: components are what a caller sends or gets; CallbackRequest is a
   const { doc } = await served();
   const d = await doc();
   t.same(Object.keys(d.components.schemas).sort(), [
-    'ApiError', 'BetRequest', 'BetResultRequest', 'CallbackReply', 'CallbackRequest', 'Health', 'JournalEntry', 'JournalPage', 'LoginRequest', 'Player',
-    'PlayerUpdate', 'Report', 'ResultDetail', 'RuleHits', 'Scenario',
+    'ApiError',
+    'BetRequest',
+    'BetResultRequest',
+    'CallbackReply',
+    'CallbackRequest',
+    'Health',
+    'JournalEntry',
+    'JournalPage',
+    'LoginRequest',
+    'Player',
+    'PlayerUpdate',
+    'Report',
+    'ResultDetail',
+    'RuleHits',
+    'Scenario',
   ]);
   const text = JSON.stringify(d);
-  for (const internal of ['Expectations', 'JournalMatch', 'Envelope', 'Scenario-rule', 'ResultDetail-card']) t.notMatch(text, `#/components/schemas/${internal}`, `no reference to ${internal}`);
+  for (const internal of ['Expectations', 'JournalMatch', 'Envelope', 'Scenario-rule', 'ResultDetail-card'])
+    t.notMatch(text, `#/components/schemas/${internal}`, `no reference to ${internal}`);
   const cr = d.components.schemas.CallbackRequest;
   t.same(Object.keys(cr).sort(), ['description', 'discriminator', 'oneOf', 'title'], 'a pure oneOf: no object | (…)');
-  t.same(d.components.schemas.BetResultRequest.properties.data.properties.result_detail.contentSchema, { $ref: '#/components/schemas/ResultDetail' }, 'result_detail names the document it holds');
+  t.same(
+    d.components.schemas.BetResultRequest.properties.data.properties.result_detail.contentSchema,
+    { $ref: '#/components/schemas/ResultDetail' },
+    'result_detail names the document it holds',
+  );
   t.equal(d.components.schemas.Scenario.properties.rules.items.title, 'Rule', "Scenario's rule is written in place");
 
   const ui = await (await served({}, '/docs/json')).doc();
-  t.same(ui.components.schemas.CallbackRequest.oneOf.map((b: Json) => b.type), ['object', 'object', 'object'], 'Swagger UI shows each branch as an object at once');
+  t.same(
+    ui.components.schemas.CallbackRequest.oneOf.map((b: Json) => b.type),
+    ['object', 'object', 'object'],
+    'Swagger UI shows each branch as an object at once',
+  );
 });
 
 t.test('item 7: the 413 examples are real bodies naming the limit', async (t) => {
   const { doc } = await served({ bodyLimit: 4096 });
   const d = await doc();
   const callback413 = d.paths['/callback'].post.responses['413'];
-  t.same(callback413.content['application/json'].examples.BODY_TOO_LARGE.value, { error: 'BODY_TOO_LARGE', message: 'the body is over the 4096-byte limit; send less or start with --body-limit' });
+  t.same(callback413.content['application/json'].examples.BODY_TOO_LARGE.value, {
+    error: 'BODY_TOO_LARGE',
+    message: 'the body is over the 4096-byte limit; send less or start with --body-limit',
+  });
   t.same(Object.keys(callback413.headers).sort(), ['Api-Id', 'Api-Key', 'X-Wallet-Sim-Reason']);
-  t.match(d.paths['/admin/scenario'].put.responses['413'].content['application/json'].examples.BODY_TOO_LARGE.value.message, /4096-byte limit/);
+  t.match(
+    d.paths['/admin/scenario'].put.responses['413'].content['application/json'].examples.BODY_TOO_LARGE.value.message,
+    /4096-byte limit/,
+  );
 });
 
 t.test('item 7: the Swagger UI page has a wallet-sim title and no Explore box', async (t) => {

@@ -20,7 +20,10 @@ const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const pointer = (path: readonly string[]) => `#/${path.map(escape).join('/')}`;
 function resolvePointer(doc: Json, ref: string): unknown {
   if (!ref.startsWith('#/')) return undefined;
-  return ref.slice(2).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  return ref
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce<any>((node, key) => (node !== null && typeof node === 'object' ? node[key] : undefined), doc);
 }
 
@@ -34,8 +37,10 @@ function* walk(node: unknown, path: string[] = []): Generator<[unknown, string[]
   }
 }
 
-const operations = (doc: Json) => Object.entries(doc.paths as Json).flatMap(([url, item]) =>
-  Object.entries(item as Json).map(([method, op]) => ({ url, method, op: op as Json })));
+const operations = (doc: Json) =>
+  Object.entries(doc.paths as Json).flatMap(([url, item]) =>
+    Object.entries(item as Json).map(([method, op]) => ({ url, method, op: op as Json })),
+  );
 
 t.test('the document is a valid OpenAPI 3.1 description', async (t) => {
   const { doc, status } = await documentOf();
@@ -44,7 +49,11 @@ t.test('the document is a valid OpenAPI 3.1 description', async (t) => {
   const result = await validate(structuredClone(doc) as never);
   t.same(result.valid ? [] : (result as { errors: unknown[] }).errors, [], 'no validation errors');
   t.ok(result.valid, 'valid per @readme/openapi-parser');
-  t.same(doc.servers, [{ url: 'http://localhost:80' }], 'an absolute server: the simulator serving the document (inject host localhost:80)');
+  t.same(
+    doc.servers,
+    [{ url: 'http://localhost:80' }],
+    'an absolute server: the simulator serving the document (inject host localhost:80)',
+  );
 });
 
 t.test('components are named by $id (never def-N) and every $ref resolves', async (t) => {
@@ -85,10 +94,17 @@ t.test('the callback operation: a body discriminated by event_type, headers, rep
   const media = op.requestBody.content['application/json'];
   t.same(media.schema, { $ref: '#/components/schemas/CallbackRequest' });
   const body = doc.components.schemas.CallbackRequest;
-  t.same(body.oneOf, EVENT_SCHEMAS.map(({ id }) => ({ $ref: `#/components/schemas/${id}` })));
+  t.same(
+    body.oneOf,
+    EVENT_SCHEMAS.map(({ id }) => ({ $ref: `#/components/schemas/${id}` })),
+  );
   t.same(body.discriminator, {
     propertyName: 'event_type',
-    mapping: { login: '#/components/schemas/LoginRequest', bet: '#/components/schemas/BetRequest', bet_result: '#/components/schemas/BetResultRequest' },
+    mapping: {
+      login: '#/components/schemas/LoginRequest',
+      bet: '#/components/schemas/BetRequest',
+      bet_result: '#/components/schemas/BetResultRequest',
+    },
   });
 
   t.same(Object.keys(media.examples), ['login', 'bet', 'bet_result'], 'one named example per event');
@@ -139,11 +155,20 @@ t.test('every example validates against its own schema', async (t) => {
     if (node === null || typeof node !== 'object') return;
     const n = node as Json;
     if ('schema' in n && n.examples && !Array.isArray(n.examples)) {
-      for (const [name, ex] of Object.entries(n.examples as Json)) { check([...path, 'schema'], ex.value, `${pointer(path)} example ${name}`); count++; }
+      for (const [name, ex] of Object.entries(n.examples as Json)) {
+        check([...path, 'schema'], ex.value, `${pointer(path)} example ${name}`);
+        count++;
+      }
     }
-    if ('schema' in n && 'example' in n) { check([...path, 'schema'], n.example, `${pointer(path)} example`); count++; }
+    if ('schema' in n && 'example' in n) {
+      check([...path, 'schema'], n.example, `${pointer(path)} example`);
+      count++;
+    }
     if (path[0] === 'components' && path[1] === 'schemas' && Array.isArray(n.examples)) {
-      n.examples.forEach((ex: unknown, i: number) => { check(path, ex, `${pointer(path)} examples/${i}`); count++; });
+      n.examples.forEach((ex: unknown, i: number) => {
+        check(path, ex, `${pointer(path)} examples/${i}`);
+        count++;
+      });
     }
     for (const [k, v] of Object.entries(n)) if (k !== 'examples' && k !== 'example') visit(v, [...path, k]);
   };
@@ -177,10 +202,26 @@ t.test('the examples are real: the worked round through the simulator gives the 
 t.test('admin and health routes are documented', async (t) => {
   const { doc } = await documentOf();
   const ops = operations(doc);
-  t.same(ops.map((o) => `${o.method.toUpperCase()} ${o.url}`).sort(), [
-    'DELETE /admin/journal', 'GET /admin/events', 'GET /admin/journal', 'GET /admin/players', 'GET /admin/players/{user_id}', 'GET /admin/report', 'GET /admin/scenario',
-    'GET /admin/scenario/rules', 'GET /admin/scenarios', 'GET /health', 'POST /admin/reset', 'POST /callback', 'PUT /admin/players/{user_id}', 'PUT /admin/scenario',
-  ], 'every route and nothing else (/openapi.json and /docs are hidden)');
+  t.same(
+    ops.map((o) => `${o.method.toUpperCase()} ${o.url}`).sort(),
+    [
+      'DELETE /admin/journal',
+      'GET /admin/events',
+      'GET /admin/journal',
+      'GET /admin/players',
+      'GET /admin/players/{user_id}',
+      'GET /admin/report',
+      'GET /admin/scenario',
+      'GET /admin/scenario/rules',
+      'GET /admin/scenarios',
+      'GET /health',
+      'POST /admin/reset',
+      'POST /callback',
+      'PUT /admin/players/{user_id}',
+      'PUT /admin/scenario',
+    ],
+    'every route and nothing else (/openapi.json and /docs are hidden)',
+  );
   const ids = new Set<string>();
   for (const { url, method, op } of ops) {
     const name = `${method.toUpperCase()} ${url}`;
@@ -193,20 +234,31 @@ t.test('admin and health routes are documented', async (t) => {
     }
     const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
     t.ok(success, `${name} documents its success`);
-    if (success !== '204' && op.operationId !== 'callback') t.ok(op.responses[success!].content?.[url === '/admin/events' ? 'text/event-stream' : 'application/json']?.schema, `${name} ${success} has a body schema`);
+    if (success !== '204' && op.operationId !== 'callback')
+      t.ok(
+        op.responses[success!].content?.[url === '/admin/events' ? 'text/event-stream' : 'application/json']?.schema,
+        `${name} ${success} has a body schema`,
+      );
     if (url.includes('{user_id}')) t.match(op.parameters, [{ in: 'path', name: 'user_id', required: true }], `${name} documents user_id`);
   }
   const players = doc.paths['/admin/players/{user_id}'];
   t.same(players.put.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/PlayerUpdate' });
   t.ok(players.put.requestBody.content['application/json'].examples, 'PUT players has examples');
   t.same(doc.paths['/admin/scenario'].put.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Scenario' });
-  t.match(doc.paths['/admin/journal'].get.parameters.map((p: Json) => p.name), ['user_id', 'event_type', 'transaction_id', 'after', 'limit']);
+  t.match(
+    doc.paths['/admin/journal'].get.parameters.map((p: Json) => p.name),
+    ['user_id', 'event_type', 'transaction_id', 'after', 'limit'],
+  );
   t.equal(doc.paths['/admin/players'].get.security, undefined, 'no security while the admin API is open');
 });
 
 t.test('with --admin-token the admin routes require bearer auth and the document still validates', async (t) => {
   const { doc } = await documentOf({ adminToken: 'secret' });
-  t.same(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.bearer.description });
+  t.same(doc.components.securitySchemes.bearer, {
+    type: 'http',
+    scheme: 'bearer',
+    description: doc.components.securitySchemes.bearer.description,
+  });
   for (const { url, op } of operations(doc).filter((o) => o.url.startsWith('/admin'))) {
     t.same(op.security, [{ bearer: [] }], `${url} wants the bearer token`);
     t.ok(op.responses['401'], `${url} documents 401`);
@@ -232,9 +284,17 @@ t.test('Swagger UI gets the document with the active credentials pre-filled', as
 
   // Issue 9 item 5: /openapi.json carries the credentials too (an imported Postman collection must not send <string>).
   const served = JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body);
-  t.same((served.paths['/callback'].post.parameters as Json[]).map((p) => p.example), ['sandbox', 'sandbox-key', 'http://127.0.0.1:8080/callback'], '/openapi.json: the active credentials as examples');
+  t.same(
+    (served.paths['/callback'].post.parameters as Json[]).map((p) => p.example),
+    ['sandbox', 'sandbox-key', 'http://127.0.0.1:8080/callback'],
+    '/openapi.json: the active credentials as examples',
+  );
 
-  const put = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { ...sim.scenario.source, credentials: { api_id: 'id2', api_key: 'key2' } } });
+  const put = await app.inject({
+    method: 'PUT',
+    url: '/admin/scenario',
+    payload: { ...sim.scenario.source, credentials: { api_id: 'id2', api_key: 'key2' } },
+  });
   t.equal(put.statusCode, 200);
   t.match(await examples(), { 'Api-Id': 'id2', 'Api-Key': 'key2' }, 'read per request: a new scenario shows at once');
 

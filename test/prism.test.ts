@@ -22,25 +22,47 @@ const PRISM = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/
 const LIMIT = 8192;
 
 /** Starts `prism proxy` on a free port of 127.0.0.1; resolves with its URL once it listens. */
-async function prism(document: string, upstream: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [PRISM, 'proxy', document, upstream, '--errors', '--port', '0', '--host', '127.0.0.1', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => { child.kill('SIGKILL'); });
+async function prism(
+  document: string,
+  upstream: string,
+  extra: string[] = [],
+): Promise<{ url: string; child: ChildProcess; log: () => string }> {
+  const child = spawn(process.execPath, [PRISM, 'proxy', document, upstream, '--errors', '--port', '0', '--host', '127.0.0.1', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => {
+    child.kill('SIGKILL');
+  });
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`prism did not start within 90 s:\n${log}`)), 90_000);
     const read = (chunk: Buffer) => {
       log += chunk.toString();
       const m = /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     };
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`prism exited with ${code}:\n${log}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`prism exited with ${code}:\n${log}`));
+    });
   });
   return { url, child, log: () => log };
 }
 
-interface Call { name: string; method: string; path: string; headers?: Record<string, string>; body?: string; status: number; code?: string }
+interface Call {
+  name: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  status: number;
+  code?: string;
+}
 
 const NOW = Math.floor(Date.now() / 1000);
 const json = { 'content-type': 'application/json' };
@@ -85,40 +107,108 @@ t.test('Prism validating proxy: every reply matches the published document', asy
       { name: 'the same bet again: replay', method: 'POST', path: '/callback', body: BET, status: 200, code: 'R0' },
       { name: 'totals that do not add up', method: 'POST', path: '/callback', body: BAD_TOTALS, status: 200, code: 'R3' },
       { name: 'a wrong Api-Key', method: 'POST', path: '/callback', headers: { 'api-key': 'wrong' }, body: LOGIN, status: 200, code: 'R2' },
-      { name: 'no Callback-URL (optional)', method: 'POST', path: '/callback', headers: { 'callback-url': '' }, body: LOGIN.replace('"t1"', '"t6"'), status: 200, code: 'R0' },
+      {
+        name: 'no Callback-URL (optional)',
+        method: 'POST',
+        path: '/callback',
+        headers: { 'callback-url': '' },
+        body: LOGIN.replace('"t1"', '"t6"'),
+        status: 200,
+        code: 'R0',
+      },
       { name: 'health', method: 'GET', path: '/health', status: 200 },
       { name: 'players', method: 'GET', path: '/admin/players', status: 200 },
       { name: 'one player', method: 'GET', path: '/admin/players/player-1', status: 200 },
       { name: 'an unknown player', method: 'GET', path: '/admin/players/nobody', status: 404 },
-      { name: 'set a balance', method: 'PUT', path: '/admin/players/player-9', headers: json, body: '{"balance":250,"currency":"USD"}', status: 200 },
+      {
+        name: 'set a balance',
+        method: 'PUT',
+        path: '/admin/players/player-9',
+        headers: json,
+        body: '{"balance":250,"currency":"USD"}',
+        status: 200,
+      },
       { name: 'journal', method: 'GET', path: '/admin/journal?user_id=player-1&limit=2', status: 200 },
       { name: 'scenario', method: 'GET', path: '/admin/scenario', status: 200 },
       { name: 'rule counters', method: 'GET', path: '/admin/scenario/rules', status: 200 },
       { name: 'clear the journal', method: 'DELETE', path: '/admin/journal', status: 204 },
       { name: 'reset', method: 'POST', path: '/admin/reset', status: 200 },
     ]);
-    t.equal((await (await fetch(`${upstream}/admin/journal`)).json() as { count: number }).count, 0, 'the proxy forwarded the calls (reset emptied the journal)');
+    t.equal(
+      ((await (await fetch(`${upstream}/admin/journal`)).json()) as { count: number }).count,
+      0,
+      'the proxy forwarded the calls (reset emptied the journal)',
+    );
   });
 
   t.test('a malformed callback: the document calls it invalid, and Prism refuses it itself', async () => {
-    const r = await call(strict.url, { name: 'malformed', method: 'POST', path: '/callback', body: '{"transaction_id":"t7","event_type":"bet",', status: 400 });
+    const r = await call(strict.url, {
+      name: 'malformed',
+      method: 'POST',
+      path: '/callback',
+      body: '{"transaction_id":"t7","event_type":"bet",',
+      status: 400,
+    });
     t.equal(r.status, 400, "Prism's own invalid_json: nothing reached the simulator");
-    const wrongType = await call(strict.url, { name: 'schema', method: 'POST', path: '/callback', body: BET.replace('"total_bet_amount":15000', '"total_bet_amount":"15000"'), status: 422 });
+    const wrongType = await call(strict.url, {
+      name: 'schema',
+      method: 'POST',
+      path: '/callback',
+      body: BET.replace('"total_bet_amount":15000', '"total_bet_amount":"15000"'),
+      status: 422,
+    });
     t.equal(wrongType.status, 422, 'a body that breaks the schema is an invalid request per the document');
     t.match(wrongType.body, /"location":\["body","data","total_bet_amount"\]/);
   });
 
   t.test('requests the document calls invalid, forwarded: the replies are the documented ones', async () => {
     await check(forwarding.url, [
-      { name: 'a malformed body (text/plain, so Prism forwards it)', method: 'POST', path: '/callback', headers: { 'content-type': 'text/plain' }, body: '{"transaction_id":"t7","event_type":"bet",', status: 200, code: 'R3' },
-      { name: 'JSON that breaks the schema', method: 'POST', path: '/callback', body: '{"event_type":"bet","user_id":"player-1"}', status: 200, code: 'R3' },
-      { name: 'no credentials', method: 'POST', path: '/callback', headers: { 'api-id': '', 'api-key': '' }, body: LOGIN, status: 200, code: 'R2' },
+      {
+        name: 'a malformed body (text/plain, so Prism forwards it)',
+        method: 'POST',
+        path: '/callback',
+        headers: { 'content-type': 'text/plain' },
+        body: '{"transaction_id":"t7","event_type":"bet",',
+        status: 200,
+        code: 'R3',
+      },
+      {
+        name: 'JSON that breaks the schema',
+        method: 'POST',
+        path: '/callback',
+        body: '{"event_type":"bet","user_id":"player-1"}',
+        status: 200,
+        code: 'R3',
+      },
+      {
+        name: 'no credentials',
+        method: 'POST',
+        path: '/callback',
+        headers: { 'api-id': '', 'api-key': '' },
+        body: LOGIN,
+        status: 200,
+        code: 'R2',
+      },
       { name: 'a callback over the limit', method: 'POST', path: '/callback', body: `{"pad":"${'x'.repeat(LIMIT)}"}`, status: 413 },
       { name: 'limit=abc', method: 'GET', path: '/admin/journal?limit=abc', status: 400 },
       { name: 'a negative balance', method: 'PUT', path: '/admin/players/player-1', headers: json, body: '{"balance":-1}', status: 400 },
       { name: 'an invalid scenario', method: 'PUT', path: '/admin/scenario', headers: json, body: '{"name":"x"}', status: 400 },
-      { name: 'a scenario that is not JSON', method: 'PUT', path: '/admin/scenario', headers: { 'content-type': 'text/csv' }, body: 'name,x', status: 415 },
-      { name: 'an admin body over the limit', method: 'PUT', path: '/admin/players/player-1', headers: json, body: `{"balance":1,"pad":"${'x'.repeat(LIMIT)}"}`, status: 413 },
+      {
+        name: 'a scenario that is not JSON',
+        method: 'PUT',
+        path: '/admin/scenario',
+        headers: { 'content-type': 'text/csv' },
+        body: 'name,x',
+        status: 415,
+      },
+      {
+        name: 'an admin body over the limit',
+        method: 'PUT',
+        path: '/admin/players/player-1',
+        headers: json,
+        body: `{"balance":1,"pad":"${'x'.repeat(LIMIT)}"}`,
+        status: 413,
+      },
     ]);
   });
 });

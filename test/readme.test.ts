@@ -31,8 +31,21 @@ t.test('every route', async (t) => {
   const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryStore());
   const app = await buildApp({ sim });
   await app.ready();
-  const documented = ['POST /callback', 'GET /health', 'GET /openapi.json', 'GET /docs', 'GET /admin/players', 'GET /admin/players/:user_id',
-    'PUT /admin/players/:user_id', 'POST /admin/reset', 'GET /admin/journal', 'DELETE /admin/journal', 'GET /admin/scenario', 'GET /admin/scenario/rules', 'PUT /admin/scenario'];
+  const documented = [
+    'POST /callback',
+    'GET /health',
+    'GET /openapi.json',
+    'GET /docs',
+    'GET /admin/players',
+    'GET /admin/players/:user_id',
+    'PUT /admin/players/:user_id',
+    'POST /admin/reset',
+    'GET /admin/journal',
+    'DELETE /admin/journal',
+    'GET /admin/scenario',
+    'GET /admin/scenario/rules',
+    'PUT /admin/scenario',
+  ];
   for (const r of documented) {
     t.ok(cell(r), `${r} is in the README`);
     const [method, path] = r.split(' ');
@@ -55,7 +68,8 @@ t.test('every scenario field', async (t) => {
 });
 
 t.test('every finding code and bundled scenario', async (t) => {
-  for (const [code, [severity]] of Object.entries(FINDINGS)) t.ok(readme.includes(`| \`${code}\` | ${severity} |`), `${code} (${severity}) is in the README`);
+  for (const [code, [severity]] of Object.entries(FINDINGS))
+    t.ok(readme.includes(`| \`${code}\` | ${severity} |`), `${code} (${severity}) is in the README`);
   for (const f of readdirSync(SCENARIOS_DIR)) t.ok(readme.includes(`| \`${f.replace('.json', '')}\` |`), `${f} is described in the README`);
 });
 
@@ -71,39 +85,64 @@ t.test("the README's example scenario does what the README says", async (t) => {
   t.equal((await post(url, first, HEADERS)).error !== undefined, true, "bob's first bet: reply dropped");
   t.equal((await post(url, first, HEADERS)).body.code, 'R0', 'its retry replays (the 2nd bet seen)');
   t.equal((await post(url, bet('bob', 'G2', [['1', 'P', 10]], usd), HEADERS)).body.code, 'R4', "bob's 3rd bet bounces");
-  t.match(sim.rules.choose(result('bob', 'G1', [['1', 'P', 10, 0]], usd) as never), { rule: { then: { delay_ms: 12000 } } }, 'settlement is slow');
-  const journal = (await (await fetch(url.replace('/callback', '/admin/journal?user_id=bob'))).json()) as { entries: { code: string; replayed: boolean; reply: { dropped: boolean } }[] };
-  t.same(journal.entries.map((e) => [e.code, e.replayed, e.reply.dropped]), [['R0', false, true], ['R0', true, false], ['R4', false, false]]);
+  t.match(
+    sim.rules.choose(result('bob', 'G1', [['1', 'P', 10, 0]], usd) as never),
+    { rule: { then: { delay_ms: 12000 } } },
+    'settlement is slow',
+  );
+  const journal = (await (await fetch(url.replace('/callback', '/admin/journal?user_id=bob'))).json()) as {
+    entries: { code: string; replayed: boolean; reply: { dropped: boolean } }[];
+  };
+  t.same(
+    journal.entries.map((e) => [e.code, e.replayed, e.reply.dropped]),
+    [
+      ['R0', false, true],
+      ['R0', true, false],
+      ['R4', false, false],
+    ],
+  );
 });
 
 // Issue 9 item 13: the curl examples are runnable as written (one WS=… to change, nothing elided)
 // and answer what the README shows.
-t.test("the README's curl examples run as written and answer what the README shows", { skip: existsSync('/usr/bin/curl') || existsSync('/bin/curl') ? false : 'curl is not installed' }, async (t) => {
-  const section = readmeSection('One callback of each kind');
-  const blocks = shBlocks(section);
-  t.equal(blocks.length, 2, 'the round and the R4 example');
-  t.equal((section.match(/8080/g) ?? []).length, 1, 'the port is written once, in WS=');
-  t.notMatch(blocks.join('\n'), /…|\.\.\./, 'nothing is elided');
-  t.same(readmeCallbacks(1).map((b) => JSON.parse(b).event_type), ['login', 'bet', 'bet_result', 'bet'], 'every body is complete JSON');
+t.test(
+  "the README's curl examples run as written and answer what the README shows",
+  { skip: existsSync('/usr/bin/curl') || existsSync('/bin/curl') ? false : 'curl is not installed' },
+  async (t) => {
+    const section = readmeSection('One callback of each kind');
+    const blocks = shBlocks(section);
+    t.equal(blocks.length, 2, 'the round and the R4 example');
+    t.equal((section.match(/8080/g) ?? []).length, 1, 'the port is written once, in WS=');
+    t.notMatch(blocks.join('\n'), /…|\.\.\./, 'nothing is elided');
+    t.same(
+      readmeCallbacks(1).map((b) => JSON.parse(b).event_type),
+      ['login', 'bet', 'bet_result', 'bet'],
+      'every body is complete JSON',
+    );
 
-  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore()); // what npm start runs
-  const app = await buildApp({ sim });
-  t.teardown(() => app.close());
-  const base = await listen(app);
-  const script = blocks.join('\n');
-  t.match(script, /^WS=http:\/\/127\.0\.0\.1:8080 /m);
-  const { stdout } = await promisify(execFile)('bash', ['-c', script.replace(/^WS=\S+/m, `WS=${base}`)], { timeout: 30_000 });
-  const normal = (l: string) => l.replace(/"timestamp":\d+/, '"timestamp":0').toLowerCase();
-  const actual = stdout.split(/\r?\n/).map(normal);
-  const shown = script.split('\n').filter((l) => l.startsWith('# ') || l === '#').map((l) => normal(l.slice(2))).filter(Boolean);
-  let at = 0;
-  for (const line of shown) {
-    const found = actual.indexOf(line, at);
-    t.ok(found >= 0, `the output has, in order: ${line}`, { stdout });
-    if (found >= 0) at = found + 1;
-  }
-  t.equal(sim.player('player-1')?.balance.toFixed(), '1005000', 'the round was played');
-});
+    const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore()); // what npm start runs
+    const app = await buildApp({ sim });
+    t.teardown(() => app.close());
+    const base = await listen(app);
+    const script = blocks.join('\n');
+    t.match(script, /^WS=http:\/\/127\.0\.0\.1:8080 /m);
+    const { stdout } = await promisify(execFile)('bash', ['-c', script.replace(/^WS=\S+/m, `WS=${base}`)], { timeout: 30_000 });
+    const normal = (l: string) => l.replace(/"timestamp":\d+/, '"timestamp":0').toLowerCase();
+    const actual = stdout.split(/\r?\n/).map(normal);
+    const shown = script
+      .split('\n')
+      .filter((l) => l.startsWith('# ') || l === '#')
+      .map((l) => normal(l.slice(2)))
+      .filter(Boolean);
+    let at = 0;
+    for (const line of shown) {
+      const found = actual.indexOf(line, at);
+      t.ok(found >= 0, `the output has, in order: ${line}`, { stdout });
+      if (found >= 0) at = found + 1;
+    }
+    t.equal(sim.player('player-1')?.balance.toFixed(), '1005000', 'the round was played');
+  },
+);
 
 t.test('the spec the README links to ships in the package', async (t) => {
   t.match(readme, /\[`docs\/spec\/callbacks\.md`\]\(docs\/spec\/callbacks\.md\)/);
@@ -113,6 +152,9 @@ t.test('the spec the README links to ships in the package', async (t) => {
   t.ok(files.includes('docs'), 'package.json files has docs/, so the installed README links work');
   for (const [, target] of readme.matchAll(/\]\(((?:docs|schemas|scenarios)\/[^)#]+)/g)) {
     t.ok(existsSync(join(ROOT, target!)), `${target} exists`);
-    t.ok(files.some((f) => target!.startsWith(`${f}/`) || target === f), `${target} is in the package`);
+    t.ok(
+      files.some((f) => target!.startsWith(`${f}/`) || target === f),
+      `${target} is in the package`,
+    );
   }
 });

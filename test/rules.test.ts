@@ -2,11 +2,29 @@ import t from 'tap';
 import type { CallbackRequest, Rule } from '../src/protocol/types.generated.js';
 import { RuleEngine } from '../src/scenario/rules.js';
 
-const login = (user_id: string) => ({ transaction_id: 'x', event_type: 'login', timestamp: 1, feedback_data: '', user_id }) as CallbackRequest;
-const bet = (user_id: string, amount: number, extra: Partial<{ game_no: string; table_no: string; game_type: string; currency: string }> = {}) => ({
-  transaction_id: 'x', event_type: 'bet', timestamp: 1, feedback_data: '', user_id,
-  data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: 'G1', ...extra, total_bet_amount: amount, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: amount }] },
-}) as CallbackRequest;
+const login = (user_id: string) =>
+  ({ transaction_id: 'x', event_type: 'login', timestamp: 1, feedback_data: '', user_id }) as CallbackRequest;
+const bet = (
+  user_id: string,
+  amount: number,
+  extra: Partial<{ game_no: string; table_no: string; game_type: string; currency: string }> = {},
+) =>
+  ({
+    transaction_id: 'x',
+    event_type: 'bet',
+    timestamp: 1,
+    feedback_data: '',
+    user_id,
+    data: {
+      currency: 'USD',
+      game_type: 'BAC',
+      table_no: 'T1',
+      game_no: 'G1',
+      ...extra,
+      total_bet_amount: amount,
+      bets: [{ bet_index: '1', bet_type: 'P', bet_amount: amount }],
+    },
+  }) as CallbackRequest;
 
 /** Which rule (by name) fires for each request in turn. */
 const run = (rules: Rule[], requests: CallbackRequest[]) => {
@@ -50,15 +68,31 @@ t.test('nth fires on the nth matching callback only, counting callbacks other ru
     { name: 'first bet of a', when: { event_type: 'bet', user_id: 'a' }, then: { delay_ms: 1 }, times: 1 },
     { name: 'third bet of a', when: { event_type: 'bet', user_id: 'a', nth: 3 }, then: { code: 'R4' } },
   ];
-  t.same(run(rules, [bet('a', 1), bet('b', 1), bet('a', 1), login('a'), bet('a', 1), bet('a', 1)]),
-    ['first bet of a', null, null, null, 'third bet of a', null]);
+  t.same(run(rules, [bet('a', 1), bet('b', 1), bet('a', 1), login('a'), bet('a', 1), bet('a', 1)]), [
+    'first bet of a',
+    null,
+    null,
+    null,
+    'third bet of a',
+    null,
+  ]);
 });
 
 t.test('every fires on each k-th match; times caps it', async (t) => {
-  t.same(run([{ name: 'e', when: { every: 3 }, then: { code: 'R1' } }], Array.from({ length: 7 }, () => bet('a', 1))),
-    [null, null, 'e', null, null, 'e', null]);
-  t.same(run([{ name: 'e', when: { every: 2 }, then: { code: 'R1' }, times: 1 }], Array.from({ length: 6 }, () => bet('a', 1))),
-    [null, 'e', null, null, null, null]);
+  t.same(
+    run(
+      [{ name: 'e', when: { every: 3 }, then: { code: 'R1' } }],
+      Array.from({ length: 7 }, () => bet('a', 1)),
+    ),
+    [null, null, 'e', null, null, 'e', null],
+  );
+  t.same(
+    run(
+      [{ name: 'e', when: { every: 2 }, then: { code: 'R1' }, times: 1 }],
+      Array.from({ length: 6 }, () => bet('a', 1)),
+    ),
+    [null, 'e', null, null, null, null],
+  );
 });
 
 t.test('hit counters and reset', async (t) => {
@@ -73,6 +107,12 @@ t.test('hit counters and reset', async (t) => {
     { index: 1, name: 'logins', matched: 1, fired: 1, exhausted: false },
   ]);
   engine.reset();
-  t.same(engine.hits().map((h) => [h.matched, h.fired, h.exhausted]), [[0, 0, false], [0, 0, false]]);
+  t.same(
+    engine.hits().map((h) => [h.matched, h.fired, h.exhausted]),
+    [
+      [0, 0, false],
+      [0, 0, false],
+    ],
+  );
   t.equal(engine.choose(bet('a', 1))?.index, 0, 'fires again after reset');
 });

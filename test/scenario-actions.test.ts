@@ -73,7 +73,7 @@ t.test('delay_ms: applied at once, answered late (real socket)', async (t) => {
   // applied before the reply: poll the admin API while the reply is held back
   let seen: string | undefined;
   for (let i = 0; i < 50 && seen !== '90'; i++) {
-    seen = (await (await fetch(`${url}/admin/players/usd`)).json() as { balance: number }).balance.toString();
+    seen = ((await (await fetch(`${url}/admin/players/usd`)).json()) as { balance: number }).balance.toString();
     if (seen !== '90') await new Promise((r) => setTimeout(r, 10));
   }
   t.equal(seen, '90', 'debited before the reply left');
@@ -96,7 +96,13 @@ t.test('drop_connection: applied, socket closed; the retry with the same transac
   t.match(retry.body, { code: 'R0', latest_balance: 90 });
   t.equal(balanceOf(sim, 'usd'), '90', 'one debit');
   const entries = sim.journal.list();
-  t.match(entries.map((e) => [e.reply.dropped, e.replayed]), [[true, false], [false, true]]);
+  t.match(
+    entries.map((e) => [e.reply.dropped, e.replayed]),
+    [
+      [true, false],
+      [false, true],
+    ],
+  );
   t.match(entries[1]!.findings, [{ code: 'TRANSACTION_REPLAYED', severity: 'info' }]);
 });
 

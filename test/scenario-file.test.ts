@@ -28,33 +28,75 @@ t.test('every bundled scenario is valid and carries $schema', async (t) => {
 });
 
 t.test('each bad field is named by JSON pointer, all at once', async (t) => {
-  t.same(problems({
-    ...base,
-    credentials: { api_id: 'a' },
-    players: [{ user_id: 'p', balance: -1 }],
-    rules: [{ when: { event_type: 'deposit' }, then: { delay_ms: -5, code: 'R0' } }],
-    extra: 1,
-  }).sort(), [
-    '/extra is not an allowed property',
-    '/credentials/api_key is required',
-    '/players/0/balance must be >= 0',
-    '/rules/0/then/code must be one of "R1", "R2", "R3", "R4"',
-    '/rules/0/then/delay_ms must be >= 0',
-    '/rules/0/when/event_type must be one of "login", "bet", "bet_result"',
-  ].sort());
+  t.same(
+    problems({
+      ...base,
+      credentials: { api_id: 'a' },
+      players: [{ user_id: 'p', balance: -1 }],
+      rules: [{ when: { event_type: 'deposit' }, then: { delay_ms: -5, code: 'R0' } }],
+      extra: 1,
+    }).sort(),
+    [
+      '/extra is not an allowed property',
+      '/credentials/api_key is required',
+      '/players/0/balance must be >= 0',
+      '/rules/0/then/code must be one of "R1", "R2", "R3", "R4"',
+      '/rules/0/then/delay_ms must be >= 0',
+      '/rules/0/when/event_type must be one of "login", "bet", "bet_result"',
+    ].sort(),
+  );
 });
 
 t.test('semantic checks', async (t) => {
   const cases: [string, object, string[]][] = [
-    ['balance finer than its currency', { currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }] }, ['/players/0/balance has 1 fraction digits; KRW allows 0']],
-    ['repeated player', { players: [{ user_id: 'p', balance: 1 }, { user_id: 'p', balance: 2 }] }, ['/players/1/user_id repeats player p']],
-    ['min > max', { rules: [{ when: { min_amount: 5, max_amount: 1 }, then: { code: 'R1' } }] }, ['/rules/0/when/min_amount must be <= max_amount (1)']],
-    ['nth with every', { rules: [{ when: { nth: 2, every: 2 }, then: { code: 'R1' } }] }, ['/rules/0/when/every cannot be combined with nth']],
+    [
+      'balance finer than its currency',
+      { currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }] },
+      ['/players/0/balance has 1 fraction digits; KRW allows 0'],
+    ],
+    [
+      'repeated player',
+      {
+        players: [
+          { user_id: 'p', balance: 1 },
+          { user_id: 'p', balance: 2 },
+        ],
+      },
+      ['/players/1/user_id repeats player p'],
+    ],
+    [
+      'min > max',
+      { rules: [{ when: { min_amount: 5, max_amount: 1 }, then: { code: 'R1' } }] },
+      ['/rules/0/when/min_amount must be <= max_amount (1)'],
+    ],
+    [
+      'nth with every',
+      { rules: [{ when: { nth: 2, every: 2 }, then: { code: 'R1' } }] },
+      ['/rules/0/when/every cannot be combined with nth'],
+    ],
     ['then must do something', { rules: [{ when: {}, then: {} }] }, ['/rules/0/then must NOT have fewer than 1 properties']],
-    ['set_balance finer than the default currency', { rules: [{ when: {}, then: { set_balance: 1.239 } }] }, ['/rules/0/then/set_balance has 3 fraction digits; USD allows 2']],
-    ['set_balance in the currency the rule names', { currencies: { KRW: 0 }, rules: [{ when: { currency: 'KRW' }, then: { set_balance: 1.5 } }] }, ['/rules/0/then/set_balance has 1 fraction digits; KRW allows 0']],
-    ['latest_balance override beyond 15 digits', { rules: [{ when: {}, then: { latest_balance: 0.30000000000000004 } }] }, ['/rules/0/then/latest_balance has 17 significant digits; a JSON number holds 15 exactly (a float sum, or more digits than any parser keeps)']],
-    ['http_status below 200 would leave the caller hanging', { rules: [{ when: {}, then: { http_status: 100 } }] }, ['/rules/0/then/http_status must be >= 200']],
+    [
+      'set_balance finer than the default currency',
+      { rules: [{ when: {}, then: { set_balance: 1.239 } }] },
+      ['/rules/0/then/set_balance has 3 fraction digits; USD allows 2'],
+    ],
+    [
+      'set_balance in the currency the rule names',
+      { currencies: { KRW: 0 }, rules: [{ when: { currency: 'KRW' }, then: { set_balance: 1.5 } }] },
+      ['/rules/0/then/set_balance has 1 fraction digits; KRW allows 0'],
+    ],
+    [
+      'latest_balance override beyond 15 digits',
+      { rules: [{ when: {}, then: { latest_balance: 0.30000000000000004 } }] },
+      [
+        '/rules/0/then/latest_balance has 17 significant digits; a JSON number holds 15 exactly (a float sum, or more digits than any parser keeps)',
+      ],
+    ],
+    [
+      'http_status below 200 would leave the caller hanging',
+      { rules: [{ when: {}, then: { http_status: 100 } }] },
+      ['/rules/0/then/http_status must be >= 200'],
+    ],
     ['a valid scenario', { players: [{ user_id: '__proto__', balance: 1.25 }] }, []],
   ];
   for (const [name, extra, expected] of cases) t.same(problems({ ...base, ...extra }), expected, name);

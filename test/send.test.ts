@@ -21,8 +21,18 @@ async function listening() {
 }
 
 const defaults = (url: string, extra: Partial<SendOptions> = {}): SendOptions => ({
-  url, user: 'player-1', currency: 'KRW', amount: money(1000), winloss: money(0), table: 'WS01', betType: 'P',
-  feedbackData: 'fb', apiId: 'sandbox', apiKey: 'sandbox-key', timeout: 5000, ...extra,
+  url,
+  user: 'player-1',
+  currency: 'KRW',
+  amount: money(1000),
+  winloss: money(0),
+  table: 'WS01',
+  betType: 'P',
+  feedbackData: 'fb',
+  apiId: 'sandbox',
+  apiKey: 'sandbox-key',
+  timeout: 5000,
+  ...extra,
 });
 
 t.test('a bet and its bet_result over a real socket', async (t) => {
@@ -39,10 +49,18 @@ t.test('a bet and its bet_result over a real socket', async (t) => {
   const [first, second] = sim.journal.list();
   t.same(first?.findings, [], 'wallet-sim found nothing wrong with the bet');
   t.same(second?.findings, [], 'nor with the bet_result');
-  const body = second!.request.body as { timestamp: number; transaction_id: string; data: { result_detail: string; total_winloss: number; result: string } };
+  const body = second!.request.body as {
+    timestamp: number;
+    transaction_id: string;
+    data: { result_detail: string; total_winloss: number; result: string };
+  };
   t.ok(Number.isInteger(body.timestamp), 'integer timestamp');
   t.not(body.transaction_id, (first!.request.body as { transaction_id: string }).transaction_id, 'fresh transaction ids');
-  t.same(JSON.parse(body.data.result_detail), { pscore: 2, bscore: 9, pcards: ['C2', 'D10'], bcards: ['S4', 'H5'] }, 'result_detail is a JSON string');
+  t.same(
+    JSON.parse(body.data.result_detail),
+    { pscore: 2, bscore: 9, pcards: ['C2', 'D10'], bcards: ['S4', 'H5'] },
+    'result_detail is a JSON string',
+  );
   t.equal(body.data.result, 'B');
   t.equal(first!.request.headers['callback-url'], url);
 
@@ -76,12 +94,28 @@ t.test('--body sends a file byte for byte', async (t) => {
 t.test('the built CLI: send over a socket, exit code from the reply code', async (t) => {
   const { app, sim, url } = await listening();
   t.teardown(() => app.close());
-  const ok = await run(process.execPath, [CLI, 'send', 'bet', '--url', url, '--user', 'usd', '--currency', 'USD', '--amount', '2.5', '--game', 'G-cli']);
+  const ok = await run(process.execPath, [
+    CLI,
+    'send',
+    'bet',
+    '--url',
+    url,
+    '--user',
+    'usd',
+    '--currency',
+    'USD',
+    '--amount',
+    '2.5',
+    '--game',
+    'G-cli',
+  ]);
   t.match(ok.stdout, /"total_bet_amount": 2\.5/);
   t.match(ok.stdout, /"latest_balance":97\.5/);
   t.equal(sim.player('usd')?.balance.toFixed(), '97.5');
 
-  const refused = await run(process.execPath, [CLI, 'send', 'login', '--url', url, '--api-key', 'wrong']).catch((e: { code: number; stdout: string }) => e);
+  const refused = await run(process.execPath, [CLI, 'send', 'login', '--url', url, '--api-key', 'wrong']).catch(
+    (e: { code: number; stdout: string }) => e,
+  );
   t.equal((refused as { code?: number }).code, 1, 'exit 1 on a non-R0 reply');
   t.match(refused.stdout, /R2: Unauthorized request/);
 

@@ -8,7 +8,12 @@ import { start } from './helpers/spawn-cli.js';
 
 t.setTimeout(120_000);
 
-interface Attacker { socket: Socket; received: string; closedAt?: number; error?: string }
+interface Attacker {
+  socket: Socket;
+  received: string;
+  closedAt?: number;
+  error?: string;
+}
 
 /**
  * Opens a connection that trickles a request in, one byte every `everyMs`: its headers
@@ -28,9 +33,15 @@ function attacker(port: number, part: 'headers' | 'body', everyMs: number): Atta
     }, everyMs);
     a.socket.on('close', () => clearInterval(timer));
   });
-  a.socket.setEncoding('utf8').on('data', (c: string) => { a.received += c; });
-  a.socket.on('error', (e: NodeJS.ErrnoException) => { a.error = e.code ?? e.message; });
-  a.socket.on('close', () => { a.closedAt = Date.now(); });
+  a.socket.setEncoding('utf8').on('data', (c: string) => {
+    a.received += c;
+  });
+  a.socket.on('error', (e: NodeJS.ErrnoException) => {
+    a.error = e.code ?? e.message;
+  });
+  a.socket.on('close', () => {
+    a.closedAt = Date.now();
+  });
   return a;
 }
 
@@ -38,12 +49,25 @@ function attacker(port: number, part: 'headers' | 'body', everyMs: number): Atta
 function callback(url: string, agent: Agent | false): Promise<string> {
   const data = JSON.stringify(login('player-1'));
   return new Promise((resolve) => {
-    const req = request(`${url}/callback`, { method: 'POST', agent, headers: { ...HEADERS, 'content-length': String(Buffer.byteLength(data)) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => { text += c; }).on('end', () => {
-        try { resolve((JSON.parse(text) as { code: string }).code); } catch { resolve(`HTTP ${res.statusCode} ${text}`); }
-      });
-    });
+    const req = request(
+      `${url}/callback`,
+      { method: 'POST', agent, headers: { ...HEADERS, 'content-length': String(Buffer.byteLength(data)) } },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => {
+            text += c;
+          })
+          .on('end', () => {
+            try {
+              resolve((JSON.parse(text) as { code: string }).code);
+            } catch {
+              resolve(`HTTP ${res.statusCode} ${text}`);
+            }
+          });
+      },
+    );
     req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
     req.end(data);
   });
@@ -75,7 +99,10 @@ t.test('200 slow connections are cut by the time-outs and the cap while honest c
   const timedOut = attackers.filter((a) => a.received.startsWith('HTTP/1.1 408'));
   const refused = attackers.filter((a) => a.received === '');
   t.ok(timedOut.length > 0, `slow requests answered 408 and closed (${timedOut.length})`);
-  t.ok(timedOut.some((a) => attackers.indexOf(a) % 4 === 0), 'slow headers too');
+  t.ok(
+    timedOut.some((a) => attackers.indexOf(a) % 4 === 0),
+    'slow headers too',
+  );
   t.ok(refused.length > 0, `connections beyond --max-connections closed at once (${refused.length})`);
   t.equal(timedOut.length + refused.length, attackers.length, 'nothing else happened to them');
   t.ok(honest.length >= 3, `honest callbacks were sent during the attack (${honest.length})`);

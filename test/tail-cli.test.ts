@@ -10,7 +10,10 @@ t.setTimeout(120_000);
 function tail(tt: Test, args: string[]) {
   const child = spawn(process.execPath, [CLI, 'tail', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const io = collect(child);
-  tt.teardown(async () => { if (child.exitCode === null) child.kill('SIGTERM'); await io.exited; });
+  tt.teardown(async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await io.exited;
+  });
   return io;
 }
 
@@ -35,14 +38,27 @@ async function sendUntil(url: string, make: () => object, seen: () => boolean): 
   return false;
 }
 
-const send = (url: string, body: object) => fetch(`${url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ code: string }>);
+const send = (url: string, body: object) =>
+  fetch(`${url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) }).then(
+    (r) => r.json() as Promise<{ code: string }>,
+  );
 
 t.test('one readable line per callback', async (t) => {
   const sim = await start(t, ['--port', '0']);
   const io = tail(t, ['--url', sim.url]);
   // The stream is up once the server has a listener; a callback sent before that is not replayed.
-  t.ok(await sendUntil(sim.url, () => login('player-1'), () => io.stdout().includes('login')), 'a login shows up');
-  const line = io.stdout().split('\n').find((l) => l.includes('login'))!;
+  t.ok(
+    await sendUntil(
+      sim.url,
+      () => login('player-1'),
+      () => io.stdout().includes('login'),
+    ),
+    'a login shows up',
+  );
+  const line = io
+    .stdout()
+    .split('\n')
+    .find((l) => l.includes('login'))!;
   t.match(line, /^\d\d:\d\d:\d\d\.\d{3} #\d+ login player-1 login-\S+ R0 \d+ → \d+ \d+ms/, line);
   t.notMatch(line, /\x1b\[/, 'no colour when stdout is not a terminal');
 });
@@ -50,7 +66,14 @@ t.test('one readable line per callback', async (t) => {
 t.test('--json prints journal entries, one per line', async (t) => {
   const sim = await start(t, ['--port', '0']);
   const io = tail(t, ['--url', sim.url, '--json']);
-  t.ok(await sendUntil(sim.url, () => ({ ...login('player-1'), timestamp: 'soon' }), () => io.stdout().includes('\n')), 'an entry shows up');
+  t.ok(
+    await sendUntil(
+      sim.url,
+      () => ({ ...login('player-1'), timestamp: 'soon' }),
+      () => io.stdout().includes('\n'),
+    ),
+    'an entry shows up',
+  );
   const entry = JSON.parse(io.stdout().split('\n')[0]!);
   t.match(entry, { event_type: 'login', user_id: 'player-1', code: 'R3', findings: [{ code: 'SCHEMA', severity: 'error' }] });
 });
@@ -61,7 +84,14 @@ t.test('the admin token is sent', async (t) => {
   t.equal(refused.code, 2, 'without the token: exit 2');
   t.match(refused.stderr, /401.*--admin-token/);
   const io = tail(t, ['--url', sim.url, '--admin-token', 'tok', '--json']);
-  t.ok(await sendUntil(sim.url, () => login('player-1'), () => io.stdout().includes('"login"')), 'with it: entries');
+  t.ok(
+    await sendUntil(
+      sim.url,
+      () => login('player-1'),
+      () => io.stdout().includes('"login"'),
+    ),
+    'with it: entries',
+  );
 });
 
 t.test('exit 2 when nothing listens there', async (t) => {

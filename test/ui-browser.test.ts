@@ -13,24 +13,44 @@ import type { Journal } from '../src/journal/journal.js';
 import { balanceOf, bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
 
 const CHROMIUM = process.env.WALLET_SIM_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const WAIT = 20_000;
 /** WALLET_SIM_SCREENSHOTS=1 refreshes docs/dashboard*.png; otherwise they go to a temporary folder. */
 const SHOTS = process.env.WALLET_SIM_SCREENSHOTS === '1' ? join(ROOT, 'docs') : mkdtempSync(join(tmpdir(), 'wallet-sim-shots-'));
 
 t.setTimeout(240_000);
 
-interface Opened { page: Page; origin: string; external: string[]; errors: string[] }
+interface Opened {
+  page: Page;
+  origin: string;
+  external: string[];
+  errors: string[];
+}
 
 let browser: Browser | undefined;
 
 /** Opens the dashboard of `app` in a fresh context, guarding every request and every error. */
-async function open(t: Test, { app, sim }: { app: FastifyInstance; sim: Simulator<Journal> }, options: { path?: string; viewport?: { width: number; height: number }; allowStatus?: RegExp } = {}): Promise<Opened> {
+async function open(
+  t: Test,
+  { app, sim }: { app: FastifyInstance; sim: Simulator<Journal> },
+  options: { path?: string; viewport?: { width: number; height: number }; allowStatus?: RegExp } = {},
+): Promise<Opened> {
   if (!app.hasRoute({ method: 'GET', url: '/admin/report' })) stubReport(app, sim);
   const origin = await listen(app);
   browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });
-  t.teardown(async () => { await context.close().catch(() => {}); await app.close(); });
+  t.teardown(async () => {
+    await context.close().catch(() => {});
+    await app.close();
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   const external: string[] = [];
@@ -45,7 +65,8 @@ async function open(t: Test, { app, sim }: { app: FastifyInstance; sim: Simulato
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
     // A status the test provokes (401 before the token, a 404 report) is logged by chromium itself.
-    if (m.type() === 'error' && !(options.allowStatus && /Failed to load resource/.test(m.text()) && options.allowStatus.test(m.text()))) errors.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !(options.allowStatus && /Failed to load resource/.test(m.text()) && options.allowStatus.test(m.text())))
+      errors.push(`console: ${m.text()}`);
   });
   await page.goto(`${origin}${options.path ?? '/ui'}`);
   return { page, origin, external, errors };
@@ -66,18 +87,48 @@ function stubReport(app: FastifyInstance, sim: Simulator<Journal>): void {
     const entries = sim.journal.list();
     const violations = entries.flatMap((e, i) => {
       const refused = entries.slice(0, i).find((p) => p.transaction_id === e.transaction_id && ['R2', 'R3', 'R4'].includes(p.code ?? ''));
-      return refused ? [{ message: `${e.transaction_id} resent after ${refused.code}`, user_id: e.user_id, transaction_id: e.transaction_id, journal_ids: [refused.id, e.id] }] : [];
+      return refused
+        ? [
+            {
+              message: `${e.transaction_id} resent after ${refused.code}`,
+              user_id: e.user_id,
+              transaction_id: e.transaction_id,
+              journal_ids: [refused.id, e.id],
+            },
+          ]
+        : [];
     });
     const exercised = entries.filter((e) => ['R2', 'R3', 'R4'].includes(e.code ?? '')).length;
     const status = violations.length ? 'fail' : exercised ? 'pass' : 'not_exercised';
     return {
-      generated_at: new Date().toISOString(), scenario: sim.scenario.source.name,
-      summary: { pass: status === 'pass' ? 1 : 0, fail: status === 'fail' ? 1 : 0, pending: 0, not_exercised: status === 'not_exercised' ? 2 : 1 },
+      generated_at: new Date().toISOString(),
+      scenario: sim.scenario.source.name,
+      summary: {
+        pass: status === 'pass' ? 1 : 0,
+        fail: status === 'fail' ? 1 : 0,
+        pending: 0,
+        not_exercised: status === 'not_exercised' ? 2 : 1,
+      },
       checks: [
-        { id: 'NO_RETRY_AFTER_REFUSAL', title: 'No resend of a transaction refused with R2, R3 or R4', severity: 'error', status, exercised, violations },
-        { id: 'LOGIN_BEFORE_BET', title: 'Log a player in before betting', severity: 'warning', status: 'not_exercised', exercised: 0, violations: [] },
+        {
+          id: 'NO_RETRY_AFTER_REFUSAL',
+          title: 'No resend of a transaction refused with R2, R3 or R4',
+          severity: 'error',
+          status,
+          exercised,
+          violations,
+        },
+        {
+          id: 'LOGIN_BEFORE_BET',
+          title: 'Log a player in before betting',
+          severity: 'warning',
+          status: 'not_exercised',
+          exercised: 0,
+          violations: [],
+        },
       ],
-      open_rounds: [], findings: {},
+      open_rounds: [],
+      findings: {},
     };
   });
 }
@@ -87,7 +138,9 @@ if (!existsSync(CHROMIUM)) {
   console.error(`\n${'!'.repeat(100)}\n!! ${message}\n${'!'.repeat(100)}\n`);
   t.test('dashboard in a browser', { skip: message }, async () => {});
 } else {
-  t.teardown(async () => { await browser?.close(); });
+  t.teardown(async () => {
+    await browser?.close();
+  });
 
   t.test('callbacks appear live, open to request and reply, and filter, pause and clear', async (t) => {
     const { app, sim } = await buildTestApp();
@@ -148,9 +201,18 @@ if (!existsSync(CHROMIUM)) {
     await page.getByRole('button', { name: 'Clear' }).click();
     t.equal(await page.locator('tr[data-id]').count(), 0, 'cleared');
 
-    const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
-      .filter((el) => !((el as HTMLInputElement).labels?.length || el.getAttribute('aria-label') || (el.tagName === 'BUTTON' && el.textContent?.trim())))
-      .map((el) => el.outerHTML));
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea, button')]
+        .filter(
+          (el) =>
+            !(
+              (el as HTMLInputElement).labels?.length ||
+              el.getAttribute('aria-label') ||
+              (el.tagName === 'BUTTON' && el.textContent?.trim())
+            ),
+        )
+        .map((el) => el.outerHTML),
+    );
     t.same(unlabelled, [], 'every control is labelled');
     clean(t, o);
   });
@@ -196,11 +258,17 @@ if (!existsSync(CHROMIUM)) {
 
     const usd = { currency: 'USD' };
     for (const game of ['G1', 'G2', 'G3']) await post(`${origin}/callback`, bet('player-1', game, [['1', 'P', 1]], usd));
-    await page.waitForFunction(() => document.querySelector('tr[data-rule="every 3rd bet fails"] td:last-child')?.textContent === '1', null, { timeout: WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('tr[data-rule="every 3rd bet fails"] td:last-child')?.textContent === '1',
+      null,
+      { timeout: WAIT },
+    );
     t.pass('the rule fired once, shown live');
 
     await page.getByText('Paste or upload a scenario').click();
-    await page.getByLabel('Scenario JSON').fill(JSON.stringify({ ...sim.scenario.source, rules: [{ name: 'bad', when: {}, then: { delay_ms: -5 } }] }));
+    await page
+      .getByLabel('Scenario JSON')
+      .fill(JSON.stringify({ ...sim.scenario.source, rules: [{ name: 'bad', when: {}, then: { delay_ms: -5 } }] }));
     await page.getByRole('button', { name: 'Apply' }).click();
     const problem = page.locator('.problems li').first();
     await problem.waitFor();
@@ -233,9 +301,16 @@ if (!existsSync(CHROMIUM)) {
     const greedy = bet('usd', 'G2', [['1', 'P', 500]], usd);
     t.equal((await post(`${origin}/callback`, greedy)).body.code, 'R4');
     t.equal((await post(`${origin}/callback`, greedy)).body.code, 'R4');
-    await page.waitForFunction(() => document.querySelector('[data-check="NO_RETRY_AFTER_REFUSAL"]')?.getAttribute('data-status') === 'fail', null, { timeout: WAIT });
+    await page.waitForFunction(
+      () => document.querySelector('[data-check="NO_RETRY_AFTER_REFUSAL"]')?.getAttribute('data-status') === 'fail',
+      null,
+      { timeout: WAIT },
+    );
     t.pass('NO_RETRY_AFTER_REFUSAL turned red');
-    const color = await check.locator('.status').first().evaluate((el) => getComputedStyle(el).color);
+    const color = await check
+      .locator('.status')
+      .first()
+      .evaluate((el) => getComputedStyle(el).color);
     t.equal(color, 'rgb(180, 35, 24)', 'in the fail colour');
 
     const link = check.locator('a.journal-link').last();
@@ -246,7 +321,10 @@ if (!existsSync(CHROMIUM)) {
 
     await page.screenshot({ path: join(SHOTS, 'dashboard.png') });
     await page.setViewportSize({ width: 480, height: 900 });
-    t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'a narrow window: no sideways scrolling of the page');
+    t.ok(
+      await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
+      'a narrow window: no sideways scrolling of the page',
+    );
     await page.screenshot({ path: join(SHOTS, 'dashboard-narrow.png') });
     clean(t, o);
   });
@@ -254,7 +332,9 @@ if (!existsSync(CHROMIUM)) {
   t.test('without GET /admin/report the panel says so', async (t) => {
     const { app, sim } = await buildTestApp();
     const o = await open(t, { app, sim }, { allowStatus: /404/ });
-    await o.page.route('**/admin/report', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"NOT_FOUND"}' }));
+    await o.page.route('**/admin/report', (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"NOT_FOUND"}' }),
+    );
     await o.page.reload();
     await o.page.getByText('certification report not available in this build').waitFor();
     t.pass('"not available in this build"');

@@ -11,7 +11,10 @@ function countSubscriptions(sim: Simulator): () => number {
   sim.journal.subscribe = (listener) => {
     active++;
     const unsubscribe = subscribe(listener);
-    return () => { active--; return unsubscribe(); };
+    return () => {
+      active--;
+      return unsubscribe();
+    };
   };
   return () => active;
 }
@@ -64,7 +67,11 @@ t.test('one data line per callback, then unsubscribed when the client goes', asy
   const sent = login('player-1');
   t.equal((await post(`${url}/callback`, sent)).body.code, 'R0');
   t.ok(await until(() => stream.events.length === 1), 'the callback arrives on the stream');
-  t.match(stream.events[0], { transaction_id: sent.transaction_id, event_type: 'login', code: 'R0', request: { headers: { 'api-key': 'sa*********' } } }, 'the journal entry, key masked');
+  t.match(
+    stream.events[0],
+    { transaction_id: sent.transaction_id, event_type: 'login', code: 'R0', request: { headers: { 'api-key': 'sa*********' } } },
+    'the journal entry, key masked',
+  );
   t.same(stream.ids, [String(stream.events[0].id)], 'id: carries the journal id');
 
   abort.abort();
@@ -95,7 +102,11 @@ t.test('a consumer that never reads is disconnected and never slows a callback d
   socket.write(`GET /admin/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
   socket.pause();
   let closed = false;
-  socket.on('close', () => { closed = true; }).on('error', () => {});
+  socket
+    .on('close', () => {
+      closed = true;
+    })
+    .on('error', () => {});
   t.teardown(() => socket.destroy());
   t.ok(await until(() => active() === 1), 'subscribed');
 

@@ -15,7 +15,11 @@ t.test('GET / redirects to /ui; the page and its assets come from the simulator 
   t.match(page.headers['content-type'], /^text\/html/);
   t.match(page.headers['content-security-policy'], /default-src 'self'/, 'a CSP that allows only this server');
   const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-  t.same(assets.filter((a) => !a.startsWith('/ui/') && !a.startsWith('data:')), [], 'every asset is under /ui/');
+  t.same(
+    assets.filter((a) => !a.startsWith('/ui/') && !a.startsWith('data:')),
+    [],
+    'every asset is under /ui/',
+  );
   for (const asset of assets.filter((a) => a.startsWith('/ui/'))) {
     const res = await app.inject({ url: asset });
     t.equal(res.statusCode, 200, `${asset} is served`);
@@ -31,10 +35,21 @@ t.test('GET /admin/scenarios lists every bundled scenario, each accepted by PUT 
   const res = await app.inject({ url: '/admin/scenarios' });
   t.equal(res.statusCode, 200);
   const list = res.json() as { name: string; file: string; description?: string; document: { name: string } }[];
-  t.same(list.map((s) => s.file), readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith('.json')).sort().map((f) => `scenarios/${f}`));
+  t.same(
+    list.map((s) => s.file),
+    readdirSync(SCENARIOS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => `scenarios/${f}`),
+  );
   for (const s of list) {
     t.equal(s.document.name, s.name);
-    const put = await app.inject({ method: 'PUT', url: '/admin/scenario', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(s.document) });
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/admin/scenario',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(s.document),
+    });
     t.equal(put.statusCode, 200, `${s.name} switches`);
     t.equal(sim.scenario.source.name, s.name);
   }

@@ -2,9 +2,22 @@
 import t, { type Test } from 'tap';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import {
-  balanceOf, bet, buildTestApp, CREDENTIALS, DETAIL, example, HEADERS, journal, login, now, result, send, snapshot, type Sent, type TestApp,
+  balanceOf,
+  bet,
+  buildTestApp,
+  CREDENTIALS,
+  DETAIL,
+  example,
+  HEADERS,
+  journal,
+  login,
+  now,
+  result,
+  send,
+  snapshot,
+  type Sent,
+  type TestApp,
 } from './helpers/app.js';
-
 
 /** A fresh app for one (sub)test, closed at its end. */
 async function fresh(tt: Test, scenario: Partial<Scenario> = {}): Promise<TestApp> {
@@ -34,13 +47,24 @@ async function findingsOf(app: TestApp['app'], transactionId: string): Promise<s
 
 const GAME = 'BAC07-1';
 /** The example's bet: 10,000 on P and 5,000 on PP (KRW, player-1). */
-const stake = () => bet('player-1', GAME, [['1', 'P', 10000], ['2', 'PP', 5000]]);
+const stake = () =>
+  bet('player-1', GAME, [
+    ['1', 'P', 10000],
+    ['2', 'PP', 5000],
+  ]);
 /** A correct settlement of `stake`: P wins +10,000, PP loses −5,000. */
-const settle = () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]]);
+const settle = () =>
+  result('player-1', GAME, [
+    ['1', 'P', 10000, 10000],
+    ['2', 'PP', 5000, -5000],
+  ]);
 
 t.test('login: R0 with the balance', async (t) => {
   const { app } = await fresh(t);
-  for (const [user, balance] of [['player-1', 1000000], ['usd', 100]] as const) {
+  for (const [user, balance] of [
+    ['player-1', 1000000],
+    ['usd', 100],
+  ] as const) {
     const req = login(user);
     const res = await send(app, req);
     assertReply(t, res, 'R0', req);
@@ -86,7 +110,11 @@ t.test('R2: wrong or missing credentials on every event; nothing changes, no lat
 
 t.test('the worked example round: 1,000,000 − 15,000 + 20,000 = 1,005,000', async (t) => {
   const { app, sim } = await fresh(t);
-  const steps: [string, number][] = [['login.request.json', 1000000], ['bet.request.json', 985000], ['bet_result.request.json', 1005000]];
+  const steps: [string, number][] = [
+    ['login.request.json', 1000000],
+    ['bet.request.json', 985000],
+    ['bet_result.request.json', 1005000],
+  ];
   for (const [file, balance] of steps) {
     const req = example(file);
     const res = await send(app, req);
@@ -95,7 +123,11 @@ t.test('the worked example round: 1,000,000 − 15,000 + 20,000 = 1,005,000', as
     t.match(res.raw, `"latest_balance":${balance}}`, 'exact integer text');
     t.equal(balanceOf(sim, 'player-1'), String(balance), 'the wallet holds it');
   }
-  t.same(Object.keys(example('reply.R0.json')).sort(), ['code', 'event_type', 'latest_balance', 'timestamp', 'user_id'], 'the example reply has the same fields');
+  t.same(
+    Object.keys(example('reply.R0.json')).sort(),
+    ['code', 'event_type', 'latest_balance', 'timestamp', 'user_id'],
+    'the example reply has the same fields',
+  );
 });
 
 t.test('money is exact: USD 1 − 0.1 − 0.2 = 0.7, no float drift', async (t) => {
@@ -171,7 +203,18 @@ t.test('amounts must be > 0', async (t) => {
     ['bet_amount −5', bet('usd', 'g', [['1', 'P', -5]], { currency: 'USD', total: 5 })],
     ['total 0 and bet_amount 0', bet('usd', 'g', [['1', 'P', 0]], { currency: 'USD', total: 0 })],
     ['total −5', bet('usd', 'g', [['1', 'P', -5]], { currency: 'USD' })],
-    ['one of two bets negative, total positive', bet('usd', 'g', [['1', 'P', 10], ['2', 'B', -5]], { currency: 'USD' })],
+    [
+      'one of two bets negative, total positive',
+      bet(
+        'usd',
+        'g',
+        [
+          ['1', 'P', 10],
+          ['2', 'B', -5],
+        ],
+        { currency: 'USD' },
+      ),
+    ],
   ];
   for (const [name, req] of cases) {
     t.test(name, async (t) => {
@@ -186,7 +229,18 @@ t.test('amounts must be > 0', async (t) => {
   t.test('a bet_result with bet_amount 0 is R3 too', async (t) => {
     const { app, sim } = await fresh(t);
     await send(app, stake());
-    const res = await send(app, result('player-1', GAME, [['1', 'P', 0, 0], ['2', 'PP', 5000, -5000]], { total: 15000 }));
+    const res = await send(
+      app,
+      result(
+        'player-1',
+        GAME,
+        [
+          ['1', 'P', 0, 0],
+          ['2', 'PP', 5000, -5000],
+        ],
+        { total: 15000 },
+      ),
+    );
     t.equal(res.body.code, 'R3');
     t.equal(balanceOf(sim, 'player-1'), '985000');
   });
@@ -194,11 +248,41 @@ t.test('amounts must be > 0', async (t) => {
 
 t.test('bet: R3 cases change nothing', async (t) => {
   const cases: { name: string; setup?: object[]; req: () => Record<string, any>; finding: string }[] = [
-    { name: 'total_bet_amount ≠ Σ bet_amount', req: () => bet('player-1', GAME, [['1', 'P', 10000], ['2', 'PP', 5000]], { total: 14000 }), finding: 'TOTAL_MISMATCH' },
+    {
+      name: 'total_bet_amount ≠ Σ bet_amount',
+      req: () =>
+        bet(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000],
+            ['2', 'PP', 5000],
+          ],
+          { total: 14000 },
+        ),
+      finding: 'TOTAL_MISMATCH',
+    },
     { name: 'empty bets', req: () => ({ ...bet('player-1', GAME, [], { total: 100 }) }), finding: 'SCHEMA' },
-    { name: 'bet_index repeated within the request', req: () => bet('player-1', GAME, [['1', 'P', 100], ['1', 'B', 100]]), finding: 'BET_INDEX_REPEATED' },
-    { name: 'bet_index repeated across bets of the same open round', setup: [bet('player-1', GAME, [['1', 'P', 100]])], req: () => bet('player-1', GAME, [['1', 'B', 200]]), finding: 'BET_INDEX_REPEATED' },
-    { name: "currency differs from the player's", req: () => bet('player-1', GAME, [['1', 'P', 100]], { currency: 'USD' }), finding: 'CURRENCY_MISMATCH' },
+    {
+      name: 'bet_index repeated within the request',
+      req: () =>
+        bet('player-1', GAME, [
+          ['1', 'P', 100],
+          ['1', 'B', 100],
+        ]),
+      finding: 'BET_INDEX_REPEATED',
+    },
+    {
+      name: 'bet_index repeated across bets of the same open round',
+      setup: [bet('player-1', GAME, [['1', 'P', 100]])],
+      req: () => bet('player-1', GAME, [['1', 'B', 200]]),
+      finding: 'BET_INDEX_REPEATED',
+    },
+    {
+      name: "currency differs from the player's",
+      req: () => bet('player-1', GAME, [['1', 'P', 100]], { currency: 'USD' }),
+      finding: 'CURRENCY_MISMATCH',
+    },
     {
       name: 'bet on a settled round',
       setup: [bet('player-1', GAME, [['1', 'P', 100]]), result('player-1', GAME, [['1', 'P', 100, 100]])],
@@ -228,13 +312,49 @@ t.test('bet: R3 cases change nothing', async (t) => {
 t.test('R4: balance short → latest_balance, nothing debited', async (t) => {
   const { app, sim } = await fresh(t);
   const before = snapshot(sim);
-  const req = bet('usd', 'g', [['1', 'P', 60], ['2', 'B', 40.01]], { currency: 'USD' });
+  const req = bet(
+    'usd',
+    'g',
+    [
+      ['1', 'P', 60],
+      ['2', 'B', 40.01],
+    ],
+    { currency: 'USD' },
+  );
   const res = await send(app, req);
   assertReply(t, res, 'R4', req);
   t.equal(res.body.latest_balance, 100, 'R4 carries the balance');
   t.equal(snapshot(sim), before, 'nothing debited, no round opened');
-  t.equal((await send(app, result('usd', 'g', [['1', 'P', 60, 0], ['2', 'B', 40.01, 0]], { currency: 'USD' }))).body.code, 'R3', 'no round to settle after an R4');
-  const exact = await send(app, bet('usd', 'g', [['1', 'P', 60], ['2', 'B', 40]], { currency: 'USD' }));
+  t.equal(
+    (
+      await send(
+        app,
+        result(
+          'usd',
+          'g',
+          [
+            ['1', 'P', 60, 0],
+            ['2', 'B', 40.01, 0],
+          ],
+          { currency: 'USD' },
+        ),
+      )
+    ).body.code,
+    'R3',
+    'no round to settle after an R4',
+  );
+  const exact = await send(
+    app,
+    bet(
+      'usd',
+      'g',
+      [
+        ['1', 'P', 60],
+        ['2', 'B', 40],
+      ],
+      { currency: 'USD' },
+    ),
+  );
   t.equal(exact.body.code, 'R0', 'a bet of exactly the balance is fine');
   t.equal(exact.body.latest_balance, 0);
   const broke = await send(app, bet('usd', 'g2', [['1', 'P', 0.01]], { currency: 'USD' }));
@@ -267,22 +387,182 @@ t.test('more bets on an open round add to the stake', async (t) => {
 
 t.test('bet_result: R3 cases leave the round open; a correct settlement afterwards works', async (t) => {
   const cases: { name: string; req: () => Record<string, any>; finding: string }[] = [
-    { name: 'no open round with that game_no', req: () => result('player-1', 'other-game', [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]]), finding: 'ROUND_UNKNOWN' },
-    { name: "no open round for that player (another player's game)", req: () => ({ ...settle(), user_id: 'usd' }), finding: 'ROUND_UNKNOWN' },
-    { name: 'total_winloss ≠ Σ winloss', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { winloss: 10000 }), finding: 'TOTAL_MISMATCH' },
-    { name: "total_bet_amount ≠ the round's stake", req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { total: 20000 }), finding: 'STAKE_MISMATCH' },
-    { name: 'a bet_index never bet', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['3', 'PP', 5000, -5000]]), finding: 'BET_INDEX_UNKNOWN' },
-    { name: 'winloss < −bet_amount', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5001]]), finding: 'WINLOSS_BELOW_STAKE' },
-    { name: 'result_detail is not JSON', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail: '{pscore: 8' }), finding: 'RESULT_DETAIL_NOT_JSON' },
-    { name: 'result_detail is a JSON array', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail: '[8,3]' }), finding: 'RESULT_DETAIL_NOT_JSON' },
-    { name: 'result_detail is a JSON number', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail: '42' }), finding: 'RESULT_DETAIL_NOT_JSON' },
-    { name: 'result_detail is JSON null', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail: 'null' }), finding: 'RESULT_DETAIL_NOT_JSON' },
-    { name: 'result_detail is empty', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail: '' }), finding: 'RESULT_DETAIL_NOT_JSON' },
-    { name: 'currency differs', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { currency: 'USD' }), finding: 'CURRENCY_MISMATCH' },
-    { name: 'bet_amount differs from the bet placed', req: () => result('player-1', GAME, [['1', 'P', 9000, 10000], ['2', 'PP', 6000, -5000]]), finding: 'BET_MISMATCH' },
-    { name: 'bet_type differs from the bet placed', req: () => result('player-1', GAME, [['1', 'B', 10000, 10000], ['2', 'PP', 5000, -5000]]), finding: 'BET_MISMATCH' },
-    { name: 'a bet_index twice in bet_results', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000], ['1', 'P', 5000, -5000]]), finding: 'BET_INDEX_REPEATED' },
-    { name: 'a bet of the round left out', req: () => result('player-1', GAME, [['1', 'P', 10000, 10000]], { total: 15000 }), finding: 'TOTAL_MISMATCH' },
+    {
+      name: 'no open round with that game_no',
+      req: () =>
+        result('player-1', 'other-game', [
+          ['1', 'P', 10000, 10000],
+          ['2', 'PP', 5000, -5000],
+        ]),
+      finding: 'ROUND_UNKNOWN',
+    },
+    {
+      name: "no open round for that player (another player's game)",
+      req: () => ({ ...settle(), user_id: 'usd' }),
+      finding: 'ROUND_UNKNOWN',
+    },
+    {
+      name: 'total_winloss ≠ Σ winloss',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { winloss: 10000 },
+        ),
+      finding: 'TOTAL_MISMATCH',
+    },
+    {
+      name: "total_bet_amount ≠ the round's stake",
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { total: 20000 },
+        ),
+      finding: 'STAKE_MISMATCH',
+    },
+    {
+      name: 'a bet_index never bet',
+      req: () =>
+        result('player-1', GAME, [
+          ['1', 'P', 10000, 10000],
+          ['3', 'PP', 5000, -5000],
+        ]),
+      finding: 'BET_INDEX_UNKNOWN',
+    },
+    {
+      name: 'winloss < −bet_amount',
+      req: () =>
+        result('player-1', GAME, [
+          ['1', 'P', 10000, 10000],
+          ['2', 'PP', 5000, -5001],
+        ]),
+      finding: 'WINLOSS_BELOW_STAKE',
+    },
+    {
+      name: 'result_detail is not JSON',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { detail: '{pscore: 8' },
+        ),
+      finding: 'RESULT_DETAIL_NOT_JSON',
+    },
+    {
+      name: 'result_detail is a JSON array',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { detail: '[8,3]' },
+        ),
+      finding: 'RESULT_DETAIL_NOT_JSON',
+    },
+    {
+      name: 'result_detail is a JSON number',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { detail: '42' },
+        ),
+      finding: 'RESULT_DETAIL_NOT_JSON',
+    },
+    {
+      name: 'result_detail is JSON null',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { detail: 'null' },
+        ),
+      finding: 'RESULT_DETAIL_NOT_JSON',
+    },
+    {
+      name: 'result_detail is empty',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { detail: '' },
+        ),
+      finding: 'RESULT_DETAIL_NOT_JSON',
+    },
+    {
+      name: 'currency differs',
+      req: () =>
+        result(
+          'player-1',
+          GAME,
+          [
+            ['1', 'P', 10000, 10000],
+            ['2', 'PP', 5000, -5000],
+          ],
+          { currency: 'USD' },
+        ),
+      finding: 'CURRENCY_MISMATCH',
+    },
+    {
+      name: 'bet_amount differs from the bet placed',
+      req: () =>
+        result('player-1', GAME, [
+          ['1', 'P', 9000, 10000],
+          ['2', 'PP', 6000, -5000],
+        ]),
+      finding: 'BET_MISMATCH',
+    },
+    {
+      name: 'bet_type differs from the bet placed',
+      req: () =>
+        result('player-1', GAME, [
+          ['1', 'B', 10000, 10000],
+          ['2', 'PP', 5000, -5000],
+        ]),
+      finding: 'BET_MISMATCH',
+    },
+    {
+      name: 'a bet_index twice in bet_results',
+      req: () =>
+        result('player-1', GAME, [
+          ['1', 'P', 10000, 10000],
+          ['1', 'P', 5000, -5000],
+        ]),
+      finding: 'BET_INDEX_REPEATED',
+    },
+    {
+      name: 'a bet of the round left out',
+      req: () => result('player-1', GAME, [['1', 'P', 10000, 10000]], { total: 15000 }),
+      finding: 'TOTAL_MISMATCH',
+    },
     { name: 'empty bet_results', req: () => result('player-1', GAME, [], { total: 15000, winloss: 0 }), finding: 'SCHEMA' },
   ];
   for (const c of cases) {
@@ -304,10 +584,38 @@ t.test('bet_result: R3 cases leave the round open; a correct settlement afterwar
 
 t.test('settlement credits: full loss 0, push the stake, win stake + net', async (t) => {
   const cases: [string, [string, string, number, number][], number][] = [
-    ['full loss credits 0', [['1', 'P', 10000, -10000], ['2', 'PP', 5000, -5000]], 985000],
-    ['push credits the stake', [['1', 'P', 10000, 0], ['2', 'PP', 5000, 0]], 1000000],
-    ['the example: +10,000 −5,000', [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], 1005000],
-    ['big win', [['1', 'P', 10000, 110000], ['2', 'PP', 5000, 55000]], 1165000],
+    [
+      'full loss credits 0',
+      [
+        ['1', 'P', 10000, -10000],
+        ['2', 'PP', 5000, -5000],
+      ],
+      985000,
+    ],
+    [
+      'push credits the stake',
+      [
+        ['1', 'P', 10000, 0],
+        ['2', 'PP', 5000, 0],
+      ],
+      1000000,
+    ],
+    [
+      'the example: +10,000 −5,000',
+      [
+        ['1', 'P', 10000, 10000],
+        ['2', 'PP', 5000, -5000],
+      ],
+      1005000,
+    ],
+    [
+      'big win',
+      [
+        ['1', 'P', 10000, 110000],
+        ['2', 'PP', 5000, 55000],
+      ],
+      1165000,
+    ],
   ];
   for (const [name, results, balance] of cases) {
     t.test(name, async (t) => {
@@ -326,7 +634,13 @@ t.test('a settled round never settles again', async (t) => {
   await send(app, stake());
   t.equal((await send(app, settle())).body.latest_balance, 1005000);
   const before = snapshot(sim);
-  for (const again of [settle(), result('player-1', GAME, [['1', 'P', 10000, -10000], ['2', 'PP', 5000, -5000]])]) {
+  for (const again of [
+    settle(),
+    result('player-1', GAME, [
+      ['1', 'P', 10000, -10000],
+      ['2', 'PP', 5000, -5000],
+    ]),
+  ]) {
     const res = await send(app, again);
     assertReply(t, res, 'R3', again);
     t.equal(snapshot(sim), before, 'no second credit');
@@ -349,7 +663,15 @@ t.test('malformed baccarat keys and bad cards are warnings: R0, recorded as find
     t.test(name, async (t) => {
       const { app, sim } = await fresh(t);
       await send(app, stake());
-      const req = result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { detail });
+      const req = result(
+        'player-1',
+        GAME,
+        [
+          ['1', 'P', 10000, 10000],
+          ['2', 'PP', 5000, -5000],
+        ],
+        { detail },
+      );
       const res = await send(app, req);
       assertReply(t, res, 'R0', req);
       t.equal(res.body.latest_balance, 1005000, 'settled anyway');
@@ -385,8 +707,15 @@ t.test('idempotency', async (t) => {
       t.equal(snapshot(sim), before, 'no second debit');
     }
     const entries = await journal(app, { transaction_id: first.transaction_id });
-    t.same(entries.map((e) => e.replayed), [false, true, true], 'the journal marks the replays');
-    t.same(entries.map((e) => e.code), ['R0', 'R0', 'R0']);
+    t.same(
+      entries.map((e) => e.replayed),
+      [false, true, true],
+      'the journal marks the replays',
+    );
+    t.same(
+      entries.map((e) => e.code),
+      ['R0', 'R0', 'R0'],
+    );
     t.ok(entries[1].findings.some((f: { code: string }) => f.code === 'TRANSACTION_REPLAYED'));
   });
 
@@ -412,8 +741,26 @@ t.test('idempotency', async (t) => {
     await send(app, first);
     const before = snapshot(sim);
     const variants: [string, Record<string, any>][] = [
-      ['another amount', { ...bet('player-1', GAME, [['1', 'P', 10000], ['2', 'PP', 6000]]), transaction_id: first.transaction_id }],
-      ['another game', { ...bet('player-1', 'G9', [['1', 'P', 10000], ['2', 'PP', 5000]]), transaction_id: first.transaction_id }],
+      [
+        'another amount',
+        {
+          ...bet('player-1', GAME, [
+            ['1', 'P', 10000],
+            ['2', 'PP', 6000],
+          ]),
+          transaction_id: first.transaction_id,
+        },
+      ],
+      [
+        'another game',
+        {
+          ...bet('player-1', 'G9', [
+            ['1', 'P', 10000],
+            ['2', 'PP', 5000],
+          ]),
+          transaction_id: first.transaction_id,
+        },
+      ],
       ['another feedback_data', { ...first, feedback_data: 'changed' }],
       ['another event', { ...login('player-1'), transaction_id: first.transaction_id }],
     ];
@@ -463,7 +810,11 @@ t.test('idempotency', async (t) => {
     const again = await send(forced.app, b);
     t.equal(again.body.code, 'R0', 'retried once the rule is exhausted → applied');
     t.equal(again.body.latest_balance, 90);
-    t.same((await journal(forced.app, { transaction_id: b.transaction_id })).map((e) => e.replayed), [false, false], 'applied, not replayed');
+    t.same(
+      (await journal(forced.app, { transaction_id: b.transaction_id })).map((e) => e.replayed),
+      [false, false],
+      'applied, not replayed',
+    );
   });
 });
 
@@ -473,7 +824,10 @@ t.test('players', async (t) => {
     const l = await send(app, login('new-login'));
     t.equal(l.body.code, 'R0');
     t.equal(l.body.latest_balance, 250.5);
-    t.same({ ...sim.player('new-login'), balance: balanceOf(sim, 'new-login') }, { user_id: 'new-login', balance: '250.5', currency: 'USD' });
+    t.same(
+      { ...sim.player('new-login'), balance: balanceOf(sim, 'new-login') },
+      { user_id: 'new-login', balance: '250.5', currency: 'USD' },
+    );
     const b = await send(app, bet('new-bettor', 'g', [['1', 'P', 50]], { currency: 'USD' }));
     t.equal(b.body.code, 'R0');
     t.equal(b.body.latest_balance, 200.5, 'created with 250.5 and debited');
@@ -484,7 +838,11 @@ t.test('players', async (t) => {
 
   t.test('auto_create_players false: an unknown player → R3, nobody created', async (t) => {
     const { app, sim } = await fresh(t, { defaults: { currency: 'USD', balance: 1000, auto_create_players: false } });
-    for (const req of [login('ghost'), bet('ghost', 'g', [['1', 'P', 5]], { currency: 'USD' }), result('ghost', 'g', [['1', 'P', 5, 5]], { currency: 'USD' })]) {
+    for (const req of [
+      login('ghost'),
+      bet('ghost', 'g', [['1', 'P', 5]], { currency: 'USD' }),
+      result('ghost', 'g', [['1', 'P', 5, 5]], { currency: 'USD' }),
+    ]) {
       const res = await send(app, req);
       assertReply(t, res, 'R3', req);
       t.notOk('latest_balance' in res.body, 'no balance for nobody');
@@ -511,7 +869,7 @@ t.test('players', async (t) => {
       t.equal(probe[key], undefined, `({}).${key} is undefined`);
       t.notOk(Object.prototype.hasOwnProperty.call(Object.prototype, key), `Object.prototype has no ${key}`);
     }
-    t.equal(typeof ({}).toString, 'function', 'toString untouched');
+    t.equal(typeof {}.toString, 'function', 'toString untouched');
     t.equal(Object.getPrototypeOf({}), Object.prototype, 'prototype chain untouched');
     t.equal(sim.players().length, 2 + odd.length, 'each odd id is its own player');
   });
@@ -537,7 +895,10 @@ t.test('reply headers', async (t) => {
 
   t.test('reply_credentials sets fixed values on every reply', async (t) => {
     const { app } = await fresh(t, { reply_credentials: { api_id: 'wallet', api_key: 'wallet-key' } });
-    for (const [headers, code] of [[HEADERS, 'R0'], [{ ...HEADERS, 'api-key': 'x' }, 'R2']] as const) {
+    for (const [headers, code] of [
+      [HEADERS, 'R0'],
+      [{ ...HEADERS, 'api-key': 'x' }, 'R2'],
+    ] as const) {
       for (const req of [login('player-1'), bet('player-1', 'g', [['1', 'P', 1]])]) {
         const res = await send(app, req, headers);
         t.equal(res.body.code, code);
@@ -603,7 +964,15 @@ t.test("a round is settled in its own currency, even after the player's changed"
   await send(app, stake());
   await sim.setPlayer('player-1', sim.player('player-1')!.balance, 'USD');
   const before = snapshot(sim);
-  const usd = result('player-1', GAME, [['1', 'P', 10000, 10000], ['2', 'PP', 5000, -5000]], { currency: 'USD' });
+  const usd = result(
+    'player-1',
+    GAME,
+    [
+      ['1', 'P', 10000, 10000],
+      ['2', 'PP', 5000, -5000],
+    ],
+    { currency: 'USD' },
+  );
   const res = await send(app, usd);
   assertReply(t, res, 'R3', usd);
   t.match(res.headers['x-wallet-sim-reason'], "currency USD differs from round BAC07-1's KRW");
@@ -619,8 +988,16 @@ t.test('idempotency ignores key order and whitespace: the same body replays', as
   const first = stake();
   await send(app, first);
   const before = snapshot(sim);
-  const reorder = (v: unknown): unknown => Array.isArray(v) ? v.map(reorder)
-    : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reorder(x)])) : v;
+  const reorder = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(reorder)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, x]) => [k, reorder(x)]),
+          )
+        : v;
   const res = await send(app, JSON.stringify(reorder(first), null, 2));
   t.equal(res.body.code, 'R0');
   t.equal(res.body.latest_balance, 985000);
@@ -685,6 +1062,7 @@ t.test('a store that cannot make a change durable: R1, no balance claimed', asyn
 t.test('amounts beyond 15 significant digits, or not below 10^15 minor units, are R3: nothing debited', async (t) => {
   const cases: [string, number, 'R0' | 'R3', string?][] = [
     ['a float sum', 0.30000000000000004, 'R3', 'AMOUNT_INEXACT'],
+    // eslint-disable-next-line no-loss-of-precision -- the point: more digits than a double keeps
     ['more digits than a double keeps', 12345678901234567891, 'R3', 'AMOUNT_TOO_LARGE'],
     ['15 digits', 1234567890123.45, 'R0'],
     ['a large round number', 1e12, 'R0'],
@@ -698,7 +1076,14 @@ t.test('amounts beyond 15 significant digits, or not below 10^15 minor units, ar
     const res = await send(app, req);
     t.equal(res.body.code, code, name);
     if (code === 'R3') {
-      t.match((await journal(app, { transaction_id: req.transaction_id }))[0].findings, [{ code: finding, pointer: '/data/total_bet_amount' }, { code: finding, pointer: '/data/bets/0/bet_amount' }], `${name}: ${finding}`);
+      t.match(
+        (await journal(app, { transaction_id: req.transaction_id }))[0].findings,
+        [
+          { code: finding, pointer: '/data/total_bet_amount' },
+          { code: finding, pointer: '/data/bets/0/bet_amount' },
+        ],
+        `${name}: ${finding}`,
+      );
       t.equal(balanceOf(sim, 'rich'), '9000000000000', `${name}: nothing debited`);
     }
     await app.close();
@@ -706,7 +1091,12 @@ t.test('amounts beyond 15 significant digits, or not below 10^15 minor units, ar
 });
 
 t.test('round keys cannot collide: ids may contain any character, NUL included', async (t) => {
-  const { app, sim } = await buildTestApp({ players: [{ user_id: 'a', balance: 100, currency: 'USD' }, { user_id: 'a\u0000b', balance: 100, currency: 'USD' }] });
+  const { app, sim } = await buildTestApp({
+    players: [
+      { user_id: 'a', balance: 100, currency: 'USD' },
+      { user_id: 'a\u0000b', balance: 100, currency: 'USD' },
+    ],
+  });
   t.teardown(() => app.close());
   t.equal((await send(app, bet('a', 'b\u0000c', [['1', 'P', 10]], { currency: 'USD' }))).body.code, 'R0');
   const foreign = await send(app, result('a\u0000b', 'c', [['1', 'P', 10, 10]], { currency: 'USD' }));
@@ -718,7 +1108,9 @@ t.test('round keys cannot collide: ids may contain any character, NUL included',
 
 t.test('a refusal waits until the state it was decided on is durable, like an R0', async (t) => {
   let release!: () => void;
-  const pending = new Promise<void>((resolve) => { release = resolve; });
+  const pending = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let held = false;
   const store = {
     kind: 'memory',
@@ -733,7 +1125,9 @@ t.test('a refusal waits until the state it was decided on is durable, like an R0
   const first = send(app, bet('usd', GAME, [['1', 'P', 90]], { currency: 'USD' }));
   const second = send(app, bet('usd', 'G2', [['1', 'P', 20]], { currency: 'USD' }));
   let answered = false;
-  void second.then(() => { answered = true; });
+  void second.then(() => {
+    answered = true;
+  });
   await new Promise((r) => setTimeout(r, 50));
   t.notOk(answered, 'the R4 (decided on the 90 not yet durable) is held back');
   release();

@@ -15,7 +15,12 @@ t.test('--watch reloads the scenario on change; an invalid edit keeps the old on
   const sim = await start(t, ['--port', '0', '--scenario', file, '--watch']);
   const output = () => sim.stdout() + sim.stderr();
   const name = async () => ((await (await fetch(`${sim.url}/admin/scenario`)).json()) as { name: string }).name;
-  const loginCode = async () => ((await (await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('player-usd')) })).json()) as { code: string }).code;
+  const loginCode = async () =>
+    (
+      (await (
+        await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('player-usd')) })
+      ).json()) as { code: string }
+    ).code;
   t.equal(await name(), 'first');
 
   writeFileSync(file, JSON.stringify({ ...scenario, name: 'second', rules: [{ when: { event_type: 'login' }, then: { code: 'R1' } }] }));
@@ -40,7 +45,10 @@ t.test('WALLET_SIM_WATCH=false does not watch (=1 does)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-watch-env-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
-  for (const [value, watches] of [['false', false], ['1', true]] as const) {
+  for (const [value, watches] of [
+    ['false', false],
+    ['1', true],
+  ] as const) {
     const file = join(dir, `scenario-${value}.json`);
     writeFileSync(file, JSON.stringify({ ...scenario, name: 'first' }));
     const sim = await start(t, ['--port', '0', '--scenario', file], { WALLET_SIM_WATCH: value });

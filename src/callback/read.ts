@@ -84,7 +84,14 @@ export const first = (v: string | string[] | undefined): string | undefined => (
 
 function parseBody(input: CallbackInput, findings: Finding[]): unknown {
   const type = (first(input.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') findings.push(finding('CONTENT_TYPE_WRONG', `Content-Type is ${type ? JSON.stringify(type) : 'missing'}, not application/json`, 'header:Content-Type'));
+  if (type !== 'application/json')
+    findings.push(
+      finding(
+        'CONTENT_TYPE_WRONG',
+        `Content-Type is ${type ? JSON.stringify(type) : 'missing'}, not application/json`,
+        'header:Content-Type',
+      ),
+    );
   if (input.body.trim() === '') {
     findings.push(finding('BODY_EMPTY'));
     return undefined;
@@ -93,7 +100,8 @@ function parseBody(input: CallbackInput, findings: Finding[]): unknown {
     return sjson.parse(input.body, null, { protoAction: 'error', constructorAction: 'error' });
   } catch (e) {
     const message = (e as Error).message;
-    if (message.startsWith('Object contains forbidden')) findings.push(finding('BODY_FORBIDDEN_KEY', `the body has a forbidden key: ${message}`));
+    if (message.startsWith('Object contains forbidden'))
+      findings.push(finding('BODY_FORBIDDEN_KEY', `the body has a forbidden key: ${message}`));
     else findings.push(finding('BODY_NOT_JSON', `the body is not valid JSON: ${message}`));
     return undefined;
   }
@@ -116,16 +124,29 @@ function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string 
   }
   const { id: idOk, key: keyOk } = sim.checkCredentials(apiId, apiKey);
   if (idOk && keyOk) return [];
-  return [finding('CREDENTIALS_WRONG', `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`, `header:${!idOk ? 'Api-Id' : 'Api-Key'}`)];
+  return [
+    finding(
+      'CREDENTIALS_WRONG',
+      `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`,
+      `header:${!idOk ? 'Api-Id' : 'Api-Key'}`,
+    ),
+  ];
 }
 
 function timestampFindings(ts: number, skewS: number): Finding[] {
   // 1e400 parses to Infinity: not a time at all, unlike a merely fractional or skewed one.
   if (!Number.isFinite(ts)) return [finding('SCHEMA', `/timestamp ${ts} is not a finite number`, '/timestamp')];
   const out: Finding[] = [];
-  if (!Number.isInteger(ts)) out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp ${ts} is not an integer number of seconds`, '/timestamp'));
+  if (!Number.isInteger(ts))
+    out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp ${ts} is not an integer number of seconds`, '/timestamp'));
   const off = Math.round(ts - Date.now() / 1000);
-  if (Math.abs(off) > skewS) out.push(finding('TIMESTAMP_SKEWED', `timestamp is ${Math.abs(off)} s ${off < 0 ? 'behind' : 'ahead of'} the wallet clock (allowed ${skewS} s)${ts > 1e11 ? '; milliseconds instead of seconds?' : ''}`, '/timestamp'));
+  if (Math.abs(off) > skewS)
+    out.push(
+      finding(
+        'TIMESTAMP_SKEWED',
+        `timestamp is ${Math.abs(off)} s ${off < 0 ? 'behind' : 'ahead of'} the wallet clock (allowed ${skewS} s)${ts > 1e11 ? '; milliseconds instead of seconds?' : ''}`,
+        '/timestamp',
+      ),
+    );
   return out;
 }
-

@@ -8,7 +8,13 @@ import type { Simulator } from '../simulator.js';
 import { type CallbackInput, first, UNAUTHENTICATED_READ_LIMIT } from './read.js';
 
 /** Why a callback was not answered R0: the forcing rule, the event's own refusal, or the error findings. */
-export function reasonFor(code: Code, findings: Finding[], rule: Fired | undefined, balance: Money | undefined, req: CallbackRequest | undefined): string {
+export function reasonFor(
+  code: Code,
+  findings: Finding[],
+  rule: Fired | undefined,
+  balance: Money | undefined,
+  req: CallbackRequest | undefined,
+): string {
   if (rule?.rule.then.code) return `${code} forced by scenario rule "${rule.name}"`;
   const refusal = req && eventOf(req).refusal?.(code, req, balance);
   if (refusal) return refusal;
@@ -16,7 +22,12 @@ export function reasonFor(code: Code, findings: Finding[], rule: Fired | undefin
   return `${code}: ${errors.map((f) => f.message).join('; ') || 'rejected'}`;
 }
 
-export function replyHeadersFor(sim: Simulator, input: CallbackInput, eventType: string | undefined, reason: string | undefined): Record<string, string> {
+export function replyHeadersFor(
+  sim: Simulator,
+  input: CallbackInput,
+  eventType: string | undefined,
+  reason: string | undefined,
+): Record<string, string> {
   const fixed = sim.scenario.replyCredentials;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -33,7 +44,12 @@ export function replyHeadersFor(sim: Simulator, input: CallbackInput, eventType:
  * The reply: its wire text, with latest_balance written as exact decimal text rather than through
  * a float, and the same reply as an object for the journal.
  */
-export function buildReply(code: Code, eventType: string, userId: string, balance: Money | number | null | undefined): { text: string; body: CallbackReply } {
+export function buildReply(
+  code: Code,
+  eventType: string,
+  userId: string,
+  balance: Money | number | null | undefined,
+): { text: string; body: CallbackReply } {
   const body: CallbackReply = { code, event_type: eventType, timestamp: Math.floor(Date.now() / 1000), user_id: userId };
   const head = JSON.stringify(body);
   if (balance === null || balance === undefined) return { text: head, body };
@@ -59,4 +75,3 @@ export function journalledBody(text: string, parsed: unknown, authenticated: boo
   const limit = authenticated ? KEPT_WHOLE_CHARS : EXCERPT_CHARS;
   return text.length > limit ? `${text.slice(0, limit)}…(${text.length} characters; the rest is not kept)` : text;
 }
-

@@ -20,10 +20,26 @@ export const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** An exact amount as the JSON number that prints as the same decimal text. */
 export const amountNumber = (m: Money): number => Number(m.toFixed());
 
-export interface Envelope { user_id: string; feedback_data?: string; transaction_id?: string; timestamp?: number }
-export interface RoundInfo { currency: string; game_no: string; game_type?: string; table_no?: string }
-export interface BetLine { bet_index: string; bet_type: string; bet_amount: Money }
-export interface ResultLine extends BetLine { winloss: Money }
+export interface Envelope {
+  user_id: string;
+  feedback_data?: string;
+  transaction_id?: string;
+  timestamp?: number;
+}
+export interface RoundInfo {
+  currency: string;
+  game_no: string;
+  game_type?: string;
+  table_no?: string;
+}
+export interface BetLine {
+  bet_index: string;
+  bet_type: string;
+  bet_amount: Money;
+}
+export interface ResultLine extends BetLine {
+  winloss: Money;
+}
 
 const envelope = (e: Envelope, event_type: string) => ({
   transaction_id: e.transaction_id ?? newTransactionId(event_type),
@@ -33,7 +49,12 @@ const envelope = (e: Envelope, event_type: string) => ({
   user_id: e.user_id,
 });
 
-const roundData = (r: RoundInfo) => ({ currency: r.currency, game_type: r.game_type ?? 'BAC', table_no: r.table_no ?? 'WS01', game_no: r.game_no });
+const roundData = (r: RoundInfo) => ({
+  currency: r.currency,
+  game_type: r.game_type ?? 'BAC',
+  table_no: r.table_no ?? 'WS01',
+  game_no: r.game_no,
+});
 
 export function loginRequest(e: Envelope): LoginRequest {
   return envelope(e, 'login') as LoginRequest;
@@ -61,7 +82,12 @@ const DETAILS: Record<string, object> = {
 };
 
 /** A settlement: totals are exact sums of the lines (unless overridden), result_detail a JSON string. */
-export function betResultRequest(e: Envelope, round: RoundInfo, results: ResultLine[], override: { total?: Money; winloss?: Money; result?: string } = {}): BetResultRequest {
+export function betResultRequest(
+  e: Envelope,
+  round: RoundInfo,
+  results: ResultLine[],
+  override: { total?: Money; winloss?: Money; result?: string } = {},
+): BetResultRequest {
   const winloss = override.winloss ?? sum(results.map((r) => r.winloss));
   const result = override.result ?? resultFor(sum(results.map((r) => r.winloss)));
   return {
@@ -72,7 +98,12 @@ export function betResultRequest(e: Envelope, round: RoundInfo, results: ResultL
       total_winloss: amountNumber(winloss),
       result,
       result_detail: JSON.stringify(DETAILS[result] ?? DETAILS.T),
-      bet_results: results.map((r) => ({ bet_index: r.bet_index, bet_type: r.bet_type, bet_amount: amountNumber(r.bet_amount), winloss: amountNumber(r.winloss) })),
+      bet_results: results.map((r) => ({
+        bet_index: r.bet_index,
+        bet_type: r.bet_type,
+        bet_amount: amountNumber(r.bet_amount),
+        winloss: amountNumber(r.winloss),
+      })),
     },
   } as BetResultRequest;
 }

@@ -8,16 +8,24 @@ export function formatExchange(x: Exchange & { label: string }, indent = '      
   const lines = [`${x.label}:`];
   const req = maskedHeaders(x.request.headers);
   lines.push(`  → POST ${x.request.url}`);
-  lines.push(`    ${Object.entries(req).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
+  lines.push(
+    `    ${Object.entries(req)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(' | ')}`,
+  );
   lines.push(`    ${x.request.body}`);
   if (x.reply) {
     const headers = maskedHeaders(Object.fromEntries(Object.entries(x.reply.headers).filter(([k]) => SHOWN_REPLY_HEADERS.includes(k))));
     lines.push(`  ← HTTP ${x.reply.status} (${x.durationMs} ms)`);
-    if (Object.keys(headers).length) lines.push(`    ${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
+    if (Object.keys(headers).length)
+      lines.push(
+        `    ${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(' | ')}`,
+      );
     lines.push(`    ${x.reply.body || '(empty body)'}`);
   } else {
     lines.push(`  ← no reply after ${x.durationMs} ms: ${x.error}`);
   }
   return lines.map((l) => indent + l).join('\n');
 }
-

@@ -4,7 +4,10 @@
  * written (a balance like 0.30000000000000004 must not be rounded away by JSON.parse).
  */
 
-export interface Credentials { apiId: string; apiKey: string }
+export interface Credentials {
+  apiId: string;
+  apiKey: string;
+}
 
 export interface SendOptions extends Credentials {
   /** Sent as Callback-URL; default: the URL posted to. */
@@ -39,10 +42,20 @@ export async function postCallback(url: string, body: object | string, o: SendOp
     const res = await fetch(url, { method: 'POST', headers, body: text, signal: AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
     const replyBody = await res.text();
     const replyHeaders: Record<string, string> = {};
-    res.headers.forEach((value, name) => { replyHeaders[name] = value; });
-    return { request, reply: { status: res.status, headers: replyHeaders, body: replyBody }, durationMs: Math.round(performance.now() - started) };
+    res.headers.forEach((value, name) => {
+      replyHeaders[name] = value;
+    });
+    return {
+      request,
+      reply: { status: res.status, headers: replyHeaders, body: replyBody },
+      durationMs: Math.round(performance.now() - started),
+    };
   } catch (e) {
-    return { request, error: describeFetchError(e, o.timeoutMs ?? DEFAULT_TIMEOUT_MS), durationMs: Math.round(performance.now() - started) };
+    return {
+      request,
+      error: describeFetchError(e, o.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      durationMs: Math.round(performance.now() - started),
+    };
   }
 }
 

@@ -10,35 +10,43 @@ const BASE_URL = 'http://127.0.0.1:8080';
 const CALLBACK_URL = `${BASE_URL}/callback`;
 
 /** An http(s) URL option, checked when the command line is read (before anything is sent or printed). */
-export const httpUrl = (example: string) => (value: string): string => {
-  let url: URL;
-  try { url = new URL(value); } catch { throw new InvalidArgumentError(`not a URL; give an http URL such as ${example}`); }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidArgumentError(`${url.protocol} is not http: or https:; give an http URL such as ${example}`);
-  }
-  return value;
-};
+export const httpUrl =
+  (example: string) =>
+  (value: string): string => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new InvalidArgumentError(`not a URL; give an http URL such as ${example}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new InvalidArgumentError(`${url.protocol} is not http: or https:; give an http URL such as ${example}`);
+    }
+    return value;
+  };
 
 /** A whole number from min to max. */
-export const int = (min: number, max: number) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
-  return n;
-};
+export const int =
+  (min: number, max: number) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+    return n;
+  };
 
 /** --url of a running simulator (verify, report, tail): its base URL. */
-export const simulatorUrlOption = () => new Option('--url <url>', `the simulator's base URL, e.g. ${BASE_URL} (not the callback path)`)
-  .argParser(httpUrl(BASE_URL))
-  .makeOptionMandatory();
+export const simulatorUrlOption = () =>
+  new Option('--url <url>', `the simulator's base URL, e.g. ${BASE_URL} (not the callback path)`)
+    .argParser(httpUrl(BASE_URL))
+    .makeOptionMandatory();
 
 /** --url of a receiver's callback (send, probe). */
-export const callbackUrlOption = () => new Option('--url <url>', `the receiver's callback URL, e.g. ${CALLBACK_URL}`)
-  .argParser(httpUrl(CALLBACK_URL))
-  .makeOptionMandatory();
+export const callbackUrlOption = () =>
+  new Option('--url <url>', `the receiver's callback URL, e.g. ${CALLBACK_URL}`).argParser(httpUrl(CALLBACK_URL)).makeOptionMandatory();
 
 /** --admin-token for a simulator started with --admin-token (verify, report, tail). */
-export const adminTokenOption = () => new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token')
-  .env('WALLET_SIM_ADMIN_TOKEN');
+export const adminTokenOption = () =>
+  new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN');
 
 /** --api-id and --api-key: the credentials a callback carries (send, probe; start has its own meaning). */
 export const apiIdOption = () => new Option('--api-id <id>', 'Api-Id header to send').env('WALLET_SIM_API_ID');

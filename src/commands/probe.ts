@@ -22,13 +22,24 @@ export function probeCommand(): Command {
     .addOption(callbackUrlOption())
     .addOption(apiIdOption().makeOptionMandatory())
     .addOption(apiKeyOption().makeOptionMandatory())
-    .requiredOption('--user <user_id>', 'the only player the probe touches (it needs at least 2 units of balance; every round it opens is settled)')
+    .requiredOption(
+      '--user <user_id>',
+      'the only player the probe touches (it needs at least 2 units of balance; every round it opens is settled)',
+    )
     .option('--currency <code>', "the player's currency", 'USD')
     .option('--decimals <n>', 'fraction digits of the currency (default: ISO 4217, e.g. 2 for USD, 0 for KRW)', int(0, 18))
     .addOption(timeoutOption())
     .addOption(junitOption())
     .action(async (o: ProbeOptions) => {
-      const target = { url: o.url, apiId: o.apiId, apiKey: o.apiKey, user: o.user, currency: o.currency, scale: o.decimals ?? defaultScale(o.currency), timeoutMs: o.timeout };
+      const target = {
+        url: o.url,
+        apiId: o.apiId,
+        apiKey: o.apiKey,
+        user: o.user,
+        currency: o.currency,
+        scale: o.decimals ?? defaultScale(o.currency),
+        timeoutMs: o.timeout,
+      };
       // Each check is printed as it finishes: against a slow wallet the battery takes a while.
       console.log(formatProbeHeader(target));
       const report = await runProbe(target, (check) => console.log(formatCheck(check)));

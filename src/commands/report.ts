@@ -5,16 +5,29 @@ import type { Report } from '../protocol/types.generated.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
-interface ReportOptions { url: string; user?: string; junit?: string; html?: string; failOn: FailOn; adminToken?: string }
+interface ReportOptions {
+  url: string;
+  user?: string;
+  junit?: string;
+  html?: string;
+  failOn: FailOn;
+  adminToken?: string;
+}
 
 export function reportCommand(): Command {
   return markRequired(new Command('report'))
-    .description("Grade how the provider's client behaved across callbacks (GET /admin/report): print the checklist, write JUnit and HTML; exit 0 when no check fails, 1 when one does, 2 when the simulator cannot be read")
+    .description(
+      "Grade how the provider's client behaved across callbacks (GET /admin/report): print the checklist, write JUnit and HTML; exit 0 when no check fails, 1 when one does, 2 when the simulator cannot be read",
+    )
     .addOption(simulatorUrlOption())
     .option('--user <id>', "grade only this player's callbacks")
     .addOption(junitOption('also write JUnit XML (one test case per check)'))
     .option('--html <file>', 'also write a self-contained HTML page (to attach to a certification ticket)')
-    .addOption(new Option('--fail-on <severity>', 'lowest severity of a failing check that fails the run').choices(['error', 'warning']).default('error'))
+    .addOption(
+      new Option('--fail-on <severity>', 'lowest severity of a failing check that fails the run')
+        .choices(['error', 'warning'])
+        .default('error'),
+    )
     .addOption(adminTokenOption())
     .action(async (o: ReportOptions) => {
       const started = performance.now();

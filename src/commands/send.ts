@@ -27,8 +27,13 @@ export interface SendOptions {
 
 const decimal = (what: string, positive: boolean) => (value: string) => {
   let m: Money;
-  try { m = money(value); } catch { throw new InvalidArgumentError(`${what} must be a decimal number`); }
-  if (!m.isFinite() || (positive && !m.gt(0))) throw new InvalidArgumentError(`${what} must be a ${positive ? 'positive ' : ''}decimal number`);
+  try {
+    m = money(value);
+  } catch {
+    throw new InvalidArgumentError(`${what} must be a decimal number`);
+  }
+  if (!m.isFinite() || (positive && !m.gt(0)))
+    throw new InvalidArgumentError(`${what} must be a ${positive ? 'positive ' : ''}decimal number`);
   return m;
 };
 
@@ -39,17 +44,30 @@ export function composeCallback(event: EventType, o: Omit<SendOptions, 'url' | '
   const round = { currency: o.currency, game_no: o.game ?? newGameNo('sim'), table_no: o.table };
   const line = { bet_index: '1', bet_type: o.betType, bet_amount: o.amount };
   switch (event) {
-    case 'login': return JSON.stringify(loginRequest(envelope));
-    case 'bet': return JSON.stringify(betRequest(envelope, round, [line]));
+    case 'login':
+      return JSON.stringify(loginRequest(envelope));
+    case 'bet':
+      return JSON.stringify(betRequest(envelope, round, [line]));
     case 'bet_result':
-      if (o.game === undefined) throw new InvalidArgumentError('bet_result settles a round: name it with --game <game_no> (the one the bet used)');
+      if (o.game === undefined)
+        throw new InvalidArgumentError('bet_result settles a round: name it with --game <game_no> (the one the bet used)');
       return JSON.stringify(betResultRequest(envelope, round, [{ ...line, winloss: o.winloss }]));
   }
 }
 
 const SHOWN = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
-const pretty = (text: string) => { try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; } };
-const indent = (text: string) => text.split('\n').map((l) => `  ${l}`).join('\n');
+const pretty = (text: string) => {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+};
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 
 /** The exchange as a person reads it: request, reply status, the headers of interest, the body, and the code's meaning. */
 export function formatSent(x: Exchange): string {
@@ -61,7 +79,9 @@ export function formatSent(x: Exchange): string {
     return out.join('\n');
   }
   out.push(`← HTTP ${x.reply.status} (${x.durationMs} ms)`);
-  const shown = maskedHeaders(Object.fromEntries(SHOWN.filter((k) => x.reply!.headers[k] !== undefined).map((k) => [k, x.reply!.headers[k]!])));
+  const shown = maskedHeaders(
+    Object.fromEntries(SHOWN.filter((k) => x.reply!.headers[k] !== undefined).map((k) => [k, x.reply!.headers[k]!])),
+  );
   for (const [k, v] of Object.entries(shown)) out.push(`  ${k}: ${v}`);
   out.push(indent(x.reply.body === '' ? '(empty body)' : x.reply.body));
   const code = replyCode(x);
@@ -72,13 +92,16 @@ export function formatSent(x: Exchange): string {
 /** Nothing listens at the URL (the usual cause: the simulator was not started). */
 export const isRefused = (x: Exchange) => !x.reply && /ECONNREFUSED/.test(x.error ?? '');
 
-export const notRunningHint = (url: string) => `nothing answers at ${new URL(url).origin} (ECONNREFUSED): is wallet-sim running at ${url}? start it with wallet-sim start`;
+export const notRunningHint = (url: string) =>
+  `nothing answers at ${new URL(url).origin} (ECONNREFUSED): is wallet-sim running at ${url}? start it with wallet-sim start`;
 
 export function replyCode(x: Exchange): string | undefined {
   try {
     const code = (JSON.parse(x.reply?.body ?? '') as { code?: unknown }).code;
     return typeof code === 'string' ? code : undefined;
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }
 
 export async function runSend(event: EventType, o: SendOptions): Promise<Exchange> {
@@ -110,7 +133,8 @@ export function sendCommand(): Command {
       try {
         exchange = await runSend(event, o);
       } catch (e) {
-        if (e instanceof InvalidArgumentError || (e as NodeJS.ErrnoException).code === 'ENOENT') command.error(`wallet-sim send: ${(e as Error).message}`);
+        if (e instanceof InvalidArgumentError || (e as NodeJS.ErrnoException).code === 'ENOENT')
+          command.error(`wallet-sim send: ${(e as Error).message}`);
         throw e;
       }
       console.log(formatSent(exchange));

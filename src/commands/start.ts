@@ -1,16 +1,14 @@
 import cluster from 'node:cluster';
-import { watch } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { FastifyServerOptions } from 'fastify';
-import pretty from 'pino-pretty';
 import { buildApp, DEFAULT_BODY_LIMIT } from '../app.js';
 import { parseCors } from '../cors.js';
 import { DEFAULT_LIMITS, limitsProblem, type ServerLimits } from '../limits.js';
 import { MESSAGES } from '../messages.js';
 import { bundledScenarios, DEFAULT_SCENARIO, resolveScenario } from '../paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
+import { logger } from './logger.js';
+import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { DEFAULT_RETAIN_TRANSACTIONS, Simulator } from '../simulator.js';
 import { createStore, STORE_KINDS, type StoreKind } from '../store/index.js';
@@ -48,7 +46,11 @@ const int = (min: number, max: number) => (value: string) => {
   return n;
 };
 
-const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const ms = (what: string) => `${what}, in ms (0 = none)`;
 
 /** An option that also reads WALLET_SIM_<NAME>. */
@@ -59,30 +61,122 @@ export function startCommand(): Command {
     .description('Start the simulated wallet and print the URL it listens on')
     .addOption(opt('--port <n>', 'port to listen on; 0 = any free port', 'PORT').default(8080).argParser(int(0, 65535)))
     .addOption(opt('--host <host>', 'interface to listen on', 'HOST').default('127.0.0.1'))
-    .addOption(opt('--scenario <file|name>', `scenario file, or the name of a bundled scenario: ${bundledScenarios().join(', ')}`, 'SCENARIO').default(DEFAULT_SCENARIO, 'the bundled scenarios/default.json'))
+    .addOption(
+      opt(
+        '--scenario <file|name>',
+        `scenario file, or the name of a bundled scenario: ${bundledScenarios().join(', ')}`,
+        'SCENARIO',
+      ).default(DEFAULT_SCENARIO, 'the bundled scenarios/default.json'),
+    )
     .addOption(opt('--store <kind>', 'where balances, rounds and transactions live', 'STORE').choices(STORE_KINDS).default('memory'))
     .addOption(opt('--data <path>', 'data file of the file store', 'DATA'))
-    .addOption(opt('--redis-url <url>', 'Redis of the redis store (redis://[:password@]host:port[/db]); processes sharing it act as one wallet', 'REDIS_URL'))
-    .addOption(opt('--redis-prefix <prefix>', 'prefix of every Redis key of this wallet (several wallets can share one Redis)', 'REDIS_PREFIX').default(DEFAULT_REDIS_PREFIX))
+    .addOption(
+      opt(
+        '--redis-url <url>',
+        'Redis of the redis store (redis://[:password@]host:port[/db]); processes sharing it act as one wallet',
+        'REDIS_URL',
+      ),
+    )
+    .addOption(
+      opt(
+        '--redis-prefix <prefix>',
+        'prefix of every Redis key of this wallet (several wallets can share one Redis)',
+        'REDIS_PREFIX',
+      ).default(DEFAULT_REDIS_PREFIX),
+    )
     .addOption(opt('--path <path>', 'callback path', 'PATH').default('/callback'))
     .addOption(opt('--api-id <id>', "Api-Id callers must send (overrides the scenario's)", 'API_ID'))
     .addOption(opt('--api-key <key>', "Api-Key callers must send (overrides the scenario's)", 'API_KEY'))
     .addOption(opt('--admin-token <token>', 'lock /admin behind Authorization: Bearer <token>', 'ADMIN_TOKEN'))
-    .addOption(opt('--log-level <level>', 'pino log level', 'LOG_LEVEL').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-    .addOption(opt('--log-format <format>', 'log lines as JSON or as readable text (default: pretty in a terminal, json otherwise)', 'LOG_FORMAT').choices(['json', 'pretty']))
-    .addOption(opt('--cors [origins]', 'answer browser preflights: comma-separated origins may call the callback route and /admin; bare (or *) = any origin, callback route only', 'CORS'))
-    .addOption(opt('--allowed-hosts <names>', 'comma-separated host names /admin answers to besides localhost and IP addresses (* = any)', 'ALLOWED_HOSTS').argParser(list))
-    .addOption(opt('--headers-timeout-ms <ms>', ms('time to receive the request headers'), 'HEADERS_TIMEOUT_MS').default(DEFAULT_LIMITS.headersTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
-    .addOption(opt('--request-timeout-ms <ms>', ms('time to receive a whole request (a delay_ms reply is not counted)'), 'REQUEST_TIMEOUT_MS').default(DEFAULT_LIMITS.requestTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
-    .addOption(opt('--keep-alive-timeout-ms <ms>', 'how long an idle keep-alive connection is kept, in ms', 'KEEP_ALIVE_TIMEOUT_MS').default(DEFAULT_LIMITS.keepAliveTimeoutMs).argParser(int(1, 2 ** 31 - 1)))
-    .addOption(opt('--idle-timeout-ms <ms>', ms('a connection without any traffic is closed after (keep it above the longest delay_ms)'), 'IDLE_TIMEOUT_MS').default(DEFAULT_LIMITS.idleTimeoutMs).argParser(int(0, 2 ** 31 - 1)))
-    .addOption(opt('--max-connections <n>', 'connections beyond this many are closed at once', 'MAX_CONNECTIONS').default(DEFAULT_LIMITS.maxConnections).argParser(int(1, 1_000_000)))
-    .addOption(opt('--shutdown-grace-ms <ms>', 'on SIGINT/SIGTERM, how long requests in flight may take to be answered', 'SHUTDOWN_GRACE_MS').default(DEFAULT_LIMITS.shutdownGraceMs).argParser(int(0, 2 ** 31 - 1)))
-    .addOption(opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE').default(DEFAULT_JOURNAL_SIZE).argParser(int(0, 10_000_000)))
-    .addOption(opt('--journal-bytes <n>', 'characters of JSON the journal holds at most (oldest entries go first)', 'JOURNAL_BYTES').default(DEFAULT_JOURNAL_BYTES).argParser(int(0, 2 ** 31)))
-    .addOption(opt('--retain-transactions <n>', 'applied transactions remembered for idempotency; older ones are forgotten and their retries refused (R3 TRANSACTION_EXPIRED)', 'RETAIN_TRANSACTIONS').default(DEFAULT_RETAIN_TRANSACTIONS).argParser(int(1, 1_000_000_000)))
-    .addOption(opt('--workers <n>', 'processes serving the port together (node:cluster); more than 1 needs --store redis', 'WORKERS').default(1).argParser(int(1, 256)))
-    .addOption(opt('--body-limit <bytes>', 'largest accepted request body', 'BODY_LIMIT').default(DEFAULT_BODY_LIMIT).argParser(int(1, 1024 ** 3)))
+    .addOption(
+      opt('--log-level <level>', 'pino log level', 'LOG_LEVEL')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default('info'),
+    )
+    .addOption(
+      opt(
+        '--log-format <format>',
+        'log lines as JSON or as readable text (default: pretty in a terminal, json otherwise)',
+        'LOG_FORMAT',
+      ).choices(['json', 'pretty']),
+    )
+    .addOption(
+      opt(
+        '--cors [origins]',
+        'answer browser preflights: comma-separated origins may call the callback route and /admin; bare (or *) = any origin, callback route only',
+        'CORS',
+      ),
+    )
+    .addOption(
+      opt(
+        '--allowed-hosts <names>',
+        'comma-separated host names /admin answers to besides localhost and IP addresses (* = any)',
+        'ALLOWED_HOSTS',
+      ).argParser(list),
+    )
+    .addOption(
+      opt('--headers-timeout-ms <ms>', ms('time to receive the request headers'), 'HEADERS_TIMEOUT_MS')
+        .default(DEFAULT_LIMITS.headersTimeoutMs)
+        .argParser(int(0, 2 ** 31 - 1)),
+    )
+    .addOption(
+      opt('--request-timeout-ms <ms>', ms('time to receive a whole request (a delay_ms reply is not counted)'), 'REQUEST_TIMEOUT_MS')
+        .default(DEFAULT_LIMITS.requestTimeoutMs)
+        .argParser(int(0, 2 ** 31 - 1)),
+    )
+    .addOption(
+      opt('--keep-alive-timeout-ms <ms>', 'how long an idle keep-alive connection is kept, in ms', 'KEEP_ALIVE_TIMEOUT_MS')
+        .default(DEFAULT_LIMITS.keepAliveTimeoutMs)
+        .argParser(int(1, 2 ** 31 - 1)),
+    )
+    .addOption(
+      opt(
+        '--idle-timeout-ms <ms>',
+        ms('a connection without any traffic is closed after (keep it above the longest delay_ms)'),
+        'IDLE_TIMEOUT_MS',
+      )
+        .default(DEFAULT_LIMITS.idleTimeoutMs)
+        .argParser(int(0, 2 ** 31 - 1)),
+    )
+    .addOption(
+      opt('--max-connections <n>', 'connections beyond this many are closed at once', 'MAX_CONNECTIONS')
+        .default(DEFAULT_LIMITS.maxConnections)
+        .argParser(int(1, 1_000_000)),
+    )
+    .addOption(
+      opt('--shutdown-grace-ms <ms>', 'on SIGINT/SIGTERM, how long requests in flight may take to be answered', 'SHUTDOWN_GRACE_MS')
+        .default(DEFAULT_LIMITS.shutdownGraceMs)
+        .argParser(int(0, 2 ** 31 - 1)),
+    )
+    .addOption(
+      opt('--journal-size <n>', 'callbacks kept in the in-memory journal', 'JOURNAL_SIZE')
+        .default(DEFAULT_JOURNAL_SIZE)
+        .argParser(int(0, 10_000_000)),
+    )
+    .addOption(
+      opt('--journal-bytes <n>', 'characters of JSON the journal holds at most (oldest entries go first)', 'JOURNAL_BYTES')
+        .default(DEFAULT_JOURNAL_BYTES)
+        .argParser(int(0, 2 ** 31)),
+    )
+    .addOption(
+      opt(
+        '--retain-transactions <n>',
+        'applied transactions remembered for idempotency; older ones are forgotten and their retries refused (R3 TRANSACTION_EXPIRED)',
+        'RETAIN_TRANSACTIONS',
+      )
+        .default(DEFAULT_RETAIN_TRANSACTIONS)
+        .argParser(int(1, 1_000_000_000)),
+    )
+    .addOption(
+      opt('--workers <n>', 'processes serving the port together (node:cluster); more than 1 needs --store redis', 'WORKERS')
+        .default(1)
+        .argParser(int(1, 256)),
+    )
+    .addOption(
+      opt('--body-limit <bytes>', 'largest accepted request body', 'BODY_LIMIT')
+        .default(DEFAULT_BODY_LIMIT)
+        .argParser(int(1, 1024 ** 3)),
+    )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
@@ -96,7 +190,10 @@ async function start(o: StartOptions): Promise<void> {
   if (file === undefined) fail(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
   o.scenario = file;
   if (o.workers > 1 && o.store !== 'redis') fail(MESSAGES.WORKERS_NEED_SHARED_STORE(o.workers, o.store));
-  if (o.store === 'redis' && !o.redisUrl) fail(MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'));
+  if (o.store === 'redis' && !o.redisUrl)
+    fail(
+      MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'),
+    );
   const limitProblem = limitsProblem(o);
   if (limitProblem) fail(MESSAGES.OPTION_INVALID(limitProblem));
   let cors;
@@ -118,12 +215,22 @@ async function start(o: StartOptions): Promise<void> {
   if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
   let store, sim;
   try {
-    store = await createStore(o.store, o.data, { retainTransactions: o.retainTransactions, redisUrl: o.redisUrl, redisPrefix: o.redisPrefix });
+    store = await createStore(o.store, o.data, {
+      retainTransactions: o.retainTransactions,
+      redisUrl: o.redisUrl,
+      redisPrefix: o.redisPrefix,
+    });
     sim = await Simulator.open(scenario, store, {
-      apiId: o.apiId, apiKey: o.apiKey, journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions,
+      apiId: o.apiId,
+      apiKey: o.apiKey,
+      journalSize: o.journalSize,
+      journalBytes: o.journalBytes,
+      retainTransactions: o.retainTransactions,
     });
     if (JSON.stringify(sim.scenario.source) !== JSON.stringify(scenario.source)) {
-      console.error(`wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${o.scenario}): PUT /admin/scenario changes it for every process`);
+      console.error(
+        `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${o.scenario}): PUT /admin/scenario changes it for every process`,
+      );
     }
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
@@ -179,44 +286,5 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** JSON lines, or readable coloured lines (pino-pretty) when asked or when stdout is a terminal. */
-function logger(o: StartOptions): FastifyServerOptions['logger'] {
-  const format = o.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  return {
-    level: o.logLevel,
-    ...(format === 'pretty' ? { stream: pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) } : {}),
-    hooks: {
-      // The start line below is the one line with the URL (DESIGN.md); Fastify's own is dropped.
-      logMethod(args, method) {
-        if (typeof args[0] === 'string' && args[0].startsWith('Server listening at')) return;
-        method.apply(this, args);
-      },
-    },
-  };
-}
-
 /** The longest delay_ms among the scenario's rules (0 when none). */
 const longestDelay = (s: ActiveScenario): number => Math.max(0, ...(s.source.rules ?? []).map((r) => r.then.delay_ms ?? 0));
-
-/** Reloads the scenario on change; an invalid edit is logged and the old scenario stays. */
-function watchScenario(file: string, sim: Simulator, log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void }): void {
-  let timer: NodeJS.Timeout | undefined;
-  // Watch the folder, not the file: editors that save by rename replace the file's inode.
-  watch(dirname(file), (_event, name) => {
-    if (name !== null && name !== basename(file)) return;
-    clearTimeout(timer);
-    // Editors write in several steps; settle first.
-    timer = setTimeout(() => {
-      try {
-        const next = loadScenarioFile(file);
-        sim.setScenario(next).then(
-          () => log.info({ scenario: next.source.name }, `scenario reloaded from ${file}`),
-          (e: Error) => log.error({ err: e }, `scenario reload from ${file} failed: ${e.message}`),
-        );
-      } catch (e) {
-        const problems = e instanceof ScenarioError ? e.problems : [{ pointer: '', message: (e as Error).message }];
-        log.error({ problems }, `scenario edit rejected, the old scenario stays:\n${(e as Error).message}`);
-      }
-    }, 100);
-  }).unref();
-}

@@ -3,10 +3,16 @@ import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
 
-interface TailOptions { url: string; json: boolean; adminToken?: string; token?: string }
+interface TailOptions {
+  url: string;
+  json: boolean;
+  adminToken?: string;
+  token?: string;
+}
 
 const MESSAGES = {
-  CANNOT_CONNECT: (url: string, why: string) => `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
+  CANNOT_CONNECT: (url: string, why: string) =>
+    `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
   LOCKED: (url: string) => `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`,
   CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
 } as const;
@@ -27,7 +33,9 @@ export function tailCommand(): Command {
 async function tail(url: string, json: boolean, token: string | undefined): Promise<number> {
   let res: Response;
   try {
-    res = await fetch(`${url}/admin/events`, { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    res = await fetch(`${url}/admin/events`, {
+      headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
   } catch (e) {
     console.error(MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
     return 2;
@@ -74,7 +82,14 @@ export function formatEntry(e: JournalEntry, colour = false): string {
   const c = paint(colour);
   const time = e.received_at.slice(11, 23);
   const code = e.code ?? `HTTP ${e.reply.status}`;
-  const parts = [c(2, time), c(2, `#${e.id}`), e.event_type ?? '?', e.user_id ?? '?', e.transaction_id ?? '-', c(CODE_COLOURS[code] ?? 35, code)];
+  const parts = [
+    c(2, time),
+    c(2, `#${e.id}`),
+    e.event_type ?? '?',
+    e.user_id ?? '?',
+    e.transaction_id ?? '-',
+    c(CODE_COLOURS[code] ?? 35, code),
+  ];
   if (e.balance_before !== undefined || e.balance_after !== undefined) parts.push(`${e.balance_before ?? '?'} → ${e.balance_after ?? '?'}`);
   parts.push(`${e.duration_ms}ms`);
   if (e.rule) parts.push(`rule "${e.rule.name}"`);

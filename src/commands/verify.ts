@@ -6,11 +6,18 @@ import { formatVerifyReport, verifyJUnit } from '../verify/report.js';
 import { verify } from '../verify/verify.js';
 import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
-interface VerifyOptions { url: string; expect: string; junit?: string; adminToken?: string }
+interface VerifyOptions {
+  url: string;
+  expect: string;
+  junit?: string;
+  adminToken?: string;
+}
 
 export function verifyCommand(): Command {
   return markRequired(new Command('verify'))
-    .description("Check what a running simulator received against an expectations file; exit 1 when one does not hold, 2 when it cannot check")
+    .description(
+      'Check what a running simulator received against an expectations file; exit 1 when one does not hold, 2 when it cannot check',
+    )
     .addOption(simulatorUrlOption())
     .requiredOption('--expect <file>', 'expectations file (schemas/expectations.schema.json)')
     .addOption(junitOption())

@@ -2,7 +2,9 @@ import cluster, { type Worker } from 'node:cluster';
 import { MESSAGES } from '../messages.js';
 
 /** What a worker tells the primary once it listens. */
-export interface WorkerListening { wallet_sim_listening: { url: string; callback: string; scenario: string } }
+export interface WorkerListening {
+  wallet_sim_listening: { url: string; callback: string; scenario: string };
+}
 
 const isListening = (m: unknown): m is WorkerListening => typeof m === 'object' && m !== null && 'wallet_sim_listening' in m;
 

@@ -25,7 +25,11 @@ export function amount(n: number, currency: string, pointer: string, config: Wal
  */
 export function currencyFindings(currency: string, player: Player, round: Round | undefined): Finding[] {
   const out: Finding[] = [];
-  if (currency !== player.currency) out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from the player's ${player.currency}`, '/data/currency'));
-  if (round && currency !== round.currency) out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from round ${round.game_no}'s ${round.currency}`, '/data/currency'));
+  if (currency !== player.currency)
+    out.push(finding('CURRENCY_MISMATCH', `currency ${currency} differs from the player's ${player.currency}`, '/data/currency'));
+  if (round && currency !== round.currency)
+    out.push(
+      finding('CURRENCY_MISMATCH', `currency ${currency} differs from round ${round.game_no}'s ${round.currency}`, '/data/currency'),
+    );
   return out;
 }

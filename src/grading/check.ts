@@ -41,4 +41,5 @@ export function violation(message: string, attempts: readonly Attempt[], tx?: st
 export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 
 /** "bet tx-1 of player-1 (#12)" */
-export const describe = (a: Attempt) => `${a.event ?? 'callback'} ${a.tx ?? '(no transaction_id)'}${a.user === undefined ? '' : ` of ${a.user}`} (#${a.id})`;
+export const describe = (a: Attempt) =>
+  `${a.event ?? 'callback'} ${a.tx ?? '(no transaction_id)'}${a.user === undefined ? '' : ` of ${a.user}`} (#${a.id})`;

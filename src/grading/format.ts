@@ -16,14 +16,19 @@ const MARK: Record<ReportCheck['status'], string> = { pass: '✓', fail: '✗', 
 const COLOUR: Record<ReportCheck['status'], number> = { pass: 32, fail: 31, pending: 33, not_exercised: 90 };
 const SHOWN = 5;
 
-const evidence = (c: ReportCheck) => c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${v.message}`);
+const evidence = (c: ReportCheck) =>
+  c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${v.message}`);
 
 export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: boolean }): string {
   const paint = (code: number, s: string) => (o.colour ? `\u001b[${code}m${s}\u001b[0m` : s);
   const t = r.thresholds;
   const out = [
     `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${r.user_id}`} · ${r.generated_at}`,
-    ...(t ? [`thresholds: retry window ${t.retry_window_s} s, client time-out ${t.client_timeout_s} s, retries ≥ ${t.min_retry_gap_ms} ms apart, ≤ ${t.max_attempts} attempts, rounds settled within ${t.round_max_age_s} s`] : []),
+    ...(t
+      ? [
+          `thresholds: retry window ${t.retry_window_s} s, client time-out ${t.client_timeout_s} s, retries ≥ ${t.min_retry_gap_ms} ms apart, ≤ ${t.max_attempts} attempts, rounds settled within ${t.round_max_age_s} s`,
+        ]
+      : []),
     '',
   ];
   for (const c of r.checks) {
@@ -39,48 +44,79 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   }
   const s = r.summary;
   out.push('', `${r.checks.length} checks: ${s.pass} pass, ${s.fail} fail, ${s.pending} pending, ${s.not_exercised} not exercised`);
-  if (r.open_rounds.length) out.push(`open rounds: ${r.open_rounds.map((x) => `${x.user_id} ${x.game_no} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`);
+  if (r.open_rounds.length)
+    out.push(`open rounds: ${r.open_rounds.map((x) => `${x.user_id} ${x.game_no} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`);
   const findings = Object.entries(r.findings);
-  if (findings.length) out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
+  if (findings.length)
+    out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
-  out.push(failing.length ? paint(31, `FAIL: ${failing.map((c) => c.id).join(', ')} (--fail-on ${o.failOn})`) : paint(32, `OK: no check fails at --fail-on ${o.failOn}`));
+  out.push(
+    failing.length
+      ? paint(31, `FAIL: ${failing.map((c) => c.id).join(', ')} (--fail-on ${o.failOn})`)
+      : paint(32, `OK: no check fails at --fail-on ${o.failOn}`),
+  );
   return out.join('\n');
 }
 
 export function formatJUnit(r: Report, o: { url: string; failOn: FailOn; seconds?: number }): string {
-  return junitXml([{
-    name: 'wallet-sim certification',
-    timestamp: r.generated_at,
-    time: o.seconds,
-    properties: { url: o.url, scenario: r.scenario, ...(r.user_id === undefined ? {} : { user_id: r.user_id }), fail_on: o.failOn },
-    cases: r.checks.map((c) => {
-      const name = `${c.id}: ${c.title}`;
-      const classname = `wallet-sim.report.${c.severity}`;
-      if (failsRun(c, o.failOn)) return { name, classname, status: 'fail' as const, message: c.violations[0]?.message ?? c.detail ?? c.id, details: [c.detail ?? '', `fix: ${c.fix ?? ''}`, ...c.violations.map((v) => `journal #${v.journal_ids.join(', #')}: ${v.message}`)].join('\n') };
-      if (c.status === 'pass') return { name, classname, status: 'pass' as const };
-      const why = c.status === 'fail' ? `warning (does not fail at --fail-on ${o.failOn}): ${c.violations[0]?.message ?? ''}` : `${c.status.replace('_', ' ')}: ${c.detail ?? ''}`;
-      return { name, classname, status: 'skip' as const, message: why };
-    }),
-  }]);
+  return junitXml([
+    {
+      name: 'wallet-sim certification',
+      timestamp: r.generated_at,
+      time: o.seconds,
+      properties: { url: o.url, scenario: r.scenario, ...(r.user_id === undefined ? {} : { user_id: r.user_id }), fail_on: o.failOn },
+      cases: r.checks.map((c) => {
+        const name = `${c.id}: ${c.title}`;
+        const classname = `wallet-sim.report.${c.severity}`;
+        if (failsRun(c, o.failOn))
+          return {
+            name,
+            classname,
+            status: 'fail' as const,
+            message: c.violations[0]?.message ?? c.detail ?? c.id,
+            details: [
+              c.detail ?? '',
+              `fix: ${c.fix ?? ''}`,
+              ...c.violations.map((v) => `journal #${v.journal_ids.join(', #')}: ${v.message}`),
+            ].join('\n'),
+          };
+        if (c.status === 'pass') return { name, classname, status: 'pass' as const };
+        const why =
+          c.status === 'fail'
+            ? `warning (does not fail at --fail-on ${o.failOn}): ${c.violations[0]?.message ?? ''}`
+            : `${c.status.replace('_', ' ')}: ${c.detail ?? ''}`;
+        return { name, classname, status: 'skip' as const, message: why };
+      }),
+    },
+  ]);
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** One HTML file, no external asset: styles inline, no script, no link to fetch. */
 export function formatHtml(r: Report, o: { url: string; failOn: FailOn }): string {
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
-  const rows = r.checks.map((c) => {
-    const violations = c.violations.map((v) => `<li><span class="ids">${v.journal_ids.map((id) => `#${id}`).join(' ')}</span> ${esc(v.message)}</li>`).join('');
-    return `<tr class="${c.status}">
+  const rows = r.checks
+    .map((c) => {
+      const violations = c.violations
+        .map((v) => `<li><span class="ids">${v.journal_ids.map((id) => `#${id}`).join(' ')}</span> ${esc(v.message)}</li>`)
+        .join('');
+      return `<tr class="${c.status}">
   <td><span class="badge ${c.status}">${LABEL[c.status]}</span>${c.severity === 'warning' ? '<br><small>warning</small>' : ''}</td>
   <td><code>${esc(c.id)}</code><div class="title">${esc(c.title)}</div></td>
   <td>${esc(c.detail ?? '')}${c.status === 'fail' ? `<div class="fix"><b>Fix:</b> ${esc(c.fix ?? '')}</div><ul>${violations}</ul>` : ''}</td>
   <td class="num">${c.exercised}</td>
 </tr>`;
-  }).join('\n');
-  const rounds = r.open_rounds.length ? `<h2>Open rounds</h2><table><tr><th>player</th><th>game_no</th><th>stake</th><th>opened at</th><th>age</th></tr>${r.open_rounds.map((x) => `<tr><td>${esc(x.user_id)}</td><td>${esc(x.game_no)}</td><td class="num">${x.stake}</td><td>${esc(x.opened_at)}</td><td class="num">${x.age_s} s</td></tr>`).join('')}</table>` : '';
+    })
+    .join('\n');
+  const rounds = r.open_rounds.length
+    ? `<h2>Open rounds</h2><table><tr><th>player</th><th>game_no</th><th>stake</th><th>opened at</th><th>age</th></tr>${r.open_rounds.map((x) => `<tr><td>${esc(x.user_id)}</td><td>${esc(x.game_no)}</td><td class="num">${x.stake}</td><td>${esc(x.opened_at)}</td><td class="num">${x.age_s} s</td></tr>`).join('')}</table>`
+    : '';
   const findings = Object.entries(r.findings);
-  const findingsHtml = findings.length ? `<h2>Findings in single callbacks</h2><ul>${findings.map(([code, n]) => `<li><code>${esc(code)}</code> × ${n}</li>`).join('')}</ul>` : '';
+  const findingsHtml = findings.length
+    ? `<h2>Findings in single callbacks</h2><ul>${findings.map(([code, n]) => `<li><code>${esc(code)}</code> × ${n}</li>`).join('')}</ul>`
+    : '';
   const t = r.thresholds;
   const s = r.summary;
   return `<!DOCTYPE html>

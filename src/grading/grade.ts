@@ -22,8 +22,13 @@ export function grade(entries: readonly JournalEntry[], thresholds: Thresholds, 
   const checks: ReportCheck[] = CHECKS.map((c) => {
     const run = c.run(facts);
     const status = statusOf(run);
-    const violations = run.violations.length <= MAX_VIOLATIONS ? run.violations
-      : [...run.violations.slice(0, MAX_VIOLATIONS), { message: `… and ${run.violations.length - MAX_VIOLATIONS} more violations of ${c.id}`, journal_ids: [] }];
+    const violations =
+      run.violations.length <= MAX_VIOLATIONS
+        ? run.violations
+        : [
+            ...run.violations.slice(0, MAX_VIOLATIONS),
+            { message: `… and ${run.violations.length - MAX_VIOLATIONS} more violations of ${c.id}`, journal_ids: [] },
+          ];
     return {
       id: c.id,
       title: c.title,

@@ -62,7 +62,11 @@ export interface PendingEntry {
   finish(done: ReplyTiming): StoredEntry;
 }
 
-export interface ReplyTiming { replied_at: string; duration_ms: number; client_gone: boolean }
+export interface ReplyTiming {
+  replied_at: string;
+  duration_ms: number;
+  client_gone: boolean;
+}
 
 /** A value, or a promise of it: the in-memory journal answers at once, a shared one (Redis) later. */
 export type Awaitable<T> = T | Promise<T>;
@@ -74,7 +78,9 @@ export type Awaitable<T> = T | Promise<T>;
  */
 export interface JournalStore {
   record(entry: Omit<JournalEntry, 'id'>): Awaitable<StoredEntry>;
-  begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
+  begin(
+    entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>,
+  ): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
   /** Callbacks decided but not answered yet, oldest first. */
   inFlight(): Awaitable<JournalEntry[]>;
   select(filter?: JournalFilter): Awaitable<StoredEntry[]>;
@@ -102,7 +108,10 @@ export class Journal implements JournalStore {
   private readonly pending = new Map<number, Omit<JournalEntry, 'id'> & { id: number }>();
   private readonly listeners = new Set<JournalListener>();
 
-  constructor(readonly capacity = DEFAULT_JOURNAL_SIZE, readonly maxBytes = DEFAULT_JOURNAL_BYTES) {}
+  constructor(
+    readonly capacity = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes = DEFAULT_JOURNAL_BYTES,
+  ) {}
 
   /** Records a finished callback at once. */
   record(entry: Omit<JournalEntry, 'id'>): StoredEntry {
@@ -134,7 +143,13 @@ export class Journal implements JournalStore {
 
   private keep(entry: JournalEntry): StoredEntry {
     const text = JSON.stringify(entry);
-    const stored: StoredEntry = { id: entry.id, user_id: entry.user_id, event_type: entry.event_type, transaction_id: entry.transaction_id, text };
+    const stored: StoredEntry = {
+      id: entry.id,
+      user_id: entry.user_id,
+      event_type: entry.event_type,
+      transaction_id: entry.transaction_id,
+      text,
+    };
     for (const listener of this.listeners) listener(stored);
     if (this.capacity <= 0 || text.length > this.maxBytes) return stored;
     this.entries.push(stored);

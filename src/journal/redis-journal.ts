@@ -1,8 +1,14 @@
 import type { Redis } from 'ioredis';
 import { REDIS_OPTIONS } from '../store/redis-connection.js';
 import {
-  DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE, type JournalEntry, type JournalFilter, type JournalListener, type JournalStore,
-  type ReplyTiming, type StoredEntry,
+  DEFAULT_JOURNAL_BYTES,
+  DEFAULT_JOURNAL_SIZE,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalListener,
+  type JournalStore,
+  type ReplyTiming,
+  type StoredEntry,
 } from './journal.js';
 
 /**
@@ -69,11 +75,32 @@ export class RedisJournal implements JournalStore {
 
   private async keep(entry: JournalEntry): Promise<StoredEntry> {
     const text = JSON.stringify(entry);
-    const stored: StoredEntry = { id: entry.id, user_id: entry.user_id, event_type: entry.event_type, transaction_id: entry.transaction_id, text };
+    const stored: StoredEntry = {
+      id: entry.id,
+      user_id: entry.user_id,
+      event_type: entry.event_type,
+      transaction_id: entry.transaction_id,
+      text,
+    };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
     try {
-      await this.client.xadd(this.streamKey, 'MAXLEN', '~', String(this.capacity), '*',
-        'id', String(entry.id), 'u', entry.user_id ?? '', 'ev', entry.event_type ?? '', 'tx', entry.transaction_id ?? '', 'e', text);
+      await this.client.xadd(
+        this.streamKey,
+        'MAXLEN',
+        '~',
+        String(this.capacity),
+        '*',
+        'id',
+        String(entry.id),
+        'u',
+        entry.user_id ?? '',
+        'ev',
+        entry.event_type ?? '',
+        'tx',
+        entry.transaction_id ?? '',
+        'e',
+        text,
+      );
     } catch {
       // Redis away: this entry is lost to the journal (the callback itself was answered).
     }
@@ -136,12 +163,16 @@ export class RedisJournal implements JournalStore {
 
   private async follow(from: string): Promise<void> {
     const reader = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
-    reader.on('error', () => { /* reconnects by itself */ });
+    reader.on('error', () => {
+      /* reconnects by itself */
+    });
     this.reader = reader;
     let last = from;
     try {
       await reader.connect();
-    } catch { /* retried below */ }
+    } catch {
+      /* retried below */
+    }
     while (this.reader === reader) {
       try {
         const reply = await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', this.streamKey, last);

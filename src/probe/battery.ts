@@ -1,5 +1,15 @@
-import { type BetLine, betRequest, betResultRequest, loginRequest, newGameNo, newTransactionId, type ResultLine, type RoundInfo } from '../client/callbacks.js';
+import {
+  type BetLine,
+  betRequest,
+  betResultRequest,
+  loginRequest,
+  newGameNo,
+  newTransactionId,
+  type ResultLine,
+  type RoundInfo,
+} from '../client/callbacks.js';
 import { type Money, sum, ZERO } from '../money.js';
+import { expectSteps } from './expect-steps.js';
 import { type Check, type CheckResult, type ProbeTarget, Session } from './session.js';
 
 /**
@@ -8,27 +18,8 @@ import { type Check, type CheckResult, type ProbeTarget, Session } from './sessi
  * have refused) is settled as a push at the end, so the player ends where the arithmetic says.
  */
 
-export interface ProbeReport {
-  target: Omit<ProbeTarget, 'apiKey'>;
-  /** Why the battery stopped after the first check (the wallet refused the credentials). */
-  stopped?: string;
-  startedAt: string;
-  durationMs: number;
-  checks: CheckResult[];
-  balance: {
-    before?: Money;
-    after?: Money;
-    lines: { check: string; what: string; delta: Money }[];
-    expected?: Money;
-  };
-}
-
-/** The check names, in the order they run. Stable: CI reports and tests refer to them. */
-export const CHECKS = [
-  'login', 'bet', 'settle-win', 'settle-loss', 'settle-push', 'insufficient-funds', 'bad-credentials',
-  'duplicate-replay', 'conflicting-reuse', 'totals-mismatch', 'concurrent-bets', 'malformed-body',
-  'cleanup', 'balance-reconciliation',
-] as const;
+export { CHECKS, type ProbeReport } from './types.js';
+import type { ProbeReport } from './types.js';
 
 const CONCURRENT = 10;
 
@@ -61,7 +52,11 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     const reply = await c.send(label, betResultRequest(s.env(), r, results), { expect: ['R0'] });
     if (reply.code !== 'R0') return undefined;
     c.settled(r.game_no, credit);
-    c.balanceIs(reply, balance?.plus(credit), `${balance?.toFixed()} + credit ${credit.toFixed()} (stake ${stake.toFixed()} ${net.isNeg() ? '-' : '+'} winloss ${net.abs().toFixed()})`);
+    c.balanceIs(
+      reply,
+      balance?.plus(credit),
+      `${balance?.toFixed()} + credit ${credit.toFixed()} (stake ${stake.toFixed()} ${net.isNeg() ? '-' : '+'} winloss ${net.abs().toFixed()})`,
+    );
     return balance?.plus(credit);
   };
 
@@ -79,10 +74,23 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     if (refused) c.assert('credentials', false, CREDENTIALS_REFUSED, reply.index);
     initial = reply.code === 'R0' ? reply.balance : undefined;
     const need = a(20);
-    if (initial !== undefined) c.assert('funds', initial.gte(need), `the player has ${initial.toFixed()} ${target.currency}; the battery needs at least ${need.toFixed()}: fund the player first`);
+    if (initial !== undefined)
+      c.assert(
+        'funds',
+        initial.gte(need),
+        `the player has ${initial.toFixed()} ${target.currency}; the battery needs at least ${need.toFixed()}: fund the player first`,
+      );
   });
   // Every other check would fail with R2 too: say it once and stop.
-  if (refused) return { target: withoutKey(target), stopped: CREDENTIALS_REFUSED, startedAt, durationMs: Math.round(performance.now() - started), checks: s.checks, balance: { lines: [] } };
+  if (refused)
+    return {
+      target: withoutKey(target),
+      stopped: CREDENTIALS_REFUSED,
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+      checks: s.checks,
+      balance: { lines: [] },
+    };
 
   const winRound = round();
   const winBets = [line('1', 'P', a(1)), line('2', 'PP', a(2))];
@@ -95,7 +103,10 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     if (!s.open.has(winRound.game_no)) return c.skip('the bet check opened no round');
     const before = await c.login();
     // P pays 1:1, the player pair 11:1.
-    await settle(c, 'bet_result (win)', before, winRound, [{ ...winBets[0]!, winloss: a(1) }, { ...winBets[1]!, winloss: a(22) }]);
+    await settle(c, 'bet_result (win)', before, winRound, [
+      { ...winBets[0]!, winloss: a(1) },
+      { ...winBets[1]!, winloss: a(22) },
+    ]);
   });
 
   await s.check('settle-loss', 'a lost round credits nothing', async (c) => {
@@ -168,7 +179,11 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     if (!s.open.has(r.game_no)) return;
     const r2 = round();
     const reused = [line('1', 'P', a(6))];
-    const reply = await c.send('another bet (other round, other amount) under the same transaction_id', betRequest(s.env({ transaction_id: txid }), r2, reused), { expect: ['R3', 'R1'] });
+    const reply = await c.send(
+      'another bet (other round, other amount) under the same transaction_id',
+      betRequest(s.env({ transaction_id: txid }), r2, reused),
+      { expect: ['R3', 'R1'] },
+    );
     if (reply.code === 'R0') c.opened(r2, reused);
     else {
       c.balanceIs(reply, after, 'a refused bet debits nothing');
@@ -181,7 +196,11 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     const before = await c.login();
     const r = round();
     const bets = [line('1', 'P', a(1)), line('2', 'B', a(2))];
-    const bad = await c.send(`bet with total_bet_amount ${a(4).toFixed()} != ${a(1).toFixed()} + ${a(2).toFixed()}`, betRequest(s.env(), r, bets, a(4)), { expect: ['R3'] });
+    const bad = await c.send(
+      `bet with total_bet_amount ${a(4).toFixed()} != ${a(1).toFixed()} + ${a(2).toFixed()}`,
+      betRequest(s.env(), r, bets, a(4)),
+      { expect: ['R3'] },
+    );
     if (bad.code === 'R0') c.opened(r, bets);
     else c.balanceIs(bad, before, 'a refused bet debits nothing');
 
@@ -190,7 +209,11 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     const after = await placeBet(c, 'bet', bad.code === 'R0' ? undefined : before, r2, good);
     if (!s.open.has(r2.game_no)) return;
     const results = [{ ...good[0]!, winloss: a(3) }];
-    const wrong = await c.send(`bet_result with total_winloss ${a(6).toFixed()} != ${a(3).toFixed()}`, betResultRequest(s.env(), r2, results, { winloss: a(6) }), { expect: ['R3'] });
+    const wrong = await c.send(
+      `bet_result with total_winloss ${a(6).toFixed()} != ${a(3).toFixed()}`,
+      betResultRequest(s.env(), r2, results, { winloss: a(6) }),
+      { expect: ['R3'] },
+    );
     if (wrong.code === 'R0') {
       c.settled(r2.game_no, a(3).plus(a(6)));
       return;
@@ -204,15 +227,27 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     const stake = a(1);
     const rounds = Array.from({ length: CONCURRENT }, round);
     const bets = [line('1', 'P', stake)];
-    const replies = await Promise.all(rounds.map((r, i) => c.send(`bet ${i + 1}/${CONCURRENT}`, betRequest(s.env(), r, bets), { expect: ['R0'] })));
-    replies.forEach((reply, i) => { if (reply.code === 'R0') c.opened(rounds[i]!, bets); });
+    const replies = await Promise.all(
+      rounds.map((r, i) => c.send(`bet ${i + 1}/${CONCURRENT}`, betRequest(s.env(), r, bets), { expect: ['R0'] })),
+    );
+    replies.forEach((reply, i) => {
+      if (reply.code === 'R0') c.opened(rounds[i]!, bets);
+    });
     const ok = replies.filter((x) => x.code === 'R0');
     expectSteps(c, ok, before, stake.neg(), 'debit');
     const debited = before?.minus(stake.times(ok.length));
     await unchanged(c, debited, `${before?.toFixed()} - ${ok.length} x ${stake.toFixed()}`);
     const settling = rounds.filter((r) => s.open.has(r.game_no));
-    const settled = await Promise.all(settling.map((r, i) => c.send(`settle ${i + 1}/${settling.length} (push)`, betResultRequest(s.env(), r, [{ ...bets[0]!, winloss: ZERO }]), { expect: ['R0'] })));
-    settled.forEach((reply, i) => { if (reply.code === 'R0') c.settled(settling[i]!.game_no, stake); });
+    const settled = await Promise.all(
+      settling.map((r, i) =>
+        c.send(`settle ${i + 1}/${settling.length} (push)`, betResultRequest(s.env(), r, [{ ...bets[0]!, winloss: ZERO }]), {
+          expect: ['R0'],
+        }),
+      ),
+    );
+    settled.forEach((reply, i) => {
+      if (reply.code === 'R0') c.settled(settling[i]!.game_no, stake);
+    });
     const credited = settled.filter((x) => x.code === 'R0');
     expectSteps(c, credited, debited, stake, 'credit');
     await unchanged(c, debited?.plus(stake.times(credited.length)), `every stake back`);
@@ -237,7 +272,11 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     after = await c.login('final login');
     if (initial === undefined || after === undefined) return c.skip('no balance from login to reconcile');
     const expected = initial.plus(sum(s.ledger.map((l) => l.delta)));
-    c.assert('balance-arithmetic', after.eq(expected), `final balance ${after.toFixed()}, expected ${expected.toFixed()} (start ${initial.toFixed()} ${signed(sum(s.ledger.map((l) => l.delta)))}); the wallet moved money it did not acknowledge`);
+    c.assert(
+      'balance-arithmetic',
+      after.eq(expected),
+      `final balance ${after.toFixed()}, expected ${expected.toFixed()} (start ${initial.toFixed()} ${signed(sum(s.ledger.map((l) => l.delta)))}); the wallet moved money it did not acknowledge`,
+    );
   });
 
   return {
@@ -252,15 +291,3 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
 const withoutKey = ({ apiKey: _hidden, ...shown }: ProbeTarget): Omit<ProbeTarget, 'apiKey'> => shown;
 
 export const signed = (m: Money) => (m.isNeg() ? `- ${m.abs().toFixed()}` : `+ ${m.toFixed()}`);
-
-/**
- * Concurrent replies: each latest_balance must be one step of a serial order, so together they are
- * start + step, start + 2 step, …, start + n step (lost updates or float drift break the set).
- */
-function expectSteps(c: Check, replies: { balance?: Money; balanceText?: string; index: number }[], start: Money | undefined, step: Money, what: string): void {
-  if (start === undefined || replies.some((r) => r.balance === undefined)) return;
-  const got = replies.map((r) => r.balance!).sort((x, y) => x.comparedTo(y));
-  const want = replies.map((_, i) => start.plus(step.times(i + 1))).sort((x, y) => x.comparedTo(y));
-  const same = got.every((g, i) => g.eq(want[i]!));
-  c.assert('balance-arithmetic', same, `${replies.length} concurrent ${what}s of ${step.abs().toFixed()} from ${start.toFixed()}: latest_balance values ${replies.map((r) => r.balanceText).join(', ')}; a serial order gives ${want.map((w) => w.toFixed()).join(', ')}`, replies[0]?.index);
-}

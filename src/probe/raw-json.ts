@@ -7,7 +7,9 @@
 export function topLevelNumberTexts(json: string): Map<string, string> {
   const out = new Map<string, string>();
   let i = 0;
-  const ws = () => { while (i < json.length && ' \t\r\n'.includes(json[i]!)) i++; };
+  const ws = () => {
+    while (i < json.length && ' \t\r\n'.includes(json[i]!)) i++;
+  };
   const readString = (): string => {
     const start = i;
     i++; // opening quote
@@ -18,12 +20,18 @@ export function topLevelNumberTexts(json: string): Map<string, string> {
   const skipValue = (): string | undefined => {
     ws();
     const c = json[i];
-    if (c === '"') { readString(); return undefined; }
+    if (c === '"') {
+      readString();
+      return undefined;
+    }
     if (c === '{' || c === '[') {
       let depth = 0;
       do {
         const d = json[i];
-        if (d === '"') { readString(); continue; }
+        if (d === '"') {
+          readString();
+          continue;
+        }
         if (d === '{' || d === '[') depth++;
         else if (d === '}' || d === ']') depth--;
         i++;

@@ -44,14 +44,22 @@ export function formatCheck(c: CheckResult): string {
   if (c.status !== 'fail') return line;
   const refused = c.assertions.find((a) => a.name === 'credentials' && !a.passed);
   if (refused) return `${line}\n      ${refused.message}`; // one line says it all: no exchange dump
-  return `${line}\n${failureDetails(c).split('\n').map((l) => `      ${l}`).join('\n')}`;
+  return `${line}\n${failureDetails(c)
+    .split('\n')
+    .map((l) => `      ${l}`)
+    .join('\n')}`;
 }
 
 /** After the checks: the balance reconciliation and the counts (or why the battery stopped). */
 export function formatProbeSummary(r: ProbeReport): string {
   if (r.stopped) return '\nstopped: every other check needs accepted credentials';
   const count = (s: CheckResult['status']) => r.checks.filter((c) => c.status === s).length;
-  return ['', balanceSummary(r), '', `${r.checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped (${r.durationMs} ms)`].join('\n');
+  return [
+    '',
+    balanceSummary(r),
+    '',
+    `${r.checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped (${r.durationMs} ms)`,
+  ].join('\n');
 }
 
 export function formatProbeReport(r: ProbeReport): string {

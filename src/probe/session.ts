@@ -1,49 +1,12 @@
 import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../client/callbacks.js';
-import { type Credentials, type Exchange, postCallback } from '../client/http.js';
+import { type Credentials, postCallback } from '../client/http.js';
 import { type Money, money, sum, ZERO } from '../money.js';
 import type { CallbackReply } from '../protocol/types.generated.js';
 import { describeErrors, validator } from '../schemas.js';
 import { topLevelNumberTexts } from './raw-json.js';
 
-/** Who and what the probe plays against. */
-export interface ProbeTarget extends Credentials {
-  url: string;
-  user: string;
-  currency: string;
-  /** Fraction digits of the currency. */
-  scale: number;
-  timeoutMs?: number;
-}
-
-export type Status = 'pass' | 'fail' | 'skip';
-
-/** One rule checked on one reply (or on a set of them). */
-export interface Assertion { name: string; passed: boolean; message: string; exchange?: number }
-
-export interface LabeledExchange extends Exchange { label: string }
-
-export interface CheckResult {
-  name: string;
-  description: string;
-  status: Status;
-  assertions: Assertion[];
-  exchanges: LabeledExchange[];
-  skipped?: string;
-  durationMs: number;
-}
-
-/** A reply as the probe reads it: code, and latest_balance as an exact decimal from the raw text. */
-export interface Reply {
-  code?: string;
-  balance?: Money;
-  balanceText?: string;
-  body?: Record<string, unknown>;
-  index: number;
-}
-
-export interface LedgerLine { check: string; what: string; delta: Money }
-
-export interface OpenRound { round: RoundInfo; bets: BetLine[] }
+export type * from './types.js';
+import type { Assertion, CheckResult, LabeledExchange, LedgerLine, OpenRound, ProbeTarget, Reply } from './types.js';
 
 const validateReply = validator<CallbackReply>('CallbackReply');
 const REASON_HEADER = 'x-wallet-sim-reason';
@@ -56,15 +19,24 @@ export class Session {
   readonly open = new Map<string, OpenRound>();
 
   /** onCheck: told of each check as it finishes, so a report can be printed as the battery runs. */
-  constructor(readonly target: ProbeTarget, private readonly onCheck?: (c: CheckResult) => void) {}
+  constructor(
+    readonly target: ProbeTarget,
+    private readonly onCheck?: (c: CheckResult) => void,
+  ) {}
 
   /** One minor unit of the currency (0.01 for 2 fraction digits). */
-  get unit(): Money { return money(1).div(money(10).pow(this.target.scale)); }
+  get unit(): Money {
+    return money(1).div(money(10).pow(this.target.scale));
+  }
 
   /** Amounts in tenths when the currency allows them, so binary-float arithmetic shows (0.1 + 0.2). */
-  amount(k: number): Money { return money(k).times(this.target.scale >= 1 ? '0.1' : 1); }
+  amount(k: number): Money {
+    return money(k).times(this.target.scale >= 1 ? '0.1' : 1);
+  }
 
-  env(extra: Partial<Envelope> = {}): Envelope { return { user_id: this.target.user, feedback_data: 'wallet-sim-probe', ...extra }; }
+  env(extra: Partial<Envelope> = {}): Envelope {
+    return { user_id: this.target.user, feedback_data: 'wallet-sim-probe', ...extra };
+  }
 
   async check(name: string, description: string, run: (c: Check) => Promise<void>): Promise<CheckResult> {
     const c = new Check(this, name);
@@ -76,9 +48,12 @@ export class Session {
     }
     const failed = c.assertions.some((a) => !a.passed);
     const result: CheckResult = {
-      name, description,
+      name,
+      description,
       status: failed ? 'fail' : c.skipped !== undefined ? 'skip' : 'pass',
-      assertions: c.assertions, exchanges: c.exchanges, skipped: c.skipped,
+      assertions: c.assertions,
+      exchanges: c.exchanges,
+      skipped: c.skipped,
       durationMs: Math.round(performance.now() - started),
     };
     this.checks.push(result);
@@ -87,7 +62,9 @@ export class Session {
   }
 
   /** The player's stake in an open round, from the bets the wallet acknowledged. */
-  stakeOf(gameNo: string): Money { return sum(this.open.get(gameNo)?.bets.map((b) => b.bet_amount) ?? []); }
+  stakeOf(gameNo: string): Money {
+    return sum(this.open.get(gameNo)?.bets.map((b) => b.bet_amount) ?? []);
+  }
 }
 
 export interface SendOptions {
@@ -104,16 +81,23 @@ export class Check {
   readonly exchanges: LabeledExchange[] = [];
   skipped?: string;
 
-  constructor(readonly session: Session, readonly name: string) {}
+  constructor(
+    readonly session: Session,
+    readonly name: string,
+  ) {}
 
-  get target(): ProbeTarget { return this.session.target; }
+  get target(): ProbeTarget {
+    return this.session.target;
+  }
 
   assert(name: string, passed: boolean, message: string, exchange?: number): boolean {
     this.assertions.push({ name, passed, message, exchange });
     return passed;
   }
 
-  skip(reason: string): void { this.skipped = reason; }
+  skip(reason: string): void {
+    this.skipped = reason;
+  }
 
   /** Sends one callback and checks the rules every reply must follow (spec 2.4, 4, 5, 6, 7). */
   async send(label: string, body: object | string, o: SendOptions = {}): Promise<Reply> {
@@ -130,7 +114,9 @@ export class Check {
     this.assert('http-200', r.status === 200, at(`HTTP ${r.status}; every reply is HTTP 200 (spec 7)`), index);
 
     let json: unknown;
-    try { json = JSON.parse(r.body); } catch (e) {
+    try {
+      json = JSON.parse(r.body);
+    } catch (e) {
       this.assert('reply-schema', false, at(`the reply is not JSON (${(e as Error).message})`), index);
       return reply;
     }
@@ -144,13 +130,30 @@ export class Check {
 
     // The R0 → latest_balance rule is its own assertion below; the schema check leaves it out.
     validateReply(json);
-    const schemaErrors = describeErrors((validateReply.errors ?? []).filter((e) => e.keyword !== 'if' && !e.schemaPath.startsWith('#/then')));
-    this.assert('reply-schema', schemaErrors.length === 0, at(`the reply does not match CallbackReply: ${schemaErrors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`), index);
+    const schemaErrors = describeErrors(
+      (validateReply.errors ?? []).filter((e) => e.keyword !== 'if' && !e.schemaPath.startsWith('#/then')),
+    );
+    this.assert(
+      'reply-schema',
+      schemaErrors.length === 0,
+      at(`the reply does not match CallbackReply: ${schemaErrors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`),
+      index,
+    );
 
-    const echo = o.echo !== undefined ? o.echo : typeof body === 'object' ? body as { event_type: string; user_id: string } : null;
+    const echo = o.echo !== undefined ? o.echo : typeof body === 'object' ? (body as { event_type: string; user_id: string }) : null;
     if (echo) {
-      this.assert('echo-event-type', reply.body.event_type === echo.event_type, at(`event_type ${JSON.stringify(reply.body.event_type)} does not echo the request's "${echo.event_type}" (spec 6 rule 1)`), index);
-      this.assert('echo-user-id', reply.body.user_id === echo.user_id, at(`user_id ${JSON.stringify(reply.body.user_id)} does not echo the request's "${echo.user_id}" (spec 6 rule 2)`), index);
+      this.assert(
+        'echo-event-type',
+        reply.body.event_type === echo.event_type,
+        at(`event_type ${JSON.stringify(reply.body.event_type)} does not echo the request's "${echo.event_type}" (spec 6 rule 1)`),
+        index,
+      );
+      this.assert(
+        'echo-user-id',
+        reply.body.user_id === echo.user_id,
+        at(`user_id ${JSON.stringify(reply.body.user_id)} does not echo the request's "${echo.user_id}" (spec 6 rule 2)`),
+        index,
+      );
     }
 
     const text = topLevelNumberTexts(r.body).get('latest_balance');
@@ -158,20 +161,40 @@ export class Check {
       reply.balanceText = text;
       reply.balance = money(text);
       const digits = reply.balance.decimalPlaces();
-      this.assert('balance-scale', digits <= t.scale, at(`latest_balance ${text} has ${digits} fraction digits; ${t.currency} has ${t.scale}: binary-float arithmetic?`), index);
+      this.assert(
+        'balance-scale',
+        digits <= t.scale,
+        at(`latest_balance ${text} has ${digits} fraction digits; ${t.currency} has ${t.scale}: binary-float arithmetic?`),
+        index,
+      );
     }
     if (reply.code === 'R0') {
-      this.assert('latest-balance-on-r0', text !== undefined, at(`an R0 reply${echo ? ` to ${echo.event_type}` : ''} without latest_balance (spec 6 rules 3-5)`), index);
+      this.assert(
+        'latest-balance-on-r0',
+        text !== undefined,
+        at(`an R0 reply${echo ? ` to ${echo.event_type}` : ''} without latest_balance (spec 6 rules 3-5)`),
+        index,
+      );
     }
 
-    const missing = ['api-id', 'api-key', ...(echo && echo.event_type !== 'bet' ? ['callback-url'] : [])].filter((h) => r.headers[h] === undefined);
+    const missing = ['api-id', 'api-key', ...(echo && echo.event_type !== 'bet' ? ['callback-url'] : [])].filter(
+      (h) => r.headers[h] === undefined,
+    );
     this.assert('reply-headers', missing.length === 0, at(`reply headers missing: ${missing.join(', ')} (spec 4)`), index);
 
     if (o.expect) {
       const reason = r.headers[REASON_HEADER] ? ` (${REASON_HEADER}: ${r.headers[REASON_HEADER]})` : '';
       // The first bet is where a wrong --currency shows.
-      const hint = reply.code === 'R3' && o.expect.includes('R0') && this.name === 'bet' ? `; is ${t.currency} the player's currency (--currency)?` : '';
-      this.assert('code', reply.code !== undefined && o.expect.includes(reply.code), at(`code ${reply.code ?? '(none)'}, expected ${o.expect.join(' or ')}${reason}${hint}`), index);
+      const hint =
+        reply.code === 'R3' && o.expect.includes('R0') && this.name === 'bet'
+          ? `; is ${t.currency} the player's currency (--currency)?`
+          : '';
+      this.assert(
+        'code',
+        reply.code !== undefined && o.expect.includes(reply.code),
+        at(`code ${reply.code ?? '(none)'}, expected ${o.expect.join(' or ')}${reason}${hint}`),
+        index,
+      );
     }
     return reply;
   }
@@ -179,7 +202,12 @@ export class Check {
   /** Asserts latest_balance equals `expected` exactly, when the reply carries one. */
   balanceIs(reply: Reply, expected: Money | undefined, explain: string): void {
     if (reply.balance === undefined || expected === undefined) return;
-    this.assert('balance-arithmetic', reply.balance.eq(expected), `${this.exchanges[reply.index]?.label}: latest_balance ${reply.balanceText}, expected ${expected.toFixed()} (${explain})`, reply.index);
+    this.assert(
+      'balance-arithmetic',
+      reply.balance.eq(expected),
+      `${this.exchanges[reply.index]?.label}: latest_balance ${reply.balanceText}, expected ${expected.toFixed()} (${explain})`,
+      reply.index,
+    );
   }
 
   /** A login, to read the balance; undefined when the wallet does not tell. */
@@ -211,7 +239,15 @@ export class Check {
     const open = this.session.open.get(gameNo);
     if (!open) return undefined;
     const stake = sum(open.bets.map((b) => b.bet_amount));
-    const reply = await this.send(label, betResultRequest(this.session.env(), open.round, open.bets.map((b) => ({ ...b, winloss: ZERO }))), { expect: ['R0'] });
+    const reply = await this.send(
+      label,
+      betResultRequest(
+        this.session.env(),
+        open.round,
+        open.bets.map((b) => ({ ...b, winloss: ZERO })),
+      ),
+      { expect: ['R0'] },
+    );
     if (reply.code === 'R0') this.settled(gameNo, stake);
     return reply;
   }

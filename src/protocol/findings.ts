@@ -29,7 +29,10 @@ export const FINDINGS = {
   AMOUNT_NOT_FINITE: ['error', 'an amount is not a finite number'],
   AMOUNT_TOO_LARGE: ['error', 'an amount, or the balance it would make, is not below 10^15 minor units of its currency'],
   BETS_TOO_MANY: ['error', 'more bets than a request or a round may hold'],
-  TRANSACTION_EXPIRED: ['error', 'transaction_id may belong to a transaction old enough to be forgotten (--retain-transactions): refused, never applied twice'],
+  TRANSACTION_EXPIRED: [
+    'error',
+    'transaction_id may belong to a transaction old enough to be forgotten (--retain-transactions): refused, never applied twice',
+  ],
   ROUND_EXPIRED: ['error', 'game_no may belong to a settled round old enough to be forgotten (--retain-transactions)'],
   AMOUNT_INEXACT: ['error', 'an amount has more than 15 significant digits, more than a JSON number holds exactly'],
   TOTAL_MISMATCH: ['error', 'a total does not equal the sum of its parts'],

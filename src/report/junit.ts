@@ -26,19 +26,24 @@ export interface JUnitSuite {
 
 /** Text for an attribute or an element: escaped, and without the characters XML 1.0 forbids. */
 export function xmlEscape(s: string): string {
-  return s
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    s
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 const attrs = (a: Record<string, string | number | undefined>) =>
-  Object.entries(a).filter(([, v]) => v !== undefined).map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`).join('');
+  Object.entries(a)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .join('');
 
 const seconds = (t: number | undefined) => (t === undefined ? undefined : t.toFixed(3));
 
@@ -48,7 +53,9 @@ export function junitXml(suites: JUnitSuite[]): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(`<testsuites${attrs({ tests: total(), failures: total('fail'), errors: 0, skipped: total('skip') })}>`);
   for (const s of suites) {
-    out.push(`  <testsuite${attrs({ name: s.name, tests: s.cases.length, failures: count(s, 'fail'), errors: 0, skipped: count(s, 'skip'), timestamp: s.timestamp, time: seconds(s.time) })}>`);
+    out.push(
+      `  <testsuite${attrs({ name: s.name, tests: s.cases.length, failures: count(s, 'fail'), errors: 0, skipped: count(s, 'skip'), timestamp: s.timestamp, time: seconds(s.time) })}>`,
+    );
     if (s.properties && Object.keys(s.properties).length) {
       out.push('    <properties>');
       for (const [name, value] of Object.entries(s.properties)) out.push(`      <property${attrs({ name, value })}/>`);
@@ -58,7 +65,12 @@ export function junitXml(suites: JUnitSuite[]): string {
       const open = `    <testcase${attrs({ classname: c.classname, name: c.name, time: seconds(c.time) })}`;
       if (c.status === 'pass') out.push(`${open}/>`);
       else if (c.status === 'skip') out.push(`${open}>`, `      <skipped${attrs({ message: c.message })}/>`, '    </testcase>');
-      else out.push(`${open}>`, `      <failure${attrs({ message: c.message, type: 'AssertionError' })}>${xmlEscape(c.details ?? '')}</failure>`, '    </testcase>');
+      else
+        out.push(
+          `${open}>`,
+          `      <failure${attrs({ message: c.message, type: 'AssertionError' })}>${xmlEscape(c.details ?? '')}</failure>`,
+          '    </testcase>',
+        );
     }
     if (s.systemOut) out.push(`    <system-out>${xmlEscape(s.systemOut)}</system-out>`);
     out.push('  </testsuite>');

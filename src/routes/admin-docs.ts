@@ -12,10 +12,11 @@ export interface AdminDocOptions {
   bodyLimit: number;
 }
 
-const FORBIDDEN = 'The admin API refused the request: its Host is not the listening address or a name in --allowed-hosts, ' +
+const FORBIDDEN =
+  'The admin API refused the request: its Host is not the listening address or a name in --allowed-hosts, ' +
   'or it comes from another site (Origin, Sec-Fetch-Site). Call it from curl, a script or /docs on this host.';
-export const UNREADABLE_400 = 'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY) ' +
-  'or not JSON (BODY_NOT_JSON).';
+export const UNREADABLE_400 =
+  'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY) ' + 'or not JSON (BODY_NOT_JSON).';
 const TOO_LARGE = 'The body is over the size limit (BODY_TOO_LARGE; default 1 MiB, `start --body-limit`). Nothing changed.';
 const UNAUTHORIZED = 'Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).';
 const NOT_JSON = 'The body is not application/json (CONTENT_TYPE_NOT_JSON). Nothing changed.';
@@ -30,10 +31,10 @@ function guardResponses(write: boolean, o: AdminDocOptions): Record<string, Json
     403: errorResponse(FORBIDDEN),
     ...(write
       ? {
-        400: errorResponse(`${UNREADABLE_400} Nothing changed.`, UNREADABLE),
-        413: errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', o.bodyLimit)]),
-        415: errorResponse(NOT_JSON, [errorBody('CONTENT_TYPE_NOT_JSON', 'text/plain')]),
-      }
+          400: errorResponse(`${UNREADABLE_400} Nothing changed.`, UNREADABLE),
+          413: errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', o.bodyLimit)]),
+          415: errorResponse(NOT_JSON, [errorBody('CONTENT_TYPE_NOT_JSON', 'text/plain')]),
+        }
       : {}),
     503: errorResponse(SHUTDOWN_503),
   };

@@ -17,25 +17,33 @@ import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREA
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
 
 const playerParams = { type: 'object', required: ['user_id'], properties: { user_id: { type: 'string', minLength: 1 } } } as const;
-const ok = (extra: Record<string, unknown> = {}) =>
-  ({ type: 'object', required: ['ok'], properties: { ok: { type: 'boolean', const: true }, ...extra } });
+const ok = (extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  required: ['ok'],
+  properties: { ok: { type: 'boolean', const: true }, ...extra },
+});
 
-const SET_PLAYER = 'Sets the balance (and optionally the currency) of a player, creating it when unknown. ' +
-  "The balance must fit the currency's scale.";
-const JOURNAL = 'The callbacks received, oldest first (a bounded ring: the oldest drop out first). ' +
-  'Filters combine; limit keeps the newest n.';
-const SET_SCENARIO = 'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to ' +
+const SET_PLAYER =
+  'Sets the balance (and optionally the currency) of a player, creating it when unknown. ' + "The balance must fit the currency's scale.";
+const JOURNAL =
+  'The callbacks received, oldest first (a bounded ring: the oldest drop out first). ' + 'Filters combine; limit keeps the newest n.';
+const SET_SCENARIO =
+  'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to ' +
   'their balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused ' +
   'with 400 naming each bad field by JSON pointer, and the old one stays active.';
 const RULE_HITS = 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.';
 const AFTER = 'Only entries with an id greater than this; with `limit`, pages forward.';
 const LIMIT = 'Without `after`: keep only the newest n entries. With `after`: the first n after it.';
 
-interface AdminRouteOptions { sim: Simulator; token?: string; guard?: Omit<AdminGuardOptions, 'token'> }
+interface AdminRouteOptions {
+  sim: Simulator;
+  token?: string;
+  guard?: Omit<AdminGuardOptions, 'token'>;
+}
 type JournalQuery = { user_id?: string; event_type?: string; transaction_id?: string; after?: string; limit?: string };
 
 const playerUpdateSummary = (v: Record<string, unknown>) =>
-  (v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`);
+  v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`;
 
 /**
  * The admin API (WireMock's vocabulary): players, reset, journal, scenario. Each route documents
@@ -46,161 +54,201 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
   addAdminGuard(app, { ...guard, token });
   const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
-  app.get('/players', {
-    ...sentAsReturned,
-    schema: adminSchema('GET', docs, {
-      operationId: 'listPlayers',
-      summary: 'Every player and balance',
-      response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
-    }),
-  }, async (_request, reply) => {
-    if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
-    return (await sim.store.players()).map(view);
-  });
+  app.get(
+    '/players',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('GET', docs, {
+        operationId: 'listPlayers',
+        summary: 'Every player and balance',
+        response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
+      }),
+    },
+    async (_request, reply) => {
+      if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
+      return (await sim.store.players()).map(view);
+    },
+  );
 
-  app.get<{ Params: { user_id: string } }>('/players/:user_id', {
-    ...sentAsReturned,
-    schema: adminSchema('GET', docs, {
-      operationId: 'getPlayer',
-      summary: 'One player',
-      params: playerParams,
-      response: {
-        200: { description: 'The player.', $ref: 'Player#' },
-        404: errorResponse('No player with that user_id (PLAYER_UNKNOWN).', [errorBody('PLAYER_UNKNOWN', 'nobody')]),
-      },
-    }),
-  }, async (request, reply) => {
-    if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
-    const p = await sim.store.player(request.params.user_id);
-    return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
-  });
-
-  app.put<{ Params: { user_id: string }; Body: PlayerUpdate }>('/players/:user_id', {
-    ...sentAsReturned,
-    schema: adminSchema('PUT', docs, {
-      operationId: 'setPlayer',
-      summary: 'Set a balance (creates the player when unknown)',
-      description: SET_PLAYER,
-      params: playerParams,
-      body: { $ref: 'PlayerUpdate#' },
-      bodyExamples: namedExamples('PlayerUpdate', playerUpdateSummary),
-      response: {
-        200: { description: 'The player after the change.', $ref: 'Player#' },
-        400: errorResponse(
-          'The body is invalid (BAD_REQUEST: details name each field by JSON pointer), or the balance has more fraction digits than the ' +
-            `currency's scale. ${UNREADABLE_400} Nothing changed.`,
-          [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE],
-        ),
-      },
-    }),
-  }, async (request, reply) => {
-    const { balance, currency } = request.body;
-    const cur = currency ?? (await sim.store.player(request.params.user_id))?.currency ?? sim.scenario.defaultCurrency;
-    const amount = money(balance);
-    const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
-    const details = problem && [{ pointer: '/balance', message: problem.message }];
-    if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), details);
-    return view(await sim.setPlayer(request.params.user_id, amount, cur));
-  });
-
-  app.post('/reset', {
-    ...sentAsReturned,
-    schema: adminSchema('POST', docs, {
-      operationId: 'reset',
-      summary: "Back to the scenario's initial state; journal and rule counters cleared",
-      response: { 200: { description: 'Players back to the scenario, rounds, transactions, rule counters and journal cleared.', ...ok() } },
-    }),
-  }, async () => { await sim.reset(); return { ok: true }; });
-
-  app.get<{ Querystring: JournalQuery }>('/journal', {
-    ...sentAsReturned,
-    schema: adminSchema('GET', docs, {
-      operationId: 'journal',
-      summary: 'Callbacks received, oldest first, with findings (streamed; page with after + limit)',
-      description: JOURNAL,
-      querystring: {
-        type: 'object',
-        properties: {
-          user_id: { type: 'string' },
-          event_type: { type: 'string' },
-          transaction_id: { type: 'string' },
-          after: { type: 'string', pattern: '^[0-9]+$', description: AFTER },
-          limit: { type: 'string', pattern: '^[0-9]+$', description: LIMIT },
+  app.get<{ Params: { user_id: string } }>(
+    '/players/:user_id',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('GET', docs, {
+        operationId: 'getPlayer',
+        summary: 'One player',
+        params: playerParams,
+        response: {
+          200: { description: 'The player.', $ref: 'Player#' },
+          404: errorResponse('No player with that user_id (PLAYER_UNKNOWN).', [errorBody('PLAYER_UNKNOWN', 'nobody')]),
         },
-      },
-      response: {
-        200: { description: 'The matching entries.', $ref: 'JournalPage#' },
-        400: errorResponse(
-          'A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.',
-          [invalid('querystring:/limit', 'must match pattern "^[0-9]+$"')],
-        ),
-      },
-    }),
-  }, async (request, reply) => {
-    const { limit, after, ...filter } = request.query;
-    const number = (s: string | undefined) => (s === undefined ? undefined : Number(s));
-    const entries = await sim.journal.select({ ...filter, after: number(after), limit: number(limit) });
-    // Streamed from the entries' own text: never one string the size of the whole journal.
-    return reply.type('application/json').send(Readable.from(journalDocument(entries)));
-  });
+      }),
+    },
+    async (request, reply) => {
+      if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
+      const p = await sim.store.player(request.params.user_id);
+      return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
+    },
+  );
 
-  app.delete('/journal', {
-    ...sentAsReturned,
-    schema: adminSchema('DELETE', docs, {
-      operationId: 'clearJournal',
-      summary: 'Clear the journal',
-      response: { 204: { description: 'The journal is empty.', type: 'null' } },
-    }),
-  }, async (_request, reply) => {
-    await sim.journal.reset();
-    return reply.code(204).send();
-  });
+  app.put<{ Params: { user_id: string }; Body: PlayerUpdate }>(
+    '/players/:user_id',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('PUT', docs, {
+        operationId: 'setPlayer',
+        summary: 'Set a balance (creates the player when unknown)',
+        description: SET_PLAYER,
+        params: playerParams,
+        body: { $ref: 'PlayerUpdate#' },
+        bodyExamples: namedExamples('PlayerUpdate', playerUpdateSummary),
+        response: {
+          200: { description: 'The player after the change.', $ref: 'Player#' },
+          400: errorResponse(
+            'The body is invalid (BAD_REQUEST: details name each field by JSON pointer), or the balance has more fraction digits than the ' +
+              `currency's scale. ${UNREADABLE_400} Nothing changed.`,
+            [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE],
+          ),
+        },
+      }),
+    },
+    async (request, reply) => {
+      const { balance, currency } = request.body;
+      const cur = currency ?? (await sim.store.player(request.params.user_id))?.currency ?? sim.scenario.defaultCurrency;
+      const amount = money(balance);
+      const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
+      const details = problem && [{ pointer: '/balance', message: problem.message }];
+      if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), details);
+      return view(await sim.setPlayer(request.params.user_id, amount, cur));
+    },
+  );
 
-  app.get('/scenario', {
-    ...sentAsReturned,
-    schema: adminSchema('GET', docs, {
-      operationId: 'getScenario',
-      summary: 'The active scenario document',
-      response: { 200: { description: 'The active scenario document, as loaded.', $ref: 'Scenario#' } },
-    }),
-  }, async () => sim.scenario.source);
+  app.post(
+    '/reset',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('POST', docs, {
+        operationId: 'reset',
+        summary: "Back to the scenario's initial state; journal and rule counters cleared",
+        response: {
+          200: { description: 'Players back to the scenario, rounds, transactions, rule counters and journal cleared.', ...ok() },
+        },
+      }),
+    },
+    async () => {
+      await sim.reset();
+      return { ok: true };
+    },
+  );
 
-  app.get('/scenario/rules', {
-    ...sentAsReturned,
-    schema: adminSchema('GET', docs, {
-      operationId: 'ruleHits',
-      summary: 'Hit counters of the active rules',
-      response: { 200: { description: RULE_HITS, $ref: 'RuleHits#' } },
-    }),
-  }, async () => sim.ruleHits());
+  app.get<{ Querystring: JournalQuery }>(
+    '/journal',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('GET', docs, {
+        operationId: 'journal',
+        summary: 'Callbacks received, oldest first, with findings (streamed; page with after + limit)',
+        description: JOURNAL,
+        querystring: {
+          type: 'object',
+          properties: {
+            user_id: { type: 'string' },
+            event_type: { type: 'string' },
+            transaction_id: { type: 'string' },
+            after: { type: 'string', pattern: '^[0-9]+$', description: AFTER },
+            limit: { type: 'string', pattern: '^[0-9]+$', description: LIMIT },
+          },
+        },
+        response: {
+          200: { description: 'The matching entries.', $ref: 'JournalPage#' },
+          400: errorResponse('A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.', [
+            invalid('querystring:/limit', 'must match pattern "^[0-9]+$"'),
+          ]),
+        },
+      }),
+    },
+    async (request, reply) => {
+      const { limit, after, ...filter } = request.query;
+      const number = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+      const entries = await sim.journal.select({ ...filter, after: number(after), limit: number(limit) });
+      // Streamed from the entries' own text: never one string the size of the whole journal.
+      return reply.type('application/json').send(Readable.from(journalDocument(entries)));
+    },
+  );
 
-  app.put<{ Body: Scenario; Querystring: { reset?: string } }>('/scenario', {
-    ...sentAsReturned,
-    schema: adminSchema('PUT', docs, {
-      operationId: 'setScenario',
-      summary: 'Replace the scenario (invalid: 400 naming each field; the old one stays)',
-      description: SET_SCENARIO,
-      querystring: { type: 'object', properties: { reset: { type: 'string', enum: ['true', 'false'] } } },
-      body: { $ref: 'Scenario#' },
-      bodyExamples: namedExamples('Scenario', (v) => `${String(v.name)}: ${String(v.description ?? '')}`),
-      response: {
-        200: { description: 'The scenario is active.', ...ok({ name: { type: 'string' }, reset: { type: 'boolean' } }) },
-        400: errorResponse(
-          `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
-            'Nothing changed, the old scenario stays active.',
-          [
-            invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'),
-            invalid('/rules/0/then/delay_ms', 'must be >= 0'),
-            ...UNREADABLE,
-          ],
-        ),
-      },
-    }),
-  }, async (request) => {
-    const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
-    await sim.setScenario(next, request.query.reset === 'true');
-    return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
-  });
+  app.delete(
+    '/journal',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('DELETE', docs, {
+        operationId: 'clearJournal',
+        summary: 'Clear the journal',
+        response: { 204: { description: 'The journal is empty.', type: 'null' } },
+      }),
+    },
+    async (_request, reply) => {
+      await sim.journal.reset();
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/scenario',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('GET', docs, {
+        operationId: 'getScenario',
+        summary: 'The active scenario document',
+        response: { 200: { description: 'The active scenario document, as loaded.', $ref: 'Scenario#' } },
+      }),
+    },
+    async () => sim.scenario.source,
+  );
+
+  app.get(
+    '/scenario/rules',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('GET', docs, {
+        operationId: 'ruleHits',
+        summary: 'Hit counters of the active rules',
+        response: { 200: { description: RULE_HITS, $ref: 'RuleHits#' } },
+      }),
+    },
+    async () => sim.ruleHits(),
+  );
+
+  app.put<{ Body: Scenario; Querystring: { reset?: string } }>(
+    '/scenario',
+    {
+      ...sentAsReturned,
+      schema: adminSchema('PUT', docs, {
+        operationId: 'setScenario',
+        summary: 'Replace the scenario (invalid: 400 naming each field; the old one stays)',
+        description: SET_SCENARIO,
+        querystring: { type: 'object', properties: { reset: { type: 'string', enum: ['true', 'false'] } } },
+        body: { $ref: 'Scenario#' },
+        bodyExamples: namedExamples('Scenario', (v) => `${String(v.name)}: ${String(v.description ?? '')}`),
+        response: {
+          200: { description: 'The scenario is active.', ...ok({ name: { type: 'string' }, reset: { type: 'boolean' } }) },
+          400: errorResponse(
+            `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
+              'Nothing changed, the old scenario stays active.',
+            [
+              invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'),
+              invalid('/rules/0/then/delay_ms', 'must be >= 0'),
+              ...UNREADABLE,
+            ],
+          ),
+        },
+      }),
+    },
+    async (request) => {
+      const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
+      await sim.setScenario(next, request.query.reset === 'true');
+      return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
+    },
+  );
 
   await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs) }); // GET /admin/events, /admin/scenarios
   await app.register(reportRoutes, { sim, locked: token !== undefined });

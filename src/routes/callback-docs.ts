@@ -18,19 +18,23 @@ export const EVENT_SCHEMAS: ReadonlyArray<{ event: string; id: string }> = branc
 
 /** One named example per event, from the request schemas' `examples` (the worked round of shared/examples). */
 function requestExamples(): NamedExamples {
-  return Object.fromEntries(EVENT_SCHEMAS.map(({ event, id }) => {
-    const value = examplesOf(id)[0];
-    if (!value) throw new Error(`wallet-sim: schemas/${id} has no example`);
-    return [event, { summary: `${event}: ${schemaById(id).description as string}`, value }];
-  }));
+  return Object.fromEntries(
+    EVENT_SCHEMAS.map(({ event, id }) => {
+      const value = examplesOf(id)[0];
+      if (!value) throw new Error(`wallet-sim: schemas/${id} has no example`);
+      return [event, { summary: `${event}: ${schemaById(id).description as string}`, value }];
+    }),
+  );
 }
 
 /** One named example per reply code R0–R4, from CallbackReply's `examples`. */
 function replyExamples(): NamedExamples {
-  return Object.fromEntries(examplesOf('CallbackReply').map((value) => {
-    const code = value.code as Code;
-    return [code, { summary: `${code} ${CODES[code]} (a ${String(value.event_type)} reply)`, value }];
-  }));
+  return Object.fromEntries(
+    examplesOf('CallbackReply').map((value) => {
+      const code = value.code as Code;
+      return [code, { summary: `${code} ${CODES[code]} (a ${String(value.event_type)} reply)`, value }];
+    }),
+  );
 }
 
 const DESCRIPTION = `The receiver end of the three callbacks (spec sections 4, 6, 7). The body is told apart by
@@ -54,11 +58,13 @@ replay. Why a reply was not R0 is in the \`X-Wallet-Sim-Reason\` header and in \
 
 const credentialHeader = (name: 'Api-Id' | 'Api-Key') => ({
   type: 'string',
-  description: `Must equal the active scenario's credentials.${name === 'Api-Key' ? 'api_key' : 'api_id'} (or --${name.toLowerCase()}); ` +
+  description:
+    `Must equal the active scenario's credentials.${name === 'Api-Key' ? 'api_key' : 'api_id'} (or --${name.toLowerCase()}); ` +
     'missing or different: R2.',
 });
 
-const CALLBACK_URL = "Optional. The receiver's callback address (spec 4 says every request carries it). Missing: the callback is " +
+const CALLBACK_URL =
+  "Optional. The receiver's callback address (spec 4 says every request carries it). Missing: the callback is " +
   'processed as usual (R0 when all else is right), the journal records a warning finding CALLBACK_URL_MISSING, and login / ' +
   'bet_result replies echo an empty Callback-URL.';
 
@@ -70,7 +76,8 @@ const replyHeaders = {
   },
   'Api-Key': {
     type: 'string',
-    description: "On every reply: the caller's Api-Key echoed (empty when absent), or the scenario's reply_credentials.api_key. " +
+    description:
+      "On every reply: the caller's Api-Key echoed (empty when absent), or the scenario's reply_credentials.api_key. " +
       'The configured key is never sent to a caller that did not know it.',
   },
   'Callback-URL': { type: 'string', description: "On login and bet_result replies only: the request's Callback-URL echoed." },
@@ -80,7 +87,8 @@ const replyHeaders = {
   },
 };
 
-const TOO_LARGE = 'The body is over the size limit (default 1 MiB, `start --body-limit`): no callback is processed, the journal ' +
+const TOO_LARGE =
+  'The body is over the size limit (default 1 MiB, `start --body-limit`): no callback is processed, the journal ' +
   'records the refusal. Like every callback reply it carries Api-Id and Api-Key.';
 
 /** The callback route's schema, with the body limit it runs with (its 413 example names it). */

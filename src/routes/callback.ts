@@ -6,7 +6,11 @@ import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
 
-export interface CallbackRouteOptions { sim: Simulator; path: string; bodyLimit: number }
+export interface CallbackRouteOptions {
+  sim: Simulator;
+  path: string;
+  bodyLimit: number;
+}
 
 /**
  * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline in
@@ -20,13 +24,22 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   // A failure before the pipeline (a body over the limit) is journalled too. Its reply carries
   // Api-Id / Api-Key like every callback reply (echo of the request's, or reply_credentials).
   app.setErrorHandler<FastifyError>((error, request, reply) => {
-    const refused = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? fromFastify(error, request) ?? { status: error.statusCode, body: { error: error.code ?? 'BAD_REQUEST', message: error.message } } : undefined;
+    const refused =
+      error.statusCode && error.statusCode >= 400 && error.statusCode < 500
+        ? (fromFastify(error, request) ?? {
+            status: error.statusCode,
+            body: { error: error.code ?? 'BAD_REQUEST', message: error.message },
+          })
+        : undefined;
     const status = refused?.status ?? 200;
     const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `R1: internal error: ${error.message}`;
     if (!refused) request.log.error({ err: error }, 'callback failed');
     else request.log.info({ reason }, 'callback refused');
     const body = refused?.body ?? buildReply('R1', '', '', undefined).body;
-    const echo = (name: string) => { const v = request.headers[name]; return (Array.isArray(v) ? v[0] : v) ?? ''; };
+    const echo = (name: string) => {
+      const v = request.headers[name];
+      return (Array.isArray(v) ? v[0] : v) ?? '';
+    };
     const fixed = sim.scenario.replyCredentials;
     const headers = {
       'content-type': 'application/json',
@@ -49,32 +62,54 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     return reply.code(status).headers(headers).send(JSON.stringify(body));
   });
 
-  app.post(path, {
-    schema: callbackRouteSchema(bodyLimit),
-    // The pipeline validates with the same schema and turns each error into a finding and an R3;
-    // the schema above is for the OpenAPI document.
-    validatorCompiler: () => () => true,
-  }, async (request, reply) => {
-    const started = performance.now();
-    const receivedAt = new Date().toISOString();
-    const socket = request.raw.socket;
-    const out = await handleCallback(sim, { method: request.method, url: request.url, headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
-    // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-    const pending = await sim.journal.begin({ ...out.entry, received_at: receivedAt });
-    if (out.delayMs) await sleep(out.delayMs);
-    const entry = await pending.finish({
-      replied_at: new Date().toISOString(),
-      duration_ms: Math.round(performance.now() - started),
-      // The caller gave up (its own time-out) before the reply: it never read it.
-      client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
-    });
-    request.log.info({ journal_id: entry.id, code: out.code, reason: out.reason, transaction_id: entry.transaction_id, user_id: entry.user_id, event_type: entry.event_type }, out.reason ?? 'R0');
-    if (out.drop) {
-      // The lost-reply case: the change is applied, the caller never hears of it.
-      reply.hijack();
-      socket.destroy();
-      return;
-    }
-    return reply.code(out.status as 200).headers(out.headers).send(out.body); // a rule may force any status
-  });
+  app.post(
+    path,
+    {
+      schema: callbackRouteSchema(bodyLimit),
+      // The pipeline validates with the same schema and turns each error into a finding and an R3;
+      // the schema above is for the OpenAPI document.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const started = performance.now();
+      const receivedAt = new Date().toISOString();
+      const socket = request.raw.socket;
+      const out = await handleCallback(sim, {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: typeof request.body === 'string' ? request.body : '',
+      });
+      // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+      const pending = await sim.journal.begin({ ...out.entry, received_at: receivedAt });
+      if (out.delayMs) await sleep(out.delayMs);
+      const entry = await pending.finish({
+        replied_at: new Date().toISOString(),
+        duration_ms: Math.round(performance.now() - started),
+        // The caller gave up (its own time-out) before the reply: it never read it.
+        client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
+      });
+      request.log.info(
+        {
+          journal_id: entry.id,
+          code: out.code,
+          reason: out.reason,
+          transaction_id: entry.transaction_id,
+          user_id: entry.user_id,
+          event_type: entry.event_type,
+        },
+        out.reason ?? 'R0',
+      );
+      if (out.drop) {
+        // The lost-reply case: the change is applied, the caller never hears of it.
+        reply.hijack();
+        socket.destroy();
+        return;
+      }
+      return reply
+        .code(out.status as 200)
+        .headers(out.headers)
+        .send(out.body); // a rule may force any status
+    },
+  );
 };

@@ -38,7 +38,9 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     response: {
       200: {
         description: 'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback.',
-        content: { 'text/event-stream': { schema: { type: 'string', examples: ['id: 7\ndata: {"id":7,"event_type":"bet","code":"R0",…}\n\n'] } } },
+        content: {
+          'text/event-stream': { schema: { type: 'string', examples: ['id: 7\ndata: {"id":7,"event_type":"bet","code":"R0",…}\n\n'] } },
+        },
       },
       ...(security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
     },
@@ -60,11 +62,13 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       unsubscribe();
       clearInterval(heartbeat);
     };
-    const unsubscribe = sim.journal.subscribe(eventWriter(res, maxBuffered, () => {
-      request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
-      close();
-      res.destroy();
-    }));
+    const unsubscribe = sim.journal.subscribe(
+      eventWriter(res, maxBuffered, () => {
+        request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
+        close();
+        res.destroy();
+      }),
+    );
     const heartbeat = setInterval(() => {
       if (res.writableLength <= maxBuffered) res.write(': heartbeat\n\n');
     }, heartbeatMs).unref();

@@ -10,7 +10,8 @@ import { eventRoutes } from './events.js';
 export const UI_DIR = join(ROOT, 'dist/ui');
 
 /** Only this server: the page loads nothing from anywhere else (offline, CI boxes). */
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** GET /ui (the dashboard; GET / redirects there) and its assets under /ui/. */
 export const uiRoutes: FastifyPluginAsync = async (app) => {
@@ -19,24 +20,39 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
   const index = join(UI_DIR, 'index.html');
   if (!existsSync(index)) {
     app.get('/ui', hide, async (_request, reply) =>
-      reply.code(503).type('text/plain').send(`wallet-sim: the dashboard is not built (${index} is missing): run npm run build`));
+      reply.code(503).type('text/plain').send(`wallet-sim: the dashboard is not built (${index} is missing): run npm run build`),
+    );
     return;
   }
   const html = readFileSync(index, 'utf8');
   app.get('/ui', hide, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html));
+    reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html),
+  );
   await app.register(fastifyStatic, { root: UI_DIR, prefix: '/ui/', decorateReply: false, index: false, schemaHide: true });
 };
 
 /** A scenario bundled in scenarios/, as GET /admin/scenarios lists it. */
-export interface BundledScenario { name: string; file: string; description?: string; document: Record<string, unknown> }
+export interface BundledScenario {
+  name: string;
+  file: string;
+  description?: string;
+  document: Record<string, unknown>;
+}
 
 export function bundledScenarios(): BundledScenario[] {
-  return readdirSync(SCENARIOS_DIR).filter((f) => f.endsWith('.json')).sort().map((file) => {
-    const document = JSON.parse(readFileSync(join(SCENARIOS_DIR, file), 'utf8')) as Record<string, unknown>;
-    const name = typeof document.name === 'string' ? document.name : file.replace(/\.json$/, '');
-    return { name, file: `scenarios/${file}`, description: typeof document.description === 'string' ? document.description : undefined, document };
-  });
+  return readdirSync(SCENARIOS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const document = JSON.parse(readFileSync(join(SCENARIOS_DIR, file), 'utf8')) as Record<string, unknown>;
+      const name = typeof document.name === 'string' ? document.name : file.replace(/\.json$/, '');
+      return {
+        name,
+        file: `scenarios/${file}`,
+        description: typeof document.description === 'string' ? document.description : undefined,
+        document,
+      };
+    });
 }
 
 /**
@@ -45,13 +61,16 @@ export function bundledScenarios(): BundledScenario[] {
  */
 export const uiAdminRoutes: FastifyPluginAsync<{ sim: Simulator; security?: { bearer: never[] }[] }> = async (app, { sim, security }) => {
   await app.register(eventRoutes, { sim, security });
-  const unauthorized = security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {};
+  const unauthorized = security
+    ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } }
+    : {};
   const schema = {
     tags: ['admin'],
     security,
     operationId: 'bundledScenarios',
     summary: 'The scenarios bundled with wallet-sim (for PUT /admin/scenario)',
-    description: 'Each file of the package\'s scenarios/ folder: its name, description and whole document, ready to send to `PUT /admin/scenario`.',
+    description:
+      "Each file of the package's scenarios/ folder: its name, description and whole document, ready to send to `PUT /admin/scenario`.",
     response: {
       200: {
         description: 'The bundled scenarios, by file name.',
@@ -59,7 +78,12 @@ export const uiAdminRoutes: FastifyPluginAsync<{ sim: Simulator; security?: { be
         items: {
           type: 'object',
           required: ['name', 'file', 'document'],
-          properties: { name: { type: 'string' }, file: { type: 'string' }, description: { type: 'string' }, document: { type: 'object', additionalProperties: true, description: 'The scenario document (schema Scenario).' } },
+          properties: {
+            name: { type: 'string' },
+            file: { type: 'string' },
+            description: { type: 'string' },
+            document: { type: 'object', additionalProperties: true, description: 'The scenario document (schema Scenario).' },
+          },
         },
       },
       ...unauthorized,

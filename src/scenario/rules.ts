@@ -3,9 +3,19 @@ import { type Money, money } from '../money.js';
 import type { CallbackRequest, Rule } from '../protocol/types.generated.js';
 
 /** A rule that fired, for the reply and the journal. */
-export interface Fired { index: number; name: string; rule: Rule }
+export interface Fired {
+  index: number;
+  name: string;
+  rule: Rule;
+}
 
-export interface RuleHits { index: number; name: string; matched: number; fired: number; exhausted: boolean }
+export interface RuleHits {
+  index: number;
+  name: string;
+  matched: number;
+  fired: number;
+  exhausted: boolean;
+}
 
 const nameOf = (rule: Rule, index: number) => rule.name ?? `rule ${index}`;
 

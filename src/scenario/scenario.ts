@@ -56,8 +56,10 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
   checkScale(defaultBalance, defaultCurrency, '/defaults/balance');
   (doc.rules ?? []).forEach((r, i) => {
     const { min_amount: min, max_amount: max, nth, every } = r.when;
-    if (min !== undefined && max !== undefined && min > max) problems.push({ pointer: `/rules/${i}/when/min_amount`, message: `must be <= max_amount (${max})` });
-    if (nth !== undefined && every !== undefined) problems.push({ pointer: `/rules/${i}/when/every`, message: 'cannot be combined with nth' });
+    if (min !== undefined && max !== undefined && min > max)
+      problems.push({ pointer: `/rules/${i}/when/min_amount`, message: `must be <= max_amount (${max})` });
+    if (nth !== undefined && every !== undefined)
+      problems.push({ pointer: `/rules/${i}/when/every`, message: 'cannot be combined with nth' });
     // A rule's amounts are in the currency it names, else the default one.
     const currency = r.when.currency ?? defaultCurrency;
     if (r.then.set_balance !== undefined) checkScale(r.then.set_balance, currency, `/rules/${i}/then/set_balance`);

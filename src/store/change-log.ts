@@ -70,16 +70,19 @@ export async function readLog(path: string, tornAllowed: boolean): Promise<ReadL
       validBytes = line.end;
     }
   } catch (e) {
-    if (e instanceof LineTooLong) throw new StoreError(path, `${e.message}: not a line wallet-sim writes; the file was left untouched: restore it from a backup`);
+    if (e instanceof LineTooLong)
+      throw new StoreError(path, `${e.message}: not a line wallet-sim writes; the file was left untouched: restore it from a backup`);
     throw new StoreError(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   } finally {
     await fh.close();
   }
   if (!bad) return { groups, validBytes, tornBytes: 0 };
   if (isLast && tornAllowed && bad.torn) return { groups, validBytes, tornBytes: size - bad.start };
-  const why = !isLast ? 'a corrupt line before the end is not a crash tear'
-    : !tornAllowed ? 'only the newest log may end in a torn line'
-    : 'a whole line that parses was written so: it is not a crash tear';
+  const why = !isLast
+    ? 'a corrupt line before the end is not a crash tear'
+    : !tornAllowed
+      ? 'only the newest log may end in a torn line'
+      : 'a whole line that parses was written so: it is not a crash tear';
   const fix = bad.torn ? 'restore it from a backup' : 'correct that record or restore the file from a backup';
   throw new StoreError(path, `line ${bad.no} ${bad.problem}: ${why}; the file was left untouched: ${fix}`);
 }
@@ -103,7 +106,12 @@ function groupOrProblem(text: string): Change[] | string {
 
 /** The log being appended to. */
 export class LogWriter {
-  private constructor(readonly path: string, readonly seq: number, private readonly fh: FileHandle, public bytes: number) {}
+  private constructor(
+    readonly path: string,
+    readonly seq: number,
+    private readonly fh: FileHandle,
+    public bytes: number,
+  ) {}
 
   /** Opens for appending; `truncateTo` cuts a torn tail first, so new lines never follow garbage. */
   static async open(path: string, seq: number, truncateTo?: number): Promise<LogWriter> {

@@ -4,7 +4,11 @@ import type { ForgottenRecord } from './forgotten.js';
  * The change records of the store contract: plain JSON (amounts as decimal strings), what every
  * store applies, persists and replays. The wallet decides in terms of them; stores own them.
  */
-export interface PlayerRecord { user_id: string; balance: string; currency: string }
+export interface PlayerRecord {
+  user_id: string;
+  balance: string;
+  currency: string;
+}
 export interface RoundRecord {
   user_id: string;
   game_no: string;
@@ -15,7 +19,12 @@ export interface RoundRecord {
   settled: boolean;
 }
 /** Bets added to a round (opened by the first): only what changed, so a bet's cost never grows with its round. */
-export interface BetsRecord { user_id: string; game_no: string; currency: string; bets: [string, string, string][] }
+export interface BetsRecord {
+  user_id: string;
+  game_no: string;
+  currency: string;
+  bets: [string, string, string][];
+}
 export interface TransactionRecord {
   transaction_id: string;
   user_id: string;
@@ -40,4 +49,3 @@ export const roundKey = (userId: string, gameNo: string): string => JSON.stringi
 /** Keys of the forgotten-ids record: transactions and rounds share it. */
 export const forgottenTxn = (transactionId: string) => `t${transactionId}`;
 export const forgottenRound = (key: string) => `r${key}`;
-

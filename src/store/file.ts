@@ -5,7 +5,10 @@ import type { Change } from './change.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
 import { ChangeFold } from './fold.js';
 import { acquireLock } from './lock-file.js';
-import { emptySnapshot, fileDigest, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader, SnapshotFile, syncDir } from './snapshot-file.js';
+import { emptySnapshot, type Snapshot, SnapshotFile, syncDir } from './snapshot-file.js';
+import { checkCovered, checkNoGap, coveringHeader } from './covered-logs.js';
+import { CompactionBackoff } from './compaction-backoff.js';
+import { type Deferred, deferred } from './deferred.js';
 import type { Persistence } from './store.js';
 import { StoreError } from './store-error.js';
 
@@ -17,16 +20,6 @@ export interface FileStoreOptions {
 }
 
 export const DEFAULT_COMPACT_MIN_BYTES = 16 * 1024 * 1024;
-
-interface Deferred { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void }
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
-  // Callers await their own copy; this keeps a group nobody waits for from crashing the process.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
-}
 
 const done = Promise.resolve();
 
@@ -57,13 +50,9 @@ export class FileStore implements Persistence {
 
   private compaction: Promise<void> | undefined;
   private compactRequested = false;
-  /** The last compaction's failure, if any; the logs still hold everything, so it is retried later. */
-  compactionError: Error | undefined;
   compactions = 0;
-  /** Failed compactions in a row. Each one doubles the log growth awaited before the next attempt. */
-  compactionFailures = 0;
-  /** After a failure: no new attempt before the active log holds this many bytes. */
-  private retryAtBytes = 0;
+  /** Failed compactions in a row, and when the next attempt may come. */
+  readonly backoff: CompactionBackoff;
 
   private constructor(
     readonly path: string,
@@ -74,6 +63,16 @@ export class FileStore implements Persistence {
     retainTransactions?: number,
   ) {
     this.fold = new ChangeFold(retainTransactions);
+    this.backoff = new CompactionBackoff(path, compactMinBytes);
+  }
+
+  /** The last compaction's failure, if any; the logs still hold everything, so it is retried later. */
+  get compactionError(): Error | undefined {
+    return this.backoff.error;
+  }
+
+  get compactionFailures(): number {
+    return this.backoff.failures;
   }
 
   /** Opens (or creates) the store at `path`: snapshot, then every log after it, a torn tail dropped. */
@@ -84,7 +83,14 @@ export class FileStore implements Persistence {
     const unlock = await acquireLock(full);
     try {
       const file = new SnapshotFile(full);
-      const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock, options.retainTransactions);
+      const store = new FileStore(
+        full,
+        new Low(file, emptySnapshot()),
+        file,
+        options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
+        unlock,
+        options.retainTransactions,
+      );
       await store.recover();
       return store;
     } catch (e) {
@@ -106,16 +112,10 @@ export class FileStore implements Persistence {
     const pending = logs.filter((l) => l.seq > snapshot.log_seq);
     const covered = logs.filter((l) => l.seq <= snapshot.log_seq);
     if (covered.length) {
-      await this.checkCovered(snapshot, covered, pending[0]);
+      await checkCovered(this.path, snapshot, covered, pending[0]);
       for (const old of covered) await unlink(old.path); // compacted, not yet removed
     }
-    pending.forEach((l, i) => {
-      const expected = snapshot.log_seq + 1 + i;
-      if (l.seq !== expected) {
-        const missing = expected === 1 && snapshot.log_seq === 0 ? `${this.path} (the snapshot) is missing` : `${logPath(this.path, expected)} is missing`;
-        throw new StoreError(l.path, `follows a gap: ${missing}, so changes are lost; restore the missing file`);
-      }
-    });
+    checkNoGap(this.path, snapshot, pending);
 
     let truncateTo: number | undefined;
     for (const [i, l] of pending.entries()) {
@@ -139,29 +139,6 @@ export class FileStore implements Persistence {
     this.log = await LogWriter.open(active.path, active.seq, truncateTo);
     if (!pending.length) await syncDir(dirname(this.path));
     this.logs = pending.length ? pending : [active];
-  }
-
-  /**
-   * Logs a snapshot claims to include are deleted only when that is provable, since a wrong claim
-   * (a damaged or hand-edited header, a snapshot from another copy) would silently lose changes.
-   * A compaction creates log n+1 before it writes a snapshot of logs <= n, and deletes logs in
-   * order, log n last: so next to a true snapshot of n, log n+1 exists and log n, while present,
-   * is byte for byte the log that was folded in (its size and SHA-256 are in the header).
-   */
-  private async checkCovered(snapshot: SnapshotHeader, covered: { seq: number; path: string }[], next: { seq: number } | undefined): Promise<void> {
-    const n = snapshot.log_seq;
-    const refuse = (why: string) => new StoreError(this.path, `says it includes the logs up to ${logPath(this.path, n)}, but ${why}. Nothing was deleted: `
-      + 'put back the snapshot that belongs with these logs (or fix its log_seq), or restore the data files from a backup');
-    if (next?.seq !== n + 1) throw refuse(`${logPath(this.path, n + 1)}, which is created before such a snapshot is written, is missing`);
-    if (snapshot.version === 1) return; // no digest recorded: the log n+1 rule is all there is
-    const last = covered.at(-1)!;
-    if (last.seq !== n) throw refuse(`${last.path} is on disk while ${logPath(this.path, n)} is not (log ${n} is always deleted last)`);
-    const digest = await fileDigest(last.path).catch((e: NodeJS.ErrnoException) => {
-      throw new StoreError(last.path, `cannot be read (${e.code ?? e.message}); check its permissions`);
-    });
-    if (digest.bytes !== snapshot.log_bytes || digest.sha256 !== snapshot.log_sha256) {
-      throw refuse(`${last.path} is not the log it includes (${digest.bytes} bytes, SHA-256 ${digest.sha256.slice(0, 12)}…; the snapshot recorded ${snapshot.log_bytes} bytes, ${snapshot.log_sha256?.slice(0, 12)}…)`);
-    }
   }
 
   async load(): Promise<Change[]> {
@@ -217,7 +194,9 @@ export class FileStore implements Persistence {
    * unknown (an fsync error can drop dirty pages). Every commit from now on fails.
    */
   private fail(group: Deferred, e: Error): void {
-    this.failure = new Error(`${this.log.path}: write failed (${(e as NodeJS.ErrnoException).code ?? e.message}); the store accepts no more changes, restart to recover`);
+    this.failure = new Error(
+      `${this.log.path}: write failed (${(e as NodeJS.ErrnoException).code ?? e.message}); the store accepts no more changes, restart to recover`,
+    );
     group.reject(this.failure);
     this.nextGroup?.reject(this.failure);
     this.nextGroup = undefined;
@@ -229,7 +208,7 @@ export class FileStore implements Persistence {
 
   private compactionDue(): boolean {
     if (this.compaction || this.closed) return false;
-    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes, this.retryAtBytes);
+    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes, this.backoff.retryAtBytes);
   }
 
   /**
@@ -245,14 +224,16 @@ export class FileStore implements Persistence {
       next = await LogWriter.open(logPath(this.path, covered + 1), covered + 1);
       await syncDir(dirname(this.path));
     } catch (e) {
-      this.compactionFailed(`cannot start a new log (${(e as Error).message})`, e as Error);
+      this.backoff.failed(this.log.bytes, `cannot start a new log (${(e as Error).message})`, e as Error);
       return;
     }
     const old = this.log;
     this.log = next;
     this.logs.push({ seq: next.seq, path: next.path });
     await old.close().catch(() => undefined);
-    this.compaction = this.compact(covered, changes).finally(() => { this.compaction = undefined; });
+    this.compaction = this.compact(covered, changes).finally(() => {
+      this.compaction = undefined;
+    });
   }
 
   /** Compacts now, whatever the log size (tests, tools); resolves when the snapshot is written. */
@@ -268,41 +249,18 @@ export class FileStore implements Persistence {
 
   private async compact(covered: number, changes: Change[]): Promise<void> {
     try {
-      // What start-up checks before it deletes the covered logs (checkCovered).
-      const log = await fileDigest(logPath(this.path, covered));
-      const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: covered, log_bytes: log.bytes, log_sha256: log.sha256, written_at: new Date().toISOString(), records: changes.length };
+      const header = await coveringHeader(this.path, covered, changes.length);
       this.db.data = { header, changes };
       await this.db.write();
       this.compactions++;
-      if (this.compactionFailures) process.emitWarning(`${this.path}: compaction works again, after ${this.compactionFailures} failed attempts`);
-      this.compactionError = undefined;
-      this.compactionFailures = 0;
-      this.retryAtBytes = 0;
+      this.backoff.succeeded();
       const gone = this.logs.filter((l) => l.seq <= covered);
       this.logs = this.logs.filter((l) => l.seq > covered);
       for (const l of gone) await unlink(l.path).catch(() => undefined); // start-up removes any left over
     } catch (e) {
-      this.compactionFailed(`compaction failed (${(e as Error).message})`, e as Error);
+      this.backoff.failed(this.log.bytes, `compaction failed (${(e as Error).message})`, e as Error);
     } finally {
       this.db.data = emptySnapshot();
-    }
-  }
-
-  /**
-   * A compaction that fails (a full disk, a folder that became read-only) loses nothing: the logs
-   * keep every change. Retrying after every group would cost a failed open or a whole snapshot
-   * write per callback and a warning each time: the next attempt waits until the log has grown by
-   * compactMinBytes, doubling with each failure in a row (at most 64 times), and only the first
-   * failure of a run is reported.
-   */
-  private compactionFailed(what: string, e: Error): void {
-    this.compactionError = e;
-    const wait = this.compactMinBytes * 2 ** Math.min(this.compactionFailures, 6);
-    this.compactionFailures++;
-    this.retryAtBytes = this.log.bytes + wait;
-    if (this.compactionFailures === 1) {
-      process.emitWarning(`${this.path}: ${what}; the change log keeps every change. Retrying after each further ${wait} bytes of log (growing while it fails); `
-        + 'further failures are not reported until one succeeds. Check the free space and permissions of the folder of --data');
     }
   }
 

@@ -24,12 +24,24 @@ export class ChangeFold {
 
   add(c: Change): void {
     switch (c.op) {
-      case 'player': this.players.set(c.user_id, c); break;
+      case 'player':
+        this.players.set(c.user_id, c);
+        break;
       // A copy: 'bets' records extend it in place.
-      case 'round': this.rounds.set(roundKey(c.user_id, c.game_no), { ...c, bets: [...c.bets] }); break;
+      case 'round':
+        this.rounds.set(roundKey(c.user_id, c.game_no), { ...c, bets: [...c.bets] });
+        break;
       case 'bets': {
         const key = roundKey(c.user_id, c.game_no);
-        const round = this.rounds.get(key) ?? { op: 'round', user_id: c.user_id, game_no: c.game_no, currency: c.currency, stake: '0', bets: [], settled: false };
+        const round = this.rounds.get(key) ?? {
+          op: 'round',
+          user_id: c.user_id,
+          game_no: c.game_no,
+          currency: c.currency,
+          stake: '0',
+          bets: [],
+          settled: false,
+        };
         round.bets.push(...c.bets);
         round.stake = toJsonNumber(money(round.stake).plus(sum(c.bets.map(([, , amount]) => money(amount)))));
         this.rounds.set(key, round);
@@ -40,7 +52,9 @@ export class ChangeFold {
         this.index.add(record, (key) => this.rounds.get(key)?.settled === true && this.rounds.delete(key));
         break;
       }
-      case 'forgotten': this.index.forgotten = ForgottenIds.fromRecord(c); break;
+      case 'forgotten':
+        this.index.forgotten = ForgottenIds.fromRecord(c);
+        break;
       case 'clear':
         this.players.clear();
         this.rounds.clear();

@@ -4,7 +4,10 @@ import { createHash } from 'node:crypto';
 export const GENERATION_SIZE = 1 << 20;
 
 /** What a store keeps of the forgotten ids: the generations as base64 of their 64-bit hashes. */
-export interface ForgottenRecord { generations: string[]; active: string }
+export interface ForgottenRecord {
+  generations: string[];
+  active: string;
+}
 
 /**
  * The ids a wallet no longer remembers (DESIGN.md "Bounded memory"), kept as 64-bit hashes: 8 bytes

@@ -21,7 +21,11 @@ export interface Line {
 
 /** A line over MAX_LINE_BYTES: `no` and `start` say where it begins. */
 export class LineTooLong extends Error {
-  constructor(readonly no: number, readonly start: number, readonly max: number) {
+  constructor(
+    readonly no: number,
+    readonly start: number,
+    readonly max: number,
+  ) {
     super(`line ${no} is longer than ${max} bytes`);
   }
 }

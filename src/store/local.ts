@@ -10,7 +10,11 @@ import type { Decided, Persistence, RecordKeys, Store, View } from './store.js';
 export class LocalStore implements Store {
   failure?: string;
 
-  constructor(readonly kind: string, readonly state: WalletState, private readonly persistence: Persistence) {}
+  constructor(
+    readonly kind: string,
+    readonly state: WalletState,
+    private readonly persistence: Persistence,
+  ) {}
 
   /** Rebuilds the state from what the persistence holds; false when it holds nothing yet. */
   async load(): Promise<boolean> {

@@ -22,7 +22,13 @@ import { StoreError } from './store-error.js';
  */
 export async function acquireLock(data: string): Promise<() => Promise<void>> {
   const path = `${data}.lock`;
-  const me: Owner = { pid: process.pid, start: await processStart(process.pid), boot: await bootId(), host: hostname(), token: randomBytes(8).toString('hex') };
+  const me: Owner = {
+    pid: process.pid,
+    start: await processStart(process.pid),
+    boot: await bootId(),
+    host: hostname(),
+    token: randomBytes(8).toString('hex'),
+  };
   const mine = join(path, `${OWNER}${me.token}`);
   const aside = `${path}.${me.token}.tmp`;
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -37,7 +43,8 @@ export async function acquireLock(data: string): Promise<() => Promise<void>> {
     } catch (e) {
       await rm(aside, { recursive: true, force: true }).catch(() => undefined);
       const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code)) throw new StoreError(path, `cannot create the lock (${code || (e as Error).message}); check that the folder of --data is writable`);
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code))
+        throw new StoreError(path, `cannot create the lock (${code || (e as Error).message}); check that the folder of --data is writable`);
     }
     await clearIfStale(data, path);
   }
@@ -46,7 +53,13 @@ export async function acquireLock(data: string): Promise<() => Promise<void>> {
 
 const OWNER = 'owner.';
 
-interface Owner { pid: number; start?: string; boot?: string; host: string; token: string }
+interface Owner {
+  pid: number;
+  start?: string;
+  boot?: string;
+  host: string;
+  token: string;
+}
 
 /** Throws when the lock is held by a live process; removes it when it is stale. */
 async function clearIfStale(data: string, path: string): Promise<void> {
@@ -72,7 +85,10 @@ async function clearIfStale(data: string, path: string): Promise<void> {
     throw new StoreError(data, `is in use by process ${owner.pid}${since} (lock ${path}); stop that process or use another --data`);
   }
   if (why === 'elsewhere') {
-    throw new StoreError(data, `is locked by process ${owner.pid} on host ${owner.host} (lock ${path}); if no wallet-sim runs there, remove ${path}`);
+    throw new StoreError(
+      data,
+      `is locked by process ${owner.pid} on host ${owner.host} (lock ${path}); if no wallet-sim runs there, remove ${path}`,
+    );
   }
   // By name: if a faster racer already replaced the lock, this finds nothing to delete.
   await unlink(join(path, name)).catch(() => undefined);

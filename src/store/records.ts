@@ -11,9 +11,15 @@ import { type Change, roundKey } from './change.js';
  */
 export const RECORD_KINDS: { readonly [K in KeyedOp]: RecordKind<Extract<Change, { op: K }>> } = {
   player: { key: (c) => c.user_id, fields: { user_id: text, balance: amount, currency: code } },
-  round: { key: (c) => roundKey(c.user_id, c.game_no), fields: { user_id: text, game_no: text, currency: code, stake: amount, bets, settled: flag } },
+  round: {
+    key: (c) => roundKey(c.user_id, c.game_no),
+    fields: { user_id: text, game_no: text, currency: code, stake: amount, bets, settled: flag },
+  },
   bets: { key: (c) => roundKey(c.user_id, c.game_no), fields: { user_id: text, game_no: text, currency: code, bets } },
-  txn: { key: (c) => c.transaction_id, fields: { transaction_id: text, user_id: text, event_type: text, fingerprint: text, game_no: optional(text) } },
+  txn: {
+    key: (c) => c.transaction_id,
+    fields: { transaction_id: text, user_id: text, event_type: text, fingerprint: text, game_no: optional(text) },
+  },
   forgotten: { key: () => 'forgotten', fields: { generations: texts, active: text } },
 };
 

@@ -26,12 +26,24 @@ export const REDIS_OPTIONS: RedisOptions = {
 export async function connectRedis(url: string, options: RedisOptions = {}): Promise<Redis> {
   const client = new Redis(url, { ...REDIS_OPTIONS, ...options });
   let lastError = '';
-  client.on('error', (e: Error) => { lastError = e.message; });
+  client.on('error', (e: Error) => {
+    lastError = e.message;
+  });
   const ready = new Promise<void>((resolve) => client.once('ready', () => resolve()));
-  client.connect().catch(() => { /* retried by retryStrategy; reported below */ });
+  client.connect().catch(() => {
+    /* retried by retryStrategy; reported below */
+  });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis at ${redact(url)} does not answer (${lastError || 'no reply'}) after ${CONNECT_WAIT_MS / 1000} s; start redis-server or fix --redis-url`)), CONNECT_WAIT_MS);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `Redis at ${redact(url)} does not answer (${lastError || 'no reply'}) after ${CONNECT_WAIT_MS / 1000} s; start redis-server or fix --redis-url`,
+          ),
+        ),
+      CONNECT_WAIT_MS,
+    );
   });
   try {
     await Promise.race([ready, timeout]);

@@ -11,7 +11,9 @@ export class KeyLocks {
     const result = before.then(work, work);
     const tail = result.catch(() => {});
     this.tails.set(key, tail);
-    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key); });
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
     return result;
   }
 

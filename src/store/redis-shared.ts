@@ -42,7 +42,10 @@ export class RedisShared {
   private subscriber?: Redis;
   private listener?: (scenario: Scenario) => void;
 
-  constructor(private readonly client: Redis, private readonly prefix: string) {
+  constructor(
+    private readonly client: Redis,
+    private readonly prefix: string,
+  ) {
     client.defineCommand('walletFire', { numberOfKeys: 1, lua: FIRE });
   }
 
@@ -58,10 +61,15 @@ export class RedisShared {
   async join(scenario: Scenario, listener: (scenario: Scenario) => void): Promise<Scenario | undefined> {
     this.listener = listener;
     const set = await this.client.set(this.key('scenario'), JSON.stringify(scenario), 'NX');
-    const [doc, version] = results(await this.client.multi().get(this.key('scenario')).get(this.key('scenario:version')).exec()) as [string, string | null];
+    const [doc, version] = results(await this.client.multi().get(this.key('scenario')).get(this.key('scenario:version')).exec()) as [
+      string,
+      string | null,
+    ];
     this.version = version ?? '0';
     this.subscriber = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
-    this.subscriber.on('error', () => { /* reconnects by itself; callbacks report the state */ });
+    this.subscriber.on('error', () => {
+      /* reconnects by itself; callbacks report the state */
+    });
     this.subscriber.on('message', (_channel: string, message: string) => {
       const { from } = JSON.parse(message) as { from: string };
       if (from !== this.id) void this.resync();
@@ -80,7 +88,10 @@ export class RedisShared {
   /** Reads the shared version and scenario; tells the listener when they moved. */
   private async resync(): Promise<void> {
     try {
-      const [doc, version] = results(await this.client.multi().get(this.key('scenario')).get(this.key('scenario:version')).exec()) as [string | null, string | null];
+      const [doc, version] = results(await this.client.multi().get(this.key('scenario')).get(this.key('scenario:version')).exec()) as [
+        string | null,
+        string | null,
+      ];
       const next = version ?? '0';
       if (next === this.version || doc === null) return;
       this.version = next;
@@ -92,14 +103,27 @@ export class RedisShared {
 
   /** Makes `scenario` the active one for every process (counters start at zero). */
   async publishScenario(scenario: Scenario): Promise<void> {
-    const [, version] = results(await this.client.multi().set(this.key('scenario'), JSON.stringify(scenario)).incr(this.key('scenario:version')).del(...this.counterKeys()).exec());
+    const [, version] = results(
+      await this.client
+        .multi()
+        .set(this.key('scenario'), JSON.stringify(scenario))
+        .incr(this.key('scenario:version'))
+        .del(...this.counterKeys())
+        .exec(),
+    );
     this.version = String(version);
     await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'scenario' }));
   }
 
   /** Rule counters start at zero for every process (after `POST /admin/reset`). */
   async publishReset(): Promise<void> {
-    const [version] = results(await this.client.multi().incr(this.key('scenario:version')).del(...this.counterKeys()).exec());
+    const [version] = results(
+      await this.client
+        .multi()
+        .incr(this.key('scenario:version'))
+        .del(...this.counterKeys())
+        .exec(),
+    );
     this.version = String(version);
     await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'reset' }));
   }
@@ -117,7 +141,11 @@ export class RedisShared {
       return results(await multi.exec()).map(Number);
     },
     fire: async (index, times) =>
-      (await (this.client as FireClient).walletFire(this.key(`rules:${this.version}:fired`), String(index), times === undefined ? '' : String(times))) === 1,
+      (await (this.client as FireClient).walletFire(
+        this.key(`rules:${this.version}:fired`),
+        String(index),
+        times === undefined ? '' : String(times),
+      )) === 1,
     read: async (count) => {
       const [matched, fired] = await Promise.all([
         this.client.hgetall(this.key(`rules:${this.version}:matched`)),

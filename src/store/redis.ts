@@ -1,11 +1,17 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
-import { money, sum, toJsonNumber } from '../money.js';
-import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord, type TransactionRecord } from './change.js';
+import {
+  type Change,
+  forgottenRound,
+  forgottenTxn,
+  type PlayerRecord,
+  roundKey,
+  type RoundRecord,
+  type TransactionRecord,
+} from './change.js';
 import { connectRedis, DEFAULT_REDIS_PREFIX, redact } from './redis-connection.js';
 import { KeyLocks } from './redis-locks.js';
-import type { Player, Round } from './state.js';
+import { CAS, type CasClient, type CasDocument, escapeGlob, hash64, type Op, recordOps, toPlayer, toRound } from './redis-records.js';
+import type { Player } from './state.js';
 import type { Decided, RecordKeys, Store, View } from './store.js';
 
 export interface RedisStoreOptions {
@@ -17,42 +23,6 @@ export interface RedisStoreOptions {
 
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
 export const MAX_ATTEMPTS = 20;
-
-/**
- * Compare-and-set, the one piece of logic that runs in Redis: apply `ops` only if every key in
- * `expect` still holds the value the decision was made on (false: still absent). Then trim the
- * transaction index to `retain`, forgetting the oldest ids into a set of 64-bit hashes (computed by
- * the caller: Redis has no SHA-256). The money rules are not here: they stay in TypeScript
- * (src/wallet/decide.ts), and this script only commits what they decided.
- */
-const CAS = `
-local doc = cjson.decode(ARGV[1])
-for _, e in ipairs(doc.expect) do
-  local v = redis.call('GET', e[1])
-  if e[2] == false then
-    if v ~= false then return 0 end
-  elseif v ~= e[2] then return 0 end
-end
-for _, op in ipairs(doc.ops) do redis.call(unpack(op)) end
-local o = doc.trim
-if o then
-  local excess = redis.call('LLEN', o[1]) - tonumber(o[2])
-  while excess > 0 do
-    local e = cjson.decode(redis.call('LPOP', o[1]))
-    redis.call('SADD', o[3], e.th)
-    redis.call('DEL', e.t)
-    if e.s and redis.call('DEL', e.s) == 1 then redis.call('SADD', o[3], e.sh) end
-    excess = excess - 1
-  end
-end
-return 1
-`;
-
-type Op = [string, ...string[]];
-interface CasDocument { expect: [string, string | false][]; ops: Op[]; trim?: [string, number, string] }
-
-/** A Redis client with the compare-and-set script defined on it. */
-type CasClient = Redis & { walletCas(doc: string): Promise<number> };
 
 /**
  * The ledger in Redis (DESIGN.md "Scale-out"): any number of wallet-sim processes sharing one
@@ -77,14 +47,26 @@ export class RedisStore implements Store {
   private closed = false;
   private readonly closers: (() => void)[] = [];
 
-  private constructor(readonly client: CasClient, readonly url: string, readonly prefix: string, readonly retain: number) {
-    client.on('error', (e: Error) => { this.lastError = e.message; });
+  private constructor(
+    readonly client: CasClient,
+    readonly url: string,
+    readonly prefix: string,
+    readonly retain: number,
+  ) {
+    client.on('error', (e: Error) => {
+      this.lastError = e.message;
+    });
   }
 
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
     const client = await connectRedis(url);
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
-    const store = new RedisStore(client as CasClient, url, options.prefix ?? DEFAULT_REDIS_PREFIX, options.retainTransactions ?? Number.POSITIVE_INFINITY);
+    const store = new RedisStore(
+      client as CasClient,
+      url,
+      options.prefix ?? DEFAULT_REDIS_PREFIX,
+      options.retainTransactions ?? Number.POSITIVE_INFINITY,
+    );
     await client.set(store.genKey, '0', 'NX');
     store.gen = Number(await client.get(store.genKey));
     return store;
@@ -117,7 +99,11 @@ export class RedisStore implements Store {
       const k = this.recordKeys(gen, keys);
       const watched = [this.genKey, k.player, k.txn, ...(k.round ? [k.round, k.settled!] : [])];
       const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(k.roundId ? [hash64(forgottenRound(k.roundId))] : [])];
-      const replies = await this.client.multi().mget(...watched).smismember(this.key(gen, 'forgotten'), ...hashes).exec();
+      const replies = await this.client
+        .multi()
+        .mget(...watched)
+        .smismember(this.key(gen, 'forgotten'), ...hashes)
+        .exec();
       if (!replies) throw new Error('Redis refused the read');
       for (const [err] of replies) if (err) throw err;
       const values = replies[0]![1] as (string | null)[];
@@ -141,7 +127,8 @@ export class RedisStore implements Store {
       if (!decided.changes.length) return decided;
       const expect = watched.map((key, i): [string, string | false] => [key, values[i] ?? false]);
       if (await this.cas({ expect, ops: this.ops(gen, decided.changes, roundRecord), trim: this.trim(gen) })) return decided;
-      if (attempt >= MAX_ATTEMPTS) throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
+      if (attempt >= MAX_ATTEMPTS)
+        throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
       // Jittered back-off: two processes that collided do not collide again in lockstep.
       await sleep(Math.random() * Math.min(2 ** attempt, 50));
     }
@@ -168,46 +155,7 @@ export class RedisStore implements Store {
 
   /** The Redis writes of change records (decided on `round`, the open round as read). */
   private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[] {
-    const ops: Op[] = [];
-    let open = round;
-    for (const c of changes) {
-      switch (c.op) {
-        case 'player': {
-          const { op: _op, ...record } = c;
-          ops.push(['SET', this.key(gen, 'player', c.user_id), JSON.stringify(record)], ['SADD', this.key(gen, 'players'), c.user_id]);
-          break;
-        }
-        case 'round': {
-          const id = roundKey(c.user_id, c.game_no);
-          const { op: _op, ...record } = c;
-          if (c.settled) ops.push(['DEL', this.key(gen, 'round', id)], ['SET', this.key(gen, 'settled', id), '1']);
-          else ops.push(['SET', this.key(gen, 'round', id), JSON.stringify(record)]);
-          open = c.settled ? undefined : record;
-          break;
-        }
-        case 'bets': {
-          const base: RoundRecord = open ?? { user_id: c.user_id, game_no: c.game_no, currency: c.currency, stake: '0', bets: [], settled: false };
-          const stake = money(base.stake).plus(sum(c.bets.map(([, , amount]) => money(amount))));
-          open = { ...base, stake: toJsonNumber(stake), bets: [...base.bets, ...c.bets] };
-          ops.push(['SET', this.key(gen, 'round', roundKey(c.user_id, c.game_no)), JSON.stringify(open)]);
-          break;
-        }
-        case 'txn': {
-          const { op: _op, ...record } = c;
-          const txnKey = this.key(gen, 'txn', c.transaction_id);
-          // What forgetting this transaction later takes with it: its id, and the round it settled.
-          const settledRound = c.event_type === 'bet_result' && c.game_no !== undefined ? roundKey(c.user_id, c.game_no) : undefined;
-          const entry = { t: txnKey, th: hash64(forgottenTxn(c.transaction_id)), ...(settledRound && { s: this.key(gen, 'settled', settledRound), sh: hash64(forgottenRound(settledRound)) }) };
-          ops.push(['SET', txnKey, JSON.stringify(record)]);
-          if (Number.isFinite(this.retain)) ops.push(['RPUSH', this.key(gen, 'order'), JSON.stringify(entry)]);
-          break;
-        }
-        case 'forgotten':
-        case 'clear':
-          throw new Error(`a ${c.op} record is not decided per callback`);
-      }
-    }
-    return ops;
+    return recordOps((kind, id) => this.key(gen, kind, id), changes, round, Number.isFinite(this.retain));
   }
 
   /**
@@ -220,7 +168,9 @@ export class RedisStore implements Store {
       if (this.failure) throw new Error(this.failure);
       const from = Number(await this.client.get(this.genKey));
       let clears = -1;
-      changes.forEach((c, i) => { if (c.op === 'clear') clears = i; });
+      changes.forEach((c, i) => {
+        if (c.op === 'clear') clears = i;
+      });
       const gen = clears >= 0 ? from + 1 : from;
       const rest = changes.slice(clears + 1);
       const ops: Op[] = clears >= 0 ? [['SET', this.genKey, String(gen)]] : [];
@@ -295,7 +245,13 @@ export class RedisStore implements Store {
   async initialize(changes: readonly Change[]): Promise<boolean> {
     await this.refreshGeneration();
     const marker = `${this.prefix}initialized`;
-    return this.cas({ expect: [[marker, false], [this.genKey, String(this.gen)]], ops: [['SET', marker, new Date().toISOString()], ...this.ops(this.gen, changes, undefined)] });
+    return this.cas({
+      expect: [
+        [marker, false],
+        [this.genKey, String(this.gen)],
+      ],
+      ops: [['SET', marker, new Date().toISOString()], ...this.ops(this.gen, changes, undefined)],
+    });
   }
 
   /** Picks up a reset made by another process (reads only; callbacks check on every read). */
@@ -315,20 +271,3 @@ export class RedisStore implements Store {
     this.client.disconnect();
   }
 }
-
-const toPlayer = (p: PlayerRecord): Player => ({ user_id: p.user_id, balance: money(p.balance), currency: p.currency });
-
-const toRound = (r: RoundRecord): Round => ({
-  user_id: r.user_id,
-  game_no: r.game_no,
-  currency: r.currency,
-  stake: money(r.stake),
-  bets: new Map(r.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
-  settled: r.settled,
-});
-
-/** The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores do). */
-export const hash64 = (key: string): string => createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
-
-/** A literal for SCAN MATCH: the prefix may hold glob characters. */
-const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');

@@ -32,4 +32,3 @@ export class TransactionIndex {
     this.forgotten.clear();
   }
 }
-

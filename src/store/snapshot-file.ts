@@ -5,7 +5,7 @@ import type { Adapter } from 'lowdb';
 import type { Change } from './change.js';
 import { ChangeFold } from './fold.js';
 import { LineTooLong, readLines } from './lines.js';
-import { changeProblem } from './records.js';
+import { firstLine, recordOf, wholeV1 } from './snapshot-format.js';
 import { StoreError } from './store-error.js';
 
 export const SNAPSHOT_FORMAT = 'wallet-sim-store';
@@ -35,13 +35,19 @@ export interface Snapshot {
   changes: Change[];
 }
 
-export const emptySnapshot = (): Snapshot =>
-  ({ header: { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date(0).toISOString(), records: 0 }, changes: [] });
+export const emptySnapshot = (): Snapshot => ({
+  header: { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date(0).toISOString(), records: 0 },
+  changes: [],
+});
 
 /** Makes a rename or a new file in `dir` survive a crash. */
 export async function syncDir(dir: string): Promise<void> {
   const fh = await open(dir, 'r');
-  try { await fh.sync(); } finally { await fh.close(); }
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Size and SHA-256 of a file, read as a stream. */
@@ -61,7 +67,7 @@ export async function fileDigest(path: string): Promise<{ bytes: number; sha256:
 }
 
 const CHUNK = 1 << 20;
-const UNTOUCHED = 'the file was left untouched';
+export const UNTOUCHED = 'the file was left untouched';
 
 /**
  * The snapshot as a lowdb adapter: `read()` gives the whole state, `write()` replaces it. The
@@ -88,7 +94,10 @@ export class SnapshotFile implements Adapter<Snapshot> {
     let fh: FileHandle;
     try {
       fh = await open(this.path, 'r');
-      const info = await fh.stat().catch(async (e: unknown) => { await fh.close(); throw e; });
+      const info = await fh.stat().catch(async (e: unknown) => {
+        await fh.close();
+        throw e;
+      });
       if (info.isDirectory()) {
         await fh.close();
         throw new StoreError(this.path, 'is a directory, not a data file; give --data a file path');
@@ -106,7 +115,8 @@ export class SnapshotFile implements Adapter<Snapshot> {
       return await this.readLines(fh);
     } catch (e) {
       if (e instanceof StoreError) throw e;
-      if (e instanceof LineTooLong) throw new StoreError(this.path, `${e.message}: not a line wallet-sim writes; ${UNTOUCHED}: restore it from a backup`);
+      if (e instanceof LineTooLong)
+        throw new StoreError(this.path, `${e.message}: not a line wallet-sim writes; ${UNTOUCHED}: restore it from a backup`);
       throw new StoreError(this.path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     } finally {
       await fh.close();
@@ -133,9 +143,15 @@ export class SnapshotFile implements Adapter<Snapshot> {
       }
       if (v1Lines) {
         if (v1Closed) throw new StoreError(this.path, `line ${n}: text after the closing "]}"; ${UNTOUCHED}: restore it from a backup`);
-        if (line === ']}') { v1Closed = true; continue; }
+        if (line === ']}') {
+          v1Closed = true;
+          continue;
+        }
       } else if (records === header.records) {
-        throw new StoreError(this.path, `line ${n}: more records than the ${header.records} its first line announces; ${UNTOUCHED}: restore it from a backup`);
+        throw new StoreError(
+          this.path,
+          `line ${n}: more records than the ${header.records} its first line announces; ${UNTOUCHED}: restore it from a backup`,
+        );
       }
       fold.add(recordOf(this.path, n, v1Lines && line.endsWith(',') ? line.slice(0, -1) : line));
       records++;
@@ -157,7 +173,10 @@ export class SnapshotFile implements Adapter<Snapshot> {
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      throw new StoreError(this.path, `is not valid JSON (${(e as Error).message}); ${UNTOUCHED}: restore it from a backup or move it away to start empty`);
+      throw new StoreError(
+        this.path,
+        `is not valid JSON (${(e as Error).message}); ${UNTOUCHED}: restore it from a backup or move it away to start empty`,
+      );
     }
     return wholeV1(this.path, doc);
   }
@@ -197,79 +216,4 @@ export class SnapshotFile implements Adapter<Snapshot> {
       if (e.code !== 'ENOENT') throw new StoreError(this.tempPath, `cannot remove a leftover temp file (${e.code}); remove it by hand`);
     });
   }
-}
-
-/**
- * The first line: a version 2 header, the opening line of a version 1 file as its writer laid it
- * out (`…,"changes":[`), a whole version 1 document on one line, or undefined for anything else.
- */
-function firstLine(path: string, line: string): { header: SnapshotHeader; changes?: never } | Snapshot | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    if (!line.endsWith('"changes":[')) return undefined;
-    try {
-      v = JSON.parse(`${line}]}`);
-    } catch {
-      return undefined;
-    }
-    return { header: checkHeader(path, v, 1) };
-  }
-  const version = checkVersion(path, v);
-  return version === 1 ? wholeV1(path, v) : { header: checkHeader(path, v, 2) };
-}
-
-function checkVersion(path: string, v: unknown): number {
-  if (v === null || typeof v !== 'object' || (v as { format?: unknown }).format !== SNAPSHOT_FORMAT) {
-    throw new StoreError(path, `is not a wallet-sim data file (no "format": "${SNAPSHOT_FORMAT}"); point --data at another path`);
-  }
-  const version = (v as { version?: unknown }).version;
-  if (version !== 1 && version !== SNAPSHOT_VERSION) {
-    throw new StoreError(path, `has version ${JSON.stringify(version)}; this wallet-sim reads versions 1 and ${SNAPSHOT_VERSION}: use the wallet-sim that wrote it`);
-  }
-  return version;
-}
-
-function checkHeader(path: string, v: unknown, expected: 1 | 2): SnapshotHeader {
-  if (checkVersion(path, v) !== expected) throw new StoreError(path, `line 1 is not a version ${expected} header; ${UNTOUCHED}: restore it from a backup`);
-  const h = v as Record<string, unknown>;
-  const problem = !Number.isSafeInteger(h.log_seq) || (h.log_seq as number) < 0 ? '/log_seq must be an integer >= 0'
-    : expected === 1 ? (Array.isArray(h.changes) ? undefined : '/changes must be an array')
-    : !Number.isSafeInteger(h.records) || (h.records as number) < 0 ? '/records must be an integer >= 0'
-    : h.log_seq === 0 ? undefined
-    : !Number.isSafeInteger(h.log_bytes) || (h.log_bytes as number) < 0 ? '/log_bytes must be an integer >= 0'
-    : typeof h.log_sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.log_sha256) ? '/log_sha256 must be 64 hex digits'
-    : undefined;
-  if (problem) throw new StoreError(path, `line 1 (the header): ${problem}; ${UNTOUCHED}: restore it from a backup`);
-  const header: SnapshotHeader = { format: SNAPSHOT_FORMAT, version: expected, log_seq: h.log_seq as number, written_at: String(h.written_at ?? ''), records: expected === 1 ? 0 : h.records as number };
-  if (expected === 2 && header.log_seq > 0) {
-    header.log_bytes = h.log_bytes as number;
-    header.log_sha256 = h.log_sha256 as string;
-  }
-  return header;
-}
-
-function recordOf(path: string, line: number, text: string): Change {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new StoreError(path, `line ${line} is not valid JSON (${(e as Error).message}); ${UNTOUCHED}: restore it from a backup`);
-  }
-  const problem = changeProblem(v);
-  if (problem) throw new StoreError(path, `line ${line} ${problem}; ${UNTOUCHED}: correct that line or restore the file from a backup`);
-  return v as Change;
-}
-
-function wholeV1(path: string, doc: unknown): Snapshot {
-  const header = checkHeader(path, doc, 1);
-  const changes = (doc as { changes: unknown[] }).changes;
-  for (let i = 0; i < changes.length; i++) {
-    const problem = changeProblem(changes[i]);
-    if (problem) throw new StoreError(path, `/changes/${i} ${problem}; ${UNTOUCHED}: correct that record or restore the file from a backup`);
-  }
-  const fold = new ChangeFold();
-  fold.apply(changes as Change[]);
-  return { header: { ...header, records: changes.length }, changes: fold.changes() };
 }

@@ -9,8 +9,15 @@ export { type Change, roundKey } from './change.js';
  * The wallet's whole state, held in memory by the local stores (memory, file). Every change goes
  * through `apply`, with the store's change records (src/store/change.ts).
  */
-export interface Player { user_id: string; balance: Money; currency: string }
-export interface Bet { bet_type: string; bet_amount: Money }
+export interface Player {
+  user_id: string;
+  balance: Money;
+  currency: string;
+}
+export interface Bet {
+  bet_type: string;
+  bet_amount: Money;
+}
 export interface Round {
   user_id: string;
   game_no: string;
@@ -84,7 +91,14 @@ export class WalletState {
         const key = roundKey(change.user_id, change.game_no);
         let round = this.rounds.get(key);
         if (!round) {
-          round = { user_id: change.user_id, game_no: change.game_no, currency: change.currency, stake: money(0), bets: new Map(), settled: false };
+          round = {
+            user_id: change.user_id,
+            game_no: change.game_no,
+            currency: change.currency,
+            stake: money(0),
+            bets: new Map(),
+            settled: false,
+          };
           this.rounds.set(key, round);
         }
         // In place: `apply` is the only writer, and copying the round would cost what it holds.
@@ -123,8 +137,12 @@ export class WalletState {
   }
 }
 
-export const playerChange = (p: Player): Change =>
-  ({ op: 'player', user_id: p.user_id, balance: toJsonNumber(p.balance), currency: p.currency });
+export const playerChange = (p: Player): Change => ({
+  op: 'player',
+  user_id: p.user_id,
+  balance: toJsonNumber(p.balance),
+  currency: p.currency,
+});
 
 export const roundChange = (r: Round): Change => ({
   op: 'round',

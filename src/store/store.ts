@@ -2,7 +2,11 @@ import type { Change, TransactionRecord } from './change.js';
 import type { Player, Round } from './state.js';
 
 /** The records one callback needs: its player, its round (if any), its transaction_id. */
-export interface RecordKeys { user_id: string; transaction_id: string; game_no?: string }
+export interface RecordKeys {
+  user_id: string;
+  transaction_id: string;
+  game_no?: string;
+}
 
 /** A read-only view of exactly those records, as they are when the callback is decided. */
 export interface View {
@@ -19,7 +23,9 @@ export interface View {
 }
 
 /** What a decision hands the store: the changes to commit as one unit (none for a refusal or a replay). */
-export interface Decided { readonly changes: readonly Change[] }
+export interface Decided {
+  readonly changes: readonly Change[];
+}
 
 /**
  * The wallet's records and their durability: what a memory, file or remote (Redis) store

@@ -5,7 +5,11 @@ import { topLevelNumberTexts } from '../probe/raw-json.js';
 import type { Report } from '../protocol/types.generated.js';
 
 /** A player as GET /admin/players/:id gives it, the balance read exactly from the reply text. */
-export interface PlayerView { user_id: string; balance: Money; currency: string }
+export interface PlayerView {
+  user_id: string;
+  balance: Money;
+  currency: string;
+}
 
 /** What verify reads from a running simulator. Tests may pass any object with these two methods. */
 export interface JournalSource {
@@ -24,23 +28,32 @@ export class AdminError extends Error {
 export class AdminClient implements JournalSource {
   readonly base: string;
 
-  constructor(url: string, private readonly token?: string, private readonly timeoutMs = 10_000) {
+  constructor(
+    url: string,
+    private readonly token?: string,
+    private readonly timeoutMs = 10_000,
+  ) {
     this.base = url.replace(/\/+$/, '');
   }
 
   async journal(): Promise<JournalEntry[]> {
     const { status, body } = await this.get('/admin/journal', [404]);
     // The usual cause: the callback URL given where the simulator's own address belongs.
-    if (status === 404) throw new AdminError(`GET ${this.base}/admin/journal: HTTP 404; --url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path`);
+    if (status === 404)
+      throw new AdminError(
+        `GET ${this.base}/admin/journal: HTTP 404; --url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path`,
+      );
     const doc = JSON.parse(body) as { entries?: JournalEntry[] };
-    if (!Array.isArray(doc.entries)) throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
+    if (!Array.isArray(doc.entries))
+      throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
     return doc.entries;
   }
 
   async report(userId?: string): Promise<Report> {
     const { body } = await this.get(`/admin/report${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`);
     const doc = JSON.parse(body) as Report;
-    if (!Array.isArray(doc.checks)) throw new AdminError(`GET ${this.base}/admin/report: no "checks" array in the reply; is ${this.base} a wallet-sim?`);
+    if (!Array.isArray(doc.checks))
+      throw new AdminError(`GET ${this.base}/admin/report: no "checks" array in the reply; is ${this.base} a wallet-sim?`);
     return doc;
   }
 
@@ -57,12 +70,16 @@ export class AdminClient implements JournalSource {
     const url = `${this.base}${path}`;
     let res: Response;
     try {
-      res = await fetch(url, { headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(this.timeoutMs) });
+      res = await fetch(url, {
+        headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     } catch (e) {
       throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs)}; is wallet-sim running there?`);
     }
     const body = await res.text();
-    if (res.status === 401) throw new AdminError(`GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`);
+    if (res.status === 401)
+      throw new AdminError(`GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`);
     if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
     return { status: res.status, body };
   }

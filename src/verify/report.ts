@@ -13,17 +13,19 @@ export function formatVerifyReport(url: string, o: VerifyOutcome): string {
 }
 
 export function verifyJUnit(url: string, o: VerifyOutcome, startedAt: string, seconds: number): string {
-  return junitXml([{
-    name: 'wallet-sim verify',
-    timestamp: startedAt,
-    time: seconds,
-    properties: { url, callbacks: String(o.entries) },
-    cases: o.results.map((r) => ({
-      name: r.name,
-      classname: `wallet-sim.verify.${r.group}`,
-      status: r.passed ? 'pass' : 'fail',
-      message: r.passed ? undefined : r.message,
-      details: r.passed ? undefined : [r.message, ...r.details].join('\n'),
-    })),
-  }]);
+  return junitXml([
+    {
+      name: 'wallet-sim verify',
+      timestamp: startedAt,
+      time: seconds,
+      properties: { url, callbacks: String(o.entries) },
+      cases: o.results.map((r) => ({
+        name: r.name,
+        classname: `wallet-sim.verify.${r.group}`,
+        status: r.passed ? 'pass' : 'fail',
+        message: r.passed ? undefined : r.message,
+        details: r.passed ? undefined : [r.message, ...r.details].join('\n'),
+      })),
+    },
+  ]);
 }

@@ -7,9 +7,18 @@ import type { JournalSource } from './admin-client.js';
 export type Group = 'counts' | 'codes' | 'balances' | 'findings' | 'checks';
 
 /** One expectation, held or not, with what a reader needs to see why. */
-export interface VerifyResult { group: Group; name: string; passed: boolean; message: string; details: string[] }
+export interface VerifyResult {
+  group: Group;
+  name: string;
+  passed: boolean;
+  message: string;
+  details: string[];
+}
 
-export interface VerifyOutcome { entries: number; results: VerifyResult[] }
+export interface VerifyOutcome {
+  entries: number;
+  results: VerifyResult[];
+}
 
 const MAX_DETAILS = 25;
 
@@ -21,10 +30,14 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
   (x.counts ?? []).forEach((c, i) => {
     const hits = entries.filter((e) => matches(e, c.where));
     const n = hits.length;
-    const [ok, want] = c.count !== undefined ? [n === c.count, `exactly ${c.count}`]
-      : c.min !== undefined && c.max !== undefined ? [n >= c.min && n <= c.max, `${c.min} to ${c.max}`]
-      : c.max !== undefined ? [n <= c.max, `at most ${c.max}`]
-      : [n >= (c.min ?? 1), `at least ${c.min ?? 1}`];
+    const [ok, want] =
+      c.count !== undefined
+        ? [n === c.count, `exactly ${c.count}`]
+        : c.min !== undefined && c.max !== undefined
+          ? [n >= c.min && n <= c.max, `${c.min} to ${c.max}`]
+          : c.max !== undefined
+            ? [n <= c.max, `at most ${c.max}`]
+            : [n >= (c.min ?? 1), `at least ${c.min ?? 1}`];
     results.push({
       group: 'counts',
       name: c.name ?? `counts[${i}] ${describe(c.where)}`,
@@ -40,13 +53,19 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
     const off = hits.filter((e) => e.code === undefined || !allowed.includes(e.code));
     const want = allowed.join(' or ');
     const name = c.name ?? `codes[${i}] ${describe(c.where)}`;
-    if (!hits.length) results.push({ group: 'codes', name, passed: false, message: `expected ${want}, but no callback matched`, details: [] });
-    else results.push({
-      group: 'codes', name,
-      passed: off.length === 0,
-      message: off.length === 0 ? `${plural(hits.length, 'callback')}, all ${want}` : `expected ${want}; ${off.length} of ${hits.length} got ${[...new Set(off.map((e) => e.code ?? `HTTP ${e.reply.status}`))].join(', ')}`,
-      details: limit(off.map(line)),
-    });
+    if (!hits.length)
+      results.push({ group: 'codes', name, passed: false, message: `expected ${want}, but no callback matched`, details: [] });
+    else
+      results.push({
+        group: 'codes',
+        name,
+        passed: off.length === 0,
+        message:
+          off.length === 0
+            ? `${plural(hits.length, 'callback')}, all ${want}`
+            : `expected ${want}; ${off.length} of ${hits.length} got ${[...new Set(off.map((e) => e.code ?? `HTTP ${e.reply.status}`))].join(', ')}`,
+        details: limit(off.map(line)),
+      });
   });
 
   for (const b of x.balances ?? []) {
@@ -54,7 +73,13 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
     const want = money(b.balance);
     const player = await source.player(b.user_id);
     if (!player) {
-      results.push({ group: 'balances', name, passed: false, message: `expected ${want.toFixed()}, but the simulator has no player ${b.user_id}`, details: [] });
+      results.push({
+        group: 'balances',
+        name,
+        passed: false,
+        message: `expected ${want.toFixed()}, but the simulator has no player ${b.user_id}`,
+        details: [],
+      });
       continue;
     }
     const problems: string[] = [];
@@ -62,8 +87,15 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
       const diff = player.balance.minus(want);
       problems.push(`expected ${want.toFixed()}, got ${player.balance.toFixed()} (${diff.isNeg() ? '' : '+'}${diff.toFixed()})`);
     }
-    if (b.currency !== undefined && b.currency !== player.currency) problems.push(`expected currency ${b.currency}, got ${player.currency}`);
-    results.push({ group: 'balances', name, passed: problems.length === 0, message: problems.length ? problems.join('; ') : `${player.balance.toFixed()} ${player.currency}`, details: [] });
+    if (b.currency !== undefined && b.currency !== player.currency)
+      problems.push(`expected currency ${b.currency}, got ${player.currency}`);
+    results.push({
+      group: 'balances',
+      name,
+      passed: problems.length === 0,
+      message: problems.length ? problems.join('; ') : `${player.balance.toFixed()} ${player.currency}`,
+      details: [],
+    });
   }
 
   results.push(findingsResult(x.findings ?? {}, entries));
@@ -89,8 +121,12 @@ async function checkResults(expected: NonNullable<Expectations['checks']>, sourc
     }
     const passed = allowed.includes(check.status);
     out.push({
-      group: 'checks', name, passed,
-      message: passed ? `${check.status}${check.detail ? `: ${check.detail}` : ''}` : `expected ${allowed.join(' or ')}, got ${check.status}${check.detail ? ` (${check.detail})` : ''}`,
+      group: 'checks',
+      name,
+      passed,
+      message: passed
+        ? `${check.status}${check.detail ? `: ${check.detail}` : ''}`
+        : `expected ${allowed.join(' or ')}, got ${check.status}${check.detail ? ` (${check.detail})` : ''}`,
       details: passed ? [] : limit(check.violations.map((v) => `  #${v.journal_ids.join(' #')} ${v.message}`)),
     });
   }
@@ -104,13 +140,26 @@ function findingsResult(f: NonNullable<Expectations['findings']>, entries: Journ
   const allow = new Set(f.allow ?? []);
   const forbid = new Set(f.forbid ?? []);
   const fails = (g: Finding) => forbid.has(g.code) || (RANK[g.severity] >= RANK[failOn] && !allow.has(g.code));
-  const bad = entries.filter((e) => matches(e, f.where)).map((e) => ({ e, hits: e.findings.filter(fails) })).filter((b) => b.hits.length);
-  const rule = [failOn === 'none' ? undefined : `no finding of severity ${failOn}${failOn === 'error' ? '' : ' or worse'}`, forbid.size ? `none of ${[...forbid].join(', ')}` : undefined].filter(Boolean).join(', ') || 'findings ignored';
+  const bad = entries
+    .filter((e) => matches(e, f.where))
+    .map((e) => ({ e, hits: e.findings.filter(fails) }))
+    .filter((b) => b.hits.length);
+  const rule =
+    [
+      failOn === 'none' ? undefined : `no finding of severity ${failOn}${failOn === 'error' ? '' : ' or worse'}`,
+      forbid.size ? `none of ${[...forbid].join(', ')}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', ') || 'findings ignored';
   const name = `findings: ${rule}${allow.size ? ` (allowed: ${[...allow].join(', ')})` : ''}${f.where ? ` in ${describe(f.where)}` : ''}`;
-  const details = bad.flatMap(({ e, hits }) => [line(e), ...hits.map((g) => `    ${g.severity} ${g.code}${g.pointer ? ` at ${g.pointer}` : ''}: ${g.message}`)]);
+  const details = bad.flatMap(({ e, hits }) => [
+    line(e),
+    ...hits.map((g) => `    ${g.severity} ${g.code}${g.pointer ? ` at ${g.pointer}` : ''}: ${g.message}`),
+  ]);
   const count = bad.reduce((n, b) => n + b.hits.length, 0);
   return {
-    group: 'findings', name,
+    group: 'findings',
+    name,
     passed: bad.length === 0,
     message: bad.length === 0 ? 'none' : `${plural(count, 'finding')} in ${plural(bad.length, 'callback')}`,
     details: limit(details, MAX_DETAILS * 3),
@@ -125,18 +174,24 @@ const dataOf = (e: JournalEntry) => {
 
 export function matches(e: JournalEntry, w: JournalMatch | undefined): boolean {
   if (!w) return true;
-  return (w.user_id === undefined || e.user_id === w.user_id)
-    && (w.event_type === undefined || e.event_type === w.event_type)
-    && (w.transaction_id === undefined || e.transaction_id === w.transaction_id)
-    && (w.code === undefined || e.code === w.code)
-    && (w.replayed === undefined || e.replayed === w.replayed)
-    && (w.rule === undefined || e.rule?.name === w.rule)
-    && (w.game_no === undefined || dataOf(e).game_no === w.game_no)
-    && (w.table_no === undefined || dataOf(e).table_no === w.table_no);
+  return (
+    (w.user_id === undefined || e.user_id === w.user_id) &&
+    (w.event_type === undefined || e.event_type === w.event_type) &&
+    (w.transaction_id === undefined || e.transaction_id === w.transaction_id) &&
+    (w.code === undefined || e.code === w.code) &&
+    (w.replayed === undefined || e.replayed === w.replayed) &&
+    (w.rule === undefined || e.rule?.name === w.rule) &&
+    (w.game_no === undefined || dataOf(e).game_no === w.game_no) &&
+    (w.table_no === undefined || dataOf(e).table_no === w.table_no)
+  );
 }
 
 export const describe = (w: JournalMatch | undefined) =>
-  (w && Object.keys(w).length ? Object.entries(w).map(([k, v]) => `${k}=${v}`).join(' ') : 'all callbacks');
+  w && Object.keys(w).length
+    ? Object.entries(w)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')
+    : 'all callbacks';
 
 /** One journal entry on one line: "#7 bet player-2 tx-9 → R4 (R4: balance 3000 is less than …)". */
 export function line(e: JournalEntry): string {

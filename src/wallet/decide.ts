@@ -33,12 +33,24 @@ const EVENT_TYPES = { login: 'login', bet: 'bet', bet_result: 'bet_result' } as 
 export function decide(view: View, req: CallbackRequest, config: WalletConfig): Decision {
   const findings: Finding[] = [];
   const existing = view.player;
-  const refuse = (code: Code, balance = existing?.balance): Decision =>
-    ({ code, findings, balance, balanceBefore: existing?.balance, replayed: false, changes: [] });
+  const refuse = (code: Code, balance = existing?.balance): Decision => ({
+    code,
+    findings,
+    balance,
+    balanceBefore: existing?.balance,
+    replayed: false,
+    changes: [],
+  });
 
   const known = view.transaction;
   if (!known && view.transactionForgotten) {
-    findings.push(finding('TRANSACTION_EXPIRED', `transaction_id ${req.transaction_id} may belong to a transaction applied long ago and forgotten (--retain-transactions): refused so that it is never applied twice; send new callbacks with new transaction_ids`, '/transaction_id'));
+    findings.push(
+      finding(
+        'TRANSACTION_EXPIRED',
+        `transaction_id ${req.transaction_id} may belong to a transaction applied long ago and forgotten (--retain-transactions): refused so that it is never applied twice; send new callbacks with new transaction_ids`,
+        '/transaction_id',
+      ),
+    );
     return refuse('R3');
   }
   const fingerprint = fingerprintOf(req);
@@ -48,7 +60,13 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
       findings.push(finding('TRANSACTION_REPLAYED', `transaction_id ${req.transaction_id} was already applied: replayed, nothing changed`));
       return { ...refuse('R0'), replayed: true };
     }
-    findings.push(finding('TRANSACTION_REUSED', `transaction_id ${req.transaction_id} was already applied to a different ${known.event_type} of ${known.user_id}`, '/transaction_id'));
+    findings.push(
+      finding(
+        'TRANSACTION_REUSED',
+        `transaction_id ${req.transaction_id} was already applied to a different ${known.event_type} of ${known.user_id}`,
+        '/transaction_id',
+      ),
+    );
     return refuse('R3');
   }
 
@@ -62,10 +80,17 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
   if (typeof outcome === 'string') return refuse(outcome, outcome === 'R4' ? player.balance : existing?.balance);
 
   // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
-  const changes: Change[] = [...outcome, {
-    op: 'txn', transaction_id: req.transaction_id, user_id: player.user_id, event_type: EVENT_TYPES[req.event_type], fingerprint,
-    ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }),
-  }];
+  const changes: Change[] = [
+    ...outcome,
+    {
+      op: 'txn',
+      transaction_id: req.transaction_id,
+      user_id: player.user_id,
+      event_type: EVENT_TYPES[req.event_type],
+      fingerprint,
+      ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }),
+    },
+  ];
   return { code: 'R0', findings, balance: balanceAfter(player, changes), balanceBefore: player.balance, replayed: false, changes };
 }
 
@@ -82,5 +107,9 @@ export function fingerprintOf(req: CallbackRequest): string {
   // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
   // transaction costs 16 characters instead of 43. (From 12 bytes, not a slice of the whole hash's
   // text, which would keep that text alive.)
-  return createHash('sha256').update(stringify(rest) ?? '').digest().subarray(0, 12).toString('base64url');
+  return createHash('sha256')
+    .update(stringify(rest) ?? '')
+    .digest()
+    .subarray(0, 12)
+    .toString('base64url');
 }

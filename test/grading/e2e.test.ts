@@ -45,7 +45,8 @@ t.test('a well-behaved provider plays certification.json: every check exercised,
   const { url, report } = await certification(t);
   const round = async (user: string, game: string, amount = 10) => {
     const b = await reliably(url, bet(user, game, [['1', 'P', amount]], usd), well);
-    if (b?.code === 'R0') t.equal((await reliably(url, result(user, game, [['1', 'P', amount, -amount]], usd), well))?.code, 'R0', `${user} settles ${game}`);
+    if (b?.code === 'R0')
+      t.equal((await reliably(url, result(user, game, [['1', 'P', amount, -amount]], usd), well))?.code, 'R0', `${user} settles ${game}`);
     return b;
   };
   const play = async (user: string) => {
@@ -59,8 +60,16 @@ t.test('a well-behaved provider plays certification.json: every check exercised,
   await sleep(700); // the slow bet's late reply is written (1.5 s) before grading
   const r = await report();
   t.same(failing(r), [], 'no failing check');
-  t.same(r.checks.flatMap((c) => c.violations.map((v) => v.message)), [], 'no violation');
-  t.same(r.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.status} ${c.detail}`), [], 'every check exercised and passed');
+  t.same(
+    r.checks.flatMap((c) => c.violations.map((v) => v.message)),
+    [],
+    'no violation',
+  );
+  t.same(
+    r.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.status} ${c.detail}`),
+    [],
+    'every check exercised and passed',
+  );
   t.same(r.open_rounds, []);
   t.same(r.summary, { pass: 14, fail: 0, pending: 0, not_exercised: 0 });
 });
@@ -81,7 +90,10 @@ t.test('retry under a new transaction_id', async (t) => {
   await attempt(url, login('cert-lost-bet'), TIMEOUT_MS);
   await attempt(url, bet('cert-lost-bet', 'G1', [['1', 'P', 10]], usd), TIMEOUT_MS);
   await sleep(600);
-  t.ok(await attempt(url, bet('cert-lost-bet', 'G1', [['1', 'P', 10]], usd), TIMEOUT_MS), 'answered (R3 here only because bet_index 1 repeats in the round)');
+  t.ok(
+    await attempt(url, bet('cert-lost-bet', 'G1', [['1', 'P', 10]], usd), TIMEOUT_MS),
+    'answered (R3 here only because bet_index 1 repeats in the round)',
+  );
   const r = await report();
   t.equal(status(r, 'RETRY_SAME_TRANSACTION').status, 'fail');
   t.same(status(r, 'RETRY_SAME_TRANSACTION').violations[0]!.journal_ids, [2, 3]);

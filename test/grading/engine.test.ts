@@ -6,132 +6,584 @@ import type { CheckId, CheckStatus } from '../../src/protocol/types.generated.js
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 
 const S = 1000;
-interface Case { check: CheckId; name: string; status: CheckStatus; journal: Cb[]; now: number; t?: Partial<Thresholds>; ids?: number[] }
+interface Case {
+  check: CheckId;
+  name: string;
+  status: CheckStatus;
+  journal: Cb[];
+  now: number;
+  t?: Partial<Thresholds>;
+  ids?: number[];
+}
 const u = 'p1';
 
 const CASES: Case[] = [
   // LOST_REPLY_RETRIED
-  { check: 'LOST_REPLY_RETRIED', name: 'dropped bet never resent, window over', status: 'fail', now: 70 * S, journal: [bet(u, 'b1', 0, { drop: true })], ids: [1] },
-  { check: 'LOST_REPLY_RETRIED', name: 'dropped settlement resent only after the window', status: 'fail', now: 200 * S, journal: [settle(u, 's1', 0, { drop: true }), settle(u, 's1', 61 * S)] },
-  { check: 'LOST_REPLY_RETRIED', name: 'dropped bet resent 1 s later', status: 'pass', now: 70 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S)] },
-  { check: 'LOST_REPLY_RETRIED', name: 'reply slower than the time-out, resent after the time-out', status: 'pass', now: 70 * S, journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b1', 11 * S)] },
-  { check: 'LOST_REPLY_RETRIED', name: 'slow reply the client waited for is still lost (declared time-out)', status: 'fail', now: 100 * S, journal: [bet(u, 'b1', 0, { ms: 12 * S })] },
-  { check: 'LOST_REPLY_RETRIED', name: 'resend lost too, and not resent again', status: 'fail', now: 100 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { drop: true })] },
-  { check: 'LOST_REPLY_RETRIED', name: 'dropped bet, window still open', status: 'pending', now: 30 * S, journal: [bet(u, 'b1', 0, { drop: true })] },
-  { check: 'LOST_REPLY_RETRIED', name: 'bet still being answered past the time-out', status: 'pending', now: 15 * S, journal: [bet(u, 'b1', 0, { ms: null })] },
-  { check: 'LOST_REPLY_RETRIED', name: 'a lost login does not count', status: 'not_exercised', now: 100 * S, journal: [login(u, 'l1', 0, { drop: true }), bet(u, 'b1', S)] },
-  { check: 'LOST_REPLY_RETRIED', name: 'bet still being answered, younger than the time-out', status: 'not_exercised', now: 5 * S, journal: [bet(u, 'b1', 0, { ms: null })] },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'dropped bet never resent, window over',
+    status: 'fail',
+    now: 70 * S,
+    journal: [bet(u, 'b1', 0, { drop: true })],
+    ids: [1],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'dropped settlement resent only after the window',
+    status: 'fail',
+    now: 200 * S,
+    journal: [settle(u, 's1', 0, { drop: true }), settle(u, 's1', 61 * S)],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'dropped bet resent 1 s later',
+    status: 'pass',
+    now: 70 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S)],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'reply slower than the time-out, resent after the time-out',
+    status: 'pass',
+    now: 70 * S,
+    journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b1', 11 * S)],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'slow reply the client waited for is still lost (declared time-out)',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 12 * S })],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'resend lost too, and not resent again',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { drop: true })],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'dropped bet, window still open',
+    status: 'pending',
+    now: 30 * S,
+    journal: [bet(u, 'b1', 0, { drop: true })],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'bet still being answered past the time-out',
+    status: 'pending',
+    now: 15 * S,
+    journal: [bet(u, 'b1', 0, { ms: null })],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'a lost login does not count',
+    status: 'not_exercised',
+    now: 100 * S,
+    journal: [login(u, 'l1', 0, { drop: true }), bet(u, 'b1', S)],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'bet still being answered, younger than the time-out',
+    status: 'not_exercised',
+    now: 5 * S,
+    journal: [bet(u, 'b1', 0, { ms: null })],
+  },
 
   // RETRY_SAME_TRANSACTION
-  { check: 'RETRY_SAME_TRANSACTION', name: 'lost bet retried under a new transaction_id', status: 'fail', now: 100 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b2', S)], ids: [1, 2] },
-  { check: 'RETRY_SAME_TRANSACTION', name: 'R1 settlement followed by a new settlement id', status: 'fail', now: 100 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's2', 2 * S)] },
-  { check: 'RETRY_SAME_TRANSACTION', name: 'lost bet resent, then another bet on the round', status: 'pass', now: 100 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S), bet(u, 'b2', 2 * S)] },
-  { check: 'RETRY_SAME_TRANSACTION', name: 'timed-out bet: new bets of other rounds are fine', status: 'pass', now: 100 * S, journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b2', 11 * S, { game: 'G2' }), bet(u, 'b1', 12 * S)] },
-  { check: 'RETRY_SAME_TRANSACTION', name: 'lost bet not resent yet', status: 'pending', now: 5 * S, journal: [bet(u, 'b1', 0, { drop: true })] },
-  { check: 'RETRY_SAME_TRANSACTION', name: 'every reply read', status: 'not_exercised', now: 100 * S, journal: [bet(u, 'b1', 0), bet(u, 'b2', S)] },
+  {
+    check: 'RETRY_SAME_TRANSACTION',
+    name: 'lost bet retried under a new transaction_id',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b2', S)],
+    ids: [1, 2],
+  },
+  {
+    check: 'RETRY_SAME_TRANSACTION',
+    name: 'R1 settlement followed by a new settlement id',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's2', 2 * S)],
+  },
+  {
+    check: 'RETRY_SAME_TRANSACTION',
+    name: 'lost bet resent, then another bet on the round',
+    status: 'pass',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S), bet(u, 'b2', 2 * S)],
+  },
+  {
+    check: 'RETRY_SAME_TRANSACTION',
+    name: 'timed-out bet: new bets of other rounds are fine',
+    status: 'pass',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b2', 11 * S, { game: 'G2' }), bet(u, 'b1', 12 * S)],
+  },
+  {
+    check: 'RETRY_SAME_TRANSACTION',
+    name: 'lost bet not resent yet',
+    status: 'pending',
+    now: 5 * S,
+    journal: [bet(u, 'b1', 0, { drop: true })],
+  },
+  {
+    check: 'RETRY_SAME_TRANSACTION',
+    name: 'every reply read',
+    status: 'not_exercised',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0), bet(u, 'b2', S)],
+  },
 
   // RETRY_UNCHANGED
-  { check: 'RETRY_UNCHANGED', name: 'resend with another amount', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { total: 20 })], ids: [1, 2] },
-  { check: 'RETRY_UNCHANGED', name: 'resend with a new timestamp only', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { extra: { timestamp: 1_767_225_601 } })] },
-  { check: 'RETRY_UNCHANGED', name: 'judged at once, also while the resend is answered (no window)', status: 'fail', now: S + 10, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { ms: null, data: { table_no: 'T2' } })] },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend with another amount',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { total: 20 })],
+    ids: [1, 2],
+  },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend with a new timestamp only',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { extra: { timestamp: 1_767_225_601 } })],
+  },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'judged at once, also while the resend is answered (no window)',
+    status: 'fail',
+    now: S + 10,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { ms: null, data: { table_no: 'T2' } })],
+  },
   { check: 'RETRY_UNCHANGED', name: 'nothing resent', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0)] },
 
   // FAILED_SETTLEMENT_RETRIED
-  { check: 'FAILED_SETTLEMENT_RETRIED', name: 'R1 settlement never resent', status: 'fail', now: 100 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' })] },
-  { check: 'FAILED_SETTLEMENT_RETRIED', name: 'resends stop at R1', status: 'fail', now: 200 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' })] },
-  { check: 'FAILED_SETTLEMENT_RETRIED', name: 'R1, then resent until R0', status: 'pass', now: 200 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' }), settle(u, 's1', 4 * S)] },
-  { check: 'FAILED_SETTLEMENT_RETRIED', name: 'R1, then a definite R3 ends it', status: 'pass', now: 200 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R3' })] },
-  { check: 'FAILED_SETTLEMENT_RETRIED', name: 'R1, window still open', status: 'pending', now: 30 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' })] },
-  { check: 'FAILED_SETTLEMENT_RETRIED', name: 'no R1 settlement (an R1 bet does not count)', status: 'not_exercised', now: 100 * S, journal: [bet(u, 'b1', 0, { code: 'R1' }), settle(u, 's1', S)] },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'R1 settlement never resent',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' })],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'resends stop at R1',
+    status: 'fail',
+    now: 200 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' })],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'R1, then resent until R0',
+    status: 'pass',
+    now: 200 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' }), settle(u, 's1', 4 * S)],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'R1, then a definite R3 ends it',
+    status: 'pass',
+    now: 200 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R3' })],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'R1, window still open',
+    status: 'pending',
+    now: 30 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' })],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'no R1 settlement (an R1 bet does not count)',
+    status: 'not_exercised',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R1' }), settle(u, 's1', S)],
+  },
 
   // NO_RETRY_AFTER_REFUSAL
-  { check: 'NO_RETRY_AFTER_REFUSAL', name: 'bet refused R4, resent', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5 }), bet(u, 'b1', S, { code: 'R4', balance: 5 })], ids: [1, 2] },
-  { check: 'NO_RETRY_AFTER_REFUSAL', name: 'login refused R2, resent', status: 'fail', now: 10 * S, journal: [login(u, 'l1', 0, { code: 'R2' }), login(u, 'l1', S)] },
-  { check: 'NO_RETRY_AFTER_REFUSAL', name: 'R4, then a new smaller bet', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5 }), bet(u, 'b2', S, { total: 5 })] },
-  { check: 'NO_RETRY_AFTER_REFUSAL', name: 'R4 the provider never read (dropped) may be resent', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true, applied: 'R4' }), bet(u, 'b1', S, { code: 'R0' })] },
-  { check: 'NO_RETRY_AFTER_REFUSAL', name: 'judged at once, also while answering (no window)', status: 'fail', now: S + 10, journal: [bet(u, 'b1', 0, { code: 'R3' }), bet(u, 'b1', S, { ms: null })] },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'bet refused R4, resent',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5 }), bet(u, 'b1', S, { code: 'R4', balance: 5 })],
+    ids: [1, 2],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'login refused R2, resent',
+    status: 'fail',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { code: 'R2' }), login(u, 'l1', S)],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'R4, then a new smaller bet',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5 }), bet(u, 'b2', S, { total: 5 })],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'R4 the provider never read (dropped) may be resent',
+    status: 'not_exercised',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true, applied: 'R4' }), bet(u, 'b1', S, { code: 'R0' })],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'judged at once, also while answering (no window)',
+    status: 'fail',
+    now: S + 10,
+    journal: [bet(u, 'b1', 0, { code: 'R3' }), bet(u, 'b1', S, { ms: null })],
+  },
 
   // NO_SETTLEMENT_OF_REFUSED_BET
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'settles a round whose bet got R4', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R4' }), settle(u, 's1', S, { code: 'R3' })], ids: [1, 2] },
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'settles a round whose lost bet was never resent', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true }), settle(u, 's1', S)] },
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'settles a round whose bet got R1', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R1' }), settle(u, 's1', S, { code: 'R3' })] },
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'R4 round left alone', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R4' })] },
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'lost bet resent (R0 replay), then settled', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S), settle(u, 's1', 2 * S)] },
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'one bet R4, another R0: the round may be settled', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R4' }), bet(u, 'b2', S), settle(u, 's1', 2 * S)] },
-  { check: 'NO_SETTLEMENT_OF_REFUSED_BET', name: 'bet still being answered: not this check', status: 'not_exercised', now: 2 * S, journal: [bet(u, 'b1', 0, { ms: null }), settle(u, 's1', S)] },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'settles a round whose bet got R4',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4' }), settle(u, 's1', S, { code: 'R3' })],
+    ids: [1, 2],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'settles a round whose lost bet was never resent',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), settle(u, 's1', S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'settles a round whose bet got R1',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R1' }), settle(u, 's1', S, { code: 'R3' })],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'R4 round left alone',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4' })],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'lost bet resent (R0 replay), then settled',
+    status: 'not_exercised',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S), settle(u, 's1', 2 * S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'one bet R4, another R0: the round may be settled',
+    status: 'not_exercised',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4' }), bet(u, 'b2', S), settle(u, 's1', 2 * S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'bet still being answered: not this check',
+    status: 'not_exercised',
+    now: 2 * S,
+    journal: [bet(u, 'b1', 0, { ms: null }), settle(u, 's1', S)],
+  },
 
   // NO_SETTLEMENT_BEFORE_BET_REPLY
-  { check: 'NO_SETTLEMENT_BEFORE_BET_REPLY', name: 'settles while the bet is delayed', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { ms: 3 * S }), settle(u, 's1', S)], ids: [1, 2] },
-  { check: 'NO_SETTLEMENT_BEFORE_BET_REPLY', name: 'settles while the bet is still in flight (graded mid-delay)', status: 'fail', now: 2 * S, journal: [bet(u, 'b1', 0, { ms: null }), settle(u, 's1', S)] },
-  { check: 'NO_SETTLEMENT_BEFORE_BET_REPLY', name: 'settles after the bet reply', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S)] },
-  { check: 'NO_SETTLEMENT_BEFORE_BET_REPLY', name: 'timed-out bet resent and answered; its late first reply still pending', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0, { ms: 1500, gone: true }), bet(u, 'b1', 1100), settle(u, 's1', 1200)], t: { client_timeout_s: 1 } },
-  { check: 'NO_SETTLEMENT_BEFORE_BET_REPLY', name: 'a bet with no settlement', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0)] },
+  {
+    check: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
+    name: 'settles while the bet is delayed',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { ms: 3 * S }), settle(u, 's1', S)],
+    ids: [1, 2],
+  },
+  {
+    check: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
+    name: 'settles while the bet is still in flight (graded mid-delay)',
+    status: 'fail',
+    now: 2 * S,
+    journal: [bet(u, 'b1', 0, { ms: null }), settle(u, 's1', S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
+    name: 'settles after the bet reply',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
+    name: 'timed-out bet resent and answered; its late first reply still pending',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { ms: 1500, gone: true }), bet(u, 'b1', 1100), settle(u, 's1', 1200)],
+    t: { client_timeout_s: 1 },
+  },
+  {
+    check: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
+    name: 'a bet with no settlement',
+    status: 'not_exercised',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0)],
+  },
 
   // NO_PREMATURE_RETRY
-  { check: 'NO_PREMATURE_RETRY', name: 'resent while the first attempt is delayed, before the time-out', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { ms: 5 * S }), bet(u, 'b1', 2 * S)], ids: [1, 2] },
-  { check: 'NO_PREMATURE_RETRY', name: 'resent right after a dropped connection', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 10)] },
-  { check: 'NO_PREMATURE_RETRY', name: 'resent after its time-out while the first is still delayed', status: 'pass', now: 20 * S, journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b1', 10500)] },
-  { check: 'NO_PREMATURE_RETRY', name: 'judged while the first attempt is still in flight', status: 'fail', now: 3 * S, journal: [bet(u, 'b1', 0, { ms: null }), bet(u, 'b1', 2 * S, { ms: null })] },
+  {
+    check: 'NO_PREMATURE_RETRY',
+    name: 'resent while the first attempt is delayed, before the time-out',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { ms: 5 * S }), bet(u, 'b1', 2 * S)],
+    ids: [1, 2],
+  },
+  {
+    check: 'NO_PREMATURE_RETRY',
+    name: 'resent right after a dropped connection',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 10)],
+  },
+  {
+    check: 'NO_PREMATURE_RETRY',
+    name: 'resent after its time-out while the first is still delayed',
+    status: 'pass',
+    now: 20 * S,
+    journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b1', 10500)],
+  },
+  {
+    check: 'NO_PREMATURE_RETRY',
+    name: 'judged while the first attempt is still in flight',
+    status: 'fail',
+    now: 3 * S,
+    journal: [bet(u, 'b1', 0, { ms: null }), bet(u, 'b1', 2 * S, { ms: null })],
+  },
   { check: 'NO_PREMATURE_RETRY', name: 'nothing resent', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0)] },
 
   // RETRY_BACKOFF
-  { check: 'RETRY_BACKOFF', name: 'resent 100 ms after the first attempt', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 100)], ids: [1, 2] },
-  { check: 'RETRY_BACKOFF', name: 'waits shrink: 2 s then 1 s', status: 'fail', now: 10 * S, journal: [settle(u, 's1', 0, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' }), settle(u, 's1', 3 * S)] },
-  { check: 'RETRY_BACKOFF', name: 'more than max_attempts', status: 'fail', now: 100 * S, t: { max_attempts: 3 }, journal: [0, 1, 3, 7].map((s) => settle(u, 's1', s * S, { code: 'R1' })) },
-  { check: 'RETRY_BACKOFF', name: 'doubling waits', status: 'pass', now: 100 * S, journal: [0, 0.6, 1.8, 4.2].map((s) => settle(u, 's1', s * S, { code: 'R1' })) },
-  { check: 'RETRY_BACKOFF', name: 'a constant interval with jitter', status: 'pass', now: 100 * S, journal: [0, 1000, 2000, 2995, 3990].map((ms) => settle(u, 's1', ms, { code: 'R1' })) },
-  { check: 'RETRY_BACKOFF', name: 'waits are counted from the time-out, not from arrival', status: 'pass', now: 100 * S, journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b1', 11 * S, { drop: true }), bet(u, 'b1', 12_200)] },
-  { check: 'RETRY_BACKOFF', name: 'judged at once, also while the resend is answered (no window)', status: 'fail', now: 50, journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 20, { ms: null })] },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'resent 100 ms after the first attempt',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 100)],
+    ids: [1, 2],
+  },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'waits shrink: 2 s then 1 s',
+    status: 'fail',
+    now: 10 * S,
+    journal: [settle(u, 's1', 0, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' }), settle(u, 's1', 3 * S)],
+  },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'more than max_attempts',
+    status: 'fail',
+    now: 100 * S,
+    t: { max_attempts: 3 },
+    journal: [0, 1, 3, 7].map((s) => settle(u, 's1', s * S, { code: 'R1' })),
+  },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'doubling waits',
+    status: 'pass',
+    now: 100 * S,
+    journal: [0, 0.6, 1.8, 4.2].map((s) => settle(u, 's1', s * S, { code: 'R1' })),
+  },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'a constant interval with jitter',
+    status: 'pass',
+    now: 100 * S,
+    journal: [0, 1000, 2000, 2995, 3990].map((ms) => settle(u, 's1', ms, { code: 'R1' })),
+  },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'waits are counted from the time-out, not from arrival',
+    status: 'pass',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 12 * S, gone: true }), bet(u, 'b1', 11 * S, { drop: true }), bet(u, 'b1', 12_200)],
+  },
+  {
+    check: 'RETRY_BACKOFF',
+    name: 'judged at once, also while the resend is answered (no window)',
+    status: 'fail',
+    now: 50,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 20, { ms: null })],
+  },
   { check: 'RETRY_BACKOFF', name: 'nothing resent', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0)] },
 
   // ROUNDS_SETTLED
   { check: 'ROUNDS_SETTLED', name: 'round open past round_max_age_s', status: 'fail', now: 301 * S, journal: [bet(u, 'b1', 0)], ids: [1] },
-  { check: 'ROUNDS_SETTLED', name: 'round opened by a dropped (applied) bet, never settled', status: 'fail', now: 400 * S, journal: [bet(u, 'b1', 0, { drop: true })] },
+  {
+    check: 'ROUNDS_SETTLED',
+    name: 'round opened by a dropped (applied) bet, never settled',
+    status: 'fail',
+    now: 400 * S,
+    journal: [bet(u, 'b1', 0, { drop: true })],
+  },
   { check: 'ROUNDS_SETTLED', name: 'round settled', status: 'pass', now: 400 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S)] },
   { check: 'ROUNDS_SETTLED', name: 'open round younger than round_max_age_s', status: 'pending', now: 100 * S, journal: [bet(u, 'b1', 0)] },
-  { check: 'ROUNDS_SETTLED', name: 'a refused bet opens no round', status: 'not_exercised', now: 400 * S, journal: [bet(u, 'b1', 0, { code: 'R4' })] },
+  {
+    check: 'ROUNDS_SETTLED',
+    name: 'a refused bet opens no round',
+    status: 'not_exercised',
+    now: 400 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4' })],
+  },
 
   // ONE_SETTLEMENT_PER_ROUND
-  { check: 'ONE_SETTLEMENT_PER_ROUND', name: 'settled round settled again under a new id', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S), settle(u, 's2', 2 * S, { code: 'R3' })], ids: [2, 3] },
-  { check: 'ONE_SETTLEMENT_PER_ROUND', name: 'settlement resent under its own id (replay)', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { drop: true }), settle(u, 's1', 2 * S)] },
-  { check: 'ONE_SETTLEMENT_PER_ROUND', name: 'a refused settlement, then the right one', status: 'pass', now: 10 * S, journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R3' }), settle(u, 's2', 2 * S)] },
-  { check: 'ONE_SETTLEMENT_PER_ROUND', name: 'judged at once, also while the second settlement is answered', status: 'fail', now: 2500, journal: [bet(u, 'b1', 0), settle(u, 's1', S), settle(u, 's2', 2 * S, { ms: null })] },
+  {
+    check: 'ONE_SETTLEMENT_PER_ROUND',
+    name: 'settled round settled again under a new id',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S), settle(u, 's2', 2 * S, { code: 'R3' })],
+    ids: [2, 3],
+  },
+  {
+    check: 'ONE_SETTLEMENT_PER_ROUND',
+    name: 'settlement resent under its own id (replay)',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { drop: true }), settle(u, 's1', 2 * S)],
+  },
+  {
+    check: 'ONE_SETTLEMENT_PER_ROUND',
+    name: 'a refused settlement, then the right one',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R3' }), settle(u, 's2', 2 * S)],
+  },
+  {
+    check: 'ONE_SETTLEMENT_PER_ROUND',
+    name: 'judged at once, also while the second settlement is answered',
+    status: 'fail',
+    now: 2500,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S), settle(u, 's2', 2 * S, { ms: null })],
+  },
   { check: 'ONE_SETTLEMENT_PER_ROUND', name: 'no settled round', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0)] },
 
   // NO_BET_AFTER_LOGIN_REFUSED
-  { check: 'NO_BET_AFTER_LOGIN_REFUSED', name: 'bets after a login refused R2', status: 'fail', now: 10 * S, journal: [login(u, 'l1', 0, { code: 'R2' }), bet(u, 'b1', S)], ids: [1, 2] },
-  { check: 'NO_BET_AFTER_LOGIN_REFUSED', name: 'logs in again (R0), then bets', status: 'pass', now: 10 * S, journal: [login(u, 'l1', 0, { code: 'R3' }), login(u, 'l2', S), bet(u, 'b1', 2 * S)] },
-  { check: 'NO_BET_AFTER_LOGIN_REFUSED', name: 'another player bets', status: 'pass', now: 10 * S, journal: [login(u, 'l1', 0, { code: 'R2' }), login('p2', 'l2', 0), bet('p2', 'b1', S)] },
-  { check: 'NO_BET_AFTER_LOGIN_REFUSED', name: 'judged at once, also while the bet is answered', status: 'fail', now: 1500, journal: [login(u, 'l1', 0, { code: 'R2' }), bet(u, 'b1', S, { ms: null })] },
-  { check: 'NO_BET_AFTER_LOGIN_REFUSED', name: 'no refused login', status: 'not_exercised', now: 10 * S, journal: [login(u, 'l1', 0), bet(u, 'b1', S)] },
+  {
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: 'bets after a login refused R2',
+    status: 'fail',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { code: 'R2' }), bet(u, 'b1', S)],
+    ids: [1, 2],
+  },
+  {
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: 'logs in again (R0), then bets',
+    status: 'pass',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { code: 'R3' }), login(u, 'l2', S), bet(u, 'b1', 2 * S)],
+  },
+  {
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: 'another player bets',
+    status: 'pass',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { code: 'R2' }), login('p2', 'l2', 0), bet('p2', 'b1', S)],
+  },
+  {
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: 'judged at once, also while the bet is answered',
+    status: 'fail',
+    now: 1500,
+    journal: [login(u, 'l1', 0, { code: 'R2' }), bet(u, 'b1', S, { ms: null })],
+  },
+  {
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: 'no refused login',
+    status: 'not_exercised',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0), bet(u, 'b1', S)],
+  },
 
   // BET_WITHIN_REPORTED_BALANCE
-  { check: 'BET_WITHIN_REPORTED_BALANCE', name: 'bets 10 after R4 reported 5', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5 }), bet(u, 'b2', S, { total: 10, code: 'R4', balance: 5 })], ids: [1, 2] },
-  { check: 'BET_WITHIN_REPORTED_BALANCE', name: 'bets above the login balance', status: 'fail', now: 10 * S, journal: [login(u, 'l1', 0, { balance: 5 }), bet(u, 'b1', S, { total: 5.01 })] },
-  { check: 'BET_WITHIN_REPORTED_BALANCE', name: 'bets the exact balance (decimals)', status: 'pass', now: 10 * S, journal: [login(u, 'l1', 0, { balance: 0.3 }), bet(u, 'b1', S, { total: 0.3 })] },
-  { check: 'BET_WITHIN_REPORTED_BALANCE', name: 'a balance the provider never read does not count', status: 'not_exercised', now: 10 * S, journal: [login(u, 'l1', 0, { balance: 5, drop: true }), bet(u, 'b1', S, { total: 10 })] },
-  { check: 'BET_WITHIN_REPORTED_BALANCE', name: 'judged at once, also while the bet is answered', status: 'fail', now: 1500, journal: [login(u, 'l1', 0, { balance: 5 }), bet(u, 'b1', S, { ms: null, total: 10 })] },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'bets 10 after R4 reported 5',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5 }), bet(u, 'b2', S, { total: 10, code: 'R4', balance: 5 })],
+    ids: [1, 2],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'bets above the login balance',
+    status: 'fail',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { balance: 5 }), bet(u, 'b1', S, { total: 5.01 })],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'bets the exact balance (decimals)',
+    status: 'pass',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { balance: 0.3 }), bet(u, 'b1', S, { total: 0.3 })],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'a balance the provider never read does not count',
+    status: 'not_exercised',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { balance: 5, drop: true }), bet(u, 'b1', S, { total: 10 })],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'judged at once, also while the bet is answered',
+    status: 'fail',
+    now: 1500,
+    journal: [login(u, 'l1', 0, { balance: 5 }), bet(u, 'b1', S, { ms: null, total: 10 })],
+  },
 
   // LOGIN_BEFORE_BET
   { check: 'LOGIN_BEFORE_BET', name: 'bets without a login', status: 'fail', now: 10 * S, journal: [bet(u, 'b1', 0)], ids: [1] },
-  { check: 'LOGIN_BEFORE_BET', name: 'bets after a refused login only', status: 'fail', now: 10 * S, journal: [login(u, 'l1', 0, { code: 'R2' }), bet(u, 'b1', S)] },
+  {
+    check: 'LOGIN_BEFORE_BET',
+    name: 'bets after a refused login only',
+    status: 'fail',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0, { code: 'R2' }), bet(u, 'b1', S)],
+  },
   { check: 'LOGIN_BEFORE_BET', name: 'logs in, then bets', status: 'pass', now: 10 * S, journal: [login(u, 'l1', 0), bet(u, 'b1', S)] },
-  { check: 'LOGIN_BEFORE_BET', name: 'judged at once, also while the bet is answered', status: 'fail', now: 10, journal: [bet(u, 'b1', 0, { ms: null })] },
+  {
+    check: 'LOGIN_BEFORE_BET',
+    name: 'judged at once, also while the bet is answered',
+    status: 'fail',
+    now: 10,
+    journal: [bet(u, 'b1', 0, { ms: null })],
+  },
   { check: 'LOGIN_BEFORE_BET', name: 'no bet', status: 'not_exercised', now: 10 * S, journal: [login(u, 'l1', 0)] },
 ];
 
-const report = (c: Pick<Case, 'journal' | 'now' | 't'>) => grade(journal(...c.journal), { ...DEFAULT_THRESHOLDS, ...c.t }, new Date(T0 + c.now), 'test');
+const report = (c: Pick<Case, 'journal' | 'now' | 't'>) =>
+  grade(journal(...c.journal), { ...DEFAULT_THRESHOLDS, ...c.t }, new Date(T0 + c.now), 'test');
 
 t.test('every check has a failing, a passing and an unexercised case in the table', async (t) => {
   for (const { id } of CHECKS) {
-    for (const status of ['fail', 'pass', 'not_exercised'] as const) t.ok(CASES.some((c) => c.check === id && c.status === status), `${id}: ${status}`);
+    for (const status of ['fail', 'pass', 'not_exercised'] as const)
+      t.ok(
+        CASES.some((c) => c.check === id && c.status === status),
+        `${id}: ${status}`,
+      );
   }
 });
 
 for (const c of CASES) {
   t.test(`${c.check}: ${c.name} → ${c.status}`, async (t) => {
     const check = report(c).checks.find((x) => x.id === c.check)!;
-    t.equal(check.status, c.status, check.detail ?? "");
+    t.equal(check.status, c.status, check.detail ?? '');
     if (c.status === 'not_exercised') t.equal(check.exercised, 0);
     else t.ok(check.exercised > 0, `exercised ${check.exercised}`);
     t.equal(check.violations.length > 0, c.status === 'fail', 'violations exactly when it fails');
@@ -146,8 +598,13 @@ for (const c of CASES) {
 // Checks without a window are judged as soon as the callback arrives; the others are pending while it is open.
 const WINDOWED: CheckId[] = ['LOST_REPLY_RETRIED', 'RETRY_SAME_TRANSACTION', 'FAILED_SETTLEMENT_RETRIED', 'ROUNDS_SETTLED'];
 t.test('windowed checks have a pending case; the others are never pending', async (t) => {
-  for (const id of WINDOWED) t.ok(CASES.some((c) => c.check === id && c.status === 'pending'), `${id}: pending`);
-  for (const c of CASES) for (const check of report(c).checks) if (!WINDOWED.includes(check.id)) t.not(check.status, 'pending', `${check.id} in "${c.name}"`);
+  for (const id of WINDOWED)
+    t.ok(
+      CASES.some((c) => c.check === id && c.status === 'pending'),
+      `${id}: pending`,
+    );
+  for (const c of CASES)
+    for (const check of report(c).checks) if (!WINDOWED.includes(check.id)) t.not(check.status, 'pending', `${check.id} in "${c.name}"`);
 });
 
 t.test('the same window turns from pending to fail when the clock passes it', async (t) => {
@@ -159,13 +616,29 @@ t.test('the same window turns from pending to fail when the clock passes it', as
 });
 
 t.test('the report: every check always listed, summary, open rounds, findings, user', async (t) => {
-  const r = grade(journal(
-    login(u, 'l1', 0, { findings: [{ code: 'CALLBACK_URL_MISSING', severity: 'warning', message: 'm' }] }),
-    bet(u, 'b1', S, { total: 10, findings: [{ code: 'CALLBACK_URL_MISSING', severity: 'warning', message: 'm' }, { code: 'TIMESTAMP_SKEWED', severity: 'warning', message: 'm' }] }),
-    bet(u, 'b2', 2 * S, { total: 2.5 }),
-    bet('p2', 'b3', 3 * S, { game: 'G9', code: 'R4' }),
-  ), DEFAULT_THRESHOLDS, new Date(T0 + 43 * S), 'certification', u);
-  t.same(r.checks.map((c) => c.id), CHECKS.map((c) => c.id), 'all 14, in table order');
+  const r = grade(
+    journal(
+      login(u, 'l1', 0, { findings: [{ code: 'CALLBACK_URL_MISSING', severity: 'warning', message: 'm' }] }),
+      bet(u, 'b1', S, {
+        total: 10,
+        findings: [
+          { code: 'CALLBACK_URL_MISSING', severity: 'warning', message: 'm' },
+          { code: 'TIMESTAMP_SKEWED', severity: 'warning', message: 'm' },
+        ],
+      }),
+      bet(u, 'b2', 2 * S, { total: 2.5 }),
+      bet('p2', 'b3', 3 * S, { game: 'G9', code: 'R4' }),
+    ),
+    DEFAULT_THRESHOLDS,
+    new Date(T0 + 43 * S),
+    'certification',
+    u,
+  );
+  t.same(
+    r.checks.map((c) => c.id),
+    CHECKS.map((c) => c.id),
+    'all 14, in table order',
+  );
   t.equal(r.checks.length, 14);
   t.equal(r.summary.pass + r.summary.fail + r.summary.pending + r.summary.not_exercised, 14);
   t.match(r, { generated_at: new Date(T0 + 43 * S).toISOString(), scenario: 'certification', user_id: u, thresholds: DEFAULT_THRESHOLDS });
@@ -180,13 +653,30 @@ t.test('a well-behaved session fails nothing', async (t) => {
     now: 100 * S,
     t: { client_timeout_s: 1 },
     journal: [
-      login(u, 'l1', 0), bet(u, 'b1', 100, { drop: true }), bet(u, 'b1', 800), settle(u, 's1', 900, { code: 'R1' }), settle(u, 's1', 1600, { drop: true }), settle(u, 's1', 2900),
-      login('slow', 'l2', 0), bet('slow', 'b2', 100, { ms: 1500, gone: true }), bet('slow', 'b2', 1700), settle('slow', 's2', 1800),
-      login('broke', 'l3', 0), bet('broke', 'b3', 100, { total: 10, code: 'R4', balance: 5 }), bet('broke', 'b4', 200, { total: 5, game: 'G2' }), settle('broke', 's4', 300, { game: 'G2' }),
-      login('locked', 'l4', 0, { code: 'R2' }), login('locked', 'l5', 100), bet('locked', 'b5', 200), settle('locked', 's5', 300),
+      login(u, 'l1', 0),
+      bet(u, 'b1', 100, { drop: true }),
+      bet(u, 'b1', 800),
+      settle(u, 's1', 900, { code: 'R1' }),
+      settle(u, 's1', 1600, { drop: true }),
+      settle(u, 's1', 2900),
+      login('slow', 'l2', 0),
+      bet('slow', 'b2', 100, { ms: 1500, gone: true }),
+      bet('slow', 'b2', 1700),
+      settle('slow', 's2', 1800),
+      login('broke', 'l3', 0),
+      bet('broke', 'b3', 100, { total: 10, code: 'R4', balance: 5 }),
+      bet('broke', 'b4', 200, { total: 5, game: 'G2' }),
+      settle('broke', 's4', 300, { game: 'G2' }),
+      login('locked', 'l4', 0, { code: 'R2' }),
+      login('locked', 'l5', 100),
+      bet('locked', 'b5', 200),
+      settle('locked', 's5', 300),
     ],
   });
-  t.same(r.checks.filter((c) => c.status === 'fail').map((c) => c.id), []);
+  t.same(
+    r.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+    [],
+  );
   t.equal(r.summary.not_exercised, 0, 'and exercises every check');
 });
 
@@ -210,6 +700,8 @@ t.test('grading a 10,000-entry journal', async (t) => {
   const ms = (performance.now() - started) / runs;
   const used = process.cpuUsage(cpu);
   // CPU time as well: on a shared machine the wall clock also counts other processes' turns.
-  t.comment(`graded 10,000 entries in ${ms.toFixed(1)} ms wall, ${((used.user + used.system) / 1000 / runs).toFixed(1)} ms CPU (mean of ${runs})`);
+  t.comment(
+    `graded 10,000 entries in ${ms.toFixed(1)} ms wall, ${((used.user + used.system) / 1000 / runs).toFixed(1)} ms CPU (mean of ${runs})`,
+  );
   t.ok(ms < 2000, 'well within a generous bound');
 });

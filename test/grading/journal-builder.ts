@@ -29,7 +29,10 @@ export interface Cb {
 }
 
 export function entry(id: number, c: Cb): JournalEntry {
-  const data = c.event === 'login' ? undefined : { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: c.game ?? 'G1', total_bet_amount: c.total ?? 10, ...c.data };
+  const data =
+    c.event === 'login'
+      ? undefined
+      : { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: c.game ?? 'G1', total_bet_amount: c.total ?? 10, ...c.data };
   const ms = c.ms === undefined ? 5 : c.ms;
   const code = c.code ?? 'R0';
   const e: JournalEntry = {
@@ -39,8 +42,33 @@ export function entry(id: number, c: Cb): JournalEntry {
     transaction_id: c.tx,
     event_type: c.event,
     user_id: c.user,
-    request: { method: 'POST', url: '/callback', headers: {}, body: { transaction_id: c.tx, event_type: c.event, timestamp: 1_767_225_600, feedback_data: 'fb', user_id: c.user, ...(data ? { data } : {}), ...c.extra } },
-    reply: { status: c.status ?? 200, headers: {}, body: { code, event_type: c.event, timestamp: 1_767_225_600, user_id: c.user, ...(c.balance === undefined ? {} : { latest_balance: c.balance }) }, dropped: c.drop ?? false, client_gone: c.gone ?? false },
+    request: {
+      method: 'POST',
+      url: '/callback',
+      headers: {},
+      body: {
+        transaction_id: c.tx,
+        event_type: c.event,
+        timestamp: 1_767_225_600,
+        feedback_data: 'fb',
+        user_id: c.user,
+        ...(data ? { data } : {}),
+        ...c.extra,
+      },
+    },
+    reply: {
+      status: c.status ?? 200,
+      headers: {},
+      body: {
+        code,
+        event_type: c.event,
+        timestamp: 1_767_225_600,
+        user_id: c.user,
+        ...(c.balance === undefined ? {} : { latest_balance: c.balance }),
+      },
+      dropped: c.drop ?? false,
+      client_gone: c.gone ?? false,
+    },
     code: c.applied ?? code,
     replayed: false,
     findings: c.findings ?? [],

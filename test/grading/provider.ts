@@ -4,19 +4,34 @@ import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HEADERS } from '../helpers/app.js';
 
-export interface Reply { code: string; latest_balance?: number }
+export interface Reply {
+  code: string;
+  latest_balance?: number;
+}
 
 /** One attempt: the reply, or undefined when none came (connection closed, or the time-out fired). */
 export function attempt(url: string, body: object, timeoutMs: number): Promise<Reply | undefined> {
   const data = JSON.stringify(body);
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { ...HEADERS, 'content-length': Buffer.byteLength(data).toString() } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => { try { resolve(JSON.parse(text) as Reply); } catch { resolve(undefined); } });
-      res.on('error', () => resolve(undefined));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent: false, headers: { ...HEADERS, 'content-length': Buffer.byteLength(data).toString() } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(text) as Reply);
+          } catch {
+            resolve(undefined);
+          }
+        });
+        res.on('error', () => resolve(undefined));
+      },
+    );
     req.setTimeout(timeoutMs, () => req.destroy());
     req.on('error', () => resolve(undefined));
     req.end(data);
@@ -29,7 +44,11 @@ const DEFINITE = new Set(['R0', 'R2', 'R3', 'R4']);
  * The well-behaved client: resends a lost or R1 callback unchanged (same transaction_id) after a
  * back-off that doubles, until a definite answer.
  */
-export async function reliably(url: string, body: object, o: { timeoutMs: number; backoffMs: number; maxAttempts?: number }): Promise<Reply | undefined> {
+export async function reliably(
+  url: string,
+  body: object,
+  o: { timeoutMs: number; backoffMs: number; maxAttempts?: number },
+): Promise<Reply | undefined> {
   let wait = o.backoffMs;
   for (let i = 0; i < (o.maxAttempts ?? 6); i++) {
     const reply = await attempt(url, body, o.timeoutMs);

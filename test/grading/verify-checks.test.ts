@@ -12,17 +12,23 @@ t.test('checks: a status or a list of them, per report or per player', async (t)
   await post(`${url}/callback`, login('player-1'), HEADERS);
   await post(`${url}/callback`, bet('player-1', 'G1', [['1', 'P', 10]]), HEADERS);
   await post(`${url}/callback`, bet('lonely', 'G1', [['1', 'P', 10]], { currency: 'USD' }), HEADERS);
-  const outcome = await verify(checkExpectations({
-    findings: { fail_on: 'none' },
-    checks: [
-      { id: 'LOST_REPLY_RETRIED', status: ['pass', 'not_exercised'] },
-      { id: 'ROUNDS_SETTLED', status: 'pending' },
-      { id: 'LOGIN_BEFORE_BET', status: 'pass', user_id: 'player-1' },
-      { id: 'LOGIN_BEFORE_BET', status: 'pass', name: 'everyone logs in first' },
-    ],
-  }), new AdminClient(url));
+  const outcome = await verify(
+    checkExpectations({
+      findings: { fail_on: 'none' },
+      checks: [
+        { id: 'LOST_REPLY_RETRIED', status: ['pass', 'not_exercised'] },
+        { id: 'ROUNDS_SETTLED', status: 'pending' },
+        { id: 'LOGIN_BEFORE_BET', status: 'pass', user_id: 'player-1' },
+        { id: 'LOGIN_BEFORE_BET', status: 'pass', name: 'everyone logs in first' },
+      ],
+    }),
+    new AdminClient(url),
+  );
   const checks = outcome.results.filter((r) => r.group === 'checks');
-  t.same(checks.map((r) => r.passed), [true, true, true, false]);
+  t.same(
+    checks.map((r) => r.passed),
+    [true, true, true, false],
+  );
   t.equal(checks[3]!.name, 'everyone logs in first');
   t.match(checks[3]!.message, /^expected pass, got fail/);
   t.match(checks[3]!.details[0], /#3 .*lonely/);

@@ -28,13 +28,19 @@ export const TEST_SCENARIO: Scenario = {
 };
 
 /** A built app; with a memory or file store (the default) the journal is the in-memory one, read at once. */
-export interface TestApp<J extends JournalStore = Journal> { app: FastifyInstance; sim: Simulator<J> }
+export interface TestApp<J extends JournalStore = Journal> {
+  app: FastifyInstance;
+  sim: Simulator<J>;
+}
 
 type TestOptions<S> = Partial<AppOptions> & SimulatorOptions & { store?: S };
 
 export async function buildTestApp(scenario?: Partial<Scenario>, options?: TestOptions<Persistence>): Promise<TestApp>;
 export async function buildTestApp(scenario: Partial<Scenario>, options: TestOptions<Persistence | Store>): Promise<TestApp<JournalStore>>;
-export async function buildTestApp(scenario: Partial<Scenario> = {}, options: TestOptions<Persistence | Store> = {}): Promise<TestApp<JournalStore>> {
+export async function buildTestApp(
+  scenario: Partial<Scenario> = {},
+  options: TestOptions<Persistence | Store> = {},
+): Promise<TestApp<JournalStore>> {
   const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), options.store ?? new MemoryStore(), options);
   const app = await buildApp({ ...options, sim });
   return { app, sim };
@@ -43,7 +49,11 @@ export async function buildTestApp(scenario: Partial<Scenario> = {}, options: Te
 /** The worked examples of ../shared/examples, if present, else copies kept in test/fixtures. */
 export function example(name: string): Record<string, any> {
   for (const dir of [join(ROOT, '../shared/examples'), join(ROOT, 'test/fixtures')]) {
-    try { return JSON.parse(readFileSync(join(dir, name), 'utf8')); } catch { /* next */ }
+    try {
+      return JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    } catch {
+      /* next */
+    }
   }
   throw new Error(`example ${name} not found`);
 }
@@ -55,14 +65,27 @@ let seq = 0;
 export const txid = (prefix = 'tx') => `${prefix}-${process.pid}-${++seq}`;
 export const now = () => Math.floor(Date.now() / 1000);
 
-export const login = (user_id: string, extra: object = {}) =>
-  ({ transaction_id: txid('login'), event_type: 'login', timestamp: now(), feedback_data: 'fb', user_id, ...extra });
+export const login = (user_id: string, extra: object = {}) => ({
+  transaction_id: txid('login'),
+  event_type: 'login',
+  timestamp: now(),
+  feedback_data: 'fb',
+  user_id,
+  ...extra,
+});
 
 export function bet(user_id: string, game_no: string, bets: [string, string, number][], extra: { currency?: string; total?: number } = {}) {
   return {
-    transaction_id: txid('bet'), event_type: 'bet', timestamp: now(), feedback_data: 'fb', user_id,
+    transaction_id: txid('bet'),
+    event_type: 'bet',
+    timestamp: now(),
+    feedback_data: 'fb',
+    user_id,
     data: {
-      currency: extra.currency ?? 'KRW', game_type: 'BAC', table_no: 'T1', game_no,
+      currency: extra.currency ?? 'KRW',
+      game_type: 'BAC',
+      table_no: 'T1',
+      game_no,
       total_bet_amount: extra.total ?? exactSum(bets.map(([, , a]) => a)),
       bets: bets.map(([bet_index, bet_type, bet_amount]) => ({ bet_index, bet_type, bet_amount })),
     },
@@ -71,26 +94,58 @@ export function bet(user_id: string, game_no: string, bets: [string, string, num
 
 export const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
 
-export function result(user_id: string, game_no: string, results: [string, string, number, number][], extra: { currency?: string; total?: number; winloss?: number; detail?: string } = {}) {
+export function result(
+  user_id: string,
+  game_no: string,
+  results: [string, string, number, number][],
+  extra: { currency?: string; total?: number; winloss?: number; detail?: string } = {},
+) {
   return {
-    transaction_id: txid('res'), event_type: 'bet_result', timestamp: now(), feedback_data: 'fb', user_id,
+    transaction_id: txid('res'),
+    event_type: 'bet_result',
+    timestamp: now(),
+    feedback_data: 'fb',
+    user_id,
     data: {
-      currency: extra.currency ?? 'KRW', game_type: 'BAC', table_no: 'T1', game_no,
+      currency: extra.currency ?? 'KRW',
+      game_type: 'BAC',
+      table_no: 'T1',
+      game_no,
       total_bet_amount: extra.total ?? exactSum(results.map(([, , a]) => a)),
       total_winloss: extra.winloss ?? exactSum(results.map(([, , , w]) => w)),
-      result: 'P', result_detail: extra.detail ?? DETAIL,
+      result: 'P',
+      result_detail: extra.detail ?? DETAIL,
       bet_results: results.map(([bet_index, bet_type, bet_amount, winloss]) => ({ bet_index, bet_type, bet_amount, winloss })),
     },
   };
 }
 
-export interface Sent { status: number; body: any; headers: LightMyRequestResponse['headers']; raw: string }
+export interface Sent {
+  status: number;
+  body: any;
+  headers: LightMyRequestResponse['headers'];
+  raw: string;
+}
 
 /** POSTs a callback (an object is sent as JSON, a string as is). */
-export async function send(app: FastifyInstance, payload: object | string, headers: Record<string, string> = HEADERS, path = '/callback'): Promise<Sent> {
-  const res = await app.inject({ method: 'POST', url: path, headers, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) } as InjectOptions);
+export async function send(
+  app: FastifyInstance,
+  payload: object | string,
+  headers: Record<string, string> = HEADERS,
+  path = '/callback',
+): Promise<Sent> {
+  const res = await app.inject({
+    method: 'POST',
+    url: path,
+    headers,
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  } as InjectOptions);
   let body: unknown;
-  try { body = JSON.parse(res.body); } catch { body = res.body; }
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    body = res.body;
+  }
   return { status: res.statusCode, body, headers: res.headers, raw: res.body };
 }
 
@@ -119,6 +174,10 @@ export async function post(url: string, payload: object | string, headers: Recor
   const res = await fetch(url, { method: 'POST', headers, body: typeof payload === 'string' ? payload : JSON.stringify(payload) });
   const raw = await res.text();
   let body: unknown;
-  try { body = JSON.parse(raw); } catch { body = raw; }
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = raw;
+  }
   return { status: res.status, body, headers: Object.fromEntries(res.headers), raw };
 }

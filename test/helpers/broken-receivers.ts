@@ -15,9 +15,20 @@ export type Flaw =
   /** bet_result R0 replies lack latest_balance. */
   | 'omit-balance-on-bet-result';
 
-export interface ReceiverOptions { flaw?: Flaw; user?: string; balance?: string; apiId?: string; apiKey?: string }
+export interface ReceiverOptions {
+  flaw?: Flaw;
+  user?: string;
+  balance?: string;
+  apiId?: string;
+  apiKey?: string;
+}
 
-export interface Receiver { url: string; balance(): string; requests: number; close(): Promise<void> }
+export interface Receiver {
+  url: string;
+  balance(): string;
+  requests: number;
+  close(): Promise<void>;
+}
 
 type Body = Record<string, any>;
 
@@ -29,10 +40,16 @@ export async function startReceiver(o: ReceiverOptions = {}): Promise<Receiver> 
   let exact: Money = money(o.balance ?? '100');
   let approx = Number(o.balance ?? '100');
   const balance = () => (float ? approx : exact);
-  const add = (...ns: number[]) => { for (const n of ns) { if (float) approx += n; else exact = exact.plus(money(n)); } };
+  const add = (...ns: number[]) => {
+    for (const n of ns) {
+      if (float) approx += n;
+      else exact = exact.plus(money(n));
+    }
+  };
   const below = (n: number) => (float ? approx < n : exact.lt(money(n)));
   const same = (a: number, b: number) => (float ? Math.abs(a - b) < 1e-9 : money(a).eq(money(b)));
-  const total = (ns: number[]) => (float ? ns.reduce((s, n) => s + n, 0) : Number(ns.reduce((s, n) => s.plus(money(n)), money(0)).toFixed()));
+  const total = (ns: number[]) =>
+    float ? ns.reduce((s, n) => s + n, 0) : Number(ns.reduce((s, n) => s.plus(money(n)), money(0)).toFixed());
   const applied = new Map<string, string>();
   const rounds = new Map<string, { stake: number; settled: boolean }>();
 
@@ -42,17 +59,27 @@ export async function startReceiver(o: ReceiverOptions = {}): Promise<Receiver> 
 
   function handle(req: IncomingMessage, raw: string): string {
     let body: Body;
-    try { body = JSON.parse(raw) as Body; } catch { return reply('R3', {}, false); }
+    try {
+      body = JSON.parse(raw) as Body;
+    } catch {
+      return reply('R3', {}, false);
+    }
     if (req.headers['api-id'] !== apiId || req.headers['api-key'] !== apiKey) return reply('R2', body, false);
     if (typeof body.transaction_id !== 'string' || typeof body.user_id !== 'string') return reply('R3', body, false);
     const { data } = body;
     const fingerprint = JSON.stringify({ ...body, timestamp: 0 });
     if (o.flaw !== 'no-idempotency' && applied.has(body.transaction_id)) {
-      return applied.get(body.transaction_id) === fingerprint ? reply('R0', body, !(o.flaw === 'omit-balance-on-bet-result' && body.event_type === 'bet_result')) : reply('R3', body);
+      return applied.get(body.transaction_id) === fingerprint
+        ? reply('R0', body, !(o.flaw === 'omit-balance-on-bet-result' && body.event_type === 'bet_result'))
+        : reply('R3', body);
     }
-    const ok = () => { applied.set(body.transaction_id, fingerprint); return reply('R0', body, !(o.flaw === 'omit-balance-on-bet-result' && body.event_type === 'bet_result')); };
+    const ok = () => {
+      applied.set(body.transaction_id, fingerprint);
+      return reply('R0', body, !(o.flaw === 'omit-balance-on-bet-result' && body.event_type === 'bet_result'));
+    };
     switch (body.event_type) {
-      case 'login': return ok();
+      case 'login':
+        return ok();
       case 'bet': {
         const amounts = (data.bets as Body[]).map((b) => b.bet_amount as number);
         if (!same(total(amounts), data.total_bet_amount)) return reply('R3', body);
@@ -73,15 +100,27 @@ export async function startReceiver(o: ReceiverOptions = {}): Promise<Receiver> 
         add(data.total_bet_amount, data.total_winloss);
         return ok();
       }
-      default: return reply('R3', body, false);
+      default:
+        return reply('R3', body, false);
     }
   }
 
-  const receiver = { url: '', balance: () => text(balance()), requests: 0, close: () => new Promise<void>((r) => { server.close(() => r()); server.closeAllConnections(); }) } as Receiver;
+  const receiver = {
+    url: '',
+    balance: () => text(balance()),
+    requests: 0,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  } as Receiver;
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
-    req.on('data', (c: string) => { raw += c; });
+    req.on('data', (c: string) => {
+      raw += c;
+    });
     req.on('end', () => {
       receiver.requests++;
       const out = handle(req, raw);

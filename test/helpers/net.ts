@@ -2,7 +2,12 @@ import { request } from 'node:http';
 
 export { listen } from './app.js';
 
-export interface PostResult { status: number; body: any; ms: number; error?: string }
+export interface PostResult {
+  status: number;
+  body: any;
+  ms: number;
+  error?: string;
+}
 
 /**
  * POSTs JSON over a real socket with node:http (no retries, no pooling), so a dropped connection
@@ -12,18 +17,32 @@ export function post(url: string, payload: object, headers: Record<string, strin
   const started = performance.now();
   const data = JSON.stringify(payload);
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(data).toString() } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => {
-        let body: unknown = text;
-        try { body = JSON.parse(text); } catch { /* raw */ }
-        resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - started });
-      });
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: undefined, ms: performance.now() - started, error: e.code ?? e.message }));
-    });
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: undefined, ms: performance.now() - started, error: e.code ?? e.message }));
+    const req = request(
+      url,
+      { method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(data).toString() } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            /* raw */
+          }
+          resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - started });
+        });
+        res.on('error', (e: NodeJS.ErrnoException) =>
+          resolve({ status: 0, body: undefined, ms: performance.now() - started, error: e.code ?? e.message }),
+        );
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      resolve({ status: 0, body: undefined, ms: performance.now() - started, error: e.code ?? e.message }),
+    );
     req.end(data);
   });
 }

@@ -17,5 +17,7 @@ export const shBlocks = (section: string): string[] => [...section.matchAll(/```
 
 /** The bodies the README's "One callback of each kind" sends with curl -d (login, bet, bet_result, R4), $NOW given. */
 export function readmeCallbacks(now: number): string[] {
-  return [...readmeSection('One callback of each kind').matchAll(/-d '((?:[^']|'\$NOW')*)'/g)].map((m) => m[1]!.replaceAll("'$NOW'", String(now)));
+  return [...readmeSection('One callback of each kind').matchAll(/-d '((?:[^']|'\$NOW')*)'/g)].map((m) =>
+    m[1]!.replaceAll("'$NOW'", String(now)),
+  );
 }

@@ -37,14 +37,24 @@ async function freePort(): Promise<number> {
   });
 }
 
-const ping = (port: number) => new Promise<boolean>((resolve) => {
-  const socket = new Socket();
-  let text = '';
-  socket.setTimeout(1000, () => { socket.destroy(); resolve(false); });
-  socket.on('error', () => resolve(false));
-  socket.on('data', (d) => { text += d.toString(); if (text.includes('PONG')) { socket.destroy(); resolve(true); } });
-  socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-});
+const ping = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = new Socket();
+    let text = '';
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(false));
+    socket.on('data', (d) => {
+      text += d.toString();
+      if (text.includes('PONG')) {
+        socket.destroy();
+        resolve(true);
+      }
+    });
+    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+  });
 
 /**
  * Starts redis-server on a free port in a temp dir. `durable`: AOF with appendfsync always (what
@@ -57,7 +67,9 @@ export async function startRedis(t: Test, { durable = false } = {}): Promise<Red
   const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
 
   const launch = async (): Promise<boolean> => {
-    const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], { stdio: 'ignore' });
+    const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
+      stdio: 'ignore',
+    });
     child = proc;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     for (let i = 0; i < 200; i++) {

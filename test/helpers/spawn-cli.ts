@@ -15,13 +15,22 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export interface Ran { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+export interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function collect(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<Ran> } {
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+  });
   const exited = new Promise<Ran>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   return { stdout: () => stdout, stderr: () => stderr, exited };
 }
@@ -35,7 +44,15 @@ export async function run(args: string[], env: Record<string, string> = {}): Pro
   return ran;
 }
 
-export interface Started { url: string; port: number; child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<Ran>; stop: () => Promise<Ran> }
+export interface Started {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<Ran>;
+  stop: () => Promise<Ran>;
+}
 
 /** Starts `start`, resolves once it printed its URL; rejects if it exits first. */
 export async function start(tt: Test, args: string[], env: Record<string, string> = {}): Promise<Started> {
@@ -48,18 +65,28 @@ export async function start(tt: Test, args: string[], env: Record<string, string
     clearTimeout(timer);
     return ran;
   };
-  tt.teardown(async () => { await stop(); });
+  tt.teardown(async () => {
+    await stop();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within ${BOOT_MS} ms; stderr: ${io.stderr()}`)), BOOT_MS);
     child.stdout!.on('data', () => {
-      const line = io.stdout().split('\n').find((l) => LISTENING.test(l));
-      if (line) { clearTimeout(timer); resolve(LISTENING.exec(line)![1]!); }
+      const line = io
+        .stdout()
+        .split('\n')
+        .find((l) => LISTENING.test(l));
+      if (line) {
+        clearTimeout(timer);
+        resolve(LISTENING.exec(line)![1]!);
+      }
     });
-    void io.exited.then((r) => { clearTimeout(timer); reject(new Error(`exited ${r.code} before listening: ${r.stderr}`)); });
+    void io.exited.then((r) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${r.code} before listening: ${r.stderr}`));
+    });
   });
   return { url, port: Number(new URL(url).port), child, ...io, stop };
 }
-
 
 /** Polls until `check` returns true (generous, for file watchers and child processes). */
 export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {

@@ -6,8 +6,19 @@ import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { run, start } from '../helpers/spawn-cli.js';
 
 const bet = (n: number, user = 'streamer') => ({
-  transaction_id: `cli-${process.pid}-${user}-${n}`, event_type: 'bet', timestamp: Math.floor(Date.now() / 1000), feedback_data: 'fb', user_id: user,
-  data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: `g${n}`, total_bet_amount: 10, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 10 }] },
+  transaction_id: `cli-${process.pid}-${user}-${n}`,
+  event_type: 'bet',
+  timestamp: Math.floor(Date.now() / 1000),
+  feedback_data: 'fb',
+  user_id: user,
+  data: {
+    currency: 'USD',
+    game_type: 'BAC',
+    table_no: 'T1',
+    game_no: `g${n}`,
+    total_bet_amount: 10,
+    bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 10 }],
+  },
 });
 const HEADERS = { 'content-type': 'application/json', 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 
@@ -36,41 +47,73 @@ if (missing) {
 } else {
   t.test('two processes, one SIGKILLed mid-stream: every acknowledged bet applied exactly once', async (t) => {
     const redis = await startRedis(t);
-    const env = { WALLET_SIM_STORE: 'redis', WALLET_SIM_REDIS_URL: redis.url, WALLET_SIM_REDIS_PREFIX: uniquePrefix('kill'), WALLET_SIM_LOG_LEVEL: 'silent' };
+    const env = {
+      WALLET_SIM_STORE: 'redis',
+      WALLET_SIM_REDIS_URL: redis.url,
+      WALLET_SIM_REDIS_PREFIX: uniquePrefix('kill'),
+      WALLET_SIM_LOG_LEVEL: 'silent',
+    };
     const a = await start(t, ['--port', '0'], env);
     const b = await start(t, ['--port', '0'], env);
     const admin = (path: string, init?: RequestInit) => fetch(`${b.url}${path}`, init).then((r) => r.json());
-    await admin('/admin/players/streamer', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ balance: 100000, currency: 'USD' }) });
+    await admin('/admin/players/streamer', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: 100000, currency: 'USD' }),
+    });
 
     const outcomes: string[] = [];
     const TOTAL = 400;
     let killed = false;
     // Four callers, each alternating between the two processes; a is killed a quarter of the way.
-    await Promise.all(Array.from({ length: 4 }, async (_, lane) => {
-      for (let n = lane; n < TOTAL; n += 4) {
-        if (n >= TOTAL / 4 && !killed) { killed = true; a.child.kill('SIGKILL'); }
-        outcomes[n] = (await send(n % 2 ? a.url : b.url, bet(n))).code;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let n = lane; n < TOTAL; n += 4) {
+          if (n >= TOTAL / 4 && !killed) {
+            killed = true;
+            a.child.kill('SIGKILL');
+          }
+          outcomes[n] = (await send(n % 2 ? a.url : b.url, bet(n))).code;
+        }
+      }),
+    );
     t.ok(outcomes.filter((c) => c === 'R0').length >= TOTAL / 2, 'most bets acknowledged');
     t.ok(outcomes.includes('NO_REPLY'), 'some calls to the killed process got no reply');
-    t.same([...new Set(outcomes)].filter((c) => c !== 'R0' && c !== 'NO_REPLY'), [], 'nothing but R0 or no reply');
+    t.same(
+      [...new Set(outcomes)].filter((c) => c !== 'R0' && c !== 'NO_REPLY'),
+      [],
+      'nothing but R0 or no reply',
+    );
     // The provider resends what got no reply, under its own transaction_id, to the survivor.
     for (let n = 0; n < TOTAL; n++) if (outcomes[n] === 'NO_REPLY') outcomes[n] = (await send(b.url, bet(n))).code;
-    t.ok(outcomes.every((c) => c === 'R0'), 'every resend is R0 (applied now, or replayed)');
+    t.ok(
+      outcomes.every((c) => c === 'R0'),
+      'every resend is R0 (applied now, or replayed)',
+    );
     const player = await admin('/admin/players/streamer');
     t.equal(player.balance, 100000 - 10 * TOTAL, `each of the ${TOTAL} bets applied exactly once`);
     const journal = await admin('/admin/journal?event_type=bet');
-    const applied: string[] = journal.entries.filter((e: { replayed: boolean; code: string }) => e.code === 'R0' && !e.replayed).map((e: { transaction_id: string }) => e.transaction_id);
+    const applied: string[] = journal.entries
+      .filter((e: { replayed: boolean; code: string }) => e.code === 'R0' && !e.replayed)
+      .map((e: { transaction_id: string }) => e.transaction_id);
     t.equal(new Set(applied).size, applied.length, 'the shared journal never shows a transaction applied twice');
   });
 
   t.test('--workers 2: one port, one start line, one wallet', async (t) => {
     const redis = await startRedis(t);
-    const env = { WALLET_SIM_STORE: 'redis', WALLET_SIM_REDIS_URL: redis.url, WALLET_SIM_REDIS_PREFIX: uniquePrefix('workers'), WALLET_SIM_LOG_LEVEL: 'silent' };
+    const env = {
+      WALLET_SIM_STORE: 'redis',
+      WALLET_SIM_REDIS_URL: redis.url,
+      WALLET_SIM_REDIS_PREFIX: uniquePrefix('workers'),
+      WALLET_SIM_LOG_LEVEL: 'silent',
+    };
     const s = await start(t, ['--port', '0', '--workers', '2'], env);
     t.match(s.stdout(), /store redis, 2 workers/, 'the start line says so');
-    await fetch(`${s.url}/admin/players/racer`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ balance: 1000, currency: 'USD' }) });
+    await fetch(`${s.url}/admin/players/racer`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: 1000, currency: 'USD' }),
+    });
     const replies = await Promise.all(Array.from({ length: 200 }, (_, n) => send(s.url, { ...bet(n, 'racer') })));
     t.equal(replies.filter((r) => r.code === 'R0').length, 100, 'exactly 100 of 200 bets of 10 against 1,000');
     t.equal((await (await fetch(`${s.url}/admin/players/racer`)).json()).balance, 0);

@@ -17,7 +17,10 @@ if (missing) {
     const redis = await startRedis(t, { durable: true });
     const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('down') })) as Store;
     const { app, sim } = await buildTestApp({ players: [{ user_id: 'streamer', balance: 100_000, currency: 'USD' }] }, { store });
-    t.teardown(async () => { await app.close(); await store.close(); });
+    t.teardown(async () => {
+      await app.close();
+      await store.close();
+    });
     const base = await listen(app);
     const health = async () => (await fetch(`${base}/health`)).status;
 
@@ -36,18 +39,39 @@ if (missing) {
     t.ok(await eventually(async () => codes().filter((c) => c === 'R0').length >= 20, 30_000), 'bets are applied');
     await redis.kill();
     const killedAt = sent.size;
-    t.ok(await eventually(async () => codes().slice(killedAt).filter((c) => c === 'R1').length >= 5, 30_000), 'R1 while Redis is down');
+    t.ok(
+      await eventually(
+        async () =>
+          codes()
+            .slice(killedAt)
+            .filter((c) => c === 'R1').length >= 5,
+        30_000,
+      ),
+      'R1 while Redis is down',
+    );
     t.equal(await health(), 503, '/health answers 503 while Redis is down');
     const players = await fetch(`${base}/admin/players`);
     t.equal(players.status, 503, '/admin/players answers 503 while Redis is down');
     t.match(await players.json(), { error: 'STORE_UNREACHABLE', message: /Redis at .* is unreachable/ });
     const down = [...sent.values()].slice(killedAt).find((s) => s.reply.body.code === 'R1')!;
     t.match(down.reply.headers['x-wallet-sim-reason'], /^R1: Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable/, 'the reason names Redis');
-    t.ok([...sent.values()].every((s) => s.reply.status === 200), 'never a 5xx: every reply is HTTP 200');
+    t.ok(
+      [...sent.values()].every((s) => s.reply.status === 200),
+      'never a 5xx: every reply is HTTP 200',
+    );
 
     await redis.restart();
     const restartedAt = sent.size;
-    t.ok(await eventually(async () => codes().slice(restartedAt).filter((c) => c === 'R0').length >= 20, 30_000), 'service resumes by itself');
+    t.ok(
+      await eventually(
+        async () =>
+          codes()
+            .slice(restartedAt)
+            .filter((c) => c === 'R0').length >= 20,
+        30_000,
+      ),
+      'service resumes by itself',
+    );
     t.equal(await health(), 200, '/health is back to 200');
     stop = true;
     await stream;
@@ -58,8 +82,15 @@ if (missing) {
     for (const s of sent.values()) {
       if (s.reply.body.code === 'R1') s.reply = await post(`${base}/callback`, s.request);
     }
-    t.ok(codes().every((c) => c === 'R0'), 'every resend is R0');
+    t.ok(
+      codes().every((c) => c === 'R0'),
+      'every resend is R0',
+    );
     const player = await sim.store.player('streamer');
-    t.equal(player?.balance.toFixed(), String(100_000 - 10 * sent.size), `each of the ${sent.size} bets applied exactly once: no acknowledged change lost, none twice`);
+    t.equal(
+      player?.balance.toFixed(),
+      String(100_000 - 10 * sent.size),
+      `each of the ${sent.size} bets applied exactly once: no acknowledged change lost, none twice`,
+    );
   });
 }

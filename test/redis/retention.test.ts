@@ -15,10 +15,18 @@ if (missing) {
   t.test('the oldest applied transactions are forgotten; their retries are refused, never applied twice', async (t) => {
     const redis = await startRedis(t);
     const prefix = uniquePrefix('retain');
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: prefix, retainTransactions: 3 })) as RedisStore;
+    const store = (await createStore('redis', undefined, {
+      redisUrl: redis.url,
+      redisPrefix: prefix,
+      retainTransactions: 3,
+    })) as RedisStore;
     const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store });
-    t.teardown(async () => { await app.close(); await store.close(); });
-    const findingsOf = async (id: string) => (await journal(app, { transaction_id: id })).at(-1).findings.map((f: { code: string }) => f.code);
+    t.teardown(async () => {
+      await app.close();
+      await store.close();
+    });
+    const findingsOf = async (id: string) =>
+      (await journal(app, { transaction_id: id })).at(-1).findings.map((f: { code: string }) => f.code);
     const balance = async () => (await sim.store.player('p'))?.balance.toFixed();
 
     const first = bet('p', 'r1', [['1', 'P', 100]]);

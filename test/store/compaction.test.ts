@@ -18,7 +18,9 @@ const txn = (transaction_id: string): Change => ({ op: 'txn', transaction_id, us
 /** The compaction warnings emitted while `fn` runs. */
 async function warningsDuring(fn: () => Promise<void>): Promise<string[]> {
   const seen: string[] = [];
-  const listen = (w: Error) => { if (/compaction|new log/.test(w.message)) seen.push(w.message); };
+  const listen = (w: Error) => {
+    if (/compaction|new log/.test(w.message)) seen.push(w.message);
+  };
   process.on('warning', listen);
   try {
     await fn();
@@ -46,8 +48,15 @@ t.test('a compaction that keeps failing is retried with back-off and reported on
       for (; n < 300; n++) await store.commit([txn(`t${n}`)]); // ~80 bytes a group, one group each
     });
     t.equal(warnings.length, 1, `${name}: one warning for ${store.compactionFailures} failed attempts`);
-    t.match(warnings[0], /wallet\.json: .*the change log keeps every change\. Retrying after each further 200 bytes of log.*Check the free space and permissions/, name);
-    t.ok(store.compactionFailures >= 2 && store.compactionFailures < 20, `${name}: ${store.compactionFailures} attempts in 300 groups, not one per group`);
+    t.match(
+      warnings[0],
+      /wallet\.json: .*the change log keeps every change\. Retrying after each further 200 bytes of log.*Check the free space and permissions/,
+      name,
+    );
+    t.ok(
+      store.compactionFailures >= 2 && store.compactionFailures < 20,
+      `${name}: ${store.compactionFailures} attempts in 300 groups, not one per group`,
+    );
     t.equal(store.compactions, 0);
 
     await rmdir(blocked(data));

@@ -12,12 +12,22 @@ import { ROOT } from '../../src/paths.js';
  * and every wait is for an event (the listen line, the exit).
  */
 const CLI = join(ROOT, 'dist/src/cli.js');
-const HEADERS = { 'content-type': 'application/json', 'api-id': 'sandbox', 'api-key': 'sandbox-key', 'callback-url': 'http://provider.test/cb' };
+const HEADERS = {
+  'content-type': 'application/json',
+  'api-id': 'sandbox',
+  'api-key': 'sandbox-key',
+  'callback-url': 'http://provider.test/cb',
+};
 const PLAYERS = ['crash-a', 'crash-b', 'crash-c'];
 const INITIAL = 1000; // auto-created players of the default scenario: 1000 USD
 const AMOUNT = 1;
 
-interface Wallet { url: string; child: ChildProcess; exited: Promise<number | null>; output: () => string }
+interface Wallet {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output: () => string;
+}
 
 function startWallet(data: string, env: Record<string, string> = {}): Promise<Wallet> {
   const child = spawn(process.execPath, [CLI, 'start', '--port', '0', '--store', 'file', '--data', data, '--log-level', 'warn'], {
@@ -42,8 +52,19 @@ let seq = 0;
 const betBody = (user: string) => {
   const id = `crash-${process.pid}-${++seq}`;
   return {
-    transaction_id: id, event_type: 'bet', timestamp: Math.floor(Date.now() / 1000), feedback_data: 'fb', user_id: user,
-    data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: `g-${id}`, total_bet_amount: AMOUNT, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: AMOUNT }] },
+    transaction_id: id,
+    event_type: 'bet',
+    timestamp: Math.floor(Date.now() / 1000),
+    feedback_data: 'fb',
+    user_id: user,
+    data: {
+      currency: 'USD',
+      game_type: 'BAC',
+      table_no: 'T1',
+      game_no: `g-${id}`,
+      total_bet_amount: AMOUNT,
+      bets: [{ bet_index: '1', bet_type: 'P', bet_amount: AMOUNT }],
+    },
   };
 };
 type BetBody = ReturnType<typeof betBody>;
@@ -54,7 +75,11 @@ async function post(url: string, body: object): Promise<{ code: string; latest_b
 }
 
 /** Streams bets from `workers` concurrent senders until SIGKILL, sent once `killAfter` bets are acknowledged. */
-async function streamAndKill(w: Wallet, workers: number, killAfter: number): Promise<{ sent: BetBody[]; acked: BetBody[]; exit: number | null }> {
+async function streamAndKill(
+  w: Wallet,
+  workers: number,
+  killAfter: number,
+): Promise<{ sent: BetBody[]; acked: BetBody[]; exit: number | null }> {
   const sent: BetBody[] = [];
   const acked: BetBody[] = [];
   let killed = false;
@@ -81,7 +106,19 @@ async function streamAndKill(w: Wallet, workers: number, killAfter: number): Pro
 
 const balances = async (url: string) => {
   const out = new Map<string, number>();
-  for (const p of PLAYERS) out.set(p, (await post(url, { transaction_id: `login-${p}-${++seq}`, event_type: 'login', timestamp: Math.floor(Date.now() / 1000), feedback_data: 'fb', user_id: p })).latest_balance!);
+  for (const p of PLAYERS)
+    out.set(
+      p,
+      (
+        await post(url, {
+          transaction_id: `login-${p}-${++seq}`,
+          event_type: 'login',
+          timestamp: Math.floor(Date.now() / 1000),
+          feedback_data: 'fb',
+          user_id: p,
+        })
+      ).latest_balance!,
+    );
   return out;
 };
 
@@ -114,7 +151,9 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
   }
 
   const w = await startWallet(data, env);
-  t.teardown(() => { w.child.kill('SIGKILL'); });
+  t.teardown(() => {
+    w.child.kill('SIGKILL');
+  });
   const restarted = await balances(w.url);
   lap('restarted');
 
@@ -137,7 +176,11 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
   t.same(odd, [], 'every retry is R0, and either replays or debits exactly once');
   t.same(lostAcked, [], `every one of the ${everAcked.size} acknowledged bets was kept`);
   for (const p of PLAYERS) {
-    t.equal(restarted.get(p), INITIAL - AMOUNT * applied.get(p)!, `${p}: balance after restart = ${INITIAL} - applied bets (${applied.get(p)})`);
+    t.equal(
+      restarted.get(p),
+      INITIAL - AMOUNT * applied.get(p)!,
+      `${p}: balance after restart = ${INITIAL} - applied bets (${applied.get(p)})`,
+    );
   }
   // A second retry pass changes nothing at all.
   const debited: string[] = [];
@@ -158,7 +201,10 @@ t.test('the CLI refuses to start on a corrupt data file, names it, and leaves it
   const data = join(dir, 'wallet.json');
   const corrupt = '{"format":"wallet-sim-store","version":1,"log_seq":0,"changes":[{"op":"player","user_id":"p","bal';
   await writeFile(data, corrupt);
-  const err = await startWallet(data).then(() => undefined, (e: Error) => e);
+  const err = await startWallet(data).then(
+    () => undefined,
+    (e: Error) => e,
+  );
   t.ok(err, 'it did not start');
   t.match(err?.message, /exited with 1/);
   t.match(err?.message, `cannot open the file store, nothing started:\n${data}: is not valid JSON`);

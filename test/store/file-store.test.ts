@@ -19,11 +19,20 @@ async function tempData(t: Test): Promise<string> {
 }
 
 const player = (user_id: string, balance: string): Change => ({ op: 'player', user_id, balance, currency: 'USD' });
-const txn = (transaction_id: string, user_id = 'p1'): Change => ({ op: 'txn', transaction_id, user_id, event_type: 'bet', fingerprint: 'f' });
+const txn = (transaction_id: string, user_id = 'p1'): Change => ({
+  op: 'txn',
+  transaction_id,
+  user_id,
+  event_type: 'bet',
+  fingerprint: 'f',
+});
 const logs = async (data: string) => (await readdir(join(data, '..'))).filter((n) => n.endsWith('.log')).sort();
 /** The snapshot (version 2): its header line and its records, one per line. */
 const snapshotOf = async (data: string) => {
-  const [header, ...records] = (await readFile(data, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+  const [header, ...records] = (await readFile(data, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return { ...header, changes: records };
 };
 
@@ -83,7 +92,10 @@ t.test('compaction starts when the log outgrows the snapshot, and loses nothing'
   const b = await FileStore.open(data);
   const loaded = await b.load();
   t.equal(loaded.filter((c) => c.op === 'txn').length, 300);
-  t.same(loaded.filter((c) => c.op === 'player').map((c) => c.op === 'player' && c.balance), Array.from({ length: 20 }, (_, i) => String(280 + i)));
+  t.same(
+    loaded.filter((c) => c.op === 'player').map((c) => c.op === 'player' && c.balance),
+    Array.from({ length: 20 }, (_, i) => String(280 + i)),
+  );
   await b.close();
 });
 
@@ -123,37 +135,80 @@ t.test('a torn last line (a crash mid-write) is dropped and cut off; later appen
 
 t.test('corrupt files stop the store with the file and the problem named, and stay untouched', async (t) => {
   const cases: [string, (data: string) => Promise<string>, RegExp][] = [
-    ['snapshot not JSON', async (data) => { await writeFile(data, '{"format": "wallet-sim-store", '); return data; }, /wallet\.json: is not valid JSON/],
-    ['snapshot of another program', async (data) => { await writeFile(data, '{"name": "x"}'); return data; }, /wallet\.json: is not a wallet-sim data file/],
-    ['snapshot with a bad record', async (data) => {
-      await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 0, written_at: '', changes: [{ op: 'player', user_id: 'p' }] }));
-      return data;
-    }, /wallet\.json: \/changes\/0 is not a valid player record/],
-    ['corrupt line before the end of the log', async (data) => {
-      const log = `${data}.000001.log`;
-      await writeFile(log, `${JSON.stringify([player('a', '1')])}\nnot json\n${JSON.stringify([player('b', '2')])}\n`);
-      return log;
-    }, /wallet\.json\.000001\.log: line 2 is not valid JSON.*not a crash tear/],
-    ['torn line in an older log', async (data) => {
-      await writeFile(`${data}.000001.log`, `${JSON.stringify([player('a', '1')])}\n[{"op"`);
-      await writeFile(`${data}.000002.log`, `${JSON.stringify([player('b', '2')])}\n`);
-      return `${data}.000001.log`;
-    }, /000001\.log: line 2 has no line end: only the newest log/],
-    ['a whole last line that parses but holds a bad record', async (data) => {
-      await writeFile(`${data}.000001.log`, `${JSON.stringify([player('a', '1')])}\n[{"op":"player","user_id":"a","balance":7,"currency":"USD"}]\n`);
-      return `${data}.000001.log`;
-    }, /000001\.log: line 2 \/0 .*a whole line that parses was written so/],
-    ['a missing log', async (data) => {
-      await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 3, written_at: '', changes: [] }));
-      await writeFile(`${data}.000005.log`, `${JSON.stringify([player('b', '2')])}\n`);
-      return `${data}.000005.log`;
-    }, /000005\.log: follows a gap: .*000004\.log is missing/],
+    [
+      'snapshot not JSON',
+      async (data) => {
+        await writeFile(data, '{"format": "wallet-sim-store", ');
+        return data;
+      },
+      /wallet\.json: is not valid JSON/,
+    ],
+    [
+      'snapshot of another program',
+      async (data) => {
+        await writeFile(data, '{"name": "x"}');
+        return data;
+      },
+      /wallet\.json: is not a wallet-sim data file/,
+    ],
+    [
+      'snapshot with a bad record',
+      async (data) => {
+        await writeFile(
+          data,
+          JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 0, written_at: '', changes: [{ op: 'player', user_id: 'p' }] }),
+        );
+        return data;
+      },
+      /wallet\.json: \/changes\/0 is not a valid player record/,
+    ],
+    [
+      'corrupt line before the end of the log',
+      async (data) => {
+        const log = `${data}.000001.log`;
+        await writeFile(log, `${JSON.stringify([player('a', '1')])}\nnot json\n${JSON.stringify([player('b', '2')])}\n`);
+        return log;
+      },
+      /wallet\.json\.000001\.log: line 2 is not valid JSON.*not a crash tear/,
+    ],
+    [
+      'torn line in an older log',
+      async (data) => {
+        await writeFile(`${data}.000001.log`, `${JSON.stringify([player('a', '1')])}\n[{"op"`);
+        await writeFile(`${data}.000002.log`, `${JSON.stringify([player('b', '2')])}\n`);
+        return `${data}.000001.log`;
+      },
+      /000001\.log: line 2 has no line end: only the newest log/,
+    ],
+    [
+      'a whole last line that parses but holds a bad record',
+      async (data) => {
+        await writeFile(
+          `${data}.000001.log`,
+          `${JSON.stringify([player('a', '1')])}\n[{"op":"player","user_id":"a","balance":7,"currency":"USD"}]\n`,
+        );
+        return `${data}.000001.log`;
+      },
+      /000001\.log: line 2 \/0 .*a whole line that parses was written so/,
+    ],
+    [
+      'a missing log',
+      async (data) => {
+        await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: 3, written_at: '', changes: [] }));
+        await writeFile(`${data}.000005.log`, `${JSON.stringify([player('b', '2')])}\n`);
+        return `${data}.000005.log`;
+      },
+      /000005\.log: follows a gap: .*000004\.log is missing/,
+    ],
   ];
   for (const [name, make, message] of cases) {
     const data = await tempData(t);
     const bad = await make(data);
     const before = await readFile(bad, 'utf8');
-    const err = await FileStore.open(data).then(() => undefined, (e: unknown) => e);
+    const err = await FileStore.open(data).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     t.type(err, StoreError, name);
     t.match((err as Error).message, message, name);
     t.equal(await readFile(bad, 'utf8'), before, `${name}: left as it was`);
@@ -168,7 +223,9 @@ t.test('a --data path in a folder that does not exist is refused, naming the fol
 t.test('a data file in use by another live process is refused', async (t) => {
   const data = await tempData(t);
   const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
-  t.teardown(() => { other.kill('SIGKILL'); });
+  t.teardown(() => {
+    other.kill('SIGKILL');
+  });
   await writeFile(`${data}.lock`, `${other.pid}\n`);
   await t.rejects(FileStore.open(data), { message: new RegExp(`in use by process ${other.pid}`) });
   // a lock of a dead process (kill -9) is taken over
@@ -186,17 +243,31 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
   const open = bet('usd', 'g2', [['1', 'B', 5]], { currency: 'USD' });
   t.match((await send(first.app, login('usd'))).body, { code: 'R0', latest_balance: 100 });
   t.match((await send(first.app, placed)).body, { code: 'R0', latest_balance: 89.75 });
-  t.match((await send(first.app, result('usd', 'g1', [['1', 'P', 10.25, 10.25]], { currency: 'USD' }))).body, { code: 'R0', latest_balance: 110.25 });
+  t.match((await send(first.app, result('usd', 'g1', [['1', 'P', 10.25, 10.25]], { currency: 'USD' }))).body, {
+    code: 'R0',
+    latest_balance: 110.25,
+  });
   t.match((await send(first.app, open)).body, { code: 'R0', latest_balance: 105.25 });
   await first.app.close();
   await firstStore.abandon(); // as after kill -9
 
   const second = await buildTestApp({}, { store: await FileStore.open(data) });
-  t.teardown(async () => { await second.app.close(); await second.sim.store.close(); });
+  t.teardown(async () => {
+    await second.app.close();
+    await second.sim.store.close();
+  });
   t.equal(balanceOf(second.sim, 'usd'), '105.25');
   t.match((await send(second.app, placed)).body, { code: 'R0', latest_balance: 105.25 }, 'a retried bet replays');
-  t.match((await send(second.app, result('usd', 'g1', [['1', 'P', 10.25, 0]], { currency: 'USD' }))).body, { code: 'R3' }, 'a settled round stays settled');
-  t.match((await send(second.app, result('usd', 'g2', [['1', 'B', 5, -5]], { currency: 'USD' }))).body, { code: 'R0', latest_balance: 105.25 }, 'the open round is still open');
+  t.match(
+    (await send(second.app, result('usd', 'g1', [['1', 'P', 10.25, 0]], { currency: 'USD' }))).body,
+    { code: 'R3' },
+    'a settled round stays settled',
+  );
+  t.match(
+    (await send(second.app, result('usd', 'g2', [['1', 'B', 5, -5]], { currency: 'USD' }))).body,
+    { code: 'R0', latest_balance: 105.25 },
+    'the open round is still open',
+  );
   t.equal(balanceOf(second.sim, 'usd'), '105.25');
 });
 
@@ -205,7 +276,11 @@ t.test('a store emptied by a reset stays empty after a restart (only a new store
   const scenario = compileScenario({ name: 's', credentials: { api_id: 'a', api_key: 'k' }, players: [{ user_id: 'p1', balance: 5 }] });
   const firstStore = await FileStore.open(data);
   const first = await Simulator.open(scenario, firstStore);
-  t.same(first.players().map((p) => p.user_id), ['p1'], 'a new store gets the scenario players');
+  t.same(
+    first.players().map((p) => p.user_id),
+    ['p1'],
+    'a new store gets the scenario players',
+  );
   await first.setScenario(compileScenario({ name: 'empty', credentials: { api_id: 'a', api_key: 'k' } }), true);
   t.same(first.players(), []);
   await firstStore.abandon();

@@ -27,11 +27,17 @@ async function deadPid(): Promise<number> {
 
 function sleeper(t: Test): ChildProcess {
   const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
-  t.teardown(() => { child.kill('SIGKILL'); });
+  t.teardown(() => {
+    child.kill('SIGKILL');
+  });
   return child;
 }
 
-const bootId = () => readFile('/proc/sys/kernel/random/boot_id', 'utf8').then((s) => s.trim(), () => undefined);
+const bootId = () =>
+  readFile('/proc/sys/kernel/random/boot_id', 'utf8').then(
+    (s) => s.trim(),
+    () => undefined,
+  );
 
 /** A lock as wallet-sim writes it, for a given owner. */
 async function writeLock(data: string, owner: { pid: number; start?: string }): Promise<void> {
@@ -55,8 +61,12 @@ t.test('racers on a stale lock: exactly one takes it over, every time', async (t
   const dir = await tempDir(t);
   const RACERS = 8;
   const ROUNDS = 8;
-  const racers = Array.from({ length: RACERS }, () => spawn(process.execPath, ['--input-type=module', '-e', RACER], { stdio: ['pipe', 'pipe', 'inherit'] }));
-  t.teardown(() => { for (const r of racers) r.kill('SIGKILL'); });
+  const racers = Array.from({ length: RACERS }, () =>
+    spawn(process.execPath, ['--input-type=module', '-e', RACER], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
+  t.teardown(() => {
+    for (const r of racers) r.kill('SIGKILL');
+  });
   const answers = racers.map((r) => createInterface({ input: r.stdout! })[Symbol.asyncIterator]());
   for (const a of answers) t.equal((await a.next()).value, 'ready');
   for (let round = 0; round < ROUNDS; round++) {
@@ -67,7 +77,9 @@ t.test('racers on a stale lock: exactly one takes it over, every time', async (t
     for (const r of racers) r.stdin!.write(`go ${data}\n`);
     const replies = await Promise.all(answers.map(async (a) => (await a.next()).value as string));
     const won = replies.filter((r) => r.startsWith('won '));
-    const why = [...new Set(replies.filter((r) => !r.startsWith('won ')).map((r) => r.replace(/^lost \S+ \S+: /, '').replace(/ \d+.*/, '')))];
+    const why = [
+      ...new Set(replies.filter((r) => !r.startsWith('won ')).map((r) => r.replace(/^lost \S+ \S+: /, '').replace(/ \d+.*/, ''))),
+    ];
     t.equal(won.length, 1, `round ${round}: one winner of ${RACERS}; the others: ${why.join(' / ')}`);
   }
   for (const r of racers) r.stdin!.end();
@@ -88,7 +100,11 @@ t.test('a lock whose pid now belongs to an unrelated process (a reused pid) is t
 
   const held = join(dir, 'held.json');
   await writeLock(held, { pid: other.pid!, start });
-  await t.rejects(FileStore.open(held), { message: new RegExp(`held\\.json: is in use by process ${other.pid}, running since ${start} \\(lock .*held\\.json\\.lock\\); stop that process or use another --data`) });
+  await t.rejects(FileStore.open(held), {
+    message: new RegExp(
+      `held\\.json: is in use by process ${other.pid}, running since ${start} \\(lock .*held\\.json\\.lock\\); stop that process or use another --data`,
+    ),
+  });
 
   // A pid file of an earlier wallet-sim, written before that process started: not its lock.
   const legacy = join(dir, 'legacy.json');
@@ -103,7 +119,9 @@ t.test('a second store on the same data file in a live process is refused; the f
   const dir = await tempDir(t);
   const data = join(dir, 'wallet.json');
   const child = spawn(process.execPath, ['--input-type=module', '-e', RACER], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.teardown(() => { child.kill('SIGKILL'); });
+  t.teardown(() => {
+    child.kill('SIGKILL');
+  });
   const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   t.equal((await answers.next()).value, 'ready');
   child.stdin!.write(`go ${data}\n`);

@@ -16,11 +16,24 @@ async function tempData(t: Test): Promise<string> {
 }
 
 const player = (user_id: string, balance: string): Change => ({ op: 'player', user_id, balance, currency: 'USD' });
-const txn = (transaction_id: string, user_id = 'p1'): Change => ({ op: 'txn', transaction_id, user_id, event_type: 'bet', fingerprint: 'f' });
+const txn = (transaction_id: string, user_id = 'p1'): Change => ({
+  op: 'txn',
+  transaction_id,
+  user_id,
+  event_type: 'bet',
+  fingerprint: 'f',
+});
 const header = (log_seq: number, records: number, more: object = {}) =>
   JSON.stringify({ format: 'wallet-sim-store', version: 2, log_seq, written_at: '', records, ...more });
 const lines = async (path: string) => (await readFile(path, 'utf8')).trimEnd().split('\n');
-const openError = (data: string) => FileStore.open(data).then(async (s) => { await s.close(); return undefined; }, (e: unknown) => e as Error);
+const openError = (data: string) =>
+  FileStore.open(data).then(
+    async (s) => {
+      await s.close();
+      return undefined;
+    },
+    (e: unknown) => e as Error,
+  );
 
 t.test('a snapshot is a header line and one line per record, and many records read back', async (t) => {
   const data = await tempData(t);
@@ -31,7 +44,14 @@ t.test('a snapshot is a header line and one line per record, and many records re
   await a.close();
   const text = await lines(data);
   t.equal(text.length, 1 + 7 + n, 'header + one line per record');
-  t.match(JSON.parse(text[0]!), { format: 'wallet-sim-store', version: 2, log_seq: 1, records: 7 + n, log_bytes: Number, log_sha256: /^[0-9a-f]{64}$/ });
+  t.match(JSON.parse(text[0]!), {
+    format: 'wallet-sim-store',
+    version: 2,
+    log_seq: 1,
+    records: 7 + n,
+    log_bytes: Number,
+    log_sha256: /^[0-9a-f]{64}$/,
+  });
   t.same(JSON.parse(text[1]!), player('p0', '0.5'), 'players first, as WalletState.changes() lists them');
   const b = await FileStore.open(data);
   const loaded = await b.load();
@@ -66,15 +86,27 @@ t.test('a snapshot bigger than V8 can hold as one string is read as lines, never
   await truncate(data, 600 * 1024 * 1024);
   const err = await openError(data);
   t.type(err, StoreError);
-  t.match(err?.message, /wallet\.json: line 4 is longer than 67108864 bytes: not a line wallet-sim writes; the file was left untouched: restore it from a backup/);
+  t.match(
+    err?.message,
+    /wallet\.json: line 4 is longer than 67108864 bytes: not a line wallet-sim writes; the file was left untouched: restore it from a backup/,
+  );
   t.notMatch(err?.message, /Invalid string length|too large/);
 });
 
 t.test('version 1 data files (one JSON document) still open, and the next compaction rewrites them as version 2', async (t) => {
-  const v1 = { format: 'wallet-sim-store', version: 1, log_seq: 0, written_at: '2025-01-01T00:00:00.000Z', changes: [player('p1', '10'), player('p2', '20'), txn('t1')] };
+  const v1 = {
+    format: 'wallet-sim-store',
+    version: 1,
+    log_seq: 0,
+    written_at: '2025-01-01T00:00:00.000Z',
+    changes: [player('p1', '10'), player('p2', '20'), txn('t1')],
+  };
   const layouts: [string, string][] = [
     // exactly as the version 1 writer laid it out: read line by line as well
-    ['as written by wallet-sim', `${JSON.stringify({ ...v1, changes: undefined }).slice(0, -1)},"changes":[${v1.changes.map((c, i) => `${i ? ',' : ''}\n${JSON.stringify(c)}`).join('')}\n]}\n`],
+    [
+      'as written by wallet-sim',
+      `${JSON.stringify({ ...v1, changes: undefined }).slice(0, -1)},"changes":[${v1.changes.map((c, i) => `${i ? ',' : ''}\n${JSON.stringify(c)}`).join('')}\n]}\n`,
+    ],
     ['on one line', JSON.stringify(v1)],
     ['pretty-printed', JSON.stringify(v1, null, 2)],
   ];
@@ -91,14 +123,25 @@ t.test('version 1 data files (one JSON document) still open, and the next compac
     await b.close();
   }
   const data = await tempData(t);
-  await writeFile(data, `${JSON.stringify({ ...v1, changes: undefined }).slice(0, -1)},"changes":[\n${JSON.stringify(player('p1', '1'))},\n`);
-  t.match((await openError(data))?.message, /wallet\.json: has no closing "]}" \(cut short\?\); the file was left untouched/, 'a version 1 file cut short');
+  await writeFile(
+    data,
+    `${JSON.stringify({ ...v1, changes: undefined }).slice(0, -1)},"changes":[\n${JSON.stringify(player('p1', '1'))},\n`,
+  );
+  t.match(
+    (await openError(data))?.message,
+    /wallet\.json: has no closing "]}" \(cut short\?\); the file was left untouched/,
+    'a version 1 file cut short',
+  );
 });
 
 t.test('a version 2 snapshot cut short or padded is refused, not read as a smaller state', async (t) => {
   for (const [name, text, message] of [
     ['cut short', `${header(0, 3)}\n${JSON.stringify(player('p1', '1'))}\n`, /ends after 1 of the 3 records its first line announces/],
-    ['padded', `${header(0, 1)}\n${JSON.stringify(player('p1', '1'))}\n${JSON.stringify(player('p2', '1'))}\n`, /line 3: more records than the 1 its first line announces/],
+    [
+      'padded',
+      `${header(0, 1)}\n${JSON.stringify(player('p1', '1'))}\n${JSON.stringify(player('p2', '1'))}\n`,
+      /line 3: more records than the 1 its first line announces/,
+    ],
     ['header without the digest of its log', `${header(4, 0)}\n`, /line 1 \(the header\): \/log_bytes must be an integer >= 0/],
     ['a future version', `${header(0, 0, { version: 3 })}\n`, /has version 3; this wallet-sim reads versions 1 and 2/],
   ] as const) {
@@ -129,17 +172,36 @@ async function editHeader(data: string, edit: (h: Record<string, unknown>) => vo
 
 t.test('a snapshot header whose log_seq is one ahead never makes start-up delete a log it did not include', async (t) => {
   const cases: [string, (data: string) => Promise<void>, RegExp][] = [
-    ['log_seq + 1, no log after it', async (data) => {
-      await editHeader(data, (h) => { h.log_seq = 2; });
-    }, /wallet\.json: says it includes the logs up to \S+wallet\.json\.000002\.log, but \S+wallet\.json\.000003\.log, which is created before such a snapshot is written, is missing\. Nothing was deleted: put back the snapshot/],
-    ['log_seq + 1 while a compaction had started log 3', async (data) => {
-      await writeFile(`${data}.000003.log`, `${JSON.stringify([player('p1', '80')])}\n`);
-      await editHeader(data, (h) => { h.log_seq = 2; });
-    }, /says it includes the logs up to \S+000002\.log, but \S+000002\.log is not the log it includes \(\d+ bytes, SHA-256 [0-9a-f]{12}…; the snapshot recorded \d+ bytes, [0-9a-f]{12}…\)\. Nothing was deleted/],
-    ['a version 1 snapshot one ahead', async (data) => {
-      const [first, ...records] = (await lines(data)).map((l) => JSON.parse(l));
-      await writeFile(data, JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: first.log_seq + 1, written_at: '', changes: records }));
-    }, /says it includes the logs up to \S+000002\.log, but \S+000003\.log, which is created before such a snapshot is written, is missing/],
+    [
+      'log_seq + 1, no log after it',
+      async (data) => {
+        await editHeader(data, (h) => {
+          h.log_seq = 2;
+        });
+      },
+      /wallet\.json: says it includes the logs up to \S+wallet\.json\.000002\.log, but \S+wallet\.json\.000003\.log, which is created before such a snapshot is written, is missing\. Nothing was deleted: put back the snapshot/,
+    ],
+    [
+      'log_seq + 1 while a compaction had started log 3',
+      async (data) => {
+        await writeFile(`${data}.000003.log`, `${JSON.stringify([player('p1', '80')])}\n`);
+        await editHeader(data, (h) => {
+          h.log_seq = 2;
+        });
+      },
+      /says it includes the logs up to \S+000002\.log, but \S+000002\.log is not the log it includes \(\d+ bytes, SHA-256 [0-9a-f]{12}…; the snapshot recorded \d+ bytes, [0-9a-f]{12}…\)\. Nothing was deleted/,
+    ],
+    [
+      'a version 1 snapshot one ahead',
+      async (data) => {
+        const [first, ...records] = (await lines(data)).map((l) => JSON.parse(l));
+        await writeFile(
+          data,
+          JSON.stringify({ format: 'wallet-sim-store', version: 1, log_seq: first.log_seq + 1, written_at: '', changes: records }),
+        );
+      },
+      /says it includes the logs up to \S+000002\.log, but \S+000003\.log, which is created before such a snapshot is written, is missing/,
+    ],
   ];
   for (const [name, corrupt, message] of cases) {
     const data = await tempData(t);
@@ -175,20 +237,38 @@ t.test('a log that a true snapshot covers is still deleted at start-up (the cras
 
 t.test('records are validated, not only type-checked: a bad amount stops start-up naming the file, the line and the field', async (t) => {
   const bad: [string, unknown][] = [
-    ['NaN', 'NaN'], ['Infinity', 'Infinity'], ['negative', '-5'], ['hex', '0x10'], ['9x0', '9x0'], ['exponent', '1e3'],
-    ['empty', ''], ['a JSON number', 7], ['too many digits', '1'.repeat(61)],
+    ['NaN', 'NaN'],
+    ['Infinity', 'Infinity'],
+    ['negative', '-5'],
+    ['hex', '0x10'],
+    ['9x0', '9x0'],
+    ['exponent', '1e3'],
+    ['empty', ''],
+    ['a JSON number', 7],
+    ['too many digits', '1'.repeat(61)],
   ];
   for (const [name, balance] of bad) {
     const data = await tempData(t);
     await writeFile(data, `${header(0, 2)}\n${JSON.stringify(player('p0', '1'))}\n${JSON.stringify({ ...player('p1', '0'), balance })}\n`);
     const err = await openError(data);
     t.type(err, StoreError, `snapshot: ${name}`);
-    t.match(err?.message, /wallet\.json: line 3 is not a valid player record: balance .* the file was left untouched: correct that line or restore the file from a backup/, `snapshot: ${name}`);
+    t.match(
+      err?.message,
+      /wallet\.json: line 3 is not a valid player record: balance .* the file was left untouched: correct that line or restore the file from a backup/,
+      `snapshot: ${name}`,
+    );
     t.notMatch(err?.message, /DecimalError/);
 
     const logged = await tempData(t);
-    await writeFile(`${logged}.000001.log`, `${JSON.stringify([{ ...player('p1', '0'), balance }])}\n${JSON.stringify([player('p2', '1')])}\n`);
-    t.match((await openError(logged))?.message, /wallet\.json\.000001\.log: line 1 \/0 is not a valid player record: balance .*correct that record or restore the file from a backup/, `log: ${name}`);
+    await writeFile(
+      `${logged}.000001.log`,
+      `${JSON.stringify([{ ...player('p1', '0'), balance }])}\n${JSON.stringify([player('p2', '1')])}\n`,
+    );
+    t.match(
+      (await openError(logged))?.message,
+      /wallet\.json\.000001\.log: line 1 \/0 is not a valid player record: balance .*correct that record or restore the file from a backup/,
+      `log: ${name}`,
+    );
   }
   const rounds: [string, object, RegExp][] = [
     ['stake', { stake: '-1' }, /round record: stake "-1" is not a decimal amount >= 0/],
@@ -198,7 +278,16 @@ t.test('records are validated, not only type-checked: a bad amount stops start-u
   ];
   for (const [name, patch, message] of rounds) {
     const data = await tempData(t);
-    const round = { op: 'round', user_id: 'p1', game_no: 'g1', currency: 'USD', stake: '1', bets: [['1', 'P', '1']], settled: false, ...patch };
+    const round = {
+      op: 'round',
+      user_id: 'p1',
+      game_no: 'g1',
+      currency: 'USD',
+      stake: '1',
+      bets: [['1', 'P', '1']],
+      settled: false,
+      ...patch,
+    };
     await writeFile(data, `${header(0, 1)}\n${JSON.stringify(round)}\n`);
     t.match((await openError(data))?.message, message, name);
   }

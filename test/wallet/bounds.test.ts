@@ -41,27 +41,38 @@ t.test('admin and scenario balances have the same bound', async (t) => {
   t.equal(res.statusCode, 400);
   t.match(res.json(), { details: [{ pointer: '/balance', message: /not below 10000000000000 USD/ }] });
   t.equal(sim.player('p'), undefined, 'nothing created');
-  t.equal((await app.inject({ method: 'PUT', url: '/admin/players/p', payload: { balance: 9999999999999.99, currency: 'USD' } })).statusCode, 200, 'just below the bound');
-  const scenario = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: { name: 'x', credentials: { api_id: 'a', api_key: 'b' }, players: [{ user_id: 'q', balance: 1e15, currency: 'KRW' }] } });
+  t.equal(
+    (await app.inject({ method: 'PUT', url: '/admin/players/p', payload: { balance: 9999999999999.99, currency: 'USD' } })).statusCode,
+    200,
+    'just below the bound',
+  );
+  const scenario = await app.inject({
+    method: 'PUT',
+    url: '/admin/scenario',
+    payload: { name: 'x', credentials: { api_id: 'a', api_key: 'b' }, players: [{ user_id: 'q', balance: 1e15, currency: 'KRW' }] },
+  });
   t.equal(scenario.statusCode, 400);
   t.match(scenario.json(), { details: [{ pointer: '/players/0/balance' }] });
 });
 
-t.test(`bets per request (${MAX_BETS_PER_REQUEST}) and per round (${MAX_BETS_PER_ROUND}) are bounded: R3 BETS_TOO_MANY, nothing debited`, async (t) => {
-  const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1e9, currency: 'KRW' }] });
-  t.teardown(() => app.close());
-  const many = (n: number, from = 0) => Array.from({ length: n }, (_, i): [string, string, number] => [String(from + i), 'P', 1]);
-  const tooMany = bet('p', 'big', many(MAX_BETS_PER_REQUEST + 1));
-  t.equal((await send(app, tooMany)).body.code, 'R3');
-  t.same(await findingsOf(app, tooMany.transaction_id), ['BETS_TOO_MANY']);
-  for (let i = 0; i < MAX_BETS_PER_ROUND / MAX_BETS_PER_REQUEST; i++) {
-    t.equal((await send(app, bet('p', 'big', many(MAX_BETS_PER_REQUEST, i * MAX_BETS_PER_REQUEST)))).body.code, 'R0');
-  }
-  const over = bet('p', 'big', many(1, MAX_BETS_PER_ROUND));
-  t.equal((await send(app, over)).body.code, 'R3');
-  t.same(await findingsOf(app, over.transaction_id), ['BETS_TOO_MANY']);
-  t.equal(balanceOf(sim, 'p'), String(1e9 - MAX_BETS_PER_ROUND));
-});
+t.test(
+  `bets per request (${MAX_BETS_PER_REQUEST}) and per round (${MAX_BETS_PER_ROUND}) are bounded: R3 BETS_TOO_MANY, nothing debited`,
+  async (t) => {
+    const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1e9, currency: 'KRW' }] });
+    t.teardown(() => app.close());
+    const many = (n: number, from = 0) => Array.from({ length: n }, (_, i): [string, string, number] => [String(from + i), 'P', 1]);
+    const tooMany = bet('p', 'big', many(MAX_BETS_PER_REQUEST + 1));
+    t.equal((await send(app, tooMany)).body.code, 'R3');
+    t.same(await findingsOf(app, tooMany.transaction_id), ['BETS_TOO_MANY']);
+    for (let i = 0; i < MAX_BETS_PER_ROUND / MAX_BETS_PER_REQUEST; i++) {
+      t.equal((await send(app, bet('p', 'big', many(MAX_BETS_PER_REQUEST, i * MAX_BETS_PER_REQUEST)))).body.code, 'R0');
+    }
+    const over = bet('p', 'big', many(1, MAX_BETS_PER_ROUND));
+    t.equal((await send(app, over)).body.code, 'R3');
+    t.same(await findingsOf(app, over.transaction_id), ['BETS_TOO_MANY']);
+    t.equal(balanceOf(sim, 'p'), String(1e9 - MAX_BETS_PER_ROUND));
+  },
+);
 
 t.test('the file store logs only the bets a callback added, never the whole round again', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-bets-'));
@@ -83,29 +94,32 @@ t.test('the file store logs only the bets a callback added, never the whole roun
   await reopened.close();
 });
 
-t.test('--retain-transactions: the oldest applied transactions are forgotten; their retries are R3 TRANSACTION_EXPIRED, never applied twice', async (t) => {
-  const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { retainTransactions: 3 });
-  t.teardown(() => app.close());
-  const first = bet('p', 'r1', [['1', 'P', 100]]);
-  const settle = result('p', 'r1', [['1', 'P', 100, 100]]);
-  t.equal((await send(app, first)).body.code, 'R0');
-  t.equal((await send(app, settle)).body.code, 'R0');
-  t.equal(balanceOf(sim, 'p'), '1100');
-  for (let i = 0; i < 3; i++) t.equal((await send(app, bet('p', `later-${i}`, [['1', 'P', 1]]))).body.code, 'R0');
-  t.equal(sim.state.transactions.size, 3, 'only the newest 3 are kept');
-  t.equal(sim.state.rounds.size, 3, 'the settled round went with its settlement; open rounds stay');
+t.test(
+  '--retain-transactions: the oldest applied transactions are forgotten; their retries are R3 TRANSACTION_EXPIRED, never applied twice',
+  async (t) => {
+    const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { retainTransactions: 3 });
+    t.teardown(() => app.close());
+    const first = bet('p', 'r1', [['1', 'P', 100]]);
+    const settle = result('p', 'r1', [['1', 'P', 100, 100]]);
+    t.equal((await send(app, first)).body.code, 'R0');
+    t.equal((await send(app, settle)).body.code, 'R0');
+    t.equal(balanceOf(sim, 'p'), '1100');
+    for (let i = 0; i < 3; i++) t.equal((await send(app, bet('p', `later-${i}`, [['1', 'P', 1]]))).body.code, 'R0');
+    t.equal(sim.state.transactions.size, 3, 'only the newest 3 are kept');
+    t.equal(sim.state.rounds.size, 3, 'the settled round went with its settlement; open rounds stay');
 
-  const retry = await send(app, first);
-  t.equal(retry.body.code, 'R3', 'a late retry of a forgotten bet is refused');
-  t.same(await findingsOf(app, first.transaction_id), ['TRANSACTION_EXPIRED']);
-  const late = await send(app, settle);
-  t.equal(late.body.code, 'R3');
-  t.same((await findingsOf(app, settle.transaction_id)), ['TRANSACTION_EXPIRED']);
-  const reopen = bet('p', 'r1', [['9', 'P', 1]]);
-  t.equal((await send(app, reopen)).body.code, 'R3', 'a forgotten settled round does not open again');
-  t.same(await findingsOf(app, reopen.transaction_id), ['ROUND_EXPIRED']);
-  t.equal(balanceOf(sim, 'p'), '1097', 'nothing applied twice');
-});
+    const retry = await send(app, first);
+    t.equal(retry.body.code, 'R3', 'a late retry of a forgotten bet is refused');
+    t.same(await findingsOf(app, first.transaction_id), ['TRANSACTION_EXPIRED']);
+    const late = await send(app, settle);
+    t.equal(late.body.code, 'R3');
+    t.same(await findingsOf(app, settle.transaction_id), ['TRANSACTION_EXPIRED']);
+    const reopen = bet('p', 'r1', [['9', 'P', 1]]);
+    t.equal((await send(app, reopen)).body.code, 'R3', 'a forgotten settled round does not open again');
+    t.same(await findingsOf(app, reopen.transaction_id), ['ROUND_EXPIRED']);
+    t.equal(balanceOf(sim, 'p'), '1097', 'nothing applied twice');
+  },
+);
 
 t.test('the file store snapshots only the retained transactions and keeps the forgotten ids across a restart', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-retain-'));
@@ -122,7 +136,10 @@ t.test('the file store snapshots only the retained transactions and keeps the fo
   t.equal(text.split('"op":"txn"').length - 1, 2, 'the snapshot holds 2 transactions');
   const reopened = await FileStore.open(path, { retainTransactions: 2 });
   const again = await buildTestApp({ players: [] }, { store: reopened, retainTransactions: 2 });
-  t.teardown(async () => { await again.app.close(); await reopened.close(); });
+  t.teardown(async () => {
+    await again.app.close();
+    await reopened.close();
+  });
   t.equal((await send(again.app, old)).body.code, 'R3', 'after a restart the forgotten bet is still refused');
   t.equal(balanceOf(again.sim, 'p'), '996');
 });

@@ -22,14 +22,20 @@ export class Unauthorized extends Error {
 /** A 4xx with the admin API's error body (`details` name fields by JSON pointer). */
 export class ApiError extends Error {
   override name = 'ApiError';
-  constructor(readonly status: number, message: string, readonly details: { pointer: string; message: string }[] = []) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: { pointer: string; message: string }[] = [],
+  ) {
     super(message);
   }
 }
 
 let onUnauthorized: () => void = () => {};
 /** Who to tell when any call gets a 401 (the token prompt). */
-export const whenUnauthorized = (f: () => void) => { onUnauthorized = f; };
+export const whenUnauthorized = (f: () => void) => {
+  onUnauthorized = f;
+};
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
@@ -49,5 +55,9 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 function safeParse(text: string): unknown {
-  try { return JSON.parse(text); } catch { return text; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

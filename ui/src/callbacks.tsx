@@ -15,7 +15,12 @@ export interface CallbacksProps {
   onClear: () => void;
 }
 
-interface Filter { player: string; event: string; code: string; findings: boolean }
+interface Filter {
+  player: string;
+  event: string;
+  code: string;
+  findings: boolean;
+}
 
 const CODES = ['R0', 'R1', 'R2', 'R3', 'R4'];
 const EVENTS = ['login', 'bet', 'bet_result'];
@@ -23,11 +28,17 @@ const EVENTS = ['login', 'bet', 'bet_result'];
 /** The live list of callbacks, newest first, with filters; a click opens request and reply. */
 export function Callbacks(p: CallbacksProps) {
   const [filter, setFilter] = useState<Filter>({ player: '', event: '', code: '', findings: false });
-  const shown = useMemo(() => p.entries.filter((e) =>
-    (!filter.player || (e.user_id ?? '').includes(filter.player))
-    && (!filter.event || e.event_type === filter.event)
-    && (!filter.code || (e.code ?? `HTTP ${e.reply.status}`) === filter.code)
-    && (!filter.findings || e.findings.length > 0)), [p.entries, filter]);
+  const shown = useMemo(
+    () =>
+      p.entries.filter(
+        (e) =>
+          (!filter.player || (e.user_id ?? '').includes(filter.player)) &&
+          (!filter.event || e.event_type === filter.event) &&
+          (!filter.code || (e.code ?? `HTTP ${e.reply.status}`) === filter.code) &&
+          (!filter.findings || e.findings.length > 0),
+      ),
+    [p.entries, filter],
+  );
   const selected = p.selected === undefined ? undefined : p.entries.find((e) => e.id === p.selected);
   const set = (patch: Partial<Filter>) => setFilter({ ...filter, ...patch });
 
@@ -35,39 +46,82 @@ export function Callbacks(p: CallbacksProps) {
     <section class="panel callbacks" aria-labelledby="callbacks-title">
       <div class="panel-head">
         <h2 id="callbacks-title">Callbacks</h2>
-        <span class="count" aria-live="polite">{shown.length} shown{p.paused && p.waiting ? `, ${p.waiting} new (paused)` : ''}</span>
+        <span class="count" aria-live="polite">
+          {shown.length} shown{p.paused && p.waiting ? `, ${p.waiting} new (paused)` : ''}
+        </span>
       </div>
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter callbacks">
-        <label>Player <input type="search" name="player" value={filter.player} placeholder="user_id" onInput={(e) => set({ player: e.currentTarget.value })} /></label>
-        <label>Event
+        <label>
+          Player{' '}
+          <input
+            type="search"
+            name="player"
+            value={filter.player}
+            placeholder="user_id"
+            onInput={(e) => set({ player: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          Event
           <select name="event" value={filter.event} onChange={(e) => set({ event: e.currentTarget.value })}>
             <option value="">any</option>
-            {EVENTS.map((v) => <option value={v}>{v}</option>)}
+            {EVENTS.map((v) => (
+              <option value={v}>{v}</option>
+            ))}
           </select>
         </label>
-        <label>Code
+        <label>
+          Code
           <select name="code" value={filter.code} onChange={(e) => set({ code: e.currentTarget.value })}>
             <option value="">any</option>
-            {CODES.map((v) => <option value={v}>{v}</option>)}
+            {CODES.map((v) => (
+              <option value={v}>{v}</option>
+            ))}
           </select>
         </label>
-        <label class="check"><input type="checkbox" name="findings" checked={filter.findings} onChange={(e) => set({ findings: e.currentTarget.checked })} /> has findings</label>
+        <label class="check">
+          <input type="checkbox" name="findings" checked={filter.findings} onChange={(e) => set({ findings: e.currentTarget.checked })} />{' '}
+          has findings
+        </label>
         <span class="spacer" />
-        <button type="button" aria-pressed={p.paused} onClick={() => p.onPause(!p.paused)}>{p.paused ? 'Resume' : 'Pause'}</button>
-        <button type="button" onClick={p.onClear} title="Empties this list; the simulator's journal and report stay">Clear</button>
+        <button type="button" aria-pressed={p.paused} onClick={() => p.onPause(!p.paused)}>
+          {p.paused ? 'Resume' : 'Pause'}
+        </button>
+        <button type="button" onClick={p.onClear} title="Empties this list; the simulator's journal and report stay">
+          Clear
+        </button>
       </form>
       <div class="table-wrap" tabIndex={-1}>
         <table class="entries">
           <thead>
             <tr>
-              <th scope="col">time</th><th scope="col">player</th><th scope="col">event</th><th scope="col">transaction_id</th>
-              <th scope="col">code</th><th scope="col" class="num" title="balance before → after">balance</th><th scope="col" class="num">ms</th>
-              <th scope="col">flags</th><th scope="col">rule</th><th scope="col">reason · findings</th>
+              <th scope="col">time</th>
+              <th scope="col">player</th>
+              <th scope="col">event</th>
+              <th scope="col">transaction_id</th>
+              <th scope="col">code</th>
+              <th scope="col" class="num" title="balance before → after">
+                balance
+              </th>
+              <th scope="col" class="num">
+                ms
+              </th>
+              <th scope="col">flags</th>
+              <th scope="col">rule</th>
+              <th scope="col">reason · findings</th>
             </tr>
           </thead>
           <tbody>
-            {shown.length === 0 && <tr><td colSpan={10} class="empty">No callbacks yet. Send one to the callback URL and it shows up here.</td></tr>}
-            {shown.map((e) => <Row key={e.id} e={e} selected={e.id === p.selected} clientTimeoutS={p.clientTimeoutS} onSelect={p.onSelect} />)}
+            {shown.length === 0 && (
+              <tr>
+                <td colSpan={10} class="empty">
+                  No callbacks yet. Send one to the callback URL and it shows up here.
+                </td>
+              </tr>
+            )}
+            {shown.map((e) => (
+              <Row key={e.id} e={e} selected={e.id === p.selected} clientTimeoutS={p.clientTimeoutS} onSelect={p.onSelect} />
+            ))}
           </tbody>
         </table>
       </div>
@@ -76,30 +130,86 @@ export function Callbacks(p: CallbacksProps) {
   );
 }
 
-function Row({ e, selected, clientTimeoutS, onSelect }: { e: JournalEntry; selected: boolean; clientTimeoutS: number; onSelect: (id: number | undefined) => void }) {
+function Row({
+  e,
+  selected,
+  clientTimeoutS,
+  onSelect,
+}: {
+  e: JournalEntry;
+  selected: boolean;
+  clientTimeoutS: number;
+  onSelect: (id: number | undefined) => void;
+}) {
   const flags = flagsOf(e, clientTimeoutS);
   const code = e.code ?? `HTTP ${e.reply.status}`;
   const open = () => onSelect(selected ? undefined : e.id);
   return (
-    <tr id={`entry-${e.id}`} data-id={e.id} class={selected ? 'selected' : ''} tabIndex={0} aria-selected={selected}
-      onClick={open} onKeyDown={(k) => { if (k.key === 'Enter' || k.key === ' ') { k.preventDefault(); open(); } }}>
-      <td class="mono" title={e.received_at}>{clock(e.received_at)}</td>
+    <tr
+      id={`entry-${e.id}`}
+      data-id={e.id}
+      class={selected ? 'selected' : ''}
+      tabIndex={0}
+      aria-selected={selected}
+      onClick={open}
+      onKeyDown={(k) => {
+        if (k.key === 'Enter' || k.key === ' ') {
+          k.preventDefault();
+          open();
+        }
+      }}
+    >
+      <td class="mono" title={e.received_at}>
+        {clock(e.received_at)}
+      </td>
       <td>{e.user_id}</td>
       <td>{e.event_type}</td>
-      <td class="mono ellipsis" title={e.transaction_id}>{e.transaction_id}</td>
-      <td><span class={`code code-${e.code ?? 'http'}`}>{code}</span></td>
-      <td class="num mono">{e.balance_before === undefined && e.balance_after === undefined ? '' : `${amount(e.balance_before)} → ${amount(e.balance_after)}`}</td>
+      <td class="mono ellipsis" title={e.transaction_id}>
+        {e.transaction_id}
+      </td>
+      <td>
+        <span class={`code code-${e.code ?? 'http'}`}>{code}</span>
+      </td>
+      <td class="num mono">
+        {e.balance_before === undefined && e.balance_after === undefined ? '' : `${amount(e.balance_before)} → ${amount(e.balance_after)}`}
+      </td>
       <td class="num">{e.duration_ms}</td>
       <td>
-        {flags.dropped && <span class="flag flag-dropped" title="a scenario rule dropped the connection: the reply was lost">dropped</span>}
-        {flags.late && <span class="flag flag-late" title={`the reply took longer than the client time-out (${clientTimeoutS} s)`}>late</span>}
-        {flags.gone && <span class="flag flag-gone" title="the caller had closed the connection before the reply">gone</span>}
-        {flags.replayed && <span class="flag flag-replayed" title="an identical retry: replayed, nothing changed">replay</span>}
+        {flags.dropped && (
+          <span class="flag flag-dropped" title="a scenario rule dropped the connection: the reply was lost">
+            dropped
+          </span>
+        )}
+        {flags.late && (
+          <span class="flag flag-late" title={`the reply took longer than the client time-out (${clientTimeoutS} s)`}>
+            late
+          </span>
+        )}
+        {flags.gone && (
+          <span class="flag flag-gone" title="the caller had closed the connection before the reply">
+            gone
+          </span>
+        )}
+        {flags.replayed && (
+          <span class="flag flag-replayed" title="an identical retry: replayed, nothing changed">
+            replay
+          </span>
+        )}
       </td>
-      <td class="rule" title={e.rule?.name}>{e.rule?.name}</td>
+      <td class="rule" title={e.rule?.name}>
+        {e.rule?.name}
+      </td>
       <td class="reason">
-        {e.reason && <div class="reason-text" title={e.reason}>{e.reason}</div>}
-        {e.findings.map((f) => <span class={`finding sev-${f.severity}`} title={`${f.severity}: ${f.message}${f.pointer ? ` (${f.pointer})` : ''}`}>{f.code}</span>)}
+        {e.reason && (
+          <div class="reason-text" title={e.reason}>
+            {e.reason}
+          </div>
+        )}
+        {e.findings.map((f) => (
+          <span class={`finding sev-${f.severity}`} title={`${f.severity}: ${f.message}${f.pointer ? ` (${f.pointer})` : ''}`}>
+            {f.code}
+          </span>
+        ))}
       </td>
     </tr>
   );

@@ -13,17 +13,27 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
         <h2 id="checklist-title">Certification checklist</h2>
         {state.kind === 'ok' && (
           <span class="summary">
-            {ORDER.map((s) => <span class={`status status-${s}`}>{state.report.summary[s] ?? 0} {LABEL[s]}</span>)}
+            {ORDER.map((s) => (
+              <span class={`status status-${s}`}>
+                {state.report.summary[s] ?? 0} {LABEL[s]}
+              </span>
+            ))}
           </span>
         )}
       </div>
       {state.kind === 'loading' && <p class="muted">Reading the report…</p>}
-      {state.kind === 'missing' && <p class="muted" data-report="missing">certification report not available in this build</p>}
+      {state.kind === 'missing' && (
+        <p class="muted" data-report="missing">
+          certification report not available in this build
+        </p>
+      )}
       {state.kind === 'error' && <p class="field-error">{state.message}</p>}
       {state.kind === 'ok' && (
         <>
           <ul class="checks">
-            {state.report.checks.map((c) => <CheckRow check={c} onShow={onShow} />)}
+            {state.report.checks.map((c) => (
+              <CheckRow check={c} onShow={onShow} />
+            ))}
           </ul>
           {(state.report.open_rounds?.length ?? 0) > 0 && (
             <p class="muted">Open rounds: {state.report.open_rounds!.map((r) => `${r.user_id}/${r.game_no} (${r.age_s} s)`).join(', ')}</p>
@@ -45,7 +55,9 @@ function CheckRow({ check: c, onShow }: { check: Check; onShow: (id: number) => 
           {c.severity === 'warning' && <span class="sev-warning finding">warning</span>}
           <span class="muted"> · exercised {c.exercised}×</span>
         </summary>
-        {c.violations.length === 0 ? <p class="muted">No violation.</p> : (
+        {c.violations.length === 0 ? (
+          <p class="muted">No violation.</p>
+        ) : (
           <ul class="violations">
             {c.violations.map((v) => (
               <li>
@@ -53,7 +65,19 @@ function CheckRow({ check: c, onShow }: { check: Check; onShow: (id: number) => 
                 {v.user_id && <span class="muted"> · {v.user_id}</span>}
                 {v.transaction_id && <span class="muted mono"> · {v.transaction_id}</span>}
                 {(v.journal_ids ?? []).map((id) => (
-                  <>{' '}<a href={`#entry-${id}`} class="journal-link" onClick={(e) => { e.preventDefault(); onShow(id); }}>#{id}</a></>
+                  <>
+                    {' '}
+                    <a
+                      href={`#entry-${id}`}
+                      class="journal-link"
+                      onClick={(e) => {
+                        e.preventDefault();
+                        onShow(id);
+                      }}
+                    >
+                      #{id}
+                    </a>
+                  </>
                 ))}
               </li>
             ))}

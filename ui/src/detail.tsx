@@ -5,44 +5,76 @@ import type { JournalEntry } from './types.js';
 /** One callback in full: request and reply headers (keys masked by the journal), bodies, findings. */
 export function Detail({ entry: e, onClose }: { entry: JournalEntry; onClose: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => { heading.current?.focus(); }, [e.id]);
+  useEffect(() => {
+    heading.current?.focus();
+  }, [e.id]);
   const detail = resultDetail(e.request.body);
   return (
-    <section class="detail" aria-labelledby="detail-title" onKeyDown={(k) => { if (k.key === 'Escape') onClose(); }}>
+    <section
+      class="detail"
+      aria-labelledby="detail-title"
+      onKeyDown={(k) => {
+        if (k.key === 'Escape') onClose();
+      }}
+    >
       <div class="panel-head">
         <h3 id="detail-title" tabIndex={-1} ref={heading}>
-          #{e.id} {e.event_type ?? 'callback'} {e.user_id ? `of ${e.user_id}` : ''} <span class={`code code-${e.code ?? 'http'}`}>{e.code ?? `HTTP ${e.reply.status}`}</span>
+          #{e.id} {e.event_type ?? 'callback'} {e.user_id ? `of ${e.user_id}` : ''}{' '}
+          <span class={`code code-${e.code ?? 'http'}`}>{e.code ?? `HTTP ${e.reply.status}`}</span>
         </h3>
-        <button type="button" onClick={onClose} aria-label="Close the details">Close</button>
+        <button type="button" onClick={onClose} aria-label="Close the details">
+          Close
+        </button>
       </div>
       <p class="meta">
         received {clock(e.received_at)}, {e.replied_at ? `answered ${clock(e.replied_at)}` : 'not answered yet'} ({e.duration_ms} ms)
-        {e.rule && <> · rule <strong>{e.rule.name}</strong> (#{e.rule.index})</>}
+        {e.rule && (
+          <>
+            {' '}
+            · rule <strong>{e.rule.name}</strong> (#{e.rule.index})
+          </>
+        )}
         {e.reason && <> · {e.reason}</>}
       </p>
       {e.findings.length > 0 && (
         <ul class="findings" aria-label="Findings">
-          {e.findings.map((f) => <li class={`sev-${f.severity}`}><strong>{f.code}</strong> ({f.severity}){f.pointer ? <code> {f.pointer}</code> : null}: {f.message}</li>)}
+          {e.findings.map((f) => (
+            <li class={`sev-${f.severity}`}>
+              <strong>{f.code}</strong> ({f.severity}){f.pointer ? <code> {f.pointer}</code> : null}: {f.message}
+            </li>
+          ))}
         </ul>
       )}
       <div class="exchange">
         <div>
           <h4>Request</h4>
-          <p class="mono">{e.request.method} {e.request.url}</p>
+          <p class="mono">
+            {e.request.method} {e.request.url}
+          </p>
           <Headers headers={e.request.headers} />
-          <pre class="body" aria-label="Request body">{pretty(e.request.body)}</pre>
+          <pre class="body" aria-label="Request body">
+            {pretty(e.request.body)}
+          </pre>
           {detail && (
             <>
               <h4>result_detail, decoded</h4>
-              <pre class="body" aria-label="result_detail decoded">{detail.decoded === undefined ? `(does not parse) ${detail.raw}` : pretty(detail.decoded)}</pre>
+              <pre class="body" aria-label="result_detail decoded">
+                {detail.decoded === undefined ? `(does not parse) ${detail.raw}` : pretty(detail.decoded)}
+              </pre>
             </>
           )}
         </div>
         <div>
           <h4>Reply</h4>
-          <p class="mono">HTTP {e.reply.status}{e.reply.dropped ? ' — connection dropped, never sent' : ''}{e.reply.client_gone ? ' — caller already gone' : ''}</p>
+          <p class="mono">
+            HTTP {e.reply.status}
+            {e.reply.dropped ? ' — connection dropped, never sent' : ''}
+            {e.reply.client_gone ? ' — caller already gone' : ''}
+          </p>
           <Headers headers={e.reply.headers} />
-          <pre class="body" aria-label="Reply body">{pretty(e.reply.body)}</pre>
+          <pre class="body" aria-label="Reply body">
+            {pretty(e.reply.body)}
+          </pre>
         </div>
       </div>
     </section>
@@ -54,7 +86,14 @@ function Headers({ headers }: { headers: Record<string, string> }) {
   if (!rows.length) return <p class="muted">no headers recorded</p>;
   return (
     <table class="headers">
-      <tbody>{rows.map(([k, v]) => <tr><th scope="row">{k}</th><td class="mono">{v}</td></tr>)}</tbody>
+      <tbody>
+        {rows.map(([k, v]) => (
+          <tr>
+            <th scope="row">{k}</th>
+            <td class="mono">{v}</td>
+          </tr>
+        ))}
+      </tbody>
     </table>
   );
 }

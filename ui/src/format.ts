@@ -17,10 +17,20 @@ export const amount = (n: number | undefined): string => (n === undefined ? '' :
 export function resultDetail(body: unknown): { raw: string; decoded?: unknown } | undefined {
   const raw = (body as { data?: { result_detail?: unknown } } | null)?.data?.result_detail;
   if (typeof raw !== 'string') return undefined;
-  try { return { raw, decoded: JSON.parse(raw) }; } catch { return { raw }; }
+  try {
+    return { raw, decoded: JSON.parse(raw) };
+  } catch {
+    return { raw };
+  }
 }
 
-export interface Flags { dropped: boolean; late: boolean; gone: boolean; replayed: boolean; inFlight: boolean }
+export interface Flags {
+  dropped: boolean;
+  late: boolean;
+  gone: boolean;
+  replayed: boolean;
+  inFlight: boolean;
+}
 
 /** Late: the reply took longer than the provider's declared time-out (grading.client_timeout_s, 10 s). */
 export function flagsOf(e: JournalEntry, clientTimeoutS: number): Flags {

@@ -45,27 +45,64 @@ function App() {
     else setEntries((rows) => merge(rows, more));
   }, []);
 
-  const quietly = (p: Promise<unknown>) => p.catch((e: Error) => { if (e.name !== 'Unauthorized') setError(e.message); });
-  const loadPlayers = useCallback(() => quietly(api<Player[]>('GET', '/admin/players').then((p) => setPlayers(p.sort((a, b) => a.user_id.localeCompare(b.user_id))))), []);
-  const loadScenario = useCallback(() => quietly(Promise.all([
-    api<ScenarioDoc>('GET', '/admin/scenario').then(setScenario),
-    api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules),
-  ])), []);
+  const quietly = (p: Promise<unknown>) =>
+    p.catch((e: Error) => {
+      if (e.name !== 'Unauthorized') setError(e.message);
+    });
+  const loadPlayers = useCallback(
+    () => quietly(api<Player[]>('GET', '/admin/players').then((p) => setPlayers(p.sort((a, b) => a.user_id.localeCompare(b.user_id))))),
+    [],
+  );
+  const loadScenario = useCallback(
+    () =>
+      quietly(
+        Promise.all([
+          api<ScenarioDoc>('GET', '/admin/scenario').then(setScenario),
+          api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules),
+        ]),
+      ),
+    [],
+  );
   const loadRules = useCallback(() => quietly(api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules)), []);
   /** A build without session grading: asked again only on load and on a scenario change, not per callback. */
   const reportMissing = useRef(false);
-  const loadReport = useCallback(() => api<Report>('GET', '/admin/report').then(
-    (report) => { reportMissing.current = false; setReport({ kind: 'ok', report }); },
-    (e: Error) => {
-      reportMissing.current = e instanceof ApiError && e.status === 404;
-      setReport(reportMissing.current ? { kind: 'missing' } : { kind: 'error', message: e.message });
-    },
-  ), []);
-  const loadJournal = useCallback(() => quietly(api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`)
-    .then((doc) => add(doc.entries.filter((e) => e.id > clearedUpTo.current)))), [add]);
+  const loadReport = useCallback(
+    () =>
+      api<Report>('GET', '/admin/report').then(
+        (report) => {
+          reportMissing.current = false;
+          setReport({ kind: 'ok', report });
+        },
+        (e: Error) => {
+          reportMissing.current = e instanceof ApiError && e.status === 404;
+          setReport(reportMissing.current ? { kind: 'missing' } : { kind: 'error', message: e.message });
+        },
+      ),
+    [],
+  );
+  const loadJournal = useCallback(
+    () =>
+      quietly(
+        api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`).then((doc) =>
+          add(doc.entries.filter((e) => e.id > clearedUpTo.current)),
+        ),
+      ),
+    [add],
+  );
 
   // What a callback may change, refreshed live but at most so often.
-  const refresh = useMemo(() => ({ live: throttle(() => { void loadRules(); void loadPlayers(); }, 500), report: throttle(() => { if (!reportMissing.current) void loadReport(); }, 1000) }), []);
+  const refresh = useMemo(
+    () => ({
+      live: throttle(() => {
+        void loadRules();
+        void loadPlayers();
+      }, 500),
+      report: throttle(() => {
+        if (!reportMissing.current) void loadReport();
+      }, 1000),
+    }),
+    [],
+  );
 
   useEffect(() => {
     whenUnauthorized(() => setNeedToken(true));
@@ -74,7 +111,11 @@ function App() {
     void loadReport();
     void quietly(api<BundledScenario[]>('GET', '/admin/scenarios').then(setBundled));
     const s = follow({
-      entry: (e) => { add([e as JournalEntry]); refresh.live(); refresh.report(); },
+      entry: (e) => {
+        add([e as JournalEntry]);
+        refresh.live();
+        refresh.report();
+      },
       open: () => void loadJournal(), // after the stream is up, so nothing falls between the two
       state: (state, why) => setStream({ state, why }),
       unauthorized: () => setNeedToken(true),
@@ -98,7 +139,12 @@ function App() {
   const show = async (id: number) => {
     if (!entries.some((e) => e.id === id)) {
       const doc = await api<{ entries: JournalEntry[] }>('GET', `/admin/journal?after=${id - 1}&limit=1`).catch(() => ({ entries: [] }));
-      setEntries((rows) => merge(rows, doc.entries.filter((e) => e.id === id)));
+      setEntries((rows) =>
+        merge(
+          rows,
+          doc.entries.filter((e) => e.id === id),
+        ),
+      );
     }
     setSelected(id);
     requestAnimationFrame(() => document.getElementById(`entry-${id}`)?.scrollIntoView({ block: 'nearest' }));
@@ -109,26 +155,78 @@ function App() {
   return (
     <>
       <header class="top">
-        <h1>wallet-sim <span class="muted">dashboard</span></h1>
+        <h1>
+          wallet-sim <span class="muted">dashboard</span>
+        </h1>
         <span class={`live live-${paused ? 'paused' : stream.state}`} role="status" title={stream.why}>
           {paused ? 'paused' : stream.state === 'live' ? 'live' : stream.state === 'connecting' ? 'connecting…' : 'disconnected, retrying'}
         </span>
         <span class="spacer" />
-        <nav aria-label="Links"><a href="/docs">API docs</a></nav>
-        {token.get() && <button type="button" class="small" onClick={() => { token.clear(); setSession(session + 1); }}>Forget token</button>}
+        <nav aria-label="Links">
+          <a href="/docs">API docs</a>
+        </nav>
+        {token.get() && (
+          <button
+            type="button"
+            class="small"
+            onClick={() => {
+              token.clear();
+              setSession(session + 1);
+            }}
+          >
+            Forget token
+          </button>
+        )}
       </header>
-      {error && <p class="banner" role="alert">{error} <button type="button" class="small" onClick={() => setError('')}>Dismiss</button></p>}
-      {needToken && <TokenPrompt onToken={(t) => { token.set(t); setNeedToken(false); setError(''); setSession(session + 1); }} />}
+      {error && (
+        <p class="banner" role="alert">
+          {error}{' '}
+          <button type="button" class="small" onClick={() => setError('')}>
+            Dismiss
+          </button>
+        </p>
+      )}
+      {needToken && (
+        <TokenPrompt
+          onToken={(t) => {
+            token.set(t);
+            setNeedToken(false);
+            setError('');
+            setSession(session + 1);
+          }}
+        />
+      )}
       <main class="layout">
-        <Callbacks entries={entries} paused={paused} waiting={waiting.length} selected={selected} clientTimeoutS={clientTimeoutS}
-          onSelect={setSelected} onPause={resume} onClear={clear} />
+        <Callbacks
+          entries={entries}
+          paused={paused}
+          waiting={waiting.length}
+          selected={selected}
+          clientTimeoutS={clientTimeoutS}
+          onSelect={setSelected}
+          onPause={resume}
+          onClear={clear}
+        />
         <div class="side">
           <Checklist state={report} onShow={(id) => void show(id)} />
           <Players players={players} currencies={currencies} onChanged={() => void loadPlayers()} />
-          <Scenario scenario={scenario} rules={rules} bundled={bundled} onChanged={() => { void loadScenario(); void loadPlayers(); void loadReport(); }} />
+          <Scenario
+            scenario={scenario}
+            rules={rules}
+            bundled={bundled}
+            onChanged={() => {
+              void loadScenario();
+              void loadPlayers();
+              void loadReport();
+            }}
+          />
         </div>
       </main>
-      <datalist id="currencies">{currencies.map((c) => <option value={c} />)}</datalist>
+      <datalist id="currencies">
+        {currencies.map((c) => (
+          <option value={c} />
+        ))}
+      </datalist>
     </>
   );
 }
@@ -137,15 +235,38 @@ function App() {
 function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
   const [value, setValue] = useState('');
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => { input.current?.focus(); }, []);
+  useEffect(() => {
+    input.current?.focus();
+  }, []);
   return (
     <div class="overlay">
-      <form class="token-prompt" role="dialog" aria-modal="true" aria-labelledby="token-title" onSubmit={(e) => { e.preventDefault(); if (value) onToken(value); }}>
+      <form
+        class="token-prompt"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="token-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (value) onToken(value);
+        }}
+      >
         <h2 id="token-title">Admin token</h2>
-        <p>This simulator runs with <code>--admin-token</code>. Enter it to use the dashboard; it is kept for this browser tab only.</p>
+        <p>
+          This simulator runs with <code>--admin-token</code>. Enter it to use the dashboard; it is kept for this browser tab only.
+        </p>
         <label for="admin-token">Token</label>
-        <input id="admin-token" ref={input} type="password" name="token" autocomplete="off" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
-        <button type="submit" class="primary">Use token</button>
+        <input
+          id="admin-token"
+          ref={input}
+          type="password"
+          name="token"
+          autocomplete="off"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+        />
+        <button type="submit" class="primary">
+          Use token
+        </button>
       </form>
     </div>
   );

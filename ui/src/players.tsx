@@ -10,21 +10,54 @@ export function Players({ players, currencies, onChanged }: { players: Player[];
     <section class="panel players" aria-labelledby="players-title">
       <div class="panel-head">
         <h2 id="players-title">Players</h2>
-        <button type="button" onClick={() => setAdding(!adding)} aria-expanded={adding}>{adding ? 'Cancel' : 'Add player'}</button>
+        <button type="button" onClick={() => setAdding(!adding)} aria-expanded={adding}>
+          {adding ? 'Cancel' : 'Add player'}
+        </button>
       </div>
       <table class="players-table">
-        <thead><tr><th scope="col">player</th><th scope="col" class="num">balance</th><th scope="col">currency</th><th scope="col"><span class="sr-only">actions</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">player</th>
+            <th scope="col" class="num">
+              balance
+            </th>
+            <th scope="col">currency</th>
+            <th scope="col">
+              <span class="sr-only">actions</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
-          {adding && <PlayerRow key="__new" currencies={currencies} onSaved={() => { setAdding(false); onChanged(); }} />}
-          {players.map((p) => <PlayerRow key={p.user_id} player={p} currencies={currencies} onSaved={onChanged} />)}
-          {players.length === 0 && !adding && <tr><td colSpan={4} class="empty">No players.</td></tr>}
+          {adding && (
+            <PlayerRow
+              key="__new"
+              currencies={currencies}
+              onSaved={() => {
+                setAdding(false);
+                onChanged();
+              }}
+            />
+          )}
+          {players.map((p) => (
+            <PlayerRow key={p.user_id} player={p} currencies={currencies} onSaved={onChanged} />
+          ))}
+          {players.length === 0 && !adding && (
+            <tr>
+              <td colSpan={4} class="empty">
+                No players.
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
     </section>
   );
 }
 
-interface Problem { pointer: string; message: string }
+interface Problem {
+  pointer: string;
+  message: string;
+}
 
 function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencies: string[]; onSaved: () => void }) {
   const [editing, setEditing] = useState(player === undefined);
@@ -67,7 +100,20 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
         <td>{player.user_id}</td>
         <td class="num mono">{amount(player.balance)}</td>
         <td>{player.currency}</td>
-        <td><button key="edit" type="button" class="small" onClick={(e) => { e.preventDefault(); start(); }} aria-label={`Edit ${player.user_id}`}>Edit</button></td>
+        <td>
+          <button
+            key="edit"
+            type="button"
+            class="small"
+            onClick={(e) => {
+              e.preventDefault();
+              start();
+            }}
+            aria-label={`Edit ${player.user_id}`}
+          >
+            Edit
+          </button>
+        </td>
       </tr>
     );
   }
@@ -75,31 +121,77 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
   return (
     <tr class="editing" data-player={player?.user_id ?? ''}>
       <td>
-        {player ? player.user_id : (
+        {player ? (
+          player.user_id
+        ) : (
           <>
-            <label class="sr-only" for={`${fid}-id`}>user_id</label>
-            <input id={`${fid}-id`} name="user_id" value={userId} required placeholder="user_id" onInput={(e) => setUserId(e.currentTarget.value)} />
+            <label class="sr-only" for={`${fid}-id`}>
+              user_id
+            </label>
+            <input
+              id={`${fid}-id`}
+              name="user_id"
+              value={userId}
+              required
+              placeholder="user_id"
+              onInput={(e) => setUserId(e.currentTarget.value)}
+            />
             <FieldErrors problems={field('/user_id')} />
           </>
         )}
       </td>
       <td class="num">
         <form id={`${fid}-form`} onSubmit={save} />
-        <label class="sr-only" for={`${fid}-balance`}>Balance of {id || 'the new player'}</label>
-        <input id={`${fid}-balance`} form={`${fid}-form`} name="balance" inputMode="decimal" value={balance} size={10}
-          aria-invalid={field('/balance').length > 0} aria-describedby={`${fid}-balance-err`} onInput={(e) => setBalance(e.currentTarget.value)} />
+        <label class="sr-only" for={`${fid}-balance`}>
+          Balance of {id || 'the new player'}
+        </label>
+        <input
+          id={`${fid}-balance`}
+          form={`${fid}-form`}
+          name="balance"
+          inputMode="decimal"
+          value={balance}
+          size={10}
+          aria-invalid={field('/balance').length > 0}
+          aria-describedby={`${fid}-balance-err`}
+          onInput={(e) => setBalance(e.currentTarget.value)}
+        />
         <FieldErrors id={`${fid}-balance-err`} problems={field('/balance')} />
       </td>
       <td>
-        <label class="sr-only" for={`${fid}-currency`}>Currency of {id || 'the new player'}</label>
-        <input id={`${fid}-currency`} form={`${fid}-form`} name="currency" list="currencies" value={currency} size={4}
-          aria-invalid={field('/currency').length > 0} onInput={(e) => setCurrency(e.currentTarget.value.toUpperCase())} />
+        <label class="sr-only" for={`${fid}-currency`}>
+          Currency of {id || 'the new player'}
+        </label>
+        <input
+          id={`${fid}-currency`}
+          form={`${fid}-form`}
+          name="currency"
+          list="currencies"
+          value={currency}
+          size={4}
+          aria-invalid={field('/currency').length > 0}
+          onInput={(e) => setCurrency(e.currentTarget.value.toUpperCase())}
+        />
         <FieldErrors problems={field('/currency')} />
         <FieldErrors problems={other} />
       </td>
       <td class="actions">
-        <button key="save" type="submit" form={`${fid}-form`} class="small primary" disabled={busy}>Save</button>
-        {player && <button key="cancel" type="button" class="small" onClick={() => { setEditing(false); setProblems([]); }}>Cancel</button>}
+        <button key="save" type="submit" form={`${fid}-form`} class="small primary" disabled={busy}>
+          Save
+        </button>
+        {player && (
+          <button
+            key="cancel"
+            type="button"
+            class="small"
+            onClick={() => {
+              setEditing(false);
+              setProblems([]);
+            }}
+          >
+            Cancel
+          </button>
+        )}
       </td>
     </tr>
   );
@@ -107,5 +199,9 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
 
 export function FieldErrors({ problems, id }: { problems: Problem[]; id?: string }) {
   if (!problems.length) return null;
-  return <span id={id} class="field-error" role="alert">{problems.map((p) => p.message).join('; ')}</span>;
+  return (
+    <span id={id} class="field-error" role="alert">
+      {problems.map((p) => p.message).join('; ')}
+    </span>
+  );
 }

@@ -2,7 +2,10 @@ import { useState } from 'preact/hooks';
 import { api, ApiError } from './api.js';
 import type { BundledScenario, RuleHits, ScenarioDoc } from './types.js';
 
-interface Problem { pointer: string; message: string }
+interface Problem {
+  pointer: string;
+  message: string;
+}
 
 export interface ScenarioProps {
   scenario: ScenarioDoc | undefined;
@@ -38,7 +41,11 @@ export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps)
   const applyText = (e: Event) => {
     e.preventDefault();
     let doc: unknown;
-    try { doc = JSON.parse(text); } catch (err) { return setProblems([{ pointer: '', message: `not JSON: ${(err as Error).message}` }]); }
+    try {
+      doc = JSON.parse(text);
+    } catch (err) {
+      return setProblems([{ pointer: '', message: `not JSON: ${(err as Error).message}` }]);
+    }
     void apply(doc, 'pasted scenario');
   };
   const upload = async (input: HTMLInputElement) => {
@@ -50,20 +57,50 @@ export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps)
   return (
     <section class="panel scenario" aria-labelledby="scenario-title">
       <div class="panel-head">
-        <h2 id="scenario-title">Scenario <span class="scenario-name">{scenario?.name ?? '…'}</span></h2>
+        <h2 id="scenario-title">
+          Scenario <span class="scenario-name">{scenario?.name ?? '…'}</span>
+        </h2>
       </div>
       {scenario?.description && <p class="muted description">{scenario.description}</p>}
       <table class="rules">
-        <thead><tr><th scope="col">#</th><th scope="col">rule</th><th scope="col">when → then</th><th scope="col" class="num">matched</th><th scope="col" class="num">fired</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">rule</th>
+            <th scope="col">when → then</th>
+            <th scope="col" class="num">
+              matched
+            </th>
+            <th scope="col" class="num">
+              fired
+            </th>
+          </tr>
+        </thead>
         <tbody>
-          {rules.length === 0 && <tr><td colSpan={5} class="empty">This scenario has no rules: every callback gets the wallet's own answer.</td></tr>}
+          {rules.length === 0 && (
+            <tr>
+              <td colSpan={5} class="empty">
+                This scenario has no rules: every callback gets the wallet's own answer.
+              </td>
+            </tr>
+          )}
           {rules.map((r) => {
             const doc = ruleDocs[r.index];
             return (
               <tr data-rule={r.name} class={r.exhausted ? 'exhausted' : ''}>
                 <td>{r.index}</td>
-                <td>{r.name}{r.exhausted && <span class="flag" title="times is used up: skipped from now on"> used up</span>}</td>
-                <td class="mono small-text">{doc ? `${JSON.stringify(doc.when ?? {})} → ${JSON.stringify(doc.then ?? {})}${doc.times ? ` ×${doc.times}` : ''}` : ''}</td>
+                <td>
+                  {r.name}
+                  {r.exhausted && (
+                    <span class="flag" title="times is used up: skipped from now on">
+                      {' '}
+                      used up
+                    </span>
+                  )}
+                </td>
+                <td class="mono small-text">
+                  {doc ? `${JSON.stringify(doc.when ?? {})} → ${JSON.stringify(doc.then ?? {})}${doc.times ? ` ×${doc.times}` : ''}` : ''}
+                </td>
                 <td class="num">{r.matched}</td>
                 <td class="num">{r.fired}</td>
               </tr>
@@ -73,33 +110,62 @@ export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps)
       </table>
 
       <form class="switch" onSubmit={switchTo}>
-        <label>Bundled scenario
+        <label>
+          Bundled scenario
           <select name="bundled" value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
             <option value="">choose…</option>
-            {bundled.map((b) => <option value={b.name} title={b.description}>{b.name}</option>)}
+            {bundled.map((b) => (
+              <option value={b.name} title={b.description}>
+                {b.name}
+              </option>
+            ))}
           </select>
         </label>
-        <label class="check"><input type="checkbox" name="reset" checked={reset} onChange={(e) => setReset(e.currentTarget.checked)} /> reset players and history</label>
-        <button type="submit" class="primary" disabled={!choice}>Switch</button>
+        <label class="check">
+          <input type="checkbox" name="reset" checked={reset} onChange={(e) => setReset(e.currentTarget.checked)} /> reset players and
+          history
+        </label>
+        <button type="submit" class="primary" disabled={!choice}>
+          Switch
+        </button>
       </form>
 
       <details class="paste">
         <summary>Paste or upload a scenario</summary>
         <form onSubmit={applyText}>
           <label for="scenario-text">Scenario JSON</label>
-          <textarea id="scenario-text" name="scenario" rows={8} spellcheck={false} value={text} aria-invalid={problems.length > 0}
-            aria-describedby="scenario-problems" onInput={(e) => setText(e.currentTarget.value)} />
+          <textarea
+            id="scenario-text"
+            name="scenario"
+            rows={8}
+            spellcheck={false}
+            value={text}
+            aria-invalid={problems.length > 0}
+            aria-describedby="scenario-problems"
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
           <div class="row">
-            <label>Upload a file <input type="file" name="file" accept=".json,application/json" onChange={(e) => void upload(e.currentTarget)} /></label>
-            <button type="button" onClick={() => scenario && setText(JSON.stringify(scenario, null, 2))}>Start from the active one</button>
-            <button type="submit" class="primary" disabled={!text.trim()}>Apply</button>
+            <label>
+              Upload a file <input type="file" name="file" accept=".json,application/json" onChange={(e) => void upload(e.currentTarget)} />
+            </label>
+            <button type="button" onClick={() => scenario && setText(JSON.stringify(scenario, null, 2))}>
+              Start from the active one
+            </button>
+            <button type="submit" class="primary" disabled={!text.trim()}>
+              Apply
+            </button>
           </div>
         </form>
       </details>
       <div id="scenario-problems" aria-live="polite">
         {problems.length > 0 && (
           <ul class="problems" role="alert">
-            {problems.map((p) => <li><code class="pointer">{p.pointer || '/'}</code> <span>{p.message}</span>{p.pointer && text ? <ValueAt text={text} pointer={p.pointer} /> : null}</li>)}
+            {problems.map((p) => (
+              <li>
+                <code class="pointer">{p.pointer || '/'}</code> <span>{p.message}</span>
+                {p.pointer && text ? <ValueAt text={text} pointer={p.pointer} /> : null}
+              </li>
+            ))}
           </ul>
         )}
         {status && <p class="ok">{status}</p>}
@@ -111,11 +177,23 @@ export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps)
 /** The value a pointer names in the pasted document, shown beside its error. */
 function ValueAt({ text, pointer }: { text: string; pointer: string }) {
   let node: unknown;
-  try { node = JSON.parse(text); } catch { return null; }
-  for (const part of pointer.replace(/^body:/, '').split('/').slice(1)) {
+  try {
+    node = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  for (const part of pointer
+    .replace(/^body:/, '')
+    .split('/')
+    .slice(1)) {
     const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
     if (node === null || typeof node !== 'object' || !(key in node)) return null;
     node = (node as Record<string, unknown>)[key];
   }
-  return <span class="muted"> (is <code>{JSON.stringify(node)?.slice(0, 80)}</code>)</span>;
+  return (
+    <span class="muted">
+      {' '}
+      (is <code>{JSON.stringify(node)?.slice(0, 80)}</code>)
+    </span>
+  );
 }

@@ -21,7 +21,9 @@ export function follow(handlers: StreamHandlers): { stop: () => void } {
     while (!abort.signal.aborted) {
       handlers.state('connecting');
       try {
-        await readOnce(handlers, abort.signal, () => { retryMs = 500; });
+        await readOnce(handlers, abort.signal, () => {
+          retryMs = 500;
+        });
         handlers.state('down', 'the simulator closed the stream');
       } catch (e) {
         if (abort.signal.aborted) return;
@@ -54,7 +56,11 @@ async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected
       buffer = buffer.slice(end + 2);
       for (const line of event.split('\n')) {
         if (!line.startsWith('data:')) continue; // id:, comments (heartbeats)
-        try { handlers.entry(JSON.parse(line.slice(5))); } catch { /* not ours */ }
+        try {
+          handlers.entry(JSON.parse(line.slice(5)));
+        } catch {
+          /* not ours */
+        }
       }
     }
   }

@@ -2,9 +2,19 @@
 export type { JournalEntry } from '../../src/journal/journal.js';
 export type { Finding, Severity } from '../../src/protocol/findings.js';
 
-export interface Player { user_id: string; balance: number; currency: string }
+export interface Player {
+  user_id: string;
+  balance: number;
+  currency: string;
+}
 
-export interface RuleHits { index: number; name: string; matched: number; fired: number; exhausted: boolean }
+export interface RuleHits {
+  index: number;
+  name: string;
+  matched: number;
+  fired: number;
+  exhausted: boolean;
+}
 
 export interface ScenarioDoc {
   name: string;
@@ -16,12 +26,29 @@ export interface ScenarioDoc {
   [key: string]: unknown;
 }
 
-export interface BundledScenario { name: string; file: string; description?: string; document: ScenarioDoc }
+export interface BundledScenario {
+  name: string;
+  file: string;
+  description?: string;
+  document: ScenarioDoc;
+}
 
 /** GET /admin/report (DESIGN.md "Session grading"). */
 export type CheckStatus = 'pass' | 'fail' | 'pending' | 'not_exercised';
-export interface Violation { message: string; user_id?: string; transaction_id?: string; journal_ids?: number[] }
-export interface Check { id: string; title: string; severity: 'error' | 'warning'; status: CheckStatus; exercised: number; violations: Violation[] }
+export interface Violation {
+  message: string;
+  user_id?: string;
+  transaction_id?: string;
+  journal_ids?: number[];
+}
+export interface Check {
+  id: string;
+  title: string;
+  severity: 'error' | 'warning';
+  status: CheckStatus;
+  exercised: number;
+  violations: Violation[];
+}
 export interface Report {
   generated_at: string;
   scenario: string;

@@ -18,10 +18,19 @@ export function betWithinReportedBalance(f: Facts): CheckRun {
       if (!report) continue;
       run.exercised++;
       if (money(bet.total).gt(money(report.balance!))) {
-        run.violations.push(violation(`${describe(bet)} stakes ${bet.total}, more than the balance ${report.balance} reported by the reply to #${report.id}`, [report, bet], bet.tx));
+        run.violations.push(
+          violation(
+            `${describe(bet)} stakes ${bet.total}, more than the balance ${report.balance} reported by the reply to #${report.id}`,
+            [report, bet],
+            bet.tx,
+          ),
+        );
       }
     }
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'bet')} placed after a reported balance: ${run.exercised - run.violations.length} within it`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'bet')} placed after a reported balance: ${run.exercised - run.violations.length} within it`;
   return run;
 }

@@ -12,6 +12,7 @@ export function loginBeforeBet(f: Facts): CheckRun {
       run.violations.push(violation(`${describe(bet)} is the first bet of ${bet.user}, and no login of theirs succeeded before it`, [bet]));
     }
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'player')} betting: ${run.exercised - run.violations.length} logged in first`;
+  run.detail =
+    run.exercised === 0 ? '' : `${plural(run.exercised, 'player')} betting: ${run.exercised - run.violations.length} logged in first`;
   return run;
 }

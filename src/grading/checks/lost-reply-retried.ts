@@ -19,13 +19,25 @@ export function lostReplyRetried(f: Facts): CheckRun {
       const deadline = a.end === undefined ? undefined : a.end + window;
       if (next && (deadline === undefined || next.at <= deadline)) continue;
       ok = false;
-      if (next) run.violations.push(violation(`the reply to ${describe(a)} was lost; it was resent only ${seconds(next.at - a.end!)} later (#${next.id}), after the ${seconds(window)} window`, [a, next]));
+      if (next)
+        run.violations.push(
+          violation(
+            `the reply to ${describe(a)} was lost; it was resent only ${seconds(next.at - a.end!)} later (#${next.id}), after the ${seconds(window)} window`,
+            [a, next],
+          ),
+        );
       else if (deadline === undefined || f.now <= deadline) run.pending++;
-      else run.violations.push(violation(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]));
+      else
+        run.violations.push(
+          violation(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]),
+        );
       break;
     }
     if (ok) resent++;
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'bet/bet_result transaction')} with a lost reply: ${resent} resent in time, ${run.pending} still within the window, ${run.violations.length} not resent in time`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'bet/bet_result transaction')} with a lost reply: ${resent} resent in time, ${run.pending} still within the window, ${run.violations.length} not resent in time`;
   return run;
 }

@@ -14,10 +14,18 @@ export function noPrematureRetry(f: Facts): CheckRun {
       const p = attempts[r.nth - 1]!;
       const unanswered = p.end === undefined || r.at < p.end;
       if (unanswered && r.at - p.at < timeout) {
-        run.violations.push(violation(`${describe(r)} was sent ${seconds(r.at - p.at)} after #${p.id}, which was still unanswered: the client's time-out is ${seconds(timeout)}`, [p, r]));
+        run.violations.push(
+          violation(
+            `${describe(r)} was sent ${seconds(r.at - p.at)} after #${p.id}, which was still unanswered: the client's time-out is ${seconds(timeout)}`,
+            [p, r],
+          ),
+        );
       }
     }
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'resend')}: ${run.exercised - run.violations.length} sent after the previous attempt was answered or timed out`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'resend')}: ${run.exercised - run.violations.length} sent after the previous attempt was answered or timed out`;
   return run;
 }

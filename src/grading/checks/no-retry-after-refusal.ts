@@ -9,8 +9,17 @@ export function noRetryAfterRefusal(f: Facts): CheckRun {
     if (!refusal) continue;
     run.exercised++;
     const again = attempts.filter((a) => a.nth > refusal.nth && a.at >= refusal.knownAt!);
-    if (again.length) run.violations.push(violation(`${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet it was sent again ${plural(again.length, 'time')} (#${again.map((a) => a.id).join(', #')})`, [refusal, ...again]));
+    if (again.length)
+      run.violations.push(
+        violation(
+          `${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet it was sent again ${plural(again.length, 'time')} (#${again.map((a) => a.id).join(', #')})`,
+          [refusal, ...again],
+        ),
+      );
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'transaction')} refused with R2/R3/R4: ${run.exercised - run.violations.length} not sent again`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'transaction')} refused with R2/R3/R4: ${run.exercised - run.violations.length} not sent again`;
   return run;
 }

@@ -24,11 +24,20 @@ export function noSettlementBeforeBetReply(f: Facts): CheckRun {
         const answered = list.some((b) => READ.has(b.outcome) && b.knownAt! <= s.at);
         if (!running || answered) continue;
         settled.add(key);
-        run.violations.push(violation(`${describe(s)} arrived ${((s.at - running.at) / 1000).toFixed(1)} s after ${describe(running)}, while that bet was still unanswered`, [running, s], s.tx));
+        run.violations.push(
+          violation(
+            `${describe(s)} arrived ${((s.at - running.at) / 1000).toFixed(1)} s after ${describe(running)}, while that bet was still unanswered`,
+            [running, s],
+            s.tx,
+          ),
+        );
         break;
       }
     }
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'settlement')} of a round with bets: ${run.exercised - run.violations.length} sent after the bets' replies`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'settlement')} of a round with bets: ${run.exercised - run.violations.length} sent after the bets' replies`;
   return run;
 }

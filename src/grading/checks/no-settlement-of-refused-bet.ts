@@ -38,12 +38,20 @@ export function noSettlementOfRefusedBet(f: Facts): CheckRun {
       const { state, bets } = betsKnownAt(round, settlement.at);
       if (state !== 'refused') continue;
       exercised = true;
-      const why = bets.at(-1)!.outcome === 'lost' ? 'its bet reply was lost and the bet never resent' : `its bets were refused (${[...new Set(bets.map((b) => b.outcome))].join(', ')})`;
-      run.violations.push(violation(`${describe(settlement)} settles round ${round.game}, but ${why}: nothing was staked`, [...bets, settlement]));
+      const why =
+        bets.at(-1)!.outcome === 'lost'
+          ? 'its bet reply was lost and the bet never resent'
+          : `its bets were refused (${[...new Set(bets.map((b) => b.outcome))].join(', ')})`;
+      run.violations.push(
+        violation(`${describe(settlement)} settles round ${round.game}, but ${why}: nothing was staked`, [...bets, settlement]),
+      );
       break;
     }
     if (exercised) run.exercised++;
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'round')} with no applied bet: ${run.exercised - run.violations.length} left unsettled`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'round')} with no applied bet: ${run.exercised - run.violations.length} left unsettled`;
   return run;
 }

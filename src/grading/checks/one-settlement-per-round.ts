@@ -8,9 +8,19 @@ export function oneSettlementPerRound(f: Facts): CheckRun {
   for (const { round, settlement } of openedRounds(f)) {
     if (!settlement) continue;
     run.exercised++;
-    const again = round.results.filter((r) => r.nth === 0 && r.tx !== settlement.tx && (r.at > settlement.at || (r.at === settlement.at && r.id > settlement.id)));
-    if (again.length) run.violations.push(violation(`round ${round.game} was settled by ${describe(settlement)}; ${describe(again[0]!)} settles it again under a new transaction_id`, [settlement, ...again], again[0]!.tx));
+    const again = round.results.filter(
+      (r) => r.nth === 0 && r.tx !== settlement.tx && (r.at > settlement.at || (r.at === settlement.at && r.id > settlement.id)),
+    );
+    if (again.length)
+      run.violations.push(
+        violation(
+          `round ${round.game} was settled by ${describe(settlement)}; ${describe(again[0]!)} settles it again under a new transaction_id`,
+          [settlement, ...again],
+          again[0]!.tx,
+        ),
+      );
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'settled round')}: ${run.exercised - run.violations.length} settled once`;
+  run.detail =
+    run.exercised === 0 ? '' : `${plural(run.exercised, 'settled round')}: ${run.exercised - run.violations.length} settled once`;
   return run;
 }

@@ -28,7 +28,12 @@ export function retryBackoff(f: Facts): CheckRun {
       const [a, b, c] = [attempts[i - 2]!, attempts[i - 1]!, attempts[i]!];
       const [before, now] = [waitBefore(a, b), waitBefore(b, c)];
       if (now >= before - tolerance(before)) continue;
-      run.violations.push(violation(`${tx} waited ${now} ms before #${c.id}, less than the ${before} ms it waited before #${b.id}: back-off must not shrink`, [a, b, c]));
+      run.violations.push(
+        violation(
+          `${tx} waited ${now} ms before #${c.id}, less than the ${before} ms it waited before #${b.id}: back-off must not shrink`,
+          [a, b, c],
+        ),
+      );
       break;
     }
   }

@@ -21,15 +21,26 @@ export function retrySameTransaction(f: Facts): CheckRun {
     const from = uncertain.knownAt!;
     const until = firstResolved?.knownAt ?? Infinity;
     const round = f.rounds.get(roundKey(first.user, first.game))!;
-    const others = (first.event === 'bet' ? round.bets : round.results).filter((b) => b.tx !== first.tx && b.nth === 0 && b.at >= from && b.at < until);
+    const others = (first.event === 'bet' ? round.bets : round.results).filter(
+      (b) => b.tx !== first.tx && b.nth === 0 && b.at >= from && b.at < until,
+    );
     if (others.length) {
       const b = others[0]!;
-      run.violations.push(violation(`the reply to ${describe(uncertain)} was ${uncertain.outcome === 'lost' ? 'lost' : uncertain.outcome}; then ${describe(b)} arrived for the same round ${first.game} under a new transaction_id instead of a resend of ${first.tx}`, [uncertain, ...others], b.tx));
+      run.violations.push(
+        violation(
+          `the reply to ${describe(uncertain)} was ${uncertain.outcome === 'lost' ? 'lost' : uncertain.outcome}; then ${describe(b)} arrived for the same round ${first.game} under a new transaction_id instead of a resend of ${first.tx}`,
+          [uncertain, ...others],
+          b.tx,
+        ),
+      );
       continue;
     }
     const last = attempts.at(-1)!;
     if (!firstResolved && (last.end === undefined || f.now <= last.end + window)) run.pending++;
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'lost or failed bet/bet_result transaction')}: ${run.violations.length} followed by a new transaction_id for the same round, ${run.pending} not yet answered`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'lost or failed bet/bet_result transaction')}: ${run.violations.length} followed by a new transaction_id for the same round, ${run.pending} not yet answered`;
   return run;
 }

@@ -33,11 +33,19 @@ export function retryUnchanged(f: Facts): CheckRun {
     // Plain JSON text first (resends usually keep the key order), key-order-free text when it differs.
     const plain = JSON.stringify(withoutTimestamp(first!.body));
     const stable = stringify(withoutTimestamp(first!.body));
-    const changed = resends.find((r) => JSON.stringify(withoutTimestamp(r.body)) !== plain && stringify(withoutTimestamp(r.body)) !== stable);
+    const changed = resends.find(
+      (r) => JSON.stringify(withoutTimestamp(r.body)) !== plain && stringify(withoutTimestamp(r.body)) !== stable,
+    );
     if (!changed) continue;
     const fields = differing(first!.body, changed.body);
-    run.violations.push(violation(`${describe(changed)} resends ${changed.tx} with a different body than #${first!.id}${fields.length ? `: ${fields.join(', ')} changed` : ''}`, [first!, changed]));
+    run.violations.push(
+      violation(
+        `${describe(changed)} resends ${changed.tx} with a different body than #${first!.id}${fields.length ? `: ${fields.join(', ')} changed` : ''}`,
+        [first!, changed],
+      ),
+    );
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'resent transaction')}: ${run.exercised - run.violations.length} resent unchanged`;
+  run.detail =
+    run.exercised === 0 ? '' : `${plural(run.exercised, 'resent transaction')}: ${run.exercised - run.violations.length} resent unchanged`;
   return run;
 }

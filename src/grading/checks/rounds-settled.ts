@@ -11,8 +11,17 @@ export function roundsSettled(f: Facts): CheckRun {
     if (settlement) continue;
     const age = f.now - opener.at;
     if (age <= maxAge) run.pending++;
-    else run.violations.push(violation(`round ${round.game} of ${round.user}, opened by ${describe(opener)}, is still open after ${seconds(age)} (at most ${seconds(maxAge)})`, round.bets.filter((b) => b.applied)));
+    else
+      run.violations.push(
+        violation(
+          `round ${round.game} of ${round.user}, opened by ${describe(opener)}, is still open after ${seconds(age)} (at most ${seconds(maxAge)})`,
+          round.bets.filter((b) => b.applied),
+        ),
+      );
   }
-  run.detail = run.exercised === 0 ? '' : `${plural(run.exercised, 'round')} opened: ${run.exercised - run.pending - run.violations.length} settled, ${run.pending} open but younger than ${seconds(maxAge)}`;
+  run.detail =
+    run.exercised === 0
+      ? ''
+      : `${plural(run.exercised, 'round')} opened: ${run.exercised - run.pending - run.violations.length} settled, ${run.pending} open but younger than ${seconds(maxAge)}`;
   return run;
 }

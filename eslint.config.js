@@ -1,0 +1,31 @@
+// npm run lint: typescript-eslint's recommended rules, plus the house limits (STYLE.md): no line over
+// 140 characters (a message in one string or template literal may run longer: splitting it would
+// only hide it from grep), no hand-written source file over 300 lines.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'src/protocol/types.generated.ts', '.scratch/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      'max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true, ignoreStrings: true, ignoreTemplateLiterals: true }],
+      // A closure that reads a variable before its one assignment (a teardown) needs `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Flags `let n = 0` assigned again in a try or a loop before any read: noise, not a defect.
+      'no-useless-assignment': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'ui/**/*.tsx', 'ui/**/*.ts', 'scripts/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 300 }] },
+  },
+  {
+    // Tests build deliberately broken bodies and read untyped JSON replies.
+    files: ['test/**/*.ts'],
+    // They strip ANSI colours (\x1b) from what the CLI printed.
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off', 'no-control-regex': 'off' },
+  },
+);

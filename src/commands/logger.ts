@@ -1,0 +1,20 @@
+import type { FastifyServerOptions } from 'fastify';
+import pretty from 'pino-pretty';
+
+/** JSON lines, or readable coloured lines (pino-pretty) when asked or when stdout is a terminal. */
+export function logger(o: { logLevel: string; logFormat?: 'json' | 'pretty' }): FastifyServerOptions['logger'] {
+  const format = o.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  return {
+    level: o.logLevel,
+    ...(format === 'pretty'
+      ? { stream: pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) }
+      : {}),
+    hooks: {
+      // The start line below is the one line with the URL (DESIGN.md); Fastify's own is dropped.
+      logMethod(args, method) {
+        if (typeof args[0] === 'string' && args[0].startsWith('Server listening at')) return;
+        method.apply(this, args);
+      },
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { money, sum, toJsonNumber } from '../money.js';
+import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from './change.js';
+import type { Player, Round } from './state.js';
+
+/**
+ * Compare-and-set, the one piece of logic that runs in Redis: apply `ops` only if every key in
+ * `expect` still holds the value the decision was made on (false: still absent). Then trim the
+ * transaction index to `retain`, forgetting the oldest ids into a set of 64-bit hashes (computed by
+ * the caller: Redis has no SHA-256). The money rules are not here: they stay in TypeScript
+ * (src/wallet/decide.ts), and this script only commits what they decided.
+ */
+export const CAS = `
+local doc = cjson.decode(ARGV[1])
+for _, e in ipairs(doc.expect) do
+  local v = redis.call('GET', e[1])
+  if e[2] == false then
+    if v ~= false then return 0 end
+  elseif v ~= e[2] then return 0 end
+end
+for _, op in ipairs(doc.ops) do redis.call(unpack(op)) end
+local o = doc.trim
+if o then
+  local excess = redis.call('LLEN', o[1]) - tonumber(o[2])
+  while excess > 0 do
+    local e = cjson.decode(redis.call('LPOP', o[1]))
+    redis.call('SADD', o[3], e.th)
+    redis.call('DEL', e.t)
+    if e.s and redis.call('DEL', e.s) == 1 then redis.call('SADD', o[3], e.sh) end
+    excess = excess - 1
+  end
+end
+return 1
+`;
+
+export type Op = [string, ...string[]];
+export interface CasDocument {
+  expect: [string, string | false][];
+  ops: Op[];
+  trim?: [string, number, string];
+}
+
+/** A Redis client with the compare-and-set script defined on it. */
+export type CasClient = Redis & { walletCas(doc: string): Promise<number> };
+
+/**
+ * The Redis writes of change records, decided on `round` (the open round as read). `key` names a
+ * record's key in the current generation; `indexed`: transactions are listed in `order` for
+ * --retain-transactions.
+ */
+export function recordOps(
+  key: (kind: string, id?: string) => string,
+  changes: readonly Change[],
+  round: RoundRecord | undefined,
+  indexed: boolean,
+): Op[] {
+  const ops: Op[] = [];
+  let open = round;
+  for (const c of changes) {
+    switch (c.op) {
+      case 'player': {
+        const { op: _op, ...record } = c;
+        ops.push(['SET', key('player', c.user_id), JSON.stringify(record)], ['SADD', key('players'), c.user_id]);
+        break;
+      }
+      case 'round': {
+        const id = roundKey(c.user_id, c.game_no);
+        const { op: _op, ...record } = c;
+        if (c.settled) ops.push(['DEL', key('round', id)], ['SET', key('settled', id), '1']);
+        else ops.push(['SET', key('round', id), JSON.stringify(record)]);
+        open = c.settled ? undefined : record;
+        break;
+      }
+      case 'bets': {
+        const base: RoundRecord = open ?? {
+          user_id: c.user_id,
+          game_no: c.game_no,
+          currency: c.currency,
+          stake: '0',
+          bets: [],
+          settled: false,
+        };
+        const stake = money(base.stake).plus(sum(c.bets.map(([, , amount]) => money(amount))));
+        open = { ...base, stake: toJsonNumber(stake), bets: [...base.bets, ...c.bets] };
+        ops.push(['SET', key('round', roundKey(c.user_id, c.game_no)), JSON.stringify(open)]);
+        break;
+      }
+      case 'txn': {
+        const { op: _op, ...record } = c;
+        const txnKey = key('txn', c.transaction_id);
+        // What forgetting this transaction later takes with it: its id, and the round it settled.
+        const settledRound = c.event_type === 'bet_result' && c.game_no !== undefined ? roundKey(c.user_id, c.game_no) : undefined;
+        const entry = {
+          t: txnKey,
+          th: hash64(forgottenTxn(c.transaction_id)),
+          ...(settledRound && { s: key('settled', settledRound), sh: hash64(forgottenRound(settledRound)) }),
+        };
+        ops.push(['SET', txnKey, JSON.stringify(record)]);
+        if (indexed) ops.push(['RPUSH', key('order'), JSON.stringify(entry)]);
+        break;
+      }
+      case 'forgotten':
+      case 'clear':
+        throw new Error(`a ${c.op} record is not decided per callback`);
+    }
+  }
+  return ops;
+}
+
+export const toPlayer = (p: PlayerRecord): Player => ({ user_id: p.user_id, balance: money(p.balance), currency: p.currency });
+
+export const toRound = (r: RoundRecord): Round => ({
+  user_id: r.user_id,
+  game_no: r.game_no,
+  currency: r.currency,
+  stake: money(r.stake),
+  bets: new Map(r.bets.map(([index, type, amount]) => [index, { bet_type: type, bet_amount: money(amount) }])),
+  settled: r.settled,
+});
+
+/** The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores do). */
+export const hash64 = (key: string): string => createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
+
+/** A literal for SCAN MATCH: the prefix may hold glob characters. */
+export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
