@@ -40,8 +40,22 @@ export const MAX_EXACT_DIGITS = 15;
  */
 export const MAX_MINOR_UNITS_DIGITS = 15;
 
-/** The smallest amount that is too large in a currency of this scale: 10^(15 − scale). */
-export const amountBound = (scale: number): Money => new Money(10).pow(MAX_MINOR_UNITS_DIGITS - scale);
+const bounds = new Map<number, Money>();
+
+/**
+ * The smallest amount that is too large in a currency of this scale: 10^(15 − scale). Made once
+ * per scale (a decimal power per amount checked was a measurable part of a callback); a Money is
+ * immutable, so sharing it is safe.
+ */
+export function amountBound(scale: number): Money {
+  let bound = bounds.get(scale);
+  if (!bound) {
+    bound = new Money(10).pow(MAX_MINOR_UNITS_DIGITS - scale);
+    // Scales are a currency's fraction digits: a handful of small integers.
+    if (Number.isInteger(scale) && scale >= 0 && scale <= 64) bounds.set(scale, bound);
+  }
+  return bound;
+}
 
 export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_TOO_LARGE'; message: string };
 
