@@ -8,6 +8,7 @@ import autocannon from 'autocannon';
 import { ROOT } from '../src/paths.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotFile } from '../src/store/snapshot-file.js';
 import type { Change } from '../src/store/state.js';
+import { BENCH_SCENARIO as SCENARIO, betBody, betResultBody, HEADERS, player, PLAYERS } from './traffic.js';
 
 /**
  * npm run bench [-- --history] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]
@@ -59,24 +60,10 @@ const list = (name: string) => {
 const SERVER_FLAGS = list('server-flags');
 /** Extra `wallet-sim start` options for A/B experiments, e.g. "--journal-size 0". */
 const WALLET_ARGS = list('wallet-args');
-const PLAYERS = 1000;
 const MIN_R0_SHARE = 0.95;
 const RESULTS = join(ROOT, 'bench/results');
 const CLI = join(ROOT, 'dist/src/cli.js');
 const BARE = join(ROOT, 'dist/bench/bare-server.js');
-
-const HEADERS = { 'content-type': 'application/json', 'api-id': 'bench', 'api-key': 'bench-key', 'callback-url': 'http://bench.test/callback' };
-const SCENARIO = {
-  name: 'bench',
-  description: 'Benchmark traffic: auto-created USD players with enough money for any run.',
-  credentials: { api_id: 'bench', api_key: 'bench-key' },
-  currencies: { USD: 2 },
-  defaults: { currency: 'USD', balance: 1_000_000, auto_create_players: true, timestamp_skew_s: 3600 },
-  players: [],
-  rules: [],
-};
-const player = (i: number) => `bench-p${String(i % PLAYERS).padStart(4, '0')}`;
-const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
 
 interface Target { name: string; ceiling?: boolean; command: string[]; env?: Record<string, string>; note?: string; sse?: boolean }
 interface Measured {
@@ -133,18 +120,9 @@ function traffic(counts: { r0: number; nonR0: number; samples: string[] }): auto
     }),
     post((ctx) => {
       ctx.game = `${run}-g${tx}`;
-      return {
-        ...envelope('bet', ctx.user!),
-        data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: ctx.game, total_bet_amount: 2.5, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1 }] },
-      };
+      return betBody(envelope, ctx.user!, ctx.game);
     }),
-    post((ctx) => ({
-      ...envelope('bet_result', ctx.user!),
-      data: {
-        currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: ctx.game, total_bet_amount: 2.5, total_winloss: 0.5, result: 'P', result_detail: DETAIL,
-        bet_results: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 }],
-      },
-    })),
+    post((ctx) => betResultBody(envelope, ctx.user!, ctx.game!)),
   ];
 }
 

@@ -23,7 +23,7 @@ const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const keyOf = (id: number) => {
   const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const where = url ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, '')}:${lineNumber + 1}` : '';
+  const where = url ? `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(?=src\/)/, '')}:${lineNumber + 1}` : '';
   return `${functionName || '(anonymous)'} ${where}`.trim();
 };
 const self = new Map<string, number>();
