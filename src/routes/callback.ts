@@ -59,7 +59,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     const socket = request.raw.socket;
     const out = await handleCallback(sim, { method: request.method, url: request.url, headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
     // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-    const pending = sim.journal.begin({ ...out.entry, received_at: receivedAt });
+    const pending = sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
     if (out.delayMs) await sleep(out.delayMs);
     const entry = pending.finish({
       replied_at: new Date().toISOString(),
