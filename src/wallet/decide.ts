@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { eventOf } from '../events/index.js';
 import type { WalletConfig } from '../events/event.js';
@@ -82,5 +82,10 @@ export function fingerprintOf(req: CallbackRequest): string {
   // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
   // transaction costs 16 characters instead of 43. (From 12 bytes, not a slice of the whole hash's
   // text, which would keep that text alive.)
-  return createHash('sha256').update(stringify(rest) ?? '').digest().subarray(0, 12).toString('base64url');
+  return sha256(stringify(rest) ?? '').subarray(0, 12).toString('base64url');
 }
+
+/** One-shot crypto.hash (Node ≥ 20.12) where it exists: no Hash object per callback. The same digest. */
+const sha256: (text: string) => Buffer = typeof crypto.hash === 'function'
+  ? (text) => crypto.hash('sha256', text, 'buffer')
+  : (text) => crypto.createHash('sha256').update(text).digest();
