@@ -16,6 +16,7 @@ import { BENCH_SCENARIO as SCENARIO, betBody, betResultBody, HEADERS, player, PL
  *                 [--server-flags "--max-semi-space-size=64"]   (node flags for the servers)
  *                 [--wallet-args "--journal-size 0"]            (extra wallet-sim start options)
  *                 [--compare bench/results/base]                (also the memory store of another build's dist/, A/B in one run)
+ *                 [--compare-args "--log-level info"]           (extra wallet-sim start options of the --compare target only)
  *                 [--sse]                                       (also the memory store with one /admin/events listener)
  *
  * Every server runs in its own process (the built CLI, or bare-server.js for the ceiling) and
@@ -60,6 +61,8 @@ const list = (name: string) => {
 const SERVER_FLAGS = list('server-flags');
 /** Extra `wallet-sim start` options for A/B experiments, e.g. "--journal-size 0". */
 const WALLET_ARGS = list('wallet-args');
+/** Extra `wallet-sim start` options for the --compare target only (with `--compare dist`: an A/B of an option). */
+const COMPARE_ARGS = list('compare-args');
 const MIN_R0_SHARE = 0.95;
 const RESULTS = join(ROOT, 'bench/results');
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -296,7 +299,7 @@ async function main(): Promise<void> {
 
     const memory = { name: '(b) wallet-sim, memory store', command: wallet('memory') };
     const extra: Target[] = [
-      ...(COMPARE ? [{ name: `(b0) memory store, build ${COMPARE}`, command: [join(COMPARE, 'src/cli.js'), ...wallet('memory').slice(1)] }] : []),
+      ...(COMPARE ? [{ name: `(b0) memory store, build ${COMPARE}${COMPARE_ARGS.length ? ` ${COMPARE_ARGS.join(' ')}` : ''}`, command: [join(COMPARE, 'src/cli.js'), ...wallet('memory').slice(1), ...COMPARE_ARGS] }] : []),
       ...(SSE ? [{ name: '(b+) memory store, one /admin/events listener', command: wallet('memory'), sse: true }] : []),
     ];
     const targets: Target[] = HISTORY

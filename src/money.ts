@@ -47,6 +47,16 @@ const bounds = new Map<number, Money>();
  * per scale (a decimal power per amount checked was a measurable part of a callback); a Money is
  * immutable, so sharing it is safe.
  */
+const negatedBounds = new Map<number, Money>();
+const negatedBound = (scale: number): Money => {
+  let bound = negatedBounds.get(scale);
+  if (!bound) {
+    bound = amountBound(scale).neg();
+    if (Number.isInteger(scale) && scale >= 0 && scale <= 64) negatedBounds.set(scale, bound);
+  }
+  return bound;
+};
+
 export function amountBound(scale: number): Money {
   let bound = bounds.get(scale);
   if (!bound) {
@@ -62,7 +72,7 @@ export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_
 /** Why a balance of this value is out of bounds, if it is. */
 export function balanceProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
   const bound = amountBound(scale);
-  if (m.abs().lt(bound)) return undefined;
+  if (m.lt(bound) && m.gt(negatedBound(scale))) return undefined; // |m| < bound, without a new Money for |m|
   return { code: 'AMOUNT_TOO_LARGE', message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance` };
 }
 
