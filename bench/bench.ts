@@ -68,7 +68,14 @@ const RESULTS = join(ROOT, 'bench/results');
 const CLI = join(ROOT, 'dist/src/cli.js');
 const BARE = join(ROOT, 'dist/bench/bare-server.js');
 
-interface Target { name: string; ceiling?: boolean; command: string[]; env?: Record<string, string>; note?: string; sse?: boolean }
+interface Target {
+  name: string;
+  ceiling?: boolean;
+  command: string[];
+  env?: Record<string, string>;
+  note?: string;
+  sse?: boolean;
+}
 interface Measured {
   name: string;
   req_per_s: number;
@@ -144,7 +151,12 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-interface Server { url: string; child: ChildProcess; startupMs: number; sse?: { events: number; close(): void } }
+interface Server {
+  url: string;
+  child: ChildProcess;
+  startupMs: number;
+  sse?: { events: number; close(): void };
+}
 
 /** One dashboard-like listener: a plain GET of /admin/events, reading (and counting) every event. */
 function listen(url: string): Promise<{ events: number; close(): void }> {
@@ -207,7 +219,12 @@ async function measure(t: Target, server: Server, run: number | 'rate'): Promise
   const counts = { r0: 0, nonR0: 0, samples: [] as string[] };
   const cpuBefore = cpuMs(server.child.pid);
   const eventsBefore = server.sse?.events ?? 0;
-  const r = await autocannon({ url: server.url, connections: run === 'rate' ? LIGHT : CONNECTIONS, duration: DURATION, requests: traffic(counts) });
+  const r = await autocannon({
+    url: server.url,
+    connections: run === 'rate' ? LIGHT : CONNECTIONS,
+    duration: DURATION,
+    requests: traffic(counts),
+  });
   const cpuAfter = cpuMs(server.child.pid);
   const m: Measured = {
     name,
@@ -228,7 +245,9 @@ async function measure(t: Target, server: Server, run: number | 'rate'): Promise
     note: t.note,
     ...(server.sse && { sse_events: server.sse.events - eventsBefore }),
   };
-  console.log(`${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${server.sse ? `, ${m.sse_events} events read` : ''}`);
+  console.log(
+    `${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${server.sse ? `, ${m.sse_events} events read` : ''}`,
+  );
   return m;
 }
 
@@ -245,7 +264,13 @@ async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: M
       servers.push(server);
       if (t.sse) server.sse = await listen(server.url);
       console.log(`up in ${server.startupMs} ms${t.sse ? ', one /admin/events listener attached' : ''}`);
-      if (WARMUP > 0) await autocannon({ url: server.url, connections: CONNECTIONS, duration: WARMUP, requests: traffic({ r0: 0, nonR0: 0, samples: [] }) });
+      if (WARMUP > 0)
+        await autocannon({
+          url: server.url,
+          connections: CONNECTIONS,
+          duration: WARMUP,
+          requests: traffic({ r0: 0, nonR0: 0, samples: [] }),
+        });
     }
     const all: Measured[][] = targets.map(() => []);
     for (let run = 1; run <= RUNS; run++) {
@@ -316,12 +341,20 @@ const median = (xs: number[]): number | undefined => {
 };
 
 function table(rows: Measured[], all: Measured[][], atRate: Measured[]): string {
-  const lines = ['| target | req/s (best) | p50 ms | p99 ms (median) | ratio to (a), median of runs | server CPU µs/req (median) | CPU × (a)\'s, median | R0 / non-R0 | errors | start-up ms | req/s of each run |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'];
+  const lines = [
+    "| target | req/s (best) | p50 ms | p99 ms (median) | ratio to (a), median of runs | server CPU µs/req (median) | CPU × (a)'s, median | R0 / non-R0 | errors | start-up ms | req/s of each run |",
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
   for (const [i, m] of rows.entries()) {
     const runs = all[i]!;
-    lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${median(runs.map((r) => r.p99_ms))} | ${fmt(m.ratio_to_bare)} | ${median(runs.map((r) => r.server_cpu_us_per_req ?? NaN)) ?? '—'} | ${fmt(m.cpu_ratio_to_bare)} | ${sumOf(runs, 'r0')} / ${sumOf(runs, 'non_r0')} | ${sumOf(runs, 'errors')} | ${m.startup_ms} | ${runs.map((r) => r.req_per_s).join(', ')} |`);
+    lines.push(
+      `| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${median(runs.map((r) => r.p99_ms))} | ${fmt(m.ratio_to_bare)} | ${median(runs.map((r) => r.server_cpu_us_per_req ?? NaN)) ?? '—'} | ${fmt(m.cpu_ratio_to_bare)} | ${sumOf(runs, 'r0')} / ${sumOf(runs, 'non_r0')} | ${sumOf(runs, 'errors')} | ${m.startup_ms} | ${runs.map((r) => r.req_per_s).join(', ')} |`,
+    );
   }
-  for (const m of atRate) lines.push(`| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`);
+  for (const m of atRate)
+    lines.push(
+      `| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`,
+    );
   return lines.join('\n');
 }
 
@@ -352,7 +385,14 @@ async function main(): Promise<void> {
 
     const memory = { name: '(b) wallet-sim, memory store', command: wallet('memory') };
     const extra: Target[] = [
-      ...(COMPARE ? [{ name: `(b0) memory store, build ${COMPARE}${COMPARE_ARGS.length ? ` ${COMPARE_ARGS.join(' ')}` : ''}`, command: [join(COMPARE, 'src/cli.js'), ...wallet('memory').slice(1), ...COMPARE_ARGS] }] : []),
+      ...(COMPARE
+        ? [
+            {
+              name: `(b0) memory store, build ${COMPARE}${COMPARE_ARGS.length ? ` ${COMPARE_ARGS.join(' ')}` : ''}`,
+              command: [join(COMPARE, 'src/cli.js'), ...wallet('memory').slice(1), ...COMPARE_ARGS],
+            },
+          ]
+        : []),
       ...(SSE ? [{ name: '(b+) memory store, one /admin/events listener', command: wallet('memory'), sse: true }] : []),
     ];
     const targets: Target[] = HISTORY
@@ -362,14 +402,16 @@ async function main(): Promise<void> {
           { name: '(c) file store, 1,000,000 prior txns', command: wallet('file', await historyFile(dir, 1_000_000)) },
         ]
       : [
-        { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
-        memory,
-        ...(QUICK ? [] : [{ name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) }]),
-        ...extra,
-      ];
+          { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+          memory,
+          ...(QUICK ? [] : [{ name: '(c) wallet-sim, file store', command: wallet('file', join(dir, 'bench.json')) }]),
+          ...extra,
+        ];
 
     const loadBefore = loadavg();
-    console.log(`wallet-sim bench${HISTORY ? ' --history' : ''}${QUICK ? ' --quick' : ''}, ${new Date().toISOString()}, load average ${loadBefore}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`);
+    console.log(
+      `wallet-sim bench${HISTORY ? ' --history' : ''}${QUICK ? ' --quick' : ''}, ${new Date().toISOString()}, load average ${loadBefore}: ${CONNECTIONS} connections, best of ${RUNS} interleaved runs of ${DURATION} s per target, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}${SERVER_FLAGS.length ? `, server flags ${SERVER_FLAGS.join(' ')}` : ''}${WALLET_ARGS.length ? `, wallet-sim ${WALLET_ARGS.join(' ')}` : ''}`,
+    );
     const { best: rows, all, atRate } = await measureAll(targets);
     // Each run's ratio is taken against the bare run just before it (the same minute of machine
     // load), and the median of those is reported: bests taken minutes apart compare two machines.
@@ -384,7 +426,10 @@ async function main(): Promise<void> {
     console.log(`\n${table(rows, all, atRate)}\n`);
     const cpuMedian = (i: number) => median(all[i]!.map((r) => r.server_cpu_us_per_req ?? NaN));
     for (const [i, m] of rows.entries()) {
-      if (!targets[i]!.ceiling) console.log(`${m.name}: ${fmt(m.ratio_to_bare)}x bare Fastify's req/s (median of ${RUNS} runs), ${cpuMedian(i) ?? '?'} µs server CPU per callback (${fmt(m.cpu_ratio_to_bare)}x bare's ${cpuMedian(0) ?? '?'} µs)`);
+      if (!targets[i]!.ceiling)
+        console.log(
+          `${m.name}: ${fmt(m.ratio_to_bare)}x bare Fastify's req/s (median of ${RUNS} runs), ${cpuMedian(i) ?? '?'} µs server CPU per callback (${fmt(m.cpu_ratio_to_bare)}x bare's ${cpuMedian(0) ?? '?'} µs)`,
+        );
     }
     console.log(`load average: ${loadBefore} before, ${loadavg()} after (1, 5, 15 min; ${cpus().length} cores)`);
     const verdicts: string[] = [];
@@ -419,22 +464,35 @@ async function main(): Promise<void> {
     const invalid = [...all.flat(), ...atRate].filter((m) => m.r0 / Math.max(1, m.r0 + m.non_r0) < MIN_R0_SHARE);
     mkdirSync(RESULTS, { recursive: true });
     const out = join(RESULTS, `bench-${HISTORY ? 'history-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(out, `${JSON.stringify({
-      date: new Date().toISOString(),
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, platform: process.platform, loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim() },
-      mode: HISTORY ? 'history' : QUICK ? 'quick' : 'targets',
-      loadavg_before: loadBefore,
-      server_flags: SERVER_FLAGS,
-      wallet_args: WALLET_ARGS,
-      connections: CONNECTIONS,
-      duration_s: DURATION,
-      runs_per_target: RUNS,
-      targets: rows,
-      runs: all,
-      at_rate: atRate,
-      verdicts,
-      valid: invalid.length === 0,
-    }, null, 2)}\n`);
+    writeFileSync(
+      out,
+      `${JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          machine: {
+            cores: cpus().length,
+            cpu: cpus()[0]?.model,
+            node: process.version,
+            platform: process.platform,
+            loadavg_at_end: readFileSync('/proc/loadavg', 'utf8').trim(),
+          },
+          mode: HISTORY ? 'history' : QUICK ? 'quick' : 'targets',
+          loadavg_before: loadBefore,
+          server_flags: SERVER_FLAGS,
+          wallet_args: WALLET_ARGS,
+          connections: CONNECTIONS,
+          duration_s: DURATION,
+          runs_per_target: RUNS,
+          targets: rows,
+          runs: all,
+          at_rate: atRate,
+          verdicts,
+          valid: invalid.length === 0,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     console.log(`\nresults: ${out}`);
     if (invalid.length) {
       for (const m of invalid)

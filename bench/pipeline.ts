@@ -37,4 +37,11 @@ for (let r = 0; r < rounds; r++) {
   console.log(`round ${r + 1}: ${perCallback.at(-1)!.toFixed(1)} µs CPU per callback`);
 }
 const sorted = [...perCallback].sort((a, b) => a - b);
-console.log(`median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} µs CPU per callback (${n} callbacks × ${rounds} rounds), load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} µs CPU per callback (${n} callbacks × ${rounds} rounds), load average ${(
+    await import('node:os')
+  )
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);

@@ -8,8 +8,18 @@ import { readFileSync } from 'node:fs';
  * collector's share, and the idle share. Time is the samples' deltas, so the shares are of the
  * profiled span.
  */
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
 
 const [file, topArg] = process.argv.slice(2);
 if (!file) {
@@ -42,9 +52,19 @@ for (const [i, id] of profile.samples.entries()) {
 const idle = self.get('(idle)') ?? 0;
 const busy = total - idle;
 const pct = (us: number, of: number) => `${((100 * us) / of).toFixed(1)} %`;
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s profiled, main thread busy ${(busy / 1e6).toFixed(1)} s (${pct(busy, total)}); garbage collector ${pct(self.get('(garbage collector)') ?? 0, busy)} of busy`);
+console.log(
+  `${file}: ${(total / 1e6).toFixed(1)} s profiled, main thread busy ${(busy / 1e6).toFixed(1)} s (${pct(busy, total)}); garbage collector ${pct(self.get('(garbage collector)') ?? 0, busy)} of busy`,
+);
 console.log('self time, share of busy time:');
-for (const [key, us] of [...self].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us, busy).padStart(7)}  ${key}`);
+for (const [key, us] of [...self]
+  .filter(([k]) => k !== '(idle)')
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
+  console.log(`${pct(us, busy).padStart(7)}  ${key}`);
 console.log('total time (self + callees), share of busy time, our code and the main libraries:');
 const ours = /^(?!\(root\)|\(program\))\S+ (src\/|fastify\/|pino\/|safe-stable-stringify|secure-json-parse|decimal\.js|ajv|node:)/;
-for (const [key, us] of [...inclusive].filter(([k]) => ours.test(k)).sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us, busy).padStart(7)}  ${key}`);
+for (const [key, us] of [...inclusive]
+  .filter(([k]) => ours.test(k))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top))
+  console.log(`${pct(us, busy).padStart(7)}  ${key}`);

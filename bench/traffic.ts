@@ -1,5 +1,10 @@
 /** The bench's traffic, shared by the HTTP bench (bench.ts) and the in-process one (pipeline.ts). */
-export const HEADERS = { 'content-type': 'application/json', 'api-id': 'bench', 'api-key': 'bench-key', 'callback-url': 'http://bench.test/callback' };
+export const HEADERS = {
+  'content-type': 'application/json',
+  'api-id': 'bench',
+  'api-key': 'bench-key',
+  'callback-url': 'http://bench.test/callback',
+};
 export const BENCH_SCENARIO = {
   name: 'bench',
   description: 'Benchmark traffic: auto-created USD players with enough money for any run.',
@@ -16,13 +21,33 @@ const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bca
 type Envelope = (event_type: string, user_id: string) => object;
 export const betBody = (envelope: Envelope, user: string, game: string) => ({
   ...envelope('bet', user),
-  data: { currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: game, total_bet_amount: 2.5, bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1 }] },
+  data: {
+    currency: 'USD',
+    game_type: 'BAC',
+    table_no: 'T1',
+    game_no: game,
+    total_bet_amount: 2.5,
+    bets: [
+      { bet_index: '1', bet_type: 'P', bet_amount: 1.5 },
+      { bet_index: '2', bet_type: 'T', bet_amount: 1 },
+    ],
+  },
 });
 export const betResultBody = (envelope: Envelope, user: string, game: string) => ({
   ...envelope('bet_result', user),
   data: {
-    currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: game, total_bet_amount: 2.5, total_winloss: 0.5, result: 'P', result_detail: DETAIL,
-    bet_results: [{ bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 }, { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 }],
+    currency: 'USD',
+    game_type: 'BAC',
+    table_no: 'T1',
+    game_no: game,
+    total_bet_amount: 2.5,
+    total_winloss: 0.5,
+    result: 'P',
+    result_detail: DETAIL,
+    bet_results: [
+      { bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 },
+      { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 },
+    ],
   },
 });
 
@@ -33,8 +58,13 @@ export function trafficBodies(): () => string {
   let step = 0;
   let user = '';
   let game = '';
-  const envelope: Envelope = (event_type, user_id) =>
-    ({ transaction_id: `${run}-${++tx}`, event_type, timestamp: Math.floor(Date.now() / 1000), feedback_data: 'bench', user_id });
+  const envelope: Envelope = (event_type, user_id) => ({
+    transaction_id: `${run}-${++tx}`,
+    event_type,
+    timestamp: Math.floor(Date.now() / 1000),
+    feedback_data: 'bench',
+    user_id,
+  });
   return () => {
     const s = step++ % 3;
     if (s === 0) {

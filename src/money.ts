@@ -73,7 +73,10 @@ export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_
 export function balanceProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
   const bound = amountBound(scale);
   if (m.lt(bound) && m.gt(negatedBound(scale))) return undefined; // |m| < bound, without a new Money for |m|
-  return { code: 'AMOUNT_TOO_LARGE', message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance` };
+  return {
+    code: 'AMOUNT_TOO_LARGE',
+    message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance`,
+  };
 }
 
 /** What is wrong with an amount in a currency of the given scale, if anything. */

@@ -235,7 +235,11 @@ t.test('--scenario takes the name of a bundled scenario; an unknown name lists t
   t.match(unknown.stderr, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
   t.match(unknown.stderr, /one of the bundled scenarios: certification, default, flaky, /);
   t.notMatch(unknown.stderr, 'ENOENT');
-  t.match(help.stdout.replace(/\s+/g, ' '), 'the name of a bundled scenario: certification, default, flaky, insufficient-funds', '--help lists them');
+  t.match(
+    help.stdout.replace(/\s+/g, ' '),
+    'the name of a bundled scenario: certification, default, flaky, insufficient-funds',
+    '--help lists them',
+  );
 
   for (const given of ['flaky', 'flaky.json']) {
     const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given]);

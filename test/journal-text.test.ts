@@ -16,15 +16,36 @@ function before(id: number, entry: Begun, done?: Done): string {
   if (!done) return JSON.stringify({ id, ...entry });
   const full = { id, ...entry, duration_ms: 0 };
   const { received_at, ...rest } = full;
-  return JSON.stringify({ ...rest, id, received_at, replied_at: done.replied_at, duration_ms: done.duration_ms, reply: { ...full.reply, client_gone: done.client_gone } });
+  return JSON.stringify({
+    ...rest,
+    id,
+    received_at,
+    replied_at: done.replied_at,
+    duration_ms: done.duration_ms,
+    reply: { ...full.reply, client_gone: done.client_gone },
+  });
 }
 
 const tricky: [string, string][] = [
   ['unicode', JSON.stringify({ ...login('joueur-é-玩家-🎲'), feedback_data: 'naïve ☃ \u2028 \u2029' })],
   ['control characters', JSON.stringify({ ...login('p'), feedback_data: '\u0000\u0001\b\f\n\r\t\u001f\u007f' })],
-  ['lone surrogates', '{"transaction_id":"t\\ud800","event_type":"login","timestamp":1,"feedback_data":"\\udfff x \\ud83c","user_id":"\\udc00"}'],
-  ['huge and odd numbers', '{"transaction_id":"n","event_type":"login","timestamp":1e400,"feedback_data":"f","user_id":"p","a":-0,"b":1e21,"c":123456789012345678901234567890,"d":5e-324,"e":1.50}'],
-  ['a bet', JSON.stringify(bet('player-1', 'g1', [['1', 'P', 100], ['2', 'B', 50]]))],
+  [
+    'lone surrogates',
+    '{"transaction_id":"t\\ud800","event_type":"login","timestamp":1,"feedback_data":"\\udfff x \\ud83c","user_id":"\\udc00"}',
+  ],
+  [
+    'huge and odd numbers',
+    '{"transaction_id":"n","event_type":"login","timestamp":1e400,"feedback_data":"f","user_id":"p","a":-0,"b":1e21,"c":123456789012345678901234567890,"d":5e-324,"e":1.50}',
+  ],
+  [
+    'a bet',
+    JSON.stringify(
+      bet('player-1', 'g1', [
+        ['1', 'P', 100],
+        ['2', 'B', 50],
+      ]),
+    ),
+  ],
   ['not JSON', '{"event_type": "login", '],
   ['a JSON string', '"just a string"'],
   ['JSON null', 'null'],
@@ -42,7 +63,10 @@ t.test('entryText equals JSON.stringify of the entry objects, for bodies a calle
       const entry: Begun = Object.assign(out.entry, { received_at: new Date(0).toISOString() });
       id++;
       t.equal(entryText(id, entry), before(id, entry), `${name}: recorded`);
-      for (const done of [{ replied_at: 'later', duration_ms: 12, client_gone: false }, { replied_at: '', duration_ms: 0, client_gone: true }]) {
+      for (const done of [
+        { replied_at: 'later', duration_ms: 12, client_gone: false },
+        { replied_at: '', duration_ms: 0, client_gone: true },
+      ]) {
         t.equal(entryText(id, entry, done), before(id, entry, done), `${name}: finished`);
       }
     }
@@ -51,9 +75,15 @@ t.test('entryText equals JSON.stringify of the entry objects, for bodies a calle
 
 t.test('odd entries: missing and undefined fields, an empty reply, a reply that says client_gone', async (t) => {
   const base: Begun = {
-    received_at: 'then', transaction_id: undefined, event_type: 'login', reason: undefined, rule: { index: 0, name: 'r\u0000' },
+    received_at: 'then',
+    transaction_id: undefined,
+    event_type: 'login',
+    reason: undefined,
+    rule: { index: 0, name: 'r\u0000' },
     request: { method: 'POST', url: '/', headers: { 'api-key': 'ab**' }, body: { n: Number.NaN, i: Infinity, u: undefined } },
-    reply: { status: 200, headers: {}, body: null, dropped: false }, replayed: false, findings: [],
+    reply: { status: 200, headers: {}, body: null, dropped: false },
+    replayed: false,
+    findings: [],
   };
   const done = { replied_at: 'now', duration_ms: 3, client_gone: true };
   const variants: [string, Begun][] = [
@@ -71,9 +101,14 @@ t.test('odd entries: missing and undefined fields, an empty reply, a reply that 
 t.test('the journal keeps that text: begin → finish, record, inFlight', async (t) => {
   const j = new Journal();
   const entry: Begun = {
-    received_at: 'r', event_type: 'bet', user_id: 'u', transaction_id: 'x',
+    received_at: 'r',
+    event_type: 'bet',
+    user_id: 'u',
+    transaction_id: 'x',
     request: { method: 'POST', url: '/callback', headers: {}, body: { a: '\ud800' } },
-    reply: { status: 200, headers: {}, body: null, dropped: false }, replayed: false, findings: [],
+    reply: { status: 200, headers: {}, body: null, dropped: false },
+    replayed: false,
+    findings: [],
   };
   const pending = j.begin(entry);
   t.same(j.inFlight(), [{ id: 1, ...entry, duration_ms: 0 }], 'in flight: the entry, with no reply time yet');

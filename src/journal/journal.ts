@@ -200,7 +200,8 @@ export function entryText(id: number, entry: object, done?: Finished): string {
 
 /** `{ ...reply, client_gone }` as JSON. */
 function replyText(reply: unknown, clientGone: boolean): string {
-  const plain = reply !== null && typeof reply === 'object' && !Array.isArray(reply) && !Object.hasOwn(reply, 'client_gone') && !('toJSON' in reply);
+  const plain =
+    reply !== null && typeof reply === 'object' && !Array.isArray(reply) && !Object.hasOwn(reply, 'client_gone') && !('toJSON' in reply);
   if (!plain) return JSON.stringify({ ...(reply as object), client_gone: clientGone });
   const text = JSON.stringify(reply);
   return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;

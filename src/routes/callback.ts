@@ -61,32 +61,54 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     return reply.code(status).headers(headers).send(JSON.stringify(body));
   });
 
-  app.post(path, {
-    schema: callbackRouteSchema(bodyLimit),
-    // The pipeline validates with the same schema and turns each error into a finding and an R3;
-    // the schema above is for the OpenAPI document.
-    validatorCompiler: () => () => true,
-  }, async (request, reply) => {
-    const started = performance.now();
-    const receivedAt = new Date().toISOString();
-    const socket = request.raw.socket;
-    const out = await handleCallback(sim, { method: request.method, url: request.url, headers: request.headers, body: typeof request.body === 'string' ? request.body : '' });
-    // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-    const pending = sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
-    if (out.delayMs) await sleep(out.delayMs);
-    const entry = pending.finish({
-      replied_at: new Date().toISOString(),
-      duration_ms: Math.round(performance.now() - started),
-      // The caller gave up (its own time-out) before the reply: it never read it.
-      client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
-    });
-    request.log.info({ journal_id: entry.id, code: out.code, reason: out.reason, transaction_id: entry.transaction_id, user_id: entry.user_id, event_type: entry.event_type }, out.reason ?? 'R0');
-    if (out.drop) {
-      // The lost-reply case: the change is applied, the caller never hears of it.
-      reply.hijack();
-      socket.destroy();
-      return;
-    }
-    return reply.code(out.status as 200).headers(out.headers).send(out.body); // a rule may force any status
-  });
+  app.post(
+    path,
+    {
+      schema: callbackRouteSchema(bodyLimit),
+      // The pipeline validates with the same schema and turns each error into a finding and an R3;
+      // the schema above is for the OpenAPI document.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const started = performance.now();
+      const receivedAt = new Date().toISOString();
+      const socket = request.raw.socket;
+      const out = await handleCallback(sim, {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: typeof request.body === 'string' ? request.body : '',
+      });
+      // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+      const pending = sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
+      if (out.delayMs) await sleep(out.delayMs);
+      const entry = pending.finish({
+        replied_at: new Date().toISOString(),
+        duration_ms: Math.round(performance.now() - started),
+        // The caller gave up (its own time-out) before the reply: it never read it.
+        client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
+      });
+      request.log.info(
+        {
+          journal_id: entry.id,
+          code: out.code,
+          reason: out.reason,
+          transaction_id: entry.transaction_id,
+          user_id: entry.user_id,
+          event_type: entry.event_type,
+        },
+        out.reason ?? 'R0',
+      );
+      if (out.drop) {
+        // The lost-reply case: the change is applied, the caller never hears of it.
+        reply.hijack();
+        socket.destroy();
+        return;
+      }
+      return reply
+        .code(out.status as 200)
+        .headers(out.headers)
+        .send(out.body); // a rule may force any status
+    },
+  );
 };

@@ -117,6 +117,9 @@ export function fingerprintOf(req: CallbackRequest): string {
  * alive with every retained transaction.
  */
 function sha256base64url(text: string): string {
-  const digest = typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'base64url') : crypto.createHash('sha256').update(text).digest('base64url');
+  const digest =
+    typeof crypto.hash === 'function'
+      ? crypto.hash('sha256', text, 'base64url')
+      : crypto.createHash('sha256').update(text).digest('base64url');
   return [digest.slice(0, 8), digest.slice(8, 16)].join('');
 }
