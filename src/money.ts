@@ -40,15 +40,39 @@ export const MAX_EXACT_DIGITS = 15;
  */
 export const MAX_MINOR_UNITS_DIGITS = 15;
 
-/** The smallest amount that is too large in a currency of this scale: 10^(15 − scale). */
-export const amountBound = (scale: number): Money => new Money(10).pow(MAX_MINOR_UNITS_DIGITS - scale);
+const bounds = new Map<number, Money>();
+
+/**
+ * The smallest amount that is too large in a currency of this scale: 10^(15 − scale). Made once
+ * per scale (a decimal power per amount checked was a measurable part of a callback); a Money is
+ * immutable, so sharing it is safe.
+ */
+const negatedBounds = new Map<number, Money>();
+const negatedBound = (scale: number): Money => {
+  let bound = negatedBounds.get(scale);
+  if (!bound) {
+    bound = amountBound(scale).neg();
+    if (Number.isInteger(scale) && scale >= 0 && scale <= 64) negatedBounds.set(scale, bound);
+  }
+  return bound;
+};
+
+export function amountBound(scale: number): Money {
+  let bound = bounds.get(scale);
+  if (!bound) {
+    bound = new Money(10).pow(MAX_MINOR_UNITS_DIGITS - scale);
+    // Scales are a currency's fraction digits: a handful of small integers.
+    if (Number.isInteger(scale) && scale >= 0 && scale <= 64) bounds.set(scale, bound);
+  }
+  return bound;
+}
 
 export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_TOO_LARGE'; message: string };
 
 /** Why a balance of this value is out of bounds, if it is. */
 export function balanceProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
   const bound = amountBound(scale);
-  if (m.abs().lt(bound)) return undefined;
+  if (m.lt(bound) && m.gt(negatedBound(scale))) return undefined; // |m| < bound, without a new Money for |m|
   return {
     code: 'AMOUNT_TOO_LARGE',
     message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance`,

@@ -19,7 +19,8 @@ const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0
  */
 export function maskedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
     out[name] = name === 'api-key' || name === 'authorization' ? mask(text) : text;

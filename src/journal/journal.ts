@@ -105,7 +105,7 @@ export class Journal implements JournalStore {
   private head = 0;
   private bytes = 0;
   private nextId = 1;
-  private readonly pending = new Map<number, Omit<JournalEntry, 'id'> & { id: number }>();
+  private readonly pending = new Map<number, Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>>();
   private readonly listeners = new Set<JournalListener>();
 
   constructor(
@@ -115,41 +115,34 @@ export class Journal implements JournalStore {
 
   /** Records a finished callback at once. */
   record(entry: Omit<JournalEntry, 'id'>): StoredEntry {
-    return this.keep({ id: this.nextId++, ...entry });
+    const id = this.nextId++;
+    return this.keep(id, entry, entryText(id, entry));
   }
 
   /**
    * Records a callback whose reply is still to come: its id is taken now, it is listed by
-   * `inFlight()` until `finish` keeps it with its reply time.
+   * `inFlight()` until `finish` keeps it with its reply time. The entry is held as given (not
+   * copied): the caller hands it over.
    */
   begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>): PendingEntry {
     const id = this.nextId++;
-    const full = { id, ...entry, duration_ms: 0 };
-    this.pending.set(id, full);
+    this.pending.set(id, entry);
     return {
       id,
-      finish: ({ replied_at, duration_ms, client_gone }) => {
+      finish: (done) => {
         this.pending.delete(id);
-        const { received_at, ...rest } = full;
-        return this.keep({ ...rest, id, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } });
+        return this.keep(id, entry, entryText(id, entry, done));
       },
     };
   }
 
   /** Callbacks decided but not answered yet, oldest first (no `replied_at`). */
   inFlight(): JournalEntry[] {
-    return [...this.pending.values()].map((e) => structuredClone(e));
+    return [...this.pending].map(([id, e]) => structuredClone({ id, ...e, duration_ms: 0 }));
   }
 
-  private keep(entry: JournalEntry): StoredEntry {
-    const text = JSON.stringify(entry);
-    const stored: StoredEntry = {
-      id: entry.id,
-      user_id: entry.user_id,
-      event_type: entry.event_type,
-      transaction_id: entry.transaction_id,
-      text,
-    };
+  private keep(id: number, entry: Pick<JournalEntry, 'user_id' | 'event_type' | 'transaction_id'>, text: string): StoredEntry {
+    const stored: StoredEntry = { id, user_id: entry.user_id, event_type: entry.event_type, transaction_id: entry.transaction_id, text };
     for (const listener of this.listeners) listener(stored);
     if (this.capacity <= 0 || text.length > this.maxBytes) return stored;
     this.entries.push(stored);
@@ -209,4 +202,36 @@ export class Journal implements JournalStore {
     this.head = 0;
     this.bytes = 0;
   }
+}
+
+type Finished = Parameters<PendingEntry['finish']>[0];
+
+/**
+ * An entry's JSON text: exactly what JSON.stringify writes for `{ id, ...entry }` (a recorded
+ * entry) or, for a finished one, for the entry with its reply's timing — `duration_ms`,
+ * `received_at`, `replied_at` after the entry's own fields, `client_gone` last in `reply` — but
+ * field by field, without copying the entry into new objects first (those copies were a tenth of a
+ * callback's CPU, with their garbage).
+ */
+export function entryText(id: number, entry: object, done?: Finished): string {
+  let text = `{"id":${id}`;
+  const fields = entry as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (key === 'id' || (done && (key === 'received_at' || key === 'replied_at' || key === 'duration_ms'))) continue;
+    const value = fields[key];
+    const json = done && key === 'reply' ? replyText(value, done.client_gone) : JSON.stringify(value);
+    if (json !== undefined) text += `,${JSON.stringify(key)}:${json}`;
+  }
+  if (!done) return `${text}}`;
+  const receivedAt = JSON.stringify(fields.received_at);
+  return `${text},"duration_ms":${JSON.stringify(done.duration_ms)}${receivedAt === undefined ? '' : `,"received_at":${receivedAt}`},"replied_at":${JSON.stringify(done.replied_at)}}`;
+}
+
+/** `{ ...reply, client_gone }` as JSON. */
+function replyText(reply: unknown, clientGone: boolean): string {
+  const plain =
+    reply !== null && typeof reply === 'object' && !Array.isArray(reply) && !Object.hasOwn(reply, 'client_gone') && !('toJSON' in reply);
+  if (!plain) return JSON.stringify({ ...(reply as object), client_gone: clientGone });
+  const text = JSON.stringify(reply);
+  return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
 }

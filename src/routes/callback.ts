@@ -81,7 +81,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
         body: typeof request.body === 'string' ? request.body : '',
       });
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-      const pending = await sim.journal.begin({ ...out.entry, received_at: receivedAt });
+      const pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
       if (out.delayMs) await sleep(out.delayMs);
       const entry = await pending.finish({
         replied_at: new Date().toISOString(),

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { eventOf } from '../events/index.js';
 import type { WalletConfig } from '../events/event.js';
@@ -105,11 +105,21 @@ function balanceAfter(player: Player, changes: readonly Change[]): Money {
 export function fingerprintOf(req: CallbackRequest): string {
   const { timestamp: _ignored, ...rest } = req;
   // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
-  // transaction costs 16 characters instead of 43. (From 12 bytes, not a slice of the whole hash's
-  // text, which would keep that text alive.)
-  return createHash('sha256')
-    .update(stringify(rest) ?? '')
-    .digest()
-    .subarray(0, 12)
-    .toString('base64url');
+  // transaction costs 16 characters instead of 43.
+  return sha256base64url(stringify(rest) ?? '');
+}
+
+/**
+ * The first 96 bits of the sha256 digest, in base64url: its first 16 characters (12 bytes are whole
+ * base64 groups, so this is exactly the 12-byte text). One-shot crypto.hash (Node ≥ 20.12) straight
+ * to text is a third of the cost of a Hash object and a Buffer per callback. The two halves are
+ * joined into a new string: a slice of 13 characters or more would keep the whole digest's text
+ * alive with every retained transaction.
+ */
+function sha256base64url(text: string): string {
+  const digest =
+    typeof crypto.hash === 'function'
+      ? crypto.hash('sha256', text, 'base64url')
+      : crypto.createHash('sha256').update(text).digest('base64url');
+  return [digest.slice(0, 8), digest.slice(8, 16)].join('');
 }

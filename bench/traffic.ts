@@ -1,0 +1,80 @@
+/** The bench's traffic, shared by the HTTP bench (bench.ts) and the in-process one (pipeline.ts). */
+export const HEADERS = {
+  'content-type': 'application/json',
+  'api-id': 'bench',
+  'api-key': 'bench-key',
+  'callback-url': 'http://bench.test/callback',
+};
+export const BENCH_SCENARIO = {
+  name: 'bench',
+  description: 'Benchmark traffic: auto-created USD players with enough money for any run.',
+  credentials: { api_id: 'bench', api_key: 'bench-key' },
+  currencies: { USD: 2 },
+  defaults: { currency: 'USD', balance: 1_000_000, auto_create_players: true, timestamp_skew_s: 3600 },
+  players: [],
+  rules: [],
+};
+export const PLAYERS = 1000;
+export const player = (i: number) => `bench-p${String(i % PLAYERS).padStart(4, '0')}`;
+const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
+
+type Envelope = (event_type: string, user_id: string) => object;
+export const betBody = (envelope: Envelope, user: string, game: string) => ({
+  ...envelope('bet', user),
+  data: {
+    currency: 'USD',
+    game_type: 'BAC',
+    table_no: 'T1',
+    game_no: game,
+    total_bet_amount: 2.5,
+    bets: [
+      { bet_index: '1', bet_type: 'P', bet_amount: 1.5 },
+      { bet_index: '2', bet_type: 'T', bet_amount: 1 },
+    ],
+  },
+});
+export const betResultBody = (envelope: Envelope, user: string, game: string) => ({
+  ...envelope('bet_result', user),
+  data: {
+    currency: 'USD',
+    game_type: 'BAC',
+    table_no: 'T1',
+    game_no: game,
+    total_bet_amount: 2.5,
+    total_winloss: 0.5,
+    result: 'P',
+    result_detail: DETAIL,
+    bet_results: [
+      { bet_index: '1', bet_type: 'P', bet_amount: 1.5, winloss: 1.5 },
+      { bet_index: '2', bet_type: 'T', bet_amount: 1, winloss: -1 },
+    ],
+  },
+});
+
+/** Bodies of login → bet → bet_result cycles over the players, one after the other (no HTTP). */
+export function trafficBodies(): () => string {
+  const run = Date.now().toString(36);
+  let tx = 0;
+  let step = 0;
+  let user = '';
+  let game = '';
+  const envelope: Envelope = (event_type, user_id) => ({
+    transaction_id: `${run}-${++tx}`,
+    event_type,
+    timestamp: Math.floor(Date.now() / 1000),
+    feedback_data: 'bench',
+    user_id,
+  });
+  return () => {
+    const s = step++ % 3;
+    if (s === 0) {
+      user = player(step);
+      return JSON.stringify(envelope('login', user));
+    }
+    if (s === 1) {
+      game = `${run}-g${tx}`;
+      return JSON.stringify(betBody(envelope, user, game));
+    }
+    return JSON.stringify(betResultBody(envelope, user, game));
+  };
+}

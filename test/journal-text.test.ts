@@ -1,0 +1,119 @@
+// The journal writes an entry's JSON text field by field (src/journal/journal.ts entryText): it must
+// be exactly the text JSON.stringify gave for the entry objects it used to build, whatever a caller sends.
+import t from 'tap';
+import { handleCallback } from '../src/callback.js';
+import { entryText, Journal, type JournalEntry } from '../src/journal/journal.js';
+import { compileScenario } from '../src/scenario/scenario.js';
+import { Simulator } from '../src/simulator.js';
+import { MemoryStore } from '../src/store/memory.js';
+import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
+
+type Begun = Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>;
+type Done = { replied_at: string; duration_ms: number; client_gone: boolean };
+
+/** What the journal did before: copy the entry into new objects, then JSON.stringify them. */
+function before(id: number, entry: Begun, done?: Done): string {
+  if (!done) return JSON.stringify({ id, ...entry });
+  const full = { id, ...entry, duration_ms: 0 };
+  const { received_at, ...rest } = full;
+  return JSON.stringify({
+    ...rest,
+    id,
+    received_at,
+    replied_at: done.replied_at,
+    duration_ms: done.duration_ms,
+    reply: { ...full.reply, client_gone: done.client_gone },
+  });
+}
+
+const tricky: [string, string][] = [
+  ['unicode', JSON.stringify({ ...login('joueur-é-玩家-🎲'), feedback_data: 'naïve ☃ \u2028 \u2029' })],
+  ['control characters', JSON.stringify({ ...login('p'), feedback_data: '\u0000\u0001\b\f\n\r\t\u001f\u007f' })],
+  [
+    'lone surrogates',
+    '{"transaction_id":"t\\ud800","event_type":"login","timestamp":1,"feedback_data":"\\udfff x \\ud83c","user_id":"\\udc00"}',
+  ],
+  [
+    'huge and odd numbers',
+    '{"transaction_id":"n","event_type":"login","timestamp":1e400,"feedback_data":"f","user_id":"p","a":-0,"b":1e21,"c":123456789012345678901234567890,"d":5e-324,"e":1.50}',
+  ],
+  [
+    'a bet',
+    JSON.stringify(
+      bet('player-1', 'g1', [
+        ['1', 'P', 100],
+        ['2', 'B', 50],
+      ]),
+    ),
+  ],
+  ['not JSON', '{"event_type": "login", '],
+  ['a JSON string', '"just a string"'],
+  ['JSON null', 'null'],
+  ['an array', '[1, "two", {"three": [3]}]'],
+  ['empty', ''],
+  ['keys that look special', '{"__proto__x":1,"constructor_":2,"toJSON":"no","":"empty key","\\"quoted\\"":"q"}'],
+];
+
+t.test('entryText equals JSON.stringify of the entry objects, for bodies a caller may send', async (t) => {
+  const sim = await Simulator.open(compileScenario(TEST_SCENARIO), new MemoryStore());
+  let id = 0;
+  for (const [name, body] of tricky) {
+    for (const headers of [HEADERS, { ...HEADERS, 'api-key': 'wrong-key', 'x-odd': ['a', 'b\u00e9'] as never }, {}]) {
+      const out = await handleCallback(sim, { method: 'POST', url: '/callback?q=\u00e9', headers, body });
+      const entry: Begun = Object.assign(out.entry, { received_at: new Date(0).toISOString() });
+      id++;
+      t.equal(entryText(id, entry), before(id, entry), `${name}: recorded`);
+      for (const done of [
+        { replied_at: 'later', duration_ms: 12, client_gone: false },
+        { replied_at: '', duration_ms: 0, client_gone: true },
+      ]) {
+        t.equal(entryText(id, entry, done), before(id, entry, done), `${name}: finished`);
+      }
+    }
+  }
+});
+
+t.test('odd entries: missing and undefined fields, an empty reply, a reply that says client_gone', async (t) => {
+  const base: Begun = {
+    received_at: 'then',
+    transaction_id: undefined,
+    event_type: 'login',
+    reason: undefined,
+    rule: { index: 0, name: 'r\u0000' },
+    request: { method: 'POST', url: '/', headers: { 'api-key': 'ab**' }, body: { n: Number.NaN, i: Infinity, u: undefined } },
+    reply: { status: 200, headers: {}, body: null, dropped: false },
+    replayed: false,
+    findings: [],
+  };
+  const done = { replied_at: 'now', duration_ms: 3, client_gone: true };
+  const variants: [string, Begun][] = [
+    ['undefined fields', base],
+    ['no received_at', (({ received_at: _, ...rest }) => rest as Begun)(base)],
+    ['an empty reply', { ...base, reply: {} as never }],
+    ['a reply already saying client_gone', { ...base, reply: { ...base.reply, client_gone: false } }],
+  ];
+  for (const [name, entry] of variants) {
+    t.equal(entryText(7, entry), before(7, entry), `${name}: recorded`);
+    t.equal(entryText(7, entry, done), before(7, entry, done), `${name}: finished`);
+  }
+});
+
+t.test('the journal keeps that text: begin → finish, record, inFlight', async (t) => {
+  const j = new Journal();
+  const entry: Begun = {
+    received_at: 'r',
+    event_type: 'bet',
+    user_id: 'u',
+    transaction_id: 'x',
+    request: { method: 'POST', url: '/callback', headers: {}, body: { a: '\ud800' } },
+    reply: { status: 200, headers: {}, body: null, dropped: false },
+    replayed: false,
+    findings: [],
+  };
+  const pending = j.begin(entry);
+  t.same(j.inFlight(), [{ id: 1, ...entry, duration_ms: 0 }], 'in flight: the entry, with no reply time yet');
+  const kept = pending.finish({ replied_at: 'd', duration_ms: 4, client_gone: false });
+  t.equal(kept.text, before(1, entry, { replied_at: 'd', duration_ms: 4, client_gone: false }));
+  t.same(j.list(), [JSON.parse(kept.text)]);
+  t.equal(j.record({ ...entry, duration_ms: 1 }).text, JSON.stringify({ id: 2, ...entry, duration_ms: 1 }));
+});
