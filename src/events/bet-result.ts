@@ -2,7 +2,7 @@ import { balanceProblem, sum } from '../money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetResultRequest } from '../protocol/types.generated.js';
 import { playerChange, roundChange } from '../store/state.js';
-import { amount, currencyFindings, MAX_BETS_PER_ROUND } from './checks.js';
+import { amount, currencyFindings, roundEvent, MAX_BETS_PER_ROUND } from './checks.js';
 import type { EventHandler } from './event.js';
 import { resultDetailFindings } from './result-detail.js';
 
@@ -13,14 +13,7 @@ import { resultDetailFindings } from './result-detail.js';
  */
 export const betResult: EventHandler<BetResultRequest> = {
   type: 'bet_result',
-  gameNo: (req) => req.data.game_no,
-  matchFields: ({ data: d }) => ({
-    game_no: d.game_no,
-    table_no: d.table_no,
-    game_type: d.game_type,
-    currency: d.currency,
-    amount: d.total_bet_amount,
-  }),
+  ...roundEvent,
   echoesCallbackUrl: true,
 
   decide(req, { view, player, config, findings }) {

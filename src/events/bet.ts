@@ -2,7 +2,7 @@ import { sum, toJsonNumber } from '../money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest } from '../protocol/types.generated.js';
 import { playerChange } from '../store/state.js';
-import { amount, currencyFindings, MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from './checks.js';
+import { amount, currencyFindings, roundEvent, MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from './checks.js';
 import type { EventHandler } from './event.js';
 
 /**
@@ -11,14 +11,7 @@ import type { EventHandler } from './event.js';
  */
 export const bet: EventHandler<BetRequest> = {
   type: 'bet',
-  gameNo: (req) => req.data.game_no,
-  matchFields: ({ data: d }) => ({
-    game_no: d.game_no,
-    table_no: d.table_no,
-    game_type: d.game_type,
-    currency: d.currency,
-    amount: d.total_bet_amount,
-  }),
+  ...roundEvent,
   echoesCallbackUrl: false,
   refusal: (code, req, balance) =>
     code === 'R4' ? `R4: balance ${balance?.toFixed()} is less than total_bet_amount ${req.data.total_bet_amount}` : undefined,

@@ -33,3 +33,19 @@ export function currencyFindings(currency: string, player: Player, round: Round 
     );
   return out;
 }
+
+/** What every event of a round shares: the round it touches, the fields rules can match on. */
+export const roundEvent = {
+  gameNo: (req: { data: { game_no: string } }) => req.data.game_no,
+  matchFields: ({
+    data: d,
+  }: {
+    data: { game_no: string; table_no: string; game_type: string; currency: string; total_bet_amount: number };
+  }) => ({
+    game_no: d.game_no,
+    table_no: d.table_no,
+    game_type: d.game_type,
+    currency: d.currency,
+    amount: d.total_bet_amount,
+  }),
+};
