@@ -1,31 +1,14 @@
 import { spawn } from 'node:child_process';
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
 import { FileStore } from '../../src/store/file.js';
 import { StoreError } from '../../src/store/store-error.js';
-import type { Change } from '../../src/store/change.js';
+import { player, tempData, txn } from '../helpers/store.js';
 import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
 
-type Test = { teardown: (fn: () => unknown) => void };
-
-async function tempData(t: Test): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-store-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return join(dir, 'wallet.json');
-}
-
-const player = (user_id: string, balance: string): Change => ({ op: 'player', user_id, balance, currency: 'USD' });
-const txn = (transaction_id: string, user_id = 'p1'): Change => ({
-  op: 'txn',
-  transaction_id,
-  user_id,
-  event_type: 'bet',
-  fingerprint: 'f',
-});
 const logs = async (data: string) => (await readdir(join(data, '..'))).filter((n) => n.endsWith('.log')).sort();
 /** The snapshot (version 2): its header line and its records, one per line. */
 const snapshotOf = async (data: string) => {

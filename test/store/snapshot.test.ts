@@ -1,28 +1,10 @@
-import { mkdtemp, open, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import t from 'tap';
 import { FileStore } from '../../src/store/file.js';
 import { readLines } from '../../src/store/lines.js';
 import { StoreError } from '../../src/store/store-error.js';
-import type { Change } from '../../src/store/change.js';
+import { player, tempData, txn } from '../helpers/store.js';
 
-type Test = { teardown: (fn: () => unknown) => void };
-
-async function tempData(t: Test): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-snapshot-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return join(dir, 'wallet.json');
-}
-
-const player = (user_id: string, balance: string): Change => ({ op: 'player', user_id, balance, currency: 'USD' });
-const txn = (transaction_id: string, user_id = 'p1'): Change => ({
-  op: 'txn',
-  transaction_id,
-  user_id,
-  event_type: 'bet',
-  fingerprint: 'f',
-});
 const header = (log_seq: number, records: number, more: object = {}) =>
   JSON.stringify({ format: 'wallet-sim-store', version: 2, log_seq, written_at: '', records, ...more });
 const lines = async (path: string) => (await readFile(path, 'utf8')).trimEnd().split('\n');
