@@ -8,6 +8,7 @@ import {
   type RoundRecord,
   type TransactionRecord,
 } from './change.js';
+import { ReplyError } from 'ioredis';
 import { connectRedis, DEFAULT_REDIS_PREFIX, redact } from './redis-connection.js';
 import { KeyLocks } from './redis-locks.js';
 import { CAS, type CasClient, type CasDocument, escapeGlob, hash64, type Op, recordOps, toPlayer, toRound } from './redis-records.js';
@@ -75,7 +76,24 @@ export class RedisStore implements Store {
   /** Why nothing can be acknowledged now: Redis is unreachable. Clears by itself on reconnect. */
   get failure(): string | undefined {
     if (this.client.status === 'ready') return undefined;
-    return `Redis at ${redact(this.url)} is unreachable (${this.lastError ?? this.client.status}); wallet-sim reconnects by itself`;
+    return this.unreachable(this.lastError ?? this.client.status);
+  }
+
+  private unreachable(why: string): string {
+    return `Redis at ${redact(this.url)} is unreachable (${why}); wallet-sim reconnects by itself`;
+  }
+
+  /**
+   * A Redis exchange on the callback path. The connection can drop between the status check and
+   * the command (ioredis then rejects with "Stream isn't writeable" or "Connection is closed"):
+   * that is Redis being unreachable too, and the reason (R1) says so. An error Redis itself
+   * answered (a ReplyError) is passed on as it is.
+   */
+  private exchange<T>(sent: Promise<T>): Promise<T> {
+    return sent.catch((e: unknown) => {
+      if (e instanceof ReplyError) throw e;
+      throw new Error(this.unreachable(e instanceof Error ? e.message : String(e)), { cause: e });
+    });
   }
 
   get genKey(): string {
@@ -99,11 +117,13 @@ export class RedisStore implements Store {
       const k = this.recordKeys(gen, keys);
       const watched = [this.genKey, k.player, k.txn, ...(k.round ? [k.round, k.settled!] : [])];
       const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(k.roundId ? [hash64(forgottenRound(k.roundId))] : [])];
-      const replies = await this.client
-        .multi()
-        .mget(...watched)
-        .smismember(this.key(gen, 'forgotten'), ...hashes)
-        .exec();
+      const replies = await this.exchange(
+        this.client
+          .multi()
+          .mget(...watched)
+          .smismember(this.key(gen, 'forgotten'), ...hashes)
+          .exec(),
+      );
       if (!replies) throw new Error('Redis refused the read');
       for (const [err] of replies) if (err) throw err;
       const values = replies[0]![1] as (string | null)[];
@@ -135,7 +155,7 @@ export class RedisStore implements Store {
   }
 
   private cas(doc: CasDocument): Promise<boolean> {
-    return this.client.walletCas(JSON.stringify(doc)).then((r) => r === 1);
+    return this.exchange(this.client.walletCas(JSON.stringify(doc))).then((r) => r === 1);
   }
 
   private trim(gen: number): CasDocument['trim'] {
@@ -166,7 +186,7 @@ export class RedisStore implements Store {
   async commit(changes: readonly Change[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       if (this.failure) throw new Error(this.failure);
-      const from = Number(await this.client.get(this.genKey));
+      const from = Number(await this.exchange(this.client.get(this.genKey)));
       let clears = -1;
       changes.forEach((c, i) => {
         if (c.op === 'clear') clears = i;
@@ -176,7 +196,7 @@ export class RedisStore implements Store {
       const ops: Op[] = clears >= 0 ? [['SET', this.genKey, String(gen)]] : [];
       // Admin writes replace records whole: only the generation must not have moved meanwhile.
       for (const c of rest) {
-        const open = c.op === 'bets' ? await this.client.get(this.key(gen, 'round', roundKey(c.user_id, c.game_no))) : null;
+        const open = c.op === 'bets' ? await this.exchange(this.client.get(this.key(gen, 'round', roundKey(c.user_id, c.game_no)))) : null;
         ops.push(...this.ops(gen, [c], open ? (JSON.parse(open) as RoundRecord) : undefined));
       }
       if (await this.cas({ expect: [[this.genKey, String(from)]], ops })) {

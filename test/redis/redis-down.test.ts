@@ -3,9 +3,11 @@
 // always), and service resumes by itself once Redis is back.
 import t from 'tap';
 import { createStore } from '../../src/store/index.js';
+import type { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/store.js';
 import { bet, buildTestApp, listen, post, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { player } from '../helpers/store.js';
 import { eventually } from '../helpers/spawn-cli.js';
 
 const missing = redisMissing();
@@ -91,6 +93,22 @@ if (missing) {
       player?.balance.toFixed(),
       String(100_000 - 10 * sent.size),
       `each of the ${sent.size} bets applied exactly once: no acknowledged change lost, none twice`,
+    );
+  });
+
+  // The socket dies while ioredis still says "ready" (its close event has not run yet): the
+  // command is refused with "Stream isn't writeable"; the reason must still name Redis (CI saw this).
+  t.test('a connection lost under a command is reported as Redis unreachable', async (t) => {
+    const redis = await startRedis(t);
+    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('lost') })) as RedisStore;
+    t.teardown(() => store.close());
+    await store.commit([player('p1', '100')]);
+    store.client.stream.destroy();
+    t.equal(store.client.status, 'ready', 'ioredis has not noticed yet');
+    await t.rejects(
+      store.transact({ user_id: 'p1', transaction_id: 't1' }, () => ({ changes: [] })),
+      { message: /^Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable \(.+\); wallet-sim reconnects by itself$/ },
+      'the reason names Redis and what happens next',
     );
   });
 }
