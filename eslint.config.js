@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts', 'ui/**/*.tsx', 'ui/**/*.ts', 'scripts/**/*.ts'],
+    files: ['src/**/*.ts', 'ui/**/*.tsx', 'ui/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
   {

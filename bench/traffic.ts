@@ -1,3 +1,5 @@
+import type autocannon from 'autocannon';
+
 /** The bench's traffic, shared by the HTTP bench (bench.ts) and the in-process one (pipeline.ts). */
 export const HEADERS = {
   'content-type': 'application/json',
@@ -51,20 +53,29 @@ export const betResultBody = (envelope: Envelope, user: string, game: string) =>
   },
 });
 
-/** Bodies of login → bet → bet_result cycles over the players, one after the other (no HTTP). */
-export function trafficBodies(): () => string {
+/** Envelopes with this run's unique transaction ids, and a unique round name per bet. */
+function envelopes(): { envelope: Envelope; game: () => string } {
   const run = Date.now().toString(36);
   let tx = 0;
+  return {
+    envelope: (event_type, user_id) => ({
+      transaction_id: `${run}-${++tx}`,
+      event_type,
+      timestamp: Math.floor(Date.now() / 1000),
+      feedback_data: 'bench',
+      user_id,
+    }),
+    // A round per bet, named after the bet's transaction (unique within and across runs).
+    game: () => `${run}-g${tx}`,
+  };
+}
+
+/** Bodies of login → bet → bet_result cycles over the players, one after the other (no HTTP). */
+export function trafficBodies(): () => string {
+  const { envelope, game: nextGame } = envelopes();
   let step = 0;
   let user = '';
   let game = '';
-  const envelope: Envelope = (event_type, user_id) => ({
-    transaction_id: `${run}-${++tx}`,
-    event_type,
-    timestamp: Math.floor(Date.now() / 1000),
-    feedback_data: 'bench',
-    user_id,
-  });
   return () => {
     const s = step++ % 3;
     if (s === 0) {
@@ -72,9 +83,51 @@ export function trafficBodies(): () => string {
       return JSON.stringify(envelope('login', user));
     }
     if (s === 1) {
-      game = `${run}-g${tx}`;
+      game = nextGame();
       return JSON.stringify(betBody(envelope, user, game));
     }
     return JSON.stringify(betResultBody(envelope, user, game));
   };
+}
+
+/** Counts of the replies: R0 and the rest (with a few samples of the rest). */
+export interface ReplyCounts {
+  r0: number;
+  nonR0: number;
+  samples: string[];
+}
+
+/** autocannon's requests: login → bet → bet_result per connection cycle (autocannon resets the context each cycle). */
+export function autocannonRequests(counts: ReplyCounts): autocannon.Request[] {
+  const { envelope, game } = envelopes();
+  let next = 0;
+  const onResponse = (status: number, body: string) => {
+    if (status === 200 && body.includes('"code":"R0"')) counts.r0++;
+    else {
+      counts.nonR0++;
+      if (counts.samples.length < 5) counts.samples.push(`${status} ${body.slice(0, 300)}`);
+    }
+  };
+  type Ctx = { user?: string; game?: string };
+  const post = (build: (ctx: Ctx) => object): autocannon.Request => ({
+    method: 'POST',
+    path: '/callback',
+    headers: HEADERS,
+    setupRequest: (req, ctx) => {
+      req.body = JSON.stringify(build(ctx as Ctx));
+      return req;
+    },
+    onResponse,
+  });
+  return [
+    post((ctx) => {
+      ctx.user = player(next++);
+      return envelope('login', ctx.user);
+    }),
+    post((ctx) => {
+      ctx.game = game();
+      return betBody(envelope, ctx.user!, ctx.game);
+    }),
+    post((ctx) => betResultBody(envelope, ctx.user!, ctx.game!)),
+  ];
 }

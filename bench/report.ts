@@ -1,0 +1,28 @@
+import type { Measured } from './measure.js';
+
+export const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '—' : n.toFixed(digits));
+
+export const median = (xs: number[]): number | undefined => {
+  const sorted = xs.filter((x) => Number.isFinite(x)).sort((x, y) => x - y);
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined;
+};
+
+export function table(rows: Measured[], all: Measured[][], atRate: Measured[]): string {
+  const lines = [
+    "| target | req/s (best) | p50 ms | p99 ms (median) | ratio to (a), median of runs | server CPU µs/req (median) | CPU × (a)'s, median | redis-server CPU µs/req (median) | R0 / non-R0 | errors | start-up ms | req/s of each run |",
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const [i, m] of rows.entries()) {
+    const runs = all[i]!;
+    lines.push(
+      `| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${median(runs.map((r) => r.p99_ms))} | ${fmt(m.ratio_to_bare)} | ${median(runs.map((r) => r.server_cpu_us_per_req ?? NaN)) ?? '—'} | ${fmt(m.cpu_ratio_to_bare)} | ${median(runs.map((r) => r.redis_cpu_us_per_req ?? NaN)) ?? '—'} | ${sumOf(runs, 'r0')} / ${sumOf(runs, 'non_r0')} | ${sumOf(runs, 'errors')} | ${m.startup_ms} | ${runs.map((r) => r.req_per_s).join(', ')} |`,
+    );
+  }
+  for (const m of atRate)
+    lines.push(
+      `| ${m.name} | ${m.req_per_s} | ${m.p50_ms} | ${m.p99_ms} | | ${m.server_cpu_us_per_req ?? '—'} | | ${m.redis_cpu_us_per_req ?? '—'} | ${m.r0} / ${m.non_r0} | ${m.errors} | | |`,
+    );
+  return lines.join('\n');
+}
+
+export const sumOf = (runs: Measured[], key: 'r0' | 'non_r0' | 'errors') => runs.reduce((n, r) => n + r[key], 0);

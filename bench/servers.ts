@@ -1,0 +1,122 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { CPU_PROF, REDIS_DURABLE, RESULTS, SERVER_FLAGS } from './options.js';
+
+export interface Target {
+  name: string;
+  ceiling?: boolean;
+  command: string[];
+  env?: Record<string, string>;
+  note?: string;
+  /** redis targets: the bench's redis-server, whose CPU is measured apart. */
+  redisPid?: number;
+  sse?: boolean;
+}
+
+export interface Server {
+  url: string;
+  child: ChildProcess;
+  startupMs: number;
+  sse?: { events: number; close(): void };
+}
+
+/**
+ * CPU time (user + system) of a process and its live children (the workers of --workers) so far,
+ * from /proc (Linux); undefined elsewhere.
+ */
+export function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    let ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    let children: string[] = [];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      /* none */
+    }
+    for (const child of children) ms += cpuMs(Number(child)) ?? 0;
+    return ms;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The redis-server of a --redis bench: a free port, a temp dir, nothing persisted unless --redis-durable. */
+export async function startRedisServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const { createServer } = await import('node:net');
+  const port = await new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+  const persistence = REDIS_DURABLE ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** One dashboard-like listener: a plain GET of /admin/events, reading (and counting) every event. */
+export function listen(url: string): Promise<{ events: number; close(): void }> {
+  return new Promise((resolve, reject) => {
+    const req = get(`${url}/admin/events`, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`GET /admin/events answered ${res.statusCode}`));
+      const listener = { events: 0, close: () => req.destroy() };
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        for (let i = chunk.indexOf('\ndata: '); i >= 0; i = chunk.indexOf('\ndata: ', i + 1)) listener.events++;
+      });
+      res.on('error', () => {});
+      resolve(listener);
+    });
+    req.on('error', reject);
+  });
+}
+
+export function startServer(t: Target): Promise<Server> {
+  const started = performance.now();
+  const prof = CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`, `--cpu-prof-name=${t.name.replace(/\W+/g, '-')}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...SERVER_FLAGS, ...prof, ...t.command], {
+    env: { ...process.env, ...t.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let listening = false;
+  return new Promise((resolve, reject) => {
+    // Read until the server says where it listens; then keep draining its output (log lines at
+    // --log-level info) without holding it.
+    const onData = (chunk: Buffer) => {
+      if (listening) return;
+      output += chunk.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (!m) return;
+      listening = true;
+      output = '';
+      resolve({ url: m[1]!, child, startupMs: Math.round(performance.now() - started) });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${t.name}: server exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+export async function stopServer(s: Server): Promise<void> {
+  const exited = new Promise((resolve) => s.child.once('exit', resolve));
+  s.child.kill('SIGTERM');
+  const timer = setTimeout(() => s.child.kill('SIGKILL'), 120_000);
+  await exited;
+  clearTimeout(timer);
+}
