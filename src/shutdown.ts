@@ -13,13 +13,15 @@ export function installShutdownGate(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  // Callback-style hooks: on every request, and an async hook costs a promise and a turn each.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     // Serialized here: a route's response schema (the callback's) must not reshape the refusal.
-    return sendApiErrorText(reply.header('connection', 'close'), apiError('SHUTTING_DOWN'));
+    sendApiErrorText(reply.header('connection', 'close'), apiError('SHUTTING_DOWN'));
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { buildReply, handleCallback, headerSafe } from '../callback.js';
 import { fromFastify } from '../errors.js';
+import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
@@ -72,7 +73,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     },
     async (request, reply) => {
       const started = performance.now();
-      const receivedAt = new Date().toISOString();
+      const receivedAt = isoTime();
       const socket = request.raw.socket;
       const out = await handleCallback(sim, {
         method: request.method,
@@ -84,7 +85,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       const pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
       if (out.delayMs) await sleep(out.delayMs);
       const entry = await pending.finish({
-        replied_at: new Date().toISOString(),
+        replied_at: isoTime(),
         duration_ms: Math.round(performance.now() - started),
         // The caller gave up (its own time-out) before the reply: it never read it.
         client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)

@@ -1,4 +1,4 @@
-import type { Change } from './change.js';
+import { type Change, forgottenRound, roundKey } from './change.js';
 import { type Player, WalletState } from './state.js';
 import type { Decided, Persistence, RecordKeys, Store, View } from './store.js';
 
@@ -35,11 +35,13 @@ export class LocalStore implements Store {
   view({ user_id, transaction_id, game_no }: RecordKeys): View {
     const s = this.state;
     const transaction = s.transactions.get(transaction_id);
+    // The round's key is made once (it is JSON text) for its three lookups.
+    const key = game_no === undefined ? undefined : roundKey(user_id, game_no);
     return {
       player: s.players.get(user_id),
-      round: game_no === undefined ? undefined : s.round(user_id, game_no),
-      roundSettled: game_no !== undefined && s.isSettled(user_id, game_no),
-      roundForgotten: game_no !== undefined && s.mayHaveForgottenRound(user_id, game_no),
+      round: key === undefined ? undefined : s.rounds.get(key),
+      roundSettled: key !== undefined && s.settled.has(key),
+      roundForgotten: key !== undefined && s.index.forgotten.has(forgottenRound(key)),
       transaction,
       transactionForgotten: !transaction && s.mayHaveForgotten(transaction_id),
     };

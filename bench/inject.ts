@@ -1,0 +1,57 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { logger } from '../src/commands/logger.js';
+import { compileScenario } from '../src/scenario/scenario.js';
+import { Simulator } from '../src/simulator.js';
+import { MemoryStore } from '../src/store/memory.js';
+import { median } from './report.js';
+import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
+
+/**
+ * node dist/bench/inject.js [requests=20000] [rounds=5] [log level=warn]   (info: redirect stdout)
+ * ONLY=b node --cpu-prof dist/bench/inject.js …   (one target, to profile it alone)
+ *
+ * The HTTP framework's share, in this process and without sockets: the server CPU per request of
+ * Fastify's `inject` for (a) bare Fastify (the bench's ceiling route), (a+) the same with the
+ * CLI's logger, and (b) the whole wallet-sim app (memory store, the bench's traffic), interleaved.
+ * (b) − (a+) is what the app costs above Fastify; the HTTP bench's gap beyond that is the socket.
+ */
+const [n = 20_000, rounds = 5] = process.argv.slice(2, 4).map(Number);
+const level = process.argv[4] ?? 'warn';
+const reply = JSON.stringify({ code: 'R0', event_type: 'bet', timestamp: 0, user_id: 'bench', latest_balance: 1000 });
+
+function bare(withLogger: boolean): FastifyInstance {
+  const app = Fastify({ logger: withLogger ? logger({ logLevel: level, logFormat: 'json' }) : false });
+  app.post('/callback', async (_request, res) => res.header('content-type', 'application/json').send(reply));
+  return app;
+}
+
+const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryStore());
+const targets: [string, FastifyInstance][] = [
+  ['(a) bare Fastify', bare(false)],
+  [`(a+) bare Fastify, logger at ${level}`, bare(true)],
+  [`(b) wallet-sim app, memory store, logger at ${level}`, await buildApp({ sim, logger: logger({ logLevel: level, logFormat: 'json' }) })],
+];
+const only = process.env.ONLY;
+if (only) targets.splice(0, Infinity, ...targets.filter(([name]) => name.startsWith(`(${only})`)));
+// One traffic per target: a cycle (login, bet, its settlement) never spans two apps.
+const bodies = new Map(targets.map(([, app]) => [app, trafficBodies()]));
+const cpu: number[][] = targets.map(() => []);
+
+async function run(app: FastifyInstance, count: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    const res = await app.inject({ method: 'POST', url: '/callback', headers: HEADERS, payload: bodies.get(app)!() });
+    if (res.statusCode !== 200 || !res.body.includes('"R0"')) throw new Error(`not R0: ${res.statusCode} ${res.body}`);
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
+}
+
+for (const [, app] of targets) await run(app, n / 4); // warm-up
+for (let r = 0; r < rounds; r++) for (const [i, [, app]] of targets.entries()) cpu[i]!.push(await run(app, n));
+for (const [i, [name]] of targets.entries()) {
+  const m = median(cpu[i]!)!;
+  console.error(`${name}: ${m.toFixed(1)} µs CPU per request (median; rounds ${cpu[i]!.map((x) => x.toFixed(1)).join(', ')})`);
+}
+for (const [, app] of targets) await app.close();
