@@ -1,30 +1,20 @@
 // Swagger UI in a real browser: Debian's chromium, driven by playwright-core, runs a login and a
 // bet through "Try it out" against a simulator on 127.0.0.1 and reads the rendered replies.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './helpers/chromium.js';
 import t from 'tap';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { balanceOf, buildTestApp } from './helpers/app.js';
 
-const CHROMIUM = process.env.WALLET_SIM_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const WAIT = { timeout: 20_000 };
 
 t.setTimeout(90_000);
 
-if (!existsSync(CHROMIUM)) {
-  const message = `${CHROMIUM} NOT FOUND: the Swagger UI browser test is SKIPPED. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this).`;
-  console.error(`\n${'!'.repeat(100)}\n!! ${message}\n${'!'.repeat(100)}\n`);
-  t.test('Swagger UI: Try it out runs a login and a bet against the simulator', { skip: message }, async () => {});
+const missing = chromiumMissing('the Swagger UI browser test is');
+if (missing) {
+  t.test('Swagger UI: Try it out runs a login and a bet against the simulator', { skip: missing }, async () => {});
 } else {
   t.test('Swagger UI: Try it out runs a login and a bet against the simulator', async (t) => {
     const { app, sim } = await buildTestApp();
@@ -37,7 +27,12 @@ if (!existsSync(CHROMIUM)) {
       rmSync(profile, { recursive: true, force: true });
     });
 
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: 30_000,
+    });
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(WAIT.timeout);
     const external: string[] = [];

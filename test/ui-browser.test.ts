@@ -1,9 +1,10 @@
 // The dashboard (/ui) in a real browser: Debian's chromium driven by playwright-core against a
 // simulator on 127.0.0.1. Callbacks go in over HTTP as a provider sends them; the page must show
 // them live, edit the wallet, switch scenarios and fill in the certification checklist.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './helpers/chromium.js';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
@@ -12,16 +13,6 @@ import type { Simulator } from '../src/simulator.js';
 import type { Journal } from '../src/journal/journal.js';
 import { balanceOf, bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
 
-const CHROMIUM = process.env.WALLET_SIM_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const WAIT = 20_000;
 /** WALLET_SIM_SCREENSHOTS=1 refreshes docs/dashboard*.png; otherwise they go to a temporary folder. */
 const SHOTS = process.env.WALLET_SIM_SCREENSHOTS === '1' ? join(ROOT, 'docs') : mkdtempSync(join(tmpdir(), 'wallet-sim-shots-'));
@@ -45,7 +36,7 @@ async function open(
 ): Promise<Opened> {
   if (!app.hasRoute({ method: 'GET', url: '/admin/report' })) stubReport(app, sim);
   const origin = await listen(app);
-  browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: 30_000 });
+  browser ??= await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });
   t.teardown(async () => {
     await context.close().catch(() => {});
@@ -133,10 +124,9 @@ function stubReport(app: FastifyInstance, sim: Simulator<Journal>): void {
   });
 }
 
-if (!existsSync(CHROMIUM)) {
-  const message = `${CHROMIUM} NOT FOUND: the dashboard browser tests are SKIPPED. Install it with: apt-get update && apt-get install -y chromium (.ci/run does this).`;
-  console.error(`\n${'!'.repeat(100)}\n!! ${message}\n${'!'.repeat(100)}\n`);
-  t.test('dashboard in a browser', { skip: message }, async () => {});
+const missing = chromiumMissing('the dashboard browser tests are');
+if (missing) {
+  t.test('dashboard in a browser', { skip: missing }, async () => {});
 } else {
   t.teardown(async () => {
     await browser?.close();

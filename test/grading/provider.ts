@@ -1,8 +1,8 @@
 // Scripted providers over real sockets: each attempt is a fresh connection with a client-side
 // time-out, as a provider's HTTP client makes it.
-import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HEADERS } from '../helpers/app.js';
+import { post } from '../helpers/net.js';
 
 export interface Reply {
   code: string;
@@ -10,32 +10,9 @@ export interface Reply {
 }
 
 /** One attempt: the reply, or undefined when none came (connection closed, or the time-out fired). */
-export function attempt(url: string, body: object, timeoutMs: number): Promise<Reply | undefined> {
-  const data = JSON.stringify(body);
-  return new Promise((resolve) => {
-    const req = request(
-      url,
-      { method: 'POST', agent: false, headers: { ...HEADERS, 'content-length': Buffer.byteLength(data).toString() } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => {
-          try {
-            resolve(JSON.parse(text) as Reply);
-          } catch {
-            resolve(undefined);
-          }
-        });
-        res.on('error', () => resolve(undefined));
-      },
-    );
-    req.setTimeout(timeoutMs, () => req.destroy());
-    req.on('error', () => resolve(undefined));
-    req.end(data);
-  });
+export async function attempt(url: string, body: object, timeoutMs: number): Promise<Reply | undefined> {
+  const sent = await post(url, body, HEADERS, timeoutMs);
+  return sent.error || typeof sent.body !== 'object' || sent.body === null ? undefined : (sent.body as Reply);
 }
 
 const DEFINITE = new Set(['R0', 'R2', 'R3', 'R4']);

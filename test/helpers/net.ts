@@ -11,9 +11,10 @@ export interface PostResult {
 
 /**
  * POSTs JSON over a real socket with node:http (no retries, no pooling), so a dropped connection
- * shows as the error a provider's client would see.
+ * shows as the error a provider's client would see. With `timeoutMs`, the client gives up as a
+ * provider's HTTP client does (error `TIMEOUT`).
  */
-export function post(url: string, payload: object, headers: Record<string, string>): Promise<PostResult> {
+export function post(url: string, payload: object, headers: Record<string, string>, timeoutMs?: number): Promise<PostResult> {
   const started = performance.now();
   const data = JSON.stringify(payload);
   return new Promise((resolve) => {
@@ -40,6 +41,7 @@ export function post(url: string, payload: object, headers: Record<string, strin
         );
       },
     );
+    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error('timed out'), { code: 'TIMEOUT' })));
     req.on('error', (e: NodeJS.ErrnoException) =>
       resolve({ status: 0, body: undefined, ms: performance.now() - started, error: e.code ?? e.message }),
     );

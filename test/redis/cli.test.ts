@@ -1,24 +1,14 @@
 // The built CLI as a user runs it: `start --store redis` processes on one redis-server, one of
 // them SIGKILLed mid-stream; `--workers 2`; `--workers` refused without a shared store.
 import t from 'tap';
-import { post } from '../helpers/app.js';
+import { bet as betBody, post } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { run, start } from '../helpers/spawn-cli.js';
 
+// The same id for the same n: a resend after NO_REPLY is the same transaction.
 const bet = (n: number, user = 'streamer') => ({
+  ...betBody(user, `g${n}`, [['1', 'P', 10]], { currency: 'USD' }),
   transaction_id: `cli-${process.pid}-${user}-${n}`,
-  event_type: 'bet',
-  timestamp: Math.floor(Date.now() / 1000),
-  feedback_data: 'fb',
-  user_id: user,
-  data: {
-    currency: 'USD',
-    game_type: 'BAC',
-    table_no: 'T1',
-    game_no: `g${n}`,
-    total_bet_amount: 10,
-    bets: [{ bet_index: '1', bet_type: 'P', bet_amount: 10 }],
-  },
 });
 const HEADERS = { 'content-type': 'application/json', 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../../src/paths.js';
+import { bet } from '../helpers/app.js';
 
 /**
  * The built CLI over real HTTP, killed with SIGKILL while bets are in flight, restarted on the
@@ -49,24 +50,7 @@ function startWallet(data: string, env: Record<string, string> = {}): Promise<Wa
 }
 
 let seq = 0;
-const betBody = (user: string) => {
-  const id = `crash-${process.pid}-${++seq}`;
-  return {
-    transaction_id: id,
-    event_type: 'bet',
-    timestamp: Math.floor(Date.now() / 1000),
-    feedback_data: 'fb',
-    user_id: user,
-    data: {
-      currency: 'USD',
-      game_type: 'BAC',
-      table_no: 'T1',
-      game_no: `g-${id}`,
-      total_bet_amount: AMOUNT,
-      bets: [{ bet_index: '1', bet_type: 'P', bet_amount: AMOUNT }],
-    },
-  };
-};
+const betBody = (user: string) => bet(user, `g-crash-${process.pid}-${++seq}`, [['1', 'P', AMOUNT]], { currency: 'USD' });
 type BetBody = ReturnType<typeof betBody>;
 
 async function post(url: string, body: object): Promise<{ code: string; latest_balance?: number }> {
