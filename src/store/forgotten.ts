@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 
 /** Ids per generation: a full generation is frozen into one sorted array of 8 MiB. */
 export const GENERATION_SIZE = 1 << 20;
@@ -33,7 +33,7 @@ export class ForgottenIds {
   }
 
   has(key: string): boolean {
-    if (this.size === 0) return false;
+    if (this.filled === 0 && this.frozen.length === 0) return false; // (every callback asks, twice)
     const h = hash64(key);
     if (this.lookup(h)) return true;
     return this.frozen.some((g) => bisect(g, h));
@@ -87,9 +87,14 @@ export class ForgottenIds {
   }
 }
 
-/** The first 8 bytes of the key's SHA-256, never 0 (0 marks an empty slot). */
+/**
+ * The first 8 bytes of the key's SHA-256, never 0 (0 marks an empty slot). One-shot crypto.hash
+ * (Node ≥ 20.12) where there is one: once ids are forgotten, every callback hashes two keys.
+ */
 function hash64(key: string): bigint {
-  const h = createHash('sha256').update(key).digest().readBigUInt64LE(0);
+  const digest =
+    typeof crypto.hash === 'function' ? crypto.hash('sha256', key, 'buffer') : crypto.createHash('sha256').update(key).digest();
+  const h = digest.readBigUInt64LE(0);
   return h === 0n ? 1n : h;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { money, sum, toJsonNumber } from '../money.js';
 import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from './change.js';
@@ -120,7 +120,10 @@ export const toRound = (r: RoundRecord): Round => ({
 });
 
 /** The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores do). */
-export const hash64 = (key: string): string => createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
+export const hash64 = (key: string): string =>
+  typeof crypto.hash === 'function'
+    ? crypto.hash('sha256', key, 'hex').slice(0, 16)
+    : crypto.createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
 export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
