@@ -1,8 +1,12 @@
-// Shared by the file store tests: a data path in a temp folder removed after the test, and records.
+// Shared by the file store tests: a data path in a temp folder removed after the test, records,
+// and a file store opened as the wallet opens it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Change } from '../../src/store/change.js';
+import { FileStore, type FileStoreOptions } from '../../src/store/file.js';
+import { LocalStore } from '../../src/store/local.js';
+import { WalletState } from '../../src/store/state.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 
@@ -20,3 +24,19 @@ export const txn = (transaction_id: string, user_id = 'p1'): Change => ({
   event_type: 'bet',
   fingerprint: 'f',
 });
+
+/** A file store as the wallet opens it: its records folded into a WalletState, which its snapshots copy. */
+export interface OpenedFile {
+  file: FileStore;
+  /** Commits apply here first, then go to `file`. */
+  store: LocalStore;
+  /** The state as records (WalletState.changes()). */
+  records: () => Change[];
+}
+
+export async function openFile(data: string, options?: FileStoreOptions, retainTransactions?: number): Promise<OpenedFile> {
+  const file = await FileStore.open(data, options);
+  const store = new LocalStore('file', new WalletState(retainTransactions), file);
+  await store.load();
+  return { file, store, records: () => [...store.state.changes()] };
+}
