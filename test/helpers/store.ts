@@ -40,3 +40,12 @@ export async function openFile(data: string, options?: FileStoreOptions, retainT
   await store.load();
   return { file, store, records: () => [...store.state.changes()] };
 }
+
+/** One bet added to a round (opened by the first). */
+export const bets = (game_no: string, index: string, amount: string, user_id = 'p1'): Change => ({
+  op: 'bets',
+  user_id,
+  game_no,
+  currency: 'USD',
+  bets: [[index, 'P', amount]],
+});

@@ -273,6 +273,13 @@ t.test('records are validated, not only type-checked: a bad amount stops start-u
     await writeFile(data, `${header(0, 1)}\n${JSON.stringify(round)}\n`);
     t.match((await openError(data))?.message, message, name);
   }
+  // A settled round is kept by its key (WalletState.changes()): only there may the currency be empty.
+  const settled = { op: 'round', user_id: 'p1', game_no: 'g1', currency: '', stake: '0', bets: [], settled: true } as const;
+  const byKey = await tempData(t);
+  await writeFile(byKey, `${header(0, 1)}\n${JSON.stringify(settled)}\n`);
+  const k = await FileStore.open(byKey);
+  t.same(await k.load(), [settled], 'a settled round by its key loads');
+  await k.close();
   const good = await tempData(t);
   await writeFile(good, `${header(0, 2)}\n${JSON.stringify(player('p1', '0'))}\n${JSON.stringify(player('p2', '000123.4500'))}\n`);
   const s = await FileStore.open(good);
