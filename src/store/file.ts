@@ -31,7 +31,7 @@ const done = Promise.resolve();
  */
 export class FileStore implements Persistence {
   readonly kind = 'file';
-  /** The state every commit is applied to before it reaches this store: what a snapshot copies. */
+  /** The state every commit is applied to before it reaches this store: what a snapshot copies (none: no compaction). */
   private state: StateRecords | undefined;
   /** The snapshot's records and the logged changes after it, until load() hands them over. */
   private loaded: Change[] = [];
