@@ -129,9 +129,8 @@ export class LogWriter {
     return new LogWriter(path, seq, fh, size);
   }
 
-  /** Appends one line and waits until it is on disk. */
-  async append(line: string): Promise<void> {
-    const buf = Buffer.from(line);
+  /** Appends one line (its bytes, "\n" included) and waits until it is on disk. */
+  async append(buf: Buffer): Promise<void> {
     let at = 0;
     while (at < buf.length) at += (await this.fh.write(buf, at)).bytesWritten;
     await this.fh.datasync();

@@ -3,20 +3,17 @@ import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import type { Change } from './change.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
-import { ChangeFold } from './fold.js';
 import { acquireLock } from './lock-file.js';
 import { emptySnapshot, type Snapshot, SnapshotFile, syncDir } from './snapshot-file.js';
 import { checkCovered, checkNoGap, coveringHeader } from './covered-logs.js';
 import { CompactionBackoff } from './compaction-backoff.js';
 import { type Deferred, deferred } from './deferred.js';
-import type { Persistence } from './store.js';
+import type { Persistence, StateRecords } from './store.js';
 import { StoreError } from './store-error.js';
 
 export interface FileStoreOptions {
   /** Compact once the log holds at least this many bytes and at least as many as the snapshot. */
   compactMinBytes?: number;
-  /** Keep the newest n transactions in snapshots, as the wallet does (--retain-transactions). */
-  retainTransactions?: number;
 }
 
 export const DEFAULT_COMPACT_MIN_BYTES = 16 * 1024 * 1024;
@@ -28,25 +25,29 @@ const done = Promise.resolve();
  *
  * - commit: the batch joins the next group; one write + fdatasync per group, then every callback
  *   in the group is answered. Cost per callback is the size of its own changes, never the history.
- * - compaction: once the log outgrows the snapshot, a new log is started and the folded state is
+ * - compaction: once the log outgrows the snapshot, a new log is started and the wallet's state
+ *   (copied from the LocalStore's WalletState when it held exactly the logs up to the old one) is
  *   written as the new snapshot (temp, fsync, rename, fsync dir) in the background; the old logs go.
  */
 export class FileStore implements Persistence {
   readonly kind = 'file';
-  private readonly fold: ChangeFold;
+  /** The state every commit is applied to before it reaches this store: what a snapshot copies (none: no compaction). */
+  private state: StateRecords | undefined;
+  /** The snapshot's records and the logged changes after it, until load() hands them over. */
   private loaded: Change[] = [];
   private log!: LogWriter;
   /** Logs the current snapshot does not yet include, oldest first (the active one last). */
   private logs: { seq: number; path: string }[] = [];
 
   private queuedJson: string[] = [];
-  private queuedBatches: (readonly Change[])[] = [];
   private nextGroup: Deferred | undefined;
   private inFlight: Promise<void> | undefined;
   /** The running drain loop; set from the first queued batch until the queue is empty. */
   private draining: Promise<void> | undefined;
   private failure: Error | undefined;
   private closed = false;
+  /** A commit was refused after close: the state holds a change no log does, so it is never snapshotted. */
+  private stateAhead = false;
 
   private compaction: Promise<void> | undefined;
   private compactRequested = false;
@@ -60,9 +61,7 @@ export class FileStore implements Persistence {
     private readonly snapshotFile: SnapshotFile,
     private readonly compactMinBytes: number,
     private readonly unlock: () => Promise<void>,
-    retainTransactions?: number,
   ) {
-    this.fold = new ChangeFold(retainTransactions);
     this.backoff = new CompactionBackoff(path, compactMinBytes);
   }
 
@@ -83,14 +82,7 @@ export class FileStore implements Persistence {
     const unlock = await acquireLock(full);
     try {
       const file = new SnapshotFile(full);
-      const store = new FileStore(
-        full,
-        new Low(file, emptySnapshot()),
-        file,
-        options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
-        unlock,
-        options.retainTransactions,
-      );
+      const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock);
       await store.recover();
       return store;
     } catch (e) {
@@ -104,8 +96,8 @@ export class FileStore implements Persistence {
     await this.snapshotFile.removeTemp();
     await this.db.read();
     const snapshot = this.db.data.header;
-    this.fold.apply(this.db.data.changes);
-    // The document is not needed any more: the fold holds the records.
+    // Handed to load() as they are, the log's changes added to the same array: no copy of either.
+    const records = this.db.data.changes;
     this.db.data = emptySnapshot();
 
     const logs = await listLogs(this.path);
@@ -121,17 +113,16 @@ export class FileStore implements Persistence {
     for (const [i, l] of pending.entries()) {
       const newest = i === pending.length - 1;
       const read = await readLog(l.path, newest);
-      for (const group of read.groups) this.fold.apply(group);
+      for (const group of read.groups) for (const c of group) records.push(c);
       if (newest && read.tornBytes) {
         truncateTo = read.validBytes;
         process.emitWarning(`${l.path}: dropped a torn last line (${read.tornBytes} bytes) left by a crash; it was never acknowledged`);
       }
     }
-    this.loaded = this.fold.changes();
     // An existing store that was emptied (POST /admin/reset with no players) must not look new,
     // or the simulator would seed it with the scenario's players again.
     const isNew = this.snapshotFile.bytes === 0 && !pending.length;
-    if (!this.loaded.length && !isNew) this.loaded = [{ op: 'clear' }];
+    this.loaded = records.length || isNew ? records : [{ op: 'clear' }];
 
     // A new store gets its (empty) JSON document at once, so --data names a real file from the start.
     if (this.snapshotFile.bytes === 0 && !pending.length) await this.db.write();
@@ -147,12 +138,18 @@ export class FileStore implements Persistence {
     return changes;
   }
 
+  snapshotFrom(state: StateRecords): void {
+    this.state = state;
+  }
+
   commit(changes: readonly Change[]): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.closed) return Promise.reject(new Error(`${this.path}: the store is closed`));
+    if (this.closed) {
+      if (changes.length) this.stateAhead = true;
+      return Promise.reject(new Error(`${this.path}: the store is closed`));
+    }
     if (!changes.length) return this.flush();
     this.queuedJson.push(JSON.stringify(changes).slice(1, -1));
-    this.queuedBatches.push(changes);
     this.nextGroup ??= deferred();
     // Let every callback that arrived in this turn of the event loop join the group first.
     this.draining ??= new Promise((resolve) => setImmediate(resolve)).then(() => this.drain());
@@ -168,22 +165,22 @@ export class FileStore implements Persistence {
   private async drain(): Promise<void> {
     while (this.nextGroup) {
       const group = this.nextGroup;
-      const json = this.queuedJson;
-      const batches = this.queuedBatches;
+      const line = this.queuedJson.length ? Buffer.from(`[${this.queuedJson.join(',')}]\n`) : undefined;
       this.nextGroup = undefined;
       this.queuedJson = [];
-      this.queuedBatches = [];
       this.inFlight = group.promise;
-      // Folded when written, so between groups the fold is exactly what the logs hold.
-      for (const b of batches) this.fold.apply(b);
+      // The one instant the state is exactly a prefix of the logs: with the queue just emptied,
+      // it holds what the logs hold plus this group. A snapshot copied now covers the active log
+      // once this group is written to it; if the write fails, the store fails and it is dropped.
+      const snapshot = this.compactionDue(line?.length ?? 0) ? this.copyState() : undefined;
       try {
-        if (json.length) await this.log.append(`[${json.join(',')}]\n`);
+        if (line) await this.log.append(line);
       } catch (e) {
         this.fail(group, e as Error);
         return;
       }
       group.resolve();
-      if (this.compactionDue()) await this.startCompaction();
+      if (snapshot) await this.startCompaction(snapshot);
     }
     this.inFlight = undefined;
     this.draining = undefined;
@@ -201,24 +198,32 @@ export class FileStore implements Persistence {
     this.nextGroup?.reject(this.failure);
     this.nextGroup = undefined;
     this.queuedJson = [];
-    this.queuedBatches = [];
     this.inFlight = undefined;
     this.draining = undefined;
   }
 
-  private compactionDue(): boolean {
-    if (this.compaction || this.closed) return false;
-    return this.compactRequested || this.log.bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes, this.backoff.retryAtBytes);
+  /** Whether to compact once a group of `groupBytes` is in the active log. */
+  private compactionDue(groupBytes: number): boolean {
+    if (this.compaction || this.closed || this.failure || !this.state) return false;
+    const bytes = this.log.bytes + groupBytes;
+    return this.compactRequested || bytes >= Math.max(this.compactMinBytes, this.snapshotFile.bytes, this.backoff.retryAtBytes);
   }
 
   /**
-   * Called between groups, when the fold equals the logs exactly: start a new log, and write the
-   * fold as the snapshot of everything up to the old one.
+   * The state's records, copied at once: the state goes on changing (rounds in place) while the
+   * snapshot is written. Only called when the state holds exactly the logs (and a group being written).
    */
-  private async startCompaction(): Promise<void> {
+  private copyState(): Change[] {
     this.compactRequested = false;
+    return [...this.state!.changes()];
+  }
+
+  /**
+   * Called between groups, once everything in `changes` is in the active log: start a new log,
+   * and write `changes` as the snapshot of everything up to the old one.
+   */
+  private async startCompaction(changes: Change[]): Promise<void> {
     const covered = this.log.seq;
-    const changes = this.fold.changes();
     let next: LogWriter;
     try {
       next = await LogWriter.open(logPath(this.path, covered + 1), covered + 1);
@@ -238,7 +243,9 @@ export class FileStore implements Persistence {
 
   /** Compacts now, whatever the log size (tests, tools); resolves when the snapshot is written. */
   async compactNow(): Promise<void> {
+    if (!this.state) throw new Error(`${this.path}: no state to snapshot; a file store is compacted through the LocalStore that owns it`);
     await this.compaction;
+    if (this.failure) throw this.failure;
     this.compactRequested = true;
     // Compaction starts between groups, from the drain loop: an empty group gets one going.
     this.nextGroup ??= deferred();
@@ -275,9 +282,10 @@ export class FileStore implements Persistence {
     this.closed = true;
     await this.draining;
     await this.compaction;
-    // A clean shutdown leaves the whole state in the JSON document and an empty log.
-    if (!this.failure && this.log.bytes > 0) {
-      await this.startCompaction();
+    // A clean shutdown leaves the whole state in the JSON document and an empty log. Nothing is
+    // queued or being written now, so the state is exactly what the logs hold.
+    if (this.state && !this.failure && !this.stateAhead && this.log.bytes > 0) {
+      await this.startCompaction(this.copyState());
       await this.compaction;
     }
     await this.log.close().catch(() => undefined);

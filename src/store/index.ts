@@ -27,5 +27,5 @@ export async function createStore(kind: StoreKind, dataPath?: string, options: S
   if (!dataPath) throw new Error('--store file needs --data <path>');
   // A tuning knob for tests and benchmarks (docs/store.md), not a product option.
   const compactMinBytes = Number(process.env.WALLET_SIM_COMPACT_MIN_BYTES) || undefined;
-  return FileStore.open(dataPath, { compactMinBytes, retainTransactions: options.retainTransactions });
+  return FileStore.open(dataPath, { compactMinBytes });
 }

@@ -14,7 +14,9 @@ export class LocalStore implements Store {
     readonly kind: string,
     readonly state: WalletState,
     private readonly persistence: Persistence,
-  ) {}
+  ) {
+    persistence.snapshotFrom?.(state);
+  }
 
   /** Rebuilds the state from what the persistence holds; false when it holds nothing yet. */
   async load(): Promise<boolean> {

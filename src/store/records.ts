@@ -34,6 +34,12 @@ interface RecordKind<C extends Change> {
 
 export const KINDS = Object.keys(RECORD_KINDS) as KeyedOp[];
 
+/**
+ * A settled round is kept by its key alone (WalletState.changes() writes it with an empty currency,
+ * stake 0 and no bets), so its currency may be empty; older snapshots still carry the round's.
+ */
+const SETTLED_ROUND_FIELDS = { ...RECORD_KINDS.round.fields, currency: text };
+
 /** The key of a (valid) record among the records of its kind. */
 export function recordKey(c: Exclude<Change, { op: 'clear' }>): string {
   return (RECORD_KINDS[c.op].key as (c: Change) => string)(c);
@@ -49,7 +55,8 @@ export function changeProblem(v: unknown): string | undefined {
   if (c.op === 'clear') return undefined;
   const op = typeof c.op === 'string' && Object.hasOwn(RECORD_KINDS, c.op) ? (c.op as KeyedOp) : undefined;
   if (!op) return `has an unknown op ${clip(c.op)} (known: ${[...KINDS, 'clear'].join(', ')})`;
-  for (const [field, check] of Object.entries(RECORD_KINDS[op].fields) as [string, Check][]) {
+  const fields = op === 'round' && c.settled === true ? SETTLED_ROUND_FIELDS : RECORD_KINDS[op].fields;
+  for (const [field, check] of Object.entries(fields) as [string, Check][]) {
     const problem = Object.hasOwn(c, field) ? check(c[field]) : (check as { optional?: boolean }).optional ? undefined : 'is missing';
     if (problem) return `is not a valid ${op} record: ${field} ${problem}`;
   }

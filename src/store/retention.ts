@@ -4,8 +4,8 @@ import { ForgottenIds } from './forgotten.js';
 /**
  * The newest `retain` applied transactions (DESIGN.md "Bounded memory"); older ones are forgotten
  * into a record of hashes, and a settled round goes with the transaction that settled it. Open
- * rounds and players are never forgotten. The wallet and the file store's fold both keep one, so
- * what a snapshot holds is exactly what the wallet holds.
+ * rounds and players are never forgotten. The wallet's state keeps one; the file store's
+ * snapshots are copied from that state, so a snapshot holds exactly what the wallet holds.
  */
 export class TransactionIndex {
   readonly records = new Map<string, TransactionRecord>();

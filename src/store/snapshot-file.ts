@@ -3,7 +3,6 @@ import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promise
 import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import type { Change } from './change.js';
-import { ChangeFold } from './fold.js';
 import { LineTooLong, readLines } from './lines.js';
 import { firstLine, recordOf, wholeV1 } from './snapshot-format.js';
 import { StoreError } from './store-error.js';
@@ -29,7 +28,10 @@ export interface SnapshotHeader {
   records: number;
 }
 
-/** The lowdb document: the header and the folded state. */
+/**
+ * The lowdb document: the header and the state's records (one per key as wallet-sim writes them;
+ * whatever a file holds is folded in order at load, so a later record for a key wins).
+ */
 export interface Snapshot {
   header: SnapshotHeader;
   changes: Change[];
@@ -124,13 +126,12 @@ export class SnapshotFile implements Adapter<Snapshot> {
   }
 
   private async readLines(fh: FileHandle): Promise<Snapshot | null> {
-    const fold = new ChangeFold();
+    const changes: Change[] = [];
     let header: SnapshotHeader | undefined;
     /** Version 1 as its writer laid it out: `{…,"changes":[`, one record per line, `]}`. */
     let v1Lines = false;
     let v1Closed = false;
     let n = 0;
-    let records = 0;
     for await (const { no, text: line } of readLines(fh)) {
       n = no;
       if (!header) {
@@ -147,21 +148,22 @@ export class SnapshotFile implements Adapter<Snapshot> {
           v1Closed = true;
           continue;
         }
-      } else if (records === header.records) {
+      } else if (changes.length === header.records) {
         throw new StoreError(
           this.path,
           `line ${n}: more records than the ${header.records} its first line announces; ${UNTOUCHED}: restore it from a backup`,
         );
       }
-      fold.add(recordOf(this.path, n, v1Lines && line.endsWith(',') ? line.slice(0, -1) : line));
-      records++;
+      changes.push(recordOf(this.path, n, v1Lines && line.endsWith(',') ? line.slice(0, -1) : line));
     }
     if (!header) return null;
-    if (v1Lines ? !v1Closed : records !== header.records) {
-      const what = v1Lines ? 'has no closing "]}"' : `ends after ${records} of the ${header.records} records its first line announces`;
+    if (v1Lines ? !v1Closed : changes.length !== header.records) {
+      const what = v1Lines
+        ? 'has no closing "]}"'
+        : `ends after ${changes.length} of the ${header.records} records its first line announces`;
       throw new StoreError(this.path, `${what} (cut short?); ${UNTOUCHED}: restore it from a backup`);
     }
-    return { header: v1Lines ? { ...header, records } : header, changes: fold.changes() };
+    return { header: v1Lines ? { ...header, records: changes.length } : header, changes };
   }
 
   /** Version 1 in a layout of its own (hand-written, reformatted): one JSON.parse, as version 1 always did. */

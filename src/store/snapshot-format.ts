@@ -1,5 +1,4 @@
 import type { Change } from './change.js';
-import { ChangeFold } from './fold.js';
 import { changeProblem } from './records.js';
 import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader, UNTOUCHED } from './snapshot-file.js';
 import { StoreError } from './store-error.js';
@@ -96,7 +95,5 @@ export function wholeV1(path: string, doc: unknown): Snapshot {
     if (problem)
       throw new StoreError(path, `/changes/${i} ${problem}; ${UNTOUCHED}: correct that record or restore the file from a backup`);
   }
-  const fold = new ChangeFold();
-  fold.apply(changes as Change[]);
-  return { header: { ...header, records: changes.length }, changes: fold.changes() };
+  return { header: { ...header, records: changes.length }, changes: changes as Change[] };
 }

@@ -7,7 +7,8 @@ export { type Change, roundKey } from './change.js';
 
 /**
  * The wallet's whole state, held in memory by the local stores (memory, file). Every change goes
- * through `apply`, with the store's change records (src/store/change.ts).
+ * through `apply`, with the store's change records (src/store/change.ts): the one fold of them.
+ * The file store's snapshots are copies of `changes()`.
  */
 export interface Player {
   user_id: string;
@@ -127,7 +128,7 @@ export class WalletState {
   *changes(): Generator<Change> {
     for (const p of this.players.values()) yield playerChange(p);
     for (const r of this.rounds.values()) yield roundChange(r);
-    // What a settled round keeps: its key (the file store's own records keep currency and stake).
+    // What a settled round keeps: its key (records.ts allows its empty currency).
     for (const key of this.settled) {
       const [user_id, game_no] = JSON.parse(key) as [string, string];
       yield { op: 'round', user_id, game_no, currency: '', stake: '0', bets: [], settled: true };

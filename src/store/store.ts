@@ -51,6 +51,11 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The whole state as change records, as WalletState.changes() yields them. */
+export interface StateRecords {
+  changes(): Iterable<Change>;
+}
+
 /**
  * How a local store keeps its changes: the state lives in this process (src/store/state.ts), a
  * persistence only makes the changes durable and gives them back on start.
@@ -58,11 +63,20 @@ export interface Store {
 export interface Persistence {
   /** `memory`, `file`. */
   readonly kind: string;
-  /** The changes that rebuild the persisted state, oldest first; empty for a new store. */
+  /**
+   * The records that rebuild the persisted state, oldest first, for the state to fold (a
+   * snapshot's records, then every change logged after it); empty for a new store.
+   */
   load(): Promise<Change[]>;
   /** Persist one callback's changes as a unit. Resolves once they survive a crash. */
   commit(changes: readonly Change[]): Promise<void>;
   /** Resolves once everything committed so far is durable. */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The state this persistence's changes are folded into (the LocalStore's WalletState, which
+   * applies each commit before handing it over): a persistence that writes snapshots (file)
+   * copies them from it, so the changes are folded once.
+   */
+  snapshotFrom?(state: StateRecords): void;
 }

@@ -1,8 +1,12 @@
-// Shared by the file store tests: a data path in a temp folder removed after the test, and records.
+// Shared by the file store tests: a data path in a temp folder removed after the test, records,
+// and a file store opened as the wallet opens it.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Change } from '../../src/store/change.js';
+import { FileStore, type FileStoreOptions } from '../../src/store/file.js';
+import { LocalStore } from '../../src/store/local.js';
+import { WalletState } from '../../src/store/state.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 
@@ -19,4 +23,29 @@ export const txn = (transaction_id: string, user_id = 'p1'): Change => ({
   user_id,
   event_type: 'bet',
   fingerprint: 'f',
+});
+
+/** A file store as the wallet opens it: its records folded into a WalletState, which its snapshots copy. */
+export interface OpenedFile {
+  file: FileStore;
+  /** Commits apply here first, then go to `file`. */
+  store: LocalStore;
+  /** The state as records (WalletState.changes()). */
+  records: () => Change[];
+}
+
+export async function openFile(data: string, options?: FileStoreOptions, retainTransactions?: number): Promise<OpenedFile> {
+  const file = await FileStore.open(data, options);
+  const store = new LocalStore('file', new WalletState(retainTransactions), file);
+  await store.load();
+  return { file, store, records: () => [...store.state.changes()] };
+}
+
+/** One bet added to a round (opened by the first). */
+export const bets = (game_no: string, index: string, amount: string, user_id = 'p1'): Change => ({
+  op: 'bets',
+  user_id,
+  game_no,
+  currency: 'USD',
+  bets: [[index, 'P', amount]],
 });

@@ -1,19 +1,6 @@
-import { mkdir, mkdtemp, rm, rmdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, rmdir } from 'node:fs/promises';
 import t from 'tap';
-import { FileStore } from '../../src/store/file.js';
-import type { Change } from '../../src/store/change.js';
-
-type Test = { teardown: (fn: () => unknown) => void };
-
-async function tempData(t: Test): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-compaction-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return join(dir, 'wallet.json');
-}
-
-const txn = (transaction_id: string): Change => ({ op: 'txn', transaction_id, user_id: 'p1', event_type: 'bet', fingerprint: 'f' });
+import { openFile, tempData, txn } from '../helpers/store.js';
 
 /** The compaction warnings emitted while `fn` runs. */
 async function warningsDuring(fn: () => Promise<void>): Promise<string[]> {
@@ -41,11 +28,11 @@ const blockers: [string, (data: string) => string][] = [
 t.test('a compaction that keeps failing is retried with back-off and reported once, and recovers', async (t) => {
   for (const [name, blocked] of blockers) {
     const data = await tempData(t);
-    const store = await FileStore.open(data, { compactMinBytes: 200 });
+    const { file: store, store: local } = await openFile(data, { compactMinBytes: 200 });
     await mkdir(blocked(data));
     let n = 0;
     const warnings = await warningsDuring(async () => {
-      for (; n < 300; n++) await store.commit([txn(`t${n}`)]); // ~80 bytes a group, one group each
+      for (; n < 300; n++) await local.commit([txn(`t${n}`)]); // ~80 bytes a group, one group each
     });
     t.equal(warnings.length, 1, `${name}: one warning for ${store.compactionFailures} failed attempts`);
     t.match(
@@ -61,14 +48,14 @@ t.test('a compaction that keeps failing is retried with back-off and reported on
 
     await rmdir(blocked(data));
     const recovered = await warningsDuring(async () => {
-      for (let i = 0; i < 2000 && !store.compactions; i++, n++) await store.commit([txn(`t${n}`)]);
+      for (let i = 0; i < 2000 && !store.compactions; i++, n++) await local.commit([txn(`t${n}`)]);
       await store.compactNow();
     });
     t.ok(store.compactions >= 1, `${name}: compaction works again once the folder is writable`);
     t.match(recovered, [/compaction works again, after \d+ failed attempts/]);
     await store.abandon();
-    const again = await FileStore.open(data);
-    t.equal((await again.load()).length, n, `${name}: every change is kept`);
-    await again.close();
+    const again = await openFile(data);
+    t.equal(again.records().length, n, `${name}: every change is kept`);
+    await again.store.close();
   }
 });

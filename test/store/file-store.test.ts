@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import t from 'tap';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
+import type { Change } from '../../src/store/change.js';
 import { FileStore } from '../../src/store/file.js';
 import { StoreError } from '../../src/store/store-error.js';
-import { player, tempData, txn } from '../helpers/store.js';
+import { openFile, player, tempData, txn } from '../helpers/store.js';
 import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
 
 const logs = async (data: string) => (await readdir(join(data, '..'))).filter((n) => n.endsWith('.log')).sort();
@@ -29,15 +30,15 @@ t.test('a new store writes an empty JSON document at once and loads nothing', as
 
 t.test('committed changes are back after a crash (no close), folded to the latest record per key', async (t) => {
   const data = await tempData(t);
-  const a = await FileStore.open(data);
-  await a.commit([player('p1', '100'), player('p2', '50')]);
-  await a.commit([player('p1', '90'), txn('t1')]);
-  await a.commit([{ op: 'clear' }, player('p3', '7')]);
-  await a.commit([player('p4', '8'), txn('t2', 'p4')]);
-  await a.abandon(); // the process "died" here
-  const b = await FileStore.open(data);
-  t.same(await b.load(), [player('p3', '7'), player('p4', '8'), txn('t2', 'p4')]);
-  await b.close();
+  const a = await openFile(data);
+  await a.store.commit([player('p1', '100'), player('p2', '50')]);
+  await a.store.commit([player('p1', '90'), txn('t1')]);
+  await a.store.commit([{ op: 'clear' }, player('p3', '7')]);
+  await a.store.commit([player('p4', '8'), txn('t2', 'p4')]);
+  await a.file.abandon(); // the process "died" here
+  const b = await openFile(data);
+  t.same(b.records(), [player('p3', '7'), player('p4', '8'), txn('t2', 'p4')]);
+  await b.store.close();
 });
 
 t.test('concurrent commits share one write (group commit)', async (t) => {
@@ -53,49 +54,49 @@ t.test('concurrent commits share one write (group commit)', async (t) => {
 
 t.test('a clean close compacts everything into the JSON document and removes the log', async (t) => {
   const data = await tempData(t);
-  const a = await FileStore.open(data);
-  await a.commit([player('p1', '100')]);
-  await a.commit([player('p1', '80'), txn('t1')]);
-  await a.close();
+  const a = await openFile(data);
+  await a.store.commit([player('p1', '100')]);
+  await a.store.commit([player('p1', '80'), txn('t1')]);
+  await a.store.close();
   t.match(await snapshotOf(data), { log_seq: 1, changes: [player('p1', '80'), txn('t1')] });
   t.same(await logs(data), ['wallet.json.000002.log']);
-  const b = await FileStore.open(data);
-  t.same(await b.load(), [player('p1', '80'), txn('t1')]);
-  await b.close();
+  const b = await openFile(data);
+  t.same(b.records(), [player('p1', '80'), txn('t1')]);
+  await b.store.close();
 });
 
 t.test('compaction starts when the log outgrows the snapshot, and loses nothing', async (t) => {
   const data = await tempData(t);
-  const a = await FileStore.open(data, { compactMinBytes: 2000 });
-  for (let i = 0; i < 300; i++) await a.commit([player(`p${i % 20}`, String(i)), txn(`t${i}`, `p${i % 20}`)]);
-  await a.compactNow(); // waits for a running one, then makes one more
-  t.ok(a.compactions >= 2, `compacted ${a.compactions} times`);
+  const a = await openFile(data, { compactMinBytes: 2000 });
+  for (let i = 0; i < 300; i++) await a.store.commit([player(`p${i % 20}`, String(i)), txn(`t${i}`, `p${i % 20}`)]);
+  await a.file.compactNow(); // waits for a running one, then makes one more
+  t.ok(a.file.compactions >= 2, `compacted ${a.file.compactions} times`);
   t.ok((await logs(data)).length <= 2, 'compacted logs are removed');
-  await a.abandon(); // crash after compaction: snapshot + the active log
-  const b = await FileStore.open(data);
-  const loaded = await b.load();
+  await a.file.abandon(); // crash after compaction: snapshot + the active log
+  const b = await openFile(data);
+  const loaded = b.records();
   t.equal(loaded.filter((c) => c.op === 'txn').length, 300);
   t.same(
     loaded.filter((c) => c.op === 'player').map((c) => c.op === 'player' && c.balance),
     Array.from({ length: 20 }, (_, i) => String(280 + i)),
   );
-  await b.close();
+  await b.store.close();
 });
 
 t.test('logs an interrupted compaction left behind are replayed or dropped by sequence', async (t) => {
   const data = await tempData(t);
-  const a = await FileStore.open(data);
-  await a.commit([player('p1', '1')]);
+  const a = await openFile(data);
+  await a.store.commit([player('p1', '1')]);
   const compacted = await readFile(`${data}.000001.log`);
-  await a.compactNow();
-  await a.commit([player('p1', '2')]);
+  await a.file.compactNow();
+  await a.store.commit([player('p1', '2')]);
   // a compaction that renamed its snapshot but died before removing the old log: put it back
   await writeFile(`${data}.000001.log`, compacted);
-  await a.abandon();
-  const b = await FileStore.open(data);
-  t.same(await b.load(), [player('p1', '2')]);
+  await a.file.abandon();
+  const b = await openFile(data);
+  t.same(b.records(), [player('p1', '2')]);
   t.same(await logs(data), ['wallet.json.000002.log'], 'the compacted log is removed on start');
-  await b.close();
+  await b.store.close();
 });
 
 t.test('a torn last line (a crash mid-write) is dropped and cut off; later appends are clean', async (t) => {
@@ -219,39 +220,55 @@ t.test('a data file in use by another live process is refused', async (t) => {
 });
 
 t.test('the wallet through the file store: balances, rounds, settlements and idempotency survive a restart', async (t) => {
-  const data = await tempData(t);
-  const firstStore = await FileStore.open(data);
-  const first = await buildTestApp({}, { store: firstStore });
-  const placed = bet('usd', 'g1', [['1', 'P', 10.25]], { currency: 'USD' });
-  const open = bet('usd', 'g2', [['1', 'B', 5]], { currency: 'USD' });
-  t.match((await send(first.app, login('usd'))).body, { code: 'R0', latest_balance: 100 });
-  t.match((await send(first.app, placed)).body, { code: 'R0', latest_balance: 89.75 });
-  t.match((await send(first.app, result('usd', 'g1', [['1', 'P', 10.25, 10.25]], { currency: 'USD' }))).body, {
-    code: 'R0',
-    latest_balance: 110.25,
-  });
-  t.match((await send(first.app, open)).body, { code: 'R0', latest_balance: 105.25 });
-  await first.app.close();
-  await firstStore.abandon(); // as after kill -9
+  // After kill -9 the logs are replayed; after a clean close the snapshot alone holds the state
+  // (a settled round kept by its key, as WalletState.changes() lists it).
+  for (const stop of ['kill -9', 'clean close'] as const) {
+    const data = await tempData(t);
+    const firstStore = await FileStore.open(data);
+    const first = await buildTestApp({}, { store: firstStore });
+    const placed = bet('usd', 'g1', [['1', 'P', 10.25]], { currency: 'USD' });
+    const open = bet('usd', 'g2', [['1', 'B', 5]], { currency: 'USD' });
+    t.match((await send(first.app, login('usd'))).body, { code: 'R0', latest_balance: 100 });
+    t.match((await send(first.app, placed)).body, { code: 'R0', latest_balance: 89.75 });
+    t.match((await send(first.app, result('usd', 'g1', [['1', 'P', 10.25, 10.25]], { currency: 'USD' }))).body, {
+      code: 'R0',
+      latest_balance: 110.25,
+    });
+    t.match((await send(first.app, open)).body, { code: 'R0', latest_balance: 105.25 });
+    await first.app.close();
+    if (stop === 'kill -9') await firstStore.abandon();
+    else await firstStore.close();
+    t.equal((await logs(data)).length, 1, `${stop}: one log left`);
+    if (stop === 'clean close') {
+      t.same(
+        (await snapshotOf(data)).changes.filter((c: Change) => c.op === 'round'),
+        [
+          { op: 'round', user_id: 'usd', game_no: 'g2', currency: 'USD', stake: '5', bets: [['1', 'B', '5']], settled: false },
+          { op: 'round', user_id: 'usd', game_no: 'g1', currency: '', stake: '0', bets: [], settled: true },
+        ],
+        'the snapshot: the open round, then the settled one by its key',
+      );
+    }
 
-  const second = await buildTestApp({}, { store: await FileStore.open(data) });
-  t.teardown(async () => {
-    await second.app.close();
-    await second.sim.store.close();
-  });
-  t.equal(balanceOf(second.sim, 'usd'), '105.25');
-  t.match((await send(second.app, placed)).body, { code: 'R0', latest_balance: 105.25 }, 'a retried bet replays');
-  t.match(
-    (await send(second.app, result('usd', 'g1', [['1', 'P', 10.25, 0]], { currency: 'USD' }))).body,
-    { code: 'R3' },
-    'a settled round stays settled',
-  );
-  t.match(
-    (await send(second.app, result('usd', 'g2', [['1', 'B', 5, -5]], { currency: 'USD' }))).body,
-    { code: 'R0', latest_balance: 105.25 },
-    'the open round is still open',
-  );
-  t.equal(balanceOf(second.sim, 'usd'), '105.25');
+    const second = await buildTestApp({}, { store: await FileStore.open(data) });
+    t.teardown(async () => {
+      await second.app.close();
+      await second.sim.store.close();
+    });
+    t.equal(balanceOf(second.sim, 'usd'), '105.25', stop);
+    t.match((await send(second.app, placed)).body, { code: 'R0', latest_balance: 105.25 }, `${stop}: a retried bet replays`);
+    t.match(
+      (await send(second.app, result('usd', 'g1', [['1', 'P', 10.25, 0]], { currency: 'USD' }))).body,
+      { code: 'R3' },
+      `${stop}: a settled round stays settled`,
+    );
+    t.match(
+      (await send(second.app, result('usd', 'g2', [['1', 'B', 5, -5]], { currency: 'USD' }))).body,
+      { code: 'R0', latest_balance: 105.25 },
+      `${stop}: the open round is still open`,
+    );
+    t.equal(balanceOf(second.sim, 'usd'), '105.25');
+  }
 });
 
 t.test('a store emptied by a reset stays empty after a restart (only a new store is seeded)', async (t) => {

@@ -3,7 +3,7 @@ import t from 'tap';
 import { FileStore } from '../../src/store/file.js';
 import { readLines } from '../../src/store/lines.js';
 import { StoreError } from '../../src/store/store-error.js';
-import { player, tempData, txn } from '../helpers/store.js';
+import { openFile, player, tempData, txn } from '../helpers/store.js';
 
 const header = (log_seq: number, records: number, more: object = {}) =>
   JSON.stringify({ format: 'wallet-sim-store', version: 2, log_seq, written_at: '', records, ...more });
@@ -19,11 +19,11 @@ const openError = (data: string) =>
 
 t.test('a snapshot is a header line and one line per record, and many records read back', async (t) => {
   const data = await tempData(t);
-  const a = await FileStore.open(data);
+  const a = await openFile(data);
   const n = 20_000;
-  for (let i = 0; i < n; i += 1000) await a.commit(Array.from({ length: 1000 }, (_, j) => txn(`t${i + j}`, `p${(i + j) % 7}`)));
-  await a.commit(Array.from({ length: 7 }, (_, i) => player(`p${i}`, `${i}.5`)));
-  await a.close();
+  for (let i = 0; i < n; i += 1000) await a.store.commit(Array.from({ length: 1000 }, (_, j) => txn(`t${i + j}`, `p${(i + j) % 7}`)));
+  await a.store.commit(Array.from({ length: 7 }, (_, i) => player(`p${i}`, `${i}.5`)));
+  await a.store.close();
   const text = await lines(data);
   t.equal(text.length, 1 + 7 + n, 'header + one line per record');
   t.match(JSON.parse(text[0]!), {
@@ -95,14 +95,14 @@ t.test('version 1 data files (one JSON document) still open, and the next compac
   for (const [name, text] of layouts) {
     const data = await tempData(t);
     await writeFile(data, text);
-    const a = await FileStore.open(data);
-    t.same(await a.load(), v1.changes, name);
-    await a.commit([player('p1', '11')]);
-    await a.close();
+    const a = await openFile(data);
+    t.same(a.records(), v1.changes, name);
+    await a.store.commit([player('p1', '11')]);
+    await a.store.close();
     t.match(JSON.parse((await lines(data))[0]!), { version: 2, records: 3 }, `${name}: rewritten as version 2`);
-    const b = await FileStore.open(data);
-    t.same(await b.load(), [player('p1', '11'), player('p2', '20'), txn('t1')]);
-    await b.close();
+    const b = await openFile(data);
+    t.same(b.records(), [player('p1', '11'), player('p2', '20'), txn('t1')]);
+    await b.store.close();
   }
   const data = await tempData(t);
   await writeFile(
@@ -138,11 +138,11 @@ t.test('a version 2 snapshot cut short or padded is refused, not read as a small
 
 /** A store whose snapshot covers log 1, with log 2 holding later changes: the state a compaction leaves. */
 async function compactedStore(data: string): Promise<void> {
-  const a = await FileStore.open(data);
-  await a.commit([player('p1', '100'), txn('t1')]);
-  await a.compactNow();
-  await a.commit([player('p1', '90'), txn('t2')]);
-  await a.abandon();
+  const a = await openFile(data);
+  await a.store.commit([player('p1', '100'), txn('t1')]);
+  await a.file.compactNow();
+  await a.store.commit([player('p1', '90'), txn('t2')]);
+  await a.file.abandon();
 }
 
 async function editHeader(data: string, edit: (h: Record<string, unknown>) => void): Promise<void> {
@@ -199,16 +199,16 @@ t.test('a snapshot header whose log_seq is one ahead never makes start-up delete
 
 t.test('a log that a true snapshot covers is still deleted at start-up (the crash after the rename)', async (t) => {
   const data = await tempData(t);
-  const a = await FileStore.open(data);
-  await a.commit([player('p1', '100')]);
+  const a = await openFile(data);
+  await a.store.commit([player('p1', '100')]);
   const log1 = await readFile(`${data}.000001.log`);
-  await a.compactNow();
-  await a.commit([player('p1', '90')]);
-  await a.abandon();
+  await a.file.compactNow();
+  await a.store.commit([player('p1', '90')]);
+  await a.file.abandon();
   await writeFile(`${data}.000001.log`, log1); // the compaction died before deleting it
-  const b = await FileStore.open(data);
-  t.same(await b.load(), [player('p1', '90')]);
-  await b.close();
+  const b = await openFile(data);
+  t.same(b.records(), [player('p1', '90')]);
+  await b.store.close();
   t.notOk(await stat(`${data}.000001.log`).catch(() => undefined), 'log 1 is gone');
   // The same log with one byte changed is not the log the snapshot folded in.
   const c = await tempData(t);
@@ -273,6 +273,13 @@ t.test('records are validated, not only type-checked: a bad amount stops start-u
     await writeFile(data, `${header(0, 1)}\n${JSON.stringify(round)}\n`);
     t.match((await openError(data))?.message, message, name);
   }
+  // A settled round is kept by its key (WalletState.changes()): only there may the currency be empty.
+  const settled = { op: 'round', user_id: 'p1', game_no: 'g1', currency: '', stake: '0', bets: [], settled: true } as const;
+  const byKey = await tempData(t);
+  await writeFile(byKey, `${header(0, 1)}\n${JSON.stringify(settled)}\n`);
+  const k = await FileStore.open(byKey);
+  t.same(await k.load(), [settled], 'a settled round by its key loads');
+  await k.close();
   const good = await tempData(t);
   await writeFile(good, `${header(0, 2)}\n${JSON.stringify(player('p1', '0'))}\n${JSON.stringify(player('p2', '000123.4500'))}\n`);
   const s = await FileStore.open(good);

@@ -125,7 +125,7 @@ t.test('the file store snapshots only the retained transactions and keeps the fo
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-retain-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'data.json');
-  const store = await FileStore.open(path, { retainTransactions: 2 });
+  const store = await FileStore.open(path);
   const { app } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store, retainTransactions: 2 });
   const old = bet('p', 'a', [['1', 'P', 1]]);
   await send(app, old);
@@ -134,7 +134,7 @@ t.test('the file store snapshots only the retained transactions and keeps the fo
   await store.close(); // a clean close compacts: the snapshot alone holds the state
   const text = await readFile(path, 'utf8');
   t.equal(text.split('"op":"txn"').length - 1, 2, 'the snapshot holds 2 transactions');
-  const reopened = await FileStore.open(path, { retainTransactions: 2 });
+  const reopened = await FileStore.open(path);
   const again = await buildTestApp({ players: [] }, { store: reopened, retainTransactions: 2 });
   t.teardown(async () => {
     await again.app.close();
