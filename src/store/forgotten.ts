@@ -49,6 +49,22 @@ export class ForgottenIds {
     return { generations: this.frozen.map(toBase64), active: toBase64(this.activeHashes()) };
   }
 
+  /**
+   * Adds the ids of a record to these: a snapshot's record comes after its transactions, and a
+   * restart with a smaller --retain-transactions has already forgotten some of those meanwhile.
+   */
+  absorb(record: ForgottenRecord): void {
+    const other = ForgottenIds.fromRecord(record);
+    if (this.filled === 0 && this.frozen.length === 0) {
+      this.frozen = other.frozen;
+      this.table = other.table;
+      this.filled = other.filled;
+      return;
+    }
+    this.frozen.push(...other.frozen);
+    for (const h of other.activeHashes()) this.insert(h);
+  }
+
   static fromRecord(record: ForgottenRecord): ForgottenIds {
     const ids = new ForgottenIds();
     ids.frozen = record.generations.map((g) => fromBase64(g).sort());

@@ -113,7 +113,7 @@ export class WalletState {
         break;
       }
       case 'forgotten':
-        this.index.forgotten = ForgottenIds.fromRecord(change);
+        this.index.forgotten.absorb(change);
         break;
       case 'clear':
         this.players.clear();

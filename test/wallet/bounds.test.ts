@@ -144,6 +144,44 @@ t.test('the file store snapshots only the retained transactions and keeps the fo
   t.equal(balanceOf(again.sim, 'p'), '996');
 });
 
+t.test('a restart with a smaller --retain-transactions forgets more, and still refuses every forgotten id', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-retain-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'data.json');
+  const store = await FileStore.open(path);
+  const { app } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store, retainTransactions: 3 });
+  const bets = ['a', 'b', 'c', 'd', 'e'].map((g) => bet('p', g, [['1', 'P', 1]]));
+  for (const b of bets) t.equal((await send(app, b)).body.code, 'R0');
+  await app.close();
+  await store.close(); // the snapshot: 3 transactions (c, d, e), a and b forgotten
+  const reopened = await FileStore.open(path);
+  const again = await buildTestApp({ players: [] }, { store: reopened, retainTransactions: 1 });
+  t.teardown(async () => {
+    await again.app.close();
+    await reopened.close();
+  });
+  // c and d are forgotten while the snapshot loads, before its record of a and b is read.
+  for (const [i, b] of bets.entries()) {
+    const reply = await send(again.app, b);
+    t.equal(reply.body.code, i < 4 ? 'R3' : 'R0', `bet ${b.data.game_no}: ${i < 4 ? 'forgotten, refused' : 'retained, replayed'}`);
+    const findings = await findingsOf(again.app, b.transaction_id);
+    t.same(findings, i < 4 ? ['TRANSACTION_EXPIRED'] : ['TRANSACTION_REPLAYED'], `bet ${b.data.game_no}: ${findings.join(', ')}`);
+  }
+  t.equal(balanceOf(again.sim, 'p'), '995', 'nothing applied twice');
+});
+
+t.test('ForgottenIds.absorb adds a record to what is already forgotten', async (t) => {
+  const ids = new ForgottenIds();
+  ids.add('kept-before');
+  const other = new ForgottenIds();
+  other.add('from-record');
+  ids.absorb(other.toRecord());
+  t.ok(ids.has('kept-before') && ids.has('from-record') && !ids.has('neither'));
+  const empty = new ForgottenIds();
+  empty.absorb(other.toRecord());
+  t.ok(empty.has('from-record') && !empty.has('kept-before'), 'into an empty set');
+});
+
 t.test('ForgottenIds: every forgotten id is found, across generations and a round trip through its record', async (t) => {
   const ids = new ForgottenIds();
   const n = (1 << 20) + 1000; // past one frozen generation
