@@ -26,8 +26,8 @@ import { type MatchFields, matchFields, matches } from './match.js';
  * is still answered; its log line has it).
  *
  *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), rp (replayed: 1 or 0),
- *                 c (code), r (rule name), g (game_no), tb (table_no) — the last four only when the
- *                 entry has them —, e (entry JSON): the filters read the fields, never the JSON
+ *                 c (code), r (rule name), g (game_no), tb (table_no) (these four when the entry has
+ *                 them), e (the entry's JSON). Filters read the fields, never the JSON.
  *   journal:id    the last id given
  */
 export class RedisJournal implements JournalStore {
