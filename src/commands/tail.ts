@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { MATCH_FIELDS, matchOfText } from '../journal/match-text.js';
+import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface TailOptions {
@@ -39,14 +39,14 @@ export function tailCommand(): Command {
     .addOption(new Option('--token <token>', 'same as --admin-token').hideHelp());
   for (const f of FILTERS) command.addOption(f.option);
   return command.action(async (o: TailOptions) => {
-    const filters = matchOfText(Object.fromEntries(FILTERS.map((f) => [f.name, o[f.key]])));
+    const filters = new URLSearchParams(FILTERS.flatMap((f) => (typeof o[f.key] === 'string' ? [[f.name, o[f.key] as string]] : [])));
     process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? o.adminToken, filters);
   });
 }
 
 /** Reads GET /admin/events (with the filters as its query) until the simulator closes it; returns the exit code. */
-async function tail(url: string, json: boolean, token: string | undefined, filters: object): Promise<number> {
-  const query = new URLSearchParams(Object.entries(filters).map(([k, v]) => [k, String(v)])).toString();
+async function tail(url: string, json: boolean, token: string | undefined, filters: URLSearchParams): Promise<number> {
+  const query = filters.toString();
   let res: Response;
   try {
     res = await fetch(`${url}/admin/events${query ? `?${query}` : ''}`, {
