@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
 import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
 import { apiError, fromFastify, notFoundHandler } from './errors.js';
@@ -72,7 +72,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ...d,
         pointer: `${error.validationContext === 'body' ? '' : `${error.validationContext}:`}${d.pointer}`,
       }));
-      return reply.code(400).send({ ...apiError('BAD_REQUEST', details.map((d) => `${d.pointer} ${d.message}`).join('; ')).body, details });
+      const problems = details.map((d) => `${d.pointer} ${d.message}`).join('; ');
+      const query = error.validationContext === 'querystring' ? queryParameters(request) : [];
+      const { body } = apiError('BAD_REQUEST', problems, `${request.method} ${request.routeOptions.url}`, query);
+      return reply.code(400).send({ ...body, details });
     }
     const translated = fromFastify(error, request);
     if (translated) return reply.code(translated.status).send(translated.body);
@@ -104,4 +107,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     servers: [{ url: `${request.protocol}://${request.host}` }],
   }));
   return app;
+}
+
+/** The query parameters a route's schema names. */
+function queryParameters(request: FastifyRequest): string[] {
+  const querystring = request.routeOptions.schema?.querystring as { properties?: object } | undefined;
+  return Object.keys(querystring?.properties ?? {});
 }

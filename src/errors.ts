@@ -18,7 +18,12 @@ export interface ApiErrorReply {
 }
 
 export const API_ERRORS = {
-  BAD_REQUEST: { status: 400, message: (detail: string) => detail },
+  BAD_REQUEST: {
+    status: 400,
+    // A bad query names what the route takes: a misspelt filter is then one look away from the right one.
+    message: (detail: string, route?: string, parameters?: readonly string[]) =>
+      parameters?.length ? `${detail}; ${route} takes the query parameters ${parameters.join(', ')} (described at /docs)` : detail,
+  },
   BODY_EMPTY: {
     status: 400,
     message: () =>

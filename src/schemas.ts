@@ -37,6 +37,9 @@ export function validator<T>(id: string): ValidateFunction<T> {
   return fn;
 }
 
+/** The pattern of a whole number written as text (a query parameter such as limit). */
+export const WHOLE_NUMBER = '^[0-9]+$';
+
 /** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
 export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
   return (errors ?? []).map((e) => {
@@ -51,9 +54,11 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
         ? 'is required'
         : e.keyword === 'additionalProperties'
           ? 'is not an allowed property'
-          : e.keyword === 'enum'
-            ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-            : (e.message ?? 'is invalid');
+          : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
+            ? 'must be a whole number (digits only)'
+            : e.keyword === 'enum'
+              ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+              : (e.message ?? 'is invalid');
     return { pointer: pointer || '/', message };
   });
 }

@@ -2,6 +2,7 @@
 // shows a caller what it needs. (test/prism.test.ts runs the same document through Prism's proxy.)
 import t from 'tap';
 import { API_ERRORS } from '../src/errors.js';
+import { MATCH_FIELDS } from '../src/journal/match-text.js';
 import { buildTestApp, HEADERS, journal, login, send } from './helpers/app.js';
 
 type Json = Record<string, any>;
@@ -69,6 +70,9 @@ t.test('item 4: what the routes answer is what the document lists (error codes f
     status: number;
   }[] = [
     { method: 'GET', url: '/admin/journal?limit=abc', path: '/admin/journal', status: 400 },
+    { method: 'GET', url: '/admin/journal?replayed=yes', path: '/admin/journal', status: 400 },
+    { method: 'GET', url: '/admin/journal?status=R3', path: '/admin/journal', status: 400 },
+    { method: 'GET', url: '/admin/events?code=R9', path: '/admin/events', status: 400 },
     { method: 'GET', url: '/admin/players/nobody', path: '/admin/players/{user_id}', status: 404 },
     {
       method: 'PUT',
@@ -110,6 +114,35 @@ t.test('item 4: what the routes answer is what the document lists (error codes f
     const documented = d.paths[c.path][c.method.toLowerCase()].responses[String(c.status)];
     t.ok(documented, `${c.method} ${c.path} documents ${c.status}`);
     t.ok(Object.keys(API_ERRORS).includes(res.json().error), `${res.json().error} is a code of the table`);
+  }
+});
+
+t.test("the journal routes' query parameters are the filter language, and every documented value is accepted", async (t) => {
+  const { app, doc } = await served();
+  const d = await doc();
+  const language = Object.keys(MATCH_FIELDS);
+  const routes: [string, string[]][] = [
+    ['/admin/journal', [...language, 'after', 'limit']],
+    ['/admin/events', language],
+  ];
+  for (const [path, names] of routes) {
+    const parameters = d.paths[path].get.parameters as Json[];
+    t.same(
+      parameters.map((p) => p.name),
+      names,
+      `${path}: the parameters`,
+    );
+    t.ok(
+      parameters.every((p) => p.in === 'query' && p.required === false && p.description),
+      `${path}: optional, in the query, described`,
+    );
+  }
+  for (const p of d.paths['/admin/journal'].get.parameters as Json[]) {
+    const values: string[] = p.schema.enum ?? [p.schema.pattern ? '3' : 'anything'];
+    for (const value of values) {
+      const res = await app.inject({ method: 'GET', url: '/admin/journal', query: { [p.name]: value } });
+      t.equal(res.statusCode, 200, `?${p.name}=${value}: 200 as documented`);
+    }
   }
 });
 

@@ -61,8 +61,9 @@ t.test('components are named by $id (never def-N) and every $ref resolves', asyn
   const names = Object.keys(doc.components.schemas);
   const ids = schemas.map((s) => s.$id);
   // Issue 9 item 7: only what a caller sends or gets is a component; Envelope is written in place,
-  // Expectations (a file of `wallet-sim verify`, no HTTP body) is not in the document.
-  const internal = ['Envelope', 'Expectations'];
+  // Expectations (a file of `wallet-sim verify`, no HTTP body) is not in the document; JournalMatch
+  // (the journal's filter language) is there as the query parameters of the journal routes.
+  const internal = ['Envelope', 'Expectations', 'JournalMatch'];
   for (const id of ids.filter((i) => !internal.includes(i))) t.ok(names.includes(id), `component ${id}`);
   for (const id of internal) t.notOk(names.includes(id), `${id} is not listed`);
   for (const name of names) {
@@ -247,7 +248,7 @@ t.test('admin and health routes are documented', async (t) => {
   t.same(doc.paths['/admin/scenario'].put.requestBody.content['application/json'].schema, { $ref: '#/components/schemas/Scenario' });
   t.match(
     doc.paths['/admin/journal'].get.parameters.map((p: Json) => p.name),
-    ['user_id', 'event_type', 'transaction_id', 'after', 'limit'],
+    ['user_id', 'event_type', 'game_no', 'table_no', 'transaction_id', 'code', 'replayed', 'rule', 'after', 'limit'],
   );
   t.equal(doc.paths['/admin/players'].get.security, undefined, 'no security while the admin API is open');
 });

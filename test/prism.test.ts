@@ -129,6 +129,12 @@ t.test('Prism validating proxy: every reply matches the published document', asy
         status: 200,
       },
       { name: 'journal', method: 'GET', path: '/admin/journal?user_id=player-1&limit=2', status: 200 },
+      {
+        name: 'journal, every filter',
+        method: 'GET',
+        path: '/admin/journal?user_id=player-1&event_type=bet&game_no=G1&table_no=T1&transaction_id=t2&code=R0&replayed=true&rule=r&after=0',
+        status: 200,
+      },
       { name: 'scenario', method: 'GET', path: '/admin/scenario', status: 200 },
       { name: 'rule counters', method: 'GET', path: '/admin/scenario/rules', status: 200 },
       { name: 'clear the journal', method: 'DELETE', path: '/admin/journal', status: 204 },
@@ -191,6 +197,8 @@ t.test('Prism validating proxy: every reply matches the published document', asy
       },
       { name: 'a callback over the limit', method: 'POST', path: '/callback', body: `{"pad":"${'x'.repeat(LIMIT)}"}`, status: 413 },
       { name: 'limit=abc', method: 'GET', path: '/admin/journal?limit=abc', status: 400 },
+      { name: 'replayed=yes', method: 'GET', path: '/admin/journal?replayed=yes', status: 400 },
+      { name: 'code=R9', method: 'GET', path: '/admin/journal?code=R9', status: 400 },
       { name: 'a negative balance', method: 'PUT', path: '/admin/players/player-1', headers: json, body: '{"balance":-1}', status: 400 },
       { name: 'an invalid scenario', method: 'PUT', path: '/admin/scenario', headers: json, body: '{"name":"x"}', status: 400 },
       {

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { startCommand } from '../src/commands/start.js';
+import { tailCommand } from '../src/commands/tail.js';
+import { MATCH_FIELDS } from '../src/journal/match-text.js';
 import { DEFAULT_SCENARIO, ROOT, SCENARIOS_DIR } from '../src/paths.js';
 import { FINDINGS } from '../src/protocol/findings.js';
 import { schemas } from '../src/schemas.js';
@@ -52,6 +54,21 @@ t.test('every route', async (t) => {
     t.ok(app.hasRoute({ method: method as 'GET', url: path! }), `${r} exists`);
   }
   await app.close();
+});
+
+t.test('every journal filter: in the route table, its own table and the tail row, as the code takes them', async (t) => {
+  const row = (start: string) => readme.split('\n').find((l) => l.startsWith(start)) ?? '';
+  const journalRow = row('| `GET /admin/journal` |');
+  const filters = readmeSection('Journal and findings').split('### Journal filters')[1] ?? '';
+  const tailRow = row('| `wallet-sim tail ');
+  const tail = tailCommand();
+  for (const name of Object.keys(MATCH_FIELDS)) {
+    t.ok(journalRow.includes(`\`${name}\``), `${name} is a filter of GET /admin/journal in the route table`);
+    t.ok(filters.includes(`\`${name}\``), `${name} is described under Journal filters`);
+    const flag = `--${name.replace(/_/g, '-')}`;
+    t.ok(tail.options.some((o) => o.long === flag) && tailRow.includes(`[${flag}`), `tail ${flag} exists and is in its row`);
+  }
+  t.ok(journalRow.includes('`limit`') && journalRow.includes('`after`'), 'the paging parameters too');
 });
 
 t.test('every scenario field', async (t) => {

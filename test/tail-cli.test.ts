@@ -26,10 +26,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Sends a fresh callback every 300 ms until `seen` (the tail connects a moment after it starts). */
-async function sendUntil(url: string, make: () => object, seen: () => boolean): Promise<boolean> {
+/**
+ * Sends a fresh callback (or, with `then`, two: make's, then then's) every 300 ms until `seen` (the
+ * tail connects a moment after it starts).
+ */
+async function sendUntil(url: string, make: () => object, seen: () => boolean, then?: () => object): Promise<boolean> {
   for (const until = Date.now() + 20_000; Date.now() < until;) {
     await send(url, make());
+    if (then) await send(url, then());
     for (let i = 0; i < 6; i++) {
       if (seen()) return true;
       await new Promise((r) => setTimeout(r, 50));
@@ -76,6 +80,38 @@ t.test('--json prints journal entries, one per line', async (t) => {
   );
   const entry = JSON.parse(io.stdout().split('\n')[0]!);
   t.match(entry, { event_type: 'login', user_id: 'player-1', code: 'R3', findings: [{ code: 'SCHEMA', severity: 'error' }] });
+});
+
+t.test('the filters of the journal as options: only the matching callbacks', async (t) => {
+  const sim = await start(t, ['--port', '0']);
+  const io = tail(t, ['--url', sim.url, '--json', '--user-id', 'player-2', '--event-type', 'login', '--replayed', 'false']);
+  const lines = () => io.stdout().split('\n').filter(Boolean);
+  // Pairs until the stream is up (a callback sent before that is not replayed)…
+  t.ok(
+    await sendUntil(
+      sim.url,
+      () => login('player-1'),
+      () => lines().length > 0,
+      () => login('player-2'),
+    ),
+    'a login of player-2 shows up',
+  );
+  // …then, with the stream surely up: what the filters drop, and one that passes last, as a marker.
+  const again = login('player-2');
+  const marker = login('player-2');
+  for (const body of [login('player-1'), again, again, login('player-1'), marker]) await send(sim.url, body);
+  for (let i = 0; i < 400 && !io.stdout().includes(marker.transaction_id); i++) await new Promise((r) => setTimeout(r, 50));
+  const entries = lines().map((l) => JSON.parse(l) as { user_id: string; event_type: string; replayed: boolean; transaction_id: string });
+  t.equal(entries.at(-1)?.transaction_id, marker.transaction_id, 'the last one shows up');
+  t.equal(entries.filter((e) => e.transaction_id === again.transaction_id).length, 1, 'a login once, without its replay');
+  t.same(
+    [...new Set(entries.map((e) => `${e.user_id} ${e.event_type} ${e.replayed}`))],
+    ['player-2 login false'],
+    'nothing else: no callback of player-1, no replay',
+  );
+  const refused = await run(['tail', '--url', sim.url, '--code', 'R9']);
+  t.not(refused.code, 0, 'a code outside R0–R4 is refused');
+  t.match(refused.stderr, /--code <code>' argument 'R9' is invalid. Allowed choices are R0, R1, R2, R3, R4/);
 });
 
 t.test('the admin token is sent', async (t) => {

@@ -1,7 +1,7 @@
 // GET /admin/events: the journal's subscription as server-sent events, over real sockets.
 import { connect } from 'node:net';
 import t from 'tap';
-import { buildTestApp, HEADERS, listen, login, post } from './helpers/app.js';
+import { bet, buildTestApp, HEADERS, listen, login, post } from './helpers/app.js';
 import type { Simulator } from '../src/simulator.js';
 
 /** Counts the journal's live subscriptions (what the stream costs when nobody listens). */
@@ -77,6 +77,37 @@ t.test('one data line per callback, then unsubscribed when the client goes', asy
   abort.abort();
   t.ok(await until(() => active() === 0), 'unsubscribed when the client closes');
   t.equal((await post(`${url}/callback`, login('player-1'))).body.code, 'R0', 'callbacks go on');
+});
+
+t.test('the filters of the journal keep only the matching callbacks; a bad one is a 400', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const abort = new AbortController();
+  t.teardown(() => abort.abort());
+  const res = await fetch(`${url}/admin/events?user_id=usd&event_type=login&replayed=false`, { signal: abort.signal });
+  t.equal(res.status, 200);
+  const stream = reader(res.body!);
+  // Subscribed before the reply's headers were written: each of these passes the filter or not.
+  const again = login('usd');
+  for (const body of [login('player-1'), bet('usd', 'G1', [['1', 'P', 1]], { currency: 'USD' }), again, again, login('usd')])
+    t.equal((await post(`${url}/callback`, body)).body.code, 'R0');
+  t.ok(await until(() => stream.events.length === 2, 10_000), 'the logins of usd that were no replay arrive');
+  t.same(
+    stream.events.map((e) => [e.user_id, e.event_type, e.replayed]),
+    [
+      ['usd', 'login', false],
+      ['usd', 'login', false],
+    ],
+    'and nothing else: not player-1, not the bet, not the replay',
+  );
+
+  const bad = await fetch(`${url}/admin/events?code=R9`);
+  t.equal(bad.status, 400);
+  t.match(await bad.json(), {
+    error: 'BAD_REQUEST',
+    message: /^querystring:\/code must be one of "R0", "R1", "R2", "R3", "R4"; GET \/admin\/events takes the query parameters user_id, /,
+  });
 });
 
 t.test('the admin token guards the stream', async (t) => {

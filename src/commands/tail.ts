@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
+import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface TailOptions {
@@ -8,6 +9,8 @@ interface TailOptions {
   json: boolean;
   adminToken?: string;
   token?: string;
+  /** The filters, by the option's camelCase name (userId for --user-id). */
+  [filter: string]: unknown;
 }
 
 const MESSAGES = {
@@ -15,25 +18,38 @@ const MESSAGES = {
     `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
   LOCKED: (url: string) => `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`,
   CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
+  REFUSED: (url: string, message: string) => `wallet-sim tail: ${url} refused the filters: ${message}`,
 } as const;
 
+/** The journal's filter language as options: --user-id for user_id, and so on; each as its schema describes it. */
+const FILTERS = Object.entries(MATCH_FIELDS).map(([name, field]) => {
+  const flag = name.replace(/_/g, '-');
+  const about = `only callbacks with this ${name}${field.description ? ` (${field.description.replace(/\.$/, '')})` : ''}`;
+  const option = new Option(`--${flag} <${field.type === 'boolean' ? 'true|false' : name}>`, about);
+  const choices = field.type === 'boolean' ? ['true', 'false'] : field.enum;
+  return { name, key: option.attributeName(), option: choices ? option.choices(choices) : option };
+});
+
 export function tailCommand(): Command {
-  return markRequired(new Command('tail'))
+  const command = markRequired(new Command('tail'))
     .description('Follow the callbacks a running simulator receives, one line each (exit 2 when it cannot connect)')
     .addOption(simulatorUrlOption())
     .option('--json', 'one journal entry per line, as JSON', false)
     .addOption(adminTokenOption())
-    .addOption(new Option('--token <token>', 'same as --admin-token').hideHelp())
-    .action(async (o: TailOptions) => {
-      process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? o.adminToken);
-    });
+    .addOption(new Option('--token <token>', 'same as --admin-token').hideHelp());
+  for (const f of FILTERS) command.addOption(f.option);
+  return command.action(async (o: TailOptions) => {
+    const filters = new URLSearchParams(FILTERS.flatMap((f) => (typeof o[f.key] === 'string' ? [[f.name, o[f.key] as string]] : [])));
+    process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? o.adminToken, filters);
+  });
 }
 
-/** Reads GET /admin/events until the simulator closes it; returns the exit code. */
-async function tail(url: string, json: boolean, token: string | undefined): Promise<number> {
+/** Reads GET /admin/events (with the filters as its query) until the simulator closes it; returns the exit code. */
+async function tail(url: string, json: boolean, token: string | undefined, filters: URLSearchParams): Promise<number> {
+  const query = filters.toString();
   let res: Response;
   try {
-    res = await fetch(`${url}/admin/events`, {
+    res = await fetch(`${url}/admin/events${query ? `?${query}` : ''}`, {
       headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
   } catch (e) {
@@ -42,6 +58,11 @@ async function tail(url: string, json: boolean, token: string | undefined): Prom
   }
   if (res.status === 401) {
     console.error(MESSAGES.LOCKED(url));
+    return 2;
+  }
+  if (res.status === 400) {
+    const body = (await res.json().catch(() => ({}))) as { message?: string };
+    console.error(MESSAGES.REFUSED(url, body.message ?? 'HTTP 400'));
     return 2;
   }
   if (res.status !== 200 || !res.body) {

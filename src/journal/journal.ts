@@ -1,4 +1,5 @@
 import type { Finding } from '../protocol/findings.js';
+import { type JournalMatch, type MatchFields, matchFields, matches, type MatchSource } from './match.js';
 
 /** One callback as the simulator saw it: a WireMock "serve event". */
 export interface JournalEntry {
@@ -33,22 +34,20 @@ export interface JournalEntry {
   findings: Finding[];
 }
 
-export interface JournalFilter {
-  user_id?: string;
-  event_type?: string;
-  transaction_id?: string;
+/** Which entries to read: the filter language (src/journal/match.ts) and paging. */
+export interface JournalFilter extends JournalMatch {
   /** Only entries with an id greater than this (paging forward). */
   after?: number;
   /** Without `after`: keep the newest n. With `after`: the first n after it. */
   limit?: number;
 }
 
-/** A recorded entry as the journal keeps it: its JSON text and the fields the filters read. */
-export interface StoredEntry {
+/**
+ * A recorded entry as the journal keeps it: its JSON text and, taken when it was kept, the fields
+ * the filter language reads (so no filter parses the text).
+ */
+export interface StoredEntry extends MatchFields {
   readonly id: number;
-  readonly user_id?: string;
-  readonly event_type?: string;
-  readonly transaction_id?: string;
   /** The entry's JSON text; entries are parsed only when read. */
   readonly text: string;
 }
@@ -141,8 +140,8 @@ export class Journal implements JournalStore {
     return [...this.pending].map(([id, e]) => structuredClone({ id, ...e, duration_ms: 0 }));
   }
 
-  private keep(id: number, entry: Pick<JournalEntry, 'user_id' | 'event_type' | 'transaction_id'>, text: string): StoredEntry {
-    const stored: StoredEntry = { id, user_id: entry.user_id, event_type: entry.event_type, transaction_id: entry.transaction_id, text };
+  private keep(id: number, entry: MatchSource, text: string): StoredEntry {
+    const stored: StoredEntry = { id, ...matchFields(entry), text };
     for (const listener of this.listeners) listener(stored);
     if (this.capacity <= 0 || text.length > this.maxBytes) return stored;
     this.entries.push(stored);
@@ -165,16 +164,9 @@ export class Journal implements JournalStore {
     const hits: StoredEntry[] = [];
     for (let i = this.head; i < this.entries.length; i++) {
       const e = this.entries[i]!;
-      if (filter.after !== undefined && e.id <= filter.after) continue;
-      if (filter.user_id !== undefined && e.user_id !== filter.user_id) continue;
-      if (filter.event_type !== undefined && e.event_type !== filter.event_type) continue;
-      if (filter.transaction_id !== undefined && e.transaction_id !== filter.transaction_id) continue;
-      hits.push(e);
+      if ((filter.after === undefined || e.id > filter.after) && matches(e, filter)) hits.push(e);
     }
-    // A delayed reply is kept after quicker ones that arrived later: order by arrival (id).
-    hits.sort((a, b) => a.id - b.id);
-    if (filter.limit === undefined) return hits;
-    return filter.after === undefined ? hits.slice(Math.max(0, hits.length - filter.limit)) : hits.slice(0, filter.limit);
+    return page(hits, filter);
   }
 
   /** Parsed entries, oldest first. */
@@ -202,6 +194,16 @@ export class Journal implements JournalStore {
     this.head = 0;
     this.bytes = 0;
   }
+}
+
+/**
+ * The entries that passed a filter, in arrival order (by id: a delayed reply is kept after quicker
+ * ones that arrived later), cut to the page `after` and `limit` ask for.
+ */
+export function page(hits: StoredEntry[], { after, limit }: JournalFilter): StoredEntry[] {
+  hits.sort((a, b) => a.id - b.id);
+  if (limit === undefined) return hits;
+  return after === undefined ? hits.slice(Math.max(0, hits.length - limit)) : hits.slice(0, limit);
 }
 
 type Finished = Parameters<PendingEntry['finish']>[0];

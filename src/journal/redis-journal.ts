@@ -8,8 +8,10 @@ import {
   type JournalListener,
   type JournalStore,
   type ReplyTiming,
+  page,
   type StoredEntry,
 } from './journal.js';
+import { type MatchFields, matchFields, matches } from './match.js';
 
 /**
  * The journal of every wallet-sim process sharing one Redis: a capped stream (`XADD MAXLEN ~
@@ -23,7 +25,9 @@ import {
  * to the process serving them only. While Redis is unreachable entries are not kept (the callback
  * is still answered; its log line has it).
  *
- *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), e (entry JSON)
+ *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), rp (replayed: 1 or 0),
+ *                 c (code), r (rule name), g (game_no), tb (table_no) (these four when the entry has
+ *                 them), e (the entry's JSON). Filters read the fields, never the JSON.
  *   journal:id    the last id given
  */
 export class RedisJournal implements JournalStore {
@@ -75,32 +79,10 @@ export class RedisJournal implements JournalStore {
 
   private async keep(entry: JournalEntry): Promise<StoredEntry> {
     const text = JSON.stringify(entry);
-    const stored: StoredEntry = {
-      id: entry.id,
-      user_id: entry.user_id,
-      event_type: entry.event_type,
-      transaction_id: entry.transaction_id,
-      text,
-    };
+    const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
     try {
-      await this.client.xadd(
-        this.streamKey,
-        'MAXLEN',
-        '~',
-        String(this.capacity),
-        '*',
-        'id',
-        String(entry.id),
-        'u',
-        entry.user_id ?? '',
-        'ev',
-        entry.event_type ?? '',
-        'tx',
-        entry.transaction_id ?? '',
-        'e',
-        text,
-      );
+      await this.client.xadd(this.streamKey, 'MAXLEN', '~', String(this.capacity), '*', ...streamFields(stored));
     } catch {
       // Redis away: this entry is lost to the journal (the callback itself was answered).
     }
@@ -111,22 +93,16 @@ export class RedisJournal implements JournalStore {
     const hits: StoredEntry[] = [];
     // Read in pages: the stream is bounded by --journal-size, each page by 1,000 entries.
     for (let from = '-'; ;) {
-      const page = await this.client.xrange(this.streamKey, from, '+', 'COUNT', 1000);
-      for (const [, fields] of page) {
+      const entries = await this.client.xrange(this.streamKey, from, '+', 'COUNT', 1000);
+      for (const [, fields] of entries) {
         const e = toStored(fields);
-        if (filter.after !== undefined && e.id <= filter.after) continue;
-        if (filter.user_id !== undefined && e.user_id !== filter.user_id) continue;
-        if (filter.event_type !== undefined && e.event_type !== filter.event_type) continue;
-        if (filter.transaction_id !== undefined && e.transaction_id !== filter.transaction_id) continue;
-        hits.push(e);
+        if ((filter.after === undefined || e.id > filter.after) && matches(e, filter)) hits.push(e);
       }
-      if (page.length < 1000) break;
-      from = `(${page.at(-1)![0]}`;
+      if (entries.length < 1000) break;
+      from = `(${entries.at(-1)![0]}`;
     }
     // Kept in reply order; listed in arrival order (id), as the in-memory journal does.
-    hits.sort((a, b) => a.id - b.id);
-    if (filter.limit === undefined) return hits;
-    return filter.after === undefined ? hits.slice(Math.max(0, hits.length - filter.limit)) : hits.slice(0, filter.limit);
+    return page(hits, filter);
   }
 
   async list(filter: JournalFilter = {}): Promise<JournalEntry[]> {
@@ -196,9 +172,35 @@ export class RedisJournal implements JournalStore {
   }
 }
 
+/** The stream fields of an entry (see the key list above). */
+function streamFields(e: StoredEntry): string[] {
+  const fields = ['id', String(e.id), 'u', e.user_id ?? '', 'ev', e.event_type ?? '', 'tx', e.transaction_id ?? ''];
+  fields.push('rp', e.replayed ? '1' : '0');
+  if (e.code !== undefined) fields.push('c', e.code);
+  if (e.rule !== undefined) fields.push('r', e.rule);
+  if (e.game_no !== undefined) fields.push('g', e.game_no);
+  if (e.table_no !== undefined) fields.push('tb', e.table_no);
+  fields.push('e', e.text);
+  return fields;
+}
+
 function toStored(fields: string[]): StoredEntry {
   const f: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
   const opt = (v: string | undefined) => (v ? v : undefined);
-  return { id: Number(f.id), user_id: opt(f.u), event_type: opt(f.ev), transaction_id: opt(f.tx), text: f.e ?? '{}' };
+  const id = Number(f.id);
+  const text = f.e ?? '{}';
+  // Written by a wallet-sim from before `rp` and the fields after it were in the stream: read them from the JSON.
+  if (f.rp === undefined) return { id, ...fieldsOfText(text), text };
+  const [replayed, code, rule, game_no, table_no] = [f.rp === '1', f.c, f.r, f.g, f.tb];
+  return { id, user_id: opt(f.u), event_type: opt(f.ev), transaction_id: opt(f.tx), replayed, code, rule, game_no, table_no, text };
+}
+
+function fieldsOfText(text: string): MatchFields {
+  try {
+    const entry = JSON.parse(text) as Partial<JournalEntry>;
+    return matchFields({ ...entry, replayed: entry.replayed === true, request: { body: entry.request?.body } });
+  } catch {
+    return {};
+  }
 }

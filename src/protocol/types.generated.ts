@@ -283,13 +283,19 @@ min?: number
 max?: number
 }
 /**
- * Journal entries to consider; every listed field must equal. Empty or absent: all.
+ * Journal entries to consider; every listed field must equal. Empty or absent: all. The one filter language of the journal: the `where` of an expectations file (wallet-sim verify) and the query parameters of GET /admin/journal and GET /admin/events.
  * 
- * This interface was referenced by `Expectations`'s JSON-Schema
- * via the `definition` "where".
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "JournalMatch".
  */
 export interface JournalMatch {
+/**
+ * user_id of the request.
+ */
 user_id?: string
+/**
+ * event_type of the request.
+ */
 event_type?: ("login" | "bet" | "bet_result")
 /**
  * data.game_no of the request.
@@ -299,6 +305,9 @@ game_no?: string
  * data.table_no of the request.
  */
 table_no?: string
+/**
+ * transaction_id of the request.
+ */
 transaction_id?: string
 /**
  * The code the simulator replied.

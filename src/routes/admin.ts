@@ -1,7 +1,5 @@
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { apiError, sendApiError } from '../errors.js';
-import type { StoredEntry } from '../journal/journal.js';
 import { amountProblem, money } from '../money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
@@ -9,6 +7,7 @@ import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
 import { LocalStore } from '../store/local.js';
 import { uiAdminRoutes } from './ui.js';
+import { journalRoutes } from './journal.js';
 import type { Player } from '../store/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { adminSchema, adminSecurity, UNREADABLE_400 } from './admin-docs.js';
@@ -25,28 +24,23 @@ const ok = (extra: Record<string, unknown> = {}) => ({
 
 const SET_PLAYER =
   'Sets the balance (and optionally the currency) of a player, creating it when unknown. ' + "The balance must fit the currency's scale.";
-const JOURNAL =
-  'The callbacks received, oldest first (a bounded ring: the oldest drop out first). ' + 'Filters combine; limit keeps the newest n.';
 const SET_SCENARIO =
   'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to ' +
   'their balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused ' +
   'with 400 naming each bad field by JSON pointer, and the old one stays active.';
 const RULE_HITS = 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.';
-const AFTER = 'Only entries with an id greater than this; with `limit`, pages forward.';
-const LIMIT = 'Without `after`: keep only the newest n entries. With `after`: the first n after it.';
 
 interface AdminRouteOptions {
   sim: Simulator;
   token?: string;
   guard?: Omit<AdminGuardOptions, 'token'>;
 }
-type JournalQuery = { user_id?: string; event_type?: string; transaction_id?: string; after?: string; limit?: string };
 
 const playerUpdateSummary = (v: Record<string, unknown>) =>
   v.currency ? `balance ${String(v.balance)} ${String(v.currency)}` : `balance ${String(v.balance)}, currency unchanged`;
 
 /**
- * The admin API (WireMock's vocabulary): players, reset, journal, scenario. Each route documents
+ * The admin API (WireMock's vocabulary): players, reset, journal (journal.ts), scenario. Each route documents
  * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
  * what the handlers return (sentAsReturned): the response schemas are for the document.
  */
@@ -141,56 +135,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
     },
   );
 
-  app.get<{ Querystring: JournalQuery }>(
-    '/journal',
-    {
-      ...sentAsReturned,
-      schema: adminSchema('GET', docs, {
-        operationId: 'journal',
-        summary: 'Callbacks received, oldest first, with findings (streamed; page with after + limit)',
-        description: JOURNAL,
-        querystring: {
-          type: 'object',
-          properties: {
-            user_id: { type: 'string' },
-            event_type: { type: 'string' },
-            transaction_id: { type: 'string' },
-            after: { type: 'string', pattern: '^[0-9]+$', description: AFTER },
-            limit: { type: 'string', pattern: '^[0-9]+$', description: LIMIT },
-          },
-        },
-        response: {
-          200: { description: 'The matching entries.', $ref: 'JournalPage#' },
-          400: errorResponse('A query parameter is invalid (BAD_REQUEST), e.g. limit is not a whole number.', [
-            invalid('querystring:/limit', 'must match pattern "^[0-9]+$"'),
-          ]),
-        },
-      }),
-    },
-    async (request, reply) => {
-      const { limit, after, ...filter } = request.query;
-      const number = (s: string | undefined) => (s === undefined ? undefined : Number(s));
-      const entries = await sim.journal.select({ ...filter, after: number(after), limit: number(limit) });
-      // Streamed from the entries' own text: never one string the size of the whole journal.
-      return reply.type('application/json').send(Readable.from(journalDocument(entries)));
-    },
-  );
-
-  app.delete(
-    '/journal',
-    {
-      ...sentAsReturned,
-      schema: adminSchema('DELETE', docs, {
-        operationId: 'clearJournal',
-        summary: 'Clear the journal',
-        response: { 204: { description: 'The journal is empty.', type: 'null' } },
-      }),
-    },
-    async (_request, reply) => {
-      await sim.journal.reset();
-      return reply.code(204).send();
-    },
-  );
+  await app.register(journalRoutes, { sim, docs }); // GET and DELETE /admin/journal
 
   app.get(
     '/scenario',
@@ -257,16 +202,3 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
 /** A local store's failure is latched until a restart; a shared store (Redis) is only unreachable for now. */
 const storeDown = (sim: Simulator) =>
   sim.store instanceof LocalStore ? apiError('STORE_FAILED', sim.storeFailure!) : apiError('STORE_UNREACHABLE', sim.storeFailure!);
-
-/** `{"count":n,"entries":[…]}` in pieces of about 64 KiB. */
-function* journalDocument(entries: StoredEntry[]): Generator<string> {
-  let chunk = `{"count":${entries.length},"entries":[`;
-  for (const [i, e] of entries.entries()) {
-    chunk += i ? `,${e.text}` : e.text;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  yield `${chunk}]}`;
-}

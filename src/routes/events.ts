@@ -1,7 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifySchema } from 'fastify';
 import type { StoredEntry } from '../journal/journal.js';
+import { matches } from '../journal/match.js';
+import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../simulator.js';
+import { errorResponse } from './docs.js';
+import { badQuery, matchQuerystring } from './journal.js';
 
 export interface EventRouteOptions {
   sim: Simulator;
@@ -21,7 +25,10 @@ const DESCRIPTION = `Server-sent events: one \`data:\` line per callback, the jo
 answered. A comment line (\`: heartbeat\`) comes every 15 s. Nothing is replayed: read
 \`GET /admin/journal?after=<last id>\` to fill a gap. A listener that does not read fast enough
 (over 1 MiB unsent) is disconnected, so it can never slow a callback down; it may reconnect.
-The dashboard (\`/ui\`) and \`wallet-sim tail\` read it with the Authorization header of --admin-token.`;
+The dashboard (\`/ui\`) and \`wallet-sim tail\` read it with the Authorization header of --admin-token.
+The filters of \`GET /admin/journal\` (\`user_id\`, \`event_type\`, \`code\`, \`replayed\`…: the journal's one
+filter language) keep only the callbacks that match.`;
+const QUERYSTRING = matchQuerystring();
 
 /** GET /events (under /admin): the journal's subscription as a text/event-stream. */
 export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
@@ -35,6 +42,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     summary: 'Live callbacks as server-sent events (the journal, as it grows)',
     description: DESCRIPTION,
     produces: ['text/event-stream'],
+    querystring: QUERYSTRING,
     response: {
       200: {
         description: 'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback.',
@@ -42,11 +50,15 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
           'text/event-stream': { schema: { type: 'string', examples: ['id: 7\ndata: {"id":7,"event_type":"bet","code":"R0",…}\n\n'] } },
         },
       },
+      400: errorResponse('A filter is invalid (BAD_REQUEST): a name that is not a filter, or a value outside its list.', [
+        badQuery('GET /admin/events', QUERYSTRING, 'querystring:/code', 'must be one of "R0", "R1", "R2", "R3", "R4"'),
+      ]),
       ...(security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
     },
   } as FastifySchema;
 
-  app.get('/events', { schema }, (request, reply) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/events', { schema }, (request, reply) => {
+    const match = matchOfText(request.query);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -62,13 +74,14 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       unsubscribe();
       clearInterval(heartbeat);
     };
-    const unsubscribe = sim.journal.subscribe(
-      eventWriter(res, maxBuffered, () => {
-        request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
-        close();
-        res.destroy();
-      }),
-    );
+    const write = eventWriter(res, maxBuffered, () => {
+      request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
+      close();
+      res.destroy();
+    });
+    const unsubscribe = sim.journal.subscribe((entry) => {
+      if (matches(entry, match)) write(entry);
+    });
     const heartbeat = setInterval(() => {
       if (res.writableLength <= maxBuffered) res.write(': heartbeat\n\n');
     }, heartbeatMs).unref();

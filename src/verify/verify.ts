@@ -1,7 +1,8 @@
 import type { JournalEntry } from '../journal/journal.js';
+import { describeMatch, matchFields, matches } from '../journal/match.js';
 import { money } from '../money.js';
 import type { Finding, Severity } from '../protocol/findings.js';
-import type { Expectations, JournalMatch, Report } from '../protocol/types.generated.js';
+import type { Expectations, Report } from '../protocol/types.generated.js';
 import type { JournalSource } from './admin-client.js';
 
 export type Group = 'counts' | 'codes' | 'balances' | 'findings' | 'checks';
@@ -28,7 +29,7 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
   const results: VerifyResult[] = [];
 
   (x.counts ?? []).forEach((c, i) => {
-    const hits = entries.filter((e) => matches(e, c.where));
+    const hits = entries.filter((e) => matches(matchFields(e), c.where));
     const n = hits.length;
     const [ok, want] =
       c.count !== undefined
@@ -40,7 +41,7 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
             : [n >= (c.min ?? 1), `at least ${c.min ?? 1}`];
     results.push({
       group: 'counts',
-      name: c.name ?? `counts[${i}] ${describe(c.where)}`,
+      name: c.name ?? `counts[${i}] ${describeMatch(c.where)}`,
       passed: ok,
       message: ok ? `${plural(n, 'callback')}` : `expected ${want}, got ${n}`,
       details: ok ? [] : limit(hits.map(line)),
@@ -49,10 +50,10 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
 
   (x.codes ?? []).forEach((c, i) => {
     const allowed: string[] = Array.isArray(c.code) ? c.code : [c.code];
-    const hits = entries.filter((e) => matches(e, c.where));
+    const hits = entries.filter((e) => matches(matchFields(e), c.where));
     const off = hits.filter((e) => e.code === undefined || !allowed.includes(e.code));
     const want = allowed.join(' or ');
-    const name = c.name ?? `codes[${i}] ${describe(c.where)}`;
+    const name = c.name ?? `codes[${i}] ${describeMatch(c.where)}`;
     if (!hits.length)
       results.push({ group: 'codes', name, passed: false, message: `expected ${want}, but no callback matched`, details: [] });
     else
@@ -141,7 +142,7 @@ function findingsResult(f: NonNullable<Expectations['findings']>, entries: Journ
   const forbid = new Set(f.forbid ?? []);
   const fails = (g: Finding) => forbid.has(g.code) || (RANK[g.severity] >= RANK[failOn] && !allow.has(g.code));
   const bad = entries
-    .filter((e) => matches(e, f.where))
+    .filter((e) => matches(matchFields(e), f.where))
     .map((e) => ({ e, hits: e.findings.filter(fails) }))
     .filter((b) => b.hits.length);
   const rule =
@@ -151,7 +152,7 @@ function findingsResult(f: NonNullable<Expectations['findings']>, entries: Journ
     ]
       .filter(Boolean)
       .join(', ') || 'findings ignored';
-  const name = `findings: ${rule}${allow.size ? ` (allowed: ${[...allow].join(', ')})` : ''}${f.where ? ` in ${describe(f.where)}` : ''}`;
+  const name = `findings: ${rule}${allow.size ? ` (allowed: ${[...allow].join(', ')})` : ''}${f.where ? ` in ${describeMatch(f.where)}` : ''}`;
   const details = bad.flatMap(({ e, hits }) => [
     line(e),
     ...hits.map((g) => `    ${g.severity} ${g.code}${g.pointer ? ` at ${g.pointer}` : ''}: ${g.message}`),
@@ -165,33 +166,6 @@ function findingsResult(f: NonNullable<Expectations['findings']>, entries: Journ
     details: limit(details, MAX_DETAILS * 3),
   };
 }
-
-const dataOf = (e: JournalEntry) => {
-  const body = e.request.body;
-  const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
-  return (data !== null && typeof data === 'object' ? data : {}) as { game_no?: unknown; table_no?: unknown };
-};
-
-export function matches(e: JournalEntry, w: JournalMatch | undefined): boolean {
-  if (!w) return true;
-  return (
-    (w.user_id === undefined || e.user_id === w.user_id) &&
-    (w.event_type === undefined || e.event_type === w.event_type) &&
-    (w.transaction_id === undefined || e.transaction_id === w.transaction_id) &&
-    (w.code === undefined || e.code === w.code) &&
-    (w.replayed === undefined || e.replayed === w.replayed) &&
-    (w.rule === undefined || e.rule?.name === w.rule) &&
-    (w.game_no === undefined || dataOf(e).game_no === w.game_no) &&
-    (w.table_no === undefined || dataOf(e).table_no === w.table_no)
-  );
-}
-
-export const describe = (w: JournalMatch | undefined) =>
-  w && Object.keys(w).length
-    ? Object.entries(w)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(' ')
-    : 'all callbacks';
 
 /** One journal entry on one line: "#7 bet player-2 tx-9 → R4 (R4: balance 3000 is less than …)". */
 export function line(e: JournalEntry): string {

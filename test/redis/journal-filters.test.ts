@@ -1,0 +1,61 @@
+// The Redis journal answers the filter language as the in-memory one does (the same session, the
+// same table: test/helpers/journal-filters.ts), from the fields kept in its stream.
+import t from 'tap';
+import type { JournalStore } from '../../src/journal/journal.js';
+import { createStore } from '../../src/store/index.js';
+import type { RedisStore } from '../../src/store/redis.js';
+import type { Store } from '../../src/store/store.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { checkFilters, FILTER_SCENARIO, playSession } from '../helpers/journal-filters.js';
+import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+
+const missing = redisMissing();
+if (missing) {
+  t.comment(missing);
+  t.pass('skipped: no redis-server');
+} else {
+  const redis = await startRedis(t);
+
+  const redisApp = async (): Promise<TestApp<JournalStore> & { store: RedisStore }> => {
+    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('filters') })) as Store;
+    const built = await buildTestApp(FILTER_SCENARIO, { store });
+    t.teardown(async () => {
+      await built.app.close();
+      await built.sim.store.close();
+    });
+    return { ...built, store: store as RedisStore };
+  };
+
+  t.test('every field of the language filters the Redis journal; bad values are refused', async (t) => {
+    const { app } = await redisApp();
+    const { betTx } = await playSession(app);
+    await checkFilters(t, app, betTx);
+  });
+
+  t.test('the stream keeps the fields; an entry written without them is read from its JSON', async (t) => {
+    const { app, sim, store } = await redisApp();
+    await playSession(app);
+    const [, fields] = (await store.client.xrange(`${store.prefix}journal`, '-', '+', 'COUNT', 10))[3]!;
+    const kept = Object.fromEntries(fields.flatMap((f, i) => (i % 2 ? [] : [[f, fields[i + 1]]])));
+    t.match(kept, { u: 'p2', ev: 'bet', rp: '0', c: 'R3', r: 'table-nine', g: 'G2', tb: 'T9' }, 'the refused bet: its fields');
+    // As a wallet-sim from before the filter language wrote it: id, u, ev, tx and the JSON only.
+    const old = {
+      id: 99,
+      user_id: 'p3',
+      event_type: 'bet',
+      transaction_id: 'old-1',
+      code: 'R3',
+      replayed: true,
+      rule: { index: 0, name: 'table-nine' },
+      request: { method: 'POST', url: '/callback', headers: {}, body: { data: { game_no: 'G9', table_no: 'T9' } } },
+      reply: { status: 200, headers: {}, body: {}, dropped: false },
+      findings: [],
+    };
+    const legacy = ['id', '99', 'u', 'p3', 'ev', 'bet', 'tx', 'old-1', 'e', JSON.stringify(old)];
+    await store.client.xadd(`${store.prefix}journal`, '*', ...legacy);
+    const ids = async (filter: object) => (await sim.journal.select(filter)).map((e) => e.id);
+    t.same(await ids({ game_no: 'G9' }), [99], 'game_no read from the JSON');
+    t.same(await ids({ code: 'R3', rule: 'table-nine', table_no: 'T9' }), [4, 99], 'code, rule and table_no too');
+    t.same(await ids({ replayed: true }), [3, 99], 'and replayed');
+  });
+}
