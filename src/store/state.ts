@@ -1,6 +1,5 @@
 import { Money, money, sum, toJsonNumber } from '../money.js';
 import { type Change, forgottenRound, forgottenTxn, roundKey, type TransactionRecord } from './change.js';
-import { ForgottenIds } from './forgotten.js';
 import { TransactionIndex } from './retention.js';
 
 export { type Change, roundKey } from './change.js';
