@@ -14,21 +14,21 @@ import {
 import { type MatchFields, matchFields, matches } from './match.js';
 
 /**
- * The journal of every wallet-sim process sharing one Redis: a capped stream (`XADD MAXLEN ~
- * --journal-size`), so /admin/journal, the report and the dashboard of any process see every
+ * The journal of every wallet-sim process sharing one Redis: a capped stream, so /admin/journal, the report and the dashboard of any process see every
  * callback whichever process served it. Entry ids come from one counter (`journal:id`), so they
  * are unique and in arrival order across processes.
  *
- * Differences from the in-memory journal, said plainly: the stream is trimmed by count only
- * (approximately, `~`, as Redis trims whole nodes); --journal-bytes only refuses a single entry
- * larger than it. Callbacks still being answered (`inFlight`, a `delay_ms` in progress) are known
- * to the process serving them only. While Redis is unreachable entries are not kept (the callback
+ * Bounded as the in-memory journal is: by --journal-size entries and by --journal-bytes characters
+ * of entry JSON, the oldest entries going first, in one script with the add (every process sees
+ * the same bound). Differences, said plainly: callbacks still being answered (`inFlight`, a
+ * `delay_ms` in progress) are known to the process serving them only. While Redis is unreachable entries are not kept (the callback
  * is still answered; its log line has it).
  *
  *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), rp (replayed: 1 or 0),
  *                 c (code), r (rule name), g (game_no), tb (table_no) (these four when the entry has
- *                 them), e (the entry's JSON). Filters read the fields, never the JSON.
+ *                 them), n (the JSON's length), e (the entry's JSON). Filters read the fields, never the JSON.
  *   journal:id    the last id given
+ *   journal:bytes the characters of JSON the stream holds (the sum of its entries' n)
  */
 export class RedisJournal implements JournalStore {
   private readonly pending = new Map<number, Omit<JournalEntry, 'id'> & { id: number }>();
@@ -44,6 +44,10 @@ export class RedisJournal implements JournalStore {
 
   private get streamKey(): string {
     return `${this.prefix}journal`;
+  }
+
+  private get bytesKey(): string {
+    return `${this.prefix}journal:bytes`;
   }
 
   async record(entry: Omit<JournalEntry, 'id'>): Promise<StoredEntry> {
@@ -82,7 +86,8 @@ export class RedisJournal implements JournalStore {
     const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
     try {
-      await this.client.xadd(this.streamKey, 'MAXLEN', '~', String(this.capacity), '*', ...streamFields(stored));
+      const keys = [this.streamKey, this.bytesKey];
+      await this.client.eval(ADD, 2, ...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
     } catch {
       // Redis away: this entry is lost to the journal (the callback itself was answered).
     }
@@ -114,7 +119,7 @@ export class RedisJournal implements JournalStore {
   }
 
   async reset(): Promise<void> {
-    await this.client.del(this.streamKey);
+    await this.client.del(this.streamKey, this.bytesKey);
   }
 
   /**
@@ -180,7 +185,7 @@ function streamFields(e: StoredEntry): string[] {
   if (e.rule !== undefined) fields.push('r', e.rule);
   if (e.game_no !== undefined) fields.push('g', e.game_no);
   if (e.table_no !== undefined) fields.push('tb', e.table_no);
-  fields.push('e', e.text);
+  fields.push('n', String(e.text.length), 'e', e.text);
   return fields;
 }
 
@@ -204,3 +209,28 @@ function fieldsOfText(text: string): MatchFields {
     return {};
   }
 }
+
+/**
+ * Adds an entry (ARGV 4…: its fields), then drops the oldest entries until the stream holds at
+ * most ARGV[1] entries and ARGV[2] characters of JSON (ARGV[3]: this entry's). An entry written by
+ * a wallet-sim from before the byte bound has no n and counts as 0 characters, as it was never
+ * added to journal:bytes.
+ */
+const ADD = `
+local bytes = redis.call('INCRBY', KEYS[2], ARGV[3])
+redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))
+local capacity, max = tonumber(ARGV[1]), tonumber(ARGV[2])
+while bytes > max or redis.call('XLEN', KEYS[1]) > capacity do
+  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
+  if not oldest then
+    redis.call('SET', KEYS[2], 0)
+    break
+  end
+  local size = 0
+  for i = 1, #oldest[2], 2 do
+    if oldest[2][i] == 'n' then size = tonumber(oldest[2][i + 1]) end
+  end
+  redis.call('XDEL', KEYS[1], oldest[1])
+  bytes = redis.call('DECRBY', KEYS[2], size)
+end
+return bytes`;
