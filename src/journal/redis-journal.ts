@@ -15,8 +15,9 @@ import { type MatchFields, matchFields, matches } from './match.js';
 
 /**
  * The journal of every wallet-sim process sharing one Redis: a capped stream, so /admin/journal,
- * the report and the dashboard of any process see every callback whichever process served it. Entry ids come from one counter (`journal:id`), so they
- * are unique and in arrival order across processes.
+ * the report and the dashboard of any process see every callback whichever process served it.
+ * Entry ids come from one counter (`journal:id`), so they are unique and in arrival order across
+ * processes.
  *
  * Bounded as the in-memory journal is: by --journal-size entries and by --journal-bytes characters
  * of entry JSON, the oldest entries going first, in one script with the add (every process sees
