@@ -20,7 +20,11 @@ export interface CallbackRouteOptions {
  */
 export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { sim, path, bodyLimit }) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) => done(null, body));
+  const asText = (_req: unknown, body: string | Buffer, done: (err: null, body: string | Buffer) => void) => done(null, body);
+  // The same parser twice: Fastify caches the parser of a named type, while the catch-all is looked
+  // up again (its Content-Type parsed anew) for every request.
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, asText);
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, asText);
 
   // A failure before the pipeline (a body over the limit) is journalled too. Its reply carries
   // Api-Id / Api-Key like every callback reply (echo of the request's, or reply_credentials).
