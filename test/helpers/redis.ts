@@ -112,3 +112,15 @@ export async function startRedis(t: Test, { durable = false } = {}): Promise<Red
 /** A key prefix no other test of this file uses. */
 let prefixes = 0;
 export const uniquePrefix = (name = 'test') => `wallet-sim-test:${name}:${process.pid}:${++prefixes}:`;
+
+/**
+ * The file's own redis-server, or undefined when there is none: the file's tests are then skipped,
+ * and the reason (how to install it) is printed.
+ */
+export async function redisOrSkip(t: Test): Promise<RedisServer | undefined> {
+  const missing = redisMissing();
+  if (!missing) return startRedis(t);
+  t.comment(missing);
+  t.pass('skipped: no redis-server');
+  return undefined;
+}

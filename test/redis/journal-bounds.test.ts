@@ -5,7 +5,7 @@ import type { JournalEntry } from '../../src/journal/journal.js';
 import { RedisJournal } from '../../src/journal/redis-journal.js';
 import { createStore } from '../../src/store/index.js';
 import type { RedisStore } from '../../src/store/redis.js';
-import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const entry = (n: number, padding: number): Omit<JournalEntry, 'id'> => ({
   received_at: '2026-11-23T20:00:00.000Z',
@@ -21,12 +21,8 @@ const entry = (n: number, padding: number): Omit<JournalEntry, 'id'> => ({
   findings: [],
 });
 
-const missing = redisMissing();
-if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
-} else {
-  const redis = await startRedis(t);
+const redis = await redisOrSkip(t);
+if (redis) {
   const open = async () => {
     const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('jbounds') })) as RedisStore;
     t.teardown(() => store.close());

@@ -7,15 +7,10 @@ import type { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/store.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { checkFilters, FILTER_SCENARIO, playSession } from '../helpers/journal-filters.js';
-import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
-const missing = redisMissing();
-if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
-} else {
-  const redis = await startRedis(t);
-
+const redis = await redisOrSkip(t);
+if (redis) {
   const redisApp = async (): Promise<TestApp<JournalStore> & { store: RedisStore }> => {
     const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('filters') })) as Store;
     const built = await buildTestApp(FILTER_SCENARIO, { store });

@@ -6,21 +6,16 @@ import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/store.js';
 import { bet, buildTestApp, listen, login, post, type Sent, TEST_SCENARIO, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
-import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
-const missing = redisMissing();
-if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
-} else {
-  const redis = await startRedis(t);
-
+const redis = await redisOrSkip(t);
+if (redis) {
   /** Two wallets on one Redis prefix; `call(i)` posts to one or the other. */
   async function twoWallets(t: Test, scenario: object = {}) {
     const prefix = uniquePrefix('two');
     const wallets: (TestApp<JournalStore> & { base: string })[] = [];
     for (let i = 0; i < 2; i++) {
-      const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: prefix })) as Store;
+      const store = (await createStore('redis', undefined, { redisUrl: redis!.url, redisPrefix: prefix })) as Store;
       const built = await buildTestApp({ players: [{ user_id: 'racer', balance: 1000, currency: 'USD' }], ...scenario }, { store });
       t.teardown(async () => {
         await built.app.close();
