@@ -21,14 +21,12 @@ export const player = (i: number) => `bench-p${String(i % PLAYERS).padStart(4, '
 const DETAIL = JSON.stringify({ pscore: 8, bscore: 3, pcards: ['H8', 'S13'], bcards: ['D2', 'C1'] });
 
 type Envelope = (event_type: string, user_id: string) => object;
+/** The round a bet and its settlement share: two bets, 2.50 in all. */
+const round = (game: string) => ({ currency: 'USD', game_type: 'BAC', table_no: 'T1', game_no: game, total_bet_amount: 2.5 });
 export const betBody = (envelope: Envelope, user: string, game: string) => ({
   ...envelope('bet', user),
   data: {
-    currency: 'USD',
-    game_type: 'BAC',
-    table_no: 'T1',
-    game_no: game,
-    total_bet_amount: 2.5,
+    ...round(game),
     bets: [
       { bet_index: '1', bet_type: 'P', bet_amount: 1.5 },
       { bet_index: '2', bet_type: 'T', bet_amount: 1 },
@@ -38,11 +36,7 @@ export const betBody = (envelope: Envelope, user: string, game: string) => ({
 export const betResultBody = (envelope: Envelope, user: string, game: string) => ({
   ...envelope('bet_result', user),
   data: {
-    currency: 'USD',
-    game_type: 'BAC',
-    table_no: 'T1',
-    game_no: game,
-    total_bet_amount: 2.5,
+    ...round(game),
     total_winloss: 0.5,
     result: 'P',
     result_detail: DETAIL,
