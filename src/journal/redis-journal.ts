@@ -41,7 +41,10 @@ export class RedisJournal implements JournalStore {
     private readonly prefix: string,
     readonly capacity = DEFAULT_JOURNAL_SIZE,
     readonly maxBytes = DEFAULT_JOURNAL_BYTES,
-  ) {}
+  ) {
+    // EVALSHA (the script is sent once per connection), as the store's own scripts are.
+    client.defineCommand('walletJournalAdd', { numberOfKeys: 2, lua: ADD });
+  }
 
   private get streamKey(): string {
     return `${this.prefix}journal`;
@@ -88,7 +91,8 @@ export class RedisJournal implements JournalStore {
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
     try {
       const keys = [this.streamKey, this.bytesKey];
-      await this.client.eval(ADD, 2, ...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
+      const client = this.client as JournalClient;
+      await client.walletJournalAdd(...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
     } catch {
       // Redis away: this entry is lost to the journal (the callback itself was answered).
     }
@@ -210,6 +214,8 @@ function fieldsOfText(text: string): MatchFields {
     return {};
   }
 }
+
+type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
 
 /**
  * Adds an entry (ARGV 4…: its fields), then drops the oldest entries until the stream holds at
