@@ -219,7 +219,8 @@ type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): P
 
 /**
  * Adds an entry (ARGV 4…: its fields), then drops the oldest entries until the stream holds at
- * most ARGV[1] entries and ARGV[2] characters of JSON (ARGV[3]: this entry's). An entry written by
+ * most ARGV[1] entries and ARGV[2] characters of JSON (ARGV[3]: this entry's), never the entry
+ * just added (a count that drifted above the stream's own is reset to it). An entry written by
  * a wallet-sim from before the byte bound has no n and counts as 0 characters, as it was never
  * added to journal:bytes.
  */
@@ -228,11 +229,13 @@ local bytes = redis.call('INCRBY', KEYS[2], ARGV[3])
 redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))
 local capacity, max = tonumber(ARGV[1]), tonumber(ARGV[2])
 while bytes > max or redis.call('XLEN', KEYS[1]) > capacity do
-  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
-  if not oldest then
-    redis.call('SET', KEYS[2], 0)
+  if redis.call('XLEN', KEYS[1]) <= 1 then
+    -- Only this entry is left: the count had drifted (a stream trimmed or deleted by other means).
+    bytes = tonumber(ARGV[3])
+    redis.call('SET', KEYS[2], bytes)
     break
   end
+  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
   local size = 0
   for i = 1, #oldest[2], 2 do
     if oldest[2][i] == 'n' then size = tonumber(oldest[2][i + 1]) end

@@ -78,4 +78,19 @@ if (redis) {
     t.ok(kept.reduce((sum, e) => sum + e.text.length, 0) <= 2_000 + OLD.length, 'bounded');
     t.equal(kept.at(-1)!.transaction_id, 'tx-40');
   });
+
+  t.test('a character count that drifted (a stream trimmed by other means) never drops the entry just added', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 100, 10_000);
+    await journal.record(entry(1, 100));
+    await store.client.set(`${store.prefix}journal:bytes`, '999999');
+    await journal.record(entry(2, 100));
+    const kept = await journal.select();
+    t.same(
+      kept.map((e) => e.transaction_id),
+      ['tx-2'],
+      'the older entries go, the new one stays',
+    );
+    t.equal(Number(await store.client.get(`${store.prefix}journal:bytes`)), kept[0]!.text.length, 'the count is the stream again');
+  });
 }
