@@ -46,6 +46,11 @@ async function findingsOf(app: TestApp['app'], transactionId: string): Promise<s
 }
 
 const GAME = 'BAC07-1';
+/** The settlement of the two bets the table's round holds (P wins 10000, PP loses 5000). */
+const SETTLEMENT: [string, string, number, number][] = [
+  ['1', 'P', 10000, 10000],
+  ['2', 'PP', 5000, -5000],
+];
 /** The example's bet: 10,000 on P and 5,000 on PP (KRW, player-1). */
 const stake = () =>
   bet('player-1', GAME, [
@@ -53,11 +58,7 @@ const stake = () =>
     ['2', 'PP', 5000],
   ]);
 /** A correct settlement of `stake`: P wins +10,000, PP loses −5,000. */
-const settle = () =>
-  result('player-1', GAME, [
-    ['1', 'P', 10000, 10000],
-    ['2', 'PP', 5000, -5000],
-  ]);
+const settle = () => result('player-1', GAME, SETTLEMENT);
 
 t.test('login: R0 with the balance', async (t) => {
   const { app } = await fresh(t);
@@ -389,11 +390,7 @@ t.test('bet_result: R3 cases leave the round open; a correct settlement afterwar
   const cases: { name: string; req: () => Record<string, any>; finding: string }[] = [
     {
       name: 'no open round with that game_no',
-      req: () =>
-        result('player-1', 'other-game', [
-          ['1', 'P', 10000, 10000],
-          ['2', 'PP', 5000, -5000],
-        ]),
+      req: () => result('player-1', 'other-game', SETTLEMENT),
       finding: 'ROUND_UNKNOWN',
     },
     {
@@ -403,30 +400,12 @@ t.test('bet_result: R3 cases leave the round open; a correct settlement afterwar
     },
     {
       name: 'total_winloss ≠ Σ winloss',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { winloss: 10000 },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { winloss: 10000 }),
       finding: 'TOTAL_MISMATCH',
     },
     {
       name: "total_bet_amount ≠ the round's stake",
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { total: 20000 },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { total: 20000 }),
       finding: 'STAKE_MISMATCH',
     },
     {
@@ -449,86 +428,32 @@ t.test('bet_result: R3 cases leave the round open; a correct settlement afterwar
     },
     {
       name: 'result_detail is not JSON',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { detail: '{pscore: 8' },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { detail: '{pscore: 8' }),
       finding: 'RESULT_DETAIL_NOT_JSON',
     },
     {
       name: 'result_detail is a JSON array',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { detail: '[8,3]' },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { detail: '[8,3]' }),
       finding: 'RESULT_DETAIL_NOT_JSON',
     },
     {
       name: 'result_detail is a JSON number',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { detail: '42' },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { detail: '42' }),
       finding: 'RESULT_DETAIL_NOT_JSON',
     },
     {
       name: 'result_detail is JSON null',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { detail: 'null' },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { detail: 'null' }),
       finding: 'RESULT_DETAIL_NOT_JSON',
     },
     {
       name: 'result_detail is empty',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { detail: '' },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { detail: '' }),
       finding: 'RESULT_DETAIL_NOT_JSON',
     },
     {
       name: 'currency differs',
-      req: () =>
-        result(
-          'player-1',
-          GAME,
-          [
-            ['1', 'P', 10000, 10000],
-            ['2', 'PP', 5000, -5000],
-          ],
-          { currency: 'USD' },
-        ),
+      req: () => result('player-1', GAME, SETTLEMENT, { currency: 'USD' }),
       finding: 'CURRENCY_MISMATCH',
     },
     {
@@ -600,14 +525,7 @@ t.test('settlement credits: full loss 0, push the stake, win stake + net', async
       ],
       1000000,
     ],
-    [
-      'the example: +10,000 −5,000',
-      [
-        ['1', 'P', 10000, 10000],
-        ['2', 'PP', 5000, -5000],
-      ],
-      1005000,
-    ],
+    ['the example: +10,000 −5,000', SETTLEMENT, 1005000],
     [
       'big win',
       [
@@ -663,15 +581,7 @@ t.test('malformed baccarat keys and bad cards are warnings: R0, recorded as find
     t.test(name, async (t) => {
       const { app, sim } = await fresh(t);
       await send(app, stake());
-      const req = result(
-        'player-1',
-        GAME,
-        [
-          ['1', 'P', 10000, 10000],
-          ['2', 'PP', 5000, -5000],
-        ],
-        { detail },
-      );
+      const req = result('player-1', GAME, SETTLEMENT, { detail });
       const res = await send(app, req);
       assertReply(t, res, 'R0', req);
       t.equal(res.body.latest_balance, 1005000, 'settled anyway');
@@ -964,15 +874,7 @@ t.test("a round is settled in its own currency, even after the player's changed"
   await send(app, stake());
   await sim.setPlayer('player-1', sim.player('player-1')!.balance, 'USD');
   const before = snapshot(sim);
-  const usd = result(
-    'player-1',
-    GAME,
-    [
-      ['1', 'P', 10000, 10000],
-      ['2', 'PP', 5000, -5000],
-    ],
-    { currency: 'USD' },
-  );
+  const usd = result('player-1', GAME, SETTLEMENT, { currency: 'USD' });
   const res = await send(app, usd);
   assertReply(t, res, 'R3', usd);
   t.match(res.headers['x-wallet-sim-reason'], "currency USD differs from round BAC07-1's KRW");
