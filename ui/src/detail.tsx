@@ -1,22 +1,26 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { clock, pretty, resultDetail } from './format.js';
 import type { JournalEntry } from './types.js';
 
 /** One callback in full: request and reply headers (keys masked by the journal), bodies, findings. */
 export function Detail({ entry: e, onClose }: { entry: JournalEntry; onClose: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  // Layout effects run in the same task as the render that shows the panel, so the focus moves
+  // and Escape works as soon as the panel is on screen, however busy the machine (a plain effect
+  // runs a frame later: a key pressed in between went to the row and was lost).
+  useLayoutEffect(() => {
     heading.current?.focus();
   }, [e.id]);
+  useLayoutEffect(() => {
+    const close = (k: KeyboardEvent) => {
+      if (k.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', close);
+    return () => document.removeEventListener('keydown', close);
+  }, [onClose]);
   const detail = resultDetail(e.request.body);
   return (
-    <section
-      class="detail"
-      aria-labelledby="detail-title"
-      onKeyDown={(k) => {
-        if (k.key === 'Escape') onClose();
-      }}
-    >
+    <section class="detail" aria-labelledby="detail-title">
       <div class="panel-head">
         <h3 id="detail-title" tabIndex={-1} ref={heading}>
           #{e.id} {e.event_type ?? 'callback'} {e.user_id ? `of ${e.user_id}` : ''}{' '}
