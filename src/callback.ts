@@ -25,6 +25,8 @@ export interface CallbackOutput {
   drop: boolean;
   code?: Code;
   reason?: string;
+  /** The caller's credentials were right: only such callbacks are graded. */
+  authenticated: boolean;
   entry: Omit<JournalEntry, 'id' | 'duration_ms' | 'received_at'>;
 }
 
@@ -70,6 +72,7 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
     drop: dropped,
     code: outcome.code,
     reason,
+    authenticated: intake.authenticated,
     entry: {
       transaction_id: transactionIdOf(intake.body),
       event_type,

@@ -13,6 +13,7 @@ import { RedisStore } from './store/redis.js';
 import { type Change, type Player, playerChange, WalletState } from './store/state.js';
 import type { Persistence, Store } from './store/store.js';
 import type { WalletConfig } from './wallet/decide.js';
+import { GradingSession } from './grading/session.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */
@@ -49,6 +50,12 @@ export class Simulator<J extends JournalStore = JournalStore> {
   /** The money rules' view of the scenario: scales, defaults. */
   config: WalletConfig;
 
+  /**
+   * The current grading session: begun at start-up and by every reset; callbacks are folded into
+   * the session they arrived in.
+   */
+  grading: GradingSession;
+
   /** Why callbacks are refused: a store write failed, or a shared store is unreachable. */
   get storeFailure(): string | undefined {
     return this.store.failure;
@@ -64,6 +71,18 @@ export class Simulator<J extends JournalStore = JournalStore> {
   ) {
     this.rules = new RuleEngine(scenario.rules);
     this.config = walletConfig(scenario);
+    this.grading = new GradingSession(scenario.grading, null);
+  }
+
+  /** Begins a new grading session; one begun by clearing the journal keeps who is logged in. */
+  newSession(keepLogins = false): void {
+    this.grading = new GradingSession(this.scenario.grading, this.grading.info.seed, Date.now(), keepLogins ? this.grading.grader : undefined);
+  }
+
+  /** Clears the journal and begins a new grading session (the wallet is unchanged). */
+  async clearJournal(): Promise<void> {
+    this.newSession(true);
+    await this.journal.reset();
   }
 
   /**
@@ -118,6 +137,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     this.scenario = scenario;
     this.rules = new RuleEngine(scenario.rules);
     this.config = walletConfig(scenario);
+    this.grading.grader.t = scenario.grading;
   }
 
   /** The in-process state of a local store (memory, file): for tests and the admin routes. */
@@ -146,6 +166,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
 
   /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
   async reset(): Promise<void> {
+    this.newSession();
     this.rules.reset();
     await this.journal.reset();
     await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);

@@ -1,4 +1,5 @@
-import type { Check } from './check.js';
+import type { CheckId } from '../protocol/types.generated.js';
+import type { Reducer } from './grader.js';
 import { betWithinReportedBalance } from './checks/bet-within-reported-balance.js';
 import { failedSettlementRetried } from './checks/failed-settlement-retried.js';
 import { loginBeforeBet } from './checks/login-before-bet.js';
@@ -14,12 +15,28 @@ import { retrySameTransaction } from './checks/retry-same-transaction.js';
 import { retryUnchanged } from './checks/retry-unchanged.js';
 import { roundsSettled } from './checks/rounds-settled.js';
 
-/** The certification checks, in report order (DESIGN.md "Session grading"; ids are stable). */
+/** One row of the check table: what it grades, and the reducer that grades it. */
+export interface Check {
+  id: CheckId;
+  /** What the provider must do. */
+  title: string;
+  severity: 'error' | 'warning';
+  /** What to change in the client when it fails. */
+  fix: string;
+  /** What a tester plays to exercise it (shown while it is not exercised). */
+  idle: string;
+  /** What one chance is (the unit of `exercised`). */
+  unit: string;
+  reducer: Reducer;
+}
+
+/** The certification checks, in report order (docs/certification.md; ids are stable). */
 export const CHECKS: readonly Check[] = [
   {
     id: 'LOST_REPLY_RETRIED',
     severity: 'error',
-    run: lostReplyRetried,
+    reducer: lostReplyRetried,
+    unit: 'bet/bet_result transaction with a lost reply',
     title: 'Resend a bet or bet_result whose reply was lost, with the same transaction_id, within retry_window_s',
     fix: 'When a bet or bet_result gets no reply (connection closed, time-out), queue it and resend the same request, same transaction_id, until it gets a definite answer.',
     idle: 'no bet or bet_result reply was lost: play a player whose reply is dropped or delayed beyond client_timeout_s',
@@ -27,7 +44,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'RETRY_SAME_TRANSACTION',
     severity: 'error',
-    run: retrySameTransaction,
+    reducer: retrySameTransaction,
+    unit: 'lost or failed bet/bet_result transaction',
     title: 'Retry a lost or failed (R1) callback under its own transaction_id',
     fix: 'Never mint a new transaction_id for a retry: the wallet may already have applied the first one (double debit or double credit). Keep the id with the pending callback.',
     idle: 'no bet or bet_result got a lost reply or R1',
@@ -35,7 +53,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'RETRY_UNCHANGED',
     severity: 'error',
-    run: retryUnchanged,
+    reducer: retryUnchanged,
+    unit: 'resent transaction',
     title: 'Resend exactly the same body (timestamp aside)',
     fix: 'Store the body of a pending callback and resend it as it was; only timestamp may change.',
     idle: 'no transaction was sent twice',
@@ -43,7 +62,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'FAILED_SETTLEMENT_RETRIED',
     severity: 'error',
-    run: failedSettlementRetried,
+    reducer: failedSettlementRetried,
+    unit: 'settlement answered R1',
     title: 'Resend a bet_result answered R1 until it gets R0',
     fix: 'Treat R1 on a bet_result as "not settled yet": keep resending it (same transaction_id, with back-off) until R0, or the player never gets the win.',
     idle: 'no bet_result was answered R1',
@@ -51,7 +71,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'NO_RETRY_AFTER_REFUSAL',
     severity: 'error',
-    run: noRetryAfterRefusal,
+    reducer: noRetryAfterRefusal,
+    unit: 'transaction refused with R2/R3/R4',
     title: 'Do not resend a transaction refused with R2, R3 or R4',
     fix: 'R2, R3 and R4 are definite answers: drop the callback from the retry queue and report the refusal to the player or operator.',
     idle: 'no transaction was refused with R2, R3 or R4',
@@ -59,15 +80,17 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'NO_SETTLEMENT_OF_REFUSED_BET',
     severity: 'error',
-    run: noSettlementOfRefusedBet,
+    reducer: noSettlementOfRefusedBet,
+    unit: 'round with a refused or lost bet',
     title: 'Send no bet_result for a round none of whose bets was applied',
     fix: 'Settle a round only when at least one of its bets was answered R0; a refused bet (R1–R4) or a lost one not yet resent staked nothing.',
-    idle: 'no round ended with all its bets refused or lost',
+    idle: 'no bet was refused or lost',
   },
   {
     id: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
     severity: 'error',
-    run: noSettlementBeforeBetReply,
+    reducer: noSettlementBeforeBetReply,
+    unit: 'settlement of a round with bets',
     title: "Wait for the bet's reply before settling its round",
     fix: "Send the bet_result only after the round's bets were answered (or, after a time-out, resent and answered).",
     idle: 'no round with a bet was settled',
@@ -75,7 +98,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'NO_PREMATURE_RETRY',
     severity: 'error',
-    run: noPrematureRetry,
+    reducer: noPrematureRetry,
+    unit: 'resend',
     title: 'Wait out its own time-out before resending',
     fix: 'Resend only after the previous attempt was answered, its connection closed, or client_timeout_s ran out; two copies in flight race each other.',
     idle: 'no transaction was resent',
@@ -83,7 +107,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'RETRY_BACKOFF',
     severity: 'error',
-    run: retryBackoff,
+    reducer: retryBackoff,
+    unit: 'resent transaction',
     title: 'Space its retries (min_retry_gap_ms apart, growing waits, at most max_attempts)',
     fix: 'Retry with a back-off that never shrinks (e.g. 1 s, 2 s, 4 s…, capped) and a bounded number of attempts before handing over to reconciliation.',
     idle: 'no transaction was resent',
@@ -91,7 +116,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'ROUNDS_SETTLED',
     severity: 'error',
-    run: roundsSettled,
+    reducer: roundsSettled,
+    unit: 'round opened',
     title: 'Settle every round it opened, within round_max_age_s',
     fix: 'Send a bet_result for every round with an applied bet, a loss too (total_winloss = -total_bet_amount); keep retrying unsettled rounds.',
     idle: 'no bet was applied (R0), so no round was opened',
@@ -99,7 +125,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'ONE_SETTLEMENT_PER_ROUND',
     severity: 'error',
-    run: oneSettlementPerRound,
+    reducer: oneSettlementPerRound,
+    unit: 'settled round',
     title: 'Settle a round once',
     fix: 'Mark a round settled once its bet_result got R0; a resend of that bet_result keeps its transaction_id, never a new one.',
     idle: 'no round was settled',
@@ -107,7 +134,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'NO_BET_AFTER_LOGIN_REFUSED',
     severity: 'error',
-    run: noBetAfterLoginRefused,
+    reducer: noBetAfterLoginRefused,
+    unit: 'player with a refused login',
     title: 'Stop betting for a player whose login was refused (R2/R3)',
     fix: "After a refused login, block the player's play until a new login succeeds.",
     idle: 'no login was refused with R2 or R3',
@@ -115,7 +143,8 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'BET_WITHIN_REPORTED_BALANCE',
     severity: 'warning',
-    run: betWithinReportedBalance,
+    reducer: betWithinReportedBalance,
+    unit: 'bet placed after a reported balance',
     title: 'Bet within the latest_balance it was given',
     fix: 'Keep the latest_balance of every reply (R4 too) and refuse a bet above it before calling the wallet.',
     idle: 'no bet came after a reply that reported a balance',
@@ -123,9 +152,10 @@ export const CHECKS: readonly Check[] = [
   {
     id: 'LOGIN_BEFORE_BET',
     severity: 'warning',
-    run: loginBeforeBet,
+    reducer: loginBeforeBet,
+    unit: 'player betting',
     title: 'Log a player in before betting',
     fix: 'Send login (and wait for R0) before the first bet of a player.',
-    idle: 'no bet in the journal',
+    idle: 'no bet in the session',
   },
 ];

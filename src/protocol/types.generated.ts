@@ -461,7 +461,7 @@ balance: number
 currency: string
 }
 /**
- * The certification report: how the provider's client behaved across callbacks, graded from the journal at the moment it is asked for (GET /admin/report, wallet-sim report).
+ * The certification report of the current session: how the provider's client behaved across callbacks, read from the session's grading state (folded from its callbacks as they happened) at the moment it is asked for (GET /admin/report, wallet-sim report).
  * 
  * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
  * via the `definition` "Report".
@@ -475,6 +475,7 @@ generated_at: string
  * Name of the active scenario.
  */
 scenario: string
+session: ReportSession
 /**
  * Present when the report is limited to one player's callbacks (?user_id=).
  */
@@ -490,11 +491,27 @@ checks: ReportCheck[]
  */
 open_rounds: OpenRound[]
 /**
- * Finding code -> how many callbacks in scope carry it (what single requests did wrong).
+ * Finding code -> how many callbacks of the session (in scope) carry it (what single requests did wrong; refused credentials included).
  */
 findings: {
 [k: string]: number
 }
+timing: ReportTiming
+forgotten: ReportForgotten
+}
+/**
+ * The session graded: it began at start-up or at the last reset (POST /admin/reset, DELETE /admin/journal, PUT /admin/scenario?reset=true); nothing that arrived before is graded.
+ */
+export interface ReportSession {
+id: string
+/**
+ * ISO 8601.
+ */
+started_at: string
+/**
+ * The seed of the scenario's random faults (null when it has none).
+ */
+seed: (number | null)
 }
 /**
  * The thresholds graded with: the scenario's `grading`, defaults filled in.
@@ -524,7 +541,7 @@ title: string
 severity: ("error" | "warning")
 status: CheckStatus
 /**
- * How many times the journal gave the check a chance (its unit is in `detail`).
+ * How many times the session gave the check a chance (its unit is in `detail`).
  */
 exercised: number
 /**
@@ -545,6 +562,23 @@ transaction_id?: string
  * The journal entries that show it (GET /admin/journal).
  */
 journal_ids: number[]
+/**
+ * Bounded excerpts (secrets masked) of the journal entries it cites, kept when the violation was found: they outlive the journal.
+ */
+evidence?: ReportEvidence[]
+}
+export interface ReportEvidence {
+journal_id: number
+received_at: string
+replied_at?: string
+/**
+ * JSON of the request's headers and body, cut to 2,000 characters.
+ */
+request?: string
+/**
+ * JSON of the reply's status and body, cut to 2,000 characters.
+ */
+reply?: string
 }
 export interface OpenRound {
 user_id: string
@@ -561,6 +595,43 @@ opened_at: string
  * Seconds since the round was opened.
  */
 age_s: number
+}
+/**
+ * The provider's timing profile: what its client actually does (null where not observed).
+ */
+export interface ReportTiming {
+/**
+ * From an attempt's arrival to the caller closing the connection, when it closed before the reply: the client's time-out as observed.
+ */
+observed_timeout_ms: ({
+median: number
+max: number
+} | null)
+/**
+ * Gaps between two attempts of one transaction, arrival to arrival.
+ */
+retry_gap_ms: ({
+/**
+ * Median gap between a transaction's first and second attempt.
+ */
+first: number
+/**
+ * Median of all gaps between two attempts of a transaction.
+ */
+p50: number
+max: number
+} | null)
+/**
+ * The most attempts of one transaction.
+ */
+max_attempts: (number | null)
+}
+/**
+ * Grading state is bounded: how many of the session's oldest transactions and rounds it forgot (their checks were judged up to then).
+ */
+export interface ReportForgotten {
+transactions: number
+rounds: number
 }
 /**
  * The document inside bet_result's result_detail string (baccarat keys; other game types carry other keys).

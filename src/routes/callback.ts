@@ -1,11 +1,45 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
-import { buildReply, handleCallback, headerSafe } from '../callback.js';
+import { buildReply, type CallbackOutput, handleCallback, headerSafe } from '../callback.js';
 import { fromFastify } from '../errors.js';
 import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
+import type { Attempt } from '../grading/attempt.js';
+import type { Grader } from '../grading/grader.js';
+import type { Finding } from '../protocol/findings.js';
+
+/** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
+function gradedArrival(grader: Grader, ticket: number, id: number, at: number, out: CallbackOutput): Attempt | undefined {
+  const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
+  if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) {
+    grader.settle(ticket);
+    return undefined;
+  }
+  const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;
+  return grader.arrive(
+    {
+      id,
+      at,
+      user,
+      event,
+      tx,
+      game: typeof data?.game_no === 'string' ? data.game_no : undefined,
+      total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
+      body: request.body,
+      applied: code === 'R0',
+      source: { request, reply },
+    },
+    ticket,
+  );
+}
+
+/** Each finding code once per callback. */
+function findingCodes(findings: readonly Finding[]): Iterable<string> {
+  if (findings.length < 2) return findings.map((f) => f.code);
+  return new Set(findings.map((f) => f.code));
+}
 
 export interface CallbackRouteOptions {
   sim: Simulator;
@@ -77,23 +111,42 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     },
     async (request, reply) => {
       const started = performance.now();
-      const receivedAt = isoTime();
+      const arrivedAt = Date.now();
+      const receivedAt = isoTime(arrivedAt);
       const socket = request.raw.socket;
-      const out = await handleCallback(sim, {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        body: typeof request.body === 'string' ? request.body : '',
-      });
-      // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-      const pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
-      if (out.delayMs) await sleep(out.delayMs);
-      const entry = await pending.finish({
-        replied_at: isoTime(),
-        duration_ms: Math.round(performance.now() - started),
-        // The caller gave up (its own time-out) before the reply: it never read it.
-        client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
-      });
+      // The session it arrived in grades it, whatever reset comes before its reply.
+      const { grader } = sim.grading;
+      const ticket = grader.expect(arrivedAt);
+      let out: CallbackOutput;
+      let pending: Awaited<ReturnType<Simulator['journal']['begin']>>;
+      try {
+        out = await handleCallback(sim, {
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+          body: typeof request.body === 'string' ? request.body : '',
+        });
+        // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+        pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
+      } catch (e) {
+        grader.settle(ticket);
+        throw e;
+      }
+      const attempt = out.authenticated ? gradedArrival(grader, ticket, pending.id, arrivedAt, out) : grader.settle(ticket);
+      let closedEarly: (() => void) | undefined;
+      if (out.delayMs) {
+        // The caller giving up during the delay is when it knew the reply was lost (its time-out).
+        if (attempt) socket.once('close', (closedEarly = () => grader.closed(attempt, Date.now())));
+        await sleep(out.delayMs);
+        if (closedEarly) socket.off('close', closedEarly);
+      }
+      const repliedAt = Date.now();
+      // The caller gave up (its own time-out) before the reply: it never read it.
+      const clientGone = socket.destroyed === true; // (an injected request's fake socket is never destroyed)
+      const entry = await pending.finish({ replied_at: isoTime(repliedAt), duration_ms: Math.round(performance.now() - started), client_gone: clientGone });
+      if (attempt)
+        grader.complete(attempt, { end: repliedAt, status: out.status, body: out.entry.reply.body, dropped: out.drop, clientGone });
+      grader.count(out.entry.user_id, findingCodes(out.entry.findings));
       request.log.info(
         {
           journal_id: entry.id,

@@ -88,12 +88,12 @@ export const journalRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocO
       ...sentAsReturned,
       schema: adminSchema('DELETE', docs, {
         operationId: 'clearJournal',
-        summary: 'Clear the journal',
-        response: { 204: { description: 'The journal is empty.', type: 'null' } },
+        summary: 'Clear the journal (and begin a new grading session)',
+        response: { 204: { description: 'The journal is empty; a new grading session began (the wallet is unchanged).', type: 'null' } },
       }),
     },
     async (_request, reply) => {
-      await sim.journal.reset();
+      await sim.clearJournal();
       return reply.code(204).send();
     },
   );

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { grade } from '../grading/grade.js';
+import { reportOf } from '../grading/grade.js';
 import type { Simulator } from '../simulator.js';
 
 /**
- * GET /report (under /admin): the certification report, graded now from the journal, answered and
- * in-flight callbacks alike, with the active scenario's thresholds.
+ * GET /report (under /admin): the certification report of the current session, read from its
+ * grading state (folded from the callbacks as they happened) at this moment — no journal is read.
  */
 export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean }> = async (app, { sim, locked }) => {
   app.get<{ Querystring: { user_id?: string } }>(
@@ -16,7 +16,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
         operationId: 'report',
         summary: "Certification report: how the provider's client behaved across callbacks",
         description:
-          "Grades the journal now against the 14 session checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids of every violation.",
+          "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation, and the provider's timing profile.",
         querystring: { type: 'object', properties: { user_id: { type: 'string', description: "Grade only this player's callbacks." } } },
         response: {
           200: {
@@ -29,13 +29,8 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
       },
     },
     async (request) => {
-      const { user_id: userId } = request.query;
-      const filter = userId === undefined ? {} : { user_id: userId };
-      const entries = [
-        ...(await sim.journal.list(filter)),
-        ...(await sim.journal.inFlight()).filter((e) => userId === undefined || e.user_id === userId),
-      ];
-      return grade(entries, sim.scenario.grading, new Date(), sim.scenario.source.name, userId);
+      const { grader, info } = sim.grading;
+      return reportOf(grader, { now: new Date(), scenario: sim.scenario.source.name, session: info, userId: request.query.user_id });
     },
   );
 };

@@ -1,51 +1,50 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import { DEFINITE, type Facts, seconds } from '../facts.js';
+import { type Attempt, DEFINITE, describe, seconds } from '../attempt.js';
+import type { Grader, Reducer, Tx } from '../grader.js';
+
+const ID = 'FAILED_SETTLEMENT_RETRIED';
+const DONE = `${ID}:done`;
 
 /**
- * A bet_result answered R1 (or with no readable code) is resent, each time within retry_window_s,
- * until it gets R0 (or a definite refusal, after which resending is wrong anyway).
+ * A bet_result answered R1 (or with no readable code) is resent, each time within retry_window_s
+ * of the provider knowing the outcome, until it gets R0 (or a definite refusal, after which
+ * resending is wrong anyway).
  */
-export function failedSettlementRetried(f: Facts): CheckRun {
-  const window = f.t.retry_window_s * 1000;
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  let settled = 0;
-  for (const attempts of f.byTx.values()) {
-    if (attempts[0]!.event !== 'bet_result') continue;
-    const firstFailure = attempts.find((a) => a.outcome === 'R1' || a.outcome === 'failed');
-    if (!firstFailure) continue;
-    run.exercised++;
-    for (const a of attempts.slice(firstFailure.nth)) {
-      if (a.outcome === 'R0') {
-        settled++;
-        break;
-      }
-      if (DEFINITE.has(a.outcome)) break;
-      if (a.outcome === 'waiting') {
-        run.pending++;
-        break;
-      }
-      const next = attempts[a.nth + 1];
-      const deadline = a.end === undefined ? undefined : a.end + window;
-      if (next && (deadline === undefined || next.at <= deadline)) continue;
-      const what =
-        a.nth === firstFailure.nth
-          ? `${describe(a)} was answered ${a.outcome === 'failed' ? 'without a readable code' : a.outcome}`
-          : `the resends of ${a.tx} stopped at #${a.id} (${a.outcome === 'lost' ? 'reply lost' : a.outcome}) before an R0`;
-      if (next)
-        run.violations.push(
-          violation(
-            `${what}; the next attempt came only ${seconds(next.at - a.end!)} later (#${next.id}), after the ${seconds(window)} window`,
-            [firstFailure, a, next],
-          ),
-        );
-      else if (deadline === undefined || f.now <= deadline) run.pending++;
-      else run.violations.push(violation(`${what}, and it was not resent within ${seconds(window)}`, [firstFailure, a]));
-      break;
+export const failedSettlementRetried: Reducer = {
+  known(g: Grader, a: Attempt, tx: Tx) {
+    if (a.event !== 'bet_result' || tx.marks.has(DONE)) return;
+    const tally = g.tally(ID);
+    if (!tx.marks.has(ID)) {
+      if (a.outcome !== 'R1' && a.outcome !== 'failed') return;
+      tx.marks.add(ID);
+      tally.exercise(a.user);
     }
-  }
-  run.detail =
-    run.exercised === 0
-      ? ''
-      : `${plural(run.exercised, 'settlement')} answered R1: ${settled} resent until R0, ${run.pending} still within the window`;
-  return run;
-}
+    if (a.outcome === 'R0' || DEFINITE.has(a.outcome)) {
+      tx.marks.add(DONE);
+      tally.unpend(tx.id);
+      return;
+    }
+    if (tx.last !== a) return; // already resent
+    const window = g.windowMs;
+    tally.pend(tx.id, a.user);
+    tx.windows.get(ID)?.();
+    tx.windows.set(
+      ID,
+      g.when(a.knownAt! + window, () => {
+        tx.windows.delete(ID);
+        tx.marks.add(DONE);
+        tally.unpend(tx.id);
+        const what =
+          a.nth === 0 || a.outcome === 'R1' || a.outcome === 'failed'
+            ? `${describe(a)} was answered ${a.outcome === 'failed' ? 'without a readable code' : a.outcome === 'lost' ? 'too late (reply lost)' : a.outcome}`
+            : `the resends of ${a.tx} stopped at #${a.id} before an R0`;
+        tally.violate(`${what}, and it was not resent within ${seconds(window)}: the round is not settled`, [tx.first, a]);
+      }),
+    );
+  },
+  arrive(g, a, tx) {
+    if (!tx.marks.has(ID) || tx.marks.has(DONE) || a.nth === 0) return;
+    tx.windows.get(ID)?.();
+    tx.windows.delete(ID);
+    g.tally(ID).pend(tx.id, a.user); // being answered
+  },
+};

@@ -1,18 +1,17 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import type { Facts } from '../facts.js';
+import { describe } from '../attempt.js';
+import { LOGGED_IN, type Reducer } from '../grader.js';
+
+const ID = 'LOGIN_BEFORE_BET';
 
 /** A player's first bet comes after a login of theirs that the wallet accepted (R0). */
-export function loginBeforeBet(f: Facts): CheckRun {
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const attempts of f.byUser.values()) {
-    const bet = attempts.find((a) => a.event === 'bet');
-    if (!bet) continue;
-    run.exercised++;
-    if (!attempts.some((a) => a.event === 'login' && a.applied && a.at < bet.at)) {
-      run.violations.push(violation(`${describe(bet)} is the first bet of ${bet.user}, and no login of theirs succeeded before it`, [bet]));
-    }
-  }
-  run.detail =
-    run.exercised === 0 ? '' : `${plural(run.exercised, 'player')} betting: ${run.exercised - run.violations.length} logged in first`;
-  return run;
-}
+export const loginBeforeBet: Reducer = {
+  arrive(g, a) {
+    if (a.event !== 'bet') return;
+    const p = g.player(a.user);
+    if (p.marks.has(ID)) return;
+    p.marks.add(ID);
+    g.tally(ID).exercise(a.user);
+    if (!p.marks.has(LOGGED_IN))
+      g.tally(ID).violate(`${describe(a)} is the first bet of ${a.user}, and no login of theirs succeeded before it`, [a]);
+  },
+};

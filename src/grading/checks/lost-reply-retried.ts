@@ -1,43 +1,40 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import { type Facts, movesMoney, seconds } from '../facts.js';
+import { type Attempt, describe, movesMoney, seconds } from '../attempt.js';
+import type { Grader, Reducer, Tx } from '../grader.js';
+
+const ID = 'LOST_REPLY_RETRIED';
 
 /**
  * Every lost reply of a bet or bet_result is followed by a resend of its transaction_id within
- * retry_window_s of the moment the wallet finished with it (reply written or connection closed).
+ * retry_window_s of the moment the provider knew it was lost (connection closed, its time-out ran
+ * out). The window opens when the loss is known and closes at the resend.
  */
-export function lostReplyRetried(f: Facts): CheckRun {
-  const window = f.t.retry_window_s * 1000;
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  let resent = 0;
-  for (const attempts of f.byTx.values()) {
-    if (!movesMoney(attempts[0]!) || !attempts.some((a) => a.outcome === 'lost')) continue;
-    run.exercised++;
-    let ok = true;
-    for (const a of attempts) {
-      if (a.outcome !== 'lost') continue;
-      const next = attempts[a.nth + 1];
-      const deadline = a.end === undefined ? undefined : a.end + window;
-      if (next && (deadline === undefined || next.at <= deadline)) continue;
-      ok = false;
-      if (next)
-        run.violations.push(
-          violation(
-            `the reply to ${describe(a)} was lost; it was resent only ${seconds(next.at - a.end!)} later (#${next.id}), after the ${seconds(window)} window`,
-            [a, next],
-          ),
-        );
-      else if (deadline === undefined || f.now <= deadline) run.pending++;
-      else
-        run.violations.push(
-          violation(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]),
-        );
-      break;
+export const lostReplyRetried: Reducer = {
+  known(g: Grader, a: Attempt, tx: Tx) {
+    if (!movesMoney(a) || a.outcome !== 'lost' || tx.marks.has(`${ID}:failed`)) return;
+    const tally = g.tally(ID);
+    if (!tx.marks.has(ID)) {
+      tx.marks.add(ID);
+      tally.exercise(a.user);
     }
-    if (ok) resent++;
-  }
-  run.detail =
-    run.exercised === 0
-      ? ''
-      : `${plural(run.exercised, 'bet/bet_result transaction')} with a lost reply: ${resent} resent in time, ${run.pending} still within the window, ${run.violations.length} not resent in time`;
-  return run;
-}
+    // Already resent (before the loss was known: a late reply): nothing to wait for.
+    if (tx.last !== a || tx.windows.has(ID)) return;
+    const window = g.windowMs;
+    tally.pend(tx.id, a.user);
+    tx.windows.set(
+      ID,
+      g.when(a.knownAt! + window, () => {
+        tx.windows.delete(ID);
+        tx.marks.add(`${ID}:failed`);
+        tally.unpend(tx.id);
+        tally.violate(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]);
+      }),
+    );
+  },
+  arrive(g: Grader, a: Attempt, tx: Tx) {
+    const close = tx.windows.get(ID);
+    if (!close || a.nth === 0) return;
+    close();
+    tx.windows.delete(ID);
+    g.tally(ID).unpend(tx.id);
+  },
+};

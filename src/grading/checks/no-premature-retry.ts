@@ -1,31 +1,28 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import { type Facts, seconds } from '../facts.js';
+import { describe, seconds } from '../attempt.js';
+import type { Reducer } from '../grader.js';
+
+const ID = 'NO_PREMATURE_RETRY';
+
+/** How much earlier than its declared time-out a client may resend: it measures from its own send. */
+export const timeoutTolerance = (timeoutMs: number) => Math.max(100, timeoutMs * 0.05);
 
 /**
- * No resend while the previous attempt is unanswered (reply not written, connection not closed)
- * and younger than client_timeout_s. A resend right after a dropped connection is not premature.
+ * No resend while the previous attempt is unanswered (reply not written, connection not closed by
+ * the wallet) and younger than client_timeout_s less the tolerance. A resend right after a dropped
+ * connection is not premature.
  */
-export function noPrematureRetry(f: Facts): CheckRun {
-  const timeout = f.t.client_timeout_s * 1000;
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const attempts of f.byTx.values()) {
-    for (const r of attempts.slice(1)) {
-      run.exercised++;
-      const p = attempts[r.nth - 1]!;
-      const unanswered = p.end === undefined || r.at < p.end;
-      if (unanswered && r.at - p.at < timeout) {
-        run.violations.push(
-          violation(
-            `${describe(r)} was sent ${seconds(r.at - p.at)} after #${p.id}, which was still unanswered: the client's time-out is ${seconds(timeout)}`,
-            [p, r],
-          ),
-        );
-      }
-    }
-  }
-  run.detail =
-    run.exercised === 0
-      ? ''
-      : `${plural(run.exercised, 'resend')}: ${run.exercised - run.violations.length} sent after the previous attempt was answered or timed out`;
-  return run;
-}
+export const noPrematureRetry: Reducer = {
+  arrive(g, a, tx) {
+    const p = tx.prev;
+    if (!p || tx.last !== a) return;
+    const tally = g.tally(ID);
+    tally.exercise(a.user);
+    const timeout = g.timeoutMs;
+    const unanswered = p.end === undefined || a.at < p.end;
+    if (!unanswered || a.at - p.at >= timeout - timeoutTolerance(timeout)) return;
+    tally.violate(
+      `${describe(a)} was sent ${seconds(a.at - p.at)} after #${p.id}, which was still unanswered: the declared client time-out is ${seconds(timeout)}`,
+      [p, a],
+    );
+  },
+};

@@ -1,25 +1,59 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import { DEFINITE, type Facts } from '../facts.js';
+import { type Attempt, DEFINITE, describe, movesMoney, seconds } from '../attempt.js';
+import type { Grader, Reducer } from '../grader.js';
 
-/** A transaction answered R2, R3 or R4 (a definite answer the provider read) is not sent again. */
-export function noRetryAfterRefusal(f: Facts): CheckRun {
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const attempts of f.byTx.values()) {
-    const refusal = attempts.find((a) => DEFINITE.has(a.outcome));
-    if (!refusal) continue;
-    run.exercised++;
-    const again = attempts.filter((a) => a.nth > refusal.nth && a.at >= refusal.knownAt!);
-    if (again.length)
-      run.violations.push(
-        violation(
-          `${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet it was sent again ${plural(again.length, 'time')} (#${again.map((a) => a.id).join(', #')})`,
-          [refusal, ...again],
-        ),
-      );
-  }
-  run.detail =
-    run.exercised === 0
-      ? ''
-      : `${plural(run.exercised, 'transaction')} refused with R2/R3/R4: ${run.exercised - run.violations.length} not sent again`;
-  return run;
+const ID = 'NO_RETRY_AFTER_REFUSAL';
+
+const record = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/** What makes two bets (or settlements) the same but for their ids and timestamp: player, round and amounts. */
+function sameBody(a: Attempt): string {
+  const data = record(record(a.body).data);
+  const items = (Array.isArray(data.bets) ? data.bets : Array.isArray(data.bet_results) ? data.bet_results : [])
+    .map((b) => {
+      const r = record(b);
+      return JSON.stringify([r.bet_type, r.bet_amount, r.winloss]);
+    })
+    .sort();
+  return JSON.stringify([a.user, a.event, a.game, data.currency, data.total_bet_amount, data.total_winloss, items]);
 }
+
+/** Refusals of a bet or bet_result still inside retry_window_s, by what their body says. */
+const refusals = (g: Grader) => g.state(ID, () => new Map<string, Attempt>());
+
+/**
+ * A transaction answered R2, R3 or R4 (a definite answer the provider read) is not sent again: not
+ * under its own transaction_id, nor — for a bet or bet_result — within retry_window_s as the same
+ * body under a new transaction_id (a client that rebuilds the request on every try).
+ */
+export const noRetryAfterRefusal: Reducer = {
+  known(g, a, tx) {
+    if (!DEFINITE.has(a.outcome) || tx.resolved !== a) return;
+    g.tally(ID).exercise(a.user);
+    if (!movesMoney(a) || a.game === undefined) return;
+    const key = sameBody(a);
+    refusals(g).set(key, a);
+    g.when(a.knownAt! + g.windowMs, () => {
+      if (refusals(g).get(key) === a) refusals(g).delete(key);
+    });
+  },
+  arrive(g, a, tx) {
+    const tally = g.tally(ID);
+    const refusal = tx.resolved;
+    if (a.nth > 0 && refusal && DEFINITE.has(refusal.outcome) && a.at >= refusal.knownAt! && !tx.marks.has(ID)) {
+      tx.marks.add(ID);
+      tally.violate(`${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`, [refusal, a]);
+      return;
+    }
+    if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;
+    const key = sameBody(a);
+    const earlier = refusals(g).get(key);
+    if (!earlier || earlier.tx === a.tx || a.at < earlier.knownAt!) return;
+    refusals(g).delete(key);
+    tally.violate(
+      `${describe(earlier)} was refused with ${earlier.outcome}, a definite answer; ${seconds(a.at - earlier.knownAt!)} later ${describe(a)} sent the same ${a.event} (same round and amounts) again under a new transaction_id`,
+      [earlier, a],
+      a.tx,
+    );
+  },
+};

@@ -1,26 +1,25 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import type { Facts } from '../facts.js';
-import { openedRounds } from '../rounds.js';
+import { describe } from '../attempt.js';
+import type { Reducer } from '../grader.js';
 
-/** A settled round gets no bet_result under another transaction_id. */
-export function oneSettlementPerRound(f: Facts): CheckRun {
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const { round, settlement } of openedRounds(f)) {
-    if (!settlement) continue;
-    run.exercised++;
-    const again = round.results.filter(
-      (r) => r.nth === 0 && r.tx !== settlement.tx && (r.at > settlement.at || (r.at === settlement.at && r.id > settlement.id)),
-    );
-    if (again.length)
-      run.violations.push(
-        violation(
-          `round ${round.game} was settled by ${describe(settlement)}; ${describe(again[0]!)} settles it again under a new transaction_id`,
-          [settlement, ...again],
-          again[0]!.tx,
-        ),
-      );
-  }
-  run.detail =
-    run.exercised === 0 ? '' : `${plural(run.exercised, 'settled round')}: ${run.exercised - run.violations.length} settled once`;
-  return run;
-}
+const ID = 'ONE_SETTLEMENT_PER_ROUND';
+
+/** A round opened and settled in the session gets no bet_result under another transaction_id. */
+export const oneSettlementPerRound: Reducer = {
+  arrive(g, a) {
+    if (a.event !== 'bet_result') return;
+    const round = g.roundOf(a);
+    if (!round?.opener) return;
+    const tally = g.tally(ID);
+    const settled = round.settlement;
+    if (!settled) {
+      if (a.applied) tally.exercise(a.user);
+      return;
+    }
+    if (a.nth !== 0 || a.tx === settled.tx || round.marks.has(ID)) return;
+    round.marks.add(ID);
+    tally.violate(`round ${round.game} was settled by ${describe(settled)}; ${describe(a)} settles it again under a new transaction_id`, [
+      settled,
+      a,
+    ], a.tx);
+  },
+};

@@ -1,46 +1,57 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import { type Attempt, type Facts, movesMoney, roundKey, UNCERTAIN } from '../facts.js';
+import { type Attempt, describe, movesMoney, roundKey, seconds, UNCERTAIN } from '../attempt.js';
+import type { Grader, Reducer, Tx } from '../grader.js';
+
+const ID = 'RETRY_SAME_TRANSACTION';
+
+/** Transactions whose last news was a lost or failed reply, by player, event and game_no. */
+const watched = (g: Grader) => g.state(ID, () => new Map<string, Map<string, { tx: Tx; uncertain: Attempt }>>());
+const keyOf = (a: { user: string; event: string; game?: string }) => `${roundKey(a.user, a.game!)}${a.event}`;
 
 /**
  * After a lost or failed (R1) bet or bet_result, and until that transaction gets a definite answer,
  * no callback of the same player, event_type and game_no may arrive under a new transaction_id:
  * the wallet may already have applied the first one (double debit, double credit).
  */
-export function retrySameTransaction(f: Facts): CheckRun {
-  const window = f.t.retry_window_s * 1000;
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const attempts of f.byTx.values()) {
-    const first = attempts[0]!;
-    if (!movesMoney(first) || first.user === undefined || first.game === undefined) continue;
-    // The first uncertain attempt before the provider knew a definite answer.
-    const resolvedAt = (a: Attempt) => a.outcome !== 'waiting' && !UNCERTAIN.has(a.outcome);
-    const firstResolved = attempts.find(resolvedAt);
-    const uncertain = attempts.find((a) => UNCERTAIN.has(a.outcome) && (!firstResolved || a.nth < firstResolved.nth));
-    if (!uncertain) continue;
-    run.exercised++;
-    const from = uncertain.knownAt!;
-    const until = firstResolved?.knownAt ?? Infinity;
-    const round = f.rounds.get(roundKey(first.user, first.game))!;
-    const others = (first.event === 'bet' ? round.bets : round.results).filter(
-      (b) => b.tx !== first.tx && b.nth === 0 && b.at >= from && b.at < until,
-    );
-    if (others.length) {
-      const b = others[0]!;
-      run.violations.push(
-        violation(
-          `the reply to ${describe(uncertain)} was ${uncertain.outcome === 'lost' ? 'lost' : uncertain.outcome}; then ${describe(b)} arrived for the same round ${first.game} under a new transaction_id instead of a resend of ${first.tx}`,
-          [uncertain, ...others],
-          b.tx,
-        ),
-      );
-      continue;
+export const retrySameTransaction: Reducer = {
+  known(g, a, tx) {
+    if (!movesMoney(a) || a.game === undefined) return;
+    const tally = g.tally(ID);
+    const key = keyOf(a);
+    if (UNCERTAIN.has(a.outcome) && !tx.resolved && !tx.marks.has(ID)) {
+      tx.marks.add(ID);
+      tally.exercise(a.user);
+      tally.pend(tx.id, a.user);
+      let map = watched(g).get(key);
+      if (!map) watched(g).set(key, (map = new Map()));
+      map.set(tx.id, { tx, uncertain: a });
+    } else if (tx.resolved === a) {
+      watched(g).get(key)?.delete(tx.id);
+      tally.unpend(tx.id);
     }
-    const last = attempts.at(-1)!;
-    if (!firstResolved && (last.end === undefined || f.now <= last.end + window)) run.pending++;
-  }
-  run.detail =
-    run.exercised === 0
-      ? ''
-      : `${plural(run.exercised, 'lost or failed bet/bet_result transaction')}: ${run.violations.length} followed by a new transaction_id for the same round, ${run.pending} not yet answered`;
-  return run;
-}
+  },
+  ended(g, a, tx) {
+    // Pending while the transaction may still be resent: until retry_window_s after its last attempt.
+    if (!tx.marks.has(ID) || tx.resolved || tx.last !== a) return;
+    tx.windows.get(ID)?.();
+    tx.windows.set(
+      ID,
+      g.when(a.end! + g.windowMs, () => g.tally(ID).unpend(tx.id)),
+    );
+  },
+  arrive(g, a) {
+    if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;
+    const map = watched(g).get(keyOf(a));
+    if (!map) return;
+    for (const [id, w] of map) {
+      if (id === a.tx || w.uncertain.knownAt! > a.at) continue;
+      map.delete(id);
+      const tally = g.tally(ID);
+      tally.unpend(id);
+      tally.violate(
+        `the reply to ${describe(w.uncertain)} was ${w.uncertain.outcome}${w.uncertain.outcome === 'lost' ? '' : ' (not applied, or not known to be)'}; ${seconds(a.at - w.uncertain.knownAt!)} later ${describe(a)} arrived for the same round ${a.game} under a new transaction_id instead of a resend of ${id}`,
+        [w.uncertain, a],
+        a.tx,
+      );
+    }
+  },
+};

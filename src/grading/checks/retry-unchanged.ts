@@ -1,6 +1,8 @@
 import { stringify } from 'safe-stable-stringify';
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import type { Facts } from '../facts.js';
+import { describe } from '../attempt.js';
+import type { Reducer } from '../grader.js';
+
+const ID = 'RETRY_UNCHANGED';
 
 const withoutTimestamp = (body: unknown): unknown => {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
@@ -24,28 +26,20 @@ function differing(a: unknown, b: unknown): string[] {
 }
 
 /** Every resend of a transaction has the body of its first attempt, timestamp aside. */
-export function retryUnchanged(f: Facts): CheckRun {
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const attempts of f.byTx.values()) {
-    if (attempts.length < 2) continue;
-    run.exercised++;
-    const [first, ...resends] = attempts;
+export const retryUnchanged: Reducer = {
+  arrive(g, a, tx) {
+    if (a.nth === 0 || tx.first === a) return;
+    const tally = g.tally(ID);
+    if (a.nth === 1) tally.exercise(a.user);
+    if (tx.marks.has(ID)) return;
     // Plain JSON text first (resends usually keep the key order), key-order-free text when it differs.
-    const plain = JSON.stringify(withoutTimestamp(first!.body));
-    const stable = stringify(withoutTimestamp(first!.body));
-    const changed = resends.find(
-      (r) => JSON.stringify(withoutTimestamp(r.body)) !== plain && stringify(withoutTimestamp(r.body)) !== stable,
+    const [first, again] = [withoutTimestamp(tx.first.body), withoutTimestamp(a.body)];
+    if (JSON.stringify(first) === JSON.stringify(again) || stringify(first) === stringify(again)) return;
+    tx.marks.add(ID);
+    const fields = differing(tx.first.body, a.body);
+    tally.violate(
+      `${describe(a)} resends ${a.tx} with a different body than #${tx.first.id}${fields.length ? `: ${fields.join(', ')} changed` : ''}`,
+      [tx.first, a],
     );
-    if (!changed) continue;
-    const fields = differing(first!.body, changed.body);
-    run.violations.push(
-      violation(
-        `${describe(changed)} resends ${changed.tx} with a different body than #${first!.id}${fields.length ? `: ${fields.join(', ')} changed` : ''}`,
-        [first!, changed],
-      ),
-    );
-  }
-  run.detail =
-    run.exercised === 0 ? '' : `${plural(run.exercised, 'resent transaction')}: ${run.exercised - run.violations.length} resent unchanged`;
-  return run;
-}
+  },
+};

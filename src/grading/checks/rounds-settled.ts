@@ -1,27 +1,27 @@
-import { type CheckRun, describe, plural, violation } from '../check.js';
-import { type Facts, seconds } from '../facts.js';
-import { openedRounds } from '../rounds.js';
+import { describe, roundKey, seconds } from '../attempt.js';
+import type { Reducer } from '../grader.js';
 
-/** Every round opened by an R0 bet is settled within round_max_age_s; younger open rounds are pending. */
-export function roundsSettled(f: Facts): CheckRun {
-  const maxAge = f.t.round_max_age_s * 1000;
-  const run: CheckRun = { exercised: 0, pending: 0, violations: [], detail: '' };
-  for (const { round, opener, settlement } of openedRounds(f)) {
-    run.exercised++;
-    if (settlement) continue;
-    const age = f.now - opener.at;
-    if (age <= maxAge) run.pending++;
-    else
-      run.violations.push(
-        violation(
-          `round ${round.game} of ${round.user}, opened by ${describe(opener)}, is still open after ${seconds(age)} (at most ${seconds(maxAge)})`,
-          round.bets.filter((b) => b.applied),
-        ),
-      );
-  }
-  run.detail =
-    run.exercised === 0
-      ? ''
-      : `${plural(run.exercised, 'round')} opened: ${run.exercised - run.pending - run.violations.length} settled, ${run.pending} open but younger than ${seconds(maxAge)}`;
-  return run;
-}
+const ID = 'ROUNDS_SETTLED';
+
+/**
+ * Every round opened by an R0 bet is settled within round_max_age_s: pending while it is younger,
+ * failed once it is older (a late settlement does not undo that).
+ */
+export const roundsSettled: Reducer = {
+  arrive(g, a) {
+    if (!a.applied || a.game === undefined) return;
+    const round = g.roundOf(a);
+    const tally = g.tally(ID);
+    const key = roundKey(a.user, a.game);
+    if (a.event === 'bet' && !round?.opener) {
+      tally.exercise(a.user);
+      tally.pend(key, a.user);
+      const maxAge = g.t.round_max_age_s * 1000;
+      g.when(a.at + maxAge, () => {
+        if (!g.open.has(key)) return; // settled in time
+        tally.unpend(key);
+        tally.violate(`round ${a.game} of ${a.user}, opened by ${describe(a)}, was still open after ${seconds(maxAge)}`, [a]);
+      });
+    } else if (a.event === 'bet_result' && round?.opener && !round.settlement) tally.unpend(key);
+  },
+};

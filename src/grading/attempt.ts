@@ -1,0 +1,119 @@
+/**
+ * What the provider learnt from one attempt:
+ * - `R0`…`R4`: it read a reply with that code, in time;
+ * - `failed`: it read a reply in time, but one without a protocol code (another HTTP status, a raw
+ *   body): as indeterminate as R1;
+ * - `lost`: no reply reached it (connection dropped, it had gone, or the reply came after its
+ *   time-out);
+ * - `waiting`: still being answered and younger than its time-out: no outcome yet.
+ */
+export type Outcome = 'R0' | 'R1' | 'R2' | 'R3' | 'R4' | 'failed' | 'lost' | 'waiting';
+
+export type GradedEvent = 'login' | 'bet' | 'bet_result';
+
+/** Where a violation's evidence comes from: the journal entry's request and reply, already masked. */
+export interface EvidenceSource {
+  request: { headers: Record<string, string>; body: unknown };
+  reply: { status: number; body: unknown };
+}
+
+/** One authenticated callback with a transaction_id, as it arrived. Times are epoch milliseconds. */
+export interface Arrival {
+  /** Its journal id. */
+  id: number;
+  at: number;
+  user: string;
+  event: GradedEvent;
+  tx: string;
+  game?: string;
+  /** data.total_bet_amount of a bet or bet_result. */
+  total?: number;
+  /** The request body, for comparing resends (timestamp aside). */
+  body: unknown;
+  /** The wallet applied it or replayed it (its code was R0), whatever the provider saw. */
+  applied: boolean;
+  source?: EvidenceSource;
+}
+
+/** How the wallet finished with an attempt. */
+export interface Completion {
+  /** When the wallet wrote the reply or closed the connection. */
+  end: number;
+  status: number;
+  /** The reply body as sent (a rule may send any body). */
+  body: unknown;
+  /** A rule closed the connection instead of answering. */
+  dropped: boolean;
+  /** The caller had closed the connection before the reply was written. */
+  clientGone: boolean;
+}
+
+export interface Attempt extends Arrival {
+  /** 0 for the first attempt of its transaction, 1 for the first resend… */
+  nth: number;
+  /** When the wallet wrote the reply or closed the connection; undefined while it is being answered. */
+  end?: number;
+  /** When the caller closed the connection before the reply (seen while a delay was running). */
+  closedAt?: number;
+  outcome: Outcome;
+  /** When the provider knew the outcome (reply read, connection closed, its time-out ran out). */
+  knownAt?: number;
+  /** latest_balance of a reply the provider read. */
+  balance?: number;
+}
+
+export const DEFINITE: ReadonlySet<Outcome> = new Set<Outcome>(['R2', 'R3', 'R4']);
+/** Outcomes after which the provider does not know whether the wallet applied the callback. */
+export const UNCERTAIN: ReadonlySet<Outcome> = new Set<Outcome>(['R1', 'failed', 'lost']);
+/** Outcomes the provider actually read. */
+export const READ: ReadonlySet<Outcome> = new Set<Outcome>(['R0', 'R1', 'R2', 'R3', 'R4', 'failed']);
+const CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
+
+const record = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/** The outcome of an attempt the wallet finished within the caller's time-out (`timeoutAt`). */
+export function outcomeOf(a: Attempt, done: Completion, timeoutAt: number): { outcome: Outcome; knownAt: number; balance?: number } {
+  if (done.dropped) return { outcome: 'lost', knownAt: done.end };
+  if (done.clientGone) return { outcome: 'lost', knownAt: Math.min(a.closedAt ?? done.end, timeoutAt) };
+  if (done.end > timeoutAt) return { outcome: 'lost', knownAt: timeoutAt };
+  const reply = record(done.body);
+  const code = typeof reply?.code === 'string' && CODES.has(reply.code) ? (reply.code as Outcome) : undefined;
+  const outcome = done.status === 200 && code ? code : 'failed';
+  const balance = typeof reply?.latest_balance === 'number' ? reply.latest_balance : undefined;
+  return { outcome, knownAt: done.end, ...(balance === undefined ? {} : { balance }) };
+}
+
+/** Bets and settlements: the callbacks that move money. */
+export const movesMoney = (a: { event: GradedEvent }) => a.event === 'bet' || a.event === 'bet_result';
+
+/** One encoding of a round's key, with no collision whatever the ids hold. */
+export const roundKey = (user: string, game: string) => JSON.stringify([user, game]);
+
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
+
+export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
+/** "bet tx-1 of player-1 (#12)" */
+export const describe = (a: Attempt) => `${a.event} ${a.tx} of ${a.user} (#${a.id})`;
+
+/** The arrival of a journal entry, or undefined when it is not graded (no transaction_id, no player, another event). */
+export function arrivalOf(e: {
+  id: number;
+  received_at: string;
+  transaction_id?: string;
+  event_type?: string;
+  user_id?: string;
+  code?: string;
+  request: { headers: Record<string, string>; body: unknown };
+  reply: { status: number; body: unknown };
+}): Arrival | undefined {
+  const { transaction_id: tx, event_type: event, user_id: user } = e;
+  if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) return undefined;
+  const data = record(record(e.request.body)?.data);
+  const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body: e.request.body, applied: e.code === 'R0' };
+  if (typeof data?.game_no === 'string') arrival.game = data.game_no;
+  if (typeof data?.total_bet_amount === 'number') arrival.total = data.total_bet_amount;
+  arrival.source = { request: e.request, reply: e.reply };
+  return arrival;
+}

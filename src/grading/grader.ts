@@ -1,0 +1,310 @@
+import type { CheckId } from '../protocol/types.generated.js';
+import { type Arrival, type Attempt, type Completion, type GradedEvent, outcomeOf, roundKey } from './attempt.js';
+import { Deadlines } from './deadlines.js';
+import { Tally } from './tally.js';
+import type { Thresholds } from './thresholds.js';
+import { Timing } from './timing.js';
+
+/** One transaction_id's attempts in the session. */
+export interface Tx {
+  id: string;
+  user: string;
+  event: GradedEvent;
+  game?: string;
+  first: Attempt;
+  last: Attempt;
+  /** How many attempts arrived. */
+  count: number;
+  /** The first attempt whose outcome was a definite answer (R0, R2–R4), once known. */
+  resolved?: Attempt;
+  /** Markers the checks set on it (what each has already counted). */
+  marks: Set<string>;
+  /** The attempt before `last`. */
+  prev?: Attempt;
+  /** Attempts the wallet has not finished answering. */
+  running: number;
+  /** The provider read a reply to one of its attempts. */
+  read: boolean;
+  /** RETRY_BACKOFF: the wait before the latest resend. */
+  wait?: number;
+  /** Open windows of the checks, by check id: each cancels its deadline. */
+  windows: Map<string, () => void>;
+}
+
+/** One player's game_no. */
+export interface Round {
+  user: string;
+  game: string;
+  /** Its bet transactions, in arrival order. */
+  bets: Map<string, Tx>;
+  /** Its first applied (R0) bet: the round is open from then on. */
+  opener?: Attempt;
+  /** Its first applied (R0) bet_result. */
+  settlement?: Attempt;
+  /** Sum of the totals of its applied bet transactions (each counted once). */
+  stakes: Map<string, number>;
+  marks: Set<string>;
+}
+
+export interface Player {
+  user: string;
+  /** The latest login whose outcome the provider read as R0, R2 or R3. */
+  lastLogin?: Attempt;
+  /** The latest reply read with a latest_balance. */
+  reported?: Attempt;
+  /** Logins still being answered. */
+  loginsInFlight: number;
+  marks: Set<string>;
+}
+
+/** What a check does with the session's events: a small reducer over the shared state. */
+export interface Reducer {
+  /** An attempt arrived (authenticated, with a transaction_id). */
+  arrive?(g: Grader, a: Attempt, tx: Tx): void;
+  /** The provider learnt its outcome (`a.outcome`, `a.knownAt`). */
+  known?(g: Grader, a: Attempt, tx: Tx): void;
+  /** The wallet wrote its reply or closed the connection (`a.end`). */
+  ended?(g: Grader, a: Attempt, tx: Tx): void;
+}
+
+/** A player's mark: a login of theirs was accepted (R0) in the session. */
+export const LOGGED_IN = 'logged-in';
+
+/** Bounds of the grading state: the oldest transactions and rounds are forgotten beyond them. */
+export const MAX_TRANSACTIONS = 50_000;
+export const MAX_ROUNDS = 50_000;
+
+/**
+ * The session's grading state, folded from its events as they happen (arrivals, outcomes, replies
+ * written): per transaction, round and player, and per check a tally of chances, violations and
+ * open windows. No journal is read; a report costs the same at any session length.
+ */
+export class Grader {
+  readonly txs = new Map<string, Tx>();
+  readonly rounds = new Map<string, Round>();
+  /** Rounds opened and not settled: never forgotten (ROUNDS_SETTLED and open_rounds read them). */
+  readonly open = new Map<string, Round>();
+  readonly players = new Map<string, Player>();
+  readonly tallies: ReadonlyMap<CheckId, Tally>;
+  readonly findings = new Map<string, Map<string, number>>();
+  readonly timing = new Timing();
+  readonly forgotten = { transactions: 0, rounds: 0 };
+  private readonly deadlines = new Deadlines();
+  /** Attempts being answered, oldest first: each becomes `lost` when the caller's time-out passes. */
+  private unanswered: Attempt[] = [];
+  private head = 0;
+  /** Arrivals whose callback is still being decided: no deadline at or after them may fire yet. */
+  private readonly arriving = new Map<number, number>();
+  private nextTicket = 1;
+  private clock = 0;
+
+  constructor(
+    public t: Thresholds,
+    private readonly reducers: ReadonlyMap<CheckId, Reducer>,
+    private readonly limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
+  ) {
+    this.tallies = new Map([...reducers.keys()].map((id) => [id, new Tally(id)]));
+  }
+
+  get timeoutMs(): number {
+    return this.t.client_timeout_s * 1000;
+  }
+
+  get windowMs(): number {
+    return this.t.retry_window_s * 1000;
+  }
+
+  tally(id: CheckId): Tally {
+    return this.tallies.get(id)!;
+  }
+
+  /** Calls `fn` once the session's clock passes `at` (a window closing); the returned function cancels it. */
+  when(at: number, fn: () => void): () => void {
+    return this.deadlines.add(at, fn);
+  }
+
+  /** A callback that arrived at `at` is being decided: deadlines after `at` wait for it. */
+  expect(at: number): number {
+    const ticket = this.nextTicket++;
+    this.arriving.set(ticket, at);
+    return ticket;
+  }
+
+  /** The callback of `ticket` will not be graded (refused before it could be, or its arrival was recorded). */
+  settle(ticket: number): undefined {
+    this.arriving.delete(ticket);
+    return undefined;
+  }
+
+  /** Moves the session's clock to `now`: time-outs and windows up to then take effect. */
+  advance(now: number): void {
+    let horizon = now;
+    for (const at of this.arriving.values()) horizon = Math.min(horizon, at);
+    if (horizon < this.clock) return;
+    this.clock = horizon;
+    const timeout = this.timeoutMs;
+    // Time-outs and windows in time order: a window may open when an attempt times out.
+    for (;;) {
+      const a = this.unanswered[this.head];
+      const next = a ? a.at + timeout : Infinity;
+      const deadline = this.deadlines.peek();
+      if (next <= horizon && next <= deadline) {
+        this.head++;
+        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, { outcome: 'lost', knownAt: next });
+      } else if (deadline <= horizon) this.deadlines.fire();
+      else break;
+    }
+    if (this.head > 1024 && this.head * 2 > this.unanswered.length) {
+      this.unanswered = this.unanswered.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** An authenticated callback with a transaction_id arrived. */
+  arrive(arrival: Arrival, ticket?: number): Attempt {
+    if (ticket !== undefined) this.settle(ticket);
+    this.advance(arrival.at);
+    let tx = this.txs.get(arrival.tx);
+    const a: Attempt = { ...arrival, nth: tx?.count ?? 0, outcome: 'waiting' };
+    if (!tx) {
+      tx = { id: a.tx, user: a.user, event: a.event, game: a.game, first: a, last: a, count: 0, marks: new Set(), running: 0, read: false, windows: new Map() };
+      this.txs.set(a.tx, tx);
+      this.bound();
+    }
+    if (a.nth > 0) tx.prev = tx.last;
+    tx.count++;
+    tx.last = a;
+    tx.running++;
+    if (tx.prev) this.timing.resend(a.at - tx.prev.at, tx.count);
+    if (a.event === 'login') this.player(a.user).loginsInFlight++;
+    this.unanswered.push(a);
+    for (const r of this.reducers.values()) r.arrive?.(this, a, tx);
+    this.book(a, tx);
+    return a;
+  }
+
+  /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
+  private book(a: Attempt, tx: Tx): void {
+    if (a.event === 'login') {
+      if (a.applied) this.player(a.user).marks.add(LOGGED_IN);
+      return;
+    }
+    if (a.game === undefined) return;
+    if (a.event === 'bet') {
+      const round = this.round(a.user, a.game);
+      if (!round.bets.has(a.tx)) round.bets.set(a.tx, tx);
+      if (!a.applied) return;
+      if (!round.stakes.has(a.tx) && a.total !== undefined) round.stakes.set(a.tx, a.total);
+      if (!round.opener) {
+        round.opener = a;
+        this.open.set(roundKey(a.user, a.game), round);
+      }
+    } else if (a.applied) {
+      const round = this.open.get(roundKey(a.user, a.game));
+      if (round?.opener && !round.settlement) {
+        round.settlement = a;
+        this.open.delete(roundKey(a.user, a.game));
+      }
+    }
+  }
+
+  /** The caller closed the connection of an attempt still being answered. */
+  closed(a: Attempt, at: number): void {
+    if (a.end !== undefined || a.closedAt !== undefined) return;
+    this.advance(at);
+    a.closedAt = at;
+    this.timing.closed(at - a.at);
+    if (a.outcome === 'waiting') this.learn(a, { outcome: 'lost', knownAt: at });
+  }
+
+  /** The wallet wrote the reply of an attempt, or closed its connection. */
+  complete(a: Attempt, done: Completion): void {
+    if (a.end !== undefined) return;
+    this.advance(done.end);
+    a.end = done.end;
+    const tx = this.txs.get(a.tx) ?? this.orphan(a);
+    tx.running = Math.max(0, tx.running - 1);
+    if (done.clientGone && a.closedAt === undefined) this.timing.closed(done.end - a.at);
+    if (a.outcome === 'waiting') this.learn(a, outcomeOf(a, done, a.at + this.timeoutMs));
+    for (const r of this.reducers.values()) r.ended?.(this, a, tx);
+  }
+
+  private learn(a: Attempt, o: { outcome: Attempt['outcome']; knownAt: number; balance?: number }): void {
+    a.outcome = o.outcome;
+    a.knownAt = o.knownAt;
+    if (o.balance !== undefined) a.balance = o.balance;
+    const tx = this.txs.get(a.tx) ?? this.orphan(a);
+    if (o.outcome !== 'lost') tx.read = true;
+    if (!tx.resolved && (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3' || o.outcome === 'R4')) tx.resolved = a;
+    if (a.event === 'login') {
+      const p = this.player(a.user);
+      p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
+      if (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3') p.lastLogin = a;
+    }
+    if (a.balance !== undefined) this.player(a.user).reported = a;
+    for (const r of this.reducers.values()) r.known?.(this, a, tx);
+  }
+
+  /** A transaction forgotten while one of its attempts was answered: judged on its own. */
+  private orphan(a: Attempt): Tx {
+    return { id: a.tx, user: a.user, event: a.event, game: a.game, first: a, last: a, count: a.nth + 1, marks: new Set(), running: 0, read: false, windows: new Map() };
+  }
+
+  /** State a check keeps of its own for the session. */
+  state<T>(key: CheckId, init: () => T): T {
+    let v = this.own.get(key) as T | undefined;
+    if (v === undefined) this.own.set(key, (v = init()));
+    return v;
+  }
+
+  private readonly own = new Map<CheckId, unknown>();
+
+  player(user: string): Player {
+    let p = this.players.get(user);
+    if (!p) this.players.set(user, (p = { user, loginsInFlight: 0, marks: new Set() }));
+    return p;
+  }
+
+  round(user: string, game: string): Round {
+    const key = roundKey(user, game);
+    let round = this.rounds.get(key);
+    if (!round && (round = this.open.get(key))) this.rounds.set(key, round); // an open round outlives the bound
+    if (!round) {
+      round = { user, game, bets: new Map(), stakes: new Map(), marks: new Set() };
+      this.rounds.set(key, round);
+      this.bound();
+    }
+    return round;
+  }
+
+  /** The round of an attempt, if it has one and the session still holds it. */
+  roundOf(a: { user: string; game?: string }): Round | undefined {
+    if (a.game === undefined) return undefined;
+    const key = roundKey(a.user, a.game);
+    return this.rounds.get(key) ?? this.open.get(key);
+  }
+
+  /** Findings of one journalled callback (any callback: a refused one's too), counted per player. */
+  count(user: string | undefined, codes: Iterable<string>): void {
+    for (const code of codes) {
+      let byUser = this.findings.get(code);
+      if (!byUser) this.findings.set(code, (byUser = new Map()));
+      byUser.set(user ?? '', (byUser.get(user ?? '') ?? 0) + 1);
+    }
+  }
+
+  // Live iterators over the maps' oldest entries (a fresh keys().next() walks every deleted hole).
+  private readonly oldestTx = this.txs.keys();
+  private readonly oldestRound = this.rounds.keys();
+
+  private bound(): void {
+    while (this.txs.size > this.limits.transactions) {
+      this.txs.delete(this.oldestTx.next().value!);
+      this.forgotten.transactions++;
+    }
+    while (this.rounds.size > this.limits.rounds) {
+      this.rounds.delete(this.oldestRound.next().value!);
+      this.forgotten.rounds++;
+    }
+  }
+}

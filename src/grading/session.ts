@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import type { ReportSession } from '../protocol/types.generated.js';
+import type { Grader } from './grader.js';
+import { LOGGED_IN } from './grader.js';
+import { newGrader } from './grade.js';
+import type { Thresholds } from './thresholds.js';
+
+/**
+ * A grading session: it begins at start-up and at every reset, and grades only what arrived in it.
+ * A callback holds the session it arrived in, so a reply written after a reset goes to the session
+ * that is over, never to the new one.
+ */
+export class GradingSession {
+  readonly info: ReportSession;
+  readonly grader: Grader;
+
+  constructor(thresholds: Thresholds, seed: number | null, now = Date.now(), carried?: Grader) {
+    this.info = { id: randomUUID().slice(0, 8), started_at: new Date(now).toISOString(), seed };
+    this.grader = newGrader(thresholds);
+    // A session begun by clearing the journal keeps the wallet: its logged-in players stay logged in.
+    if (carried) for (const p of carried.players.values()) if (p.marks.has(LOGGED_IN)) this.grader.player(p.user).marks.add(LOGGED_IN);
+  }
+}

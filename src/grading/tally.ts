@@ -1,0 +1,71 @@
+import type { CheckId, ReportViolation } from '../protocol/types.generated.js';
+import type { Attempt } from './attempt.js';
+import { excerptOf } from './evidence.js';
+
+/** Violations kept per check (the rest are counted); journal ids kept per violation. */
+export const MAX_VIOLATIONS = 100;
+const MAX_IDS = 50;
+
+/** What one check has seen so far in the session: per player, so a report can be limited to one. */
+export class Tally {
+  private readonly exercisedBy = new Map<string, number>();
+  readonly violations: ReportViolation[] = [];
+  /** Violations beyond MAX_VIOLATIONS, per player. */
+  private readonly moreBy = new Map<string, number>();
+  /** Open windows: key → the player. */
+  private readonly pendingBy = new Map<string, string>();
+
+  constructor(readonly id: CheckId) {}
+
+  exercise(user: string): void {
+    this.exercisedBy.set(user, (this.exercisedBy.get(user) ?? 0) + 1);
+  }
+
+  /** A violation citing `attempts` (its player and transaction taken from the first unless given). */
+  violate(message: string, attempts: readonly Attempt[], tx?: string): void {
+    const first = attempts[0];
+    const user = first?.user ?? '';
+    if (this.violations.length >= MAX_VIOLATIONS) {
+      this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + 1);
+      return;
+    }
+    const cited = [...new Map(attempts.map((a) => [a.id, a])).values()].slice(0, MAX_IDS);
+    const v: ReportViolation = { message, journal_ids: cited.map((a) => a.id) };
+    if (first) v.user_id = first.user;
+    const transaction = tx ?? first?.tx;
+    if (transaction !== undefined) v.transaction_id = transaction;
+    // Evidence outlives the journal: bounded, masked excerpts of what it cites, taken now.
+    v.evidence = cited.slice(0, 4).map(excerptOf);
+    this.violations.push(v);
+  }
+
+  pend(key: string, user: string): void {
+    this.pendingBy.set(key, user);
+  }
+
+  unpend(key: string): void {
+    this.pendingBy.delete(key);
+  }
+
+  exercised(user?: string): number {
+    if (user !== undefined) return this.exercisedBy.get(user) ?? 0;
+    let n = 0;
+    for (const v of this.exercisedBy.values()) n += v;
+    return n;
+  }
+
+  pending(user?: string): number {
+    if (user === undefined) return this.pendingBy.size;
+    let n = 0;
+    for (const u of this.pendingBy.values()) if (u === user) n++;
+    return n;
+  }
+
+  /** The violations of one player or all, and how many more there were beyond those kept. */
+  violationsOf(user?: string): { list: ReportViolation[]; more: number } {
+    const list = user === undefined ? this.violations : this.violations.filter((v) => v.user_id === user);
+    let more = 0;
+    for (const [u, n] of this.moreBy) if (user === undefined || u === user) more += n;
+    return { list, more };
+  }
+}
