@@ -224,7 +224,6 @@ export class Grader {
     a.end = done.end;
     const tx = this.txs.get(a.tx) ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
-    if (done.clientGone && a.closedAt === undefined) this.timing.closed(done.end - a.at);
     if (a.outcome === 'waiting') this.learn(a, outcomeOf(a, done, a.at + this.timeoutMs));
     for (const r of this.reducers.values()) r.ended?.(this, a, tx);
   }

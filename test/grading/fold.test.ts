@@ -1,0 +1,108 @@
+// The fold's new rules as tables (no HTTP, injected clock): the time-out's tolerance, a refusal
+// resent under a new transaction_id, bounded state, the timing profile and the evidence.
+import t from 'tap';
+import { DEFAULT_THRESHOLDS, grade, newGrader, reportOf, type Thresholds } from '../../src/grading/grade.js';
+import type { CheckId, Report } from '../../src/protocol/types.generated.js';
+import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
+
+const S = 1000;
+const u = 'p1';
+const statusOf = (r: Report, id: CheckId) => r.checks.find((c) => c.id === id)!.status;
+const run = (cbs: Cb[], now: number, th: Partial<Thresholds> = {}) => grade(journal(...cbs), { ...DEFAULT_THRESHOLDS, ...th }, new Date(T0 + now), 'test');
+
+t.test('NO_PREMATURE_RETRY: a resend earlier than the time-out by less than max(100 ms, 5%) is not premature', async (t) => {
+  // The first attempt is still unanswered (its reply comes at 10 s, after the caller gave up).
+  const resendAt = (timeoutS: number, gap: number) =>
+    statusOf(run([bet(u, 'b1', 0, { ms: 10 * S, gone: true }), bet(u, 'b1', gap)], 60 * S, { client_timeout_s: timeoutS }), 'NO_PREMATURE_RETRY');
+  const rows: [number, number, string][] = [
+    [3, 2984, 'pass'], // got's 3 s time-out, stamped 16 ms early by the wallet's clock
+    [3, 2850, 'pass'], // exactly 5% early
+    [3, 2849, 'fail'],
+    [2, 1920, 'pass'], // 80 ms before a 2 s time-out
+    [2, 1900, 'pass'], // 100 ms: the floor of the tolerance
+    [2, 1899, 'fail'],
+    [10, 9500, 'pass'],
+    [10, 9000, 'fail'],
+  ];
+  for (const [timeout, gap, want] of rows) t.equal(resendAt(timeout, gap), want, `time-out ${timeout} s, resent after ${gap} ms`);
+});
+
+t.test('NO_RETRY_AFTER_REFUSAL: the same bet resent under a new transaction_id after R4', async (t) => {
+  const refused = bet(u, 'b1', 0, { code: 'R4', balance: 5 });
+  const rows: [string, Cb[], string][] = [
+    ['same body, new id, at once', [refused, bet(u, 'b2', 100)], 'fail'],
+    ['same body, new id, after the window', [refused, bet(u, 'b2', 61 * S)], 'pass'],
+    ['a smaller stake under a new id', [refused, bet(u, 'b2', 100, { total: 5 })], 'pass'],
+    ['the same stake on another round', [refused, bet(u, 'b2', 100, { game: 'G2' })], 'pass'],
+    ['another player', [refused, bet('p2', 'b2', 100)], 'pass'],
+    ['R1 (not a refusal) then a new id', [bet(u, 'b1', 0, { code: 'R1' }), bet(u, 'b2', 100)], 'not_exercised'],
+  ];
+  for (const [name, cbs, want] of rows) {
+    const r = run(cbs, 100 * S);
+    t.equal(statusOf(r, 'NO_RETRY_AFTER_REFUSAL'), want, name);
+    if (want === 'fail') t.match(r.checks.find((c) => c.id === 'NO_RETRY_AFTER_REFUSAL')!.violations[0]!.message, /under a new transaction_id/);
+  }
+  const settled = run([settle(u, 's1', 0, { code: 'R3' }), settle(u, 's2', 200)], 100 * S);
+  t.equal(statusOf(settled, 'NO_RETRY_AFTER_REFUSAL'), 'fail', 'a refused settlement resent under a new id');
+});
+
+t.test('NO_SETTLEMENT_OF_REFUSED_BET says a lost bet was lost, not refused', async (t) => {
+  const r = run([login(u, 'l1', 0), bet(u, 'b1', 100, { drop: true }), settle(u, 's1', 2 * S)], 10 * S);
+  const v = r.checks.find((c) => c.id === 'NO_SETTLEMENT_OF_REFUSED_BET')!.violations[0]!;
+  t.match(v.message, /was lost and the bet was never resent/);
+  t.notMatch(v.message, /refused/);
+});
+
+t.test('ROUNDS_SETTLED: a late settlement does not undo the failure; a timely one passes', async (t) => {
+  const th = { round_max_age_s: 10 };
+  t.equal(statusOf(run([bet(u, 'b1', 0), settle(u, 's1', 11 * S)], 20 * S, th), 'ROUNDS_SETTLED'), 'fail');
+  t.equal(statusOf(run([bet(u, 'b1', 0), settle(u, 's1', 9 * S)], 20 * S, th), 'ROUNDS_SETTLED'), 'pass');
+  t.equal(statusOf(run([bet(u, 'b1', 0)], 9 * S, th), 'ROUNDS_SETTLED'), 'pending');
+});
+
+t.test('the state is bounded: the oldest transactions and rounds are forgotten and counted', async (t) => {
+  const g = newGrader(DEFAULT_THRESHOLDS, { transactions: 10, rounds: 5 });
+  for (let i = 0; i < 30; i++) {
+    const a = g.arrive({ id: i + 1, at: T0 + i * S, user: u, event: 'bet', tx: `b${i}`, game: `G${i}`, total: 1, body: {}, applied: true });
+    g.complete(a, { end: T0 + i * S + 5, status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false });
+  }
+  t.equal(g.txs.size, 10);
+  t.equal(g.rounds.size, 5);
+  const r = reportOf(g, { now: new Date(T0 + 40 * S), scenario: 'test', session: { id: 's', started_at: new Date(T0).toISOString(), seed: null } });
+  t.same(r.forgotten, { transactions: 20, rounds: 25 });
+  t.equal(r.open_rounds.length, 30, 'open rounds are never forgotten');
+});
+
+t.test('the timing profile: observed time-out, retry gaps, most attempts', async (t) => {
+  const r = run(
+    [
+      bet(u, 'b1', 0, { ms: 5 * S, gone: true }), // the caller gave up before the reply
+      bet(u, 'b1', 3 * S),
+      bet('p2', 'b2', 0, { drop: true }),
+      bet('p2', 'b2', 1 * S, { drop: true }),
+      bet('p2', 'b2', 3 * S),
+    ],
+    100 * S,
+    { client_timeout_s: 3 },
+  );
+  t.same(r.timing, { observed_timeout_ms: null, retry_gap_ms: { first: 1000, p50: 2000, max: 3000 }, max_attempts: 3 });
+  // The caller's time-out is observed when it closes the connection before the reply (as the route sees it).
+  const g = newGrader(DEFAULT_THRESHOLDS);
+  for (const [i, closedAfter] of [2900, 3000, 3100].entries()) {
+    const a = g.arrive({ id: i + 1, at: T0, user: u, event: 'bet', tx: `b${i}`, body: {}, applied: true });
+    g.closed(a, T0 + closedAfter);
+  }
+  t.same(g.timing.profile().observed_timeout_ms, { median: 3000, max: 3100 });
+  t.same(run([login(u, 'l1', 0)], S).timing, { observed_timeout_ms: null, retry_gap_ms: null, max_attempts: null }, 'null where not observed');
+});
+
+t.test('a violation keeps masked excerpts of the entries it cites', async (t) => {
+  const entries = journal(bet(u, 'b1', 0, { drop: true }));
+  entries[0]!.request.headers = { 'api-key': 'sa*********' };
+  const r = grade(entries, DEFAULT_THRESHOLDS, new Date(T0 + 70 * S), 'test');
+  const [evidence] = r.checks[0]!.violations[0]!.evidence!;
+  t.match(evidence, { journal_id: 1, received_at: new Date(T0).toISOString(), replied_at: new Date(T0 + 5).toISOString() });
+  t.match(evidence!.request, /"api-key":"sa\*+"/);
+  t.match(evidence!.request, /"transaction_id":"b1"/);
+  t.match(evidence!.reply, /"status":200/);
+});
