@@ -14,7 +14,7 @@ import { retrySameTransaction } from './checks/retry-same-transaction.js';
 import { retryUnchanged } from './checks/retry-unchanged.js';
 import { roundsSettled } from './checks/rounds-settled.js';
 
-/** The certification checks, in report order (DESIGN.md "Session grading"; ids are stable). */
+/** The certification checks, in report order (docs/certification.md; ids are stable). */
 export const CHECKS: readonly Check[] = [
   {
     id: 'LOST_REPLY_RETRIED',
