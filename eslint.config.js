@@ -1,4 +1,4 @@
-// npm run lint: typescript-eslint's recommended rules, plus the house limits (STYLE.md): no line over
+// npm run lint: typescript-eslint's recommended rules, plus the house limits (CONTRIBUTING.md): no line over
 // 140 characters (a message in one string or template literal may run longer: splitting it would
 // only hide it from grep), no hand-written source file over 300 lines.
 import js from '@eslint/js';

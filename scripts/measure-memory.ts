@@ -1,4 +1,4 @@
-// Memory per applied transaction and RSS under --retain-transactions (README "Memory is bounded").
+// Memory per applied transaction and RSS under --retain-transactions (docs/design.md "Bounded memory").
 // Drives the wallet directly (no HTTP: the journal is bounded separately), one bet and one
 // bet_result per round, and prints RSS and heap after each checkpoint.
 //   node --expose-gc dist/scripts/measure-memory.js [total=5000000] [retain=1000000]

@@ -1,8 +1,8 @@
 import type { ServerOptions } from 'node:http';
 
 /**
- * The bounds that keep a slow or hostile caller from holding the server (DESIGN.md, "Limits that
- * keep a hostile caller cheap"). Every value is a `start` option; 0 turns a time-out off.
+ * The bounds that keep a slow or hostile caller from holding the server (docs/limits.md).
+ * Every value is a `start` option; 0 turns a time-out off.
  */
 export interface ServerLimits {
   /** Time to receive a request's headers, from the first byte (Node's headersTimeout). */
@@ -22,7 +22,7 @@ export interface ServerLimits {
 /** The longest `then.delay_ms` the scenario schema allows. */
 export const MAX_DELAY_MS = 600_000;
 
-/** Defaults an honest provider never reaches; see the README's "Reliability and limits". */
+/** Defaults an honest provider never reaches; see docs/limits.md. */
 export const DEFAULT_LIMITS: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

@@ -34,7 +34,7 @@ export function toJsonNumber(n: Money): string {
 export const MAX_EXACT_DIGITS = 15;
 
 /**
- * Every amount and every balance stays below 10^15 minor units of its currency (DESIGN.md "Amounts
+ * Every amount and every balance stays below 10^15 minor units of its currency (docs/design.md "Amounts
  * have a bound"): 10 trillion USD, 1 quadrillion KRW. Within it, sums of a round's amounts keep
  * far fewer digits than Money's precision, so arithmetic never rounds.
  */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiError, sendApiErrorText } from './errors.js';
 
 /**
- * Graceful shutdown (DESIGN.md: "stops accepting, answers what is in flight, then exits").
+ * Graceful shutdown (docs/limits.md, "shutdown": stop accepting, answer what is in flight, then exit).
  * Installed at the root before any route: once `app.close()` has begun, a request that still
  * arrives (on a kept-alive connection, or finishing its body) is refused with 503 before any
  * handler runs, so it changes nothing; replies of requests already in flight are sent with

@@ -1,4 +1,4 @@
-// DESIGN.md "Bad input": R3 with HTTP 200, or a 4xx where the body cannot be read — never a 5xx,
+// docs/design.md "Bad input never hurts": R3 with HTTP 200, or a 4xx where the body cannot be read — never a 5xx,
 // never a crash, never changed state. After each case the wallet still answers a valid login.
 import t, { type Test } from 'tap';
 import { bet, buildTestApp, CREDENTIALS, HEADERS, journal, login, now, send, snapshot, type TestApp } from './helpers/app.js';

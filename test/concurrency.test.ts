@@ -1,4 +1,4 @@
-// DESIGN.md "Concurrency" and "Idempotency": simultaneous callbacks never interleave their
+// docs/design.md "Concurrency" and "Idempotency": simultaneous callbacks never interleave their
 // read-modify-write, the balance never goes negative, and 30 copies of one transaction debit once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

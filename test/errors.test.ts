@@ -57,7 +57,7 @@ const cases: {
     error: 'BODY_NOT_JSON',
     message: /__proto__/,
   },
-  // The admin guard refuses a write that is not JSON before any parser reads it (README: 415 CONTENT_TYPE_NOT_JSON).
+  // The admin guard refuses a write that is not JSON before any parser reads it (docs/limits.md: 415 CONTENT_TYPE_NOT_JSON).
   {
     name: 'a Content-Type the API does not read',
     method: 'PUT',

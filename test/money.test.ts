@@ -1,4 +1,4 @@
-// Exact decimal money (DESIGN.md "Money is exact") and the reply's number text.
+// Exact decimal money (docs/design.md "Money is exact") and the reply's number text.
 import { Decimal } from 'decimal.js';
 import t from 'tap';
 import { buildReply } from '../src/callback.js';

@@ -110,7 +110,7 @@ t.test('the callback operation: a body discriminated by event_type, headers, rep
 
   t.same(Object.keys(media.examples), ['login', 'bet', 'bet_result'], 'one named example per event');
   for (const event of ['login', 'bet', 'bet_result']) {
-    t.same(media.examples[event].value, example(`${event}.request.json`), `${event} example is shared/examples/${event}.request.json`);
+    t.same(media.examples[event].value, example(`${event}.request.json`), `${event} example is test/fixtures/${event}.request.json`);
     t.match(media.examples[event].summary, new RegExp(`^${event}: `));
   }
 

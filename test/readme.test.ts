@@ -1,13 +1,22 @@
-// The README's tables must stay true to the code: every option, route, scenario field, finding
-// code and bundled scenario the code has is named in README.md.
+// The docs stay true to the code: every option, route, journal filter, scenario field, finding
+// code and bundled scenario the code has is in the reference page that holds its table (docs/cli.md,
+// docs/routes.md, docs/scenarios.md), the README's examples run as written, the README stays short,
+// every relative link resolves, and nothing cites a file outside the repository.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import t from 'tap';
+import type { Command } from 'commander';
 import { buildApp } from '../src/app.js';
+import { openapiCommand } from '../src/commands/openapi.js';
+import { probeCommand } from '../src/commands/probe.js';
+import { reportCommand } from '../src/commands/report.js';
+import { sendCommand } from '../src/commands/send.js';
 import { startCommand } from '../src/commands/start.js';
 import { tailCommand } from '../src/commands/tail.js';
+import { validateCommand } from '../src/commands/validate.js';
+import { verifyCommand } from '../src/commands/verify.js';
 import { MATCH_FIELDS } from '../src/journal/match-text.js';
 import { DEFAULT_SCENARIO, ROOT, SCENARIOS_DIR } from '../src/paths.js';
 import { FINDINGS } from '../src/protocol/findings.js';
@@ -17,27 +26,70 @@ import { Simulator } from '../src/simulator.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { bet, HEADERS, login, result } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
-import { readmeCallbacks, readmeSection, shBlocks } from './helpers/readme.js';
+import {
+  anchors,
+  doc,
+  markdownPages,
+  README as readme,
+  readmeCallbacks,
+  readmeSection,
+  relativeLinks,
+  section,
+  shBlocks,
+} from './helpers/readme.js';
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const cell = (s: string) => readme.includes(`\`${s}\``);
+const cli = doc('docs/cli.md');
+const routes = doc('docs/routes.md');
+const scenarios = doc('docs/scenarios.md');
+// Pages another branch writes; drop a name once its page is merged (the tests then check it).
+const PENDING = new Set(['docs/node-api.md']);
+const has = (page: string, s: string) => page.includes(`\`${s}\``);
 
-t.test('every start option and its env var', async (t) => {
+/** The section of docs/cli.md that documents one command. */
+const commandSection = (name: string) => section(cli, `\`wallet-sim ${name}\``);
+
+t.test('every start option and its env var, in docs/cli.md', async (t) => {
+  const start = commandSection('start');
   for (const o of startCommand().options) {
-    t.ok(cell(o.long!) || readme.includes(`\`${o.long} `), `${o.long} is in the README`);
-    t.ok(cell(o.envVar!), `${o.envVar} is in the README`);
+    t.ok(has(start, o.long!) || start.includes(`\`${o.long} `), `${o.long} is in docs/cli.md`);
+    t.ok(has(start, o.envVar!), `${o.envVar} is in docs/cli.md`);
   }
 });
 
-t.test('every route', async (t) => {
+t.test('every other command, each option with its env var, in docs/cli.md', async (t) => {
+  const commands: Command[] = [
+    validateCommand(),
+    openapiCommand(),
+    sendCommand(),
+    verifyCommand(),
+    probeCommand(),
+    reportCommand(),
+    tailCommand(),
+  ];
+  for (const c of commands) {
+    const text = commandSection(c.name());
+    t.ok(cli.includes(`[\`${c.name()}\`](#wallet-sim-${c.name()})`), `${c.name()} is in the command table`);
+    for (const o of c.options.filter((o) => !o.hidden)) {
+      t.ok(
+        has(text, o.long!) || text.includes(`\`${o.long} `) || text.includes(`\`${o.long}\`,`),
+        `${c.name()} ${o.long} is in docs/cli.md`,
+      );
+      if (o.envVar) t.ok(has(text, o.envVar), `${c.name()} ${o.long}: ${o.envVar} is in docs/cli.md`);
+    }
+  }
+});
+
+t.test('every route, in docs/routes.md, and every route the app has is documented', async (t) => {
   const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryStore());
   const app = await buildApp({ sim });
   await app.ready();
+  const served = routeTable(app.printRoutes({ commonPrefix: false }));
   const documented = [
     'POST /callback',
     'GET /health',
     'GET /openapi.json',
     'GET /docs',
+    'GET /ui',
     'GET /admin/players',
     'GET /admin/players/:user_id',
     'PUT /admin/players/:user_id',
@@ -46,32 +98,53 @@ t.test('every route', async (t) => {
     'DELETE /admin/journal',
     'GET /admin/scenario',
     'GET /admin/scenario/rules',
+    'GET /admin/scenarios',
+    'GET /admin/events',
     'PUT /admin/scenario',
+    'GET /admin/report',
   ];
   for (const r of documented) {
-    t.ok(cell(r), `${r} is in the README`);
+    t.ok(has(routes, r), `${r} is in docs/routes.md`);
     const [method, path] = r.split(' ');
     t.ok(app.hasRoute({ method: method as 'GET', url: path! }), `${r} exists`);
   }
+  // Swagger UI's and the dashboard's own files (wildcards), and the redirect of / (described beside GET /ui), aside.
+  const own = served.filter((r) => !/ \/(docs|ui)\/|\*/.test(r) && r !== 'GET /');
+  t.ok(own.length >= documented.length, 'the routes were collected');
+  for (const r of own) t.ok(has(routes, r), `${r} (served) is in docs/routes.md`);
   await app.close();
 });
 
-t.test('every journal filter: in the route table, its own table and the tail row, as the code takes them', async (t) => {
-  const row = (start: string) => readme.split('\n').find((l) => l.startsWith(start)) ?? '';
-  const journalRow = row('| `GET /admin/journal` |');
-  const filters = readmeSection('Journal and findings').split('### Journal filters')[1] ?? '';
-  const tailRow = row('| `wallet-sim tail ');
+/** `METHOD /path` of every route in Fastify's printRoutes() tree (HEAD aside). */
+function routeTable(tree: string): string[] {
+  const paths: string[] = [];
+  const out: string[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^(.*?)[├└]── (.*?)(?: \(([^)]*)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = [...m[1]!].length / 4;
+    paths[depth] = (depth > 0 ? paths[depth - 1]! : '') + m[2]!;
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) out.push(`${method} ${paths[depth]}`);
+  }
+  return out;
+}
+
+t.test('every journal filter: in the route table, its own table and the tail usage, as the code takes them', async (t) => {
+  const row = (page: string, start: string) => page.split('\n').find((l) => l.startsWith(start)) ?? '';
+  const journalRow = row(routes, '| `GET /admin/journal` |');
+  const filters = section(routes, 'Journal filters', 3);
+  const tailUsage = row(commandSection('tail'), '`wallet-sim tail ');
   const tail = tailCommand();
   for (const name of Object.keys(MATCH_FIELDS)) {
     t.ok(journalRow.includes(`\`${name}\``), `${name} is a filter of GET /admin/journal in the route table`);
     t.ok(filters.includes(`\`${name}\``), `${name} is described under Journal filters`);
     const flag = `--${name.replace(/_/g, '-')}`;
-    t.ok(tail.options.some((o) => o.long === flag) && tailRow.includes(`[${flag}`), `tail ${flag} exists and is in its row`);
+    t.ok(tail.options.some((o) => o.long === flag) && tailUsage.includes(`[${flag}`), `tail ${flag} exists and is in its usage line`);
   }
   t.ok(journalRow.includes('`limit`') && journalRow.includes('`after`'), 'the paging parameters too');
 });
 
-t.test('every scenario field', async (t) => {
+t.test('every scenario field, in docs/scenarios.md', async (t) => {
   const scenario = schemas.find((s) => s.$id === 'Scenario') as any;
   const rule = scenario.definitions.rule;
   const fields = [
@@ -81,18 +154,20 @@ t.test('every scenario field', async (t) => {
     ...Object.keys(rule.properties.then.properties),
     'times',
   ];
-  for (const f of fields) t.ok(cell(f) || cell(`${f}[]`) || readme.includes(`\`${f}.`), `${f} is in the README`);
+  for (const f of fields)
+    t.ok(has(scenarios, f) || has(scenarios, `${f}[]`) || scenarios.includes(`\`${f}.`), `${f} is in docs/scenarios.md`);
 });
 
-t.test('every finding code and bundled scenario', async (t) => {
+t.test('every finding code (docs/routes.md) and bundled scenario (docs/scenarios.md)', async (t) => {
   for (const [code, [severity]] of Object.entries(FINDINGS))
-    t.ok(readme.includes(`| \`${code}\` | ${severity} |`), `${code} (${severity}) is in the README`);
-  for (const f of readdirSync(SCENARIOS_DIR)) t.ok(readme.includes(`| \`${f.replace('.json', '')}\` |`), `${f} is described in the README`);
+    t.ok(routes.includes(`| \`${code}\` | ${severity} |`), `${code} (${severity}) is in docs/routes.md`);
+  for (const f of readdirSync(SCENARIOS_DIR))
+    t.ok(scenarios.includes(`| \`${f.replace('.json', '')}\` |`), `${f} is described in docs/scenarios.md`);
 });
 
-t.test("the README's example scenario does what the README says", async (t) => {
-  const block = /## Scenarios[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)![1]!;
-  const sim = await Simulator.open(compileScenario(JSON.parse(block), 'README'), new MemoryStore());
+t.test("docs/scenarios.md's example scenario does what the page says", async (t) => {
+  const block = /```json\n([\s\S]*?)```/.exec(scenarios)![1]!;
+  const sim = await Simulator.open(compileScenario(JSON.parse(block), 'docs/scenarios.md'), new MemoryStore());
   const app = await buildApp({ sim });
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
@@ -168,10 +243,48 @@ t.test('the spec the README links to ships in the package', async (t) => {
   const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
   t.ok(files.includes('docs'), 'package.json files has docs/, so the installed README links work');
   for (const [, target] of readme.matchAll(/\]\(((?:docs|schemas|scenarios)\/[^)#]+)/g)) {
+    if (PENDING.has(target!)) continue;
     t.ok(existsSync(join(ROOT, target!)), `${target} exists`);
     t.ok(
       files.some((f) => target!.startsWith(`${f}/`) || target === f),
       `${target} is in the package`,
     );
+  }
+});
+
+t.test('the README is the front door: at most 15,000 bytes', async (t) => {
+  const bytes = Buffer.byteLength(readme);
+  t.ok(bytes <= 15_000, `README.md is ${bytes} bytes; reference material belongs in docs/`);
+});
+
+t.test('every relative link of README.md, CONTRIBUTING.md and docs/ points to a file (and heading) that exists', async (t) => {
+  for (const page of markdownPages()) {
+    const dir = page.includes('/') ? page.slice(0, page.lastIndexOf('/')) : '.';
+    for (const { file, anchor } of relativeLinks(doc(page))) {
+      const target = file === '' ? page : join(dir, file).replace(/^\.\//, '');
+      if (PENDING.has(target)) continue;
+      t.ok(existsSync(join(ROOT, target)), `${page}: ${file || '#' + anchor} exists`);
+      t.notOk(target.startsWith('..'), `${page}: ${file} stays in the repository`);
+      if (anchor && target.endsWith('.md') && existsSync(join(ROOT, target)))
+        t.ok(anchors(doc(target)).has(anchor), `${page}: ${target}#${anchor} is a heading`);
+    }
+  }
+});
+
+t.test('nothing cites a file outside the repository', async (t) => {
+  const outside = /DESIGN\.md|\.\.\/shared|research\//;
+  const files = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(`${dir}/${e.name}`) : /\.(md|ts|tsx|js|mjs|json|css|html)$/.test(e.name) ? [`${dir}/${e.name}`] : [],
+    );
+  const checked = [
+    'README.md',
+    'CONTRIBUTING.md',
+    ...['docs', 'src', 'ui/src', 'test', 'bench', 'scripts', 'schemas', 'scenarios'].flatMap(files),
+  ];
+  t.ok(checked.length > 100, `${checked.length} files checked`);
+  for (const f of checked) {
+    const hit = outside.exec(readFileSync(join(ROOT, f), 'utf8'));
+    if (hit) t.fail(`${f} cites ${hit[0]}: cite docs/design.md (or the page that holds it) instead`);
   }
 });

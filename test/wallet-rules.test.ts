@@ -1,4 +1,4 @@
-// DESIGN.md "Wallet rules", one block per rule, through the HTTP face (app.inject).
+// docs/design.md "Wallet rules", one block per rule, through the HTTP face (app.inject).
 import t, { type Test } from 'tap';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import {

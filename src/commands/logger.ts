@@ -10,7 +10,7 @@ export function logger(o: { logLevel: string; logFormat?: 'json' | 'pretty' }): 
       ? { stream: pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) }
       : {}),
     hooks: {
-      // The start line below is the one line with the URL (DESIGN.md); Fastify's own is dropped.
+      // The start line below is the one line with the URL (docs/cli.md); Fastify's own is dropped.
       logMethod(args, method) {
         if (typeof args[0] === 'string' && args[0].startsWith('Server listening at')) return;
         method.apply(this, args);

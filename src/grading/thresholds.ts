@@ -2,7 +2,7 @@ import type { GradingThresholds, ReportThresholds } from '../protocol/types.gene
 
 export type Thresholds = ReportThresholds;
 
-/** DESIGN.md "Session grading": the defaults of a scenario's `grading` object. */
+/** docs/certification.md "Thresholds": the defaults of a scenario's `grading` object. */
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   retry_window_s: 60,
   client_timeout_s: 10,

@@ -13,7 +13,7 @@ export interface Finding {
   pointer?: string;
 }
 
-/** Every finding code, its severity, and what it means. The README table is made from this. */
+/** Every finding code, its severity, and what it means. docs/routes.md lists it (test/readme.test.ts checks). */
 export const FINDINGS = {
   CREDENTIALS_MISSING: ['error', 'Api-Id or Api-Key header is missing'],
   CREDENTIALS_WRONG: ['error', 'Api-Id / Api-Key do not match the scenario credentials'],

@@ -13,7 +13,7 @@ export interface AdminGuardOptions {
 }
 
 /**
- * Keeps the admin API out of reach of web pages the user happens to open (DESIGN.md, "Limits"):
+ * Keeps the admin API out of reach of web pages the user happens to open (docs/limits.md):
  * - Host must be localhost, an IP address or an allowed name: DNS rebinding needs a name of the
  *   attacker's, so a page that rebinds its own name to 127.0.0.1 is refused.
  * - A request from another site's page (Origin, Sec-Fetch-Site) is refused, unless --cors names

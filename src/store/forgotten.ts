@@ -10,7 +10,7 @@ export interface ForgottenRecord {
 }
 
 /**
- * The ids a wallet no longer remembers (DESIGN.md "Bounded memory"), kept as 64-bit hashes: 8 bytes
+ * The ids a wallet no longer remembers (docs/design.md "Bounded memory"), kept as 64-bit hashes: 8 bytes
  * per forgotten id instead of a whole record. `has` is true for every forgotten id; it is also
  * true for a never-seen id only when that id's 64-bit hash collides with a forgotten one's — about
  * n / 2^64 for n forgotten ids (one in 700 billion after 26 million), so in practice never.

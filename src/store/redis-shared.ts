@@ -24,8 +24,8 @@ function results(replies: [Error | null, unknown][] | null): unknown[] {
 }
 
 /**
- * What several wallet-sim processes on one Redis share besides the ledger (DESIGN.md
- * "Scale-out"): the active scenario, the rule counters and word of a reset. The scenario document
+ * What several wallet-sim processes on one Redis share besides the ledger
+ * (docs/scale-out.md): the active scenario, the rule counters and word of a reset. The scenario document
  * and a version live in Redis; a change is published on a channel and every process picks it up
  * (and re-reads it after a reconnect, in case it missed the message). Rule counters are hashes per
  * scenario version, so a change or reset starts them at zero everywhere at once.

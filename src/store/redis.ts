@@ -26,7 +26,7 @@ export interface RedisStoreOptions {
 export const MAX_ATTEMPTS = 20;
 
 /**
- * The ledger in Redis (DESIGN.md "Scale-out"): any number of wallet-sim processes sharing one
+ * The ledger in Redis (docs/scale-out.md): any number of wallet-sim processes sharing one
  * Redis act as one wallet. A callback reads the records it needs, the pure `decide` turns them into
  * changes, and a compare-and-set script commits them only if none of those records changed since
  * the read; otherwise it reads again and decides again (optimistic concurrency, docs/scale-out.md).

@@ -2,7 +2,7 @@ import { type TransactionRecord, forgottenRound, forgottenTxn, roundKey } from '
 import { ForgottenIds } from './forgotten.js';
 
 /**
- * The newest `retain` applied transactions (DESIGN.md "Bounded memory"); older ones are forgotten
+ * The newest `retain` applied transactions (docs/design.md "Bounded memory"); older ones are forgotten
  * into a record of hashes, and a settled round goes with the transaction that settled it. Open
  * rounds and players are never forgotten. The wallet's state keeps one; the file store's
  * snapshots are copied from that state, so a snapshot holds exactly what the wallet holds.

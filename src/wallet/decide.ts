@@ -26,7 +26,7 @@ export interface Decision extends Decided {
 const EVENT_TYPES = { login: 'login', bet: 'bet', bet_result: 'bet_result' } as const;
 
 /**
- * The rules of the money (DESIGN.md "Wallet rules"), pure: the records read for a callback in, the
+ * The rules of the money (docs/design.md "Wallet rules"), pure: the records read for a callback in, the
  * code, the changes and the findings out. Idempotency first, then the player, then the event's own
  * checks (src/events/). Applying the changes and making them durable are the store's.
  */

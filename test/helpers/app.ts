@@ -46,16 +46,9 @@ export async function buildTestApp(
   return { app, sim };
 }
 
-/** The worked examples of ../shared/examples, if present, else copies kept in test/fixtures. */
+/** The spec's worked examples, kept in test/fixtures. */
 export function example(name: string): Record<string, any> {
-  for (const dir of [join(ROOT, '../shared/examples'), join(ROOT, 'test/fixtures')]) {
-    try {
-      return JSON.parse(readFileSync(join(dir, name), 'utf8'));
-    } catch {
-      /* next */
-    }
-  }
-  throw new Error(`example ${name} not found`);
+  return JSON.parse(readFileSync(join(ROOT, 'test/fixtures', name), 'utf8'));
 }
 
 /** An exact sum of JSON amounts (0.1 + 0.2 is 0.3 here), as the number a client would send. */

@@ -1,4 +1,4 @@
-// --retain-transactions on the redis store (DESIGN.md "Bounded memory"): the oldest transactions
+// --retain-transactions on the redis store (docs/design.md "Bounded memory"): the oldest transactions
 // are forgotten into a set of 64-bit hashes in the same atomic step; their retries are R3
 // TRANSACTION_EXPIRED, a forgotten settled round does not open again, nothing is applied twice.
 import t from 'tap';

@@ -1,4 +1,4 @@
-// DESIGN.md "Scale-out": two wallet-sim processes (two simulators and apps over real sockets,
+// docs/scale-out.md: two wallet-sim processes (two simulators and apps over real sockets,
 // each with its own Redis connection) sharing one Redis act as one wallet.
 import t, { type Test } from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';

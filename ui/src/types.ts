@@ -33,7 +33,7 @@ export interface BundledScenario {
   document: ScenarioDoc;
 }
 
-/** GET /admin/report (DESIGN.md "Session grading"). */
+/** GET /admin/report (docs/certification.md). */
 export type CheckStatus = 'pass' | 'fail' | 'pending' | 'not_exercised';
 export interface Violation {
   message: string;
