@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
-import { type FailOn, failsRun, formatHtml, formatJUnit, formatText } from '../grading/format.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type FailOn, failsRun, formatJUnit, formatText } from '../grading/format.js';
+import { formatHtml } from '../grading/format-html.js';
 import type { Report } from '../protocol/types.generated.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
@@ -11,7 +13,43 @@ interface ReportOptions {
   junit?: string;
   html?: string;
   failOn: FailOn;
+  wait?: number;
   adminToken?: string;
+}
+
+const FAIL_ON = ['error', 'warning', 'pending'];
+
+/** `--fail-on warning,pending`: a comma list of error, warning and pending. */
+function failOnList(value: string): FailOn {
+  const levels = value.split(',').map((s) => s.trim());
+  const bad = levels.filter((l) => !FAIL_ON.includes(l));
+  if (bad.length || !levels.length) throw new InvalidArgumentError(`takes a comma list of ${FAIL_ON.join(', ')} (got "${value}")`);
+  return levels.join(',');
+}
+
+const seconds = (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new InvalidArgumentError('must be a number of seconds from 0 to 86400');
+  return n;
+};
+
+/** Reads the report until no check is pending or `waitS` seconds have passed, saying on stderr what it waits for. */
+async function readReport(client: AdminClient, user: string | undefined, waitS: number | undefined): Promise<Report> {
+  const until = performance.now() + (waitS ?? 0) * 1000;
+  for (;;) {
+    const report = await client.report(user);
+    const pending = report.checks.filter((c) => c.status === 'pending');
+    const left = until - performance.now();
+    if (!pending.length || waitS === undefined || left <= 0) {
+      if (pending.length && waitS !== undefined)
+        console.error(`wallet-sim report: waited ${waitS} s; still pending: ${pending.map((c) => c.id).join(', ')}`);
+      return report;
+    }
+    console.error(
+      `wallet-sim report: waiting for ${pending.length} pending check${pending.length === 1 ? '' : 's'} (${Math.ceil(left / 1000)} s left): ${pending.map((c) => `${c.id} (${c.detail ?? ''})`).join('; ')}`,
+    );
+    await sleep(Math.min(1000, left));
+  }
 }
 
 export function reportCommand(): Command {
@@ -24,9 +62,18 @@ export function reportCommand(): Command {
     .addOption(junitOption('also write JUnit XML (one test case per check)'))
     .option('--html <file>', 'also write a self-contained HTML page (to attach to a certification ticket)')
     .addOption(
-      new Option('--fail-on <severity>', 'lowest severity of a failing check that fails the run')
-        .choices(['error', 'warning'])
+      new Option(
+        '--fail-on <list>',
+        'what else fails the run, a comma list: warning (a failing warning check), pending (a check whose window is still open); failing errors always fail',
+      )
+        .argParser(failOnList)
         .default('error'),
+    )
+    .addOption(
+      new Option(
+        '--wait <seconds>',
+        'first wait until no check is pending (polling once a second, progress on stderr), at most this long',
+      ).argParser(seconds),
     )
     .addOption(adminTokenOption())
     .action(async (o: ReportOptions) => {
@@ -34,7 +81,7 @@ export function reportCommand(): Command {
       const url = o.url.replace(/\/+$/, '');
       let report: Report;
       try {
-        report = await new AdminClient(url, o.adminToken).report(o.user);
+        report = await readReport(new AdminClient(url, o.adminToken), o.user, o.wait);
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof SyntaxError)) throw e;
         const why = e.message.replace(/; is wallet-sim running there\?$/, '');

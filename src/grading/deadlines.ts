@@ -7,7 +7,7 @@ export class Deadlines {
     const item = { at, fn, live: true };
     const h = this.heap;
     h.push(item);
-    for (let i = h.length - 1; i > 0; ) {
+    for (let i = h.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (h[parent]!.at <= h[i]!.at) break;
       [h[parent], h[i]] = [h[i]!, h[parent]!];
@@ -36,7 +36,7 @@ export class Deadlines {
     const last = h.pop();
     if (h.length && last) {
       h[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const [l, r] = [2 * i + 1, 2 * i + 2];
         let m = i;
         if (l < h.length && h[l]!.at < h[m]!.at) m = l;

@@ -6,12 +6,56 @@ import type { Report, ReportCheck } from '../protocol/types.generated.js';
  * self-contained HTML page to attach to a certification ticket.
  */
 
-export type FailOn = 'error' | 'warning';
+/** `--fail-on`: a comma list of `warning` and `pending` (`error`, the default, adds nothing: failing errors always fail). */
+export type FailOn = string;
 
-/** A failing check that fails the run at this --fail-on level (warnings only with --fail-on warning). */
-export const failsRun = (c: ReportCheck, failOn: FailOn) => c.status === 'fail' && (c.severity === 'error' || failOn === 'warning');
+/**
+ * A check that fails the run at this --fail-on: a failing error always; a failing warning with
+ * `warning`; a check still pending with `pending`.
+ */
+export const failsRun = (c: ReportCheck, failOn: FailOn) =>
+  (c.status === 'fail' && (c.severity === 'error' || failOn.split(',').includes('warning'))) ||
+  (c.status === 'pending' && failOn.split(',').includes('pending'));
 
-const LABEL: Record<ReportCheck['status'], string> = { pass: 'PASS', fail: 'FAIL', pending: 'PENDING', not_exercised: 'NOT EXERCISED' };
+/** The session line: which session was graded, since when, with which seed. */
+export const sessionLine = (r: Report) =>
+  `session ${r.session.id} since ${r.session.started_at}${r.session.seed === null ? '' : ` · seed ${r.session.seed}`}`;
+
+const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * The provider's timing profile against the declared thresholds, one phrase each; `warn` marks
+ * what falls short (a time-out shorter than declared, retries closer than the minimum gap, more
+ * attempts than allowed).
+ */
+export function timingPhrases(r: Report, warn: (s: string) => string = (s) => `${s} (!)`): string[] {
+  const { timing: m, thresholds: t } = r;
+  if (!t) return [];
+  const out: string[] = [];
+  const timeout = t.client_timeout_s * 1000;
+  if (m.observed_timeout_ms) {
+    const { median, max } = m.observed_timeout_ms;
+    const text = `client time-out observed ${s1(median)} median, ${s1(max)} max (declared ${t.client_timeout_s} s)`;
+    out.push(median < timeout - Math.max(100, timeout * 0.05) ? warn(text) : text);
+  } else out.push(`client time-out not observed (no caller closed a connection before its reply; declared ${t.client_timeout_s} s)`);
+  if (m.retry_gap_ms) {
+    const { first, p50, max } = m.retry_gap_ms;
+    const text = `retry gaps ${first} ms first, ${p50} ms median, ${max} ms max (at least ${t.min_retry_gap_ms} ms)`;
+    out.push(Math.min(first, p50) < t.min_retry_gap_ms ? warn(text) : text);
+  } else out.push('no resend observed');
+  if (m.max_attempts !== null) {
+    const text = `most attempts of one transaction ${m.max_attempts} (at most ${t.max_attempts})`;
+    out.push(m.max_attempts > t.max_attempts ? warn(text) : text);
+  }
+  return out;
+}
+
+export const LABEL: Record<ReportCheck['status'], string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  pending: 'PENDING',
+  not_exercised: 'NOT EXERCISED',
+};
 const MARK: Record<ReportCheck['status'], string> = { pass: '✓', fail: '✗', pending: '…', not_exercised: '-' };
 const COLOUR: Record<ReportCheck['status'], number> = { pass: 32, fail: 31, pending: 33, not_exercised: 90 };
 const SHOWN = 5;
@@ -24,11 +68,13 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   const t = r.thresholds;
   const out = [
     `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${r.user_id}`} · ${r.generated_at}`,
+    sessionLine(r),
     ...(t
       ? [
           `thresholds: retry window ${t.retry_window_s} s, client time-out ${t.client_timeout_s} s, retries ≥ ${t.min_retry_gap_ms} ms apart, ≤ ${t.max_attempts} attempts, rounds settled within ${t.round_max_age_s} s`,
         ]
       : []),
+    ...(t ? [`timing: ${timingPhrases(r, (x) => paint(33, `${x} (!)`)).join(' · ')}`] : []),
     '',
   ];
   for (const c of r.checks) {
@@ -46,6 +92,10 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   out.push('', `${r.checks.length} checks: ${s.pass} pass, ${s.fail} fail, ${s.pending} pending, ${s.not_exercised} not exercised`);
   if (r.open_rounds.length)
     out.push(`open rounds: ${r.open_rounds.map((x) => `${x.user_id} ${x.game_no} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`);
+  if (r.forgotten.transactions || r.forgotten.rounds)
+    out.push(
+      `forgotten: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds (grading state is bounded; they were judged until then)`,
+    );
   const findings = Object.entries(r.findings);
   if (findings.length)
     out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
@@ -89,68 +139,4 @@ export function formatJUnit(r: Report, o: { url: string; failOn: FailOn; seconds
       }),
     },
   ]);
-}
-
-const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-
-/** One HTML file, no external asset: styles inline, no script, no link to fetch. */
-export function formatHtml(r: Report, o: { url: string; failOn: FailOn }): string {
-  const failing = r.checks.filter((c) => failsRun(c, o.failOn));
-  const rows = r.checks
-    .map((c) => {
-      const violations = c.violations
-        .map((v) => `<li><span class="ids">${v.journal_ids.map((id) => `#${id}`).join(' ')}</span> ${esc(v.message)}</li>`)
-        .join('');
-      return `<tr class="${c.status}">
-  <td><span class="badge ${c.status}">${LABEL[c.status]}</span>${c.severity === 'warning' ? '<br><small>warning</small>' : ''}</td>
-  <td><code>${esc(c.id)}</code><div class="title">${esc(c.title)}</div></td>
-  <td>${esc(c.detail ?? '')}${c.status === 'fail' ? `<div class="fix"><b>Fix:</b> ${esc(c.fix ?? '')}</div><ul>${violations}</ul>` : ''}</td>
-  <td class="num">${c.exercised}</td>
-</tr>`;
-    })
-    .join('\n');
-  const rounds = r.open_rounds.length
-    ? `<h2>Open rounds</h2><table><tr><th>player</th><th>game_no</th><th>stake</th><th>opened at</th><th>age</th></tr>${r.open_rounds.map((x) => `<tr><td>${esc(x.user_id)}</td><td>${esc(x.game_no)}</td><td class="num">${x.stake}</td><td>${esc(x.opened_at)}</td><td class="num">${x.age_s} s</td></tr>`).join('')}</table>`
-    : '';
-  const findings = Object.entries(r.findings);
-  const findingsHtml = findings.length
-    ? `<h2>Findings in single callbacks</h2><ul>${findings.map(([code, n]) => `<li><code>${esc(code)}</code> × ${n}</li>`).join('')}</ul>`
-    : '';
-  const t = r.thresholds;
-  const s = r.summary;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>wallet-sim certification report: ${esc(r.scenario)}</title>
-<style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#1d2330}
-h1{font-size:1.4em;margin-bottom:.2em}.meta{color:#5b6475}
-.verdict{font-size:1.2em;font-weight:600;padding:.6em 1em;border-radius:6px;margin:1em 0}
-.verdict.ok{background:#e3f5e8;color:#17603a}.verdict.ko{background:#fde7e7;color:#9b1c1c}
-table{border-collapse:collapse;width:100%;margin:1em 0}th,td{border-bottom:1px solid #e2e5eb;padding:.5em;text-align:left;vertical-align:top}
-th{background:#f5f6f8}.num{text-align:right}.title{color:#5b6475}
-.badge{display:inline-block;border-radius:4px;padding:.1em .5em;font-size:.8em;font-weight:700;white-space:nowrap}
-.badge.pass{background:#e3f5e8;color:#17603a}.badge.fail{background:#fde7e7;color:#9b1c1c}
-.badge.pending{background:#fff4d6;color:#7a5a00}.badge.not_exercised{background:#eceef2;color:#5b6475}
-.fix{margin:.4em 0}.ids{font-family:ui-monospace,monospace;color:#5b6475}code{font-family:ui-monospace,monospace}
-</style>
-</head>
-<body>
-<h1>wallet-sim certification report</h1>
-<div class="meta">Scenario <b>${esc(r.scenario)}</b>${r.user_id === undefined ? '' : ` · player <b>${esc(r.user_id)}</b>`} · simulator ${esc(o.url)} · graded ${esc(r.generated_at)}</div>
-${t ? `<div class="meta">Thresholds: retry window ${t.retry_window_s} s · client time-out ${t.client_timeout_s} s · retries ≥ ${t.min_retry_gap_ms} ms apart · ≤ ${t.max_attempts} attempts · rounds settled within ${t.round_max_age_s} s</div>` : ''}
-<div class="verdict ${failing.length ? 'ko' : 'ok'}">${failing.length ? `FAIL: ${failing.map((c) => esc(c.id)).join(', ')}` : 'No check fails'} (fail on ${o.failOn}) · ${s.pass} pass · ${s.fail} fail · ${s.pending} pending · ${s.not_exercised} not exercised</div>
-<table>
-<tr><th>status</th><th>check</th><th>why (journal ids as evidence)</th><th>exercised</th></tr>
-${rows}
-</table>
-${rounds}
-${findingsHtml}
-<p class="meta">Journal entries (#id) are in GET /admin/journal of the simulator. Checks are defined in docs/certification.md of wallet-sim.</p>
-</body>
-</html>
-`;
 }

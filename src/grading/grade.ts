@@ -118,13 +118,24 @@ export function grade(entries: readonly JournalEntry[], thresholds: Thresholds, 
       run: () => {
         const a = attempts.get(e.id);
         if (a)
-          g.complete(a, { end, status: e.reply.status, body: e.reply.body, dropped: e.reply.dropped, clientGone: e.reply.client_gone ?? false });
+          g.complete(a, {
+            end,
+            status: e.reply.status,
+            body: e.reply.body,
+            dropped: e.reply.dropped,
+            clientGone: e.reply.client_gone ?? false,
+          });
       },
     });
   }
   steps.sort((a, b) => a.at - b.at || a.order - b.order || a.id - b.id);
   for (const s of steps) s.run();
-  return reportOf(g, { now, scenario, session: { id: 'journal', started_at: new Date(steps[0]?.at ?? now.getTime()).toISOString(), seed: null }, userId });
+  return reportOf(g, {
+    now,
+    scenario,
+    session: { id: 'journal', started_at: new Date(steps[0]?.at ?? now.getTime()).toISOString(), seed: null },
+    userId,
+  });
 }
 
 export { CHECKS } from './checks.js';

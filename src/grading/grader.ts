@@ -167,7 +167,19 @@ export class Grader {
     let tx = this.txs.get(arrival.tx);
     const a: Attempt = { ...arrival, nth: tx?.count ?? 0, outcome: 'waiting' };
     if (!tx) {
-      tx = { id: a.tx, user: a.user, event: a.event, game: a.game, first: a, last: a, count: 0, marks: new Set(), running: 0, read: false, windows: new Map() };
+      tx = {
+        id: a.tx,
+        user: a.user,
+        event: a.event,
+        game: a.game,
+        first: a,
+        last: a,
+        count: 0,
+        marks: new Set(),
+        running: 0,
+        read: false,
+        windows: new Map(),
+      };
       this.txs.set(a.tx, tx);
       this.bound();
     }
@@ -246,7 +258,19 @@ export class Grader {
 
   /** A transaction forgotten while one of its attempts was answered: judged on its own. */
   private orphan(a: Attempt): Tx {
-    return { id: a.tx, user: a.user, event: a.event, game: a.game, first: a, last: a, count: a.nth + 1, marks: new Set(), running: 0, read: false, windows: new Map() };
+    return {
+      id: a.tx,
+      user: a.user,
+      event: a.event,
+      game: a.game,
+      first: a,
+      last: a,
+      count: a.nth + 1,
+      marks: new Set(),
+      running: 0,
+      read: false,
+      windows: new Map(),
+    };
   }
 
   /** State a check keeps of its own for the session. */

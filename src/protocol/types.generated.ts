@@ -259,6 +259,10 @@ codes?: ExpectedCodes[]
 balances?: ExpectedBalance[]
 findings?: ExpectedFindings
 /**
+ * true: no check of the certification report may still be pending (a lost reply's retry window still open, a round younger than round_max_age_s). Run verify after the windows closed, or use wallet-sim report --wait.
+ */
+no_pending_checks?: boolean
+/**
  * Statuses the certification report (GET /admin/report) must give: each listed check must have `status` (one of them, when a list).
  */
 checks?: ExpectedCheck[]

@@ -143,7 +143,11 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       const repliedAt = Date.now();
       // The caller gave up (its own time-out) before the reply: it never read it.
       const clientGone = socket.destroyed === true; // (an injected request's fake socket is never destroyed)
-      const entry = await pending.finish({ replied_at: isoTime(repliedAt), duration_ms: Math.round(performance.now() - started), client_gone: clientGone });
+      const entry = await pending.finish({
+        replied_at: isoTime(repliedAt),
+        duration_ms: Math.round(performance.now() - started),
+        client_gone: clientGone,
+      });
       if (attempt)
         grader.complete(attempt, { end: repliedAt, status: out.status, body: out.entry.reply.body, dropped: out.drop, clientGone });
       grader.count(out.entry.user_id, findingCodes(out.entry.findings));

@@ -101,7 +101,23 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
 
   results.push(findingsResult(x.findings ?? {}, entries));
   results.push(...(await checkResults(x.checks ?? [], source)));
+  if (x.no_pending_checks) results.push(await noPendingResult(source));
   return { entries: entries.length, results };
+}
+
+/** `no_pending_checks`: every window of the session's report has closed. */
+async function noPendingResult(source: JournalSource): Promise<VerifyResult> {
+  if (!source.report) throw new Error('verify: this journal source cannot read the certification report');
+  const pending = (await source.report()).checks.filter((c) => c.status === 'pending');
+  return {
+    group: 'checks',
+    name: 'no check is pending',
+    passed: pending.length === 0,
+    message: pending.length
+      ? `${pending.length} still pending: ${pending.map((c) => c.id).join(', ')}; run verify once their windows closed (or wallet-sim report --wait <seconds>)`
+      : 'every window has closed',
+    details: limit(pending.map((c) => `  ${c.id}: ${c.detail ?? ''}`)),
+  };
 }
 
 /** Each expected check status, read from the certification report (one report per user_id asked). */

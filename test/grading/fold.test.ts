@@ -8,12 +8,16 @@ import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 const S = 1000;
 const u = 'p1';
 const statusOf = (r: Report, id: CheckId) => r.checks.find((c) => c.id === id)!.status;
-const run = (cbs: Cb[], now: number, th: Partial<Thresholds> = {}) => grade(journal(...cbs), { ...DEFAULT_THRESHOLDS, ...th }, new Date(T0 + now), 'test');
+const run = (cbs: Cb[], now: number, th: Partial<Thresholds> = {}) =>
+  grade(journal(...cbs), { ...DEFAULT_THRESHOLDS, ...th }, new Date(T0 + now), 'test');
 
 t.test('NO_PREMATURE_RETRY: a resend earlier than the time-out by less than max(100 ms, 5%) is not premature', async (t) => {
   // The first attempt is still unanswered (its reply comes at 10 s, after the caller gave up).
   const resendAt = (timeoutS: number, gap: number) =>
-    statusOf(run([bet(u, 'b1', 0, { ms: 10 * S, gone: true }), bet(u, 'b1', gap)], 60 * S, { client_timeout_s: timeoutS }), 'NO_PREMATURE_RETRY');
+    statusOf(
+      run([bet(u, 'b1', 0, { ms: 10 * S, gone: true }), bet(u, 'b1', gap)], 60 * S, { client_timeout_s: timeoutS }),
+      'NO_PREMATURE_RETRY',
+    );
   const rows: [number, number, string][] = [
     [3, 2984, 'pass'], // got's 3 s time-out, stamped 16 ms early by the wallet's clock
     [3, 2850, 'pass'], // exactly 5% early
@@ -40,7 +44,8 @@ t.test('NO_RETRY_AFTER_REFUSAL: the same bet resent under a new transaction_id a
   for (const [name, cbs, want] of rows) {
     const r = run(cbs, 100 * S);
     t.equal(statusOf(r, 'NO_RETRY_AFTER_REFUSAL'), want, name);
-    if (want === 'fail') t.match(r.checks.find((c) => c.id === 'NO_RETRY_AFTER_REFUSAL')!.violations[0]!.message, /under a new transaction_id/);
+    if (want === 'fail')
+      t.match(r.checks.find((c) => c.id === 'NO_RETRY_AFTER_REFUSAL')!.violations[0]!.message, /under a new transaction_id/);
   }
   const settled = run([settle(u, 's1', 0, { code: 'R3' }), settle(u, 's2', 200)], 100 * S);
   t.equal(statusOf(settled, 'NO_RETRY_AFTER_REFUSAL'), 'fail', 'a refused settlement resent under a new id');
@@ -68,7 +73,11 @@ t.test('the state is bounded: the oldest transactions and rounds are forgotten a
   }
   t.equal(g.txs.size, 10);
   t.equal(g.rounds.size, 5);
-  const r = reportOf(g, { now: new Date(T0 + 40 * S), scenario: 'test', session: { id: 's', started_at: new Date(T0).toISOString(), seed: null } });
+  const r = reportOf(g, {
+    now: new Date(T0 + 40 * S),
+    scenario: 'test',
+    session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
+  });
   t.same(r.forgotten, { transactions: 20, rounds: 25 });
   t.equal(r.open_rounds.length, 30, 'open rounds are never forgotten');
 });
@@ -93,7 +102,11 @@ t.test('the timing profile: observed time-out, retry gaps, most attempts', async
     g.closed(a, T0 + closedAfter);
   }
   t.same(g.timing.profile().observed_timeout_ms, { median: 3000, max: 3100 });
-  t.same(run([login(u, 'l1', 0)], S).timing, { observed_timeout_ms: null, retry_gap_ms: null, max_attempts: null }, 'null where not observed');
+  t.same(
+    run([login(u, 'l1', 0)], S).timing,
+    { observed_timeout_ms: null, retry_gap_ms: null, max_attempts: null },
+    'null where not observed',
+  );
 });
 
 t.test('a violation keeps masked excerpts of the entries it cites', async (t) => {

@@ -18,9 +18,10 @@ export const noBetAfterLoginRefused: Reducer = {
     const login = p.lastLogin;
     if (!login || login.outcome === 'R0' || p.marks.has(`${ID}:failed`)) return;
     p.marks.add(`${ID}:failed`);
-    g.tally(ID).violate(`${describe(a)} came after ${describe(login)} was refused with ${login.outcome} and before any successful login`, [
-      login,
-      a,
-    ], a.tx);
+    g.tally(ID).violate(
+      `${describe(a)} came after ${describe(login)} was refused with ${login.outcome} and before any successful login`,
+      [login, a],
+      a.tx,
+    );
   },
 };

@@ -42,7 +42,10 @@ export const noRetryAfterRefusal: Reducer = {
     const refusal = tx.resolved;
     if (a.nth > 0 && refusal && DEFINITE.has(refusal.outcome) && a.at >= refusal.knownAt! && !tx.marks.has(ID)) {
       tx.marks.add(ID);
-      tally.violate(`${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`, [refusal, a]);
+      tally.violate(`${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`, [
+        refusal,
+        a,
+      ]);
       return;
     }
     if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;

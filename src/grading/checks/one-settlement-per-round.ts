@@ -17,9 +17,10 @@ export const oneSettlementPerRound: Reducer = {
     }
     if (a.nth !== 0 || a.tx === settled.tx || round.marks.has(ID)) return;
     round.marks.add(ID);
-    tally.violate(`round ${round.game} was settled by ${describe(settled)}; ${describe(a)} settles it again under a new transaction_id`, [
-      settled,
-      a,
-    ], a.tx);
+    tally.violate(
+      `round ${round.game} was settled by ${describe(settled)}; ${describe(a)} settles it again under a new transaction_id`,
+      [settled, a],
+      a.tx,
+    );
   },
 };

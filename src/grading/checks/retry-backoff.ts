@@ -28,9 +28,9 @@ export const retryBackoff: Reducer = {
     const before = tx.wait;
     tx.wait = wait;
     if (before === undefined || wait >= before - tolerance(before) || !mark('shrink')) return;
-    tally.violate(`${a.tx} waited ${wait} ms before #${a.id}, less than the ${before} ms it waited before #${p.id}: back-off must not shrink`, [
-      p,
-      a,
-    ]);
+    tally.violate(
+      `${a.tx} waited ${wait} ms before #${a.id}, less than the ${before} ms it waited before #${p.id}: back-off must not shrink`,
+      [p, a],
+    );
   },
 };

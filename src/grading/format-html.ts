@@ -1,0 +1,89 @@
+import type { Report, ReportViolation } from '../protocol/types.generated.js';
+import { type FailOn, failsRun, LABEL, sessionLine, timingPhrases } from './format.js';
+
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** One HTML file, no external asset: styles inline, no script, no link to fetch. */
+export function formatHtml(r: Report, o: { url: string; failOn: FailOn }): string {
+  const failing = r.checks.filter((c) => failsRun(c, o.failOn));
+  const rows = r.checks
+    .map((c) => {
+      const violations = c.violations
+        .map(
+          (v) => `<li><span class="ids">${v.journal_ids.map((id) => `#${id}`).join(' ')}</span> ${esc(v.message)}${evidenceHtml(v)}</li>`,
+        )
+        .join('');
+      return `<tr class="${c.status}">
+  <td><span class="badge ${c.status}">${LABEL[c.status]}</span>${c.severity === 'warning' ? '<br><small>warning</small>' : ''}</td>
+  <td><code>${esc(c.id)}</code><div class="title">${esc(c.title)}</div></td>
+  <td>${esc(c.detail ?? '')}${c.status === 'fail' ? `<div class="fix"><b>Fix:</b> ${esc(c.fix ?? '')}</div><ul>${violations}</ul>` : ''}</td>
+  <td class="num">${c.exercised}</td>
+</tr>`;
+    })
+    .join('\n');
+  const rounds = r.open_rounds.length
+    ? `<h2>Open rounds</h2><table><tr><th>player</th><th>game_no</th><th>stake</th><th>opened at</th><th>age</th></tr>${r.open_rounds.map((x) => `<tr><td>${esc(x.user_id)}</td><td>${esc(x.game_no)}</td><td class="num">${x.stake}</td><td>${esc(x.opened_at)}</td><td class="num">${x.age_s} s</td></tr>`).join('')}</table>`
+    : '';
+  const findings = Object.entries(r.findings);
+  const findingsHtml = findings.length
+    ? `<h2>Findings in single callbacks</h2><ul>${findings.map(([code, n]) => `<li><code>${esc(code)}</code> × ${n}</li>`).join('')}</ul>`
+    : '';
+  const t = r.thresholds;
+  const s = r.summary;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>wallet-sim certification report: ${esc(r.scenario)}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#1d2330}
+h1{font-size:1.4em;margin-bottom:.2em}.meta{color:#5b6475}
+.verdict{font-size:1.2em;font-weight:600;padding:.6em 1em;border-radius:6px;margin:1em 0}
+.verdict.ok{background:#e3f5e8;color:#17603a}.verdict.ko{background:#fde7e7;color:#9b1c1c}
+table{border-collapse:collapse;width:100%;margin:1em 0}th,td{border-bottom:1px solid #e2e5eb;padding:.5em;text-align:left;vertical-align:top}
+th{background:#f5f6f8}.num{text-align:right}.title{color:#5b6475}
+.badge{display:inline-block;border-radius:4px;padding:.1em .5em;font-size:.8em;font-weight:700;white-space:nowrap}
+.badge.pass{background:#e3f5e8;color:#17603a}.badge.fail{background:#fde7e7;color:#9b1c1c}
+.badge.pending{background:#fff4d6;color:#7a5a00}.badge.not_exercised{background:#eceef2;color:#5b6475}
+.fix{margin:.4em 0}.warn{color:#9b1c1c}details{margin:.3em 0 .6em}pre{white-space:pre-wrap;word-break:break-all;background:#f5f6f8;padding:.5em;border-radius:4px;font-size:12px;margin:.2em 0}.ids{font-family:ui-monospace,monospace;color:#5b6475}code{font-family:ui-monospace,monospace}
+</style>
+</head>
+<body>
+<h1>wallet-sim certification report</h1>
+<div class="meta">Scenario <b>${esc(r.scenario)}</b>${r.user_id === undefined ? '' : ` · player <b>${esc(r.user_id)}</b>`} · simulator ${esc(o.url)} · graded ${esc(r.generated_at)}</div>
+<div class="meta">${esc(sessionLine(r))} (only callbacks of this session, with the right credentials, are graded)</div>
+${t ? `<div class="meta">Thresholds: retry window ${t.retry_window_s} s · client time-out ${t.client_timeout_s} s · retries ≥ ${t.min_retry_gap_ms} ms apart · ≤ ${t.max_attempts} attempts · rounds settled within ${t.round_max_age_s} s</div>` : ''}
+${
+  t
+    ? `<div class="meta">Timing profile: ${timingPhrases(r, (x) => `<b class="warn">${esc(x)} (!)</b>`)
+        .map((x) => (x.startsWith('<b') ? x : esc(x)))
+        .join(' · ')}</div>`
+    : ''
+}
+${r.forgotten.transactions || r.forgotten.rounds ? `<div class="meta">Grading state is bounded: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds were forgotten (judged until then).</div>` : ''}
+<div class="verdict ${failing.length ? 'ko' : 'ok'}">${failing.length ? `FAIL: ${failing.map((c) => esc(c.id)).join(', ')}` : 'No check fails'} (fail on ${o.failOn}) · ${s.pass} pass · ${s.fail} fail · ${s.pending} pending · ${s.not_exercised} not exercised</div>
+<table>
+<tr><th>status</th><th>check</th><th>why (journal ids as evidence)</th><th>exercised</th></tr>
+${rows}
+</table>
+${rounds}
+${findingsHtml}
+<p class="meta">Journal entries (#id) are in GET /admin/journal of the simulator while it retains them; the excerpts above were kept with each violation. Checks are defined in docs/certification.md of wallet-sim.</p>
+</body>
+</html>
+`;
+}
+
+/** What a violation cites, as kept when it was found: times, request and reply (secrets masked). */
+function evidenceHtml(v: ReportViolation): string {
+  if (!v.evidence?.length) return '';
+  const items = v.evidence
+    .map(
+      (e) =>
+        `<div><b>#${e.journal_id}</b> received ${esc(e.received_at)}${e.replied_at ? `, answered ${esc(e.replied_at)}` : ', not answered'}${e.request ? `<pre>request ${esc(e.request)}</pre>` : ''}${e.reply ? `<pre>reply ${esc(e.reply)}</pre>` : ''}</div>`,
+    )
+    .join('');
+  return `<details><summary>evidence: the callbacks it cites</summary>${items}</details>`;
+}
