@@ -79,7 +79,7 @@ t.test('the verdict does not depend on the journal retention', async (t) => {
     await post(app, changed);
     for (const l of logins) await post(app, l);
     const r = await report(app);
-    return r.checks.map((c) => [c.id, c.status, c.exercised, c.violations.map((v) => v.message)]);
+    return r.checks.map((c) => [c.id, c.status, c.exercised, c.violations.map((v) => v.message.replace(/\d+ ms after/, 'N ms after'))]);
   };
   const small = await play(3);
   t.same(small, await play(10_000), 'the same report with 3 or 10,000 journal entries retained');
