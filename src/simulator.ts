@@ -76,7 +76,8 @@ export class Simulator<J extends JournalStore = JournalStore> {
 
   /** Begins a new grading session; one begun by clearing the journal keeps who is logged in. */
   newSession(keepLogins = false): void {
-    this.grading = new GradingSession(this.scenario.grading, this.grading.info.seed, Date.now(), keepLogins ? this.grading.grader : undefined);
+    const carried = keepLogins ? this.grading.grader : undefined;
+    this.grading = new GradingSession(this.scenario.grading, this.grading.info.seed, Date.now(), carried);
   }
 
   /** Clears the journal and begins a new grading session (the wallet is unchanged). */

@@ -1,5 +1,6 @@
 import type { Report, ReportViolation } from '../protocol/types.generated.js';
-import { type FailOn, failsRun, LABEL, sessionLine, timingPhrases } from './format.js';
+import { type FailOn, failsRun, LABEL } from './format.js';
+import { sessionLine, timingPhrases } from './timing-text.js';
 
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

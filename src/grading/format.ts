@@ -1,5 +1,6 @@
 import { junitXml } from '../report/junit.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
+import { sessionLine, timingPhrases } from './timing-text.js';
 
 /*
  * The report for people: a terminal checklist, JUnit for CI (one test case per check) and a
@@ -16,39 +17,6 @@ export type FailOn = string;
 export const failsRun = (c: ReportCheck, failOn: FailOn) =>
   (c.status === 'fail' && (c.severity === 'error' || failOn.split(',').includes('warning'))) ||
   (c.status === 'pending' && failOn.split(',').includes('pending'));
-
-/** The session line: which session was graded, since when, with which seed. */
-export const sessionLine = (r: Report) =>
-  `session ${r.session.id} since ${r.session.started_at}${r.session.seed === null ? '' : ` · seed ${r.session.seed}`}`;
-
-const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/**
- * The provider's timing profile against the declared thresholds, one phrase each; `warn` marks
- * what falls short (a time-out shorter than declared, retries closer than the minimum gap, more
- * attempts than allowed).
- */
-export function timingPhrases(r: Report, warn: (s: string) => string = (s) => `${s} (!)`): string[] {
-  const { timing: m, thresholds: t } = r;
-  if (!t) return [];
-  const out: string[] = [];
-  const timeout = t.client_timeout_s * 1000;
-  if (m.observed_timeout_ms) {
-    const { median, max } = m.observed_timeout_ms;
-    const text = `client time-out observed ${s1(median)} median, ${s1(max)} max (declared ${t.client_timeout_s} s)`;
-    out.push(median < timeout - Math.max(100, timeout * 0.05) ? warn(text) : text);
-  } else out.push(`client time-out not observed (no caller closed a connection before its reply; declared ${t.client_timeout_s} s)`);
-  if (m.retry_gap_ms) {
-    const { first, p50, max } = m.retry_gap_ms;
-    const text = `retry gaps ${first} ms first, ${p50} ms median, ${max} ms max (at least ${t.min_retry_gap_ms} ms)`;
-    out.push(Math.min(first, p50) < t.min_retry_gap_ms ? warn(text) : text);
-  } else out.push('no resend observed');
-  if (m.max_attempts !== null) {
-    const text = `most attempts of one transaction ${m.max_attempts} (at most ${t.max_attempts})`;
-    out.push(m.max_attempts > t.max_attempts ? warn(text) : text);
-  }
-  return out;
-}
 
 export const LABEL: Record<ReportCheck['status'], string> = {
   pass: 'PASS',

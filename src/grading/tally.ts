@@ -15,14 +15,19 @@ export class Tally {
   /** Open windows: key → the player. */
   private readonly pendingBy = new Map<string, string>();
 
+  /** Grows with every change: the dashboard is told of a change when the session's sum grows. */
+  version = 0;
+
   constructor(readonly id: CheckId) {}
 
   exercise(user: string): void {
+    this.version++;
     this.exercisedBy.set(user, (this.exercisedBy.get(user) ?? 0) + 1);
   }
 
   /** A violation citing `attempts` (its player and transaction taken from the first unless given). */
   violate(message: string, attempts: readonly Attempt[], tx?: string): void {
+    this.version++;
     const first = attempts[0];
     const user = first?.user ?? '';
     if (this.violations.length >= MAX_VIOLATIONS) {
@@ -40,11 +45,12 @@ export class Tally {
   }
 
   pend(key: string, user: string): void {
+    if (!this.pendingBy.has(key)) this.version++;
     this.pendingBy.set(key, user);
   }
 
   unpend(key: string): void {
-    this.pendingBy.delete(key);
+    if (this.pendingBy.delete(key)) this.version++;
   }
 
   exercised(user?: string): number {

@@ -6,6 +6,7 @@ import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../simulator.js';
 import { errorResponse } from './docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
+import { watchGrading } from './grading-events.js';
 
 export interface EventRouteOptions {
   sim: Simulator;
@@ -27,8 +28,12 @@ answered. A comment line (\`: heartbeat\`) comes every 15 s. Nothing is replayed
 (over 1 MiB unsent) is disconnected, so it can never slow a callback down; it may reconnect.
 The dashboard (\`/ui\`) and \`wallet-sim tail\` read it with the Authorization header of --admin-token.
 The filters of \`GET /admin/journal\` (\`user_id\`, \`event_type\`, \`code\`, \`replayed\`…: the journal's one
-filter language) keep only the callbacks that match.`;
-const QUERYSTRING = matchQuerystring();
+filter language) keep only the callbacks that match. With \`grading=true\`, the stream also carries
+\`event: grading\` messages (\`data: {"session","version"}\`): one at once and one whenever the current
+session's verdict changed (read \`GET /admin/report\` then) — the dashboard's checklist follows these.`;
+const QUERYSTRING = matchQuerystring({
+  grading: { type: 'string', enum: ['true', 'false'], description: 'true: also send `event: grading` when the verdict changes.' },
+});
 
 /** GET /events (under /admin): the journal's subscription as a text/event-stream. */
 export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
@@ -45,7 +50,8 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     querystring: QUERYSTRING,
     response: {
       200: {
-        description: 'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback.',
+        description:
+          'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback; with `grading=true` also `event: grading` and `data: {"session","version"}` when the verdict changes.',
         content: {
           'text/event-stream': { schema: { type: 'string', examples: ['id: 7\ndata: {"id":7,"event_type":"bet","code":"R0",…}\n\n'] } },
         },
@@ -72,6 +78,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       if (closed) return;
       closed = true;
       unsubscribe();
+      stopGrading?.();
       clearInterval(heartbeat);
     };
     const write = eventWriter(res, maxBuffered, () => {
@@ -82,6 +89,12 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     const unsubscribe = sim.journal.subscribe((entry) => {
       if (matches(entry, match)) write(entry);
     });
+    const stopGrading =
+      request.query.grading === 'true'
+        ? watchGrading(sim, (text) => {
+            if (!res.destroyed && res.writableLength <= maxBuffered) res.write(text);
+          })
+        : undefined;
     const heartbeat = setInterval(() => {
       if (res.writableLength <= maxBuffered) res.write(': heartbeat\n\n');
     }, heartbeatMs).unref();

@@ -21,7 +21,12 @@ const RESETS: [string, (app: Awaited<ReturnType<typeof buildTestApp>>['app']) =>
     'PUT /admin/scenario?reset=true',
     async (app) => {
       const scenario = (await app.inject({ method: 'GET', url: '/admin/scenario' })).json();
-      return app.inject({ method: 'PUT', url: '/admin/scenario?reset=true', headers: { 'content-type': 'application/json' }, payload: scenario });
+      return app.inject({
+        method: 'PUT',
+        url: '/admin/scenario?reset=true',
+        headers: { 'content-type': 'application/json' },
+        payload: scenario,
+      });
     },
   ],
 ];

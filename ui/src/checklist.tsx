@@ -1,3 +1,4 @@
+import { sessionLine, timingPhrases } from '../../src/grading/timing-text.js';
 import type { Check, CheckStatus, Report } from './types.js';
 
 export type ReportState = { kind: 'loading' } | { kind: 'missing' } | { kind: 'error'; message: string } | { kind: 'ok'; report: Report };
@@ -30,6 +31,12 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
       {state.kind === 'error' && <p class="field-error">{state.message}</p>}
       {state.kind === 'ok' && (
         <>
+          <p class="muted session" data-session={state.report.session.id}>
+            {sessionLine(state.report)}
+          </p>
+          <p class="muted timing" aria-label="Timing profile">
+            {timingPhrases(state.report).join(' · ')}
+          </p>
           <ul class="checks">
             {state.report.checks.map((c) => (
               <CheckRow check={c} onShow={onShow} />

@@ -114,8 +114,9 @@ function App() {
       entry: (e) => {
         add([e as JournalEntry]);
         refresh.live();
-        refresh.report();
       },
+      // The checklist is read when the verdict changed, never per callback nor in a loop.
+      grading: () => refresh.report(),
       open: () => void loadJournal(), // after the stream is up, so nothing falls between the two
       state: (state, why) => setStream({ state, why }),
       unauthorized: () => setNeedToken(true),

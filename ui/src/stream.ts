@@ -5,8 +5,10 @@ import { authHeaders, Unauthorized } from './api.js';
 export type StreamState = 'connecting' | 'live' | 'down';
 
 export interface StreamHandlers {
-  /** Every `data:` line, parsed. */
+  /** Every `data:` line of a callback, parsed. */
   entry: (entry: unknown) => void;
+  /** The session's verdict changed (`event: grading`): time to read the report. */
+  grading: () => void;
   /** Connected (again): a good moment to read what the journal has. */
   open: () => void;
   state: (state: StreamState, why?: string) => void;
@@ -38,7 +40,11 @@ export function follow(handlers: StreamHandlers): { stop: () => void } {
 }
 
 async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected: () => void): Promise<void> {
-  const res = await fetch('/admin/events', { headers: { accept: 'text/event-stream', ...authHeaders() }, signal, cache: 'no-store' });
+  const res = await fetch('/admin/events?grading=true', {
+    headers: { accept: 'text/event-stream', ...authHeaders() },
+    signal,
+    cache: 'no-store',
+  });
   if (res.status === 401) throw new Unauthorized('the event stream wants the admin token');
   if (!res.ok || !res.body) throw new Error(`GET /admin/events: HTTP ${res.status}`);
   connected();
@@ -54,6 +60,10 @@ async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const event = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
+      if (event.startsWith('event: grading')) {
+        handlers.grading();
+        continue;
+      }
       for (const line of event.split('\n')) {
         if (!line.startsWith('data:')) continue; // id:, comments (heartbeats)
         try {

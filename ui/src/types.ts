@@ -33,27 +33,5 @@ export interface BundledScenario {
   document: ScenarioDoc;
 }
 
-/** GET /admin/report (docs/certification.md). */
-export type CheckStatus = 'pass' | 'fail' | 'pending' | 'not_exercised';
-export interface Violation {
-  message: string;
-  user_id?: string;
-  transaction_id?: string;
-  journal_ids?: number[];
-}
-export interface Check {
-  id: string;
-  title: string;
-  severity: 'error' | 'warning';
-  status: CheckStatus;
-  exercised: number;
-  violations: Violation[];
-}
-export interface Report {
-  generated_at: string;
-  scenario: string;
-  summary: Partial<Record<CheckStatus, number>>;
-  checks: Check[];
-  open_rounds?: { user_id: string; game_no: string; stake: number; opened_at: string; age_s: number }[];
-  findings?: Record<string, number>;
-}
+/** GET /admin/report (docs/certification.md): the server's own types. */
+export type { CheckStatus, Report, ReportCheck as Check, ReportViolation as Violation } from '../../src/protocol/types.generated.js';

@@ -1,0 +1,74 @@
+import type { Attempt, GradedEvent } from './attempt.js';
+import type { Grader } from './grader.js';
+
+// The shapes of the grading state: what the session keeps per transaction, round and player, and
+// what a check (a reducer over the session's events) is.
+
+/** One transaction_id's attempts in the session. */
+export interface Tx {
+  id: string;
+  user: string;
+  event: GradedEvent;
+  game?: string;
+  first: Attempt;
+  last: Attempt;
+  /** How many attempts arrived. */
+  count: number;
+  /** The first attempt whose outcome was a definite answer (R0, R2–R4), once known. */
+  resolved?: Attempt;
+  /** Markers the checks set on it (what each has already counted). */
+  marks: Set<string>;
+  /** The attempt before `last`. */
+  prev?: Attempt;
+  /** Attempts the wallet has not finished answering. */
+  running: number;
+  /** The provider read a reply to one of its attempts. */
+  read: boolean;
+  /** RETRY_BACKOFF: the wait before the latest resend. */
+  wait?: number;
+  /** Open windows of the checks, by check id: each cancels its deadline. */
+  windows: Map<string, () => void>;
+}
+
+/** One player's game_no. */
+export interface Round {
+  user: string;
+  game: string;
+  /** Its bet transactions, in arrival order. */
+  bets: Map<string, Tx>;
+  /** Its first applied (R0) bet: the round is open from then on. */
+  opener?: Attempt;
+  /** Its first applied (R0) bet_result. */
+  settlement?: Attempt;
+  /** Sum of the totals of its applied bet transactions (each counted once). */
+  stakes: Map<string, number>;
+  marks: Set<string>;
+}
+
+export interface Player {
+  user: string;
+  /** The latest login whose outcome the provider read as R0, R2 or R3. */
+  lastLogin?: Attempt;
+  /** The latest reply read with a latest_balance. */
+  reported?: Attempt;
+  /** Logins still being answered. */
+  loginsInFlight: number;
+  marks: Set<string>;
+}
+
+/** What a check does with the session's events: a small reducer over the shared state. */
+export interface Reducer {
+  /** An attempt arrived (authenticated, with a transaction_id). */
+  arrive?(g: Grader, a: Attempt, tx: Tx): void;
+  /** The provider learnt its outcome (`a.outcome`, `a.knownAt`). */
+  known?(g: Grader, a: Attempt, tx: Tx): void;
+  /** The wallet wrote its reply or closed the connection (`a.end`). */
+  ended?(g: Grader, a: Attempt, tx: Tx): void;
+}
+
+/** A player's mark: a login of theirs was accepted (R0) in the session. */
+export const LOGGED_IN = 'logged-in';
+
+/** Bounds of the grading state: the oldest transactions and rounds are forgotten beyond them. */
+export const MAX_TRANSACTIONS = 50_000;
+export const MAX_ROUNDS = 50_000;

@@ -1,0 +1,26 @@
+import type { Simulator } from '../simulator.js';
+
+/** How often a stream that asked for grading events looks for a change (windows close with time, too). */
+export const GRADING_TICK_MS = 500;
+
+/**
+ * `event: grading` messages on an event stream (`GET /admin/events?grading=true`): one when the
+ * stream opens and one whenever the session's verdict changed — a check exercised, violated, a
+ * window opened or closed, a new session. The dashboard reads the report only then, so its cost
+ * follows the changes, not the callbacks, and never the session's length. Returns the stop function.
+ */
+export function watchGrading(sim: Simulator, send: (text: string) => void, everyMs = GRADING_TICK_MS): () => void {
+  let last = '';
+  const tick = () => {
+    const { grader, info } = sim.grading;
+    grader.advance(Date.now()); // windows that closed by now are judged
+    const version = grader.version;
+    const seen = `${info.id}:${version}`;
+    if (seen === last) return;
+    last = seen;
+    send(`event: grading\ndata: ${JSON.stringify({ session: info.id, version })}\n\n`);
+  };
+  tick();
+  const timer = setInterval(tick, everyMs).unref();
+  return () => clearInterval(timer);
+}
