@@ -13,8 +13,9 @@ import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
  *
  * The HTTP framework's share, in this process and without sockets: the server CPU per request of
  * Fastify's `inject` for (a) bare Fastify (the bench's ceiling route), (a+) the same with the
- * CLI's logger, and (b) the whole wallet-sim app (memory store, the bench's traffic), interleaved.
- * (b) − (a+) is what the app costs above Fastify; the HTTP bench's gap beyond that is the socket.
+ * CLI's logger, (b) the whole wallet-sim app (memory store, the bench's traffic) and (c) the same app
+ * with a grading session that folds nothing, interleaved. (b) − (a+) is what the app costs above
+ * Fastify (the HTTP bench's gap beyond that is the socket); (b) − (c) is what grading costs.
  */
 const [n = 20_000, rounds = 5] = process.argv.slice(2, 4).map(Number);
 const level = process.argv[4] ?? 'warn';
@@ -27,10 +28,18 @@ function bare(withLogger: boolean): FastifyInstance {
 }
 
 const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryStore());
+// (c): the same app whose grading session folds nothing: (b) − (c) is grading's cost per callback.
+const ungraded = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryStore());
+const { grader } = ungraded.grading;
+Object.assign(grader, { arrive: (a: object) => ({ ...a, nth: 0, outcome: 'waiting' }), complete() {}, count() {}, closed() {} });
 const targets: [string, FastifyInstance][] = [
   ['(a) bare Fastify', bare(false)],
   [`(a+) bare Fastify, logger at ${level}`, bare(true)],
   [`(b) wallet-sim app, memory store, logger at ${level}`, await buildApp({ sim, logger: logger({ logLevel: level, logFormat: 'json' }) })],
+  [
+    `(c) the same without grading, logger at ${level}`,
+    await buildApp({ sim: ungraded, logger: logger({ logLevel: level, logFormat: 'json' }) }),
+  ],
 ];
 const only = process.env.ONLY;
 if (only) targets.splice(0, Infinity, ...targets.filter(([name]) => name.startsWith(`(${only})`)));

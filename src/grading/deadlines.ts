@@ -1,3 +1,5 @@
+const noop = () => {};
+
 /** Windows that close at a time: a binary min-heap of callbacks, each cancellable. */
 export class Deadlines {
   private heap: { at: number; fn: () => void; live: boolean }[] = [];
@@ -15,6 +17,7 @@ export class Deadlines {
     }
     return () => {
       item.live = false;
+      item.fn = noop; // what the closure holds is free at once, not when its time comes
     };
   }
 

@@ -28,6 +28,7 @@ export interface ReportOptions {
  */
 export function reportOf(g: Grader, o: ReportOptions): Report {
   g.advance(o.now.getTime());
+  for (const c of CHECKS) c.reducer.report?.(g, o.now.getTime());
   const user = o.userId;
   const checks: ReportCheck[] = CHECKS.map((c) => {
     const tally = g.tally(c.id);

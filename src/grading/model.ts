@@ -64,6 +64,8 @@ export interface Reducer {
   known?(g: Grader, a: Attempt, tx: Tx): void;
   /** The wallet wrote its reply or closed the connection (`a.end`). */
   ended?(g: Grader, a: Attempt, tx: Tx): void;
+  /** A report is read at `now` (after the clock moved there): judge what only the passing of time decides. */
+  report?(g: Grader, now: number): void;
 }
 
 /** A player's mark: a login of theirs was accepted (R0) in the session. */

@@ -25,7 +25,8 @@ export const retrySameTransaction: Reducer = {
       if (!map) watched(g).set(key, (map = new Map()));
       map.set(tx.id, { tx, uncertain: a });
     } else if (tx.resolved === a) {
-      watched(g).get(key)?.delete(tx.id);
+      const map = watched(g).get(key);
+      if (map?.delete(tx.id) && !map.size) watched(g).delete(key);
       tally.unpend(tx.id);
     }
   },
@@ -45,6 +46,7 @@ export const retrySameTransaction: Reducer = {
     for (const [id, w] of map) {
       if (id === a.tx || w.uncertain.knownAt! > a.at) continue;
       map.delete(id);
+      if (!map.size) watched(g).delete(keyOf(a));
       const tally = g.tally(ID);
       tally.unpend(id);
       tally.violate(

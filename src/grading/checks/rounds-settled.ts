@@ -1,11 +1,13 @@
 import { describe, roundKey, seconds } from '../attempt.js';
-import type { Reducer } from '../grader.js';
+import type { Grader, Reducer } from '../grader.js';
 
 const ID = 'ROUNDS_SETTLED';
+const LATE = `${ID}:late`;
 
 /**
  * Every round opened by an R0 bet is settled within round_max_age_s: pending while it is younger,
- * failed once it is older (a late settlement does not undo that).
+ * failed once it is older — seen when it is settled late, or by a report while it is still open
+ * (a late settlement does not undo that). Nothing is held per round but the open rounds themselves.
  */
 export const roundsSettled: Reducer = {
   arrive(g, a) {
@@ -16,12 +18,27 @@ export const roundsSettled: Reducer = {
     if (a.event === 'bet' && !round?.opener) {
       tally.exercise(a.user);
       tally.pend(key, a.user);
+    } else if (a.event === 'bet_result' && round?.opener && !round.settlement) {
+      tally.unpend(key);
       const maxAge = g.t.round_max_age_s * 1000;
-      g.when(a.at + maxAge, () => {
-        if (!g.open.has(key)) return; // settled in time
-        tally.unpend(key);
-        tally.violate(`round ${a.game} of ${a.user}, opened by ${describe(a)}, was still open after ${seconds(maxAge)}`, [a]);
-      });
-    } else if (a.event === 'bet_result' && round?.opener && !round.settlement) tally.unpend(key);
+      if (a.at - round.opener.at > maxAge && !round.marks.has(LATE))
+        tally.violate(
+          `round ${round.game} of ${round.user}, opened by ${describe(round.opener)}, was settled only after ${seconds(a.at - round.opener.at)} by ${describe(a)} (at most ${seconds(maxAge)})`,
+          [round.opener, a],
+        );
+    }
+  },
+  report(g: Grader, now: number) {
+    const maxAge = g.t.round_max_age_s * 1000;
+    const tally = g.tally(ID);
+    for (const [key, round] of g.open) {
+      if (now - round.opener!.at <= maxAge || round.marks.has(LATE)) continue;
+      round.marks.add(LATE);
+      tally.unpend(key);
+      tally.violate(
+        `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${seconds(now - round.opener!.at)} (at most ${seconds(maxAge)})`,
+        [round.opener!],
+      );
+    }
   },
 };

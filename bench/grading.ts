@@ -1,0 +1,69 @@
+import { DEFAULT_THRESHOLDS, newGrader, reportOf } from '../src/grading/grade.js';
+import type { Arrival } from '../src/grading/attempt.js';
+import { median } from './report.js';
+
+/**
+ * node dist/bench/grading.js [callbacks=1000000]
+ *
+ * The grading fold alone, in this process: a session of login → bet → bet_result cycles over 1,000
+ * players (one bet reply in ten dropped and resent 600 ms later, one settlement in seven answered R1
+ * and resent), folded event by event; prints the fold's CPU per callback, then the cost of
+ * GET /admin/report's work (reading the state) after 1,000 callbacks and after all of them.
+ */
+const total = Number(process.argv[2] ?? 1_000_000);
+const grader = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 1 });
+const T0 = Date.now();
+const session = { id: 'bench', started_at: new Date(T0).toISOString(), seed: null };
+const reply = (code: string) => ({ code, event_type: 'bet', timestamp: 0, user_id: 'p', latest_balance: 1000 });
+
+let id = 0;
+let at = T0;
+function callback(a: Omit<Arrival, 'id' | 'at' | 'body' | 'applied'>, o: { drop?: boolean; code?: string } = {}): void {
+  at += 2;
+  const code = o.code ?? 'R0';
+  const body = { transaction_id: a.tx, event_type: a.event, timestamp: 0, feedback_data: 'fb', user_id: a.user, data: { game_no: a.game } };
+  const attempt = grader.arrive({ ...a, id: ++id, at, body, applied: code === 'R0' });
+  grader.complete(attempt, { end: at + 1, status: 200, body: reply(code), dropped: o.drop ?? false, clientGone: false });
+  grader.count(a.user, []);
+}
+
+const reportMs = (): number => {
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = performance.now();
+    reportOf(grader, { now: new Date(at), scenario: 'bench', session });
+    times.push(performance.now() - started);
+  }
+  return median(times)!;
+};
+
+let early: number | undefined;
+const before = process.cpuUsage();
+for (let i = 0; id < total; i++) {
+  const user = `p${i % 1000}`;
+  const game = `G${i}`;
+  callback({ user, event: 'login', tx: `l${i}` });
+  const drop = i % 10 === 0;
+  callback({ user, event: 'bet', tx: `b${i}`, game, total: 10 }, { drop });
+  if (drop) {
+    at += 600;
+    callback({ user, event: 'bet', tx: `b${i}`, game, total: 10 });
+  }
+  const r1 = i % 7 === 0;
+  callback({ user, event: 'bet_result', tx: `s${i}`, game, total: 10 }, { code: r1 ? 'R1' : 'R0' });
+  if (r1) {
+    at += 600;
+    callback({ user, event: 'bet_result', tx: `s${i}`, game, total: 10 });
+  }
+  if (early === undefined && id >= 1000) early = reportMs();
+}
+const used = process.cpuUsage(before);
+const perCallback = (used.user + used.system) / id;
+const r = reportOf(grader, { now: new Date(at), scenario: 'bench', session });
+console.log(`grading fold: ${id.toLocaleString('en')} callbacks, ${perCallback.toFixed(2)} µs CPU per callback (one process, no HTTP)`);
+console.log(
+  `report (reading the state): ${early!.toFixed(2)} ms after 1,000 callbacks, ${reportMs().toFixed(2)} ms after ${id.toLocaleString('en')} (median of 20)`,
+);
+console.log(
+  `verdict: ${r.summary.fail} failing checks; forgotten ${r.forgotten.transactions} transactions, ${r.forgotten.rounds} rounds; heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB${gc ? ' after gc' : ' (run with --expose-gc for the live heap)'}`,
+);
