@@ -1,4 +1,5 @@
 import { junitXml } from '../report/junit.js';
+import { terminalText } from '../terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
 
 /*
@@ -17,13 +18,13 @@ const COLOUR: Record<ReportCheck['status'], number> = { pass: 32, fail: 31, pend
 const SHOWN = 5;
 
 const evidence = (c: ReportCheck) =>
-  c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${v.message}`);
+  c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${terminalText(v.message)}`);
 
 export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: boolean }): string {
   const paint = (code: number, s: string) => (o.colour ? `\u001b[${code}m${s}\u001b[0m` : s);
   const t = r.thresholds;
   const out = [
-    `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${r.user_id}`} · ${r.generated_at}`,
+    `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${terminalText(r.user_id)}`} · ${r.generated_at}`,
     ...(t
       ? [
           `thresholds: retry window ${t.retry_window_s} s, client time-out ${t.client_timeout_s} s, retries ≥ ${t.min_retry_gap_ms} ms apart, ≤ ${t.max_attempts} attempts, rounds settled within ${t.round_max_age_s} s`,
@@ -45,7 +46,9 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   const s = r.summary;
   out.push('', `${r.checks.length} checks: ${s.pass} pass, ${s.fail} fail, ${s.pending} pending, ${s.not_exercised} not exercised`);
   if (r.open_rounds.length)
-    out.push(`open rounds: ${r.open_rounds.map((x) => `${x.user_id} ${x.game_no} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`);
+    out.push(
+      `open rounds: ${r.open_rounds.map((x) => `${terminalText(x.user_id)} ${terminalText(x.game_no)} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`,
+    );
   const findings = Object.entries(r.findings);
   if (findings.length)
     out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
