@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
 import { unframed } from './framing.js';
-import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
+import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from './limits.js';
 import { apiError, fromFastify, notFoundHandler } from './errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { hostGuard } from './routes/admin-guard.js';
@@ -100,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sim: options.sim,
     token: options.adminToken,
     guard: { allowedHosts, corsOrigins: options.cors?.origins },
+    maxListeners: listenerCap(limits),
   });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
   await unframed(app, (scope) => scope.register(uiRoutes));

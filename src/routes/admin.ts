@@ -34,6 +34,8 @@ interface AdminRouteOptions {
   sim: Simulator;
   token?: string;
   guard?: Omit<AdminGuardOptions, 'token'>;
+  /** Event stream listeners served at once (GET /admin/events). */
+  maxListeners?: number;
 }
 
 const playerUpdateSummary = (v: Record<string, unknown>) =>
@@ -44,7 +46,7 @@ const playerUpdateSummary = (v: Record<string, unknown>) =>
  * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
  * what the handlers return (sentAsReturned): the response schemas are for the document.
  */
-export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard }) => {
+export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard, maxListeners }) => {
   addAdminGuard(app, { ...guard, token });
   const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
@@ -196,7 +198,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
     },
   );
 
-  await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs) }); // GET /admin/events, /admin/scenarios
+  await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs), maxListeners }); // GET /admin/events, /admin/scenarios
   await app.register(reportRoutes, { sim, locked: token !== undefined });
 };
 
