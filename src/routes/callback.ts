@@ -86,8 +86,13 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
         body: typeof request.body === 'string' ? request.body : '',
       });
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-      const pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
-      if (out.delayMs) await sleep(out.delayMs);
+      const chars = typeof request.body === 'string' ? request.body.length : 0;
+      const pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt }), chars); // (handed over, not copied)
+      if (out.delayMs) {
+        // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
+        request.body = undefined;
+        await sleep(out.delayMs);
+      }
       const entry = await pending.finish({
         replied_at: isoTime(),
         duration_ms: Math.round(performance.now() - started),
