@@ -5,6 +5,7 @@
  */
 
 // C0 (but tab), DEL, C1; and the line and paragraph separators, which break a line like \n.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 const escaped = (c: string) => {
