@@ -2,7 +2,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
-import { DEFAULT_LIMITS, type ServerLimits, serverOptions } from './limits.js';
+import { unframed } from './framing.js';
+import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from './limits.js';
 import { apiError, fromFastify, notFoundHandler } from './errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { hostGuard } from './routes/admin-guard.js';
@@ -90,7 +91,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swagger, openapiOptions(options));
   const allowedHosts = [...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])];
   const sameHost = hostGuard(allowedHosts);
-  await app.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest: sameHost } });
+  // The pages (Swagger UI, the dashboard) each in a scope that refuses to be framed.
+  await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest: sameHost } }));
   if (options.cors) await registerCors(app, options.cors, path);
   await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   await app.register(adminRoutes, {
@@ -98,9 +100,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sim: options.sim,
     token: options.adminToken,
     guard: { allowedHosts, corsOrigins: options.cors?.origins },
+    maxListeners: listenerCap(limits),
   });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
-  await app.register(uiRoutes);
+  await unframed(app, (scope) => scope.register(uiRoutes));
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
   app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({
     ...app.swagger(),

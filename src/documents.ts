@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
+import { depthProblem } from './json-depth.js';
 import { describeErrors } from './schemas.js';
 
 /*
@@ -50,5 +51,7 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   } catch (e) {
     throw new Failure(path, [{ pointer: '', message: `is not valid JSON: ${(e as Error).message}` }]);
   }
+  const tooDeep = depthProblem(doc);
+  if (tooDeep) throw new Failure(path, [tooDeep]);
   return check(doc, path);
 }

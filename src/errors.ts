@@ -75,6 +75,12 @@ export const API_ERRORS = {
     status: 503,
     message: () => 'wallet-sim is shutting down and did not process this request; send it again once wallet-sim is listening again',
   },
+  LISTENERS_FULL: {
+    status: 503,
+    message: (max: number) =>
+      `${max} listeners already follow GET /admin/events, the most it serves (callbacks keep the rest of the connections); ` +
+      'close one (a dashboard tab, a wallet-sim tail) and try again, or start wallet-sim with a higher --max-listeners',
+  },
   STORE_FAILED: {
     status: 503,
     message: (detail: string) => `${detail}; balances held in memory may not be durable, so none are shown until a restart`,

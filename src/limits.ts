@@ -15,6 +15,8 @@ export interface ServerLimits {
   idleTimeoutMs: number;
   /** Connections beyond this many are closed as soon as they open. */
   maxConnections: number;
+  /** Listeners of GET /admin/events served at once (never more than half of maxConnections). */
+  maxListeners: number;
   /** On SIGINT/SIGTERM: how long requests in flight may take to be answered before their connections are cut. */
   shutdownGraceMs: number;
 }
@@ -32,8 +34,16 @@ export const DEFAULT_LIMITS: ServerLimits = {
   // Longer than the longest delay_ms the schema allows: a delayed reply is never cut as idle.
   idleTimeoutMs: MAX_DELAY_MS + 60_000,
   maxConnections: 1000,
+  maxListeners: 100,
   shutdownGraceMs: 10_000,
 };
+
+/**
+ * The listeners served at once: --max-listeners, but at most half the connection cap, so that
+ * event streams (which stay open) can never hold the connections callbacks need.
+ */
+export const listenerCap = (l: Pick<ServerLimits, 'maxListeners' | 'maxConnections'>): number =>
+  Math.max(1, Math.min(l.maxListeners, Math.floor(l.maxConnections / 2)));
 
 /** What is wrong with a set of limits, as a message that says what to do; undefined when fine. */
 export function limitsProblem(l: ServerLimits): string | undefined {

@@ -13,8 +13,18 @@ export function matches(given: string, expected: Buffer): boolean {
 
 const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);
 
+/** Headers whose value is a credential (DESIGN.md, "Limits that keep a hostile caller cheap"). */
+const SECRET_NAMES = new Set(['api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+const SECRET_SUFFIX = /-(token|key|secret)$/;
+
+/** Whether a header (any case) carries a secret: the named ones and any `*-Token`, `*-Key`, `*-Secret`. */
+export const isSecretHeader = (name: string): boolean => {
+  const n = name.toLowerCase();
+  return SECRET_NAMES.has(n) || SECRET_SUFFIX.test(n);
+};
+
 /**
- * Headers as the journal and reports show them: Api-Key and Authorization masked (two characters
+ * Headers as the journal, logs and reports show them: every secret header masked (two characters
  * kept), so an entry or a report can be pasted into a ticket; repeated headers joined.
  */
 export function maskedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -23,7 +33,7 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
     const value = headers[name];
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    out[name] = name === 'api-key' || name === 'authorization' ? mask(text) : text;
+    out[name] = isSecretHeader(name) ? mask(text) : text;
   }
   return out;
 }

@@ -144,6 +144,11 @@ export function startCommand(): Command {
         .argParser(int(1, 1_000_000)),
     )
     .addOption(
+      opt('--max-listeners <n>', 'GET /admin/events streams served at once (at most half of --max-connections)', 'MAX_LISTENERS')
+        .default(DEFAULT_LIMITS.maxListeners)
+        .argParser(int(1, 100_000)),
+    )
+    .addOption(
       opt('--shutdown-grace-ms <ms>', 'on SIGINT/SIGTERM, how long requests in flight may take to be answered', 'SHUTDOWN_GRACE_MS')
         .default(DEFAULT_LIMITS.shutdownGraceMs)
         .argParser(int(0, 2 ** 31 - 1)),

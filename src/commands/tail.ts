@@ -3,6 +3,7 @@ import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
+import { terminalText } from '../terminal-text.js';
 
 interface TailOptions {
   url: string;
@@ -79,7 +80,8 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
         for (const line of text.slice(0, end).split('\n')) {
           if (!line.startsWith('data:')) continue;
           const data = line.slice(5).trimStart();
-          process.stdout.write(`${json ? data : formatEntry(JSON.parse(data) as JournalEntry, colour)}\n`);
+          // JSON escapes C0 but not C1 or U+2028: escaped here too, still the same JSON.
+          process.stdout.write(`${json ? terminalText(data) : formatEntry(JSON.parse(data) as JournalEntry, colour)}\n`);
         }
         text = text.slice(end + 2);
       }
@@ -101,22 +103,23 @@ const SEVERITY_COLOURS: Record<string, number> = { error: 31, warning: 33, info:
  */
 export function formatEntry(e: JournalEntry, colour = false): string {
   const c = paint(colour);
+  const caller = (s: string | undefined, absent: string) => (s === undefined ? absent : terminalText(s)); // the caller chose it
   const time = e.received_at.slice(11, 23);
   const code = e.code ?? `HTTP ${e.reply.status}`;
   const parts = [
     c(2, time),
     c(2, `#${e.id}`),
-    e.event_type ?? '?',
-    e.user_id ?? '?',
-    e.transaction_id ?? '-',
+    caller(e.event_type, '?'),
+    caller(e.user_id, '?'),
+    caller(e.transaction_id, '-'),
     c(CODE_COLOURS[code] ?? 35, code),
   ];
   if (e.balance_before !== undefined || e.balance_after !== undefined) parts.push(`${e.balance_before ?? '?'} → ${e.balance_after ?? '?'}`);
   parts.push(`${e.duration_ms}ms`);
-  if (e.rule) parts.push(`rule "${e.rule.name}"`);
+  if (e.rule) parts.push(`rule "${terminalText(e.rule.name)}"`);
   const flags = [e.reply.dropped && 'dropped', e.reply.client_gone && 'gone', e.replayed && 'replayed'].filter(Boolean);
   if (flags.length) parts.push(c(35, `[${flags.join(' ')}]`));
-  if (e.reason) parts.push(e.reason);
+  if (e.reason) parts.push(terminalText(e.reason));
   if (e.findings.length) parts.push(`· ${e.findings.map((f) => c(SEVERITY_COLOURS[f.severity] ?? 0, f.code)).join(' ')}`);
   return parts.join(' ');
 }

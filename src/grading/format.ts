@@ -1,4 +1,5 @@
 import { junitXml } from '../report/junit.js';
+import { terminalText } from '../terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
 import { sessionLine, timingPhrases } from './timing-text.js';
 
@@ -29,13 +30,13 @@ const COLOUR: Record<ReportCheck['status'], number> = { pass: 32, fail: 31, pend
 const SHOWN = 5;
 
 const evidence = (c: ReportCheck) =>
-  c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${v.message}`);
+  c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${terminalText(v.message)}`);
 
 export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: boolean }): string {
   const paint = (code: number, s: string) => (o.colour ? `\u001b[${code}m${s}\u001b[0m` : s);
   const t = r.thresholds;
   const out = [
-    `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${r.user_id}`} · ${r.generated_at}`,
+    `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${terminalText(r.user_id)}`} · ${r.generated_at}`,
     sessionLine(r),
     ...(t
       ? [
@@ -59,7 +60,9 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   const s = r.summary;
   out.push('', `${r.checks.length} checks: ${s.pass} pass, ${s.fail} fail, ${s.pending} pending, ${s.not_exercised} not exercised`);
   if (r.open_rounds.length)
-    out.push(`open rounds: ${r.open_rounds.map((x) => `${x.user_id} ${x.game_no} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`);
+    out.push(
+      `open rounds: ${r.open_rounds.map((x) => `${terminalText(x.user_id)} ${terminalText(x.game_no)} (stake ${x.stake}, ${x.age_s} s old)`).join('; ')}`,
+    );
   if (r.forgotten.transactions || r.forgotten.rounds)
     out.push(
       `forgotten: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds (grading state is bounded; they were judged until then)`,

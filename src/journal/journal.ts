@@ -77,8 +77,10 @@ export type Awaitable<T> = T | Promise<T>;
  */
 export interface JournalStore {
   record(entry: Omit<JournalEntry, 'id'>): Awaitable<StoredEntry>;
+  /** `chars`: the size of the request body as received, which the entry holds until it is finished. */
   begin(
     entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>,
+    chars?: number,
   ): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
   /** Callbacks decided but not answered yet, oldest first. */
   inFlight(): Awaitable<JournalEntry[]>;
@@ -103,6 +105,8 @@ export class Journal implements JournalStore {
   /** Index of the oldest entry in `entries` (a queue without shifting). */
   private head = 0;
   private bytes = 0;
+  /** Characters of request bodies held by callbacks not answered yet (a delay_ms in progress). */
+  private inFlightBytes = 0;
   private nextId = 1;
   private readonly pending = new Map<number, Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>>();
   private readonly listeners = new Set<JournalListener>();
@@ -121,15 +125,23 @@ export class Journal implements JournalStore {
   /**
    * Records a callback whose reply is still to come: its id is taken now, it is listed by
    * `inFlight()` until `finish` keeps it with its reply time. The entry is held as given (not
-   * copied): the caller hands it over.
+   * copied): the caller hands it over. Its body (`chars` as received) counts against `maxBytes`
+   * meanwhile: past the bound, only an excerpt of it is kept, so delayed replies cannot hold
+   * memory without end (400 delayed bodies of 1 MiB are 400 MiB otherwise).
    */
-  begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>): PendingEntry {
+  begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0): PendingEntry {
     const id = this.nextId++;
+    if (chars > 0 && this.inFlightBytes + chars > this.maxBytes) {
+      entry.request.body = heldBackExcerpt(entry.request.body, chars);
+      chars = EXCERPT_CHARS;
+    }
+    this.inFlightBytes += chars;
     this.pending.set(id, entry);
     return {
       id,
       finish: (done) => {
         this.pending.delete(id);
+        this.inFlightBytes -= chars;
         return this.keep(id, entry, entryText(id, entry, done));
       },
     };
@@ -146,7 +158,9 @@ export class Journal implements JournalStore {
     if (this.capacity <= 0 || text.length > this.maxBytes) return stored;
     this.entries.push(stored);
     this.bytes += text.length;
-    while (this.size > this.capacity || this.bytes > this.maxBytes) this.bytes -= this.entries[this.head++]!.text.length;
+    // Bodies in flight count too: the oldest kept entries make room for them.
+    while (this.size > this.capacity || (this.size > 0 && this.bytes + this.inFlightBytes > this.maxBytes))
+      this.bytes -= this.entries[this.head++]!.text.length;
     // Drop the evicted slots now and then, so the array does not grow forever.
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
@@ -178,9 +192,9 @@ export class Journal implements JournalStore {
     return this.select(filter).length;
   }
 
-  /** Bytes of JSON text held (what --journal-bytes bounds). */
+  /** Bytes of JSON text held, and of the bodies of callbacks still in flight (what --journal-bytes bounds). */
   get heldBytes(): number {
-    return this.bytes;
+    return this.bytes + this.inFlightBytes;
   }
 
   /** Calls `listener` with every entry kept from now on; returns the unsubscribe function. */
@@ -194,6 +208,13 @@ export class Journal implements JournalStore {
     this.head = 0;
     this.bytes = 0;
   }
+}
+
+/** What a delayed callback's entry keeps of a body the byte bound has no room for. */
+const EXCERPT_CHARS = 1024;
+function heldBackExcerpt(body: unknown, chars: number): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return `${text.slice(0, EXCERPT_CHARS)}…(${chars} characters; the rest is not kept: --journal-bytes was held by other delayed callbacks)`;
 }
 
 /**

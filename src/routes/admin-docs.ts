@@ -1,4 +1,5 @@
-import { type DocumentedSchema, errorBody, errorResponse, type Json, SHUTDOWN_503, UNREADABLE } from './docs.js';
+import { MAX_DOCUMENT_DEPTH } from '../json-depth.js';
+import { type DocumentedSchema, errorBody, errorResponse, invalid, type Json, SHUTDOWN_503, UNREADABLE } from './docs.js';
 
 /*
  * What every admin route can answer besides its own statuses: the admin plugin's guard
@@ -16,7 +17,13 @@ const FORBIDDEN =
   'The admin API refused the request: its Host is not the listening address or a name in --allowed-hosts, ' +
   'or it comes from another site (Origin, Sec-Fetch-Site). Call it from curl, a script or /docs on this host.';
 export const UNREADABLE_400 =
-  'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY) ' + 'or not JSON (BODY_NOT_JSON).';
+  'The body cannot be read: Content-Type says application/json but the body is empty (BODY_EMPTY), ' +
+  `not JSON (BODY_NOT_JSON), or nests deeper than ${MAX_DOCUMENT_DEPTH} levels (BAD_REQUEST naming the pointer where).`;
+/** The 400 of a body nested too deep, as the guard sends it. */
+export const TOO_DEEP = invalid(
+  `/rules/0/then/body${'/a'.repeat(60)}`,
+  `nests deeper than ${MAX_DOCUMENT_DEPTH} levels; no wallet-sim document needs that many: flatten it`,
+);
 const TOO_LARGE = 'The body is over the size limit (BODY_TOO_LARGE; default 1 MiB, `start --body-limit`). Nothing changed.';
 const UNAUTHORIZED = 'Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).';
 const NOT_JSON = 'The body is not application/json (CONTENT_TYPE_NOT_JSON). Nothing changed.';
@@ -31,7 +38,7 @@ function guardResponses(write: boolean, o: AdminDocOptions): Record<string, Json
     403: errorResponse(FORBIDDEN),
     ...(write
       ? {
-          400: errorResponse(`${UNREADABLE_400} Nothing changed.`, UNREADABLE),
+          400: errorResponse(`${UNREADABLE_400} Nothing changed.`, [...UNREADABLE, TOO_DEEP]),
           413: errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', o.bodyLimit)]),
           415: errorResponse(NOT_JSON, [errorBody('CONTENT_TYPE_NOT_JSON', 'text/plain')]),
         }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { apiError, type ApiErrorBody, sendApiErrorText } from '../errors.js';
+import { depthProblem } from '../json-depth.js';
 import { matches, secretBytes } from '../secrets.js';
 
 export interface AdminGuardOptions {
@@ -31,6 +32,13 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
   app.addHook('onRequest', async (request, reply) => {
     const refusal = refuse(request);
     if (refusal) return sendApiErrorText(reply, refusal);
+  });
+  // Before the schema: a body nested thousands deep would overflow every recursive walk after it.
+  app.addHook('preValidation', async (request, reply) => {
+    const tooDeep = depthProblem(request.body);
+    if (!tooDeep) return;
+    const { status, body } = apiError('BAD_REQUEST', `${tooDeep.pointer} ${tooDeep.message}`);
+    return sendApiErrorText(reply, { status, body: { ...body, details: [tooDeep] } });
   });
 
   function refuse(request: FastifyRequest): { status: number; body: ApiErrorBody } | undefined {

@@ -10,7 +10,7 @@ import { uiAdminRoutes } from './ui.js';
 import { journalRoutes } from './journal.js';
 import type { Player } from '../store/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
-import { adminSchema, adminSecurity, UNREADABLE_400 } from './admin-docs.js';
+import { adminSchema, adminSecurity, TOO_DEEP, UNREADABLE_400 } from './admin-docs.js';
 import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREADABLE } from './docs.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
@@ -34,6 +34,8 @@ interface AdminRouteOptions {
   sim: Simulator;
   token?: string;
   guard?: Omit<AdminGuardOptions, 'token'>;
+  /** Event stream listeners served at once (GET /admin/events). */
+  maxListeners?: number;
 }
 
 const playerUpdateSummary = (v: Record<string, unknown>) =>
@@ -44,7 +46,7 @@ const playerUpdateSummary = (v: Record<string, unknown>) =>
  * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
  * what the handlers return (sentAsReturned): the response schemas are for the document.
  */
-export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard }) => {
+export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard, maxListeners }) => {
   addAdminGuard(app, { ...guard, token });
   const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
@@ -101,7 +103,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
           400: errorResponse(
             'The body is invalid (BAD_REQUEST: details name each field by JSON pointer), or the balance has more fraction digits than the ' +
               `currency's scale. ${UNREADABLE_400} Nothing changed.`,
-            [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE],
+            [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE, TOO_DEEP],
           ),
         },
       }),
@@ -183,6 +185,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
               invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'),
               invalid('/rules/0/then/delay_ms', 'must be >= 0'),
               ...UNREADABLE,
+              TOO_DEEP,
             ],
           ),
         },
@@ -195,7 +198,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
     },
   );
 
-  await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs) }); // GET /admin/events, /admin/scenarios
+  await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs), maxListeners }); // GET /admin/events, /admin/scenarios
   await app.register(reportRoutes, { sim, locked: token !== undefined });
 };
 

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { stringify } from 'safe-stable-stringify';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { buildReply, type CallbackOutput, handleCallback, headerSafe } from '../callback.js';
 import { fromFastify } from '../errors.js';
@@ -11,7 +13,7 @@ import type { Grader } from '../grading/grader.js';
 import type { Finding } from '../protocol/findings.js';
 
 /** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
-function gradedArrival(grader: Grader, ticket: number, id: number, at: number, out: CallbackOutput): Attempt | undefined {
+function gradedArrival(grader: Grader, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): Attempt | undefined {
   const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
   if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) {
     grader.settle(ticket);
@@ -27,12 +29,30 @@ function gradedArrival(grader: Grader, ticket: number, id: number, at: number, o
       tx,
       game: typeof data?.game_no === 'string' ? data.game_no : undefined,
       total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
-      body: request.body,
+      body,
       applied: code === 'R0',
-      source: { request, reply },
+      source: { request: { headers: request.headers, body }, reply },
     },
     ticket,
   );
+}
+
+/** Bodies longer than this are graded by a digest: grading never holds a large body. */
+const GRADED_BODY_CHARS = 8192;
+
+/**
+ * The body as grading keeps it (to compare resends, and as evidence): the parsed body when small; a
+ * digest of it without its timestamp otherwise (a resend with the same digest is unchanged).
+ */
+function gradedBody(body: unknown, chars: number): unknown {
+  if (chars <= GRADED_BODY_CHARS || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { timestamp: _ignored, ...rest } = body as Record<string, unknown>;
+  return {
+    body_sha256: createHash('sha256')
+      .update(stringify(rest) ?? '')
+      .digest('hex'),
+    characters: chars,
+  };
 }
 
 /** Each finding code once per callback. */
@@ -117,8 +137,10 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       // The session it arrived in grades it, whatever reset comes before its reply.
       const { grader } = sim.grading;
       const ticket = grader.expect(arrivedAt);
+      const chars = typeof request.body === 'string' ? request.body.length : 0;
       let out: CallbackOutput;
       let pending: Awaited<ReturnType<Simulator['journal']['begin']>>;
+      let graded: unknown;
       try {
         out = await handleCallback(sim, {
           method: request.method,
@@ -126,15 +148,18 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
           headers: request.headers,
           body: typeof request.body === 'string' ? request.body : '',
         });
+        graded = out.authenticated ? gradedBody(out.entry.request.body, chars) : undefined;
         // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-        pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt })); // (handed over, not copied)
+        pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt }), chars); // (handed over, not copied)
       } catch (e) {
         grader.settle(ticket);
         throw e;
       }
-      const attempt = out.authenticated ? gradedArrival(grader, ticket, pending.id, arrivedAt, out) : grader.settle(ticket);
+      const attempt = out.authenticated ? gradedArrival(grader, ticket, pending.id, arrivedAt, out, graded) : grader.settle(ticket);
       let closedEarly: (() => void) | undefined;
       if (out.delayMs) {
+        // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
+        request.body = undefined;
         // The caller giving up during the delay is when it knew the reply was lost (its time-out).
         if (attempt) socket.once('close', (closedEarly = () => grader.closed(attempt, Date.now())));
         await sleep(out.delayMs);

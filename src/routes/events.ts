@@ -1,10 +1,11 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifySchema } from 'fastify';
 import type { StoredEntry } from '../journal/journal.js';
 import { matches } from '../journal/match.js';
 import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../simulator.js';
-import { errorResponse } from './docs.js';
+import { apiError } from '../errors.js';
+import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
 import { watchGrading } from './grading-events.js';
 
@@ -16,16 +17,22 @@ export interface EventRouteOptions {
   maxBufferedBytes?: number;
   /** A comment line this often keeps proxies and idle time-outs from closing the stream. */
   heartbeatMs?: number;
+  /** Listeners served at once; one more is answered 503 LISTENERS_FULL (default 100). */
+  maxListeners?: number;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_MAX_LISTENERS = 100;
 
 const DESCRIPTION = `Server-sent events: one \`data:\` line per callback, the journal entry as
 \`GET /admin/journal\` lists it (JSON, with \`id:\` set to the entry id), written when the callback is
 answered. A comment line (\`: heartbeat\`) comes every 15 s. Nothing is replayed: read
 \`GET /admin/journal?after=<last id>\` to fill a gap. A listener that does not read fast enough
 (over 1 MiB unsent) is disconnected, so it can never slow a callback down; it may reconnect.
+At most \`--max-listeners\` streams (default 100, never more than half of \`--max-connections\`) are served
+at once: one more is answered 503 LISTENERS_FULL and its connection closed, so listeners never hold the
+connections callbacks need.
 The dashboard (\`/ui\`) and \`wallet-sim tail\` read it with the Authorization header of --admin-token.
 The filters of \`GET /admin/journal\` (\`user_id\`, \`event_type\`, \`code\`, \`replayed\`…: the journal's one
 filter language) keep only the callbacks that match. With \`grading=true\`, the stream also carries
@@ -40,6 +47,8 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
   const { sim, security } = options;
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const maxListeners = options.maxListeners ?? DEFAULT_MAX_LISTENERS;
+  let listeners = 0;
   const schema = {
     tags: ['admin'],
     security,
@@ -60,14 +69,27 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
         badQuery('GET /admin/events', QUERYSTRING, 'querystring:/code', 'must be one of "R0", "R1", "R2", "R3", "R4"'),
       ]),
       ...(security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
+      503: errorResponse(
+        `--max-listeners streams are already served (LISTENERS_FULL; the connection is closed), or ${SHUTDOWN_503.charAt(0).toLowerCase()}${SHUTDOWN_503.slice(1)}`,
+        [errorBody('LISTENERS_FULL', maxListeners)],
+      ),
     },
   } as FastifySchema;
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/events', { schema }, (request, reply) => {
     const match = matchOfText(request.query);
+    if (listeners >= maxListeners) {
+      // Closed, not kept alive: a refused listener that stays connected would hold a slot all the same.
+      const { status, body } = apiError('LISTENERS_FULL', maxListeners);
+      return reply.code(status).header('connection', 'close').send(body);
+    }
+    listeners++;
+    // Headers set before the stream began (CORS under --cors) go out with it.
+    const early = reply.getHeaders() as OutgoingHttpHeaders;
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
+      ...early,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
@@ -77,6 +99,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     const close = () => {
       if (closed) return;
       closed = true;
+      listeners--;
       unsubscribe();
       stopGrading?.();
       clearInterval(heartbeat);

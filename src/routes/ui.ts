@@ -59,8 +59,11 @@ export function bundledScenarios(): BundledScenario[] {
  * The admin routes the dashboard adds: the event stream and the bundled scenarios. Registered
  * inside the admin plugin, so --admin-token guards them like the rest of /admin.
  */
-export const uiAdminRoutes: FastifyPluginAsync<{ sim: Simulator; security?: { bearer: never[] }[] }> = async (app, { sim, security }) => {
-  await app.register(eventRoutes, { sim, security });
+export const uiAdminRoutes: FastifyPluginAsync<{ sim: Simulator; security?: { bearer: never[] }[]; maxListeners?: number }> = async (
+  app,
+  { sim, security, maxListeners },
+) => {
+  await app.register(eventRoutes, { sim, security, maxListeners });
   const unauthorized = security
     ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } }
     : {};

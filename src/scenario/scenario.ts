@@ -2,6 +2,7 @@ import { type Thresholds, thresholdsOf } from '../grading/thresholds.js';
 import { amountProblem, type Money, money } from '../money.js';
 import type { Rule, Scenario } from '../protocol/types.generated.js';
 import { DocumentError, type DocumentProblem, loadJsonDocument } from '../documents.js';
+import { depthProblem } from '../json-depth.js';
 import { describeErrors, validator } from '../schemas.js';
 
 const validateSchema = validator<Scenario>('Scenario');
@@ -36,6 +37,8 @@ export const DEFAULT_SCALE = 2;
 
 /** Validates a parsed scenario document; throws ScenarioError naming every problem. */
 export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenario {
+  const tooDeep = depthProblem(doc);
+  if (tooDeep) throw new ScenarioError(source, [tooDeep]);
   if (!validateSchema(doc)) throw new ScenarioError(source, describeErrors(validateSchema.errors));
   const scales = new Map(Object.entries(doc.currencies ?? {}));
   const scaleOf = (c: string) => scales.get(c) ?? DEFAULT_SCALE;

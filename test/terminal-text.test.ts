@@ -1,0 +1,88 @@
+// Secrets and terminals (issue 21, item 7): secret headers are masked wherever headers are shown,
+// and text a caller chose never reaches a terminal as control characters (tail and report).
+import { spawn } from 'node:child_process';
+import t from 'tap';
+import { isSecretHeader, maskedHeaders } from '../src/secrets.js';
+import { terminalText } from '../src/terminal-text.js';
+import { bet, buildTestApp, HEADERS, journal, login, post, send } from './helpers/app.js';
+import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
+
+t.setTimeout(120_000);
+
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** A user_id that retitles the terminal (OSC … BEL), paints it red (CSI) and hides the cursor with C1. */
+const HOSTILE_USER = 'evil\u001b]0;pwned\u0007\u001b[31mred\u009b?25l';
+const HOSTILE_GAME = 'G\u001b[2J\u0007';
+
+t.test('terminalText writes every control character escaped and leaves the rest alone', async (t) => {
+  const cases: [string, string][] = [
+    ['player-1', 'player-1'],
+    ['é ü 한국 🎲', 'é ü 한국 🎲'],
+    ['a\tb', 'a\tb'],
+    ['\u001b[31m', '\\u001b[31m'],
+    ['\u001b]0;x\u0007', '\\u001b]0;x\\u0007'],
+    ['line\nbreak\r', 'line\\nbreak\\r'],
+    ['\u0000\u007f\u0085\u009b\u2028', '\\u0000\\u007f\\u0085\\u009b\\u2028'],
+  ];
+  for (const [input, shown] of cases) t.equal(terminalText(input), shown, shown);
+});
+
+t.test('secret headers are masked: the named ones and any *-Token, *-Key, *-Secret, in any case', async (t) => {
+  const secret = ['Api-Key', 'authorization', 'Proxy-Authorization', 'cookie', 'X-Auth-Token', 'x-session-key', 'Client-Secret'];
+  const plain = ['api-id', 'content-type', 'callback-url', 'x-token-count', 'keyboard', 'x-secretive'];
+  for (const name of secret) t.ok(isSecretHeader(name), `${name} is a secret`);
+  for (const name of plain) t.notOk(isSecretHeader(name), `${name} is not`);
+  const shown = maskedHeaders({ cookie: 'session=abcdef123456', 'x-auth-token': 'tok-123456', 'api-id': 'sandbox' });
+  t.same(shown, { cookie: 'se************', 'x-auth-token': 'to********', 'api-id': 'sandbox' });
+});
+
+t.test('the journal keeps Cookie, Proxy-Authorization and X-*-Token masked', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const secrets = { cookie: 'session=abcdef123456', 'proxy-authorization': 'Basic dXNlcjpwYXNz', 'x-provider-token': 'tok-abcdef' };
+  await send(app, login('player-1'), { ...HEADERS, ...secrets });
+  const [entry] = await journal(app);
+  const headers = entry.request.headers as Record<string, string>;
+  for (const [name, value] of Object.entries(secrets)) {
+    t.not(headers[name], undefined, `${name} is journalled`);
+    t.notMatch(headers[name], value.slice(2), `${name} is masked (${headers[name]})`);
+    t.ok(JSON.stringify(entry).indexOf(value) < 0, `${name}'s value appears nowhere in the entry`);
+  }
+});
+
+t.test('wallet-sim tail prints a hostile user_id escaped, as lines and as JSON', async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
+  for (const json of [false, true]) {
+    for (const noColor of [false, true]) {
+      const child = spawn(process.execPath, [CLI, 'tail', '--url', sim.url, ...(json ? ['--json'] : [])], {
+        env: cleanEnv(noColor ? { NO_COLOR: '1' } : {}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const io = collect(child);
+      // The stream is up once the server has a listener: send until the line shows up.
+      for (const until = Date.now() + 20_000; !io.stdout().includes('evil') && Date.now() < until;) {
+        await post(`${sim.url}/callback`, login(HOSTILE_USER));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill('SIGTERM');
+      await io.exited;
+      const what = `${json ? '--json' : 'lines'}${noColor ? ', NO_COLOR' : ''}`;
+      t.match(io.stdout(), 'evil\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b?25l', `${what}: the user_id shows, escaped`);
+      t.notMatch(io.stdout(), RAW_CONTROL, `${what}: no raw ESC, BEL or C1 reaches the terminal`);
+      if (json) t.equal(JSON.parse(io.stdout().split('\n')[0]!).user_id, HOSTILE_USER, 'the JSON still reads back the same');
+    }
+  }
+});
+
+t.test('wallet-sim report prints a hostile user_id and game_no escaped', async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
+  const opened = await post(`${sim.url}/callback`, bet(HOSTILE_USER, HOSTILE_GAME, [['1', 'P', 10]], { currency: 'USD' }));
+  t.equal((opened.body as { code: string }).code, 'R0', 'the bet opens a round');
+  for (const env of [{}, { NO_COLOR: '1' }] as Record<string, string>[]) {
+    for (const args of [[], ['--user', HOSTILE_USER]]) {
+      const r = await run(['report', '--url', sim.url, ...args], env);
+      t.match(r.stdout, 'evil\\u001b]0;pwned\\u0007', `${args.length ? '--user' : 'open rounds'}: the user_id shows, escaped`);
+      t.notMatch(r.stdout, RAW_CONTROL, 'no raw control character reaches the terminal');
+    }
+  }
+});
