@@ -18,12 +18,11 @@ export const GRADING = { client_timeout_s: 1, retry_window_s: 3, min_retry_gap_m
 const CERT = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'certification.json'), 'utf8')) as Scenario;
 
 /** certification.json: same players and fault rules, the slow bet 1.5 s late, small windows. */
-export function scenario(over: Partial<Scenario> = {}): Scenario {
+export function scenario(o: { slowBetMs?: number; grading?: Partial<typeof GRADING> } = {}): Scenario {
   return {
     ...CERT,
-    rules: CERT.rules!.map((r) => (r.then.delay_ms ? { ...r, then: { ...r.then, delay_ms: SLOW_BET_MS } } : r)),
-    grading: GRADING,
-    ...over,
+    rules: CERT.rules!.map((r) => (r.then.delay_ms ? { ...r, then: { ...r.then, delay_ms: o.slowBetMs ?? SLOW_BET_MS } } : r)),
+    grading: { ...GRADING, ...o.grading },
   };
 }
 
@@ -148,8 +147,8 @@ export const RETRY_CHECKS = [
 ];
 
 /** Plays every certification player with `send` and asserts zero failing checks. */
-export async function wellBehaved(t: Test, send: (w: Wallet) => Send): Promise<void> {
-  const w = await startWallet(t);
+export async function wellBehaved(t: Test, send: (w: Wallet) => Send, doc = scenario()): Promise<void> {
+  const w = await startWallet(t, doc);
   await play(send(w));
   const r = await finalReport(w);
   t.same(failing(r), [], 'no failing check');
@@ -171,8 +170,14 @@ export const MISCONFIGURED = {
 } satisfies Record<string, { players: Player[]; fails: string[] }>;
 
 /** Plays `players` with a misconfigured `send`; once the named checks are decided, each fails. */
-export async function misconfigured(t: Test, players: readonly Player[], fails: string[], send: (w: Wallet) => Send): Promise<void> {
-  const w = await startWallet(t);
+export async function misconfigured(
+  t: Test,
+  players: readonly Player[],
+  fails: string[],
+  send: (w: Wallet) => Send,
+  doc = scenario(),
+): Promise<void> {
+  const w = await startWallet(t, doc);
   await play(send(w), players);
   assertFails(t, await decided(w, fails), fails);
 }
