@@ -70,7 +70,7 @@ t.test('axios-retry resending at once (retryDelay 0, as its default noDelay)', (
   ),
 );
 
-t.test('axios with a 300 ms time-out while 1 s is declared', (t) =>
+t.test('axios with a 300 ms time-out while 2 s is declared', (t) =>
   misconfigured(t, MISCONFIGURED.shortTimeout.players, MISCONFIGURED.shortTimeout.fails, (w) =>
     sender(client({ ...WELL, retryDelay: exponentialDelay }, 300))(w.url),
   ),

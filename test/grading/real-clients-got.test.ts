@@ -91,7 +91,7 @@ t.test('got retrying at once (calculateDelay 1 ms)', (t) =>
   ),
 );
 
-t.test('got with a 300 ms time-out while 1 s is declared', (t) =>
+t.test('got with a 300 ms time-out while 2 s is declared', (t) =>
   misconfigured(t, MISCONFIGURED.shortTimeout.players, MISCONFIGURED.shortTimeout.fails, (w) =>
     sender(
       client({

@@ -70,7 +70,7 @@ t.test('p-retry with minTimeout 0', (t) =>
   misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) => sender({ minTimeout: 0 })(w.url)),
 );
 
-t.test('p-retry + fetch with AbortSignal.timeout(300) while 1 s is declared', (t) =>
+t.test('p-retry + fetch with AbortSignal.timeout(300) while 2 s is declared', (t) =>
   misconfigured(t, MISCONFIGURED.shortTimeout.players, MISCONFIGURED.shortTimeout.fails, (w) =>
     sender({ timeoutMs: 300, minTimeout: 200 })(w.url),
   ),

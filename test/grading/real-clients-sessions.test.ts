@@ -57,7 +57,7 @@ async function round(send: Send, game: string): Promise<void> {
   await send(result(PLAYER, game, [['1', 'P', 10, -10]], usd));
 }
 
-/** Every bet of the player answered 500 ms late (within the 1 s time-out), in every session. */
+/** Every bet of the player answered 500 ms late (within the 2 s time-out), in every session. */
 const DELAYED: Scenario = {
   ...scenario(),
   rules: [{ name: 'delayed bet', when: { event_type: 'bet', user_id: PLAYER }, then: { delay_ms: 500 } }],
@@ -149,7 +149,7 @@ async function latency(t: Test, target: string, delays: number[]): Promise<strin
 
 const slowBetOnly = async (t: Test, url: (w: Awaited<ReturnType<typeof startWallet>>) => Promise<string>, agent?: Agent) => {
   const w = await startWallet(t);
-  const send = gotSend(await url(w), { retryDelayMs: 1, agent }); // resends as soon as its 1 s time-out fires
+  const send = gotSend(await url(w), { retryDelayMs: 1, agent }); // resends as soon as its 2 s time-out fires
   await round(send, 'G1');
   const r = await finalReport(w);
   t.equal(check(r, 'NO_PREMATURE_RETRY').status, 'pass', 'the resend at the declared time-out is not premature', {
@@ -158,9 +158,9 @@ const slowBetOnly = async (t: Test, url: (w: Awaited<ReturnType<typeof startWall
   t.same(failing(r), [], 'no failing check');
 };
 
-t.test('time-out exactly the declared 1 s, resent at once: not premature', (t) => slowBetOnly(t, async (w) => w.url));
+t.test('time-out exactly the declared 2 s, resent at once: not premature', (t) => slowBetOnly(t, async (w) => w.url));
 
-t.test('the same with 40 ms of latency on the first attempt (the wallet stamps its arrival later)', (t) =>
-  // One connection per attempt: login, the bet (delayed 40 ms on its way), its resend, the settlement.
-  slowBetOnly(t, (w) => latency(t, w.url, [0, 40]), new Agent({ keepAlive: false })),
+t.test('the same with 30 ms of latency on the first attempt (the wallet stamps its arrival later)', (t) =>
+  // One connection per attempt: login, the bet (delayed 30 ms on its way), its resend, the settlement.
+  slowBetOnly(t, (w) => latency(t, w.url, [0, 30]), new Agent({ keepAlive: false })),
 );

@@ -2,9 +2,9 @@
 // Agent's headers/body time-outs retried, exponential back-off; R1 (HTTP 200) resent by the
 // provider's own loop over it. Then misconfigured.
 //
-// undici runs headersTimeout on its coarse "fast timers" (499 ms ticks): a 1 s headersTimeout fires
-// 1.0–1.5 s after the request. Declared 1 s, the client may read a reply the wallet already counts
-// as lost (> 1 s) and never resend it; so here the slow bet is answered after 2.5 s, past the
+// undici runs headersTimeout on its coarse "fast timers" (499 ms ticks): a 2 s headersTimeout fires
+// 2.0–2.5 s after the request. Declared 2 s, the client may read a reply the wallet already counts
+// as lost (> 2 s) and never resend it; so here the slow bet is answered after 3.5 s, past the
 // client's real time-out. The short time-out case declares 3 s against the Agent's 1 s.
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
@@ -67,7 +67,7 @@ const sender =
   };
 
 t.test("undici's RetryAgent, well configured: no failing check on certification.json", (t) =>
-  wellBehaved(t, (w) => sender(retryAgent())(w.url), scenario({ slowBetMs: 2500 })),
+  wellBehaved(t, (w) => sender(retryAgent())(w.url), scenario({ slowBetMs: 3500 })),
 );
 
 t.test("RetryAgent's defaults leave POST out: the lost reply is never resent, nor the R1 settlement", (t) =>
@@ -93,7 +93,7 @@ t.test('RetryAgent over an Agent with a 1 s headersTimeout while 3 s is declared
     t,
     MISCONFIGURED.shortTimeout.players,
     MISCONFIGURED.shortTimeout.fails,
-    (w) => sender(retryAgent({ minTimeout: 200 }))(w.url),
+    (w) => sender(retryAgent({ timeoutMs: 1000, minTimeout: 200 }))(w.url),
     scenario({ slowBetMs: 3500, grading: { client_timeout_s: 3 } }),
   ),
 );
