@@ -15,7 +15,7 @@ const lostReply = (e: AxiosError) => isNetworkError(e) || e.code === 'ECONNABORT
 const WELL: IAxiosRetryConfig = {
   retries: 5,
   retryCondition: (e) => lostReply(e) || codeOf(e) === 'R1',
-  retryDelay: (n, e) => exponentialDelay(n, e, 250), // 0.5 s, 1 s, 2 s… (+ up to 20 %)
+  retryDelay: (n, e) => exponentialDelay(n, e, 500), // 1 s, 2 s, 4 s… (+ up to 20 %)
   shouldResetTimeout: true, // each attempt gets the whole time-out (else a retry after a time-out has none left)
   validateResponse: (res) => (res.data as Reply | undefined)?.code !== 'R1',
 };

@@ -47,7 +47,7 @@ const sender =
             throw e;
           }
         },
-        { retries: o.retries ?? 5, minTimeout: o.minTimeout ?? 500, factor: 2 },
+        { retries: o.retries ?? 5, minTimeout: o.minTimeout ?? 1000, factor: 2 },
       );
     } catch (e) {
       return e instanceof Retryable ? e.reply : undefined;

@@ -23,7 +23,7 @@ import {
 } from './real-clients.js';
 
 const ERROR_CODES = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
-const BACKOFF_MS = 500;
+const BACKOFF_MS = 1000;
 
 const agent = (timeoutMs = TIMEOUT_MS) => new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 const retryAgent = (o: { timeoutMs?: number; minTimeout?: number } = {}) =>
