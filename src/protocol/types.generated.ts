@@ -606,6 +606,10 @@ currencies?: {
 }
 defaults?: ScenarioDefaults
 players?: ScenarioPlayer[]
+/**
+ * Seed of the rules' probability draws (start --seed overrides it; absent: a random seed, printed at start). The same seed and the same callbacks per player meet the same faults.
+ */
+seed?: number
 rules?: Rule[]
 grading?: GradingThresholds
 }
@@ -661,6 +665,10 @@ then: RuleThen
  * Fire at most this many times (until reset).
  */
 times?: number
+/**
+ * Fire on a matching callback with this probability (0 < p <= 1), drawn from the seed, the rule's name, the user_id and that player's callback count in the session (docs/scenarios.md). A rule with a probability needs a name.
+ */
+probability?: number
 }
 /**
  * All listed conditions must hold. Empty: every authenticated, well-formed callback.

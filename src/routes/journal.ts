@@ -94,6 +94,7 @@ export const journalRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocO
     },
     async (_request, reply) => {
       await sim.journal.reset();
+      await sim.resetCallCounts(); // a new session: the probability draws count each player's callbacks afresh
       return reply.code(204).send();
     },
   );
