@@ -439,6 +439,35 @@ count: number
 entries: JournalEntry[]
 }
 /**
+ * GET /admin/ledger: one bet or settlement the wallet applied (R0) in the session, oldest first. Amounts are exact decimals (in CSV as decimal text).
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "LedgerRow".
+ */
+export interface LedgerRow {
+transaction_id: string
+event_type: ("bet" | "bet_result")
+user_id: string
+game_no: string
+currency: string
+/**
+ * Positive: the stake a bet debited; the credit of a settlement (stake + winloss, possibly 0).
+ */
+amount: number
+/**
+ * The player's balance once it was applied.
+ */
+balance_after: number
+/**
+ * When the wallet applied it (ISO 8601).
+ */
+applied_at: string
+/**
+ * The round's state now.
+ */
+round_status: ("open" | "settled")
+}
+/**
  * Body of PUT /admin/players/:user_id. Creates the player when unknown.
  * 
  * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
