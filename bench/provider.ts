@@ -146,6 +146,7 @@ export class ScriptedProvider {
       this.books.get(bet.transaction_id)!.round_status = ok ? 'settled' : 'open';
       if (ok) balance = settled.balance;
       if (++this.stats.rounds >= (this.o.rounds ?? Infinity)) this.stop();
+      if (round % 10 === 0) balance = undefined; // players come back: a new login every 10 rounds
     }
   }
 
