@@ -20,18 +20,23 @@ import {
   RESULTS,
   RUNS,
   SERVER_FLAGS,
+  SOAK,
+  SOAK_PLAYERS,
+  SOAK_SEED,
   SSE,
   WALLET_ARGS,
   WORKERS,
 } from './options.js';
 import { fmt, median, table } from './report.js';
 import { startRedisServer, type Target } from './servers.js';
+import { soak } from './soak.js';
 import { BENCH_SCENARIO as SCENARIO } from './traffic.js';
 
 // npm run bench: the options are in bench/options.ts, the method and the results in docs/bench.md.
 // Servers: bench/servers.ts; the timed runs: bench/measure.ts; the tables: bench/report.ts.
 
 async function main(): Promise<void> {
+  if (SOAK > 0) return soak(SOAK, SOAK_PLAYERS, SOAK_SEED);
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-bench-'));
   try {
     const scenario = join(dir, 'bench-scenario.json');

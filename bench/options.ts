@@ -10,6 +10,7 @@ import { ROOT } from '../src/paths.js';
  *                 [--compare bench/results/base]                (also the memory store of another build's dist/, A/B in one run)
  *                 [--compare-args "--log-level info"]           (extra wallet-sim start options of the --compare target only)
  *                 [--sse]                                       (also the memory store with one /admin/events listener)
+ *                 [--soak <minutes> [--soak-players 50] [--soak-seed 1]]  (instead: the chaos soak, bench/soak.ts)
  *
  * Every server runs in its own process (the built CLI, or bare-server.js for the ceiling) and
  * autocannon drives it from this one, all on 127.0.0.1 with port 0. The traffic is valid:
@@ -66,6 +67,10 @@ export const SERVER_FLAGS = list('server-flags');
 export const WALLET_ARGS = list('wallet-args');
 /** Extra `wallet-sim start` options for the --compare target only (with `--compare dist`: an A/B of an option). */
 export const COMPARE_ARGS = list('compare-args');
+/** --soak <minutes>: the chaos soak (bench/soak.ts) instead of the throughput runs. */
+export const SOAK = num('soak', 0);
+export const SOAK_PLAYERS = num('soak-players', 50);
+export const SOAK_SEED = num('soak-seed', 1);
 export const MIN_R0_SHARE = 0.95;
 export const RESULTS = join(ROOT, 'bench/results');
 export const CLI = join(ROOT, 'dist/src/cli.js');

@@ -98,6 +98,10 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
 /** R2, R3 and R1 before anything is read; then the scenario's rule and the wallet, in one store transaction. */
 async function processCallback(sim: Simulator, intake: Intake): Promise<Outcome> {
   if (!intake.authenticated) return { code: 'R2' };
+  // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
+  const userId = intake.echo.user_id;
+  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
+  if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return { code: 'R3' };
   if (sim.storeFailure) return { code: 'R1', failure: `R1: ${sim.storeFailure}` };
@@ -105,7 +109,7 @@ async function processCallback(sim: Simulator, intake: Intake): Promise<Outcome>
   let rule: Fired | undefined;
   try {
     // Counted here, or in Redis across processes (which may fail like the store).
-    rule = await sim.chooseRule(request);
+    rule = await sim.chooseRule(request, (await count) ?? 1);
     const decision = await sim.store.transact(keys, (view) => decideWithRule(view, request, rule, sim.config));
     return { code: decision.code, rule, decision };
   } catch (e) {

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { openapiCommand } from './commands/openapi.js';
 import { probeCommand } from './commands/probe.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { reportCommand } from './commands/report.js';
 import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
@@ -22,5 +23,6 @@ program.addCommand(sendCommand());
 program.addCommand(verifyCommand());
 program.addCommand(tailCommand());
 program.addCommand(reportCommand());
+program.addCommand(reconcileCommand());
 
 await program.parseAsync();

@@ -6,6 +6,7 @@ import { compileScenario } from './scenario/scenario.js';
 import { RedisShared } from './store/redis-shared.js';
 import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
+import { randomSeed } from './scenario/draw.js';
 import type { ActiveScenario } from './scenario/scenario.js';
 import { matches, secretBytes } from './secrets.js';
 import { LocalStore } from './store/local.js';
@@ -24,6 +25,8 @@ export interface SimulatorOptions {
   journalBytes?: number;
   /** --retain-transactions: applied transactions remembered for idempotency (default 1,000,000). */
   retainTransactions?: number;
+  /** --seed: the seed of the probability draws, over the scenario's own `seed`. */
+  seed?: number;
 }
 
 export const DEFAULT_RETAIN_TRANSACTIONS = 1_000_000;
@@ -38,6 +41,8 @@ const walletConfig = (s: ActiveScenario): WalletConfig => ({
 /** The scenario's players; one listed without a currency keeps the one it has, if any. */
 const seed = (s: ActiveScenario, known: (id: string) => Player | undefined): Change[] =>
   s.players.map((p) => playerChange({ ...p, currency: p.currency ?? known(p.user_id)?.currency ?? s.defaultCurrency }));
+
+const withSeed = (s: ActiveScenario, seed: number): ActiveScenario => ({ ...s, source: { ...s.source, seed } });
 
 /**
  * The simulator's domain: the active scenario, its rule counters, the wallet and the journal.
@@ -69,21 +74,55 @@ export class Simulator<J extends JournalStore = JournalStore> {
     /** Scenario, rule counters and reset shared with the other processes of a Redis store. */
     private readonly shared?: RedisShared,
   ) {
-    this.rules = new RuleEngine(scenario.rules);
+    this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
-    this.grading = new GradingSession(scenario.grading, null);
+    this.grading = new GradingSession(scenario.grading, this.seed);
   }
 
   /** Begins a new grading session; one begun by clearing the journal keeps who is logged in. */
   newSession(keepLogins = false): void {
     const carried = keepLogins ? this.grading.grader : undefined;
-    this.grading = new GradingSession(this.scenario.grading, this.grading.info.seed, Date.now(), carried);
+    this.grading = new GradingSession(this.scenario.grading, this.seed, Date.now(), carried);
   }
 
-  /** Clears the journal and begins a new grading session (the wallet is unchanged). */
+  /**
+   * Clears the journal and begins a new session (the wallet is unchanged): grading starts afresh,
+   * and so do the players' callback counts of the probability draws.
+   */
   async clearJournal(): Promise<void> {
     this.newSession(true);
     await this.journal.reset();
+    await this.resetCallCounts();
+  }
+
+  /** The seed of the rules' probability draws: in the active scenario's document (GET /admin/scenario), shared with every process. */
+  get seed(): number {
+    return this.scenario.source.seed ?? 0;
+  }
+
+  /** Whether a rule of the active scenario has a `probability` (the start line then shows the seed). */
+  get draws(): boolean {
+    return this.scenario.rules.some((r) => r.probability !== undefined);
+  }
+
+  /** Callbacks per player in the session (the draw's count) of a local store; Redis counts them for every process. */
+  private calls = new Map<string, number>();
+
+  /**
+   * Counts an authenticated callback of `userId`: its number in the session, from 1. Kept here, or
+   * with a shared store in Redis (every process counts together).
+   */
+  countCall(userId: string): number | Promise<number> {
+    if (this.shared) return this.shared.countCall(userId);
+    const n = (this.calls.get(userId) ?? 0) + 1;
+    this.calls.set(userId, n);
+    return n;
+  }
+
+  /** A new session: every player's callback count starts again from 1 (the seed stays). */
+  async resetCallCounts(): Promise<void> {
+    this.calls = new Map();
+    await this.shared?.resetCalls();
   }
 
   /**
@@ -94,7 +133,10 @@ export class Simulator<J extends JournalStore = JournalStore> {
    */
   static async open(scenario: ActiveScenario, backend: Persistence, options?: SimulatorOptions): Promise<Simulator<Journal>>;
   static async open(scenario: ActiveScenario, backend: Persistence | Store, options?: SimulatorOptions): Promise<Simulator>;
-  static async open(scenario: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
+  static async open(given: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
+    // --seed, else the scenario's, else a random one: written into the active document, so it is
+    // shown by GET /admin/scenario and shared with the processes of a Redis store.
+    const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
     if (backend instanceof RedisStore) {
       const shared = new RedisShared(backend.client, backend.prefix);
       const journal = new RedisJournal(backend.client, backend.prefix, options.journalSize, options.journalBytes);
@@ -116,9 +158,9 @@ export class Simulator<J extends JournalStore = JournalStore> {
     return sim;
   }
 
-  /** The rule for a callback, counted here or, with a shared store, across every process. */
-  chooseRule(req: CallbackRequest): Fired | undefined | Promise<Fired | undefined> {
-    return this.shared ? this.rules.chooseShared(req, this.shared.counters) : this.rules.choose(req);
+  /** The rule for a callback (`count`: its player's callback count), counted here or, with a shared store, across every process. */
+  chooseRule(req: CallbackRequest, count: number): Fired | undefined | Promise<Fired | undefined> {
+    return this.shared ? this.rules.chooseShared(req, this.shared.counters, count) : this.rules.choose(req, count);
   }
 
   async ruleHits(): Promise<RuleHits[]> {
@@ -136,7 +178,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
 
   private use(scenario: ActiveScenario): void {
     this.scenario = scenario;
-    this.rules = new RuleEngine(scenario.rules);
+    this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
     this.grading.grader.t = scenario.grading;
   }
@@ -169,6 +211,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
   async reset(): Promise<void> {
     this.newSession();
     this.rules.reset();
+    await this.resetCallCounts();
     await this.journal.reset();
     await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
     await this.shared?.publishReset();
@@ -178,7 +221,9 @@ export class Simulator<J extends JournalStore = JournalStore> {
    * Makes a new scenario active: rules (counters reset), credentials, currencies and defaults; the
    * players it lists get their listed balances, others and history stay. `reset` starts over.
    */
-  async setScenario(scenario: ActiveScenario, reset = false): Promise<void> {
+  async setScenario(next: ActiveScenario, reset = false): Promise<void> {
+    // The seed stays unless --seed did not set it and the new scenario names one.
+    const scenario = withSeed(next, this.options.seed ?? next.source.seed ?? this.seed);
     this.use(scenario);
     await this.shared?.publishScenario(scenario.source);
     if (reset) await this.reset();

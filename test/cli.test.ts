@@ -233,11 +233,11 @@ t.test('--scenario takes the name of a bundled scenario; an unknown name lists t
   const [unknown, help] = await Promise.all([run(['start', '--port', '0', '--scenario', 'flakey']), run(['start', '--help'])]);
   t.equal(unknown.code, 1);
   t.match(unknown.stderr, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
-  t.match(unknown.stderr, /one of the bundled scenarios: certification, default, flaky, /);
+  t.match(unknown.stderr, /one of the bundled scenarios: certification, chaos, default, flaky, /);
   t.notMatch(unknown.stderr, 'ENOENT');
   t.match(
     help.stdout.replace(/\s+/g, ' '),
-    'the name of a bundled scenario: certification, default, flaky, insufficient-funds',
+    'the name of a bundled scenario: certification, chaos, default, flaky, insufficient-funds',
     '--help lists them',
   );
 

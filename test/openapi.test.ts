@@ -209,6 +209,7 @@ t.test('admin and health routes are documented', async (t) => {
       'DELETE /admin/journal',
       'GET /admin/events',
       'GET /admin/journal',
+      'GET /admin/ledger',
       'GET /admin/players',
       'GET /admin/players/{user_id}',
       'GET /admin/report',
@@ -251,6 +252,14 @@ t.test('admin and health routes are documented', async (t) => {
     ['user_id', 'event_type', 'game_no', 'table_no', 'transaction_id', 'code', 'replayed', 'rule', 'after', 'limit'],
   );
   t.equal(doc.paths['/admin/players'].get.security, undefined, 'no security while the admin API is open');
+  const ledger = doc.paths['/admin/ledger'].get;
+  t.same(Object.keys(ledger.responses['200'].content).sort(), ['application/json', 'text/csv'], 'the ledger: JSON or CSV');
+  t.same(ledger.responses['200'].content['application/json'].schema, { type: 'array', items: { $ref: '#/components/schemas/LedgerRow' } });
+  t.same(Object.keys(ledger.responses['200'].headers).sort(), ['X-Ledger-Complete', 'X-Ledger-Complete-From']);
+  t.match(
+    ledger.parameters.map((p: Json) => p.name),
+    ['user_id', 'format'],
+  );
 });
 
 t.test('with --admin-token the admin routes require bearer auth and the document still validates', async (t) => {

@@ -135,6 +135,8 @@ t.test('Prism validating proxy: every reply matches the published document', asy
         path: '/admin/journal?user_id=player-1&event_type=bet&game_no=G1&table_no=T1&transaction_id=t2&code=R0&replayed=true&rule=r&after=0',
         status: 200,
       },
+      { name: 'ledger (JSON)', method: 'GET', path: '/admin/ledger?user_id=player-1', status: 200 },
+      { name: 'ledger (CSV)', method: 'GET', path: '/admin/ledger?format=csv', status: 200 },
       { name: 'scenario', method: 'GET', path: '/admin/scenario', status: 200 },
       { name: 'rule counters', method: 'GET', path: '/admin/scenario/rules', status: 200 },
       { name: 'clear the journal', method: 'DELETE', path: '/admin/journal', status: 204 },
@@ -199,6 +201,7 @@ t.test('Prism validating proxy: every reply matches the published document', asy
       { name: 'limit=abc', method: 'GET', path: '/admin/journal?limit=abc', status: 400 },
       { name: 'replayed=yes', method: 'GET', path: '/admin/journal?replayed=yes', status: 400 },
       { name: 'code=R9', method: 'GET', path: '/admin/journal?code=R9', status: 400 },
+      { name: 'format=xml', method: 'GET', path: '/admin/ledger?format=xml', status: 400 },
       { name: 'a negative balance', method: 'PUT', path: '/admin/players/player-1', headers: json, body: '{"balance":-1}', status: 400 },
       { name: 'an invalid scenario', method: 'PUT', path: '/admin/scenario', headers: json, body: '{"name":"x"}', status: 400 },
       {

@@ -38,6 +38,7 @@ interface StartOptions extends ServerLimits {
   workers: number;
   bodyLimit: number;
   watch: boolean;
+  seed?: number;
 }
 
 const int = (min: number, max: number) => (value: string) => {
@@ -182,6 +183,11 @@ export function startCommand(): Command {
         .default(DEFAULT_BODY_LIMIT)
         .argParser(int(1, 1024 ** 3)),
     )
+    .addOption(
+      opt('--seed <n>', "seed of the rules' probability draws (over the scenario's seed; absent: random, printed)", 'SEED').argParser(
+        int(0, Number.MAX_SAFE_INTEGER),
+      ),
+    )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
@@ -231,8 +237,9 @@ async function start(o: StartOptions): Promise<void> {
       journalSize: o.journalSize,
       journalBytes: o.journalBytes,
       retainTransactions: o.retainTransactions,
+      seed: o.seed,
     });
-    if (JSON.stringify(sim.scenario.source) !== JSON.stringify(scenario.source)) {
+    if (JSON.stringify({ ...sim.scenario.source, seed: 0 }) !== JSON.stringify({ ...scenario.source, seed: 0 })) {
       console.error(
         `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${o.scenario}): PUT /admin/scenario changes it for every process`,
       );
@@ -282,8 +289,9 @@ async function start(o: StartOptions): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : o.port;
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   const url = `http://${host}:${port}`;
-  if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name);
-  else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, o.store));
+  const seed = sim.draws ? sim.seed : undefined; // on the start line when a rule has a probability
+  if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name, seed);
+  else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, o.store, seed));
 }
 
 function fail(message: string): never {

@@ -3,14 +3,14 @@ import { MESSAGES } from '../messages.js';
 
 /** What a worker tells the primary once it listens. */
 export interface WorkerListening {
-  wallet_sim_listening: { url: string; callback: string; scenario: string };
+  wallet_sim_listening: { url: string; callback: string; scenario: string; seed?: number };
 }
 
 const isListening = (m: unknown): m is WorkerListening => typeof m === 'object' && m !== null && 'wallet_sim_listening' in m;
 
 /** In a worker of `--workers`: tells the primary it listens (the primary prints the one start line). */
-export function reportListening(url: string, callback: string, scenario: string): void {
-  process.send?.({ wallet_sim_listening: { url, callback, scenario } } satisfies WorkerListening);
+export function reportListening(url: string, callback: string, scenario: string, seed?: number): void {
+  process.send?.({ wallet_sim_listening: { url, callback, scenario, seed } } satisfies WorkerListening);
   // The primary went away (killed): stop serving gracefully rather than run on orphaned.
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
@@ -33,8 +33,8 @@ export function runPrimary(workers: number, store: string): void {
       listening.add(worker.id);
       if (!started && listening.size >= workers) {
         started = true;
-        const { url, callback, scenario } = m.wallet_sim_listening;
-        console.log(MESSAGES.LISTENING(url, callback, scenario, `${store}, ${workers} workers`));
+        const { url, callback, scenario, seed } = m.wallet_sim_listening;
+        console.log(MESSAGES.LISTENING(url, callback, scenario, `${store}, ${workers} workers`, seed));
       }
     });
     return worker;

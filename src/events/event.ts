@@ -13,6 +13,8 @@ export interface WalletConfig {
   defaultCurrency: string;
   defaultBalance: Money;
   autoCreatePlayers: boolean;
+  /** The clock of the ledger's `applied_at` (ms since the epoch); Date.now when absent. */
+  now?: () => number;
 }
 
 /** What an event decides with: the records read for it, the player (perhaps about to be created). */

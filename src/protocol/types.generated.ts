@@ -443,6 +443,35 @@ count: number
 entries: JournalEntry[]
 }
 /**
+ * GET /admin/ledger: one bet or settlement the wallet applied (R0) in the session, oldest first. Amounts are exact decimals (in CSV as decimal text).
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "LedgerRow".
+ */
+export interface LedgerRow {
+transaction_id: string
+event_type: ("bet" | "bet_result")
+user_id: string
+game_no: string
+currency: string
+/**
+ * Positive: the stake a bet debited; the credit of a settlement (stake + winloss, possibly 0).
+ */
+amount: number
+/**
+ * The player's balance once it was applied.
+ */
+balance_after: number
+/**
+ * When the wallet applied it (ISO 8601).
+ */
+applied_at: string
+/**
+ * The round's state now.
+ */
+round_status: ("open" | "settled")
+}
+/**
  * Body of PUT /admin/players/:user_id. Creates the player when unknown.
  * 
  * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
@@ -681,6 +710,10 @@ currencies?: {
 }
 defaults?: ScenarioDefaults
 players?: ScenarioPlayer[]
+/**
+ * Seed of the rules' probability draws (start --seed overrides it; absent: a random seed, printed at start). The same seed and the same callbacks per player meet the same faults.
+ */
+seed?: number
 rules?: Rule[]
 grading?: GradingThresholds
 }
@@ -736,6 +769,10 @@ then: RuleThen
  * Fire at most this many times (until reset).
  */
 times?: number
+/**
+ * Fire on a matching callback with this probability (0 < p <= 1), drawn from the seed, the rule's name, the user_id and that player's callback count in the session (docs/scenarios.md). A rule with a probability needs a name.
+ */
+probability?: number
 }
 /**
  * All listed conditions must hold. Empty: every authenticated, well-formed callback.

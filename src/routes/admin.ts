@@ -8,6 +8,7 @@ import type { Simulator } from '../simulator.js';
 import { LocalStore } from '../store/local.js';
 import { uiAdminRoutes } from './ui.js';
 import { journalRoutes } from './journal.js';
+import { ledgerRoutes } from './ledger.js';
 import type { Player } from '../store/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { adminSchema, adminSecurity, TOO_DEEP, UNREADABLE_400 } from './admin-docs.js';
@@ -138,6 +139,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
   );
 
   await app.register(journalRoutes, { sim, docs }); // GET and DELETE /admin/journal
+  await app.register(ledgerRoutes, { sim, docs }); // GET /admin/ledger
 
   app.get(
     '/scenario',

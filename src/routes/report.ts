@@ -30,7 +30,12 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
     },
     async (request) => {
       const { grader, info } = sim.grading;
-      return reportOf(grader, { now: new Date(), scenario: sim.scenario.source.name, session: info, userId: request.query.user_id });
+      return reportOf(grader, {
+        now: new Date(),
+        scenario: sim.scenario.source.name,
+        session: { ...info, seed: sim.seed },
+        userId: request.query.user_id,
+      });
     },
   );
 };

@@ -1,6 +1,7 @@
 import { eventOf } from '../events/index.js';
 import { type Money, money } from '../money.js';
 import type { CallbackRequest, Rule } from '../protocol/types.generated.js';
+import { wins } from './draw.js';
 
 /** A rule that fired, for the reply and the journal. */
 export interface Fired {
@@ -22,6 +23,10 @@ const nameOf = (rule: Rule, index: number) => rule.name ?? `rule ${index}`;
 /** Whether the n-th callback matching a rule is one it fires on (`nth`, `every`). */
 const isDue = ({ when: { nth, every } }: Rule, n: number) => (nth === undefined || n === nth) && (every === undefined || n % every === 0);
 
+/** A rule with a `probability` fires only when its draw for this callback wins (src/scenario/draw.ts). */
+const drawWins = (rule: Rule, index: number, seed: number, req: CallbackRequest, count: number) =>
+  rule.probability === undefined || wins(rule.probability, seed, nameOf(rule, index), req.user_id, count);
+
 /**
  * Rule counters kept outside this process (several wallet-sim processes on one Redis count
  * together: src/store/redis-shared.ts). The engine's own arrays are the in-memory implementation.
@@ -38,15 +43,21 @@ export interface RuleCounters {
 /**
  * Chooses the scenario rule for a callback: first match wins, an exhausted rule (`times`) is
  * skipped. Every rule whose conditions hold counts the callback as an occurrence, so `nth: 3`
- * means the third such callback whatever other rules did with the first two. Pure apart from
- * its counters; no HTTP here.
+ * means the third such callback whatever other rules did with the first two. A rule due (`nth`,
+ * `every`) and not exhausted then draws (`probability`): a lost draw means it did not fire (its
+ * `times` is not used up) and the next matching rule may. `count` is the player's callback count
+ * in the session, from 1 (the draw's input). Pure apart from its counters; no HTTP here.
  */
 export class RuleEngine {
   private matched: number[];
   private fired: number[];
   private readonly bounds: { min?: Money; max?: Money }[];
 
-  constructor(readonly rules: readonly Rule[]) {
+  constructor(
+    readonly rules: readonly Rule[],
+    /** The seed of the probability draws. */
+    readonly seed = 0,
+  ) {
     this.matched = rules.map(() => 0);
     this.fired = rules.map(() => 0);
     this.bounds = rules.map(({ when }) => ({
@@ -55,14 +66,14 @@ export class RuleEngine {
     }));
   }
 
-  choose(req: CallbackRequest): Fired | undefined {
+  choose(req: CallbackRequest, count = 1): Fired | undefined {
     let chosen: Fired | undefined;
     this.rules.forEach((rule, i) => {
       if (!this.conditionsHold(i, req)) return;
       const n = ++this.matched[i]!;
       const due = isDue(rule, n);
       const left = rule.times === undefined || this.fired[i]! < rule.times;
-      if (!chosen && due && left) {
+      if (!chosen && due && left && drawWins(rule, i, this.seed, req, count)) {
         this.fired[i]!++;
         chosen = { index: i, name: nameOf(rule, i), rule };
       }
@@ -75,13 +86,14 @@ export class RuleEngine {
    * the callback; the first one due and not exhausted fires), each count an atomic step of the
    * shared counters, so `times: 1` fires once across all processes.
    */
-  async chooseShared(req: CallbackRequest, counters: RuleCounters): Promise<Fired | undefined> {
+  async chooseShared(req: CallbackRequest, counters: RuleCounters, count = 1): Promise<Fired | undefined> {
     const holding = this.rules.flatMap((_, i) => (this.conditionsHold(i, req) ? [i] : []));
     if (!holding.length) return undefined;
     const counts = await counters.match(holding);
     for (const [k, i] of holding.entries()) {
       const rule = this.rules[i]!;
-      if (isDue(rule, counts[k]!) && (await counters.fire(i, rule.times))) return { index: i, name: nameOf(rule, i), rule };
+      if (isDue(rule, counts[k]!) && drawWins(rule, i, this.seed, req, count) && (await counters.fire(i, rule.times)))
+        return { index: i, name: nameOf(rule, i), rule };
     }
     return undefined;
   }

@@ -63,6 +63,8 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
       problems.push({ pointer: `/rules/${i}/when/min_amount`, message: `must be <= max_amount (${max})` });
     if (nth !== undefined && every !== undefined)
       problems.push({ pointer: `/rules/${i}/when/every`, message: 'cannot be combined with nth' });
+    if (r.probability !== undefined && !r.name)
+      problems.push({ pointer: `/rules/${i}/name`, message: 'is required on a rule with a probability (the draw hashes it): add "name"' });
     // A rule's amounts are in the currency it names, else the default one.
     const currency = r.when.currency ?? defaultCurrency;
     if (r.then.set_balance !== undefined) checkScale(r.then.set_balance, currency, `/rules/${i}/then/set_balance`);

@@ -31,8 +31,16 @@ export interface TransactionRecord {
   event_type: string;
   /** A short hash of the request without its timestamp (see fingerprintOf). */
   fingerprint: string;
-  /** The round a bet_result settled: forgotten with the transaction. */
+  /** The round of a bet or the one a bet_result settled (forgotten with the transaction). */
   game_no?: string;
+  /** The ledger's row (bets and settlements; absent in records of older versions): the player's currency, */
+  currency?: string;
+  /** the money moved (the stake debited, the credit of a settlement: ≥ 0, decimal text), */
+  amount?: string;
+  /** the balance after it (decimal text) */
+  balance_after?: string;
+  /** and when it was applied (ms since the epoch). */
+  applied_at?: number;
 }
 
 export type Change =

@@ -18,7 +18,17 @@ export const RECORD_KINDS: { readonly [K in KeyedOp]: RecordKind<Extract<Change,
   bets: { key: (c) => roundKey(c.user_id, c.game_no), fields: { user_id: text, game_no: text, currency: code, bets } },
   txn: {
     key: (c) => c.transaction_id,
-    fields: { transaction_id: text, user_id: text, event_type: text, fingerprint: text, game_no: optional(text) },
+    fields: {
+      transaction_id: text,
+      user_id: text,
+      event_type: text,
+      fingerprint: text,
+      game_no: optional(text),
+      currency: optional(code),
+      amount: optional(amount),
+      balance_after: optional(amount),
+      applied_at: optional(time),
+    },
   },
   forgotten: { key: () => 'forgotten', fields: { generations: texts, active: text } },
 };
@@ -92,6 +102,10 @@ function text(v: unknown): string | undefined {
 
 function code(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? undefined : `must be a non-empty string, not ${clip(v)}`;
+}
+
+function time(v: unknown): string | undefined {
+  return Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : `must be a time in ms since the epoch, not ${clip(v)}`;
 }
 
 function flag(v: unknown): string | undefined {

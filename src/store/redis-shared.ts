@@ -35,6 +35,7 @@ function results(replies: [Error | null, unknown][] | null): unknown[] {
  *   rules:<v>:matched     hash rule index → callbacks that matched it
  *   rules:<v>:fired       hash rule index → times it fired
  *   events                pub/sub channel: {"from": <process>, "what": "scenario" | "reset"}
+ *   calls                 hash user_id → that player's authenticated callbacks in the session (the draw's count)
  */
 export class RedisShared {
   readonly id = randomUUID();
@@ -130,6 +131,16 @@ export class RedisShared {
 
   private counterKeys(): string[] {
     return [this.key(`rules:${this.version}:matched`), this.key(`rules:${this.version}:fired`)];
+  }
+
+  /** Counts a callback of `userId` for every process: its number in the session, from 1. */
+  countCall(userId: string): Promise<number> {
+    return this.client.hincrby(this.key('calls'), userId, 1);
+  }
+
+  /** A new session: every player's callback count starts again (reset, DELETE /admin/journal). */
+  async resetCalls(): Promise<void> {
+    await this.client.del(this.key('calls'));
   }
 
   /** The rule counters of the active scenario version, shared by every process. */

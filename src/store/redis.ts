@@ -37,7 +37,7 @@ export const MAX_ATTEMPTS = 20;
  *   gen                        the current generation n
  *   g<n>:player:<user_id>      PlayerRecord JSON         g<n>:players    set of user_ids
  *   g<n>:round:<round key>     open round (RoundRecord)  g<n>:settled:<round key>  "1"
- *   g<n>:txn:<transaction_id>  TransactionRecord JSON    g<n>:order      list: oldest applied first
+ *   g<n>:txn:<transaction_id>  TransactionRecord JSON    g<n>:order      list: oldest applied first (the ledger)
  *   g<n>:forgotten             set of 64-bit hashes (hex) of forgotten transaction ids and rounds
  */
 export class RedisStore implements Store {
@@ -175,7 +175,8 @@ export class RedisStore implements Store {
 
   /** The Redis writes of change records (decided on `round`, the open round as read). */
   private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[] {
-    return recordOps((kind, id) => this.key(gen, kind, id), changes, round, Number.isFinite(this.retain));
+    // Always listed in `order`: the ledger (GET /admin/ledger) reads the applied transactions from it, oldest first.
+    return recordOps((kind, id) => this.key(gen, kind, id), changes, round, true);
   }
 
   /**

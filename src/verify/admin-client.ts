@@ -66,7 +66,14 @@ export class AdminClient implements JournalSource {
     return { user_id: doc.user_id, currency: doc.currency, balance: money(text) };
   }
 
-  private async get(path: string, allowed: number[] = []): Promise<{ status: number; body: string }> {
+  /** GET /admin/ledger as CSV (amounts as exact text), with its horizon. */
+  async ledgerCsv(): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
+    const { body, headers } = await this.get('/admin/ledger?format=csv');
+    const from = headers.get('x-ledger-complete-from');
+    return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
+  }
+
+  private async get(path: string, allowed: number[] = []): Promise<{ status: number; body: string; headers: Headers }> {
     const url = `${this.base}${path}`;
     let res: Response;
     try {
@@ -81,6 +88,6 @@ export class AdminClient implements JournalSource {
     if (res.status === 401)
       throw new AdminError(`GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`);
     if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
-    return { status: res.status, body };
+    return { status: res.status, body, headers: res.headers };
   }
 }

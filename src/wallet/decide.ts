@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { eventOf } from '../events/index.js';
 import type { WalletConfig } from '../events/event.js';
-import { type Money, money } from '../money.js';
+import { type Money, money, toJsonNumber } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
@@ -79,6 +79,7 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
   const outcome = event.decide(req, { view, player, isNew: !existing, config, findings });
   if (typeof outcome === 'string') return refuse(outcome, outcome === 'R4' ? player.balance : existing?.balance);
 
+  const after = balanceAfter(player, outcome);
   // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
   const changes: Change[] = [
     ...outcome,
@@ -88,10 +89,17 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
       user_id: player.user_id,
       event_type: EVENT_TYPES[req.event_type],
       fingerprint,
-      ...(req.event_type === 'bet_result' && { game_no: req.data.game_no }),
+      // The ledger's row (GET /admin/ledger): money moved by a bet or a settlement; a login moves none.
+      ...(req.event_type !== 'login' && {
+        game_no: req.data.game_no,
+        currency: player.currency,
+        amount: toJsonNumber(after.minus(player.balance).abs()),
+        balance_after: toJsonNumber(after),
+        applied_at: config.now?.() ?? Date.now(),
+      }),
     },
   ];
-  return { code: 'R0', findings, balance: balanceAfter(player, changes), balanceBefore: player.balance, replayed: false, changes };
+  return { code: 'R0', findings, balance: after, balanceBefore: player.balance, replayed: false, changes };
 }
 
 /** The player's balance once the changes are applied. */

@@ -62,6 +62,12 @@ export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps)
         </h2>
       </div>
       {scenario?.description && <p class="muted description">{scenario.description}</p>}
+      {scenario?.seed !== undefined && (
+        <p class="muted seed">
+          Seed <code class="scenario-seed">{scenario.seed}</code>
+          {ruleDocs.some((r) => r.probability !== undefined) ? ' (replay this run with start --seed)' : ''}
+        </p>
+      )}
       <table class="rules">
         <thead>
           <tr>

@@ -21,7 +21,9 @@ export interface ScenarioDoc {
   description?: string;
   currencies?: Record<string, number>;
   defaults?: { currency?: string };
-  rules?: { name?: string; when?: Record<string, unknown>; then?: Record<string, unknown>; times?: number }[];
+  rules?: { name?: string; when?: Record<string, unknown>; then?: Record<string, unknown>; times?: number; probability?: number }[];
+  /** The seed of the probability draws (always set by the simulator). */
+  seed?: number;
   grading?: { client_timeout_s?: number };
   [key: string]: unknown;
 }

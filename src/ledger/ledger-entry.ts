@@ -1,0 +1,44 @@
+import { roundKey, type TransactionRecord } from '../store/change.js';
+
+/** One row of the ledger, its amounts as decimal text (never a binary float). */
+export interface LedgerEntry {
+  transaction_id: string;
+  event_type: 'bet' | 'bet_result';
+  user_id: string;
+  game_no: string;
+  currency: string;
+  amount: string;
+  balance_after: string;
+  applied_at: string;
+  round_status: 'open' | 'settled';
+}
+
+/**
+ * The wallet's books (GET /admin/ledger): the applied bets and settlements it still holds, oldest
+ * first, in batches (a large ledger is streamed, never built whole). `completeFrom` is set when the
+ * wallet has forgotten older transactions (--retain-transactions): the rows are complete from that
+ * time on, and anything the provider counts before it may be missing here.
+ */
+export interface Ledger {
+  complete: boolean;
+  completeFrom?: string;
+  batches: AsyncIterable<LedgerEntry[]>;
+}
+
+export const LEDGER_BATCH = 500;
+
+/** A retained transaction as a ledger row (undefined for a login, or a record of an older version without its amounts). */
+export function ledgerEntry(t: TransactionRecord, settled: (key: string) => boolean): LedgerEntry | undefined {
+  if ((t.event_type !== 'bet' && t.event_type !== 'bet_result') || t.amount === undefined || t.game_no === undefined) return undefined;
+  return {
+    transaction_id: t.transaction_id,
+    event_type: t.event_type,
+    user_id: t.user_id,
+    game_no: t.game_no,
+    currency: t.currency ?? '',
+    amount: t.amount,
+    balance_after: t.balance_after ?? '',
+    applied_at: new Date(t.applied_at ?? 0).toISOString(),
+    round_status: t.event_type === 'bet_result' || settled(roundKey(t.user_id, t.game_no)) ? 'settled' : 'open',
+  };
+}

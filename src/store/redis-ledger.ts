@@ -1,0 +1,40 @@
+import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../ledger/ledger-entry.js';
+import { roundKey, type TransactionRecord } from './change.js';
+import type { RedisStore } from './redis.js';
+
+/**
+ * The ledger of a Redis store: the `order` list names every retained transaction, oldest first
+ * (src/store/redis.ts); its records are read a batch at a time, and each bet's round is looked up
+ * in the same batch (settled or open). Reads only: callbacks keep flowing while it streams.
+ */
+export async function readRedisLedger(store: RedisStore, userId?: string): Promise<Ledger> {
+  const { client, prefix } = store;
+  const gen = Number(await client.get(store.genKey));
+  const key = (kind: string, id = '') => `${prefix}g${gen}:${kind}${id ? `:${id}` : ''}`;
+  const order = key('order');
+  const records = async (from: number, to: number): Promise<TransactionRecord[]> => {
+    const entries = await client.lrange(order, from, to);
+    if (!entries.length) return [];
+    const raws = await client.mget(...entries.map((e) => (JSON.parse(e) as { t: string }).t));
+    return raws.flatMap((raw) => (raw ? [JSON.parse(raw) as TransactionRecord] : []));
+  };
+  const complete = (await client.scard(key('forgotten'))) === 0;
+  let completeFrom: string | undefined;
+  if (!complete) {
+    const oldest = (await records(0, 99)).find((t) => t.applied_at !== undefined)?.applied_at;
+    completeFrom = new Date(oldest ?? Date.now()).toISOString();
+  }
+  async function* batches(): AsyncGenerator<LedgerEntry[]> {
+    for (let from = 0; ; from += LEDGER_BATCH) {
+      const txns = (await records(from, from + LEDGER_BATCH - 1)).filter((t) => userId === undefined || t.user_id === userId);
+      if (!txns.length && (await client.llen(order)) <= from) return;
+      // Which of these bets' rounds are settled: one MGET for the batch.
+      const bets = txns.filter((t) => t.event_type === 'bet' && t.game_no !== undefined);
+      const flags = bets.length ? await client.mget(...bets.map((t) => key('settled', roundKey(t.user_id, t.game_no!)))) : [];
+      const settledRounds = new Set(bets.flatMap((t, i) => (flags[i] ? [roundKey(t.user_id, t.game_no!)] : [])));
+      const rows = txns.flatMap((t) => ledgerEntry(t, (k) => settledRounds.has(k)) ?? []);
+      if (rows.length) yield rows;
+    }
+  }
+  return { complete, completeFrom, batches: batches() };
+}
