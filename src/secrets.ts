@@ -13,7 +13,7 @@ export function matches(given: string, expected: Buffer): boolean {
 
 const mask = (s: string) => (s.length <= 4 ? '*'.repeat(s.length) : `${s.slice(0, 2)}${'*'.repeat(Math.min(s.length - 2, 12))}`);
 
-/** Headers whose value is a credential (DESIGN.md, "Limits that keep a hostile caller cheap"). */
+/** Headers whose value is a credential (docs/limits.md). */
 const SECRET_NAMES = new Set(['api-key', 'authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 const SECRET_SUFFIX = /-(token|key|secret)$/;
 
