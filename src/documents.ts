@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
+import { jsonSyntaxError } from './json-position.js';
 import { describeErrors } from './schemas.js';
 
 /*
@@ -51,19 +52,4 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
     throw new Failure(path, [{ pointer: '', message: `is not valid JSON: ${jsonSyntaxError(text, e as Error)}` }]);
   }
   return check(doc, path);
-}
-
-/**
- * JSON.parse's complaint with the place as an editor shows it (line 3, column 5), not as a
- * character offset ("at position 49"), which nobody can find in a file.
- */
-export function jsonSyntaxError(text: string, e: Error): string {
-  const at = /\s+at position (\d+)/.exec(e.message);
-  const offset = at ? Number(at[1]) : /end of JSON input/.test(e.message) ? text.length : undefined;
-  if (offset === undefined) return e.message;
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  const what = at ? e.message.slice(0, at.index) : e.message;
-  return `${what} at line ${line}, column ${column}`;
 }
