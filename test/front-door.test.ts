@@ -101,7 +101,7 @@ t.test('report --url <callback URL>: says to give the base URL', async (t) => {
   const url = await listen(app);
   const ran = await run(['report', '--url', `${url}/callback`]);
   t.equal(ran.code, 2);
-  t.match(ran.stderr, /--url wants the simulator's base URL \(e\.g\. http:\/\/127\.0\.0\.1:8080\), not its callback URL/);
+  t.match(ran.stderr, /--url wants the simulator's base URL \(e\.g\. http:\/\/127\.0\.0\.1:8080\), not the callback path/);
 });
 
 t.test('the pretty log: one line per callback', async (t) => {

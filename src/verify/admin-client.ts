@@ -21,7 +21,7 @@ export interface JournalSource {
 }
 
 /** What a 404 from the admin API almost always means: a callback URL given as --url. */
-const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not its callback URL (…/callback)";
+const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
 
 export class AdminError extends Error {
   override name = 'AdminError';
