@@ -10,6 +10,14 @@ import { tailCommand } from './commands/tail.js';
 import { validateCommand } from './commands/validate.js';
 import { verifyCommand } from './commands/verify.js';
 
+// A reader that stops early (`wallet-sim openapi | head -1`) closes the pipe: end quietly, as
+// cat does, instead of dying with an EPIPE trace.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(process.exitCode ?? 0);
+  });
+
 const program = new Command('wallet-sim')
   .description('A sandbox seamless wallet for testing login / bet / bet_result callbacks')
   .version('0.1.0')

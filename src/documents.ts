@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import { depthProblem } from './json-depth.js';
+import { jsonSyntaxError } from './json-position.js';
 import { describeErrors } from './schemas.js';
 
 /*
@@ -49,7 +50,7 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Failure(path, [{ pointer: '', message: `is not valid JSON: ${(e as Error).message}` }]);
+    throw new Failure(path, [{ pointer: '', message: `is not valid JSON: ${jsonSyntaxError(text, e as Error)}` }]);
   }
   const tooDeep = depthProblem(doc);
   if (tooDeep) throw new Failure(path, [tooDeep]);

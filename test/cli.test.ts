@@ -275,7 +275,11 @@ t.test('--log-format: JSON lines when piped by default, readable lines with pret
   ] as const) {
     t.ok(lines.length >= 1, `${what}: logs`);
     t.throws(() => JSON.parse(lines[0]!), `${what}: not JSON`);
-    t.match(lines[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0$/, `${what}: time, level and message`);
+    t.match(
+      lines[0],
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0 \{.*"code":"R0".*\}$/,
+      `${what}: time, level and message, its fields on the same line`,
+    );
     t.notMatch(lines.join('\n'), /\x1b\[/, `${what}: no colour codes when not a terminal`);
   }
 });

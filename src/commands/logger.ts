@@ -7,7 +7,16 @@ export function logger(o: { logLevel: string; logFormat?: 'json' | 'pretty' }): 
   return {
     level: o.logLevel,
     ...(format === 'pretty'
-      ? { stream: pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) }
+      ? {
+          stream: pretty({
+            colorize: Boolean(process.stdout.isTTY),
+            sync: true,
+            translateTime: 'SYS:HH:MM:ss.l',
+            ignore: 'pid,hostname',
+            // One line per callback, its fields after the message (as json lines are one each).
+            singleLine: true,
+          }),
+        }
       : {}),
     hooks: {
       // The start line below is the one line with the URL (docs/cli.md); Fastify's own is dropped.

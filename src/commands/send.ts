@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../client/callbacks.js';
 import { type Exchange, postCallback } from '../client/http.js';
 import { maskedHeaders } from '../secrets.js';
+import { sendDefaults } from './send-defaults.js';
 import { apiIdOption, apiKeyOption, callbackUrlOption, markRequired, timeoutOption } from './options.js';
 import { type Money, money } from '../money.js';
 import { CODES, EVENT_TYPES, type EventType } from '../protocol/codes.js';
@@ -114,8 +115,8 @@ export function sendCommand(): Command {
     .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on R0')
     .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
     .addOption(callbackUrlOption())
-    .option('--user <user_id>', 'player', 'player-1')
-    .option('--currency <code>', 'currency of bet and bet_result (the bundled player-1 holds KRW)', 'KRW')
+    .option('--user <user_id>', "player (default: one the simulator's active scenario lists and no rule singles out, else player-1)")
+    .option('--currency <code>', "currency of bet and bet_result (default: the player's in the simulator's scenario, else KRW)")
     .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
     .option('--winloss <n>', 'bet_result: net win (+) or loss (-) of the round', decimal('--winloss', false), money(0))
     .option('--game <game_no>', 'round id; bet: default a fresh one (printed), bet_result: required')
@@ -129,6 +130,15 @@ export function sendCommand(): Command {
     .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
     .addOption(timeoutOption('how long to wait for the reply'))
     .action(async (event: EventType, o: SendOptions, command: Command) => {
+      if (o.body === undefined && (o.user === undefined || o.currency === undefined)) {
+        const picked = await sendDefaults(o.url, o, o.timeout);
+        // Said on stderr: stdout stays the exchange alone.
+        if (picked.from !== 'defaults')
+          console.error(
+            `wallet-sim send: player ${picked.user} (${picked.currency}) from the simulator's ${picked.from}; --user and --currency choose`,
+          );
+        Object.assign(o, { user: picked.user, currency: picked.currency });
+      }
       let exchange: Exchange;
       try {
         exchange = await runSend(event, o);

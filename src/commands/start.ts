@@ -1,22 +1,22 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { buildApp, DEFAULT_BODY_LIMIT } from '../app.js';
-import { parseCors } from '../cors.js';
-import { DEFAULT_LIMITS, limitsProblem, type ServerLimits } from '../limits.js';
+import { DEFAULT_BODY_LIMIT } from '../app.js';
+import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import { MESSAGES } from '../messages.js';
-import { bundledScenarios, DEFAULT_SCENARIO, resolveScenario } from '../paths.js';
-import { type ActiveScenario, loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
+import { bundledScenarios, DEFAULT_SCENARIO } from '../paths.js';
+import type { ActiveScenario } from '../scenario/scenario.js';
+import { checkOptions, listen, openServer, StartFailure } from '../serve.js';
 import { logger } from './logger.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
-import { DEFAULT_RETAIN_TRANSACTIONS, Simulator } from '../simulator.js';
-import { createStore, STORE_KINDS, type StoreKind } from '../store/index.js';
+import { DEFAULT_RETAIN_TRANSACTIONS } from '../simulator.js';
+import { STORE_KINDS, type StoreKind } from '../store/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_REDIS_PREFIX } from '../store/redis-connection.js';
 import { reportListening, runPrimary } from './workers.js';
 
-interface StartOptions extends ServerLimits {
+export interface StartOptions extends ServerLimits {
   port: number;
   host: string;
   scenario: string;
@@ -197,101 +197,36 @@ export function startCommand(): Command {
 }
 
 async function start(o: StartOptions): Promise<void> {
-  const file = resolveScenario(o.scenario);
-  if (file === undefined) fail(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
-  o.scenario = file;
   if (o.workers > 1 && o.store !== 'redis') fail(MESSAGES.WORKERS_NEED_SHARED_STORE(o.workers, o.store));
-  if (o.store === 'redis' && !o.redisUrl)
-    fail(
-      MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'),
-    );
-  const limitProblem = limitsProblem(o);
-  if (limitProblem) fail(MESSAGES.OPTION_INVALID(limitProblem));
-  let cors;
   try {
-    cors = parseCors(o.cors);
+    const checked = checkOptions(o);
+    o.scenario = checked.file;
+    if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
+    const { app, sim, store, joined } = await openServer(o, checked, logger(o));
+    if (joined) console.error(joined);
+    const longest = longestDelay(checked.scenario);
+    if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
+
+    // The store closes after the last reply; past the grace, connections are cut, and the store
+    // still gets a few seconds to close before close-with-grace gives up.
+    closeWithGrace({ delay: o.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'closing after an error');
+      else if (signal) console.error(MESSAGES.STOPPING(signal, o.shutdownGraceMs));
+      const cut = await closeGracefully(app, o.shutdownGraceMs);
+      if (cut) console.error(MESSAGES.GRACE_EXPIRED(cut, o.shutdownGraceMs));
+      await store.close();
+    });
+
+    if (o.watch) watchScenario(o.scenario, sim, app.log);
+
+    const url = await listen(app, o);
+    const seed = sim.draws ? sim.seed : undefined; // on the start line when a rule has a probability
+    if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name, seed);
+    else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, o.store, seed));
   } catch (e) {
-    fail(MESSAGES.OPTION_INVALID((e as Error).message));
-  }
-  let scenario;
-  try {
-    scenario = loadScenarioFile(o.scenario);
-  } catch (e) {
-    if (e instanceof ScenarioError) {
-      console.error(MESSAGES.SCENARIO_INVALID(e.message));
-      process.exit(1);
-    }
+    if (e instanceof StartFailure) fail(e.message);
     throw e;
   }
-  if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
-  let store, sim;
-  try {
-    store = await createStore(o.store, o.data, {
-      retainTransactions: o.retainTransactions,
-      redisUrl: o.redisUrl,
-      redisPrefix: o.redisPrefix,
-    });
-    sim = await Simulator.open(scenario, store, {
-      apiId: o.apiId,
-      apiKey: o.apiKey,
-      journalSize: o.journalSize,
-      journalBytes: o.journalBytes,
-      retainTransactions: o.retainTransactions,
-      seed: o.seed,
-    });
-    if (JSON.stringify({ ...sim.scenario.source, seed: 0 }) !== JSON.stringify({ ...scenario.source, seed: 0 })) {
-      console.error(
-        `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${o.scenario}): PUT /admin/scenario changes it for every process`,
-      );
-    }
-  } catch (e) {
-    // A data file that cannot be used is never replaced: say which file and why, start nothing.
-    console.error(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);
-    process.exit(1);
-  }
-  const app = await buildApp({
-    sim,
-    path: o.path,
-    bodyLimit: o.bodyLimit,
-    adminToken: o.adminToken,
-    storeKind: o.store,
-    limits: o,
-    host: o.host,
-    allowedHosts: o.allowedHosts,
-    cors,
-    logger: logger(o),
-  });
-  const longest = longestDelay(scenario);
-  if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
-
-  // The store closes after the last reply; past the grace, connections are cut, and the store
-  // still gets a few seconds to close before close-with-grace gives up.
-  closeWithGrace({ delay: o.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'closing after an error');
-    else if (signal) console.error(MESSAGES.STOPPING(signal, o.shutdownGraceMs));
-    const cut = await closeGracefully(app, o.shutdownGraceMs);
-    if (cut) console.error(MESSAGES.GRACE_EXPIRED(cut, o.shutdownGraceMs));
-    await store.close();
-  });
-
-  if (o.watch) watchScenario(o.scenario, sim, app.log);
-
-  try {
-    await app.listen({ port: o.port, host: o.host });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      console.error(MESSAGES.PORT_IN_USE(o.host, o.port));
-      process.exit(1);
-    }
-    throw e;
-  }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : o.port;
-  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-  const url = `http://${host}:${port}`;
-  const seed = sim.draws ? sim.seed : undefined; // on the start line when a rule has a probability
-  if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name, seed);
-  else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, o.store, seed));
 }
 
 function fail(message: string): never {

@@ -22,9 +22,19 @@ function requestExamples(): NamedExamples {
     EVENT_SCHEMAS.map(({ event, id }) => {
       const value = examplesOf(id)[0];
       if (!value) throw new Error(`wallet-sim: schemas/${id} has no example`);
-      return [event, { summary: `${event}: ${schemaById(id).description as string}`, value }];
+      return [event, { summary: `${event}: ${schemaById(id).description as string}`, value: withFreshTimestamp(value) }];
     }),
   );
+}
+
+/**
+ * The example with its timestamp read each time the document is written out, so the example sent
+ * as it is ("Try it out", an imported collection) is not stale and earns no TIMESTAMP_SKEWED.
+ */
+function withFreshTimestamp(example: Json): Json {
+  const copy = { ...example };
+  Object.defineProperty(copy, 'timestamp', { enumerable: true, configurable: true, get: () => Math.floor(Date.now() / 1000) });
+  return copy;
 }
 
 /** One named example per reply code R0–R4, from CallbackReply's `examples`. */

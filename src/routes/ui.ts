@@ -17,6 +17,9 @@ const CSP =
 export const uiRoutes: FastifyPluginAsync = async (app) => {
   const hide = { schema: { hide: true } };
   app.get('/', hide, async (_request, reply) => reply.redirect('/ui'));
+  // The page has one address, so its headers (CSP) are set in one place: /ui/ and /ui/index.html
+  // lead there rather than being served as plain static files.
+  for (const alias of ['/ui/', '/ui/index.html']) app.get(alias, hide, async (_request, reply) => reply.redirect('/ui'));
   const index = join(UI_DIR, 'index.html');
   if (!existsSync(index)) {
     app.get('/ui', hide, async (_request, reply) =>

@@ -20,6 +20,9 @@ export interface JournalSource {
   report?(userId?: string): Promise<Report>;
 }
 
+/** What a 404 from the admin API almost always means: a callback URL given as --url. */
+const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
+
 export class AdminError extends Error {
   override name = 'AdminError';
 }
@@ -39,10 +42,7 @@ export class AdminClient implements JournalSource {
   async journal(): Promise<JournalEntry[]> {
     const { status, body } = await this.get('/admin/journal', [404]);
     // The usual cause: the callback URL given where the simulator's own address belongs.
-    if (status === 404)
-      throw new AdminError(
-        `GET ${this.base}/admin/journal: HTTP 404; --url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path`,
-      );
+    if (status === 404) throw new AdminError(`GET ${this.base}/admin/journal: HTTP 404; ${BASE_URL_WANTED}`);
     const doc = JSON.parse(body) as { entries?: JournalEntry[] };
     if (!Array.isArray(doc.entries))
       throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
@@ -50,7 +50,8 @@ export class AdminClient implements JournalSource {
   }
 
   async report(userId?: string): Promise<Report> {
-    const { body } = await this.get(`/admin/report${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`);
+    const { status, body } = await this.get(`/admin/report${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`, [404]);
+    if (status === 404) throw new AdminError(`GET ${this.base}/admin/report: HTTP 404; ${BASE_URL_WANTED}`);
     const doc = JSON.parse(body) as Report;
     if (!Array.isArray(doc.checks))
       throw new AdminError(`GET ${this.base}/admin/report: no "checks" array in the reply; is ${this.base} a wallet-sim?`);

@@ -162,7 +162,9 @@ function Row({
       <td class="mono" title={e.received_at}>
         {clock(e.received_at)}
       </td>
-      <td>{e.user_id}</td>
+      <td class="ellipsis player" title={e.user_id}>
+        {e.user_id}
+      </td>
       <td>{e.event_type}</td>
       <td class="mono ellipsis" title={e.transaction_id}>
         {e.transaction_id}
@@ -170,11 +172,11 @@ function Row({
       <td>
         <span class={`code code-${e.code ?? 'http'}`}>{code}</span>
       </td>
-      <td class="num mono">
+      <td class="num mono balance">
         {e.balance_before === undefined && e.balance_after === undefined ? '' : `${amount(e.balance_before)} → ${amount(e.balance_after)}`}
       </td>
       <td class="num">{e.duration_ms}</td>
-      <td>
+      <td class="flags">
         {flags.dropped && (
           <span class="flag flag-dropped" title="a scenario rule dropped the connection: the reply was lost">
             dropped

@@ -1,0 +1,14 @@
+/** The package's Node API: `import { startSimulator } from 'wallet-sim'` (docs/node-api.md). */
+export { type JournalFilter, type RunningSimulator, startSimulator, type StartSimulatorOptions } from './start-simulator.js';
+export { StartFailure } from './serve.js';
+export type {
+  CallbackReply,
+  CallbackRequest,
+  JournalEntry,
+  JournalMatch,
+  JournalPage,
+  Player,
+  PlayerUpdate,
+  Report,
+  Scenario,
+} from './protocol/types.generated.js';

@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildApp } from './app.js';
+import { type CorsSetting, parseCors } from './cors.js';
+import { limitsProblem, type ServerLimits } from './limits.js';
+import { MESSAGES } from './messages.js';
+import { bundledScenarios, resolveScenario } from './paths.js';
+import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
+import { Simulator } from './simulator.js';
+import { createStore, type StoreKind } from './store/index.js';
+import type { Persistence, Store } from './store/store.js';
+
+/*
+ * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store
+ * opened, the simulator and its app built, the port listened on. Each failure is a StartFailure
+ * whose message is the one the CLI prints; the CLI prints it and exits 1, the API throws it.
+ */
+
+/** The `start` options this needs (start.ts defines every option, its default and env var). */
+export interface ServeOptions extends ServerLimits {
+  port: number;
+  host: string;
+  scenario: string;
+  store: StoreKind;
+  data?: string;
+  redisUrl?: string;
+  redisPrefix: string;
+  path: string;
+  apiId?: string;
+  apiKey?: string;
+  adminToken?: string;
+  cors?: string | boolean;
+  allowedHosts?: string[];
+  journalSize: number;
+  journalBytes: number;
+  retainTransactions: number;
+  bodyLimit: number;
+  /** --seed: the seed of the rules' probability draws. */
+  seed?: number;
+}
+
+/** A start that cannot go on; the message says what to do. */
+export class StartFailure extends Error {
+  override name = 'StartFailure';
+}
+
+/** The options checked and the scenario loaded, before anything opens. */
+export interface Checked {
+  /** The scenario file (a bundled name resolved). */
+  file: string;
+  scenario: ActiveScenario;
+  cors: CorsSetting | undefined;
+}
+
+export function checkOptions(o: ServeOptions): Checked {
+  const file = resolveScenario(o.scenario);
+  if (file === undefined) throw new StartFailure(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
+  if (o.store === 'redis' && !o.redisUrl)
+    throw new StartFailure(
+      MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'),
+    );
+  const limitProblem = limitsProblem(o);
+  if (limitProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(limitProblem));
+  let cors;
+  try {
+    cors = parseCors(o.cors);
+  } catch (e) {
+    throw new StartFailure(MESSAGES.OPTION_INVALID((e as Error).message));
+  }
+  try {
+    return { file, scenario: loadScenarioFile(file), cors };
+  } catch (e) {
+    if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
+    throw e;
+  }
+}
+
+export interface Opened {
+  app: FastifyInstance;
+  sim: Simulator;
+  store: Persistence | Store;
+  /** Set when a Redis store already held a wallet whose (other) scenario applies: what to tell the user. */
+  joined?: string;
+}
+
+/** Opens the store, the simulator and its app (not listening yet). */
+export async function openServer(o: ServeOptions, checked: Checked, logger: FastifyServerOptions['logger']): Promise<Opened> {
+  let store, sim;
+  try {
+    store = await createStore(o.store, o.data, {
+      retainTransactions: o.retainTransactions,
+      redisUrl: o.redisUrl,
+      redisPrefix: o.redisPrefix,
+    });
+    sim = await Simulator.open(checked.scenario, store, {
+      apiId: o.apiId,
+      apiKey: o.apiKey,
+      journalSize: o.journalSize,
+      journalBytes: o.journalBytes,
+      retainTransactions: o.retainTransactions,
+      seed: o.seed,
+    });
+  } catch (e) {
+    // A data file that cannot be used is never replaced: say which file and why, start nothing.
+    await store?.close().catch(() => undefined);
+    throw new StartFailure(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);
+  }
+  const joined =
+    // (the seed aside: a random one is drawn when neither the file nor --seed sets it)
+    JSON.stringify({ ...sim.scenario.source, seed: 0 }) === JSON.stringify({ ...checked.scenario.source, seed: 0 })
+      ? undefined
+      : `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${checked.file}): PUT /admin/scenario changes it for every process`;
+  const app = await buildApp({
+    sim,
+    path: o.path,
+    bodyLimit: o.bodyLimit,
+    adminToken: o.adminToken,
+    storeKind: o.store,
+    limits: o,
+    host: o.host,
+    allowedHosts: o.allowedHosts,
+    cors: checked.cors,
+    logger,
+  });
+  return { app, sim, store, joined };
+}
+
+/** Listens on --host/--port; resolves with the base URL (the port it got, when 0 was asked). */
+export async function listen(app: FastifyInstance, o: Pick<ServeOptions, 'host' | 'port'>): Promise<string> {
+  try {
+    await app.listen({ port: o.port, host: o.host });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartFailure(MESSAGES.PORT_IN_USE(o.host, o.port));
+    throw e;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : o.port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return `http://${host}:${port}`;
+}

@@ -1,0 +1,86 @@
+// The Node API (docs/node-api.md): startSimulator as a provider's test suite uses it, over a real
+// socket — a login to its callback URL, then its admin methods, then close.
+import { connect, createServer } from 'node:net';
+import t from 'tap';
+import { startSimulator, StartFailure } from '../src/index.js';
+import { HEADERS, login, post } from './helpers/app.js';
+
+/** Resolves with whether a TCP connection to the URL's port is accepted. */
+const accepts = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    socket.on('connect', () => resolve(socket.destroy() && true)).on('error', () => resolve(false));
+  });
+
+t.test('certification: a login to callbackUrl shows in players(), journal() and report(); close() frees the port', async (t) => {
+  const sim = await startSimulator({ scenario: 'certification' });
+  t.teardown(() => sim.close());
+  t.match(sim.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'any free port on loopback by default');
+  t.equal(sim.callbackUrl, `${sim.url}/callback`);
+
+  const sent = await post(sim.callbackUrl, login('cert-locked'), HEADERS);
+  t.equal(sent.body.code, 'R2', "the certification scenario's rule answered (refused login)");
+  const again = await post(sim.callbackUrl, login('cert-locked'), HEADERS);
+  t.equal(again.body.code, 'R0');
+
+  const players = await sim.players();
+  t.same(
+    players.find((p) => p.user_id === 'cert-locked'),
+    { user_id: 'cert-locked', balance: 1000, currency: 'USD' },
+  );
+  const journal = await sim.journal({ user_id: 'cert-locked', code: 'R2' });
+  t.equal(journal.entries.length, 1, 'journal() takes the filters of GET /admin/journal');
+  const report = await sim.report();
+  t.equal(report.scenario, 'certification');
+  t.ok(report.checks.length > 0, 'the checklist');
+
+  t.same(await sim.setPlayer('newcomer', { balance: 50, currency: 'USD' }), { user_id: 'newcomer', balance: 50, currency: 'USD' });
+  t.same(await sim.reset(), { ok: true });
+  t.equal((await sim.journal()).entries.length, 0, 'reset() clears the journal');
+  t.notOk(
+    (await sim.players()).some((p) => p.user_id === 'newcomer'),
+    'and puts the players back',
+  );
+  await t.rejects(sim.setPlayer('x', { balance: -1, currency: 'USD' }), /PUT \/admin\/players\/x answered 400: .*balance/);
+
+  await sim.close();
+  await sim.close(); // twice is fine
+  t.equal(await accepts(sim.url), false, 'nothing listens after close()');
+});
+
+t.test('start options in camelCase: path, credentials, admin token', async (t) => {
+  const sim = await startSimulator({ path: '/wallet', apiId: 'me', apiKey: 'secret', adminToken: 'tok', retainTransactions: 10 });
+  t.teardown(() => sim.close());
+  t.equal(sim.callbackUrl, `${sim.url}/wallet`);
+  const sent = await post(sim.callbackUrl, login('player-1'), { ...HEADERS, 'api-id': 'me', 'api-key': 'secret' });
+  t.equal(sent.body.code, 'R0');
+  t.equal((await sim.journal()).entries.length, 1, 'the methods carry the admin token');
+  const admin = await fetch(`${sim.url}/admin/players`);
+  t.equal(admin.status, 401, 'the admin API itself is locked');
+});
+
+t.test('a wrong option is a StartFailure that says what to do; nothing keeps running', async (t) => {
+  const cases: [object, RegExp][] = [
+    [{ bogus: 1 }, /has no option "bogus"; it takes these .*retainTransactions/],
+    [{ port: 70000 }, /--port .*70000.* must be an integer from 0 to 65535/],
+    [{ store: 'paper' }, /--store .*paper.*Allowed choices are memory, file, redis/],
+    [{ scenario: 'no-such' }, /no bundled scenario of that name.*certification/s],
+    [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /--headers-timeout-ms \(5000\) must not exceed/],
+  ];
+  for (const [options, message] of cases) {
+    const failed = await startSimulator(options as never).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    t.ok(failed instanceof StartFailure, JSON.stringify(options));
+    t.match(failed?.message, message);
+  }
+});
+
+t.test('a port in use: StartFailure naming the port and --port 0', async (t) => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => taken.close(resolve)));
+  const port = (taken.address() as { port: number }).port;
+  await t.rejects(startSimulator({ port }), { name: 'StartFailure', message: new RegExp(`port ${port} on 127.0.0.1 is already in use`) });
+});
