@@ -76,11 +76,12 @@ export class Simulator<J extends JournalStore = JournalStore> {
   static async open(scenario: ActiveScenario, backend: Persistence | Store, options?: SimulatorOptions): Promise<Simulator>;
   static async open(scenario: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
     if (backend instanceof RedisStore) {
-      const shared = new RedisShared(backend.client, backend.prefix);
-      const journal = new RedisJournal(backend.client, backend.prefix, options.journalSize, options.journalBytes);
+      const shared = new RedisShared(backend.client, backend.prefix, (sent) => backend.exchange(sent));
+      const journal = new RedisJournal(backend.client, backend.prefix, options.journalSize, options.journalBytes, () => backend.failure);
       await backend.initialize(seed(scenario, () => undefined));
       let sim: Simulator | undefined;
       const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
+      backend.requireKeys([shared.scenarioKey]); // gone: Redis lost the wallet's state
       sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options, journal, shared);
       backend.onClose(() => {
         shared.close();
@@ -149,7 +150,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     this.rules.reset();
     await this.journal.reset();
     await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
-    await this.shared?.publishReset();
+    await this.shared?.publishReset(this.scenario.source);
   }
 
   /**
