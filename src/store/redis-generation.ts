@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { redact } from './redis-connection.js';
+import { storedId } from './redis-records.js';
 
 /** The `initialized` marker's value: seeded by a process starting, or started afresh by a reset. */
 const INIT_MARK = 'init ';
@@ -41,7 +42,7 @@ export class Generation {
 
   /** A record's key in generation `gen`. */
   key(gen: number, kind: string, id = ''): string {
-    return `${this.prefix}g${gen}:${kind}${id ? `:${id}` : ''}`;
+    return `${this.prefix}g${gen}:${kind}${id ? `:${storedId(id)}` : ''}`;
   }
 
   lost(what: string): Error {

@@ -61,7 +61,7 @@ export function recordOps(
     switch (c.op) {
       case 'player': {
         const { op: _op, ...record } = c;
-        ops.push(['SET', key('player', c.user_id), JSON.stringify(record)], ['SADD', key('players'), c.user_id]);
+        ops.push(['SET', key('player', c.user_id), JSON.stringify(record)], ['SADD', key('players'), storedId(c.user_id)]);
         break;
       }
       case 'round': {
@@ -124,6 +124,27 @@ export const hash64 = (key: string): string =>
   typeof crypto.hash === 'function'
     ? crypto.hash('sha256', key, 'hex').slice(0, 16)
     : crypto.createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * An id as Redis holds it (in a key, in the players set). A string with a lone UTF-16 surrogate has
+ * no UTF-8 form (ioredis would send U+FFFD for it, so two such ids would share a key) and Lua's
+ * cjson refuses it: it is kept as `~` and its JSON text (ASCII), which no other id is in practice.
+ * Every other id is kept as it is. The records themselves are JSON, which escapes it.
+ */
+export const storedId = (id: string): string => (LONE_SURROGATE.test(id) ? `~${JSON.stringify(id)}` : id);
+
+/** The id a `storedId` holds. */
+export function idOf(stored: string): string {
+  if (!stored.startsWith('~"')) return stored;
+  try {
+    const id: unknown = JSON.parse(stored.slice(1));
+    return typeof id === 'string' && LONE_SURROGATE.test(id) ? id : stored;
+  } catch {
+    return stored;
+  }
+}
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
 export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');

@@ -12,7 +12,19 @@ import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './
 import { Generation } from './redis-generation.js';
 import { RedisLink } from './redis-link.js';
 import { KeyLocks } from './redis-locks.js';
-import { CAS, type CasClient, type CasDocument, escapeGlob, hash64, type Op, recordOps, toPlayer, toRound } from './redis-records.js';
+import {
+  CAS,
+  type CasClient,
+  type CasDocument,
+  escapeGlob,
+  hash64,
+  idOf,
+  type Op,
+  recordOps,
+  storedId,
+  toPlayer,
+  toRound,
+} from './redis-records.js';
 import type { Player } from './state.js';
 import type { Decided, RecordKeys, Store, View } from './store.js';
 
@@ -118,7 +130,7 @@ export class RedisStore implements Store {
           .multi()
           .mget(...watched)
           .smismember(this.at.key(gen, 'forgotten'), ...hashes)
-          .sismember(this.at.key(gen, 'players'), keys.user_id)
+          .sismember(this.at.key(gen, 'players'), storedId(keys.user_id))
           .exists(...this.at.vital, this.at.genKey)
           .exec(),
       );
@@ -246,7 +258,7 @@ export class RedisStore implements Store {
     const ids = await this.client.smembers(this.at.key(this.at.n, 'players'));
     const players: Player[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
-      const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.at.key(this.at.n, 'player', id)));
+      const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.at.key(this.at.n, 'player', idOf(id))));
       for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
     }
     return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
