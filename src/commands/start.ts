@@ -86,11 +86,7 @@ export function startCommand(): Command {
       ).default(DEFAULT_REDIS_PREFIX),
     )
     .addOption(
-      opt(
-        '--redis-timeout-ms <ms>',
-        'a Redis command without a reply after this long fails: callbacks get R1, /health 503',
-        'REDIS_TIMEOUT_MS',
-      )
+      opt('--redis-timeout-ms <ms>', 'a Redis command unanswered this long fails: R1, /health 503', 'REDIS_TIMEOUT_MS')
         .default(DEFAULT_REDIS_TIMEOUT_MS)
         .argParser(int(1, 2 ** 31 - 1)),
     )

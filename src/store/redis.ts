@@ -1,30 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type Change,
-  forgottenRound,
-  forgottenTxn,
-  type PlayerRecord,
-  roundKey,
-  type RoundRecord,
-  type TransactionRecord,
-} from './change.js';
+import { type Change, type PlayerRecord, roundKey, type RoundRecord } from './change.js';
 import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './redis-connection.js';
 import { Generation } from './redis-generation.js';
 import { RedisLink } from './redis-link.js';
 import { KeyLocks } from './redis-locks.js';
-import {
-  CAS,
-  type CasClient,
-  type CasDocument,
-  escapeGlob,
-  hash64,
-  idOf,
-  type Op,
-  recordOps,
-  storedId,
-  toPlayer,
-  toRound,
-} from './redis-records.js';
+import { CAS, type CasClient, type CasDocument, escapeGlob, FORGOTTEN, idOf, type Op, recordOps, toPlayer } from './redis-records.js';
+import { readView } from './redis-view.js';
 import type { Player } from './state.js';
 import type { Decided, RecordKeys, Store, View } from './store.js';
 
@@ -53,7 +34,7 @@ export const MAX_ATTEMPTS = 20;
  *   g<n>:player:<user_id>      PlayerRecord JSON         g<n>:players    set of user_ids
  *   g<n>:round:<round key>     open round (RoundRecord)  g<n>:settled:<round key>  "1"
  *   g<n>:txn:<transaction_id>  TransactionRecord JSON    g<n>:order      list: oldest applied first
- *   g<n>:forgotten             set of 64-bit hashes (hex) of forgotten transaction ids and rounds
+ *   g<n>:forgotten:<hhhh>      forgotten transaction ids and rounds: 6 bytes of each 64-bit hash (redis-records.ts)
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
@@ -75,6 +56,7 @@ export class RedisStore implements Store {
     const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
+    client.defineCommand('walletForgotten', { numberOfKeys: 1, lua: FORGOTTEN });
     const store = new RedisStore(
       new RedisLink(client, url, timeoutMs),
       options.prefix ?? DEFAULT_REDIS_PREFIX,
@@ -122,40 +104,12 @@ export class RedisStore implements Store {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (this.failure) throw new Error(this.failure);
       const gen = this.at.n;
-      const k = this.recordKeys(gen, keys);
-      const watched = [this.at.genKey, this.at.markerKey, k.player, k.txn, ...(k.round ? [k.round, k.settled!] : [])];
-      const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(k.roundId ? [hash64(forgottenRound(k.roundId))] : [])];
-      const replies = await this.exchange(
-        this.client
-          .multi()
-          .mget(...watched)
-          .smismember(this.at.key(gen, 'forgotten'), ...hashes)
-          .sismember(this.at.key(gen, 'players'), storedId(keys.user_id))
-          .exists(...this.at.vital, this.at.genKey)
-          .exec(),
-      );
-      if (!replies) throw new Error('Redis refused the read');
-      for (const [err] of replies) if (err) throw err;
-      const values = replies[0]![1] as (string | null)[];
-      const forgotten = replies[1]![1] as number[];
-      if (this.at.follow(values[0]!, values[1]!)) continue; // another process reset the wallet: read the new generation
-      const [, , player, txn, round, settled] = values;
-      if (!player && replies[2]![1] === 1) throw this.at.lost(`player ${JSON.stringify(keys.user_id)} listed but gone`);
-      if ((replies[3]![1] as number) < this.at.vital.length + 1) throw this.at.lost('no scenario key');
-      const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
-      const view: View = {
-        player: player ? toPlayer(JSON.parse(player) as PlayerRecord) : undefined,
-        round: roundRecord && toRound(roundRecord),
-        roundSettled: Boolean(settled),
-        roundForgotten: forgotten[1] === 1,
-        transaction: txn ? (JSON.parse(txn) as TransactionRecord) : undefined,
-        transactionForgotten: !txn && forgotten[0] === 1,
-      };
-      const decided = decide(view);
+      const read = await readView(this.client, this.at, keys, (sent) => this.exchange(sent));
+      if (!read) continue; // another process reset the wallet: read the new generation
+      const decided = decide(read.view);
       // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
       if (!decided.changes.length) return decided;
-      const expect = watched.map((key, i): [string, string | false] => [key, values[i] ?? false]);
-      if (await this.cas({ expect, ops: this.ops(gen, decided.changes, roundRecord), trim: this.trim(gen) })) return decided;
+      if (await this.cas({ expect: read.expect, ops: this.ops(gen, decided.changes, read.round), trim: this.trim(gen) })) return decided;
       // Jittered back-off: two processes that collided do not collide again in lockstep.
       await sleep(Math.random() * Math.min(2 ** attempt, 50));
     }
@@ -168,17 +122,6 @@ export class RedisStore implements Store {
 
   private trim(gen: number): CasDocument['trim'] {
     return Number.isFinite(this.retain) ? [this.at.key(gen, 'order'), this.retain, this.at.key(gen, 'forgotten')] : undefined;
-  }
-
-  private recordKeys(gen: number, { user_id, transaction_id, game_no }: RecordKeys) {
-    const roundId = game_no === undefined ? undefined : roundKey(user_id, game_no);
-    return {
-      player: this.at.key(gen, 'player', user_id),
-      txn: this.at.key(gen, 'txn', transaction_id),
-      roundId,
-      round: roundId && this.at.key(gen, 'round', roundId),
-      settled: roundId && this.at.key(gen, 'settled', roundId),
-    };
   }
 
   /** The Redis writes of change records (decided on `round`, the open round as read). */
