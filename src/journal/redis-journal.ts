@@ -92,12 +92,14 @@ export class RedisJournal implements JournalStore {
     const text = JSON.stringify(entry);
     const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
+    // Not kept (id 0): Redis is away. The route then answers an R0 with R1 (see `unjournalled`).
+    if (this.unavailable()) return { ...stored, id: 0 };
     try {
       const keys = [this.streamKey, this.bytesKey];
       const client = this.client as JournalClient;
       await client.walletJournalAdd(...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
     } catch {
-      // Redis away: this entry is lost to the journal (the callback itself was answered).
+      return { ...stored, id: 0 };
     }
     return stored;
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
-import { buildReply, handleCallback, headerSafe } from '../callback.js';
+import { buildReply, handleCallback, headerSafe, unjournalled } from '../callback.js';
 import { fromFastify } from '../errors.js';
 import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';
@@ -79,7 +79,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       const started = performance.now();
       const receivedAt = isoTime();
       const socket = request.raw.socket;
-      const out = await handleCallback(sim, {
+      let out = await handleCallback(sim, {
         method: request.method,
         url: request.url,
         headers: request.headers,
@@ -94,6 +94,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
         // The caller gave up (its own time-out) before the reply: it never read it.
         client_gone: socket.destroyed === true, // (an injected request's fake socket is never destroyed)
       });
+      if (entry.id === 0 && out.code === 'R0') out = unjournalled(sim, out); // Redis did not keep the entry
       request.log.info(
         {
           journal_id: entry.id,
