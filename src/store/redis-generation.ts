@@ -26,6 +26,8 @@ export class Generation {
   private epoch?: string;
   /** Keys that must exist besides these two (the active scenario). */
   readonly vital: string[] = [];
+  /** Why the state counts as lost, since a read found it so (cleared by a read that finds it whole). */
+  lostReason?: string;
 
   constructor(
     readonly prefix: string,
@@ -46,10 +48,10 @@ export class Generation {
   }
 
   lost(what: string): Error {
-    return new Error(
+    this.lostReason =
       `Redis at ${redact(this.url)} lost wallet-sim's state (${what}: flushed, evicted or restarted without persistence); ` +
-        'POST /admin/reset starts afresh',
-    );
+      'POST /admin/reset starts afresh';
+    return new Error(this.lostReason);
   }
 
   /**
@@ -63,6 +65,7 @@ export class Generation {
       if (!marker.startsWith(RESET_MARK)) throw this.lost('seeded afresh by another process');
     }
     this.epoch = marker ?? undefined;
+    this.lostReason = undefined;
     if (gen === String(this.n)) return false;
     this.n = Number(gen);
     return true;
@@ -77,6 +80,7 @@ export class Generation {
   adopt(n: number, epoch: string | undefined): void {
     this.n = n;
     this.epoch = epoch;
+    this.lostReason = undefined;
   }
 
   static seedMark = () => `${INIT_MARK}${new Date().toISOString()} ${randomUUID()}`;

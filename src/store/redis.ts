@@ -77,7 +77,20 @@ export class RedisStore implements Store {
 
   /** Why nothing can be acknowledged now: Redis is unreachable or frozen. Clears by itself. */
   get failure(): string | undefined {
-    return this.link.failure;
+    const lost = this.at.lostReason;
+    if (lost) this.recheck();
+    return this.link.failure ?? lost;
+  }
+
+  private rechecked = 0;
+
+  /** While the state counts as lost: reads it again (one read at a time, every 100 ms at most); a reset anywhere clears it. */
+  private recheck(): void {
+    if (Date.now() - this.rechecked < 100) return;
+    this.rechecked = Number.POSITIVE_INFINITY; // (one at a time)
+    void this.refreshGeneration()
+      .catch(() => {})
+      .finally(() => (this.rechecked = Date.now()));
   }
 
   /** A Redis exchange (see RedisLink.exchange): the error names Redis and what happens next. */
@@ -136,7 +149,7 @@ export class RedisStore implements Store {
    */
   async commit(changes: readonly Change[]): Promise<void> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      if (this.failure) throw new Error(this.failure);
+      if (this.link.failure) throw new Error(this.link.failure); // (lost state: a reset is the way out)
       const [rawGen, marker] = await this.exchange(this.client.mget(this.at.genKey, this.at.markerKey));
       let clears = -1;
       changes.forEach((c, i) => {
@@ -192,13 +205,13 @@ export class RedisStore implements Store {
 
   async player(userId: string): Promise<Player | undefined> {
     await this.refreshGeneration();
-    const raw = await this.client.get(this.at.key(this.at.n, 'player', userId));
+    const raw = await this.exchange(this.client.get(this.at.key(this.at.n, 'player', userId)));
     return raw ? toPlayer(JSON.parse(raw) as PlayerRecord) : undefined;
   }
 
   async players(): Promise<Player[]> {
     await this.refreshGeneration();
-    const ids = await this.client.smembers(this.at.key(this.at.n, 'players'));
+    const ids = await this.exchange(this.client.smembers(this.at.key(this.at.n, 'players')));
     const players: Player[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
       const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.at.key(this.at.n, 'player', idOf(id))));
@@ -209,7 +222,7 @@ export class RedisStore implements Store {
 
   async playerCount(): Promise<number> {
     await this.refreshGeneration();
-    return this.client.scard(this.at.key(this.at.n, 'players'));
+    return this.exchange(this.client.scard(this.at.key(this.at.n, 'players')));
   }
 
   /** Open rounds (tests and diagnostics): a SCAN, not for the callback path. */

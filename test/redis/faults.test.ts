@@ -131,6 +131,9 @@ if (missing) {
       const health = await w.health();
       t.equal(health.status, 503, '/health answers 503');
       t.match(health.body.error, /lost wallet-sim's state/);
+      const players = await w.app.inject({ method: 'GET', url: '/admin/players' });
+      t.equal(players.statusCode, 503, 'admin reads answer 503, not 500');
+      t.match(players.json(), { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state .*POST \/admin\/reset starts afresh/ });
 
       t.equal(await w.reset(), 200, 'POST /admin/reset works on the lost state');
       t.equal((await w.health()).status, 200, '/health is 200 again');
@@ -152,7 +155,8 @@ if (missing) {
     t.equal(refused.body.code, 'R1', 'the old one does not silently take the new ledger for its own');
     t.match(refused.headers['x-wallet-sim-reason'], /lost wallet-sim's state \(seeded afresh by another process/);
     t.equal(await b.reset(), 200, 'a reset on any process');
-    t.equal((await send(a.app, login('player-1'))).body.code, 'R0', 'is followed by every process');
+    t.ok(await eventually(async () => (await send(a.app, login('player-1'))).body.code === 'R0', 10_000), 'is followed by every process');
+    t.equal((await a.health()).status, 200, 'whose /health is 200 again');
   });
 
   t.test('a player record evicted while still listed: R1, not a new player', async (t) => {
