@@ -77,7 +77,13 @@ export class Simulator<J extends JournalStore = JournalStore> {
   static async open(scenario: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
     if (backend instanceof RedisStore) {
       const shared = new RedisShared(backend.client, backend.prefix, (sent) => backend.exchange(sent));
-      const journal = new RedisJournal(backend.client, backend.prefix, options.journalSize, options.journalBytes, () => backend.failure);
+      const journal = new RedisJournal(
+        backend.client,
+        backend.prefix,
+        options.journalSize,
+        options.journalBytes,
+        () => backend.link.failure,
+      );
       await backend.initialize(seed(scenario, () => undefined));
       let sim: Simulator | undefined;
       const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
