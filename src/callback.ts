@@ -1,5 +1,5 @@
 import { type CallbackInput, type Intake, readCallback } from './callback/read.js';
-import { buildReply, journalledBody, reasonFor, replyHeadersFor } from './callback/reply.js';
+import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './callback/reply.js';
 import type { JournalEntry } from './journal/journal.js';
 import { type Money, money } from './money.js';
 import type { Code } from './protocol/codes.js';
@@ -93,6 +93,19 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       findings,
     },
   };
+}
+
+/**
+ * An R0 whose journal entry Redis did not keep (it died or froze between the ledger commit and the
+ * journal write; the entry's id is then 0) is answered R1 instead: every R0 a caller gets is in the
+ * journal, as every R0 change is in the ledger. The resend replays R0, and is journalled.
+ */
+export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutput {
+  const why = sim.storeFailure ?? 'Redis did not keep its journal entry';
+  const reason = `R1: ${why}; the callback was decided but not journalled: resend it (the same transaction_id replays R0)`;
+  const reply = buildReply('R1', out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
+  const headers = { ...out.headers, 'x-wallet-sim-reason': headerSafe(reason) };
+  return { ...out, status: 200, headers, body: reply.text, code: 'R1', reason };
 }
 
 /** R2, R3 and R1 before anything is read; then the scenario's rule and the wallet, in one store transaction. */

@@ -24,6 +24,8 @@ export interface ServeOptions extends ServerLimits {
   data?: string;
   redisUrl?: string;
   redisPrefix: string;
+  /** --redis-timeout-ms: how long a Redis command may go unanswered. */
+  redisTimeoutMs?: number;
   path: string;
   apiId?: string;
   apiKey?: string;
@@ -90,6 +92,7 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
       retainTransactions: o.retainTransactions,
       redisUrl: o.redisUrl,
       redisPrefix: o.redisPrefix,
+      redisTimeoutMs: o.redisTimeoutMs,
     });
     sim = await Simulator.open(checked.scenario, store, {
       apiId: o.apiId,

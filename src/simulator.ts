@@ -138,11 +138,18 @@ export class Simulator<J extends JournalStore = JournalStore> {
     // shown by GET /admin/scenario and shared with the processes of a Redis store.
     const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
     if (backend instanceof RedisStore) {
-      const shared = new RedisShared(backend.client, backend.prefix);
-      const journal = new RedisJournal(backend.client, backend.prefix, options.journalSize, options.journalBytes);
+      const shared = new RedisShared(backend.client, backend.prefix, (sent) => backend.exchange(sent));
+      const journal = new RedisJournal(
+        backend.client,
+        backend.prefix,
+        options.journalSize,
+        options.journalBytes,
+        () => backend.link.failure,
+      );
       await backend.initialize(seed(scenario, () => undefined));
       let sim: Simulator | undefined;
       const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
+      backend.requireKeys([shared.scenarioKey]); // gone: Redis lost the wallet's state
       sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options, journal, shared);
       backend.onClose(() => {
         shared.close();
@@ -214,7 +221,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     await this.resetCallCounts();
     await this.journal.reset();
     await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
-    await this.shared?.publishReset();
+    await this.shared?.publishReset(this.scenario.source);
   }
 
   /**

@@ -13,7 +13,7 @@ import { closeGracefully } from '../shutdown.js';
 import { DEFAULT_RETAIN_TRANSACTIONS } from '../simulator.js';
 import { STORE_KINDS, type StoreKind } from '../store/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import { DEFAULT_REDIS_PREFIX } from '../store/redis-connection.js';
+import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../store/redis-connection.js';
 import { reportListening, runPrimary } from './workers.js';
 
 export interface StartOptions extends ServerLimits {
@@ -24,6 +24,7 @@ export interface StartOptions extends ServerLimits {
   data?: string;
   redisUrl?: string;
   redisPrefix: string;
+  redisTimeoutMs: number;
   path: string;
   apiId?: string;
   apiKey?: string;
@@ -84,6 +85,11 @@ export function startCommand(): Command {
         'prefix of every Redis key of this wallet (several wallets can share one Redis)',
         'REDIS_PREFIX',
       ).default(DEFAULT_REDIS_PREFIX),
+    )
+    .addOption(
+      opt('--redis-timeout-ms <ms>', 'a Redis command unanswered this long fails: R1, /health 503', 'REDIS_TIMEOUT_MS')
+        .default(DEFAULT_REDIS_TIMEOUT_MS)
+        .argParser(int(1, 2 ** 31 - 1)),
     )
     .addOption(opt('--path <path>', 'callback path', 'PATH').default('/callback'))
     .addOption(opt('--api-id <id>', "Api-Id callers must send (overrides the scenario's)", 'API_ID'))

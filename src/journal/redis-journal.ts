@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { REDIS_OPTIONS } from '../store/redis-connection.js';
+import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../store/redis-connection.js';
 import {
   DEFAULT_JOURNAL_BYTES,
   DEFAULT_JOURNAL_SIZE,
@@ -41,6 +41,8 @@ export class RedisJournal implements JournalStore {
     private readonly prefix: string,
     readonly capacity = DEFAULT_JOURNAL_SIZE,
     readonly maxBytes = DEFAULT_JOURNAL_BYTES,
+    /** Why Redis cannot serve now (the store's link): entries are then not waited for. */
+    private readonly unavailable: () => string | undefined = () => undefined,
   ) {
     // EVALSHA (the script is sent once per connection), as the store's own scripts are.
     client.defineCommand('walletJournalAdd', { numberOfKeys: 2, lua: ADD });
@@ -74,6 +76,7 @@ export class RedisJournal implements JournalStore {
 
   /** 0 when Redis cannot give one: the entry is then not kept. */
   private async nextId(): Promise<number> {
+    if (this.unavailable()) return 0;
     try {
       return await this.client.incr(`${this.prefix}journal:id`);
     } catch {
@@ -89,12 +92,14 @@ export class RedisJournal implements JournalStore {
     const text = JSON.stringify(entry);
     const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
+    // Not kept (id 0): Redis is away. The route then answers an R0 with R1 (see `unjournalled`).
+    if (this.unavailable()) return { ...stored, id: 0 };
     try {
       const keys = [this.streamKey, this.bytesKey];
       const client = this.client as JournalClient;
       await client.walletJournalAdd(...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
     } catch {
-      // Redis away: this entry is lost to the journal (the callback itself was answered).
+      return { ...stored, id: 0 };
     }
     return stored;
   }
@@ -148,7 +153,9 @@ export class RedisJournal implements JournalStore {
   }
 
   private async follow(from: string): Promise<void> {
-    const reader = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
+    // XREAD BLOCK 5000 waits 5 s by design: its time-out is the block plus the commands' own.
+    const commandTimeout = BLOCK_MS + (this.client.options.commandTimeout ?? DEFAULT_REDIS_TIMEOUT_MS);
+    const reader = this.client.duplicate({ ...REDIS_OPTIONS, commandTimeout, lazyConnect: true });
     reader.on('error', () => {
       /* reconnects by itself */
     });
@@ -161,7 +168,7 @@ export class RedisJournal implements JournalStore {
     }
     while (this.reader === reader) {
       try {
-        const reply = await reader.xread('COUNT', 1000, 'BLOCK', 5000, 'STREAMS', this.streamKey, last);
+        const reply = await reader.xread('COUNT', 1000, 'BLOCK', BLOCK_MS, 'STREAMS', this.streamKey, last);
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
             last = id;
@@ -214,6 +221,8 @@ function fieldsOfText(text: string): MatchFields {
     return {};
   }
 }
+
+const BLOCK_MS = 5000;
 
 type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
 

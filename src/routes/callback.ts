@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'safe-stable-stringify';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
-import { buildReply, type CallbackOutput, handleCallback, headerSafe } from '../callback.js';
+import { buildReply, type CallbackOutput, handleCallback, headerSafe, unjournalled } from '../callback.js';
 import { fromFastify } from '../errors.js';
 import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';
@@ -173,8 +173,12 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
         duration_ms: Math.round(performance.now() - started),
         client_gone: clientGone,
       });
-      if (attempt)
-        grader.complete(attempt, { end: repliedAt, status: out.status, body: out.entry.reply.body, dropped: out.drop, clientGone });
+      const kept = !(entry.id === 0 && out.code === 'R0');
+      if (!kept) out = unjournalled(sim, out); // Redis did not keep the entry
+      if (attempt) {
+        const body = kept ? out.entry.reply.body : { code: out.code };
+        grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
+      }
       grader.count(out.entry.user_id, findingCodes(out.entry.findings));
       request.log.info(
         {

@@ -4,8 +4,10 @@ import { SHUTDOWN_503 } from './docs.js';
 
 const UP = 'The simulator answers: the active scenario, the store kind and the number of players.';
 const DOWN =
-  'A store write failed (status store_failed, with the error): callbacks get R1 until a restart; with --store redis, Redis ' +
-  `is unreachable: callbacks get R1 until it is back (wallet-sim reconnects by itself). Or: ${SHUTDOWN_503}`;
+  'The store cannot serve (status store_failed, error: why and what to do); callbacks get R1 meanwhile. A local store: a write ' +
+  'failed, until a restart. --store redis: Redis is unreachable, or does not answer within --redis-timeout-ms (answered ' +
+  'within that time, never a hang), until it answers again; or it lost the state of the wallet (flushed, evicted or restarted ' +
+  `without persistence), until POST /admin/reset starts afresh. Or: ${SHUTDOWN_503}`;
 
 export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: string }> = async (app, { sim, storeKind }) => {
   // What a 503 reports while the store cannot be asked (the last count read).
@@ -16,7 +18,7 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
       schema: {
         tags: ['health'],
         operationId: 'health',
-        summary: 'Liveness: the simulator answers (503 once a store write has failed)',
+        summary: 'Liveness: the simulator answers (503 while the store cannot serve, with the reason)',
         response: { 200: { description: UP, $ref: 'Health#' }, 503: { description: DOWN, $ref: 'Health#' } },
       },
     },

@@ -11,6 +11,8 @@ export interface StoreOptions {
   /** --redis-url, --redis-prefix (the redis store). */
   redisUrl?: string;
   redisPrefix?: string;
+  /** --redis-timeout-ms: a Redis command without a reply after this long fails. */
+  redisTimeoutMs?: number;
 }
 
 /**
@@ -22,7 +24,11 @@ export async function createStore(kind: StoreKind, dataPath?: string, options: S
   if (kind === 'memory') return new MemoryStore();
   if (kind === 'redis') {
     if (!options.redisUrl) throw new Error('--store redis needs --redis-url <url> (e.g. redis://127.0.0.1:6379)');
-    return RedisStore.open(options.redisUrl, { prefix: options.redisPrefix, retainTransactions: options.retainTransactions });
+    return RedisStore.open(options.redisUrl, {
+      prefix: options.redisPrefix,
+      retainTransactions: options.retainTransactions,
+      timeoutMs: options.redisTimeoutMs,
+    });
   }
   if (!dataPath) throw new Error('--store file needs --data <path>');
   // A tuning knob for tests and benchmarks (docs/store.md), not a product option.

@@ -2,6 +2,9 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 export const DEFAULT_REDIS_PREFIX = 'wallet-sim:';
 
+/** --redis-timeout-ms: a command without a reply after this long fails (Redis frozen or overloaded). */
+export const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
+
 /** How long `wallet-sim start` waits for Redis before it gives up (a clear message, nothing started). */
 export const CONNECT_WAIT_MS = 10_000;
 
@@ -9,14 +12,16 @@ export const CONNECT_WAIT_MS = 10_000;
  * A connection that fails fast instead of hanging: while Redis is down a command is refused at
  * once (no offline queue, no resend after a reconnect), so a callback answers R1 instead of
  * waiting; ioredis keeps reconnecting in the background (every 50 ms to 1 s) and the wallet serves
- * again as soon as Redis is back.
+ * again as soon as Redis is back. A Redis that accepts the connection but does not answer (frozen)
+ * is caught by `commandTimeout` (--redis-timeout-ms, set by `connectRedis`).
  */
 export const REDIS_OPTIONS: RedisOptions = {
   lazyConnect: true,
   enableOfflineQueue: false,
   autoResendUnfulfilledCommands: false,
   maxRetriesPerRequest: 0,
-  connectTimeout: 2_000,
+  connectTimeout: DEFAULT_REDIS_TIMEOUT_MS,
+  commandTimeout: DEFAULT_REDIS_TIMEOUT_MS,
   retryStrategy: (times) => Math.min(50 * times, 1_000),
   // A connection with an idle caller must notice a dead Redis too.
   keepAlive: 10_000,

@@ -5,13 +5,45 @@ import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey,
 import type { Player, Round } from './state.js';
 
 /**
+ * Forgotten ids (DESIGN.md "Bounded memory"), as compact as the local stores keep them: a 64-bit
+ * hash (16 hex characters, computed by the caller: Redis has no SHA-256) goes to the bucket
+ * `<forgotten>:<its first 4 hex characters>`, a string to which its other 6 bytes are appended raw.
+ * 6 bytes per forgotten id (plus the string's spare room, at most as much again, and about 70 bytes
+ * per bucket: 65,536 buckets at most), where a set member cost about 87. A lookup searches one
+ * bucket (about 6 bytes × forgotten / 65,536) for the 6 bytes at a multiple of 6. The set
+ * `<forgotten>` itself is where a wallet-sim before the buckets kept them: still read.
+ */
+const FORGET = `
+local function raw(h) return (string.sub(h, 5):gsub('..', function(c) return string.char(tonumber(c, 16)) end)) end
+local function forget(key, h) redis.call('APPEND', key .. ':' .. string.sub(h, 1, 4), raw(h)) end
+local function forgotten(key, h)
+  if redis.call('SISMEMBER', key, h) == 1 then return 1 end
+  local s = redis.call('GET', key .. ':' .. string.sub(h, 1, 4))
+  if not s then return 0 end
+  local r, from = raw(h), 1
+  while true do
+    local at = string.find(s, r, from, true)
+    if not at then return 0 end
+    if (at - 1) % 6 == 0 then return 1 end
+    from = at + 1
+  end
+end
+`;
+
+/** Which of the hashes ARGV are forgotten in KEYS[1] (1 or 0 each). */
+export const FORGOTTEN = `${FORGET}
+local out = {}
+for i, h in ipairs(ARGV) do out[i] = forgotten(KEYS[1], h) end
+return out
+`;
+
+/**
  * Compare-and-set, the one piece of logic that runs in Redis: apply `ops` only if every key in
  * `expect` still holds the value the decision was made on (false: still absent). Then trim the
- * transaction index to `retain`, forgetting the oldest ids into a set of 64-bit hashes (computed by
- * the caller: Redis has no SHA-256). The money rules are not here: they stay in TypeScript
- * (src/wallet/decide.ts), and this script only commits what they decided.
+ * transaction index to `retain`, forgetting the oldest ids (FORGET above). The money rules are not
+ * here: they stay in TypeScript (src/wallet/decide.ts), and this script only commits what they decided.
  */
-export const CAS = `
+export const CAS = `${FORGET}
 local doc = cjson.decode(ARGV[1])
 for _, e in ipairs(doc.expect) do
   local v = redis.call('GET', e[1])
@@ -25,9 +57,9 @@ if o then
   local excess = redis.call('LLEN', o[1]) - tonumber(o[2])
   while excess > 0 do
     local e = cjson.decode(redis.call('LPOP', o[1]))
-    redis.call('SADD', o[3], e.th)
+    forget(o[3], e.th)
     redis.call('DEL', e.t)
-    if e.s and redis.call('DEL', e.s) == 1 then redis.call('SADD', o[3], e.sh) end
+    if e.s and redis.call('DEL', e.s) == 1 then forget(o[3], e.sh) end
     excess = excess - 1
   end
 end
@@ -43,6 +75,9 @@ export interface CasDocument {
 
 /** A Redis client with the compare-and-set script defined on it. */
 export type CasClient = Redis & { walletCas(doc: string): Promise<number> };
+
+/** A MULTI with the forgotten-ids lookup defined on it. */
+export type ForgottenLookup = { walletForgotten(key: string, ...hashes: string[]): unknown };
 
 /**
  * The Redis writes of change records, decided on `round` (the open round as read). `key` names a
@@ -61,7 +96,7 @@ export function recordOps(
     switch (c.op) {
       case 'player': {
         const { op: _op, ...record } = c;
-        ops.push(['SET', key('player', c.user_id), JSON.stringify(record)], ['SADD', key('players'), c.user_id]);
+        ops.push(['SET', key('player', c.user_id), JSON.stringify(record)], ['SADD', key('players'), storedId(c.user_id)]);
         break;
       }
       case 'round': {
@@ -124,6 +159,27 @@ export const hash64 = (key: string): string =>
   typeof crypto.hash === 'function'
     ? crypto.hash('sha256', key, 'hex').slice(0, 16)
     : crypto.createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * An id as Redis holds it (in a key, in the players set). A string with a lone UTF-16 surrogate has
+ * no UTF-8 form (ioredis would send U+FFFD for it, so two such ids would share a key) and Lua's
+ * cjson refuses it: it is kept as `~` and its JSON text (ASCII), which no other id is in practice.
+ * Every other id is kept as it is. The records themselves are JSON, which escapes it.
+ */
+export const storedId = (id: string): string => (LONE_SURROGATE.test(id) ? `~${JSON.stringify(id)}` : id);
+
+/** The id a `storedId` holds. */
+export function idOf(stored: string): string {
+  if (!stored.startsWith('~"')) return stored;
+  try {
+    const id: unknown = JSON.parse(stored.slice(1));
+    return typeof id === 'string' && LONE_SURROGATE.test(id) ? id : stored;
+  } catch {
+    return stored;
+  }
+}
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
 export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');

@@ -46,8 +46,15 @@ export class RedisShared {
   constructor(
     private readonly client: Redis,
     private readonly prefix: string,
+    /** The store's link: a counter that gets no reply in time marks Redis frozen for every user. */
+    private readonly exchange: <T>(sent: Promise<T>) => Promise<T> = (sent) => sent,
   ) {
     client.defineCommand('walletFire', { numberOfKeys: 1, lua: FIRE });
+  }
+
+  /** The active scenario's key: gone means Redis lost the wallet's state. */
+  get scenarioKey(): string {
+    return this.key('scenario');
   }
 
   private key(name: string): string {
@@ -67,7 +74,7 @@ export class RedisShared {
       string | null,
     ];
     this.version = version ?? '0';
-    this.subscriber = this.client.duplicate({ ...REDIS_OPTIONS, lazyConnect: true });
+    this.subscriber = this.client.duplicate({ ...REDIS_OPTIONS, commandTimeout: this.client.options.commandTimeout, lazyConnect: true });
     this.subscriber.on('error', () => {
       /* reconnects by itself; callbacks report the state */
     });
@@ -116,11 +123,15 @@ export class RedisShared {
     await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'scenario' }));
   }
 
-  /** Rule counters start at zero for every process (after `POST /admin/reset`). */
-  async publishReset(): Promise<void> {
-    const [version] = results(
+  /**
+   * Rule counters start at zero for every process (after `POST /admin/reset`); a scenario lost with
+   * Redis's state (a flush) is published again.
+   */
+  async publishReset(scenario: Scenario): Promise<void> {
+    const [, version] = results(
       await this.client
         .multi()
+        .set(this.key('scenario'), JSON.stringify(scenario), 'NX')
         .incr(this.key('scenario:version'))
         .del(...this.counterKeys())
         .exec(),
@@ -149,13 +160,15 @@ export class RedisShared {
       const key = this.key(`rules:${this.version}:matched`);
       const multi = this.client.multi();
       for (const i of indexes) multi.hincrby(key, String(i), 1);
-      return results(await multi.exec()).map(Number);
+      return results(await this.exchange(multi.exec())).map(Number);
     },
     fire: async (index, times) =>
-      (await (this.client as FireClient).walletFire(
-        this.key(`rules:${this.version}:fired`),
-        String(index),
-        times === undefined ? '' : String(times),
+      (await this.exchange(
+        (this.client as FireClient).walletFire(
+          this.key(`rules:${this.version}:fired`),
+          String(index),
+          times === undefined ? '' : String(times),
+        ),
       )) === 1,
     read: async (count) => {
       const [matched, fired] = await Promise.all([

@@ -1,17 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type Change,
-  forgottenRound,
-  forgottenTxn,
-  type PlayerRecord,
-  roundKey,
-  type RoundRecord,
-  type TransactionRecord,
-} from './change.js';
-import { ReplyError } from 'ioredis';
-import { connectRedis, DEFAULT_REDIS_PREFIX, redact } from './redis-connection.js';
+import { type Change, type PlayerRecord, roundKey, type RoundRecord } from './change.js';
+import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './redis-connection.js';
+import { Generation } from './redis-generation.js';
+import { RedisLink } from './redis-link.js';
 import { KeyLocks } from './redis-locks.js';
-import { CAS, type CasClient, type CasDocument, escapeGlob, hash64, type Op, recordOps, toPlayer, toRound } from './redis-records.js';
+import { CAS, type CasClient, type CasDocument, escapeGlob, FORGOTTEN, idOf, type Op, recordOps, toPlayer } from './redis-records.js';
+import { readView } from './redis-view.js';
 import type { Player } from './state.js';
 import type { Decided, RecordKeys, Store, View } from './store.js';
 
@@ -20,6 +14,8 @@ export interface RedisStoreOptions {
   prefix?: string;
   /** --retain-transactions: applied transactions remembered for idempotency. */
   retainTransactions?: number;
+  /** --redis-timeout-ms: a command without a reply after this long fails (default 2000). */
+  timeoutMs?: number;
 }
 
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
@@ -38,70 +34,77 @@ export const MAX_ATTEMPTS = 20;
  *   g<n>:player:<user_id>      PlayerRecord JSON         g<n>:players    set of user_ids
  *   g<n>:round:<round key>     open round (RoundRecord)  g<n>:settled:<round key>  "1"
  *   g<n>:txn:<transaction_id>  TransactionRecord JSON    g<n>:order      list: oldest applied first (the ledger)
- *   g<n>:forgotten             set of 64-bit hashes (hex) of forgotten transaction ids and rounds
+ *   g<n>:forgotten:<hhhh>      forgotten transaction ids and rounds: 6 bytes of each 64-bit hash (redis-records.ts)
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
-  private gen = 0;
+  /** The generation this process works on; lost state (generation.ts). */
+  private readonly at: Generation;
   private readonly locks = new KeyLocks();
-  private lastError?: string;
   private closed = false;
   private readonly closers: (() => void)[] = [];
 
   private constructor(
-    readonly client: CasClient,
-    readonly url: string,
+    readonly link: RedisLink,
     readonly prefix: string,
     readonly retain: number,
   ) {
-    client.on('error', (e: Error) => {
-      this.lastError = e.message;
-    });
+    this.at = new Generation(prefix, link.url);
   }
 
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
-    const client = await connectRedis(url);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+    const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
+    client.defineCommand('walletForgotten', { numberOfKeys: 1, lua: FORGOTTEN });
     const store = new RedisStore(
-      client as CasClient,
-      url,
+      new RedisLink(client, url, timeoutMs),
       options.prefix ?? DEFAULT_REDIS_PREFIX,
       options.retainTransactions ?? Number.POSITIVE_INFINITY,
     );
     await client.set(store.genKey, '0', 'NX');
-    store.gen = Number(await client.get(store.genKey));
+    await store.refreshGeneration();
     return store;
   }
 
-  /** Why nothing can be acknowledged now: Redis is unreachable. Clears by itself on reconnect. */
+  get client(): CasClient {
+    return this.link.client as CasClient;
+  }
+
+  get url(): string {
+    return this.link.url;
+  }
+
+  /** Why nothing can be acknowledged now: Redis is unreachable or frozen. Clears by itself. */
   get failure(): string | undefined {
-    if (this.client.status === 'ready') return undefined;
-    return this.unreachable(this.lastError ?? this.client.status);
+    const lost = this.at.lostReason;
+    if (lost) this.recheck();
+    return this.link.failure ?? lost;
   }
 
-  private unreachable(why: string): string {
-    return `Redis at ${redact(this.url)} is unreachable (${why}); wallet-sim reconnects by itself`;
+  private rechecked = 0;
+
+  /** While the state counts as lost: reads it again (one read at a time, every 100 ms at most); a reset anywhere clears it. */
+  private recheck(): void {
+    if (Date.now() - this.rechecked < 100) return;
+    this.rechecked = Number.POSITIVE_INFINITY; // (one at a time)
+    void this.refreshGeneration()
+      .catch(() => {})
+      .finally(() => (this.rechecked = Date.now()));
   }
 
-  /**
-   * A Redis exchange on the callback path. The connection can drop between the status check and
-   * the command (ioredis then rejects with "Stream isn't writeable" or "Connection is closed"):
-   * that is Redis being unreachable too, and the reason (R1) says so. An error Redis itself
-   * answered (a ReplyError) is passed on as it is.
-   */
-  private exchange<T>(sent: Promise<T>): Promise<T> {
-    return sent.catch((e: unknown) => {
-      if (e instanceof ReplyError) throw e;
-      throw new Error(this.unreachable(e instanceof Error ? e.message : String(e)), { cause: e });
-    });
+  /** A Redis exchange (see RedisLink.exchange): the error names Redis and what happens next. */
+  exchange<T>(sent: Promise<T>): Promise<T> {
+    return this.link.exchange(sent);
+  }
+
+  /** Keys whose absence means Redis lost the wallet's state (the active scenario). */
+  requireKeys(keys: readonly string[]): void {
+    this.at.vital.push(...keys);
   }
 
   get genKey(): string {
-    return `${this.prefix}gen`;
-  }
-
-  private key(gen: number, kind: string, id = ''): string {
-    return `${this.prefix}g${gen}:${kind}${id ? `:${id}` : ''}`;
+    return this.at.genKey;
   }
 
   transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
@@ -111,47 +114,19 @@ export class RedisStore implements Store {
   }
 
   private async attempt<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (this.failure) throw new Error(this.failure);
-      const gen = this.gen;
-      const k = this.recordKeys(gen, keys);
-      const watched = [this.genKey, k.player, k.txn, ...(k.round ? [k.round, k.settled!] : [])];
-      const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(k.roundId ? [hash64(forgottenRound(k.roundId))] : [])];
-      const replies = await this.exchange(
-        this.client
-          .multi()
-          .mget(...watched)
-          .smismember(this.key(gen, 'forgotten'), ...hashes)
-          .exec(),
-      );
-      if (!replies) throw new Error('Redis refused the read');
-      for (const [err] of replies) if (err) throw err;
-      const values = replies[0]![1] as (string | null)[];
-      const forgotten = replies[1]![1] as number[];
-      if (values[0] !== String(gen)) {
-        this.gen = Number(values[0]); // another process reset the wallet: read the new generation
-        continue;
-      }
-      const [, player, txn, round, settled] = values;
-      const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
-      const view: View = {
-        player: player ? toPlayer(JSON.parse(player) as PlayerRecord) : undefined,
-        round: roundRecord && toRound(roundRecord),
-        roundSettled: Boolean(settled),
-        roundForgotten: forgotten[1] === 1,
-        transaction: txn ? (JSON.parse(txn) as TransactionRecord) : undefined,
-        transactionForgotten: !txn && forgotten[0] === 1,
-      };
-      const decided = decide(view);
+      const gen = this.at.n;
+      const read = await readView(this.client, this.at, keys, (sent) => this.exchange(sent));
+      if (!read) continue; // another process reset the wallet: read the new generation
+      const decided = decide(read.view);
       // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
       if (!decided.changes.length) return decided;
-      const expect = watched.map((key, i): [string, string | false] => [key, values[i] ?? false]);
-      if (await this.cas({ expect, ops: this.ops(gen, decided.changes, roundRecord), trim: this.trim(gen) })) return decided;
-      if (attempt >= MAX_ATTEMPTS)
-        throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
+      if (await this.cas({ expect: read.expect, ops: this.ops(gen, decided.changes, read.round), trim: this.trim(gen) })) return decided;
       // Jittered back-off: two processes that collided do not collide again in lockstep.
       await sleep(Math.random() * Math.min(2 ** attempt, 50));
     }
+    throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
   }
 
   private cas(doc: CasDocument): Promise<boolean> {
@@ -159,24 +134,13 @@ export class RedisStore implements Store {
   }
 
   private trim(gen: number): CasDocument['trim'] {
-    return Number.isFinite(this.retain) ? [this.key(gen, 'order'), this.retain, this.key(gen, 'forgotten')] : undefined;
-  }
-
-  private recordKeys(gen: number, { user_id, transaction_id, game_no }: RecordKeys) {
-    const roundId = game_no === undefined ? undefined : roundKey(user_id, game_no);
-    return {
-      player: this.key(gen, 'player', user_id),
-      txn: this.key(gen, 'txn', transaction_id),
-      roundId,
-      round: roundId && this.key(gen, 'round', roundId),
-      settled: roundId && this.key(gen, 'settled', roundId),
-    };
+    return Number.isFinite(this.retain) ? [this.at.key(gen, 'order'), this.retain, this.at.key(gen, 'forgotten')] : undefined;
   }
 
   /** The Redis writes of change records (decided on `round`, the open round as read). */
   private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[] {
     // Always listed in `order`: the ledger (GET /admin/ledger) reads the applied transactions from it, oldest first.
-    return recordOps((kind, id) => this.key(gen, kind, id), changes, round, true);
+    return recordOps((kind, id) => this.at.key(gen, kind, id), changes, round, true);
   }
 
   /**
@@ -185,28 +149,44 @@ export class RedisStore implements Store {
    * deleted afterwards.
    */
   async commit(changes: readonly Change[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      if (this.failure) throw new Error(this.failure);
-      const from = Number(await this.exchange(this.client.get(this.genKey)));
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      if (this.link.failure) throw new Error(this.link.failure); // (lost state: a reset is the way out)
+      const [rawGen, marker] = await this.exchange(this.client.mget(this.at.genKey, this.at.markerKey));
       let clears = -1;
       changes.forEach((c, i) => {
         if (c.op === 'clear') clears = i;
       });
-      const gen = clears >= 0 ? from + 1 : from;
+      // A reset starts afresh whatever Redis holds (even nothing: after a flush); other writes need the ledger.
+      if (clears < 0) this.at.follow(rawGen ?? null, marker ?? null);
+      const from = rawGen === null || rawGen === undefined ? undefined : Number(rawGen);
+      const gen = clears >= 0 ? Math.max(from ?? 0, this.at.n) + 1 : from!;
+      const epoch = clears >= 0 ? Generation.resetMark() : marker;
       const rest = changes.slice(clears + 1);
-      const ops: Op[] = clears >= 0 ? [['SET', this.genKey, String(gen)]] : [];
+      const ops: Op[] =
+        clears >= 0
+          ? [
+              ['SET', this.at.genKey, String(gen)],
+              ['SET', this.at.markerKey, epoch!],
+            ]
+          : [];
       // Admin writes replace records whole: only the generation must not have moved meanwhile.
       for (const c of rest) {
-        const open = c.op === 'bets' ? await this.exchange(this.client.get(this.key(gen, 'round', roundKey(c.user_id, c.game_no)))) : null;
+        const open =
+          c.op === 'bets' ? await this.exchange(this.client.get(this.at.key(gen, 'round', roundKey(c.user_id, c.game_no)))) : null;
         ops.push(...this.ops(gen, [c], open ? (JSON.parse(open) as RoundRecord) : undefined));
       }
-      if (await this.cas({ expect: [[this.genKey, String(from)]], ops })) {
-        this.gen = gen;
-        if (gen !== from) void this.dropGeneration(from);
+      const expect: CasDocument['expect'] = [
+        [this.at.genKey, rawGen ?? false],
+        [this.at.markerKey, marker ?? false],
+      ];
+      if (await this.cas({ expect, ops })) {
+        const before = this.at.n;
+        this.at.adopt(gen, epoch ?? undefined);
+        for (const old of new Set([from, before])) if (old !== undefined && old !== gen) void this.dropGeneration(old);
         return;
       }
-      if (attempt >= MAX_ATTEMPTS) throw new Error(`the wallet was reset ${MAX_ATTEMPTS} times during one admin update; retry`);
     }
+    throw new Error(`the wallet was reset ${MAX_ATTEMPTS} times during one admin update; retry`);
   }
 
   /** Deletes what a generation left behind (after a reset), a batch at a time. */
@@ -226,16 +206,16 @@ export class RedisStore implements Store {
 
   async player(userId: string): Promise<Player | undefined> {
     await this.refreshGeneration();
-    const raw = await this.client.get(this.key(this.gen, 'player', userId));
+    const raw = await this.exchange(this.client.get(this.at.key(this.at.n, 'player', userId)));
     return raw ? toPlayer(JSON.parse(raw) as PlayerRecord) : undefined;
   }
 
   async players(): Promise<Player[]> {
     await this.refreshGeneration();
-    const ids = await this.client.smembers(this.key(this.gen, 'players'));
+    const ids = await this.exchange(this.client.smembers(this.at.key(this.at.n, 'players')));
     const players: Player[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
-      const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.key(this.gen, 'player', id)));
+      const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.at.key(this.at.n, 'player', idOf(id))));
       for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
     }
     return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
@@ -243,7 +223,7 @@ export class RedisStore implements Store {
 
   async playerCount(): Promise<number> {
     await this.refreshGeneration();
-    return this.client.scard(this.key(this.gen, 'players'));
+    return this.exchange(this.client.scard(this.at.key(this.at.n, 'players')));
   }
 
   /** Open rounds (tests and diagnostics): a SCAN, not for the callback path. */
@@ -252,7 +232,7 @@ export class RedisStore implements Store {
     let n = 0;
     let cursor = '0';
     do {
-      const [next, keys] = await this.client.scan(cursor, 'MATCH', `${escapeGlob(this.key(this.gen, 'round'))}:*`, 'COUNT', 1000);
+      const [next, keys] = await this.client.scan(cursor, 'MATCH', `${escapeGlob(this.at.key(this.at.n, 'round'))}:*`, 'COUNT', 1000);
       n += keys.length;
       cursor = next;
     } while (cursor !== '0');
@@ -265,19 +245,28 @@ export class RedisStore implements Store {
    */
   async initialize(changes: readonly Change[]): Promise<boolean> {
     await this.refreshGeneration();
-    const marker = `${this.prefix}initialized`;
-    return this.cas({
+    const seeded = await this.cas({
       expect: [
-        [marker, false],
-        [this.genKey, String(this.gen)],
+        [this.at.markerKey, false],
+        [this.at.genKey, String(this.at.n)],
       ],
-      ops: [['SET', marker, new Date().toISOString()], ...this.ops(this.gen, changes, undefined)],
+      ops: [['SET', this.at.markerKey, Generation.seedMark()], ...this.ops(this.at.n, changes, undefined)],
     });
+    // This process works under the ledger that is there now, seeded by it or not.
+    this.at.forgetEpoch();
+    await this.refreshGeneration();
+    return seeded;
   }
 
-  /** Picks up a reset made by another process (reads only; callbacks check on every read). */
+  /**
+   * Picks up a reset made by another process (reads only; callbacks check on every read); throws
+   * when Redis lost the wallet's state.
+   */
   async refreshGeneration(): Promise<void> {
-    this.gen = Number(await this.client.get(this.genKey));
+    const [gen, marker] = await this.exchange(this.client.mget(this.at.genKey, this.at.markerKey));
+    this.at.follow(gen ?? null, marker ?? null);
+    if (this.at.vital.length && (await this.exchange(this.client.exists(...this.at.vital))) < this.at.vital.length)
+      throw this.at.lost('no scenario key');
   }
 
   /** Runs `closer` when the store closes (the connections of the shared journal and scenario). */
@@ -287,6 +276,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.link.close();
     for (const closer of this.closers.splice(0)) closer();
     await this.locks.idle();
     this.client.disconnect();

@@ -22,6 +22,8 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port and directory (what AOF kept comes back). */
   restart(): Promise<void>;
+  /** Sends SIGSTOP (Redis frozen: connections stay open, nothing answers) or SIGCONT. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
 }
 
 /** A port nobody listens on right now (redis-server has no port 0). */
@@ -102,11 +104,15 @@ export async function startRedis(t: Test, { durable = false } = {}): Promise<Red
     }
     throw new Error(`redis-server did not restart on port ${port}`);
   };
+  const signal = (sig: 'SIGSTOP' | 'SIGCONT') => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill(sig);
+  };
   t.teardown(async () => {
+    signal('SIGCONT'); // a test that failed while Redis was stopped
     await kill();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { url: `redis://127.0.0.1:${port}`, port, dir, kill, restart };
+  return { url: `redis://127.0.0.1:${port}`, port, dir, kill, restart, signal };
 }
 
 /** A key prefix no other test of this file uses. */

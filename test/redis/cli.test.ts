@@ -112,3 +112,32 @@ if (missing) {
     t.equal(stopped.code, 0, 'SIGTERM stops every worker and the primary exits 0');
   });
 }
+
+if (!missing) {
+  t.test('--redis-timeout-ms (and its env var) reaches Redis: a stopped Redis gives /health 503 within it', async (t) => {
+    const redis = await startRedis(t);
+    const env = { WALLET_SIM_STORE: 'redis', WALLET_SIM_REDIS_URL: redis.url, WALLET_SIM_LOG_LEVEL: 'silent' };
+    const byFlag = await start(t, ['--port', '0', '--redis-prefix', uniquePrefix('timeout'), '--redis-timeout-ms', '300'], env);
+    const byEnv = await start(t, ['--port', '0', '--redis-prefix', uniquePrefix('timeout')], {
+      ...env,
+      WALLET_SIM_REDIS_TIMEOUT_MS: '400',
+    });
+    redis.signal('SIGSTOP');
+    t.teardown(() => redis.signal('SIGCONT'));
+    for (const [wallet, ms] of [
+      [byFlag, 300],
+      [byEnv, 400],
+    ] as const) {
+      const started = performance.now();
+      const res = await fetch(`${wallet.url}/health`);
+      const took = performance.now() - started;
+      t.equal(res.status, 503, `${ms} ms: /health 503`);
+      t.match(((await res.json()) as { error: string }).error, `does not answer (no reply within --redis-timeout-ms ${ms} ms`);
+      t.ok(took < ms + 2000, `answered in ${Math.round(took)} ms, not a hang`);
+    }
+    redis.signal('SIGCONT');
+    const bad = await run(['start', '--store', 'redis', '--redis-url', redis.url, '--redis-timeout-ms', '0']);
+    t.equal(bad.code, 1, '--redis-timeout-ms 0 is refused');
+    t.match(bad.stderr, /--redis-timeout-ms.*must be an integer from 1/);
+  });
+}

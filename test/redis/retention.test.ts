@@ -6,6 +6,21 @@ import { createStore } from '../../src/store/index.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { player } from '../helpers/store.js';
+import { type Change, forgottenTxn } from '../../src/store/change.js';
+import { hash64 } from '../../src/store/redis-records.js';
+
+/** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string). */
+async function forgottenBytes(store: RedisStore, key: string): Promise<number> {
+  let bytes = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await store.client.scan(cursor, 'MATCH', `${key}:*`, 'COUNT', 1000);
+    for (const k of keys) bytes += await store.client.strlen(k);
+    cursor = next;
+  } while (cursor !== '0');
+  return bytes;
+}
 
 const missing = redisMissing();
 if (missing) {
@@ -36,7 +51,11 @@ if (missing) {
     t.equal(await balance(), '1100');
     for (let i = 0; i < 3; i++) t.equal((await send(app, bet('p', `later-${i}`, [['1', 'P', 1]]))).body.code, 'R0');
     t.equal(await store.client.llen(`${prefix}g0:order`), 3, 'only the newest 3 are kept');
-    t.equal(await store.client.scard(`${prefix}g0:forgotten`), 3, 'two transactions and the settled round are forgotten');
+    t.equal(
+      await forgottenBytes(store, `${prefix}g0:forgotten`),
+      3 * 6,
+      'two transactions and the settled round are forgotten, 6 bytes each',
+    );
     t.equal(await store.openRounds(), 3, 'open rounds stay');
 
     t.equal((await send(app, first)).body.code, 'R3', 'a late retry of a forgotten bet is refused');
@@ -47,5 +66,45 @@ if (missing) {
     t.equal((await send(app, reopen)).body.code, 'R3', 'a forgotten settled round does not open again');
     t.same(await findingsOf(reopen.transaction_id), ['ROUND_EXPIRED']);
     t.equal(await balance(), '1097', 'nothing applied twice');
+  });
+
+  t.test('forgotten ids cost 6 bytes each in Redis, whatever their number; an old set of hashes is still honoured', async (t) => {
+    const redis = await startRedis(t);
+    const prefix = uniquePrefix('bound');
+    const store = (await createStore('redis', undefined, {
+      redisUrl: redis.url,
+      redisPrefix: prefix,
+      retainTransactions: 1,
+    })) as RedisStore;
+    t.teardown(() => store.close());
+    await store.commit([player('p', '1000000')]);
+    const rounds = 300;
+    const ids: string[] = [];
+    for (let i = 0; i < rounds; i++) {
+      for (const [event_type, id] of [
+        ['bet', `b${i}`],
+        ['bet_result', `r${i}`],
+      ] as const) {
+        ids.push(id);
+        const keys = { user_id: 'p', transaction_id: id, game_no: `g${i}` };
+        const record: Change = { op: 'txn', transaction_id: id, user_id: 'p', event_type, fingerprint: 'f', game_no: `g${i}` };
+        const settle: Change[] =
+          event_type === 'bet_result'
+            ? [{ op: 'round', user_id: 'p', game_no: `g${i}`, currency: 'USD', stake: '0', bets: [], settled: true }]
+            : [];
+        await store.transact(keys, () => ({ changes: [...settle, record] }));
+      }
+    }
+    // 2 transactions per round forgotten (all but the newest), and 1 settled round each.
+    const forgotten = 2 * rounds - 1 + (rounds - 1);
+    t.equal(await forgottenBytes(store, `${prefix}g0:forgotten`), forgotten * 6, `${forgotten} forgotten ids in ${forgotten * 6} bytes`);
+    const refused = async (id: string) =>
+      (await store.transact({ user_id: 'p', transaction_id: id }, (view) => ({ changes: [], view }))).view.transactionForgotten;
+    t.ok(await refused('b0'), 'the oldest is still known as forgotten');
+    t.ok(await refused(`b${rounds - 1}`), 'and a recent one');
+    t.notOk(await refused('never-sent'), 'a never-seen id is not');
+    // A Redis written by a wallet-sim before the buckets: its set of hex hashes still counts.
+    await store.client.sadd(`${prefix}g0:forgotten`, hash64(forgottenTxn('from-the-old-set')));
+    t.ok(await refused('from-the-old-set'), 'an id in the old set is forgotten');
   });
 }

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { redact } from './redis-connection.js';
+import { storedId } from './redis-records.js';
+
+/** The `initialized` marker's value: seeded by a process starting, or started afresh by a reset. */
+const INIT_MARK = 'init ';
+const RESET_MARK = 'reset ';
+
+/**
+ * Which ledger in Redis this process works on, and whether Redis still holds it (DESIGN.md: lost
+ * state is detected, never looped on, never rebuilt silently — that would forget the idempotency
+ * index and allow a second debit).
+ *
+ *   gen          the current generation n: every record key is `g<n>:…`; a reset increments it
+ *   initialized  a marker, new with every seed (`init …`) and every reset (`reset …`)
+ *
+ * A process follows a reset made by another one (a `reset …` marker). A generation key that is
+ * gone (FLUSHALL, a restart without persistence, eviction), a marker that is gone or was seeded
+ * afresh behind this process's back, or a required key that is gone, is lost state: callbacks get
+ * R1 with `lost()`'s reason until `POST /admin/reset` starts afresh.
+ */
+export class Generation {
+  /** The generation this process works on. */
+  n = 0;
+  /** The marker this process works under (undefined until it has seen one). */
+  private epoch?: string;
+  /** Keys that must exist besides these two (the active scenario). */
+  readonly vital: string[] = [];
+  /** Why the state counts as lost, since a read found it so (cleared by a read that finds it whole). */
+  lostReason?: string;
+
+  constructor(
+    readonly prefix: string,
+    private readonly url: string,
+  ) {}
+
+  get genKey(): string {
+    return `${this.prefix}gen`;
+  }
+
+  get markerKey(): string {
+    return `${this.prefix}initialized`;
+  }
+
+  /** A record's key in generation `gen`. */
+  key(gen: number, kind: string, id = ''): string {
+    return `${this.prefix}g${gen}:${kind}${id ? `:${storedId(id)}` : ''}`;
+  }
+
+  lost(what: string): Error {
+    this.lostReason =
+      `Redis at ${redact(this.url)} lost wallet-sim's state (${what}: flushed, evicted or restarted without persistence); ` +
+      'POST /admin/reset starts afresh';
+    return new Error(this.lostReason);
+  }
+
+  /**
+   * Takes in the generation and marker Redis holds: true when another process reset the wallet
+   * (this one now works on the new generation); throws when Redis lost the state.
+   */
+  follow(gen: string | null, marker: string | null): boolean {
+    if (gen === null) throw this.lost('no generation key');
+    if (this.epoch !== undefined && marker !== this.epoch) {
+      if (marker === null) throw this.lost('no initialized key');
+      if (!marker.startsWith(RESET_MARK)) throw this.lost('seeded afresh by another process');
+    }
+    this.epoch = marker ?? undefined;
+    this.lostReason = undefined;
+    if (gen === String(this.n)) return false;
+    this.n = Number(gen);
+    return true;
+  }
+
+  /** Works on whatever ledger Redis holds next (after this process seeded it, or found it seeded). */
+  forgetEpoch(): void {
+    this.epoch = undefined;
+  }
+
+  /** After this process reset the wallet. */
+  adopt(n: number, epoch: string | undefined): void {
+    this.n = n;
+    this.epoch = epoch;
+    this.lostReason = undefined;
+  }
+
+  static seedMark = () => `${INIT_MARK}${new Date().toISOString()} ${randomUUID()}`;
+  static resetMark = () => `${RESET_MARK}${new Date().toISOString()} ${randomUUID()}`;
+}

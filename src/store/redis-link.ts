@@ -1,0 +1,96 @@
+import { type Redis, ReplyError } from 'ioredis';
+import { redact } from './redis-connection.js';
+
+/** ioredis's message when a command got no reply within `commandTimeout`. */
+const TIMED_OUT = 'Command timed out';
+
+/** How often a Redis that stopped answering is asked again (a PING) until it answers. */
+const PROBE_EVERY_MS = 100;
+
+/**
+ * The state of one Redis connection as the wallet sees it, shared by the store, the journal and
+ * the scenario/counters (they use one connection). Two ways Redis cannot serve:
+ * - unreachable: the connection is down (ioredis reconnects by itself);
+ * - frozen: the connection is up but a command got no reply within --redis-timeout-ms (a Redis
+ *   stopped with SIGSTOP, a host under swap). Once one command timed out, callbacks are refused at
+ *   once (R1) instead of each waiting for its own time-out, and a PING is sent every 100 ms; its
+ *   reply clears the state. (Commands are answered in order, so that reply means every earlier
+ *   command was answered too.)
+ */
+export class RedisLink {
+  private lastError?: string;
+  private frozenSince?: number;
+  private probing = false;
+  private closed = false;
+
+  constructor(
+    readonly client: Redis,
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    client.on('error', (e: Error) => {
+      this.lastError = e.message;
+    });
+    // A new connection has no command left unanswered.
+    client.on('ready', () => {
+      this.frozenSince = undefined;
+    });
+  }
+
+  /** Why nothing can be acknowledged now, or undefined. Clears by itself once Redis answers. */
+  get failure(): string | undefined {
+    if (this.client.status !== 'ready') return this.unreachable(this.lastError ?? this.client.status);
+    if (this.frozenSince !== undefined) return this.frozen();
+    return undefined;
+  }
+
+  unreachable(why: string): string {
+    return `Redis at ${redact(this.url)} is unreachable (${why}); wallet-sim reconnects by itself`;
+  }
+
+  private frozen(): string {
+    return (
+      `Redis at ${redact(this.url)} does not answer (no reply within --redis-timeout-ms ${this.timeoutMs} ms, ` +
+      `for ${Math.round((Date.now() - this.frozenSince!) / 1000)} s: stopped or overloaded?); callbacks get R1 until it answers again`
+    );
+  }
+
+  /**
+   * A Redis exchange: a connection lost under a command (ioredis rejects with "Stream isn't
+   * writeable" or "Connection is closed") or a command without a reply in time is Redis being
+   * unavailable, and the error says so. An error Redis itself answered (a ReplyError) is passed on.
+   */
+  exchange<T>(sent: Promise<T>): Promise<T> {
+    return sent.catch((e: unknown) => {
+      if (e instanceof ReplyError) throw e;
+      const message = e instanceof Error ? e.message : String(e);
+      if (message === TIMED_OUT) this.freeze();
+      throw new Error(this.failure ?? this.unreachable(message), { cause: e });
+    });
+  }
+
+  private freeze(): void {
+    if (this.frozenSince === undefined) this.frozenSince = Date.now();
+    this.probe();
+  }
+
+  /** PINGs until Redis answers one (each PING has the same time-out). */
+  private probe(): void {
+    if (this.probing || this.closed) return;
+    this.probing = true;
+    this.client.ping().then(
+      () => {
+        this.probing = false;
+        this.frozenSince = undefined;
+      },
+      () => {
+        this.probing = false;
+        if (this.frozenSince !== undefined) setTimeout(() => this.probe(), PROBE_EVERY_MS).unref();
+      },
+    );
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
