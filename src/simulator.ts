@@ -15,6 +15,8 @@ import { type Change, type Player, playerChange, WalletState } from './store/sta
 import type { Persistence, Store } from './store/store.js';
 import type { WalletConfig } from './wallet/decide.js';
 import { GradingSession } from './grading/session.js';
+import type { GradingFeed } from './grading/feed.js';
+import { SharedGrading } from './grading/shared-grading.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */
@@ -55,11 +57,29 @@ export class Simulator<J extends JournalStore = JournalStore> {
   /** The money rules' view of the scenario: scales, defaults. */
   config: WalletConfig;
 
+  /** The grading session of a single process: begun at start-up and by every reset. */
+  private localGrading: GradingSession;
+  /** With a shared store: one session and one verdict for every process. */
+  private sharedGrading?: SharedGrading;
+
   /**
-   * The current grading session: begun at start-up and by every reset; callbacks are folded into
-   * the session they arrived in.
+   * The current grading session; callbacks are folded into the session they arrived in. With a
+   * shared store it is this process's fold of every process's events (`currentGrading()` first
+   * folds what is new).
    */
-  grading: GradingSession;
+  get grading(): GradingSession {
+    return this.sharedGrading?.session ?? this.localGrading;
+  }
+
+  /** Where the callback route sends a callback's grading events: the session it arrives in. */
+  get gradingFeed(): GradingFeed {
+    return (this.sharedGrading?.feed ?? this.localGrading.grader) as GradingFeed;
+  }
+
+  /** The current session with every event folded (other processes' too): what a report reads. */
+  async currentGrading(): Promise<GradingSession> {
+    return this.sharedGrading ? this.sharedGrading.catchUp() : this.localGrading;
+  }
 
   /** Why callbacks are refused: a store write failed, or a shared store is unreachable. */
   get storeFailure(): string | undefined {
@@ -76,13 +96,14 @@ export class Simulator<J extends JournalStore = JournalStore> {
   ) {
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
-    this.grading = new GradingSession(scenario.grading, this.seed);
+    this.localGrading = new GradingSession(scenario.grading, this.seed);
   }
 
-  /** Begins a new grading session; one begun by clearing the journal keeps who is logged in. */
-  newSession(keepLogins = false): void {
-    const carried = keepLogins ? this.grading.grader : undefined;
-    this.grading = new GradingSession(this.scenario.grading, this.seed, Date.now(), carried);
+  /** Begins a new grading session (for every process); one begun by clearing the journal keeps who is logged in. */
+  async newSession(keepLogins = false): Promise<void> {
+    if (this.sharedGrading) return this.sharedGrading.begin(keepLogins);
+    const carried = keepLogins ? this.localGrading.grader : undefined;
+    this.localGrading = new GradingSession(this.scenario.grading, this.seed, Date.now(), carried);
   }
 
   /**
@@ -90,7 +111,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
    * and so do the players' callback counts of the probability draws.
    */
   async clearJournal(): Promise<void> {
-    this.newSession(true);
+    await this.newSession(true);
     await this.journal.reset();
     await this.resetCallCounts();
   }
@@ -151,7 +172,12 @@ export class Simulator<J extends JournalStore = JournalStore> {
       const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
       backend.requireKeys([shared.scenarioKey]); // gone: Redis lost the wallet's state
       sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options, journal, shared);
+      const opened = sim;
+      const grading = new SharedGrading(backend.client, backend.prefix, sim.scenario.grading, () => opened.seed);
+      await grading.join();
+      sim.sharedGrading = grading;
       backend.onClose(() => {
+        grading.close();
         shared.close();
         journal.close();
       });
@@ -176,6 +202,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
 
   /** Another process changed the scenario (or reset the wallet): use it here too. */
   private adopt(doc: Scenario): void {
+    void this.sharedGrading?.catchUp().catch(() => undefined); // a reset elsewhere may have begun a session
     try {
       this.use(compileScenario(doc, 'the scenario published in Redis'));
     } catch {
@@ -187,7 +214,8 @@ export class Simulator<J extends JournalStore = JournalStore> {
     this.scenario = scenario;
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
-    this.grading.grader.t = scenario.grading;
+    this.localGrading.grader.t = scenario.grading;
+    this.sharedGrading?.use(scenario.grading);
   }
 
   /** The in-process state of a local store (memory, file): for tests and the admin routes. */
@@ -216,7 +244,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
 
   /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
   async reset(): Promise<void> {
-    this.newSession();
+    await this.newSession();
     this.rules.reset();
     await this.resetCallCounts();
     await this.journal.reset();

@@ -27,8 +27,9 @@ export interface ReportOptions {
  * on the session's length.
  */
 export function reportOf(g: Grader, o: ReportOptions): Report {
-  g.advance(o.now.getTime());
-  for (const c of CHECKS) c.reducer.report?.(g, o.now.getTime());
+  const judged = o.now.getTime() - g.lagMs;
+  g.advance(judged);
+  for (const c of CHECKS) c.reducer.report?.(g, judged);
   const user = o.userId;
   const checks: ReportCheck[] = CHECKS.map((c) => {
     const tally = g.tally(c.id);

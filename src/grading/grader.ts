@@ -31,6 +31,11 @@ export class Grader {
   private readonly arriving = new Map<number, number>();
   private nextTicket = 1;
   private clock = 0;
+  /**
+   * How far behind the wall clock a report judges windows: 0 when every event is folded as it
+   * happens; with a shared store, the time other processes may still take to write theirs.
+   */
+  lagMs = 0;
 
   constructor(
     public t: Thresholds,

@@ -8,12 +8,11 @@ import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
-import type { Attempt } from '../grading/attempt.js';
-import type { Grader } from '../grading/grader.js';
+import type { GradingFeed } from '../grading/feed.js';
 import type { Finding } from '../protocol/findings.js';
 
 /** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
-function gradedArrival(grader: Grader, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): Attempt | undefined {
+function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): unknown {
   const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
   if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) {
     grader.settle(ticket);
@@ -135,7 +134,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       const receivedAt = isoTime(arrivedAt);
       const socket = request.raw.socket;
       // The session it arrived in grades it, whatever reset comes before its reply.
-      const { grader } = sim.grading;
+      const grader = sim.gradingFeed;
       const ticket = grader.expect(arrivedAt);
       const chars = typeof request.body === 'string' ? request.body.length : 0;
       let out: CallbackOutput;

@@ -13,7 +13,7 @@ export function watchGrading(sim: Simulator, send: (text: string) => void, every
   let last = '';
   const tick = () => {
     const { grader, info } = sim.grading;
-    grader.advance(Date.now()); // windows that closed by now are judged
+    grader.advance(Date.now() - grader.lagMs); // windows that closed by now are judged
     const version = grader.version;
     const seen = `${info.id}:${version}`;
     if (seen === last) return;

@@ -29,7 +29,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
       },
     },
     async (request) => {
-      const { grader, info } = sim.grading;
+      const { grader, info } = await sim.currentGrading();
       return reportOf(grader, {
         now: new Date(),
         scenario: sim.scenario.source.name,

@@ -1,0 +1,21 @@
+import type { Arrival, Completion } from './attempt.js';
+
+/**
+ * What the callback route tells grading, in the order things happen. A local grader folds each
+ * event at once (src/grading/grader.ts); with a shared store the events go to the session's stream
+ * and every process folds them (src/grading/shared-grading.ts). `R` is the handle of one attempt.
+ */
+export interface GradingFeed<R = unknown> {
+  /** A callback arrived at `at` and is being decided: windows after `at` wait for it. */
+  expect(at: number): number;
+  /** The callback of `ticket` will not be graded. */
+  settle(ticket: number): undefined;
+  /** An authenticated callback with a transaction_id arrived. */
+  arrive(arrival: Arrival, ticket?: number): R;
+  /** The caller closed the connection of an attempt still being answered. */
+  closed(attempt: R, at: number): void;
+  /** The wallet wrote the attempt's reply, or closed its connection. */
+  complete(attempt: R, done: Completion): void;
+  /** The findings of one journalled callback (any callback, refused credentials included). */
+  count(user: string | undefined, codes: Iterable<string>): void;
+}
