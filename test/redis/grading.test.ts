@@ -9,6 +9,8 @@ import type { Store } from '../../src/store/store.js';
 import { bet, buildTestApp, HEADERS, listen, login, result, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
 import { eventually } from '../helpers/spawn-cli.js';
+import fc from 'fast-check';
+import { bodies, RULES as GENERATED_RULES, steps, verdict as sameParts } from '../grading/session-property.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const redis = await redisOrSkip(t);
@@ -88,5 +90,43 @@ if (redis) {
     t.not(rb.session.id, before, 'B names the new session');
     t.equal(rb.session.id, (await report(a!)).session.id, 'the same one as A');
     t.equal(status(rb, 'LOGIN_BEFORE_BET'), 'not_exercised', 'nothing of the old session');
+  });
+
+  t.test('property: a generated session split across two processes gets the verdict of one process', async (t) => {
+    let run = 0;
+    const play = async (sent: object[], split: boolean[]): Promise<[Report, Report, Report]> => {
+      const prefix = uniquePrefix('split');
+      const apps: TestApp<JournalStore>[] = [];
+      for (let i = 0; i < 2; i++) {
+        const store = (await createStore('redis', undefined, { redisUrl: redis!.url, redisPrefix: prefix })) as Store;
+        apps.push(await buildTestApp({ rules: GENERATED_RULES }, { store }));
+      }
+      const one = await buildTestApp({ rules: GENERATED_RULES });
+      try {
+        const [urlA, urlB, urlOne] = [await listen(apps[0]!.app), await listen(apps[1]!.app), await listen(one.app)];
+        for (const [i, body] of sent.entries()) {
+          await post(`${split[i % split.length] ? urlB : urlA}/callback`, body, HEADERS, 5000);
+          await post(`${urlOne}/callback`, body, HEADERS, 5000);
+        }
+        const alone = await report(one);
+        let pair: [Report, Report] | undefined;
+        await eventually(async () => {
+          pair = [await report(apps[0]!), await report(apps[1]!)];
+          return sameParts(pair[0]) === sameParts(alone) && sameParts(pair[1]) === sameParts(alone);
+        }, 5000);
+        return [alone, ...pair!];
+      } finally {
+        for (const w of [...apps, one]) await w.app.close();
+        for (const w of apps) await w.sim.store.close();
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(steps, fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), async (s, split) => {
+        const [alone, a, b] = await play(bodies(s, `split${++run}`), split);
+        return sameParts(a) === sameParts(alone) && sameParts(b) === sameParts(alone);
+      }),
+      { numRuns: 8, seed: 20261125 },
+    );
+    t.pass('8 generated sessions, each split across two processes');
   });
 }
