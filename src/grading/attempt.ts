@@ -60,6 +60,8 @@ export interface Attempt extends Arrival {
   knownAt?: number;
   /** latest_balance of a reply the provider read. */
   balance?: number;
+  /** Its round's key (roundKey), when it has a game_no. */
+  round?: string;
 }
 
 export const DEFINITE: ReadonlySet<Outcome> = new Set<Outcome>(['R2', 'R3', 'R4']);
@@ -87,8 +89,11 @@ export function outcomeOf(a: Attempt, done: Completion, timeoutAt: number): { ou
 /** Bets and settlements: the callbacks that move money. */
 export const movesMoney = (a: { event: GradedEvent }) => a.event === 'bet' || a.event === 'bet_result';
 
-/** One encoding of a round's key, with no collision whatever the ids hold. */
-export const roundKey = (user: string, game: string) => JSON.stringify([user, game]);
+/**
+ * One encoding of a round's key, with no collision whatever the ids hold: the player's length
+ * first, so the key reads back into exactly one (user_id, game_no).
+ */
+export const roundKey = (user: string, game: string) => `${user.length}:${user}${game}`;
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
 

@@ -1,6 +1,6 @@
 import type { CheckId } from '../protocol/types.generated.js';
 import { type Arrival, type Attempt, type Completion, outcomeOf, roundKey } from './attempt.js';
-import { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
+import { LOGGED_IN, mark, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 import { Deadlines } from './deadlines.js';
@@ -43,6 +43,7 @@ export class Grader {
     private readonly limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
   ) {
     this.tallies = new Map([...reducers.keys()].map((id) => [id, new Tally(id)]));
+    for (const [id, tally] of this.tallies) this.byId[id] = tally;
   }
 
   get timeoutMs(): number {
@@ -61,8 +62,10 @@ export class Grader {
   }
 
   tally(id: CheckId): Tally {
-    return this.tallies.get(id)!;
+    return this.byId[id]!;
   }
+
+  private readonly byId: Partial<Record<CheckId, Tally>> = {};
 
   /** Calls `fn` once the session's clock passes `at` (a window closing); the returned function cancels it. */
   when(at: number, fn: () => void): () => void {
@@ -111,7 +114,11 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
-    const a: Attempt = { ...arrival, nth: tx?.count ?? 0, outcome: 'waiting' };
+    // The arrival becomes the attempt (no copy: the caller hands it over).
+    const a = arrival as Attempt;
+    a.nth = tx?.count ?? 0;
+    a.outcome = 'waiting';
+    if (a.game !== undefined) a.round = roundKey(a.user, a.game);
     if (!tx) {
       tx = {
         id: a.tx,
@@ -121,10 +128,8 @@ export class Grader {
         first: a,
         last: a,
         count: 0,
-        marks: new Set(),
         running: 0,
         read: false,
-        windows: new Map(),
       };
       this.txs.set(a.tx, tx);
       this.bound();
@@ -144,24 +149,24 @@ export class Grader {
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
   private book(a: Attempt, tx: Tx): void {
     if (a.event === 'login') {
-      if (a.applied) this.player(a.user).marks.add(LOGGED_IN);
+      if (a.applied) mark(this.player(a.user), LOGGED_IN);
       return;
     }
     if (a.game === undefined) return;
     if (a.event === 'bet') {
-      const round = this.round(a.user, a.game);
+      const round = this.round(a.user, a.game, a.round);
       if (!round.bets.has(a.tx)) round.bets.set(a.tx, tx);
       if (!a.applied) return;
       if (!round.stakes.has(a.tx) && a.total !== undefined) round.stakes.set(a.tx, a.total);
       if (!round.opener) {
         round.opener = a;
-        this.open.set(roundKey(a.user, a.game), round);
+        this.open.set(a.round!, round);
       }
     } else if (a.applied) {
-      const round = this.open.get(roundKey(a.user, a.game));
+      const round = this.open.get(a.round!);
       if (round?.opener && !round.settlement) {
         round.settlement = a;
-        this.open.delete(roundKey(a.user, a.game));
+        this.open.delete(a.round!);
       }
     }
   }
@@ -212,10 +217,8 @@ export class Grader {
       first: a,
       last: a,
       count: a.nth + 1,
-      marks: new Set(),
       running: 0,
       read: false,
-      windows: new Map(),
     };
   }
 
@@ -230,16 +233,15 @@ export class Grader {
 
   player(user: string): Player {
     let p = this.players.get(user);
-    if (!p) this.players.set(user, (p = { user, loginsInFlight: 0, marks: new Set() }));
+    if (!p) this.players.set(user, (p = { user, loginsInFlight: 0 }));
     return p;
   }
 
-  round(user: string, game: string): Round {
-    const key = roundKey(user, game);
+  round(user: string, game: string, key = roundKey(user, game)): Round {
     let round = this.rounds.get(key);
     if (!round && (round = this.open.get(key))) this.rounds.set(key, round); // an open round outlives the bound
     if (!round) {
-      round = { user, game, bets: new Map(), stakes: new Map(), marks: new Set() };
+      round = { user, game, bets: new Map(), stakes: new Map() };
       this.rounds.set(key, round);
       this.bound();
     }
@@ -247,10 +249,9 @@ export class Grader {
   }
 
   /** The round of an attempt, if it has one and the session still holds it. */
-  roundOf(a: { user: string; game?: string }): Round | undefined {
-    if (a.game === undefined) return undefined;
-    const key = roundKey(a.user, a.game);
-    return this.rounds.get(key) ?? this.open.get(key);
+  roundOf(a: { round?: string }): Round | undefined {
+    if (a.round === undefined) return undefined;
+    return this.rounds.get(a.round) ?? this.open.get(a.round);
   }
 
   /** Findings of one journalled callback (any callback: a refused one's too), counted per player. */

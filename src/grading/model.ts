@@ -16,8 +16,8 @@ export interface Tx {
   count: number;
   /** The first attempt whose outcome was a definite answer (R0, R2–R4), once known. */
   resolved?: Attempt;
-  /** Markers the checks set on it (what each has already counted). */
-  marks: Set<string>;
+  /** Markers the checks set on it (what each has already counted): see `marked`, `mark`. */
+  marks?: string[];
   /** The attempt before `last`. */
   prev?: Attempt;
   /** Attempts the wallet has not finished answering. */
@@ -27,7 +27,7 @@ export interface Tx {
   /** RETRY_BACKOFF: the wait before the latest resend. */
   wait?: number;
   /** Open windows of the checks, by check id: each cancels its deadline. */
-  windows: Map<string, () => void>;
+  windows?: Map<string, () => void>;
 }
 
 /** One player's game_no. */
@@ -42,7 +42,7 @@ export interface Round {
   settlement?: Attempt;
   /** Sum of the totals of its applied bet transactions (each counted once). */
   stakes: Map<string, number>;
-  marks: Set<string>;
+  marks?: string[];
 }
 
 export interface Player {
@@ -53,7 +53,7 @@ export interface Player {
   reported?: Attempt;
   /** Logins still being answered. */
   loginsInFlight: number;
-  marks: Set<string>;
+  marks?: string[];
 }
 
 /** What a check does with the session's events: a small reducer over the shared state. */
@@ -74,3 +74,30 @@ export const LOGGED_IN = 'logged-in';
 /** Bounds of the grading state: the oldest transactions and rounds are forgotten beyond them. */
 export const MAX_TRANSACTIONS = 50_000;
 export const MAX_ROUNDS = 50_000;
+
+/** Whether a check set `key` on a transaction, round or player (most never get a mark: none is allocated). */
+export const marked = (o: { marks?: string[] }, key: string): boolean => o.marks?.includes(key) ?? false;
+
+/** Sets `key`; true when it was not set yet. */
+export function mark(o: { marks?: string[] }, key: string): boolean {
+  if (!o.marks) o.marks = [key];
+  else if (o.marks.includes(key)) return false;
+  else o.marks.push(key);
+  return true;
+}
+
+/** Opens a check's window on a transaction (closing the one it had). */
+export function openWindow(tx: Tx, id: string, cancel: () => void): void {
+  tx.windows ??= new Map();
+  tx.windows.get(id)?.();
+  tx.windows.set(id, cancel);
+}
+
+/** Closes a check's window; true when one was open. */
+export function closeWindow(tx: Tx, id: string): boolean {
+  const cancel = tx.windows?.get(id);
+  if (!cancel) return false;
+  cancel();
+  tx.windows!.delete(id);
+  return true;
+}

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ReportSession } from '../protocol/types.generated.js';
 import type { Grader } from './grader.js';
 import { LOGGED_IN } from './grader.js';
+import { mark, marked } from './model.js';
 import { newGrader } from './grade.js';
 import type { Thresholds } from './thresholds.js';
 
@@ -18,6 +19,6 @@ export class GradingSession {
     this.info = { id: randomUUID().slice(0, 8), started_at: new Date(now).toISOString(), seed };
     this.grader = newGrader(thresholds);
     // A session begun by clearing the journal keeps the wallet: its logged-in players stay logged in.
-    if (carried) for (const p of carried.players.values()) if (p.marks.has(LOGGED_IN)) this.grader.player(p.user).marks.add(LOGGED_IN);
+    if (carried) for (const p of carried.players.values()) if (marked(p, LOGGED_IN)) mark(this.grader.player(p.user), LOGGED_IN);
   }
 }

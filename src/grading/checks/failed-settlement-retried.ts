@@ -1,3 +1,4 @@
+import { closeWindow, mark, marked, openWindow } from '../model.js';
 import { type Attempt, DEFINITE, describe, seconds } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
 
@@ -11,27 +12,27 @@ const DONE = `${ID}:done`;
  */
 export const failedSettlementRetried: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
-    if (a.event !== 'bet_result' || tx.marks.has(DONE)) return;
+    if (a.event !== 'bet_result' || marked(tx, DONE)) return;
     const tally = g.tally(ID);
-    if (!tx.marks.has(ID)) {
+    if (!marked(tx, ID)) {
       if (a.outcome !== 'R1' && a.outcome !== 'failed') return;
-      tx.marks.add(ID);
+      mark(tx, ID);
       tally.exercise(a.user);
     }
     if (a.outcome === 'R0' || DEFINITE.has(a.outcome)) {
-      tx.marks.add(DONE);
+      mark(tx, DONE);
       tally.unpend(tx.id);
       return;
     }
     if (tx.last !== a) return; // already resent
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
-    tx.windows.get(ID)?.();
-    tx.windows.set(
+    openWindow(
+      tx,
       ID,
       g.when(a.knownAt! + window, () => {
-        tx.windows.delete(ID);
-        tx.marks.add(DONE);
+        tx.windows!.delete(ID);
+        mark(tx, DONE);
         tally.unpend(tx.id);
         const what =
           a.nth === 0 || a.outcome === 'R1' || a.outcome === 'failed'
@@ -42,9 +43,8 @@ export const failedSettlementRetried: Reducer = {
     );
   },
   arrive(g, a, tx) {
-    if (!tx.marks.has(ID) || tx.marks.has(DONE) || a.nth === 0) return;
-    tx.windows.get(ID)?.();
-    tx.windows.delete(ID);
+    if (!marked(tx, ID) || marked(tx, DONE) || a.nth === 0) return;
+    closeWindow(tx, ID);
     g.tally(ID).pend(tx.id, a.user); // being answered
   },
 };

@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { describe } from '../attempt.js';
 import { LOGGED_IN, type Reducer } from '../grader.js';
 
@@ -8,10 +9,10 @@ export const loginBeforeBet: Reducer = {
   arrive(g, a) {
     if (a.event !== 'bet') return;
     const p = g.player(a.user);
-    if (p.marks.has(ID)) return;
-    p.marks.add(ID);
+    if (marked(p, ID)) return;
+    mark(p, ID);
     g.tally(ID).exercise(a.user);
-    if (!p.marks.has(LOGGED_IN))
+    if (!marked(p, LOGGED_IN))
       g.tally(ID).violate(`${describe(a)} is the first bet of ${a.user}, and no login of theirs succeeded before it`, [a]);
   },
 };

@@ -1,3 +1,4 @@
+import { closeWindow, mark, marked, openWindow } from '../model.js';
 import { type Attempt, describe, movesMoney, seconds } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
 
@@ -10,31 +11,29 @@ const ID = 'LOST_REPLY_RETRIED';
  */
 export const lostReplyRetried: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
-    if (!movesMoney(a) || a.outcome !== 'lost' || tx.marks.has(`${ID}:failed`)) return;
+    if (!movesMoney(a) || a.outcome !== 'lost' || marked(tx, `${ID}:failed`)) return;
     const tally = g.tally(ID);
-    if (!tx.marks.has(ID)) {
-      tx.marks.add(ID);
+    if (!marked(tx, ID)) {
+      mark(tx, ID);
       tally.exercise(a.user);
     }
     // Already resent (before the loss was known: a late reply): nothing to wait for.
-    if (tx.last !== a || tx.windows.has(ID)) return;
+    if (tx.last !== a || tx.windows?.has(ID)) return;
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
-    tx.windows.set(
+    openWindow(
+      tx,
       ID,
       g.when(a.knownAt! + window, () => {
-        tx.windows.delete(ID);
-        tx.marks.add(`${ID}:failed`);
+        tx.windows!.delete(ID);
+        mark(tx, `${ID}:failed`);
         tally.unpend(tx.id);
         tally.violate(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]);
       }),
     );
   },
   arrive(g: Grader, a: Attempt, tx: Tx) {
-    const close = tx.windows.get(ID);
-    if (!close || a.nth === 0) return;
-    close();
-    tx.windows.delete(ID);
+    if (a.nth === 0 || !closeWindow(tx, ID)) return;
     g.tally(ID).unpend(tx.id);
   },
 };

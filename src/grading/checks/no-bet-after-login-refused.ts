@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
@@ -8,16 +9,16 @@ export const noBetAfterLoginRefused: Reducer = {
   known(g, a) {
     if (a.event !== 'login' || (a.outcome !== 'R2' && a.outcome !== 'R3')) return;
     const p = g.player(a.user);
-    if (p.marks.has(ID)) return;
-    p.marks.add(ID);
+    if (marked(p, ID)) return;
+    mark(p, ID);
     g.tally(ID).exercise(a.user);
   },
   arrive(g, a) {
     if (a.event !== 'bet' || a.nth !== 0) return;
     const p = g.player(a.user);
     const login = p.lastLogin;
-    if (!login || login.outcome === 'R0' || p.marks.has(`${ID}:failed`)) return;
-    p.marks.add(`${ID}:failed`);
+    if (!login || login.outcome === 'R0' || marked(p, `${ID}:failed`)) return;
+    mark(p, `${ID}:failed`);
     g.tally(ID).violate(
       `${describe(a)} came after ${describe(login)} was refused with ${login.outcome} and before any successful login`,
       [login, a],

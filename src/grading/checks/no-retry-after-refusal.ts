@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { type Attempt, DEFINITE, describe, movesMoney, seconds } from '../attempt.js';
 import type { Grader, Reducer } from '../grader.js';
 
@@ -18,8 +19,12 @@ function sameBody(a: Attempt): string {
   return JSON.stringify([a.user, a.event, a.game, data.currency, data.total_bet_amount, data.total_winloss, items]);
 }
 
-/** Refusals of a bet or bet_result still inside retry_window_s, by what their body says. */
-const refusals = (g: Grader) => g.state(ID, () => new Map<string, Attempt>());
+/**
+ * Refusals of a bet or bet_result still inside retry_window_s: by event and round, then by what
+ * their body says (so a callback of a round with no refusal never has its body read).
+ */
+const refusals = (g: Grader) => g.state(ID, () => new Map<string, Map<string, Attempt>>());
+const roundOf = (a: Attempt) => `${a.event}:${a.round}`;
 
 /**
  * A transaction answered R2, R3 or R4 (a definite answer the provider read) is not sent again: not
@@ -31,17 +36,20 @@ export const noRetryAfterRefusal: Reducer = {
     if (!DEFINITE.has(a.outcome) || tx.resolved !== a) return;
     g.tally(ID).exercise(a.user);
     if (!movesMoney(a) || a.game === undefined) return;
-    const key = sameBody(a);
-    refusals(g).set(key, a);
+    const [round, key] = [roundOf(a), sameBody(a)];
+    let byBody = refusals(g).get(round);
+    if (!byBody) refusals(g).set(round, (byBody = new Map()));
+    byBody.set(key, a);
     g.when(a.knownAt! + g.windowMs, () => {
-      if (refusals(g).get(key) === a) refusals(g).delete(key);
+      if (byBody.get(key) === a) byBody.delete(key);
+      if (!byBody.size && refusals(g).get(round) === byBody) refusals(g).delete(round);
     });
   },
   arrive(g, a, tx) {
     const tally = g.tally(ID);
     const refusal = tx.resolved;
-    if (a.nth > 0 && refusal && DEFINITE.has(refusal.outcome) && a.at >= refusal.knownAt! && !tx.marks.has(ID)) {
-      tx.marks.add(ID);
+    if (a.nth > 0 && refusal && DEFINITE.has(refusal.outcome) && a.at >= refusal.knownAt! && !marked(tx, ID)) {
+      mark(tx, ID);
       tally.violate(`${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`, [
         refusal,
         a,
@@ -49,10 +57,12 @@ export const noRetryAfterRefusal: Reducer = {
       return;
     }
     if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;
+    const byBody = refusals(g).get(roundOf(a));
+    if (!byBody) return;
     const key = sameBody(a);
-    const earlier = refusals(g).get(key);
+    const earlier = byBody.get(key);
     if (!earlier || earlier.tx === a.tx || a.at < earlier.knownAt!) return;
-    refusals(g).delete(key);
+    byBody.delete(key);
     tally.violate(
       `${describe(earlier)} was refused with ${earlier.outcome}, a definite answer; ${seconds(a.at - earlier.knownAt!)} later ${describe(a)} sent the same ${a.event} (same round and amounts) again under a new transaction_id`,
       [earlier, a],

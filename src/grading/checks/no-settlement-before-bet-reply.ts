@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
@@ -15,10 +16,10 @@ export const noSettlementBeforeBetReply: Reducer = {
     if (!round?.bets.size) return;
     const tally = g.tally(ID);
     if (a.nth === 0) tally.exercise(a.user);
-    if (tx.marks.has(ID)) return;
+    if (marked(tx, ID)) return;
     for (const bet of round.bets.values()) {
       if (bet.running === 0 || bet.read) continue;
-      tx.marks.add(ID);
+      mark(tx, ID);
       tally.violate(
         `${describe(a)} arrived ${((a.at - bet.last.at) / 1000).toFixed(1)} s after ${describe(bet.last)}, while that bet was still unanswered`,
         [bet.last, a],

@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { type Attempt, describe } from '../attempt.js';
 import type { Grader, Reducer, Round } from '../grader.js';
 
@@ -25,19 +26,19 @@ export const noSettlementOfRefusedBet: Reducer = {
     // Exercised once a bet of the round was refused or lost: the provider then had to hold back.
     if (a.event !== 'bet' || a.outcome === 'R0') return;
     const round = g.roundOf(a);
-    if (!round || round.marks.has(ID)) return;
-    round.marks.add(ID);
+    if (!round || marked(round, ID)) return;
+    mark(round, ID);
     g.tally(ID).exercise(a.user);
   },
   arrive(g, a) {
     if (a.event !== 'bet_result' || a.nth !== 0) return;
     const round = g.roundOf(a);
-    if (!round?.bets.size || round.marks.has(`${ID}:failed`)) return;
+    if (!round?.bets.size || marked(round, `${ID}:failed`)) return;
     const { state, last } = betsKnown(round);
     if (state !== 'refused') return;
-    round.marks.add(`${ID}:failed`);
-    if (!round.marks.has(ID)) {
-      round.marks.add(ID);
+    mark(round, `${ID}:failed`);
+    if (!marked(round, ID)) {
+      mark(round, ID);
       g.tally(ID).exercise(a.user);
     }
     const why =

@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
@@ -15,8 +16,8 @@ export const oneSettlementPerRound: Reducer = {
       if (a.applied) tally.exercise(a.user);
       return;
     }
-    if (a.nth !== 0 || a.tx === settled.tx || round.marks.has(ID)) return;
-    round.marks.add(ID);
+    if (a.nth !== 0 || a.tx === settled.tx || marked(round, ID)) return;
+    mark(round, ID);
     tally.violate(
       `round ${round.game} was settled by ${describe(settled)}; ${describe(a)} settles it again under a new transaction_id`,
       [settled, a],

@@ -1,3 +1,4 @@
+import { mark } from '../model.js';
 import type { Attempt } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
@@ -20,14 +21,14 @@ export const retryBackoff: Reducer = {
     const { min_retry_gap_ms: minGap, max_attempts: max } = g.t;
     const tally = g.tally(ID);
     if (a.nth === 1) tally.exercise(a.user);
-    const mark = (what: string) => !tx.marks.has(`${ID}:${what}`) && tx.marks.add(`${ID}:${what}`);
-    if (tx.count > max && mark('max')) tally.violate(`${a.tx} was sent ${tx.count} times (at most ${max})`, [tx.first, a]);
-    if (a.at - p.at < minGap && mark('gap'))
+    const once = (what: string) => mark(tx, `${ID}:${what}`);
+    if (tx.count > max && once('max')) tally.violate(`${a.tx} was sent ${tx.count} times (at most ${max})`, [tx.first, a]);
+    if (a.at - p.at < minGap && once('gap'))
       tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a]);
     const wait = waitBefore(p, a);
     const before = tx.wait;
     tx.wait = wait;
-    if (before === undefined || wait >= before - tolerance(before) || !mark('shrink')) return;
+    if (before === undefined || wait >= before - tolerance(before) || !once('shrink')) return;
     tally.violate(
       `${a.tx} waited ${wait} ms before #${a.id}, less than the ${before} ms it waited before #${p.id}: back-off must not shrink`,
       [p, a],

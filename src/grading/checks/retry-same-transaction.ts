@@ -1,11 +1,12 @@
-import { type Attempt, describe, movesMoney, roundKey, seconds, UNCERTAIN } from '../attempt.js';
+import { mark, marked, openWindow } from '../model.js';
+import { type Attempt, describe, movesMoney, seconds, UNCERTAIN } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
 
 const ID = 'RETRY_SAME_TRANSACTION';
 
 /** Transactions whose last news was a lost or failed reply, by player, event and game_no. */
 const watched = (g: Grader) => g.state(ID, () => new Map<string, Map<string, { tx: Tx; uncertain: Attempt }>>());
-const keyOf = (a: { user: string; event: string; game?: string }) => `${roundKey(a.user, a.game!)}${a.event}`;
+const keyOf = (a: Attempt) => `${a.event}:${a.round}`;
 
 /**
  * After a lost or failed (R1) bet or bet_result, and until that transaction gets a definite answer,
@@ -17,8 +18,8 @@ export const retrySameTransaction: Reducer = {
     if (!movesMoney(a) || a.game === undefined) return;
     const tally = g.tally(ID);
     const key = keyOf(a);
-    if (UNCERTAIN.has(a.outcome) && !tx.resolved && !tx.marks.has(ID)) {
-      tx.marks.add(ID);
+    if (UNCERTAIN.has(a.outcome) && !tx.resolved && !marked(tx, ID)) {
+      mark(tx, ID);
       tally.exercise(a.user);
       tally.pend(tx.id, a.user);
       let map = watched(g).get(key);
@@ -32,9 +33,9 @@ export const retrySameTransaction: Reducer = {
   },
   ended(g, a, tx) {
     // Pending while the transaction may still be resent: until retry_window_s after its last attempt.
-    if (!tx.marks.has(ID) || tx.resolved || tx.last !== a) return;
-    tx.windows.get(ID)?.();
-    tx.windows.set(
+    if (!marked(tx, ID) || tx.resolved || tx.last !== a) return;
+    openWindow(
+      tx,
       ID,
       g.when(a.end! + g.windowMs, () => g.tally(ID).unpend(tx.id)),
     );

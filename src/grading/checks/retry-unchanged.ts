@@ -1,3 +1,4 @@
+import { marked, mark } from '../model.js';
 import { stringify } from 'safe-stable-stringify';
 import { describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
@@ -31,11 +32,11 @@ export const retryUnchanged: Reducer = {
     if (a.nth === 0 || tx.first === a) return;
     const tally = g.tally(ID);
     if (a.nth === 1) tally.exercise(a.user);
-    if (tx.marks.has(ID)) return;
+    if (marked(tx, ID)) return;
     // Plain JSON text first (resends usually keep the key order), key-order-free text when it differs.
     const [first, again] = [withoutTimestamp(tx.first.body), withoutTimestamp(a.body)];
     if (JSON.stringify(first) === JSON.stringify(again) || stringify(first) === stringify(again)) return;
-    tx.marks.add(ID);
+    mark(tx, ID);
     const fields = differing(tx.first.body, a.body);
     tally.violate(
       `${describe(a)} resends ${a.tx} with a different body than #${tx.first.id}${fields.length ? `: ${fields.join(', ')} changed` : ''}`,

@@ -1,4 +1,5 @@
-import { describe, roundKey, seconds } from '../attempt.js';
+import { marked, mark } from '../model.js';
+import { describe, seconds } from '../attempt.js';
 import type { Grader, Reducer } from '../grader.js';
 
 const ID = 'ROUNDS_SETTLED';
@@ -14,14 +15,14 @@ export const roundsSettled: Reducer = {
     if (!a.applied || a.game === undefined) return;
     const round = g.roundOf(a);
     const tally = g.tally(ID);
-    const key = roundKey(a.user, a.game);
+    const key = a.round!;
     if (a.event === 'bet' && !round?.opener) {
       tally.exercise(a.user);
       tally.pend(key, a.user);
     } else if (a.event === 'bet_result' && round?.opener && !round.settlement) {
       tally.unpend(key);
       const maxAge = g.t.round_max_age_s * 1000;
-      if (a.at - round.opener.at > maxAge && !round.marks.has(LATE))
+      if (a.at - round.opener.at > maxAge && !marked(round, LATE))
         tally.violate(
           `round ${round.game} of ${round.user}, opened by ${describe(round.opener)}, was settled only after ${seconds(a.at - round.opener.at)} by ${describe(a)} (at most ${seconds(maxAge)})`,
           [round.opener, a],
@@ -32,8 +33,8 @@ export const roundsSettled: Reducer = {
     const maxAge = g.t.round_max_age_s * 1000;
     const tally = g.tally(ID);
     for (const [key, round] of g.open) {
-      if (now - round.opener!.at <= maxAge || round.marks.has(LATE)) continue;
-      round.marks.add(LATE);
+      if (now - round.opener!.at <= maxAge || marked(round, LATE)) continue;
+      mark(round, LATE);
       tally.unpend(key);
       tally.violate(
         `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${seconds(now - round.opener!.at)} (at most ${seconds(maxAge)})`,
