@@ -1,0 +1,79 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/*
+ * The connection cap, preferring connections that complete their requests (docs/limits.md). A
+ * caller that trickles requests in and reconnects as soon as it is cut (from the same address as
+ * the honest client, so no per-address cap tells them apart) would otherwise hold every slot
+ * between two time-outs, and a connection past the cap would be refused.
+ *
+ * Here a connection past the cap closes a stalled one instead: a connection that has sent bytes
+ * but not a complete request (partial headers, or a body still arriving), the one stalled the
+ * longest first. An honest client sends its whole request at once, so its connection is stalled
+ * only for the moment it takes to read it, and it is the youngest; a trickling connection is
+ * stalled from its first bytes to its time-out. Never closed for a newcomer: a connection whose
+ * request is complete (its reply is being computed, delayed or streamed), an idle kept-alive one
+ * (a pooled client's), and one not yet read from for less than `FRESH_MS` (a newcomer whose
+ * request is still in the socket). Only when there is no stalled connection is the new one closed.
+ */
+
+/** A connection that has sent nothing for this long may be closed for a newcomer, like a stalled one. */
+export const FRESH_MS = 250;
+
+interface Tracked {
+  opened: number;
+  /** The last request whose headers were parsed. */
+  request?: IncomingMessage;
+  /** When that request's headers were parsed. */
+  requested?: number;
+}
+
+export function capConnections(server: Server, maxConnections: number): void {
+  const open = new Map<Socket, Tracked>();
+  server.on('connection', (socket: Socket) => {
+    const now = Date.now();
+    if (open.size >= maxConnections) {
+      const victim = mostStalled(now);
+      if (!victim) {
+        socket.destroy();
+        return;
+      }
+      close(victim);
+    }
+    open.set(socket, { opened: now });
+    socket.once('close', () => open.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage) => {
+    const tracked = open.get(request.socket);
+    if (!tracked) return;
+    tracked.request = request;
+    tracked.requested = Date.now();
+  });
+
+  function close(socket: Socket): void {
+    open.delete(socket); // counted as gone at once: its close event comes later
+    socket.destroy();
+  }
+
+  /** The connection stalled the longest, or undefined when none is stalled. */
+  function mostStalled(now: number): Socket | undefined {
+    let found: Socket | undefined;
+    let since = Number.POSITIVE_INFINITY;
+    for (const [socket, t] of open) {
+      const stalledSince = stalled(socket, t, now);
+      if (stalledSince !== undefined && stalledSince < since) {
+        found = socket;
+        since = stalledSince;
+      }
+    }
+    return found;
+  }
+
+  /** Since when the connection is stalled, or undefined when it is not. */
+  function stalled(socket: Socket, t: Tracked, now: number): number | undefined {
+    if (socket.bytesRead === 0) return now - t.opened >= FRESH_MS ? t.opened : undefined;
+    if (!t.request) return t.opened; // bytes, but not yet complete headers
+    if (t.request.complete) return undefined; // answered or being answered; or idle, kept alive
+    return t.requested;
+  }
+}
