@@ -11,10 +11,11 @@ import type { Socket } from 'node:net';
  * but not a complete request (partial headers, or a body still arriving), the one stalled the
  * longest first. An honest client sends its whole request at once, so its connection is stalled
  * only for the moment it takes to read it, and it is the youngest; a trickling connection is
- * stalled from its first bytes to its time-out. Never closed for a newcomer: a connection whose
- * request is complete (its reply is being computed, delayed or streamed), an idle kept-alive one
- * (a pooled client's), and one not yet read from for less than `FRESH_MS` (a newcomer whose
- * request is still in the socket). Only when there is no stalled connection is the new one closed.
+ * stalled from its first bytes to its time-out. A connection that has sent nothing
+ * for less than `FRESH_MS` (a newcomer whose request is still in the socket) is closed only when
+ * none is stalled, the oldest first. Never closed for a newcomer: a connection whose request is
+ * complete (its reply is being computed, delayed or streamed) or one idle between kept-alive
+ * requests (a pooled client's); when every connection is one of these, the new one is closed.
  */
 
 /** A connection that has sent nothing for this long may be closed for a newcomer, like a stalled one. */
@@ -55,25 +56,32 @@ export function capConnections(server: Server, maxConnections: number): void {
     socket.destroy();
   }
 
-  /** The connection stalled the longest, or undefined when none is stalled. */
+  /**
+   * The connection stalled the longest; when none is, the oldest one that has sent nothing yet
+   * (a caller that opens connections and sends nothing must not keep a newcomer out either);
+   * undefined when every connection has a complete request behind it.
+   */
   function mostStalled(now: number): Socket | undefined {
     let found: Socket | undefined;
-    let since = Number.POSITIVE_INFINITY;
+    let foundRank = Number.POSITIVE_INFINITY;
     for (const [socket, t] of open) {
-      const stalledSince = stalled(socket, t, now);
-      if (stalledSince !== undefined && stalledSince < since) {
+      const rank = stalled(socket, t, now);
+      if (rank < foundRank) {
         found = socket;
-        since = stalledSince;
+        foundRank = rank;
       }
     }
     return found;
   }
 
-  /** Since when the connection is stalled, or undefined when it is not. */
-  function stalled(socket: Socket, t: Tracked, now: number): number | undefined {
-    if (socket.bytesRead === 0) return now - t.opened >= FRESH_MS ? t.opened : undefined;
+  /**
+   * Lower closes first: since when a stalled connection is stalled; a connection that has sent
+   * nothing for less than FRESH_MS after every stalled one; Infinity when it is not to be closed.
+   */
+  function stalled(socket: Socket, t: Tracked, now: number): number {
+    if (socket.bytesRead === 0) return now - t.opened >= FRESH_MS ? t.opened : now + t.opened;
     if (!t.request) return t.opened; // bytes, but not yet complete headers
-    if (t.request.complete) return undefined; // answered or being answered; or idle, kept alive
-    return t.requested;
+    if (t.request.complete) return Number.POSITIVE_INFINITY; // answered or being answered; or idle, kept alive
+    return t.requested ?? t.opened;
   }
 }

@@ -37,7 +37,7 @@ interface Attack {
 
 /**
  * `count` connections that each send complete headers, then a body one byte every `everyMs`
- * (never all of it); each one cut is opened again at once.
+ * (never all of it), or with `everyMs` 0 send nothing at all; each one cut is opened again at once.
  */
 function reconnectingAttacker(port: number, count: number, everyMs: number): Attack {
   const sockets = new Set<Socket>();
@@ -57,6 +57,7 @@ function reconnectingAttacker(port: number, count: number, everyMs: number): Att
     sockets.add(socket);
     let timer: NodeJS.Timeout | undefined;
     socket.on('connect', () => {
+      if (!everyMs) return;
       socket.write(head);
       timer = setInterval(() => socket.writable && socket.write('{'), everyMs);
     });
@@ -115,6 +116,21 @@ t.test('a reconnecting slow-body attacker: at least 90% of honest logins are ans
     'every callback on the pooled connection was answered: an idle kept-alive connection is never closed for a newcomer',
   );
   t.equal(await honest(sim.url), 'R0', 'after the attack a fresh connection is served');
+});
+
+t.test('a reconnecting caller that sends nothing does not keep newcomers out either', async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--max-connections', '40'], {
+    WALLET_SIM_HEADERS_TIMEOUT_MS: '500',
+    WALLET_SIM_REQUEST_TIMEOUT_MS: '1000',
+  });
+  const attack = reconnectingAttacker(sim.port, 60, 0);
+  t.teardown(attack.stop);
+  await until(() => attack.connections >= 120, 20_000);
+  const codes: string[] = [];
+  for (let i = 0; i < 100; i++) codes.push(await honest(sim.url));
+  attack.stop();
+  const answered = codes.filter((c) => c === 'R0').length;
+  t.ok(answered >= 90, `${answered} of 100 honest logins answered R0 (at least 90%)`);
 });
 
 t.test('at the cap without a stalled connection, the new connection is the one closed', async (t) => {
