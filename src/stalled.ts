@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /*
@@ -27,6 +27,8 @@ interface Tracked {
   request?: IncomingMessage;
   /** When that request's headers were parsed. */
   requested?: number;
+  /** When its reply was sent, and the bytes read by then: more bytes since are the next request's. */
+  replied?: { at: number; bytesRead: number };
 }
 
 export function capConnections(server: Server, maxConnections: number): void {
@@ -44,11 +46,16 @@ export function capConnections(server: Server, maxConnections: number): void {
     open.set(socket, { opened: now });
     socket.once('close', () => open.delete(socket));
   });
-  server.on('request', (request: IncomingMessage) => {
-    const tracked = open.get(request.socket);
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    const tracked = open.get(socket);
     if (!tracked) return;
     tracked.request = request;
     tracked.requested = Date.now();
+    tracked.replied = undefined;
+    response.once('finish', () => {
+      if (tracked.request === request) tracked.replied = { at: Date.now(), bytesRead: socket.bytesRead };
+    });
   });
 
   function close(socket: Socket): void {
@@ -81,7 +88,12 @@ export function capConnections(server: Server, maxConnections: number): void {
   function stalled(socket: Socket, t: Tracked, now: number): number {
     if (socket.bytesRead === 0) return now - t.opened >= FRESH_MS ? t.opened : now + t.opened;
     if (!t.request) return t.opened; // bytes, but not yet complete headers
-    if (t.request.complete) return Number.POSITIVE_INFINITY; // answered or being answered; or idle, kept alive
+    if (t.request.complete) {
+      // A kept-alive connection's next request trickling in (bytes, but not yet complete headers)
+      // is stalled; one answered or being answered, or idle, is not.
+      if (t.replied && socket.bytesRead > t.replied.bytesRead) return t.replied.at;
+      return Number.POSITIVE_INFINITY;
+    }
     return t.requested ?? t.opened;
   }
 }
