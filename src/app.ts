@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
 import { unframed } from './framing.js';
+import { capConnections } from './stalled.js';
 import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from './limits.js';
 import { apiError, fromFastify, notFoundHandler } from './errors.js';
 import { adminRoutes } from './routes/admin.js';
@@ -58,7 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: false,
   });
-  app.server.maxConnections = limits.maxConnections;
+  capConnections(app.server, limits.maxConnections);
   installShutdownGate(app);
   for (const schema of schemas) app.addSchema(schema);
 
