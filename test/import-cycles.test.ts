@@ -9,8 +9,11 @@ import { ROOT } from '../src/paths.js';
 
 const DIST_SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
-/** A static `import … from './x.js'`, `export … from './x.js'` or `import './x.js'` at the top level of a compiled file. */
-const RELATIVE_IMPORT = /^(?:import|export)\b[^'";]*?['"](\.{1,2}\/[^'"]+)['"]/gm;
+/**
+ * A static `import … from './x.js'`, `export … from './x.js'` or `import './x.js'` at the top level of a compiled
+ * file. A dynamic `import('./x.js')` runs after loading, so it cannot see a half-loaded module: not counted.
+ */
+const RELATIVE_IMPORT = /^(?:import|export)\s+(?:[^'";]*?\sfrom\s*)?['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 /** Each compiled src/ file (that still has a source: dist may hold stale output) and the src/ files it imports. */
 function importGraph(distSrc: string, root: string): Map<string, string[]> {
