@@ -19,6 +19,28 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a promise nobody awaits loses its rejection (and its ordering) in a server that awaits
+    // I/O on every callback. Each .ts file is checked with the tsconfig nearest to it (ui/ has its own).
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // tap queues a subtest and its parent waits for it, so `t.test(...)` is awaited by the harness.
+        { allowForKnownSafeCalls: [{ from: 'package', package: '@tapjs/test', name: 'test' }] },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    // TODO(lintcycle): src/app.ts (the swagger-ui line, `uiHooks: { onRequest: sameHost }`) hands the async hostGuard to
+    // @fastify/swagger-ui, whose types want a callback hook although the plugin passes it to fastify.route, which awaits
+    // it. app.ts is being edited elsewhere; once that lands, write `onRequest: sameHost as onRequestHookHandler` there
+    // with that reason, and drop this block.
+    files: ['src/app.ts'],
+    rules: { '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { properties: false } }] },
+  },
+  {
     files: ['src/**/*.ts', 'ui/**/*.tsx', 'ui/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 300 }] },
   },

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, SnapshotFile } from '../src/store/snapshot-file.js';
+import { SnapshotFile } from '../src/store/snapshot-file.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/store/snapshot-format.js';
 import type { Change } from '../src/store/state.js';
 import { player, PLAYERS } from './traffic.js';
 

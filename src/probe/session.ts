@@ -90,6 +90,11 @@ export class Check {
     return this.session.target;
   }
 
+  /** The session's amount of k tenths (or whole units): see Session.amount. */
+  amount(k: number): Money {
+    return this.session.amount(k);
+  }
+
   assert(name: string, passed: boolean, message: string, exchange?: number): boolean {
     this.assertions.push({ name, passed, message, exchange });
     return passed;

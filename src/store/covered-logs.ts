@@ -1,4 +1,5 @@
-import { fileDigest, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader } from './snapshot-file.js';
+import { fileDigest } from './snapshot-file.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader } from './snapshot-format.js';
 import { logPath } from './change-log.js';
 import { StoreError } from './store-error.js';
 

@@ -1,9 +1,48 @@
 import type { Change } from './change.js';
 import { changeProblem } from './records.js';
-import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader, UNTOUCHED } from './snapshot-file.js';
 import { StoreError } from './store-error.js';
 
-/** Reading a snapshot's lines: the header, each record, a version 1 document; every problem names the file. */
+/**
+ * The snapshot format: its header and document types, and reading its lines (the header, each record,
+ * a version 1 document); every problem names the file. Reading and writing the file is snapshot-file.ts.
+ */
+
+export const SNAPSHOT_FORMAT = 'wallet-sim-store';
+/** 2: one JSON line per record after a header line. 1 (still read): one JSON document. */
+export const SNAPSHOT_VERSION = 2;
+
+/** The snapshot's first line. */
+export interface SnapshotHeader {
+  format: typeof SNAPSHOT_FORMAT;
+  version: number;
+  /** Every log with this sequence number or lower is folded into the records. */
+  log_seq: number;
+  /**
+   * Log `log_seq` as it was when it was folded in (absent when log_seq is 0, and in version 1):
+   * start-up deletes covered logs only when the one on disk is provably that log.
+   */
+  log_bytes?: number;
+  log_sha256?: string;
+  written_at: string;
+  /** How many record lines follow: a file cut short is an error, not a smaller state. */
+  records: number;
+}
+
+/**
+ * The lowdb document: the header and the state's records (one per key as wallet-sim writes them;
+ * whatever a file holds is folded in order at load, so a later record for a key wins).
+ */
+export interface Snapshot {
+  header: SnapshotHeader;
+  changes: Change[];
+}
+
+export const emptySnapshot = (): Snapshot => ({
+  header: { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date(0).toISOString(), records: 0 },
+  changes: [],
+});
+
+export const UNTOUCHED = 'the file was left untouched';
 
 /**
  * The first line: a version 2 header, the opening line of a version 1 file as its writer laid it

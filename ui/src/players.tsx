@@ -141,7 +141,8 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
         )}
       </td>
       <td class="num">
-        <form id={`${fid}-form`} onSubmit={save} />
+        {/* save shows its own failure in the row; the submit event only needs preventDefault, done before any await */}
+        <form id={`${fid}-form`} onSubmit={(e) => void save(e)} />
         <label class="sr-only" for={`${fid}-balance`}>
           Balance of {id || 'the new player'}
         </label>
