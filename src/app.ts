@@ -1,6 +1,13 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+  type onRequestHookHandler,
+} from 'fastify';
 import { type CorsSetting, registerCors } from './cors.js';
 import { unframed } from './framing.js';
 import { capConnections } from './stalled.js';
@@ -93,7 +100,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const allowedHosts = [...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])];
   const sameHost = hostGuard(allowedHosts);
   // The pages (Swagger UI, the dashboard) each in a scope that refuses to be framed.
-  await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest: sameHost } }));
+  // swagger-ui's types describe a callback hook; the plugin hands it to fastify.route, which awaits an async one.
+  const onRequest = sameHost as onRequestHookHandler;
+  await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest } }));
   if (options.cors) await registerCors(app, options.cors, path);
   await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   await app.register(adminRoutes, {

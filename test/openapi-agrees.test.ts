@@ -126,7 +126,7 @@ t.test("the journal routes' query parameters are the filter language, and every 
   const language = Object.keys(MATCH_FIELDS);
   const routes: [string, string[]][] = [
     ['/admin/journal', [...language, 'after', 'limit']],
-    ['/admin/events', language],
+    ['/admin/events', [...language, 'grading']],
   ];
   for (const [path, names] of routes) {
     const parameters = d.paths[path].get.parameters as Json[];

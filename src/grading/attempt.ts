@@ -64,6 +64,32 @@ export interface Attempt extends Arrival {
   round?: string;
 }
 
+/**
+ * A new attempt of an arrival, every field in one order: all attempts share one shape, so the
+ * checks that read them stay fast (an arrival's optional fields would make many).
+ */
+export function attemptOf(r: Arrival, nth: number): Attempt {
+  return {
+    id: r.id,
+    at: r.at,
+    user: r.user,
+    event: r.event,
+    tx: r.tx,
+    game: r.game,
+    total: r.total,
+    body: r.body,
+    applied: r.applied,
+    source: r.source,
+    nth,
+    end: undefined,
+    closedAt: undefined,
+    outcome: 'waiting',
+    knownAt: undefined,
+    balance: undefined,
+    round: r.game === undefined ? undefined : roundKey(r.user, r.game),
+  };
+}
+
 export const DEFINITE: ReadonlySet<Outcome> = new Set<Outcome>(['R2', 'R3', 'R4']);
 /** Outcomes after which the provider does not know whether the wallet applied the callback. */
 export const UNCERTAIN: ReadonlySet<Outcome> = new Set<Outcome>(['R1', 'failed', 'lost']);

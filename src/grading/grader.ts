@@ -1,5 +1,5 @@
 import type { CheckId } from '../protocol/types.generated.js';
-import { type Arrival, type Attempt, type Completion, outcomeOf, roundKey } from './attempt.js';
+import { type Arrival, type Attempt, attemptOf, type Completion, outcomeOf, roundKey } from './attempt.js';
 import { LOGGED_IN, mark, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
@@ -114,23 +114,9 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
-    // The arrival becomes the attempt (no copy: the caller hands it over).
-    const a = arrival as Attempt;
-    a.nth = tx?.count ?? 0;
-    a.outcome = 'waiting';
-    if (a.game !== undefined) a.round = roundKey(a.user, a.game);
+    const a = attemptOf(arrival, tx?.count ?? 0);
     if (!tx) {
-      tx = {
-        id: a.tx,
-        user: a.user,
-        event: a.event,
-        game: a.game,
-        first: a,
-        last: a,
-        count: 0,
-        running: 0,
-        read: false,
-      };
+      tx = newTx(a, 0);
       this.txs.set(a.tx, tx);
       this.bound();
     }
@@ -209,17 +195,7 @@ export class Grader {
 
   /** A transaction forgotten while one of its attempts was answered: judged on its own. */
   private orphan(a: Attempt): Tx {
-    return {
-      id: a.tx,
-      user: a.user,
-      event: a.event,
-      game: a.game,
-      first: a,
-      last: a,
-      count: a.nth + 1,
-      running: 0,
-      read: false,
-    };
+    return newTx(a, a.nth + 1);
   }
 
   /** State a check keeps of its own for the session. */
@@ -233,7 +209,7 @@ export class Grader {
 
   player(user: string): Player {
     let p = this.players.get(user);
-    if (!p) this.players.set(user, (p = { user, loginsInFlight: 0 }));
+    if (!p) this.players.set(user, (p = { user, lastLogin: undefined, reported: undefined, loginsInFlight: 0, marks: undefined }));
     return p;
   }
 
@@ -241,7 +217,7 @@ export class Grader {
     let round = this.rounds.get(key);
     if (!round && (round = this.open.get(key))) this.rounds.set(key, round); // an open round outlives the bound
     if (!round) {
-      round = { user, game, bets: new Map(), stakes: new Map() };
+      round = { user, game, bets: new Map(), opener: undefined, settlement: undefined, stakes: new Map(), marks: undefined };
       this.rounds.set(key, round);
       this.bound();
     }
@@ -277,4 +253,24 @@ export class Grader {
       this.forgotten.rounds++;
     }
   }
+}
+
+/** A transaction's state, every field in one order (one shape for all, as attempts have). */
+function newTx(a: Attempt, count: number): Tx {
+  return {
+    id: a.tx,
+    user: a.user,
+    event: a.event,
+    game: a.game,
+    first: a,
+    last: a,
+    count,
+    resolved: undefined,
+    marks: undefined,
+    prev: undefined,
+    running: 0,
+    read: false,
+    wait: undefined,
+    windows: undefined,
+  };
 }

@@ -7,7 +7,7 @@ const INIT_MARK = 'init ';
 const RESET_MARK = 'reset ';
 
 /**
- * Which ledger in Redis this process works on, and whether Redis still holds it (DESIGN.md: lost
+ * Which ledger in Redis this process works on, and whether Redis still holds it (docs/design.md: lost
  * state is detected, never looped on, never rebuilt silently — that would forget the idempotency
  * index and allow a second debit).
  *

@@ -5,7 +5,7 @@ import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey,
 import type { Player, Round } from './state.js';
 
 /**
- * Forgotten ids (DESIGN.md "Bounded memory"), as compact as the local stores keep them: a 64-bit
+ * Forgotten ids (docs/design.md, "Bounded memory"), as compact as the local stores keep them: a 64-bit
  * hash (16 hex characters, computed by the caller: Redis has no SHA-256) goes to the bucket
  * `<forgotten>:<its first 4 hex characters>`, a string to which its other 6 bytes are appended raw.
  * 6 bytes per forgotten id (plus the string's spare room, at most as much again, and about 70 bytes
