@@ -244,8 +244,18 @@ export class Grader {
   private readonly oldestRound = this.rounds.keys();
 
   private bound(): void {
+    // A transaction still in play (being answered, a window open, a lost or failed reply not yet
+    // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
+    let kept = 0;
     while (this.txs.size > this.limits.transactions) {
-      this.txs.delete(this.oldestTx.next().value!);
+      const id = this.oldestTx.next().value!;
+      const tx = this.txs.get(id)!;
+      this.txs.delete(id);
+      if (kept < 16 && inPlay(tx)) {
+        kept++;
+        this.txs.set(id, tx);
+        continue;
+      }
       this.forgotten.transactions++;
     }
     while (this.rounds.size > this.limits.rounds) {
@@ -254,6 +264,9 @@ export class Grader {
     }
   }
 }
+
+/** Whether a transaction may still be resent in a way a check must recognise. */
+const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== 'R0');
 
 /** A transaction's state, every field in one order (one shape for all, as attempts have). */
 function newTx(a: Attempt, count: number): Tx {

@@ -119,3 +119,18 @@ t.test('a violation keeps masked excerpts of the entries it cites', async (t) =>
   t.match(evidence!.request, /"transaction_id":"b1"/);
   t.match(evidence!.reply, /"status":200/);
 });
+
+t.test('a transaction still in play is not forgotten: its resend after many others is a resend', async (t) => {
+  const g = newGrader(DEFAULT_THRESHOLDS, { transactions: 10, rounds: 10 });
+  const lost = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'lost', game: 'G0', total: 1, body: {}, applied: true });
+  g.complete(lost, { end: T0 + 5, status: 200, body: {}, dropped: true, clientGone: false });
+  for (let i = 0; i < 100; i++) {
+    const a = g.arrive({ id: i + 2, at: T0 + 10 + i, user: 'p2', event: 'login', tx: `l${i}`, body: {}, applied: true });
+    g.complete(a, { end: T0 + 11 + i, status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false });
+  }
+  const resend = g.arrive({ id: 200, at: T0 + S, user: u, event: 'bet', tx: 'lost', game: 'G0', total: 1, body: {}, applied: true });
+  g.complete(resend, { end: T0 + S + 5, status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false });
+  const r = reportOf(g, { now: new Date(T0 + 120 * S), scenario: 'test', session: { id: 's', started_at: new Date(T0).toISOString(), seed: null } });
+  t.equal(statusOf(r, 'LOST_REPLY_RETRIED'), 'pass', 'resent in time, though 100 transactions came in between');
+  t.ok(r.forgotten.transactions > 0, 'others were forgotten');
+});
