@@ -131,10 +131,7 @@ export class Journal implements JournalStore {
    */
   begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0): PendingEntry {
     const id = this.nextId++;
-    if (chars > 0 && this.inFlightBytes + chars > this.maxBytes) {
-      entry.request.body = heldBackExcerpt(entry.request.body, chars);
-      chars = EXCERPT_CHARS;
-    }
+    chars = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += chars;
     this.pending.set(id, entry);
     return {
@@ -208,6 +205,16 @@ export class Journal implements JournalStore {
     this.head = 0;
     this.bytes = 0;
   }
+}
+
+/**
+ * A delayed callback's body while it waits: counted against the journal's byte bound with the
+ * others in flight (`held`); past the bound only an excerpt is kept. Returns the characters held.
+ */
+export function admitInFlight(entry: { request: { body: unknown } }, chars: number, held: number, max: number): number {
+  if (chars <= 0 || held + chars <= max) return Math.max(0, chars);
+  entry.request.body = heldBackExcerpt(entry.request.body, chars);
+  return EXCERPT_CHARS;
 }
 
 /** What a delayed callback's entry keeps of a body the byte bound has no room for. */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../store/redis-connection.js';
 import {
+  admitInFlight,
   DEFAULT_JOURNAL_BYTES,
   DEFAULT_JOURNAL_SIZE,
   type JournalEntry,
@@ -60,7 +61,12 @@ export class RedisJournal implements JournalStore {
     return this.keep({ id: await this.nextId(), ...entry });
   }
 
-  async begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>) {
+  /** Bodies of this process's callbacks in flight, counted against --journal-bytes as in memory. */
+  private inFlightBytes = 0;
+
+  async begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
+    const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
+    this.inFlightBytes += held;
     const id = await this.nextId();
     const full = { id, ...entry, duration_ms: 0 };
     if (id) this.pending.set(id, full);
@@ -68,6 +74,7 @@ export class RedisJournal implements JournalStore {
       id,
       finish: ({ replied_at, duration_ms, client_gone }: ReplyTiming): Promise<StoredEntry> => {
         this.pending.delete(id);
+        this.inFlightBytes -= held;
         const { received_at, ...rest } = full;
         return this.keep({ ...rest, id, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } });
       },
