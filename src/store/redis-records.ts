@@ -12,10 +12,14 @@ import type { Player, Round } from './state.js';
  * per bucket: 65,536 buckets at most), where a set member cost about 87. A lookup searches one
  * bucket (about 6 bytes × forgotten / 65,536) for the 6 bytes at a multiple of 6. The set
  * `<forgotten>` itself is where a wallet-sim before the buckets kept them: still read.
+ * `<forgotten>:count` counts them (the ledger is complete while it is absent).
  */
 const FORGET = `
 local function raw(h) return (string.sub(h, 5):gsub('..', function(c) return string.char(tonumber(c, 16)) end)) end
-local function forget(key, h) redis.call('APPEND', key .. ':' .. string.sub(h, 1, 4), raw(h)) end
+local function forget(key, h)
+  redis.call('APPEND', key .. ':' .. string.sub(h, 1, 4), raw(h))
+  redis.call('INCR', key .. ':count')
+end
 local function forgotten(key, h)
   if redis.call('SISMEMBER', key, h) == 1 then return 1 end
   local s = redis.call('GET', key .. ':' .. string.sub(h, 1, 4))

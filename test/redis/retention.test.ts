@@ -16,7 +16,7 @@ async function forgottenBytes(store: RedisStore, key: string): Promise<number> {
   let cursor = '0';
   do {
     const [next, keys] = await store.client.scan(cursor, 'MATCH', `${key}:*`, 'COUNT', 1000);
-    for (const k of keys) bytes += await store.client.strlen(k);
+    for (const k of keys) if (/:[0-9a-f]{4}$/.test(k)) bytes += await store.client.strlen(k); // (not the :count)
     cursor = next;
   } while (cursor !== '0');
   return bytes;
