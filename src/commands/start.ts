@@ -2,44 +2,27 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_BODY_LIMIT } from '../app.js';
-import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import { MESSAGES } from '../messages.js';
 import { bundledScenarios, DEFAULT_SCENARIO } from '../paths.js';
 import type { ActiveScenario } from '../scenario/scenario.js';
-import { checkOptions, listen, openServer, StartFailure } from '../serve.js';
+import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from '../serve.js';
 import { logger } from './logger.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { DEFAULT_RETAIN_TRANSACTIONS } from '../simulator.js';
-import { STORE_KINDS, type StoreKind } from '../store/index.js';
+import { STORE_KINDS } from '../store/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../store/redis-connection.js';
 import { reportListening, runPrimary } from './workers.js';
 
-export interface StartOptions extends ServerLimits {
-  port: number;
-  host: string;
-  scenario: string;
-  store: StoreKind;
-  data?: string;
-  redisUrl?: string;
-  redisPrefix: string;
+/** `wallet-sim start`'s options: what a server needs (src/serve.ts) and what only the CLI reads. */
+export interface StartOptions extends ServeOptions {
   redisTimeoutMs: number;
-  path: string;
-  apiId?: string;
-  apiKey?: string;
-  adminToken?: string;
   logLevel: string;
   logFormat?: 'json' | 'pretty';
-  cors?: string | boolean;
-  allowedHosts?: string[];
-  journalSize: number;
-  journalBytes: number;
-  retainTransactions: number;
   workers: number;
-  bodyLimit: number;
   watch: boolean;
-  seed?: number;
 }
 
 const int = (min: number, max: number) => (value: string) => {
