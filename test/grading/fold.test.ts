@@ -130,7 +130,11 @@ t.test('a transaction still in play is not forgotten: its resend after many othe
   }
   const resend = g.arrive({ id: 200, at: T0 + S, user: u, event: 'bet', tx: 'lost', game: 'G0', total: 1, body: {}, applied: true });
   g.complete(resend, { end: T0 + S + 5, status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false });
-  const r = reportOf(g, { now: new Date(T0 + 120 * S), scenario: 'test', session: { id: 's', started_at: new Date(T0).toISOString(), seed: null } });
+  const r = reportOf(g, {
+    now: new Date(T0 + 120 * S),
+    scenario: 'test',
+    session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
+  });
   t.equal(statusOf(r, 'LOST_REPLY_RETRIED'), 'pass', 'resent in time, though 100 transactions came in between');
   t.ok(r.forgotten.transactions > 0, 'others were forgotten');
 });
