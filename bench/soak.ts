@@ -71,6 +71,8 @@ export async function soak(minutes: number, players: number, seed: number): Prom
     console.log(
       `report: ${by('fail').length} failing [${by('fail').join(', ')}], ${by('pass').length} passing, ${by('pending').length} pending [${by('pending').join(', ')}], ${by('not_exercised').length} not exercised [${by('not_exercised').join(', ')}]`,
     );
+    for (const c of report.checks.filter((x) => x.status === 'fail'))
+      for (const v of c.violations.slice(0, 5)) console.log(`  ${c.id}: ${v.message}`);
     console.log(
       `reconcile: ${result.walletRows} wallet rows, ${result.providerRecords} provider records, ${result.mismatches.length} mismatches, ${result.unresolved.length} unresolved`,
     );
