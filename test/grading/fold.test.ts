@@ -31,6 +31,15 @@ t.test('NO_PREMATURE_RETRY: a resend earlier than the time-out by less than max(
   for (const [timeout, gap, want] of rows) t.equal(resendAt(timeout, gap), want, `time-out ${timeout} s, resent after ${gap} ms`);
 });
 
+t.test('RETRY_BACKOFF: a gap short of min_retry_gap_ms by less than max(100 ms, 5%) is not too close', async (t) => {
+  const gap = (ms: number) => statusOf(run([bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', ms)], 60 * S), 'RETRY_BACKOFF');
+  t.same(
+    [gap(500), gap(420), gap(400), gap(399), gap(100)],
+    ['pass', 'pass', 'pass', 'fail', 'fail'],
+    'min_retry_gap_ms 500: 400 ms is the edge',
+  );
+});
+
 t.test('NO_RETRY_AFTER_REFUSAL: the same bet resent under a new transaction_id after R4', async (t) => {
   const refused = bet(u, 'b1', 0, { code: 'R4', balance: 5 });
   const rows: [string, Cb[], string][] = [

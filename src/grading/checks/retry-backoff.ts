@@ -1,5 +1,6 @@
 import { mark } from '../model.js';
 import type { Attempt } from '../attempt.js';
+import { timeoutTolerance as stampTolerance } from './no-premature-retry.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'RETRY_BACKOFF';
@@ -23,7 +24,8 @@ export const retryBackoff: Reducer = {
     if (a.nth === 1) tally.exercise(a.user);
     const once = (what: string) => mark(tx, `${ID}:${what}`);
     if (tx.count > max && once('max')) tally.violate(`${a.tx} was sent ${tx.count} times (at most ${max})`, [tx.first, a]);
-    if (a.at - p.at < minGap && once('gap'))
+    // Arrival stamps lag the client's sends, each by its own amount: the gap has the time-out's tolerance.
+    if (a.at - p.at < minGap - stampTolerance(minGap) && once('gap'))
       tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a]);
     const wait = waitBefore(p, a);
     const before = tx.wait;
