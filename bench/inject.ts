@@ -3,7 +3,7 @@ import { buildApp } from '../src/app.js';
 import { logger } from '../src/commands/logger.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 

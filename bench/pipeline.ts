@@ -1,7 +1,7 @@
 import { compileScenario } from '../src/scenario/scenario.js';
 import { handleCallback } from '../src/callback.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
 /**

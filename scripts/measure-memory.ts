@@ -6,7 +6,7 @@ import type { CallbackRequest } from '../src/protocol/types.generated.js';
 import { decide } from '../src/wallet/decide.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 
 const total = Number(process.argv[2] ?? 5_000_000);
 const retain = Number(process.argv[3] ?? 1_000_000);

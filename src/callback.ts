@@ -8,8 +8,8 @@ import type { CallbackRequest } from './protocol/types.generated.js';
 import type { Fired } from './scenario/rules.js';
 import { maskedHeaders } from './secrets.js';
 import type { Simulator } from './simulator.js';
-import { playerChange } from './store/state.js';
-import type { View } from './store/store.js';
+import { playerChange } from './backends/state.js';
+import type { View } from './backends/store.js';
 import { type Decision, decide, type WalletConfig } from './wallet/decide.js';
 import { eventOf } from './events/index.js';
 

@@ -6,8 +6,8 @@ import { MESSAGES } from './messages.js';
 import { bundledScenarios, resolveScenario } from './paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
 import { Simulator } from './simulator.js';
-import { createStore, type StoreKind } from './store/index.js';
-import type { Persistence, Store } from './store/store.js';
+import { createStore, type StoreKind } from './backends/index.js';
+import type { Persistence, Store } from './backends/store.js';
 
 /*
  * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store

@@ -1,22 +1,22 @@
 import { Journal, type JournalStore } from './journal/journal.js';
-import { RedisJournal } from './journal/redis-journal.js';
+import { RedisJournal } from './backends/redis/journal.js';
 import type { CallbackRequest, Scenario } from './protocol/types.generated.js';
 import { type Fired, type RuleHits } from './scenario/rules.js';
 import { compileScenario } from './scenario/scenario.js';
-import { RedisShared } from './store/redis-shared.js';
+import { RedisShared } from './backends/redis/shared.js';
 import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
 import { randomSeed } from './scenario/draw.js';
 import type { ActiveScenario } from './scenario/scenario.js';
 import { matches, secretBytes } from './secrets.js';
-import { LocalStore } from './store/local.js';
-import { RedisStore } from './store/redis.js';
-import { type Change, type Player, playerChange, WalletState } from './store/state.js';
-import type { Persistence, Store } from './store/store.js';
+import { LocalStore } from './backends/local/local-store.js';
+import { RedisStore } from './backends/redis/redis-store.js';
+import { type Change, type Player, playerChange, WalletState } from './backends/state.js';
+import type { Persistence, Store } from './backends/store.js';
 import type { WalletConfig } from './wallet/decide.js';
 import { GradingSession } from './grading/session.js';
 import type { GradingFeed } from './grading/feed.js';
-import { SharedGrading } from './grading/shared-grading.js';
+import { SharedGrading } from './backends/redis/grading.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */

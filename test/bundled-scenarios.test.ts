@@ -4,7 +4,7 @@ import { buildApp } from '../src/app.js';
 import { SCENARIOS_DIR } from '../src/paths.js';
 import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 import { balanceOf, bet, HEADERS, login, result, send } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
 

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { JournalStore } from '../src/journal/journal.js';
 import type { Simulator } from '../src/simulator.js';
-import { createStore } from '../src/store/index.js';
-import { RedisStore } from '../src/store/redis.js';
-import type { Persistence, Store } from '../src/store/store.js';
+import { createStore } from '../src/backends/index.js';
+import { RedisStore } from '../src/backends/redis/redis-store.js';
+import type { Persistence, Store } from '../src/backends/store.js';
 import { bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 

@@ -5,7 +5,7 @@ import { handleCallback } from '../src/callback.js';
 import { entryText, Journal, type JournalEntry } from '../src/journal/journal.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
 
 type Begun = Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>;

@@ -1,8 +1,8 @@
 // GET /admin/ledger: every bet and settlement applied, one row each, JSON or CSV, exact amounts,
 // bounded like the wallet and saying from when it is complete; the same on the memory and Redis stores.
 import t, { type Test } from 'tap';
-import { createStore } from '../src/store/index.js';
-import type { Store } from '../src/store/store.js';
+import { createStore } from '../src/backends/index.js';
+import type { Store } from '../src/backends/store.js';
 import { bet, buildTestApp, login, result, send } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 

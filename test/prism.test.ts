@@ -14,7 +14,7 @@ import { buildApp } from '../src/app.js';
 import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 import { readmeCallbacks } from './helpers/readme.js';
 
 t.setTimeout(180_000);

@@ -23,7 +23,7 @@ import { FINDINGS } from '../src/protocol/findings.js';
 import { schemas } from '../src/schemas.js';
 import { compileScenario, loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { MemoryStore } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, result } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
 import {

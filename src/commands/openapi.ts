@@ -6,7 +6,7 @@ import { DEFAULT_SERVER } from '../openapi.js';
 import { DEFAULT_SCENARIO } from '../paths.js';
 import { loadScenarioFile } from '../scenario/scenario.js';
 import { Simulator } from '../simulator.js';
-import { MemoryStore } from '../store/memory.js';
+import { MemoryStore } from '../backends/memory/memory.js';
 
 export { DEFAULT_SERVER };
 

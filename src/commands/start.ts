@@ -11,9 +11,9 @@ import { logger } from './logger.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { DEFAULT_RETAIN_TRANSACTIONS } from '../simulator.js';
-import { STORE_KINDS } from '../store/index.js';
+import { STORE_KINDS } from '../backends/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../store/redis-connection.js';
+import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/connection.js';
 import { reportListening, runPrimary } from './workers.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/serve.ts) and what only the CLI reads. */

@@ -1,7 +1,7 @@
 import { balanceProblem, sum } from '../money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetResultRequest } from '../protocol/types.generated.js';
-import { playerChange, roundChange } from '../store/state.js';
+import { playerChange, roundChange } from '../backends/state.js';
 import { amount, currencyFindings, roundEvent, MAX_BETS_PER_ROUND } from './checks.js';
 import type { EventHandler } from './event.js';
 import { resultDetailFindings } from './result-detail.js';

@@ -1,7 +1,7 @@
 import { sum, toJsonNumber } from '../money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest } from '../protocol/types.generated.js';
-import { playerChange } from '../store/state.js';
+import { playerChange } from '../backends/state.js';
 import { amount, currencyFindings, roundEvent, MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from './checks.js';
 import type { EventHandler } from './event.js';
 

@@ -1,6 +1,6 @@
 import { amountProblem, type Money, money, ZERO } from '../money.js';
 import { type Finding, finding } from '../protocol/findings.js';
-import type { Player, Round } from '../store/state.js';
+import type { Player, Round } from '../backends/state.js';
 import type { WalletConfig } from './event.js';
 
 /** Bets one request may carry, and a round may hold (R3 BETS_TOO_MANY beyond): no callback's cost grows without bound. */

@@ -2,9 +2,9 @@ import type { Money } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import type { Finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import type { Change } from '../store/change.js';
-import type { Player } from '../store/state.js';
-import type { View } from '../store/store.js';
+import type { Change } from '../backends/change.js';
+import type { Player } from '../backends/state.js';
+import type { View } from '../backends/store.js';
 
 /** What the money rules need to know of the active scenario. */
 export interface WalletConfig {

@@ -1,5 +1,5 @@
 import type { LoginRequest } from '../protocol/types.generated.js';
-import { playerChange } from '../store/state.js';
+import { playerChange } from '../backends/state.js';
 import type { EventHandler } from './event.js';
 
 /** login: R0 with the balance; only a new player is a change. */

@@ -1,4 +1,4 @@
-import { roundKey, type TransactionRecord } from '../store/change.js';
+import { roundKey, type TransactionRecord } from '../backends/change.js';
 
 /** One row of the ledger, its amounts as decimal text (never a binary float). */
 export interface LedgerEntry {

@@ -1,8 +1,8 @@
 import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from './ledger-entry.js';
-import { LocalStore } from '../store/local.js';
-import { RedisStore } from '../store/redis.js';
-import { readRedisLedger } from '../store/redis-ledger.js';
-import type { WalletState } from '../store/state.js';
+import { LocalStore } from '../backends/local/local-store.js';
+import { RedisStore } from '../backends/redis/redis-store.js';
+import { readRedisLedger } from '../backends/redis/ledger.js';
+import type { WalletState } from '../backends/state.js';
 
 export type { Ledger, LedgerEntry } from './ledger-entry.js';
 

@@ -6,9 +6,9 @@ import { type Money, money, toJsonNumber } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import type { Change } from '../store/change.js';
-import type { Player } from '../store/state.js';
-import type { Decided, View } from '../store/store.js';
+import type { Change } from '../backends/change.js';
+import type { Player } from '../backends/state.js';
+import type { Decided, View } from '../backends/store.js';
 
 export type { WalletConfig } from '../events/event.js';
 

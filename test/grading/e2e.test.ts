@@ -10,7 +10,7 @@ import { SCENARIOS_DIR } from '../../src/paths.js';
 import type { CheckId, Report, Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
-import { MemoryStore } from '../../src/store/memory.js';
+import { MemoryStore } from '../../src/backends/memory/memory.js';
 import { bet, listen, login, result } from '../helpers/app.js';
 import { attempt, reliably } from './provider.js';
 

@@ -8,8 +8,8 @@ import { ROOT } from '../../src/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator, type SimulatorOptions } from '../../src/simulator.js';
-import { MemoryStore } from '../../src/store/memory.js';
-import type { Persistence, Store } from '../../src/store/store.js';
+import { MemoryStore } from '../../src/backends/memory/memory.js';
+import type { Persistence, Store } from '../../src/backends/store.js';
 
 export const CREDENTIALS = { 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 export const HEADERS = { 'content-type': 'application/json', ...CREDENTIALS, 'callback-url': 'http://provider.test/callback' };

@@ -3,10 +3,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Change } from '../../src/store/change.js';
-import { FileStore, type FileStoreOptions } from '../../src/store/file.js';
-import { LocalStore } from '../../src/store/local.js';
-import { WalletState } from '../../src/store/state.js';
+import type { Change } from '../../src/backends/change.js';
+import { FileStore, type FileStoreOptions } from '../../src/backends/file/file-persistence.js';
+import { LocalStore } from '../../src/backends/local/local-store.js';
+import { WalletState } from '../../src/backends/state.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 

@@ -4,8 +4,8 @@
 // SIGCONT, and after POST /admin/reset once the state was lost.
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
-import { createStore } from '../../src/store/index.js';
-import type { RedisStore } from '../../src/store/redis.js';
+import { createStore } from '../../src/backends/index.js';
+import type { RedisStore } from '../../src/backends/redis/redis-store.js';
 import { bet, buildTestApp, login, send } from '../helpers/app.js';
 import { redisMissing, type RedisServer, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';

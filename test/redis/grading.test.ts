@@ -4,8 +4,8 @@
 import t, { type Test } from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';
 import type { Report } from '../../src/protocol/types.generated.js';
-import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/store.js';
+import { createStore } from '../../src/backends/index.js';
+import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, HEADERS, listen, login, result, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
 import { eventually } from '../helpers/spawn-cli.js';

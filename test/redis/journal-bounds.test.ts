@@ -2,9 +2,9 @@
 // characters of JSON, oldest first, whichever process adds (two journals on one stream here).
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/journal.js';
-import { RedisJournal } from '../../src/journal/redis-journal.js';
-import { createStore } from '../../src/store/index.js';
-import type { RedisStore } from '../../src/store/redis.js';
+import { RedisJournal } from '../../src/backends/redis/journal.js';
+import { createStore } from '../../src/backends/index.js';
+import type { RedisStore } from '../../src/backends/redis/redis-store.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const entry = (n: number, padding: number): Omit<JournalEntry, 'id'> => ({

@@ -2,8 +2,8 @@
 // appendfsync always, callbacks streaming from several players, kill -9 mid-stream, restart on the
 // same directory: every callback answered R0 is in the journal (as the ledger has every R0 change).
 import t from 'tap';
-import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/store.js';
+import { createStore } from '../../src/backends/index.js';
+import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, send, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';

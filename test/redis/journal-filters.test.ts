@@ -2,9 +2,9 @@
 // same table: test/helpers/journal-filters.ts), from the fields kept in its stream.
 import t from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';
-import { createStore } from '../../src/store/index.js';
-import type { RedisStore } from '../../src/store/redis.js';
-import type { Store } from '../../src/store/store.js';
+import { createStore } from '../../src/backends/index.js';
+import type { RedisStore } from '../../src/backends/redis/redis-store.js';
+import type { Store } from '../../src/backends/store.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { checkFilters, FILTER_SCENARIO, playSession } from '../helpers/journal-filters.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';

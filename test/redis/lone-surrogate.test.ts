@@ -2,8 +2,8 @@
 // it: the Redis store must still give every callback the code the memory store gives, and keep two
 // such ids apart (UTF-8 would turn both into U+FFFD).
 import t from 'tap';
-import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/store.js';
+import { createStore } from '../../src/backends/index.js';
+import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, login, result, send } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 

@@ -2,9 +2,9 @@
 // down (never a 5xx), /health answers 503, no acknowledged change is lost (AOF, appendfsync
 // always), and service resumes by itself once Redis is back.
 import t from 'tap';
-import { createStore } from '../../src/store/index.js';
-import type { RedisStore } from '../../src/store/redis.js';
-import type { Store } from '../../src/store/store.js';
+import { createStore } from '../../src/backends/index.js';
+import type { RedisStore } from '../../src/backends/redis/redis-store.js';
+import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, listen, post, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';

@@ -2,13 +2,13 @@
 // are forgotten into a set of 64-bit hashes in the same atomic step; their retries are R3
 // TRANSACTION_EXPIRED, a forgotten settled round does not open again, nothing is applied twice.
 import t from 'tap';
-import { createStore } from '../../src/store/index.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { createStore } from '../../src/backends/index.js';
+import { RedisStore } from '../../src/backends/redis/redis-store.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';
-import { type Change, forgottenTxn } from '../../src/store/change.js';
-import { hash64 } from '../../src/store/redis-records.js';
+import { type Change, forgottenTxn } from '../../src/backends/change.js';
+import { hash64 } from '../../src/backends/redis/records.js';
 
 /** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string). */
 async function forgottenBytes(store: RedisStore, key: string): Promise<number> {

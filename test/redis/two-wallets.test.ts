@@ -2,8 +2,8 @@
 // each with its own Redis connection) sharing one Redis act as one wallet.
 import t, { type Test } from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';
-import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/store.js';
+import { createStore } from '../../src/backends/index.js';
+import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, listen, login, post, type Sent, TEST_SCENARIO, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
-import type { Change } from '../../src/store/change.js';
-import { FileStore } from '../../src/store/file.js';
-import { StoreError } from '../../src/store/store-error.js';
+import type { Change } from '../../src/backends/change.js';
+import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { StoreError } from '../../src/backends/store-error.js';
 import { openFile, player, tempData, txn } from '../helpers/store.js';
 import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
 

@@ -2,8 +2,8 @@
 // never change between versions, whichever hashing call makes them.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { ForgottenIds } from '../../src/store/forgotten.js';
-import { hash64 as redisHash64 } from '../../src/store/redis-records.js';
+import { ForgottenIds } from '../../src/backends/forgotten.js';
+import { hash64 as redisHash64 } from '../../src/backends/redis/records.js';
 
 const keys = ['t1', 'tbet-42', 'r["p1","g1"]', 'tÿ€😀', 't'];
 

@@ -7,8 +7,8 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from '../../src/paths.js';
-import { FileStore } from '../../src/store/file.js';
-import { processStart } from '../../src/store/lock-file.js';
+import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { processStart } from '../../src/backends/file/lock-file.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 
@@ -50,7 +50,7 @@ async function writeLock(data: string, owner: { pid: number; start?: string }): 
 // what it won until its stdin closes. All children get "go" in the same tick.
 const RACER = `
 import { createInterface } from 'node:readline';
-const { acquireLock } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/store/lock-file.js')).href)});
+const { acquireLock } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/backends/file/lock-file.js')).href)});
 console.log('ready');
 for await (const line of createInterface({ input: process.stdin })) {
   const data = line.slice(3);

@@ -3,9 +3,9 @@
 // replayed over a snapshot that already holds it would count the bet twice), none left out.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import type { Change } from '../../src/store/change.js';
-import type { LogWriter } from '../../src/store/change-log.js';
-import type { FileStore } from '../../src/store/file.js';
+import type { Change } from '../../src/backends/change.js';
+import type { LogWriter } from '../../src/backends/file/change-log.js';
+import type { FileStore } from '../../src/backends/file/file-persistence.js';
 import { bets, openFile, player, tempData, txn } from '../helpers/store.js';
 
 /** The snapshot file: its header and its records. */

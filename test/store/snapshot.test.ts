@@ -1,8 +1,8 @@
 import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import t from 'tap';
-import { FileStore } from '../../src/store/file.js';
-import { readLines } from '../../src/store/lines.js';
-import { StoreError } from '../../src/store/store-error.js';
+import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { readLines } from '../../src/backends/file/lines.js';
+import { StoreError } from '../../src/backends/store-error.js';
 import { openFile, player, tempData, txn } from '../helpers/store.js';
 
 const header = (log_seq: number, records: number, more: object = {}) =>

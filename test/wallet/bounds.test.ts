@@ -4,9 +4,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { FileStore } from '../../src/store/file.js';
+import { FileStore } from '../../src/backends/file/file-persistence.js';
 import { MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from '../../src/events/checks.js';
-import { ForgottenIds } from '../../src/store/forgotten.js';
+import { ForgottenIds } from '../../src/backends/forgotten.js';
 import { balanceOf, bet, buildTestApp, journal, result, send, snapshot } from '../helpers/app.js';
 
 const findingsOf = async (app: Parameters<typeof journal>[0], transactionId: string) =>

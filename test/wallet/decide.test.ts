@@ -3,8 +3,8 @@
 import t from 'tap';
 import { money } from '../../src/money.js';
 import type { CallbackRequest } from '../../src/protocol/types.generated.js';
-import type { Player, Round } from '../../src/store/state.js';
-import type { View } from '../../src/store/store.js';
+import type { Player, Round } from '../../src/backends/state.js';
+import type { View } from '../../src/backends/store.js';
 import { decide, fingerprintOf, type WalletConfig } from '../../src/wallet/decide.js';
 
 const config: WalletConfig = {

@@ -1,6 +1,6 @@
-import { type Change, forgottenRound, roundKey } from './change.js';
-import { type Player, WalletState } from './state.js';
-import type { Decided, Persistence, RecordKeys, Store, View } from './store.js';
+import { type Change, forgottenRound, roundKey } from '../change.js';
+import { type Player, WalletState } from '../state.js';
+import type { Decided, Persistence, RecordKeys, Store, View } from '../store.js';
 
 /**
  * A store whose state is in this process (memory, file): reads are answered from memory and a

@@ -1,6 +1,6 @@
-import { FileStore } from './file.js';
-import { MemoryStore } from './memory.js';
-import { RedisStore } from './redis.js';
+import { FileStore } from './file/file-persistence.js';
+import { MemoryStore } from './memory/memory.js';
+import { RedisStore } from './redis/redis-store.js';
 import type { Persistence, Store } from './store.js';
 
 export type StoreKind = 'memory' | 'file' | 'redis';

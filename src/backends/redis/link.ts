@@ -1,5 +1,5 @@
 import { type Redis, ReplyError } from 'ioredis';
-import { redact } from './redis-connection.js';
+import { redact } from './connection.js';
 
 /** ioredis's message when a command got no reply within `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { redact } from './redis-connection.js';
-import { storedId } from './redis-records.js';
+import { redact } from './connection.js';
+import { storedId } from './records.js';
 
 /** The `initialized` marker's value: seeded by a process starting, or started afresh by a reset. */
 const INIT_MARK = 'init ';

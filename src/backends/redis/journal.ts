@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../store/redis-connection.js';
+import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from './connection.js';
 import {
   admitInFlight,
   DEFAULT_JOURNAL_BYTES,
@@ -11,8 +11,8 @@ import {
   type ReplyTiming,
   page,
   type StoredEntry,
-} from './journal.js';
-import { type MatchFields, matchFields, matches } from './match.js';
+} from '../../journal/journal.js';
+import { type MatchFields, matchFields, matches } from '../../journal/match.js';
 
 /**
  * The journal of every wallet-sim process sharing one Redis: a capped stream, so /admin/journal,

@@ -1,7 +1,7 @@
-import { forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord, type TransactionRecord } from './change.js';
-import type { Generation } from './redis-generation.js';
-import { type CasClient, type ForgottenLookup, hash64, storedId, toPlayer, toRound } from './redis-records.js';
-import type { RecordKeys, View } from './store.js';
+import { forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord, type TransactionRecord } from '../change.js';
+import type { Generation } from './generation.js';
+import { type CasClient, type ForgottenLookup, hash64, storedId, toPlayer, toRound } from './records.js';
+import type { RecordKeys, View } from '../store.js';
 
 /** What one callback read: its view, and what the commit must find unchanged. */
 export interface Read {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Arrival, Attempt, Completion } from './attempt.js';
-import type { GradingFeed } from './feed.js';
-import { GradingSession } from './session.js';
-import type { Thresholds } from './thresholds.js';
+import type { Arrival, Attempt, Completion } from '../../grading/attempt.js';
+import type { GradingFeed } from '../../grading/feed.js';
+import { GradingSession } from '../../grading/session.js';
+import type { Thresholds } from '../../grading/thresholds.js';
 
 /** Events a session's stream keeps (the oldest go): a process that joins later folds what is left. */
 export const MAX_STREAM_EVENTS = 200_000;

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Change, type PlayerRecord, roundKey, type RoundRecord } from './change.js';
-import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './redis-connection.js';
-import { Generation } from './redis-generation.js';
-import { RedisLink } from './redis-link.js';
-import { KeyLocks } from './redis-locks.js';
-import { CAS, type CasClient, type CasDocument, escapeGlob, FORGOTTEN, idOf, type Op, recordOps, toPlayer } from './redis-records.js';
-import { readView } from './redis-view.js';
-import type { Player } from './state.js';
-import type { Decided, RecordKeys, Store, View } from './store.js';
+import { type Change, type PlayerRecord, roundKey, type RoundRecord } from '../change.js';
+import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
+import { Generation } from './generation.js';
+import { RedisLink } from './link.js';
+import { KeyLocks } from './locks.js';
+import { CAS, type CasClient, type CasDocument, escapeGlob, FORGOTTEN, idOf, type Op, recordOps, toPlayer } from './records.js';
+import { readView } from './view.js';
+import type { Player } from '../state.js';
+import type { Decided, RecordKeys, Store, View } from '../store.js';
 
 export interface RedisStoreOptions {
   /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */

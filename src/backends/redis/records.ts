@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { money, sum, toJsonNumber } from '../money.js';
-import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from './change.js';
-import type { Player, Round } from './state.js';
+import { money, sum, toJsonNumber } from '../../money.js';
+import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../change.js';
+import type { Player, Round } from '../state.js';
 
 /**
  * Forgotten ids (docs/design.md, "Bounded memory"), as compact as the local stores keep them: a 64-bit

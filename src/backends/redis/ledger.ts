@@ -1,6 +1,6 @@
-import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../ledger/ledger-entry.js';
-import { roundKey, type TransactionRecord } from './change.js';
-import type { RedisStore } from './redis.js';
+import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
+import { roundKey, type TransactionRecord } from '../change.js';
+import type { RedisStore } from './redis-store.js';
 
 /**
  * The ledger of a Redis store: the `order` list names every retained transaction, oldest first

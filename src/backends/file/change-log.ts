@@ -1,9 +1,9 @@
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Change } from './change.js';
+import type { Change } from '../change.js';
 import { LineTooLong, readLines } from './lines.js';
-import { changeProblem } from './records.js';
-import { StoreError } from './store-error.js';
+import { changeProblem } from '../records.js';
+import { StoreError } from '../store-error.js';
 
 /**
  * The append-only change log: `<data>.<seq>.log`, one line per group commit, each line a JSON array

@@ -1,4 +1,4 @@
-import type { Persistence } from './store.js';
+import type { Persistence } from '../store.js';
 
 const done = Promise.resolve();
 

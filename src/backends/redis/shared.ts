@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Scenario } from '../protocol/types.generated.js';
-import type { RuleCounters } from '../scenario/rules.js';
-import { REDIS_OPTIONS } from './redis-connection.js';
+import type { Scenario } from '../../protocol/types.generated.js';
+import type { RuleCounters } from '../../scenario/rules.js';
+import { REDIS_OPTIONS } from './connection.js';
 
 /** Fires a rule unless it fired `times` already (ARGV[2] empty: no cap), atomically. */
 const FIRE = `
