@@ -3,7 +3,7 @@ import { buildApp } from '../src/app.js';
 import { logger } from '../src/commands/logger.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/backends/memory/memory.js';
+import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
@@ -27,9 +27,9 @@ function bare(withLogger: boolean): FastifyInstance {
   return app;
 }
 
-const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryStore());
+const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 // (c): the same app whose grading session folds nothing: (b) − (c) is grading's cost per callback.
-const ungraded = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryStore());
+const ungraded = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 const { grader } = ungraded.grading;
 Object.assign(grader, { arrive: (a: object) => ({ ...a, nth: 0, outcome: 'waiting' }), complete() {}, count() {}, closed() {} });
 const targets: [string, FastifyInstance][] = [

@@ -1,7 +1,7 @@
 import { compileScenario } from '../src/scenario/scenario.js';
 import { handleCallback } from '../src/callback.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/backends/memory/memory.js';
+import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
 /**
@@ -14,7 +14,7 @@ import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
  * bench (bench.ts) stays the judge.
  */
 const [n = 100_000, rounds = 5] = process.argv.slice(2).map(Number);
-const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryStore());
+const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 const next = trafficBodies();
 const headers = { host: '127.0.0.1:8080', connection: 'keep-alive', 'content-length': '300', ...HEADERS };
 

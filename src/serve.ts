@@ -6,8 +6,7 @@ import { MESSAGES } from './messages.js';
 import { bundledScenarios, resolveScenario } from './paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
 import { Simulator } from './simulator.js';
-import { createStore, type StoreKind } from './backends/index.js';
-import type { Persistence, Store } from './backends/store.js';
+import { type Backend, type BackendKind, openBackend } from './backends/index.js';
 
 /*
  * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store
@@ -20,7 +19,7 @@ export interface ServeOptions extends ServerLimits {
   port: number;
   host: string;
   scenario: string;
-  store: StoreKind;
+  store: BackendKind;
   data?: string;
   redisUrl?: string;
   redisPrefix: string;
@@ -79,32 +78,20 @@ export function checkOptions(o: ServeOptions): Checked {
 export interface Opened {
   app: FastifyInstance;
   sim: Simulator;
-  store: Persistence | Store;
+  backend: Backend;
   /** Set when a Redis store already held a wallet whose (other) scenario applies: what to tell the user. */
   joined?: string;
 }
 
 /** Opens the store, the simulator and its app (not listening yet). */
 export async function openServer(o: ServeOptions, checked: Checked, logger: FastifyServerOptions['logger']): Promise<Opened> {
-  let store, sim;
+  let backend, sim;
   try {
-    store = await createStore(o.store, o.data, {
-      retainTransactions: o.retainTransactions,
-      redisUrl: o.redisUrl,
-      redisPrefix: o.redisPrefix,
-      redisTimeoutMs: o.redisTimeoutMs,
-    });
-    sim = await Simulator.open(checked.scenario, store, {
-      apiId: o.apiId,
-      apiKey: o.apiKey,
-      journalSize: o.journalSize,
-      journalBytes: o.journalBytes,
-      retainTransactions: o.retainTransactions,
-      seed: o.seed,
-    });
+    backend = await openBackend(o.store, o);
+    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed });
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
-    await store?.close().catch(() => undefined);
+    await backend?.close().catch(() => undefined);
     throw new StartFailure(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);
   }
   const joined =
@@ -124,7 +111,7 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     cors: checked.cors,
     logger,
   });
-  return { app, sim, store, joined };
+  return { app, sim, backend, joined };
 }
 
 /** Listens on --host/--port; resolves with the base URL (the port it got, when 0 was asked). */

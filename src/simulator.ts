@@ -1,37 +1,27 @@
-import { Journal, type JournalStore } from './journal/journal.js';
-import { RedisJournal } from './backends/redis/journal.js';
+import type { Journal, JournalStore } from './journal/journal.js';
 import type { CallbackRequest, Scenario } from './protocol/types.generated.js';
 import { type Fired, type RuleHits } from './scenario/rules.js';
 import { compileScenario } from './scenario/scenario.js';
-import { RedisShared } from './backends/redis/shared.js';
 import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
 import { randomSeed } from './scenario/draw.js';
 import type { ActiveScenario } from './scenario/scenario.js';
 import { matches, secretBytes } from './secrets.js';
-import { LocalStore } from './backends/local/local-store.js';
-import { RedisStore } from './backends/redis/redis-store.js';
-import { type Change, type Player, playerChange, WalletState } from './backends/state.js';
-import type { Persistence, Store } from './backends/store.js';
+import type { Backend, Grading } from './backends/backend.js';
+import type { LocalBackend } from './backends/local/local-backend.js';
+import { type Change, type Player, playerChange, type WalletState } from './backends/state.js';
+import type { Store } from './backends/store.js';
 import type { WalletConfig } from './wallet/decide.js';
-import { GradingSession } from './grading/session.js';
+import type { GradingSession } from './grading/session.js';
 import type { GradingFeed } from './grading/feed.js';
-import { SharedGrading } from './backends/redis/grading.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */
   apiId?: string;
   apiKey?: string;
-  journalSize?: number;
-  /** --journal-bytes: the journal's bound on the JSON text it holds. */
-  journalBytes?: number;
-  /** --retain-transactions: applied transactions remembered for idempotency (default 1,000,000). */
-  retainTransactions?: number;
   /** --seed: the seed of the probability draws, over the scenario's own `seed`. */
   seed?: number;
 }
-
-export const DEFAULT_RETAIN_TRANSACTIONS = 1_000_000;
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
   scale: s.scaleOf,
@@ -47,63 +37,63 @@ const seed = (s: ActiveScenario, known: (id: string) => Player | undefined): Cha
 const withSeed = (s: ActiveScenario, seed: number): ActiveScenario => ({ ...s, source: { ...s.source, seed } });
 
 /**
- * The simulator's domain: the active scenario, its rule counters, the wallet and the journal.
- * HTTP lives elsewhere; everything here is callable from tests directly. `J` is the journal's type:
- * the in-memory `Journal` of a single process (what a memory or file store gets, read at once), or
- * with a shared store (Redis) a journal every process shares, read asynchronously.
+ * The simulator's domain: the active scenario, its rule engine, and the backend that holds the
+ * wallet, the journal, the counters and the grading sessions (src/backends/). HTTP lives
+ * elsewhere; everything here is callable from tests directly. `J` is the journal's type: the
+ * in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously.
  */
 export class Simulator<J extends JournalStore = JournalStore> {
   rules: RuleEngine;
   /** The money rules' view of the scenario: scales, defaults. */
   config: WalletConfig;
-
-  /** The grading session of a single process: begun at start-up and by every reset. */
-  private localGrading: GradingSession;
-  /** With a shared store: one session and one verdict for every process. */
-  private sharedGrading?: SharedGrading;
+  /** The grading sessions: one begins at start-up and at every reset. */
+  private gradings!: Grading;
 
   /**
    * The current grading session; callbacks are folded into the session they arrived in. With a
-   * shared store it is this process's fold of every process's events (`currentGrading()` first
+   * shared backend it is this process's fold of every process's events (`currentGrading()` first
    * folds what is new).
    */
   get grading(): GradingSession {
-    return this.sharedGrading?.session ?? this.localGrading;
+    return this.gradings.session;
   }
 
   /** Where the callback route sends a callback's grading events: the session it arrives in. */
   get gradingFeed(): GradingFeed {
-    return (this.sharedGrading?.feed ?? this.localGrading.grader) as GradingFeed;
+    return this.gradings.feed;
   }
 
   /** The current session with every event folded (other processes' too): what a report reads. */
-  async currentGrading(): Promise<GradingSession> {
-    return this.sharedGrading ? this.sharedGrading.catchUp() : this.localGrading;
+  currentGrading(): Promise<GradingSession> {
+    return this.gradings.current();
   }
 
   /** Why callbacks are refused: a store write failed, or a shared store is unreachable. */
   get storeFailure(): string | undefined {
-    return this.store.failure;
+    return this.backend.failure;
+  }
+
+  /** The ledger's records. */
+  get store(): Store {
+    return this.backend.store;
+  }
+
+  get journal(): J {
+    return this.backend.journal as J;
   }
 
   private constructor(
     public scenario: ActiveScenario,
-    readonly store: Store,
+    readonly backend: Backend,
     readonly options: SimulatorOptions,
-    readonly journal: J,
-    /** Scenario, rule counters and reset shared with the other processes of a Redis store. */
-    private readonly shared?: RedisShared,
   ) {
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
-    this.localGrading = new GradingSession(scenario.grading, this.seed);
   }
 
   /** Begins a new grading session (for every process); one begun by clearing the journal keeps who is logged in. */
-  async newSession(keepLogins = false): Promise<void> {
-    if (this.sharedGrading) return this.sharedGrading.begin(keepLogins);
-    const carried = keepLogins ? this.localGrading.grader : undefined;
-    this.localGrading = new GradingSession(this.scenario.grading, this.seed, Date.now(), carried);
+  newSession(keepLogins = false): Promise<void> {
+    return this.gradings.begin(keepLogins);
   }
 
   /**
@@ -126,83 +116,53 @@ export class Simulator<J extends JournalStore = JournalStore> {
     return this.scenario.rules.some((r) => r.probability !== undefined);
   }
 
-  /** Callbacks per player in the session (the draw's count) of a local store; Redis counts them for every process. */
-  private calls = new Map<string, number>();
-
-  /**
-   * Counts an authenticated callback of `userId`: its number in the session, from 1. Kept here, or
-   * with a shared store in Redis (every process counts together).
-   */
+  /** Counts an authenticated callback of `userId`: its number in the session, from 1 (the backend counts, for every process). */
   countCall(userId: string): number | Promise<number> {
-    if (this.shared) return this.shared.countCall(userId);
-    const n = (this.calls.get(userId) ?? 0) + 1;
-    this.calls.set(userId, n);
-    return n;
+    return this.backend.counters.countCall(userId);
   }
 
   /** A new session: every player's callback count starts again from 1 (the seed stays). */
-  async resetCallCounts(): Promise<void> {
-    this.calls = new Map();
-    await this.shared?.resetCalls();
+  resetCallCounts(): Promise<void> {
+    return this.backend.counters.resetCalls();
   }
 
   /**
-   * Starts from what the store holds; an empty store gets the scenario's players. A persistence
-   * (memory, file) is wrapped in a local store that keeps the state in this process. A Redis store
-   * joins the wallet its Redis holds: the first process seeds it with its scenario, later ones
+   * Starts from what the backend holds; an empty one gets the scenario's players. A shared backend
+   * (Redis) joins the wallet it holds: the first process seeds it with its scenario, later ones
    * adopt the scenario active there (`PUT /admin/scenario` changes it for all).
    */
-  static async open(scenario: ActiveScenario, backend: Persistence, options?: SimulatorOptions): Promise<Simulator<Journal>>;
-  static async open(scenario: ActiveScenario, backend: Persistence | Store, options?: SimulatorOptions): Promise<Simulator>;
-  static async open(given: ActiveScenario, backend: Persistence | Store, options: SimulatorOptions = {}): Promise<Simulator> {
+  static async open(scenario: ActiveScenario, backend: LocalBackend, options?: SimulatorOptions): Promise<Simulator<Journal>>;
+  static async open(scenario: ActiveScenario, backend: Backend, options?: SimulatorOptions): Promise<Simulator>;
+  static async open(given: ActiveScenario, backend: Backend, options: SimulatorOptions = {}): Promise<Simulator> {
     // --seed, else the scenario's, else a random one: written into the active document, so it is
     // shown by GET /admin/scenario and shared with the processes of a Redis store.
     const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
-    if (backend instanceof RedisStore) {
-      const shared = new RedisShared(backend.client, backend.prefix, (sent) => backend.exchange(sent));
-      const journal = new RedisJournal(
-        backend.client,
-        backend.prefix,
-        options.journalSize,
-        options.journalBytes,
-        () => backend.link.failure,
-      );
-      await backend.initialize(seed(scenario, () => undefined));
-      let sim: Simulator | undefined;
-      const active = await shared.join(scenario.source, (doc) => sim?.adopt(doc));
-      backend.requireKeys([shared.scenarioKey]); // gone: Redis lost the wallet's state
-      sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options, journal, shared);
-      const opened = sim;
-      const grading = new SharedGrading(backend.client, backend.prefix, sim.scenario.grading, () => opened.seed);
-      await grading.join();
-      sim.sharedGrading = grading;
-      backend.onClose(() => {
-        grading.close();
-        shared.close();
-        journal.close();
-      });
-      return sim;
-    }
-    const journal = new Journal(options.journalSize, options.journalBytes);
-    if ('transact' in backend) return new Simulator(scenario, backend, options, journal);
-    const local = new LocalStore(backend.kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), backend);
-    const sim = new Simulator(scenario, local, options, journal);
-    if (!(await local.load())) await local.commit(seed(scenario, () => undefined));
+    let sim: Simulator | undefined;
+    const active = await backend.join(
+      scenario.source,
+      seed(scenario, () => undefined),
+      (doc) => sim?.adopt(doc),
+    );
+    sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options);
+    const opened = sim;
+    sim.gradings = await backend.grading(sim.scenario.grading, () => opened.seed);
     return sim;
   }
 
   /** The rule for a callback (`count`: its player's callback count), counted here or, with a shared store, across every process. */
   chooseRule(req: CallbackRequest, count: number): Fired | undefined | Promise<Fired | undefined> {
-    return this.shared ? this.rules.chooseShared(req, this.shared.counters, count) : this.rules.choose(req, count);
+    const shared = this.backend.counters.rules;
+    return shared ? this.rules.chooseShared(req, shared, count) : this.rules.choose(req, count);
   }
 
   async ruleHits(): Promise<RuleHits[]> {
-    return this.shared ? this.rules.hitsOf(await this.shared.counters.read(this.rules.rules.length)) : this.rules.hits();
+    const shared = this.backend.counters.rules;
+    return shared ? this.rules.hitsOf(await shared.read(this.rules.rules.length)) : this.rules.hits();
   }
 
   /** Another process changed the scenario (or reset the wallet): use it here too. */
   private adopt(doc: Scenario): void {
-    void this.sharedGrading?.catchUp().catch(() => undefined); // a reset elsewhere may have begun a session
+    void this.gradings.current().catch(() => undefined); // a reset elsewhere may have begun a session
     try {
       this.use(compileScenario(doc, 'the scenario published in Redis'));
     } catch {
@@ -214,14 +174,14 @@ export class Simulator<J extends JournalStore = JournalStore> {
     this.scenario = scenario;
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
-    this.localGrading.grader.t = scenario.grading;
-    this.sharedGrading?.use(scenario.grading);
+    this.gradings.use(scenario.grading);
   }
 
-  /** The in-process state of a local store (memory, file): for tests and the admin routes. */
+  /** The in-process state of a local backend (memory, file): for tests and the admin routes. */
   get state(): WalletState {
-    if (!(this.store instanceof LocalStore)) throw new Error(`the ${this.store.kind} store keeps no state in this process`);
-    return this.store.state;
+    const { state } = this.backend;
+    if (!state) throw new Error(`the ${this.backend.kind} store keeps no state in this process`);
+    return state;
   }
 
   get credentials(): { api_id: string; api_key: string } {
@@ -249,7 +209,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     await this.resetCallCounts();
     await this.journal.reset();
     await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
-    await this.shared?.publishReset(this.scenario.source);
+    await this.backend.publishReset(this.scenario.source);
   }
 
   /**
@@ -260,20 +220,17 @@ export class Simulator<J extends JournalStore = JournalStore> {
     // The seed stays unless --seed did not set it and the new scenario names one.
     const scenario = withSeed(next, this.options.seed ?? next.source.seed ?? this.seed);
     this.use(scenario);
-    await this.shared?.publishScenario(scenario.source);
+    await this.backend.publishScenario(scenario.source);
     if (reset) await this.reset();
     else {
-      const known =
-        this.store instanceof LocalStore ? new Map<string, Player>() : new Map((await this.store.players()).map((p) => [p.user_id, p]));
-      await this.store.commit(seed(scenario, (id) => (this.store instanceof LocalStore ? this.player(id) : known.get(id))));
+      const known = new Map((await this.store.players()).map((p) => [p.user_id, p]));
+      await this.store.commit(seed(scenario, (id) => known.get(id)));
     }
   }
 
   /** How many players the wallet holds (for /health). */
-  async playerCount(): Promise<number> {
-    if (this.store instanceof LocalStore) return this.store.state.players.size;
-    if (this.store instanceof RedisStore) return this.store.playerCount();
-    return (await this.store.players()).length;
+  playerCount(): Promise<number> {
+    return this.backend.playerCount();
   }
 
   /** A player of a local store (memory, file), at once; any store: `store.player()`. */
@@ -291,7 +248,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
    * scenario's. Memory changes before the first await, so a caller may rely on it at once.
    */
   async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
-    const existing = this.store instanceof LocalStore ? this.player(userId) : await this.store.player(userId);
+    const existing = this.backend.state ? this.player(userId) : await this.store.player(userId);
     const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
     await this.store.commit([playerChange(player)]);
     return player;

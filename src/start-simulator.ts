@@ -51,13 +51,13 @@ const CLI_ONLY = new Set(['workers', 'watch']);
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
   const o = parseOptions({ ...API_DEFAULTS, ...options });
   const checked = checkOptions(o);
-  const { app, store } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
+  const { app, backend } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
   let url: string;
   try {
     url = await listen(app, o);
   } catch (e) {
     await app.close();
-    await store.close();
+    await backend.close();
     throw e;
   }
 
@@ -86,7 +86,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     close: () =>
       (closing ??= (async () => {
         await closeGracefully(app, o.shutdownGraceMs);
-        await store.close();
+        await backend.close();
       })()),
   };
 }

@@ -4,12 +4,12 @@ import { buildApp } from '../src/app.js';
 import { SCENARIOS_DIR } from '../src/paths.js';
 import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/backends/memory/memory.js';
+import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { balanceOf, bet, HEADERS, login, result, send } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
 
 async function open(name: string) {
-  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`)), new MemoryStore());
+  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`)), new MemoryBackend());
   const app = await buildApp({ sim });
   return { app, sim };
 }

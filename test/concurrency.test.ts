@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { JournalStore } from '../src/journal/journal.js';
 import type { Simulator } from '../src/simulator.js';
-import { createStore } from '../src/backends/index.js';
-import { RedisStore } from '../src/backends/redis/redis-store.js';
-import type { Persistence, Store } from '../src/backends/store.js';
+import { openBackend } from '../src/backends/index.js';
+import type { RedisStore } from '../src/backends/redis/redis-store.js';
+import type { Backend } from '../src/backends/backend.js';
 import { bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 
@@ -30,13 +30,16 @@ const transports: [string, Transport][] = [
   ],
 ];
 
-const stores: [string, () => { store: Persistence | Store | Promise<Persistence | Store>; cleanup: () => void }][] = [
-  ['memory store', () => ({ store: createStore('memory'), cleanup: () => {} })],
+const stores: [string, () => { store: Promise<Backend>; cleanup: () => void }][] = [
+  ['memory store', () => ({ store: openBackend('memory'), cleanup: () => {} })],
   [
     'file store',
     () => {
       const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-concurrency-'));
-      return { store: createStore('file', join(dir, 'wallet.json')), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+      return {
+        store: openBackend('file', { data: join(dir, 'wallet.json') }),
+        cleanup: () => rmSync(dir, { recursive: true, force: true }),
+      };
     },
   ],
 ];
@@ -49,7 +52,7 @@ else {
   stores.push([
     'redis store',
     () => ({
-      store: createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('concurrency') }),
+      store: openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('concurrency') }),
       cleanup: () => {},
     }),
   ]);
@@ -57,7 +60,7 @@ else {
 
 /** A balance as the store holds it, whatever the store. */
 const balanceOf = async (sim: Simulator, user: string) => (await sim.store.player(user))?.balance.toFixed();
-const openRounds = async (sim: Simulator) => (sim.store instanceof RedisStore ? sim.store.openRounds() : sim.state.rounds.size);
+const openRounds = async (sim: Simulator) => (sim.backend.state ? sim.state.rounds.size : (sim.store as RedisStore).openRounds());
 
 const BALANCE = 1000;
 const AMOUNT = 7.5;
@@ -70,7 +73,7 @@ for (const [transportName, transport] of transports) {
       const built = await buildTestApp({ players: [{ user_id: 'racer', balance: BALANCE, currency: 'USD' }] }, { store: await store });
       t.teardown(async () => {
         await built.app.close();
-        await built.sim.store.close();
+        await built.sim.backend.close();
         cleanup();
       });
       const call = await transport(built);

@@ -136,7 +136,11 @@ t.test('src/ has no import cycles (type-only imports excluded)', async (t) => {
   const graph = importGraph(DIST_SRC, ROOT);
   // The reader sees the imports it should: a regression in the pattern would otherwise pass vacuously.
   t.ok(graph.size > 50, `${graph.size} compiled src/ files`);
-  t.same(graph.get('backends/file/snapshot-file.js')?.includes('backends/file/snapshot-format.js'), true, 'snapshot-file.js imports snapshot-format.js');
+  t.same(
+    graph.get('backends/file/snapshot-file.js')?.includes('backends/file/snapshot-format.js'),
+    true,
+    'snapshot-file.js imports snapshot-format.js',
+  );
   const cycles = findCycles(graph);
   t.same(
     cycles.map((c) => c.join(' → ')),

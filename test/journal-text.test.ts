@@ -5,7 +5,7 @@ import { handleCallback } from '../src/callback.js';
 import { entryText, Journal, type JournalEntry } from '../src/journal/journal.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/backends/memory/memory.js';
+import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
 
 type Begun = Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>;
@@ -55,7 +55,7 @@ const tricky: [string, string][] = [
 ];
 
 t.test('entryText equals JSON.stringify of the entry objects, for bodies a caller may send', async (t) => {
-  const sim = await Simulator.open(compileScenario(TEST_SCENARIO), new MemoryStore());
+  const sim = await Simulator.open(compileScenario(TEST_SCENARIO), new MemoryBackend());
   let id = 0;
   for (const [name, body] of tricky) {
     for (const headers of [HEADERS, { ...HEADERS, 'api-key': 'wrong-key', 'x-odd': ['a', 'b\u00e9'] as never }, {}]) {

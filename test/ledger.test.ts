@@ -1,26 +1,26 @@
 // GET /admin/ledger: every bet and settlement applied, one row each, JSON or CSV, exact amounts,
 // bounded like the wallet and saying from when it is complete; the same on the memory and Redis stores.
 import t, { type Test } from 'tap';
-import { createStore } from '../src/backends/index.js';
-import type { Store } from '../src/backends/store.js';
+import type { RedisBackend } from '../src/backends/redis/redis-backend.js';
+import { openBackend } from '../src/backends/index.js';
 import { bet, buildTestApp, login, result, send } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 
 const COLUMNS = 'transaction_id,event_type,user_id,game_no,currency,amount,balance_after,applied_at,round_status';
 
-async function stores(t: Test): Promise<[string, (retain?: number) => Promise<Store | undefined>][]> {
-  const list: [string, (retain?: number) => Promise<Store | undefined>][] = [['memory', async () => undefined]];
+async function stores(t: Test): Promise<[string, (retain?: number) => Promise<RedisBackend | undefined>][]> {
+  const list: [string, (retain?: number) => Promise<RedisBackend | undefined>][] = [['memory', async () => undefined]];
   if (redisMissing()) t.comment(redisMissing()!);
   else {
     const redis = await startRedis(t);
     list.push([
       'redis',
       async (retain) =>
-        createStore('redis', undefined, {
+        openBackend('redis', {
           redisUrl: redis.url,
           redisPrefix: uniquePrefix('ledger'),
           retainTransactions: retain,
-        }) as Promise<Store>,
+        }) as Promise<RedisBackend>,
     ]);
   }
   return list;

@@ -14,7 +14,7 @@ import { buildApp } from '../src/app.js';
 import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/backends/memory/memory.js';
+import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { readmeCallbacks } from './helpers/readme.js';
 
 t.setTimeout(180_000);
@@ -78,7 +78,7 @@ async function call(base: string, c: Call): Promise<{ status: number; violations
 }
 
 t.test('Prism validating proxy: every reply matches the published document', async (t) => {
-  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore());
+  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
   const app = await buildApp({ sim, bodyLimit: LIMIT });
   t.teardown(() => app.close());
   const upstream = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -23,7 +23,7 @@ import { FINDINGS } from '../src/protocol/findings.js';
 import { schemas } from '../src/schemas.js';
 import { compileScenario, loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
-import { MemoryStore } from '../src/backends/memory/memory.js';
+import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, result } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
 import {
@@ -80,7 +80,7 @@ t.test('every other command, each option with its env var, in docs/cli.md', asyn
 });
 
 t.test('every route, in docs/routes.md, and every route the app has is documented', async (t) => {
-  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryStore());
+  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryBackend());
   const app = await buildApp({ sim });
   await app.ready();
   const served = routeTable(app.printRoutes({ commonPrefix: false }));
@@ -167,7 +167,7 @@ t.test('every finding code (docs/routes.md) and bundled scenario (docs/scenarios
 
 t.test("docs/scenarios.md's example scenario does what the page says", async (t) => {
   const block = /```json\n([\s\S]*?)```/.exec(scenarios)![1]!;
-  const sim = await Simulator.open(compileScenario(JSON.parse(block), 'docs/scenarios.md'), new MemoryStore());
+  const sim = await Simulator.open(compileScenario(JSON.parse(block), 'docs/scenarios.md'), new MemoryBackend());
   const app = await buildApp({ sim });
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
@@ -212,7 +212,7 @@ t.test(
       'every body is complete JSON',
     );
 
-    const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore()); // what npm start runs
+    const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend()); // what npm start runs
     const app = await buildApp({ sim });
     t.teardown(() => app.close());
     const base = await listen(app);

@@ -1,14 +1,14 @@
-import { FileStore } from './file/file-persistence.js';
-import { MemoryStore } from './memory/memory.js';
-import { RedisStore } from './redis/redis-store.js';
-import type { Persistence, Store } from './store.js';
+import type { Backend, BackendKind, BackendOptions } from './backend.js';
+import { FileBackend } from './file/file-backend.js';
+import { MemoryBackend } from './memory/memory.js';
+import { RedisBackend } from './redis/redis-backend.js';
 
-export type StoreKind = 'memory' | 'file' | 'redis';
-export const STORE_KINDS: readonly StoreKind[] = ['memory', 'file', 'redis'];
+export { type Backend, type BackendKind, BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from './backend.js';
 
-export interface StoreOptions {
-  retainTransactions?: number;
-  /** --redis-url, --redis-prefix (the redis store). */
+export interface OpenOptions extends BackendOptions {
+  /** --data: the file backend's path. */
+  data?: string;
+  /** --redis-url, --redis-prefix (the redis backend). */
   redisUrl?: string;
   redisPrefix?: string;
   /** --redis-timeout-ms: a Redis command without a reply after this long fails. */
@@ -16,22 +16,17 @@ export interface StoreOptions {
 }
 
 /**
- * The store a `--store` option names: a persistence of the in-process state (memory, file) or a
- * shared store (redis). A file store that cannot be opened throws a StoreError; an unreachable
- * Redis throws an Error naming the URL.
+ * The backend a `--store` option names. A file that cannot be opened throws a StoreError; an
+ * unreachable Redis throws an Error naming the URL.
  */
-export async function createStore(kind: StoreKind, dataPath?: string, options: StoreOptions = {}): Promise<Persistence | Store> {
-  if (kind === 'memory') return new MemoryStore();
+export async function openBackend(kind: BackendKind, options: OpenOptions = {}): Promise<Backend> {
+  if (kind === 'memory') return new MemoryBackend(options);
   if (kind === 'redis') {
     if (!options.redisUrl) throw new Error('--store redis needs --redis-url <url> (e.g. redis://127.0.0.1:6379)');
-    return RedisStore.open(options.redisUrl, {
-      prefix: options.redisPrefix,
-      retainTransactions: options.retainTransactions,
-      timeoutMs: options.redisTimeoutMs,
-    });
+    return RedisBackend.open(options.redisUrl, { ...options, prefix: options.redisPrefix, timeoutMs: options.redisTimeoutMs });
   }
-  if (!dataPath) throw new Error('--store file needs --data <path>');
+  if (!options.data) throw new Error('--store file needs --data <path>');
   // A tuning knob for tests and benchmarks (docs/store.md), not a product option.
   const compactMinBytes = Number(process.env.WALLET_SIM_COMPACT_MIN_BYTES) || undefined;
-  return FileStore.open(dataPath, { compactMinBytes });
+  return FileBackend.open(options.data, { ...options, compactMinBytes });
 }

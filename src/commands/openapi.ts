@@ -6,7 +6,7 @@ import { DEFAULT_SERVER } from '../openapi.js';
 import { DEFAULT_SCENARIO } from '../paths.js';
 import { loadScenarioFile } from '../scenario/scenario.js';
 import { Simulator } from '../simulator.js';
-import { MemoryStore } from '../backends/memory/memory.js';
+import { MemoryBackend } from '../backends/memory/memory.js';
 
 export { DEFAULT_SERVER };
 
@@ -24,7 +24,7 @@ export interface OpenapiCommandOptions {
  * generators need one); the served /openapi.json keeps "/".
  */
 export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string> {
-  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryStore());
+  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
   const app = await buildApp({ sim, path: o.path });
   try {
     await app.ready();

@@ -10,8 +10,7 @@ import { checkOptions, listen, openServer, type ServeOptions, StartFailure } fro
 import { logger } from './logger.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
-import { DEFAULT_RETAIN_TRANSACTIONS } from '../simulator.js';
-import { STORE_KINDS } from '../backends/index.js';
+import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/connection.js';
 import { reportListening, runPrimary } from './workers.js';
@@ -53,7 +52,7 @@ export function startCommand(): Command {
         'SCENARIO',
       ).default(DEFAULT_SCENARIO, 'the bundled scenarios/default.json'),
     )
-    .addOption(opt('--store <kind>', 'where balances, rounds and transactions live', 'STORE').choices(STORE_KINDS).default('memory'))
+    .addOption(opt('--store <kind>', 'where balances, rounds and transactions live', 'STORE').choices(BACKEND_KINDS).default('memory'))
     .addOption(opt('--data <path>', 'data file of the file store', 'DATA'))
     .addOption(
       opt(
@@ -191,7 +190,7 @@ async function start(o: StartOptions): Promise<void> {
     const checked = checkOptions(o);
     o.scenario = checked.file;
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
-    const { app, sim, store, joined } = await openServer(o, checked, logger(o));
+    const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
@@ -203,7 +202,7 @@ async function start(o: StartOptions): Promise<void> {
       else if (signal) console.error(MESSAGES.STOPPING(signal, o.shutdownGraceMs));
       const cut = await closeGracefully(app, o.shutdownGraceMs);
       if (cut) console.error(MESSAGES.GRACE_EXPIRED(cut, o.shutdownGraceMs));
-      await store.close();
+      await backend.close();
     });
 
     if (o.watch) watchScenario(o.scenario, sim, app.log);

@@ -5,7 +5,6 @@ import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
-import { LocalStore } from '../backends/local/local-store.js';
 import { uiAdminRoutes } from './ui.js';
 import { journalRoutes } from './journal.js';
 import { ledgerRoutes } from './ledger.js';
@@ -205,5 +204,4 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
 };
 
 /** A local store's failure is latched until a restart; a shared store (Redis) is only unreachable for now. */
-const storeDown = (sim: Simulator) =>
-  sim.store instanceof LocalStore ? apiError('STORE_FAILED', sim.storeFailure!) : apiError('STORE_UNREACHABLE', sim.storeFailure!);
+const storeDown = (sim: Simulator) => apiError(sim.backend.failureCode, sim.storeFailure!);

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { apiError, sendApiError } from '../errors.js';
 import { ledgerText } from '../ledger/format.js';
-import { readLedger } from '../ledger/ledger.js';
 import type { Simulator } from '../simulator.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { examplesOf, sentAsReturned } from './docs.js';
@@ -82,9 +81,9 @@ export const ledgerRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocOp
       }),
     },
     async (request, reply) => {
-      if (sim.storeFailure) return sendApiError(reply, apiError('STORE_UNREACHABLE', sim.storeFailure));
+      if (sim.storeFailure) return sendApiError(reply, apiError(sim.backend.failureCode, sim.storeFailure));
       const format = request.query.format ?? 'json';
-      const ledger = await readLedger(sim.store, request.query.user_id);
+      const ledger = await sim.backend.ledger(request.query.user_id);
       reply.header('x-ledger-complete', String(ledger.complete));
       if (ledger.completeFrom) reply.header('x-ledger-complete-from', ledger.completeFrom);
       reply.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');

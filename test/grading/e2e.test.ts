@@ -10,7 +10,7 @@ import { SCENARIOS_DIR } from '../../src/paths.js';
 import type { CheckId, Report, Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
-import { MemoryStore } from '../../src/backends/memory/memory.js';
+import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import { bet, listen, login, result } from '../helpers/app.js';
 import { attempt, reliably } from './provider.js';
 
@@ -26,7 +26,7 @@ async function certification(t: Test, grading: Scenario['grading'] = {}, options
     rules: CERT.rules!.map((r) => (r.then.delay_ms ? { ...r, then: { delay_ms: 1500 } } : r)),
     grading: { ...CERT.grading, client_timeout_s: 1, retry_window_s: 10, round_max_age_s: 60, ...grading },
   };
-  const sim = await Simulator.open(compileScenario(doc, 'certification (test)'), new MemoryStore());
+  const sim = await Simulator.open(compileScenario(doc, 'certification (test)'), new MemoryBackend());
   const app = await buildApp({ sim, ...options });
   t.teardown(() => app.close());
   const base = await listen(app);

@@ -8,8 +8,10 @@ import { ROOT } from '../../src/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator, type SimulatorOptions } from '../../src/simulator.js';
-import { MemoryStore } from '../../src/backends/memory/memory.js';
-import type { Persistence, Store } from '../../src/backends/store.js';
+import { MemoryBackend } from '../../src/backends/memory/memory.js';
+import type { Backend, BackendKind, BackendOptions } from '../../src/backends/backend.js';
+import { LocalBackend } from '../../src/backends/local/local-backend.js';
+import type { Persistence } from '../../src/backends/store.js';
 
 export const CREDENTIALS = { 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 export const HEADERS = { 'content-type': 'application/json', ...CREDENTIALS, 'callback-url': 'http://provider.test/callback' };
@@ -33,15 +35,20 @@ export interface TestApp<J extends JournalStore = Journal> {
   sim: Simulator<J>;
 }
 
-type TestOptions<S> = Partial<AppOptions> & SimulatorOptions & { store?: S };
+/** `store`: the backend (a memory one made with the backend options when none is given). */
+type TestOptions<B> = Partial<AppOptions> & SimulatorOptions & BackendOptions & { store?: B | Persistence };
 
-export async function buildTestApp(scenario?: Partial<Scenario>, options?: TestOptions<Persistence>): Promise<TestApp>;
-export async function buildTestApp(scenario: Partial<Scenario>, options: TestOptions<Persistence | Store>): Promise<TestApp<JournalStore>>;
-export async function buildTestApp(
-  scenario: Partial<Scenario> = {},
-  options: TestOptions<Persistence | Store> = {},
-): Promise<TestApp<JournalStore>> {
-  const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), options.store ?? new MemoryStore(), options);
+export async function buildTestApp(scenario?: Partial<Scenario>, options?: TestOptions<LocalBackend>): Promise<TestApp>;
+export async function buildTestApp(scenario: Partial<Scenario>, options: TestOptions<Backend>): Promise<TestApp<JournalStore>>;
+export async function buildTestApp(scenario: Partial<Scenario> = {}, options: TestOptions<Backend> = {}): Promise<TestApp<JournalStore>> {
+  const { store } = options;
+  // A persistence alone (a file, a failing disk) is wrapped as the file backend wraps its files.
+  const backend = !store
+    ? new MemoryBackend(options)
+    : 'load' in store
+      ? new LocalBackend(store.kind as BackendKind, store, options)
+      : store;
+  const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), backend, options);
   const app = await buildApp({ ...options, sim });
   return { app, sim };
 }

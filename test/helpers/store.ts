@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Change } from '../../src/backends/change.js';
-import { FileStore, type FileStoreOptions } from '../../src/backends/file/file-persistence.js';
+import { FilePersistence, type FilePersistenceOptions } from '../../src/backends/file/file-persistence.js';
 import { LocalStore } from '../../src/backends/local/local-store.js';
 import { WalletState } from '../../src/backends/state.js';
 
@@ -27,15 +27,15 @@ export const txn = (transaction_id: string, user_id = 'p1'): Change => ({
 
 /** A file store as the wallet opens it: its records folded into a WalletState, which its snapshots copy. */
 export interface OpenedFile {
-  file: FileStore;
+  file: FilePersistence;
   /** Commits apply here first, then go to `file`. */
   store: LocalStore;
   /** The state as records (WalletState.changes()). */
   records: () => Change[];
 }
 
-export async function openFile(data: string, options?: FileStoreOptions, retainTransactions?: number): Promise<OpenedFile> {
-  const file = await FileStore.open(data, options);
+export async function openFile(data: string, options?: FilePersistenceOptions, retainTransactions?: number): Promise<OpenedFile> {
+  const file = await FilePersistence.open(data, options);
   const store = new LocalStore('file', new WalletState(retainTransactions), file);
   await store.load();
   return { file, store, records: () => [...store.state.changes()] };

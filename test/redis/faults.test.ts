@@ -4,8 +4,8 @@
 // SIGCONT, and after POST /admin/reset once the state was lost.
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
-import { createStore } from '../../src/backends/index.js';
-import type { RedisStore } from '../../src/backends/redis/redis-store.js';
+import { openBackend } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, login, send } from '../helpers/app.js';
 import { redisMissing, type RedisServer, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
@@ -13,11 +13,11 @@ import { eventually } from '../helpers/spawn-cli.js';
 const TIMEOUT_MS = 1000;
 
 async function wallet(t: Test, redis: RedisServer, prefix: string) {
-  const store = (await createStore('redis', undefined, {
+  const store = (await openBackend('redis', {
     redisUrl: redis.url,
     redisPrefix: prefix,
     redisTimeoutMs: TIMEOUT_MS,
-  })) as RedisStore;
+  })) as RedisBackend;
   const { app, sim } = await buildTestApp({}, { store });
   t.teardown(async () => {
     await app.close();
@@ -86,7 +86,7 @@ if (missing) {
     // lost): its retry replays R0, never debits twice.
     const retry = await send(w.app, requests[0]!);
     t.equal(retry.body.code, 'R0', 'a frozen-time bet resent is R0');
-    const balance = (await w.store.player('player-1'))!.balance.toFixed();
+    const balance = (await w.store.store.player('player-1'))!.balance.toFixed();
     t.ok(['999980', '999970', '999960'].includes(balance), `balance ${balance}: each bet applied at most once`);
 
     // /health asked first, while nothing has timed out yet: 503 after one time-out, not a hang.
@@ -98,7 +98,7 @@ if (missing) {
     t.ok(await eventually(async () => (await w.health()).status === 200, 10_000), 'and 200 once Redis answers');
   });
 
-  const lostCases: [string, (redis: RedisServer, store: RedisStore) => Promise<void>][] = [
+  const lostCases: [string, (redis: RedisServer, store: RedisBackend) => Promise<void>][] = [
     ['FLUSHALL', async (_redis, store) => void (await store.client.flushall())],
     [
       'a restart without persistence',
@@ -138,7 +138,7 @@ if (missing) {
       t.equal(await w.reset(), 200, 'POST /admin/reset works on the lost state');
       t.equal((await w.health()).status, 200, '/health is 200 again');
       t.equal((await send(w.app, first)).body.code, 'R0', 'callbacks are R0 again');
-      t.equal((await w.store.player('player-1'))!.balance.toFixed(), '999900', 'from the scenario afresh: the bet applied once');
+      t.equal((await w.store.store.player('player-1'))!.balance.toFixed(), '999900', 'from the scenario afresh: the bet applied once');
       t.equal(await w.store.client.exists(`${w.store.prefix}scenario`), 1, 'the scenario is in Redis again');
     });
   }

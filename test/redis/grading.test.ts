@@ -2,9 +2,10 @@
 // sockets, each with its own Redis connections) on one Redis grade every callback alike, whichever
 // of them got it, and begin a new session together.
 import t, { type Test } from 'tap';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { JournalStore } from '../../src/journal/journal.js';
 import type { Report } from '../../src/protocol/types.generated.js';
-import { createStore } from '../../src/backends/index.js';
+import { openBackend } from '../../src/backends/index.js';
 import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, HEADERS, listen, login, result, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
@@ -24,7 +25,7 @@ if (redis) {
     const prefix = uniquePrefix('grading');
     const wallets: (TestApp<JournalStore> & { base: string })[] = [];
     for (let i = 0; i < 2; i++) {
-      const store = (await createStore('redis', undefined, { redisUrl: redis!.url, redisPrefix: prefix })) as Store;
+      const store = (await openBackend('redis', { redisUrl: redis!.url, redisPrefix: prefix })) as RedisBackend;
       const built = await buildTestApp({ rules: RULES }, { store });
       t.teardown(async () => {
         await built.app.close();
@@ -98,7 +99,7 @@ if (redis) {
       const prefix = uniquePrefix('split');
       const apps: TestApp<JournalStore>[] = [];
       for (let i = 0; i < 2; i++) {
-        const store = (await createStore('redis', undefined, { redisUrl: redis!.url, redisPrefix: prefix })) as Store;
+        const store = (await openBackend('redis', { redisUrl: redis!.url, redisPrefix: prefix })) as RedisBackend;
         apps.push(await buildTestApp({ rules: GENERATED_RULES }, { store }));
       }
       const one = await buildTestApp({ rules: GENERATED_RULES });

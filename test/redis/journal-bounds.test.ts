@@ -3,8 +3,8 @@
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/journal.js';
 import { RedisJournal } from '../../src/backends/redis/journal.js';
-import { createStore } from '../../src/backends/index.js';
-import type { RedisStore } from '../../src/backends/redis/redis-store.js';
+import { openBackend } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const entry = (n: number, padding: number): Omit<JournalEntry, 'id'> => ({
@@ -24,7 +24,7 @@ const entry = (n: number, padding: number): Omit<JournalEntry, 'id'> => ({
 const redis = await redisOrSkip(t);
 if (redis) {
   const open = async () => {
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('jbounds') })) as RedisStore;
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('jbounds') })) as RedisBackend;
     t.teardown(() => store.close());
     return store;
   };

@@ -2,7 +2,8 @@
 // appendfsync always, callbacks streaming from several players, kill -9 mid-stream, restart on the
 // same directory: every callback answered R0 is in the journal (as the ledger has every R0 change).
 import t from 'tap';
-import { createStore } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
+import { openBackend } from '../../src/backends/index.js';
 import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, send, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
@@ -17,7 +18,7 @@ if (missing) {
 } else {
   t.test('kill -9 of an AOF Redis mid-stream: every R0 is in the journal after the restart', async (t) => {
     const redis = await startRedis(t, { durable: true });
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('aof') })) as Store;
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('aof') })) as RedisBackend;
     const players = Array.from({ length: STREAMS }, (_, i) => ({ user_id: `s${i}`, balance: 1_000_000, currency: 'USD' }));
     const { app, sim } = await buildTestApp({ players }, { store });
     t.teardown(async () => {
@@ -65,7 +66,7 @@ if (missing) {
     for (const { user_id } of players) {
       const bets = sent.filter((s) => s.reply.body.user_id === user_id).length;
       t.equal(
-        (await store.player(user_id))?.balance.toFixed(),
+        (await store.store.player(user_id))?.balance.toFixed(),
         String(1_000_000 - bets),
         `${user_id}: each of its ${bets} bets applied once`,
       );

@@ -2,8 +2,8 @@
 // same table: test/helpers/journal-filters.ts), from the fields kept in its stream.
 import t from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';
-import { createStore } from '../../src/backends/index.js';
-import type { RedisStore } from '../../src/backends/redis/redis-store.js';
+import { openBackend } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { Store } from '../../src/backends/store.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { checkFilters, FILTER_SCENARIO, playSession } from '../helpers/journal-filters.js';
@@ -11,14 +11,14 @@ import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const redis = await redisOrSkip(t);
 if (redis) {
-  const redisApp = async (): Promise<TestApp<JournalStore> & { store: RedisStore }> => {
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('filters') })) as Store;
+  const redisApp = async (): Promise<TestApp<JournalStore> & { store: RedisBackend }> => {
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('filters') })) as RedisBackend;
     const built = await buildTestApp(FILTER_SCENARIO, { store });
     t.teardown(async () => {
       await built.app.close();
       await built.sim.store.close();
     });
-    return { ...built, store: store as RedisStore };
+    return { ...built, store: store as RedisBackend };
   };
 
   t.test('every field of the language filters the Redis journal; bad values are refused', async (t) => {

@@ -2,7 +2,8 @@
 // it: the Redis store must still give every callback the code the memory store gives, and keep two
 // such ids apart (UTF-8 would turn both into U+FFFD).
 import t from 'tap';
-import { createStore } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
+import { openBackend } from '../../src/backends/index.js';
 import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, login, result, send } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
@@ -47,14 +48,14 @@ t.test('a lone surrogate in an id: the Redis store answers as the memory store d
   if (!redis) return;
   for (const [field, callbacks] of cases) {
     const requests = callbacks();
-    const answers = async (store?: Store) => {
+    const answers = async (store?: RedisBackend) => {
       const { app } = await buildTestApp({}, store ? { store } : {});
       t.teardown(() => app.close());
       const replies = [];
       for (const r of requests) replies.push(await send(app, JSON.stringify(r)));
       return replies.map((r) => [r.body.code, r.body.latest_balance, r.headers['x-wallet-sim-reason']]);
     };
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('surrogate') })) as Store;
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('surrogate') })) as RedisBackend;
     t.teardown(() => store.close());
     const memory = await answers();
     t.same(await answers(store), memory, `${field}: the same codes, balances and reasons`);
@@ -68,13 +69,13 @@ t.test('a lone surrogate in an id: the Redis store answers as the memory store d
 t.test('two user_ids with different lone surrogates are two players in Redis, listed as sent', async (t) => {
   const redis = await redisOrSkip(t);
   if (!redis) return;
-  const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('surrogate') })) as Store;
+  const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('surrogate') })) as RedisBackend;
   t.teardown(() => store.close());
   const { app } = await buildTestApp({}, { store });
   t.teardown(() => app.close());
   await send(app, JSON.stringify(bet('a-\ud800', 'g1', [['1', 'P', 10]], USD)));
   await send(app, JSON.stringify(bet('a-\ud801', 'g1', [['1', 'P', 30]], USD)));
-  const players = new Map((await store.players()).map((p) => [p.user_id, p.balance.toFixed()]));
+  const players = new Map((await store.store.players()).map((p) => [p.user_id, p.balance.toFixed()]));
   t.equal(players.get('a-\ud800'), '990');
   t.equal(players.get('a-\ud801'), '970');
 });

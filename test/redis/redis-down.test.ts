@@ -2,8 +2,8 @@
 // down (never a 5xx), /health answers 503, no acknowledged change is lost (AOF, appendfsync
 // always), and service resumes by itself once Redis is back.
 import t from 'tap';
-import { createStore } from '../../src/backends/index.js';
-import type { RedisStore } from '../../src/backends/redis/redis-store.js';
+import { openBackend } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, listen, post, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
@@ -17,7 +17,7 @@ if (missing) {
 } else {
   t.test('stop and restart Redis mid-stream', async (t) => {
     const redis = await startRedis(t, { durable: true });
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('down') })) as Store;
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('down') })) as RedisBackend;
     const { app, sim } = await buildTestApp({ players: [{ user_id: 'streamer', balance: 100_000, currency: 'USD' }] }, { store });
     t.teardown(async () => {
       await app.close();
@@ -100,13 +100,13 @@ if (missing) {
   // command is refused with "Stream isn't writeable"; the reason must still name Redis (CI saw this).
   t.test('a connection lost under a command is reported as Redis unreachable', async (t) => {
     const redis = await startRedis(t);
-    const store = (await createStore('redis', undefined, { redisUrl: redis.url, redisPrefix: uniquePrefix('lost') })) as RedisStore;
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('lost') })) as RedisBackend;
     t.teardown(() => store.close());
-    await store.commit([player('p1', '100')]);
+    await store.store.commit([player('p1', '100')]);
     store.client.stream.destroy();
     t.equal(store.client.status, 'ready', 'ioredis has not noticed yet');
     await t.rejects(
-      store.transact({ user_id: 'p1', transaction_id: 't1' }, () => ({ changes: [] })),
+      store.store.transact({ user_id: 'p1', transaction_id: 't1' }, () => ({ changes: [] })),
       { message: /^Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable \(.+\); wallet-sim reconnects by itself$/ },
       'the reason names Redis and what happens next',
     );

@@ -2,8 +2,8 @@
 // are forgotten into a set of 64-bit hashes in the same atomic step; their retries are R3
 // TRANSACTION_EXPIRED, a forgotten settled round does not open again, nothing is applied twice.
 import t from 'tap';
-import { createStore } from '../../src/backends/index.js';
-import { RedisStore } from '../../src/backends/redis/redis-store.js';
+import { openBackend } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';
@@ -11,7 +11,7 @@ import { type Change, forgottenTxn } from '../../src/backends/change.js';
 import { hash64 } from '../../src/backends/redis/records.js';
 
 /** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string). */
-async function forgottenBytes(store: RedisStore, key: string): Promise<number> {
+async function forgottenBytes(store: RedisBackend, key: string): Promise<number> {
   let bytes = 0;
   let cursor = '0';
   do {
@@ -30,11 +30,11 @@ if (missing) {
   t.test('the oldest applied transactions are forgotten; their retries are refused, never applied twice', async (t) => {
     const redis = await startRedis(t);
     const prefix = uniquePrefix('retain');
-    const store = (await createStore('redis', undefined, {
+    const store = (await openBackend('redis', {
       redisUrl: redis.url,
       redisPrefix: prefix,
       retainTransactions: 3,
-    })) as RedisStore;
+    })) as RedisBackend;
     const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store });
     t.teardown(async () => {
       await app.close();
@@ -56,7 +56,7 @@ if (missing) {
       3 * 6,
       'two transactions and the settled round are forgotten, 6 bytes each',
     );
-    t.equal(await store.openRounds(), 3, 'open rounds stay');
+    t.equal(await store.store.openRounds(), 3, 'open rounds stay');
 
     t.equal((await send(app, first)).body.code, 'R3', 'a late retry of a forgotten bet is refused');
     t.same(await findingsOf(first.transaction_id), ['TRANSACTION_EXPIRED']);
@@ -71,13 +71,13 @@ if (missing) {
   t.test('forgotten ids cost 6 bytes each in Redis, whatever their number; an old set of hashes is still honoured', async (t) => {
     const redis = await startRedis(t);
     const prefix = uniquePrefix('bound');
-    const store = (await createStore('redis', undefined, {
+    const store = (await openBackend('redis', {
       redisUrl: redis.url,
       redisPrefix: prefix,
       retainTransactions: 1,
-    })) as RedisStore;
+    })) as RedisBackend;
     t.teardown(() => store.close());
-    await store.commit([player('p', '1000000')]);
+    await store.store.commit([player('p', '1000000')]);
     const rounds = 300;
     const ids: string[] = [];
     for (let i = 0; i < rounds; i++) {
@@ -92,14 +92,14 @@ if (missing) {
           event_type === 'bet_result'
             ? [{ op: 'round', user_id: 'p', game_no: `g${i}`, currency: 'USD', stake: '0', bets: [], settled: true }]
             : [];
-        await store.transact(keys, () => ({ changes: [...settle, record] }));
+        await store.store.transact(keys, () => ({ changes: [...settle, record] }));
       }
     }
     // 2 transactions per round forgotten (all but the newest), and 1 settled round each.
     const forgotten = 2 * rounds - 1 + (rounds - 1);
     t.equal(await forgottenBytes(store, `${prefix}g0:forgotten`), forgotten * 6, `${forgotten} forgotten ids in ${forgotten * 6} bytes`);
     const refused = async (id: string) =>
-      (await store.transact({ user_id: 'p', transaction_id: id }, (view) => ({ changes: [], view }))).view.transactionForgotten;
+      (await store.store.transact({ user_id: 'p', transaction_id: id }, (view) => ({ changes: [], view }))).view.transactionForgotten;
     t.ok(await refused('b0'), 'the oldest is still known as forgotten');
     t.ok(await refused(`b${rounds - 1}`), 'and a recent one');
     t.notOk(await refused('never-sent'), 'a never-seen id is not');

@@ -1,8 +1,9 @@
 // docs/scale-out.md: two wallet-sim processes (two simulators and apps over real sockets,
 // each with its own Redis connection) sharing one Redis act as one wallet.
 import t, { type Test } from 'tap';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { JournalStore } from '../../src/journal/journal.js';
-import { createStore } from '../../src/backends/index.js';
+import { openBackend } from '../../src/backends/index.js';
 import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, listen, login, post, type Sent, TEST_SCENARIO, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
@@ -15,7 +16,7 @@ if (redis) {
     const prefix = uniquePrefix('two');
     const wallets: (TestApp<JournalStore> & { base: string })[] = [];
     for (let i = 0; i < 2; i++) {
-      const store = (await createStore('redis', undefined, { redisUrl: redis!.url, redisPrefix: prefix })) as Store;
+      const store = (await openBackend('redis', { redisUrl: redis!.url, redisPrefix: prefix })) as RedisBackend;
       const built = await buildTestApp({ players: [{ user_id: 'racer', balance: 1000, currency: 'USD' }], ...scenario }, { store });
       t.teardown(async () => {
         await built.app.close();

@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { LocalBackend } from '../../src/backends/local/local-backend.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
 import type { Change } from '../../src/backends/change.js';
-import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { StoreError } from '../../src/backends/store-error.js';
 import { openFile, player, tempData, txn } from '../helpers/store.js';
 import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
@@ -22,7 +23,7 @@ const snapshotOf = async (data: string) => {
 
 t.test('a new store writes an empty JSON document at once and loads nothing', async (t) => {
   const data = await tempData(t);
-  const store = await FileStore.open(data);
+  const store = await FilePersistence.open(data);
   t.same(await store.load(), []);
   t.match(await snapshotOf(data), { format: 'wallet-sim-store', version: 2, log_seq: 0, records: 0, changes: [] });
   await store.close();
@@ -43,7 +44,7 @@ t.test('committed changes are back after a crash (no close), folded to the lates
 
 t.test('concurrent commits share one write (group commit)', async (t) => {
   const data = await tempData(t);
-  const store = await FileStore.open(data);
+  const store = await FilePersistence.open(data);
   await Promise.all(Array.from({ length: 100 }, (_, i) => store.commit([player(`p${i}`, String(i))])));
   const [log] = await logs(data);
   const lines = (await readFile(join(data, '..', log!), 'utf8')).trimEnd().split('\n');
@@ -102,16 +103,16 @@ t.test('logs an interrupted compaction left behind are replayed or dropped by se
 t.test('a torn last line (a crash mid-write) is dropped and cut off; later appends are clean', async (t) => {
   for (const torn of ['[{"op":"player","user_id":"p1","bal', '[{"op":"player"}\u0000\u0000\n', '\u0000\u0000\u0000']) {
     const data = await tempData(t);
-    const a = await FileStore.open(data);
+    const a = await FilePersistence.open(data);
     await a.commit([player('p1', '10')]);
     await a.abandon();
     const [log] = await logs(data);
     await appendFile(join(data, '..', log!), torn);
-    const b = await FileStore.open(data);
+    const b = await FilePersistence.open(data);
     t.same(await b.load(), [player('p1', '10')], JSON.stringify(torn));
     await b.commit([player('p2', '20')]);
     await b.abandon();
-    const c = await FileStore.open(data);
+    const c = await FilePersistence.open(data);
     t.same(await c.load(), [player('p1', '10'), player('p2', '20')]);
     await c.close();
   }
@@ -189,7 +190,7 @@ t.test('corrupt files stop the store with the file and the problem named, and st
     const data = await tempData(t);
     const bad = await make(data);
     const before = await readFile(bad, 'utf8');
-    const err = await FileStore.open(data).then(
+    const err = await FilePersistence.open(data).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -201,7 +202,9 @@ t.test('corrupt files stop the store with the file and the problem named, and st
 
 t.test('a --data path in a folder that does not exist is refused, naming the folder', async (t) => {
   const data = await tempData(t);
-  await t.rejects(FileStore.open(join(data, '..', 'nope', 'wallet.json')), { message: /nope: does not exist \(the folder of --data\)/ });
+  await t.rejects(FilePersistence.open(join(data, '..', 'nope', 'wallet.json')), {
+    message: /nope: does not exist \(the folder of --data\)/,
+  });
 });
 
 t.test('a data file in use by another live process is refused', async (t) => {
@@ -211,11 +214,11 @@ t.test('a data file in use by another live process is refused', async (t) => {
     other.kill('SIGKILL');
   });
   await writeFile(`${data}.lock`, `${other.pid}\n`);
-  await t.rejects(FileStore.open(data), { message: new RegExp(`in use by process ${other.pid}`) });
+  await t.rejects(FilePersistence.open(data), { message: new RegExp(`in use by process ${other.pid}`) });
   // a lock of a dead process (kill -9) is taken over
   other.kill('SIGKILL');
   await new Promise((resolve) => other.once('exit', resolve));
-  const store = await FileStore.open(data);
+  const store = await FilePersistence.open(data);
   await store.close();
 });
 
@@ -224,7 +227,7 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
   // (a settled round kept by its key, as WalletState.changes() lists it).
   for (const stop of ['kill -9', 'clean close'] as const) {
     const data = await tempData(t);
-    const firstStore = await FileStore.open(data);
+    const firstStore = await FilePersistence.open(data);
     const first = await buildTestApp({}, { store: firstStore });
     const placed = bet('usd', 'g1', [['1', 'P', 10.25]], { currency: 'USD' });
     const open = bet('usd', 'g2', [['1', 'B', 5]], { currency: 'USD' });
@@ -250,7 +253,7 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
       );
     }
 
-    const second = await buildTestApp({}, { store: await FileStore.open(data) });
+    const second = await buildTestApp({}, { store: await FilePersistence.open(data) });
     t.teardown(async () => {
       await second.app.close();
       await second.sim.store.close();
@@ -274,8 +277,8 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
 t.test('a store emptied by a reset stays empty after a restart (only a new store is seeded)', async (t) => {
   const data = await tempData(t);
   const scenario = compileScenario({ name: 's', credentials: { api_id: 'a', api_key: 'k' }, players: [{ user_id: 'p1', balance: 5 }] });
-  const firstStore = await FileStore.open(data);
-  const first = await Simulator.open(scenario, firstStore);
+  const firstStore = await FilePersistence.open(data);
+  const first = await Simulator.open(scenario, new LocalBackend('file', firstStore));
   t.same(
     first.players().map((p) => p.user_id),
     ['p1'],
@@ -284,7 +287,7 @@ t.test('a store emptied by a reset stays empty after a restart (only a new store
   await first.setScenario(compileScenario({ name: 'empty', credentials: { api_id: 'a', api_key: 'k' } }), true);
   t.same(first.players(), []);
   await firstStore.abandon();
-  const second = await Simulator.open(scenario, await FileStore.open(data));
+  const second = await Simulator.open(scenario, new LocalBackend('file', await FilePersistence.open(data)));
   t.same(second.players(), [], 'not seeded again');
   await second.store.close();
 });

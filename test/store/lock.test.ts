@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from '../../src/paths.js';
-import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { processStart } from '../../src/backends/file/lock-file.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
@@ -94,13 +94,13 @@ t.test('a lock whose pid now belongs to an unrelated process (a reused pid) is t
 
   const reused = join(dir, 'reused.json');
   await writeLock(reused, { pid: other.pid!, start: String(Number(start) - 5000) });
-  const store = await FileStore.open(reused);
+  const store = await FilePersistence.open(reused);
   await store.close();
   t.same(await readdir(dir).then((n) => n.filter((x) => x.includes('.lock'))), [], 'released on close');
 
   const held = join(dir, 'held.json');
   await writeLock(held, { pid: other.pid!, start });
-  await t.rejects(FileStore.open(held), {
+  await t.rejects(FilePersistence.open(held), {
     message: new RegExp(
       `held\\.json: is in use by process ${other.pid}, running since ${start} \\(lock .*held\\.json\\.lock\\); stop that process or use another --data`,
     ),
@@ -111,7 +111,7 @@ t.test('a lock whose pid now belongs to an unrelated process (a reused pid) is t
   await writeFile(`${legacy}.lock`, `${other.pid}\n`);
   const hourAgo = new Date(Date.now() - 3600_000);
   await utimes(`${legacy}.lock`, hourAgo, hourAgo);
-  const again = await FileStore.open(legacy);
+  const again = await FilePersistence.open(legacy);
   await again.close();
 });
 
@@ -126,5 +126,7 @@ t.test('a second store on the same data file in a live process is refused; the f
   t.equal((await answers.next()).value, 'ready');
   child.stdin!.write(`go ${data}\n`);
   t.equal((await answers.next()).value, `won ${data}`);
-  await t.rejects(FileStore.open(data), { message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d+`) });
+  await t.rejects(FilePersistence.open(data), {
+    message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d+`),
+  });
 });

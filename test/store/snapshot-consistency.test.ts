@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import type { Change } from '../../src/backends/change.js';
 import type { LogWriter } from '../../src/backends/file/change-log.js';
-import type { FileStore } from '../../src/backends/file/file-persistence.js';
+import type { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { bets, openFile, player, tempData, txn } from '../helpers/store.js';
 
 /** The snapshot file: its header and its records. */
@@ -18,7 +18,7 @@ const snapshotOf = async (data: string) => {
 };
 
 /** Holds the active log's next write until `release`d; released with an error, the write fails with it (a full disk). */
-function holdNextWrite(file: FileStore): { started: Promise<void>; release: (e?: Error) => void } {
+function holdNextWrite(file: FilePersistence): { started: Promise<void>; release: (e?: Error) => void } {
   const log = (file as unknown as { log: LogWriter }).log;
   const append = log.append.bind(log);
   let entered!: () => void;

@@ -1,6 +1,6 @@
 import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import t from 'tap';
-import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { readLines } from '../../src/backends/file/lines.js';
 import { StoreError } from '../../src/backends/store-error.js';
 import { openFile, player, tempData, txn } from '../helpers/store.js';
@@ -9,7 +9,7 @@ const header = (log_seq: number, records: number, more: object = {}) =>
   JSON.stringify({ format: 'wallet-sim-store', version: 2, log_seq, written_at: '', records, ...more });
 const lines = async (path: string) => (await readFile(path, 'utf8')).trimEnd().split('\n');
 const openError = (data: string) =>
-  FileStore.open(data).then(
+  FilePersistence.open(data).then(
     async (s) => {
       await s.close();
       return undefined;
@@ -35,7 +35,7 @@ t.test('a snapshot is a header line and one line per record, and many records re
     log_sha256: /^[0-9a-f]{64}$/,
   });
   t.same(JSON.parse(text[1]!), player('p0', '0.5'), 'players first, as WalletState.changes() lists them');
-  const b = await FileStore.open(data);
+  const b = await FilePersistence.open(data);
   const loaded = await b.load();
   t.equal(loaded.length, 7 + n);
   t.same(loaded.at(-1), txn(`t${n - 1}`, `p${(n - 1) % 7}`));
@@ -277,12 +277,12 @@ t.test('records are validated, not only type-checked: a bad amount stops start-u
   const settled = { op: 'round', user_id: 'p1', game_no: 'g1', currency: '', stake: '0', bets: [], settled: true } as const;
   const byKey = await tempData(t);
   await writeFile(byKey, `${header(0, 1)}\n${JSON.stringify(settled)}\n`);
-  const k = await FileStore.open(byKey);
+  const k = await FilePersistence.open(byKey);
   t.same(await k.load(), [settled], 'a settled round by its key loads');
   await k.close();
   const good = await tempData(t);
   await writeFile(good, `${header(0, 2)}\n${JSON.stringify(player('p1', '0'))}\n${JSON.stringify(player('p2', '000123.4500'))}\n`);
-  const s = await FileStore.open(good);
+  const s = await FilePersistence.open(good);
   t.same(await s.load(), [player('p1', '0'), player('p2', '000123.4500')], 'plain decimals load');
   await s.close();
 });

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { FileStore } from '../../src/backends/file/file-persistence.js';
+import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from '../../src/events/checks.js';
 import { ForgottenIds } from '../../src/backends/forgotten.js';
 import { balanceOf, bet, buildTestApp, journal, result, send, snapshot } from '../helpers/app.js';
@@ -77,7 +77,7 @@ t.test(
 t.test('the file store logs only the bets a callback added, never the whole round again', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-bets-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const store = await FileStore.open(join(dir, 'data.json'));
+  const store = await FilePersistence.open(join(dir, 'data.json'));
   const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1e9, currency: 'KRW' }] }, { store });
   for (let i = 0; i < 200; i++) t.equal((await send(app, bet('p', 'long', [[String(i), 'P', 1]]))).body.code, 'R0');
   await app.close();
@@ -86,7 +86,7 @@ t.test('the file store logs only the bets a callback added, never the whole roun
   const lines = (await readFile(join(dir, log), 'utf8')).trim().split('\n');
   const longest = Math.max(...lines.slice(-50).map((l) => l.length));
   t.ok(longest < 400, `the 200th bet's log line is small (${longest} characters)`);
-  const reopened = await FileStore.open(join(dir, 'data.json'));
+  const reopened = await FilePersistence.open(join(dir, 'data.json'));
   const again = await buildTestApp({ players: [] }, { store: reopened });
   t.equal(snapshot(again.sim), snapshot(sim), 'the replayed state is the same: 200 bets, stake 200');
   t.equal(again.sim.state.rounds.values().next().value?.bets.size, 200);
@@ -125,7 +125,7 @@ t.test('the file store snapshots only the retained transactions and keeps the fo
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-retain-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'data.json');
-  const store = await FileStore.open(path);
+  const store = await FilePersistence.open(path);
   const { app } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store, retainTransactions: 2 });
   const old = bet('p', 'a', [['1', 'P', 1]]);
   await send(app, old);
@@ -134,7 +134,7 @@ t.test('the file store snapshots only the retained transactions and keeps the fo
   await store.close(); // a clean close compacts: the snapshot alone holds the state
   const text = await readFile(path, 'utf8');
   t.equal(text.split('"op":"txn"').length - 1, 2, 'the snapshot holds 2 transactions');
-  const reopened = await FileStore.open(path);
+  const reopened = await FilePersistence.open(path);
   const again = await buildTestApp({ players: [] }, { store: reopened, retainTransactions: 2 });
   t.teardown(async () => {
     await again.app.close();
@@ -148,13 +148,13 @@ t.test('a restart with a smaller --retain-transactions forgets more, and still r
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-retain-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'data.json');
-  const store = await FileStore.open(path);
+  const store = await FilePersistence.open(path);
   const { app } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store, retainTransactions: 3 });
   const bets = ['a', 'b', 'c', 'd', 'e'].map((g) => bet('p', g, [['1', 'P', 1]]));
   for (const b of bets) t.equal((await send(app, b)).body.code, 'R0');
   await app.close();
   await store.close(); // the snapshot: 3 transactions (c, d, e), a and b forgotten
-  const reopened = await FileStore.open(path);
+  const reopened = await FilePersistence.open(path);
   const again = await buildTestApp({ players: [] }, { store: reopened, retainTransactions: 1 });
   t.teardown(async () => {
     await again.app.close();

@@ -12,7 +12,7 @@ import { type Deferred, deferred } from './deferred.js';
 import type { Persistence, StateRecords } from '../store.js';
 import { StoreError } from '../store-error.js';
 
-export interface FileStoreOptions {
+export interface FilePersistenceOptions {
   /** Compact once the log holds at least this many bytes and at least as many as the snapshot. */
   compactMinBytes?: number;
 }
@@ -30,7 +30,7 @@ const done = Promise.resolve();
  *   (copied from the LocalStore's WalletState when it held exactly the logs up to the old one) is
  *   written as the new snapshot (temp, fsync, rename, fsync dir) in the background; the old logs go.
  */
-export class FileStore implements Persistence {
+export class FilePersistence implements Persistence {
   readonly kind = 'file';
   /** The state every commit is applied to before it reaches this store: what a snapshot copies (none: no compaction). */
   private state: StateRecords | undefined;
@@ -76,14 +76,20 @@ export class FileStore implements Persistence {
   }
 
   /** Opens (or creates) the store at `path`: snapshot, then every log after it, a torn tail dropped. */
-  static async open(path: string, options: FileStoreOptions = {}): Promise<FileStore> {
+  static async open(path: string, options: FilePersistenceOptions = {}): Promise<FilePersistence> {
     const full = resolve(path);
     const dir = await stat(dirname(full)).catch(() => undefined);
     if (!dir?.isDirectory()) throw new StoreError(dirname(full), 'does not exist (the folder of --data); create it or choose another path');
     const unlock = await acquireLock(full);
     try {
       const file = new SnapshotFile(full);
-      const store = new FileStore(full, new Low(file, emptySnapshot()), file, options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES, unlock);
+      const store = new FilePersistence(
+        full,
+        new Low(file, emptySnapshot()),
+        file,
+        options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
+        unlock,
+      );
       await store.recover();
       return store;
     } catch (e) {

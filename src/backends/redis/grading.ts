@@ -4,6 +4,7 @@ import type { Arrival, Attempt, Completion } from '../../grading/attempt.js';
 import type { GradingFeed } from '../../grading/feed.js';
 import { GradingSession } from '../../grading/session.js';
 import type { Thresholds } from '../../grading/thresholds.js';
+import type { Grading } from '../backend.js';
 
 /** Events a session's stream keeps (the oldest go): a process that joins later folds what is left. */
 export const MAX_STREAM_EVENTS = 200_000;
@@ -46,7 +47,7 @@ const after = (a: string, b: string) => {
  *   grading:session        the current session: {"id","started_at","keep_logins"}
  *   grading:<session id>   its events (field e: JSON), capped at MAX_STREAM_EVENTS
  */
-export class SharedGrading {
+export class SharedGrading implements Grading {
   session: GradingSession;
   private last = '0-0';
   private reader?: Redis;
@@ -108,6 +109,10 @@ export class SharedGrading {
     this.session = this.local(doc, this.session);
     this.last = '0-0';
     this.attempts.clear();
+  }
+
+  current(): Promise<GradingSession> {
+    return this.catchUp();
   }
 
   /** Reads the current session and folds every event of it not folded yet. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Scenario } from '../../protocol/types.generated.js';
 import type { RuleCounters } from '../../scenario/rules.js';
+import type { Counters } from '../backend.js';
 import { REDIS_OPTIONS } from './connection.js';
 
 /** Fires a rule unless it fired `times` already (ARGV[2] empty: no cap), atomically. */
@@ -37,7 +38,7 @@ function results(replies: [Error | null, unknown][] | null): unknown[] {
  *   events                pub/sub channel: {"from": <process>, "what": "scenario" | "reset"}
  *   calls                 hash user_id → that player's authenticated callbacks in the session (the draw's count)
  */
-export class RedisShared {
+export class RedisShared implements Counters {
   readonly id = randomUUID();
   private version = '0';
   private subscriber?: Redis;
@@ -156,7 +157,7 @@ export class RedisShared {
   }
 
   /** The rule counters of the active scenario version, shared by every process. */
-  readonly counters: RuleCounters = {
+  readonly rules: RuleCounters = {
     match: async (indexes) => {
       const key = this.key(`rules:${this.version}:matched`);
       const multi = this.client.multi();

@@ -1,19 +1,8 @@
-import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from './ledger-entry.js';
-import { LocalStore } from '../backends/local/local-store.js';
-import { RedisStore } from '../backends/redis/redis-store.js';
-import { readRedisLedger } from '../backends/redis/ledger.js';
-import type { WalletState } from '../backends/state.js';
+import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
+import type { WalletState } from '../state.js';
 
-export type { Ledger, LedgerEntry } from './ledger-entry.js';
-
-/** The ledger of a memory, file or Redis store; `userId` keeps one player's rows. */
-export async function readLedger(store: unknown, userId?: string): Promise<Ledger> {
-  if (store instanceof LocalStore) return localLedger(store.state, userId);
-  if (store instanceof RedisStore) return readRedisLedger(store, userId);
-  throw new Error('this store keeps no ledger');
-}
-
-function localLedger(state: WalletState, userId?: string): Ledger {
+/** The ledger of a state held in this process (memory, file); `userId` keeps one player's rows. */
+export function localLedger(state: WalletState, userId?: string): Ledger {
   const records = state.transactions;
   const settled = (key: string) => state.settled.has(key);
   let completeFrom: string | undefined;

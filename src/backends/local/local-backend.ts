@@ -1,0 +1,90 @@
+import { Journal } from '../../journal/journal.js';
+import type { Ledger } from '../../ledger/ledger-entry.js';
+import type { Thresholds } from '../../grading/thresholds.js';
+import {
+  type Backend,
+  type BackendKind,
+  type BackendOptions,
+  type Counters,
+  DEFAULT_RETAIN_TRANSACTIONS,
+  type Grading,
+} from '../backend.js';
+import type { Change } from '../change.js';
+import { WalletState } from '../state.js';
+import type { Persistence } from '../store.js';
+import { LocalGrading } from './grading.js';
+import { localLedger } from './ledger.js';
+import { LocalStore } from './local-store.js';
+
+/** Callbacks per player, counted in this process. */
+class LocalCounters implements Counters {
+  private calls = new Map<string, number>();
+
+  countCall(userId: string): number {
+    const n = (this.calls.get(userId) ?? 0) + 1;
+    this.calls.set(userId, n);
+    return n;
+  }
+
+  resetCalls(): Promise<void> {
+    this.calls = new Map();
+    return Promise.resolve();
+  }
+}
+
+/**
+ * A backend whose state lives in this process (memory, file): the ledger is a WalletState that a
+ * persistence makes durable, the journal an in-memory ring, counting and grading done here.
+ */
+export class LocalBackend implements Backend {
+  readonly store: LocalStore;
+  readonly journal: Journal;
+  readonly counters = new LocalCounters();
+  readonly failureCode = 'STORE_FAILED';
+
+  constructor(
+    readonly kind: BackendKind,
+    persistence: Persistence,
+    options: BackendOptions = {},
+  ) {
+    this.store = new LocalStore(kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), persistence);
+    this.journal = new Journal(options.journalSize, options.journalBytes);
+  }
+
+  get state(): WalletState {
+    return this.store.state;
+  }
+
+  get failure(): string | undefined {
+    return this.store.failure;
+  }
+
+  async join(_scenario: unknown, players: readonly Change[]): Promise<undefined> {
+    if (!(await this.store.load())) await this.store.commit(players);
+    return undefined;
+  }
+
+  publishScenario(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  publishReset(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  grading(thresholds: Thresholds, seed: () => number): Promise<Grading> {
+    return Promise.resolve(new LocalGrading(thresholds, seed));
+  }
+
+  ledger(userId?: string): Promise<Ledger> {
+    return Promise.resolve(localLedger(this.state, userId));
+  }
+
+  playerCount(): Promise<number> {
+    return Promise.resolve(this.state.players.size);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
