@@ -1,5 +1,5 @@
 import { compileScenario } from '../src/scenario/scenario.js';
-import { handleCallback } from '../src/callback.js';
+import { handleCallback } from '../src/callback/handle.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';

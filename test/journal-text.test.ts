@@ -1,7 +1,7 @@
 // The journal writes an entry's JSON text field by field (src/journal/journal.ts entryText): it must
 // be exactly the text JSON.stringify gave for the entry objects it used to build, whatever a caller sends.
 import t from 'tap';
-import { handleCallback } from '../src/callback.js';
+import { handleCallback } from '../src/callback/handle.js';
 import { entryText, Journal, type JournalEntry } from '../src/journal/journal.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';

@@ -1,7 +1,7 @@
 // Exact decimal money (docs/design.md "Money is exact") and the reply's number text.
 import { Decimal } from 'decimal.js';
 import t from 'tap';
-import { buildReply } from '../src/callback.js';
+import { buildReply } from '../src/callback/handle.js';
 import { money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {

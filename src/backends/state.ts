@@ -6,7 +6,7 @@ export { type Change, roundKey } from './change.js';
 
 /**
  * The wallet's whole state, held in memory by the local stores (memory, file). Every change goes
- * through `apply`, with the store's change records (src/store/change.ts): the one fold of them.
+ * through `apply`, with the store's change records (src/backends/change.ts): the one fold of them.
  * The file store's snapshots are copies of `changes()`.
  */
 export interface Player {

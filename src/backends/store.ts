@@ -57,7 +57,7 @@ export interface StateRecords {
 }
 
 /**
- * How a local store keeps its changes: the state lives in this process (src/store/state.ts), a
+ * How a local store keeps its changes: the state lives in this process (src/backends/state.ts), a
  * persistence only makes the changes durable and gives them back on start.
  */
 export interface Persistence {

@@ -2,7 +2,7 @@ import type { JournalEntry } from '../journal/journal.js';
 import { money, sum } from '../money.js';
 import type { CheckStatus, OpenRound, Report, ReportCheck, ReportSession } from '../protocol/types.generated.js';
 import { arrivalOf, type Attempt, plural } from './attempt.js';
-import { CHECKS } from './checks.js';
+import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';
 import type { Thresholds } from './thresholds.js';
 
@@ -140,5 +140,5 @@ export function grade(entries: readonly JournalEntry[], thresholds: Thresholds, 
   });
 }
 
-export { CHECKS } from './checks.js';
+export { CHECKS } from './checks/index.js';
 export { DEFAULT_THRESHOLDS, type Thresholds, thresholdsOf } from './thresholds.js';

@@ -72,7 +72,7 @@ export type Awaitable<T> = T | Promise<T>;
 
 /**
  * What the routes need of a journal (WireMock's: record, list, count, reset). `Journal` below keeps
- * it in this process; src/journal/redis-journal.ts keeps it in a Redis stream that every wallet-sim
+ * it in this process; src/backends/redis/journal.ts keeps it in a Redis stream that every wallet-sim
  * process sharing the ledger writes to and reads from.
  */
 export interface JournalStore {

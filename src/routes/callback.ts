@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'safe-stable-stringify';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
-import { buildReply, type CallbackOutput, handleCallback, headerSafe, unjournalled } from '../callback.js';
+import { buildReply, type CallbackOutput, handleCallback, headerSafe, unjournalled } from '../callback/handle.js';
 import { fromFastify } from '../errors.js';
 import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';

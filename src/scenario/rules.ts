@@ -29,7 +29,7 @@ const drawWins = (rule: Rule, index: number, seed: number, req: CallbackRequest,
 
 /**
  * Rule counters kept outside this process (several wallet-sim processes on one Redis count
- * together: src/store/redis-shared.ts). The engine's own arrays are the in-memory implementation.
+ * together: src/backends/redis/shared.ts). The engine's own arrays are the in-memory implementation.
  */
 export interface RuleCounters {
   /** Adds one match to each listed rule; resolves with each one's count after it. */

@@ -4,7 +4,7 @@ import type { RedisStore } from './redis-store.js';
 
 /**
  * The ledger of a Redis store: the `order` list names every retained transaction, oldest first
- * (src/store/redis.ts); its records are read a batch at a time, and each bet's round is looked up
+ * (src/backends/redis/redis-store.ts); its records are read a batch at a time, and each bet's round is looked up
  * in the same batch (settled or open). Reads only: callbacks keep flowing while it streams.
  */
 export async function readRedisLedger(store: RedisStore, userId?: string): Promise<Ledger> {

@@ -1,19 +1,19 @@
-import type { CheckId } from '../protocol/types.generated.js';
-import type { Reducer } from './grader.js';
-import { betWithinReportedBalance } from './checks/bet-within-reported-balance.js';
-import { failedSettlementRetried } from './checks/failed-settlement-retried.js';
-import { loginBeforeBet } from './checks/login-before-bet.js';
-import { lostReplyRetried } from './checks/lost-reply-retried.js';
-import { noBetAfterLoginRefused } from './checks/no-bet-after-login-refused.js';
-import { noPrematureRetry } from './checks/no-premature-retry.js';
-import { noRetryAfterRefusal } from './checks/no-retry-after-refusal.js';
-import { noSettlementBeforeBetReply } from './checks/no-settlement-before-bet-reply.js';
-import { noSettlementOfRefusedBet } from './checks/no-settlement-of-refused-bet.js';
-import { oneSettlementPerRound } from './checks/one-settlement-per-round.js';
-import { retryBackoff } from './checks/retry-backoff.js';
-import { retrySameTransaction } from './checks/retry-same-transaction.js';
-import { retryUnchanged } from './checks/retry-unchanged.js';
-import { roundsSettled } from './checks/rounds-settled.js';
+import type { CheckId } from '../../protocol/types.generated.js';
+import type { Reducer } from '../grader.js';
+import { betWithinReportedBalance } from './bet-within-reported-balance.js';
+import { failedSettlementRetried } from './failed-settlement-retried.js';
+import { loginBeforeBet } from './login-before-bet.js';
+import { lostReplyRetried } from './lost-reply-retried.js';
+import { noBetAfterLoginRefused } from './no-bet-after-login-refused.js';
+import { noPrematureRetry } from './no-premature-retry.js';
+import { noRetryAfterRefusal } from './no-retry-after-refusal.js';
+import { noSettlementBeforeBetReply } from './no-settlement-before-bet-reply.js';
+import { noSettlementOfRefusedBet } from './no-settlement-of-refused-bet.js';
+import { oneSettlementPerRound } from './one-settlement-per-round.js';
+import { retryBackoff } from './retry-backoff.js';
+import { retrySameTransaction } from './retry-same-transaction.js';
+import { retryUnchanged } from './retry-unchanged.js';
+import { roundsSettled } from './rounds-settled.js';
 
 /** One row of the check table: what it grades, and the reducer that grades it. */
 export interface Check {

@@ -1,20 +1,20 @@
-import { type CallbackInput, type Intake, readCallback } from './callback/read.js';
-import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './callback/reply.js';
-import type { JournalEntry } from './journal/journal.js';
-import { type Money, money } from './money.js';
-import type { Code } from './protocol/codes.js';
-import { hasErrors } from './protocol/findings.js';
-import type { CallbackRequest } from './protocol/types.generated.js';
-import type { Fired } from './scenario/rules.js';
-import { maskedHeaders } from './secrets.js';
-import type { Simulator } from './simulator.js';
-import { playerChange } from './backends/state.js';
-import type { View } from './backends/store.js';
-import { type Decision, decide, type WalletConfig } from './wallet/decide.js';
-import { eventOf } from './events/index.js';
+import { type CallbackInput, type Intake, readCallback } from './read.js';
+import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
+import type { JournalEntry } from '../journal/journal.js';
+import { type Money, money } from '../money.js';
+import type { Code } from '../protocol/codes.js';
+import { hasErrors } from '../protocol/findings.js';
+import type { CallbackRequest } from '../protocol/types.generated.js';
+import type { Fired } from '../scenario/rules.js';
+import { maskedHeaders } from '../secrets.js';
+import type { Simulator } from '../simulator.js';
+import { playerChange } from '../backends/state.js';
+import type { View } from '../backends/store.js';
+import { type Decision, decide, type WalletConfig } from '../wallet/decide.js';
+import { eventOf } from '../events/index.js';
 
-export type { CallbackInput } from './callback/read.js';
-export { buildReply, headerSafe } from './callback/reply.js';
+export type { CallbackInput } from './read.js';
+export { buildReply, headerSafe } from './reply.js';
 
 /** What to send back, and what to journal once it is sent. */
 export interface CallbackOutput {
