@@ -4,7 +4,6 @@
 import t from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { openBackend } from '../../src/backends/index.js';
-import type { Store } from '../../src/backends/store.js';
 import { bet, buildTestApp, send, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';

@@ -4,7 +4,6 @@ import t from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/backends/index.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import type { Store } from '../../src/backends/store.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { checkFilters, FILTER_SCENARIO, playSession } from '../helpers/journal-filters.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';

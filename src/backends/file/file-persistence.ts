@@ -83,13 +83,8 @@ export class FilePersistence implements Persistence {
     const unlock = await acquireLock(full);
     try {
       const file = new SnapshotFile(full);
-      const store = new FilePersistence(
-        full,
-        new Low(file, emptySnapshot()),
-        file,
-        options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES,
-        unlock,
-      );
+      const minBytes = options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES;
+      const store = new FilePersistence(full, new Low(file, emptySnapshot()), file, minBytes, unlock);
       await store.recover();
       return store;
     } catch (e) {
