@@ -33,6 +33,8 @@ export interface Arrival {
   /** The wallet applied it or replayed it (its code was R0), whatever the provider saw. */
   applied: boolean;
   source?: EvidenceSource;
+  /** How late this process's stamps may be when it arrived (ms; src/grading/loop-lag.ts). */
+  lag?: number;
 }
 
 /** How the wallet finished with an attempt. */
@@ -80,6 +82,7 @@ export function attemptOf(r: Arrival, nth: number): Attempt {
     body: r.body,
     applied: r.applied,
     source: r.source,
+    lag: r.lag,
     nth,
     end: undefined,
     closedAt: undefined,

@@ -9,6 +9,7 @@ import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
 import type { GradingFeed } from '../grading/feed.js';
+import { loopLag } from '../grading/loop-lag.js';
 import type { Finding } from '../protocol/findings.js';
 
 /** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
@@ -31,6 +32,7 @@ function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: numb
       body,
       applied: code === 'R0',
       source: { request: { headers: request.headers, body }, reply },
+      lag: loopLag.at(at),
     },
     ticket,
   );

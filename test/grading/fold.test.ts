@@ -147,3 +147,41 @@ t.test('a transaction still in play is not forgotten: its resend after many othe
   t.equal(statusOf(r, 'LOST_REPLY_RETRIED'), 'pass', 'resent in time, though 100 transactions came in between');
   t.ok(r.forgotten.transactions > 0, 'others were forgotten');
 });
+
+t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late the wallet stamped the attempts', async (t) => {
+  // A resend after a dropped reply, then another: the provider waited 1,000 ms, then 850 ms by the
+  // wallet's stamps. With punctual stamps that is a shrink past max(100 ms, 10%); when the wallet's
+  // event loop ran 30 ms late around each stamp, the stamps alone can account for it.
+  const backoff = (lag: number) => {
+    const g = newGrader(DEFAULT_THRESHOLDS);
+    let id = 0;
+    const attempt = (at: number) => {
+      const a = g.arrive({ id: ++id, at: T0 + at, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+      g.complete(a, { end: T0 + at + 5, status: 200, body: null, dropped: true, clientGone: false });
+    };
+    for (const at of [0, 1_005, 1_860]) attempt(at);
+    const r = reportOf(g, {
+      now: new Date(T0 + 60 * S),
+      scenario: 'test',
+      session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
+    });
+    return statusOf(r, 'RETRY_BACKOFF');
+  };
+  t.same([backoff(0), backoff(20), backoff(30)], ['fail', 'fail', 'pass'], 'lag 0 and 20 ms: a shrink; lag 30 ms: within the stamps');
+  const premature = (lag: number) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 3 });
+    g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+    g.arrive({ id: 2, at: T0 + 2_700, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+    const r = reportOf(g, {
+      now: new Date(T0 + 60 * S),
+      scenario: 'test',
+      session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
+    });
+    return statusOf(r, 'NO_PREMATURE_RETRY');
+  };
+  t.same(
+    [premature(0), premature(100)],
+    ['fail', 'pass'],
+    'resent 300 ms before a 3 s time-out: premature unless the stamps lagged 2 × 100 ms',
+  );
+});

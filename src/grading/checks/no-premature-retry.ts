@@ -7,6 +7,13 @@ const ID = 'NO_PREMATURE_RETRY';
 export const timeoutTolerance = (timeoutMs: number) => Math.max(100, timeoutMs * 0.05);
 
 /**
+ * How much later than the truth the stamps of two attempts may make a time `ms` look shorter: their
+ * processes' lags (src/grading/loop-lag.ts), at most a quarter of `ms`, so a loaded machine never
+ * hides a resend at once or a back-off that starts over.
+ */
+export const stampLag = (p: { lag?: number }, a: { lag?: number }, ms: number) => Math.min((p.lag ?? 0) + (a.lag ?? 0), ms / 4);
+
+/**
  * No resend while the previous attempt is unanswered (reply not written, connection not closed by
  * the wallet) and younger than client_timeout_s less the tolerance. A resend right after a dropped
  * connection is not premature.
@@ -19,7 +26,7 @@ export const noPrematureRetry: Reducer = {
     tally.exercise(a.user);
     const timeout = g.timeoutMs;
     const unanswered = p.end === undefined || a.at < p.end;
-    if (!unanswered || a.at - p.at >= timeout - timeoutTolerance(timeout)) return;
+    if (!unanswered || a.at - p.at >= timeout - timeoutTolerance(timeout) - stampLag(p, a, timeout)) return;
     tally.violate(
       `${describe(a)} was sent ${seconds(a.at - p.at)} after #${p.id}, which was still unanswered: the declared client time-out is ${seconds(timeout)}`,
       [p, a],

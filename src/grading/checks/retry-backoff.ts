@@ -1,6 +1,6 @@
 import { mark } from '../model.js';
 import type { Attempt } from '../attempt.js';
-import { timeoutTolerance as stampTolerance } from './no-premature-retry.js';
+import { stampLag, timeoutTolerance as stampTolerance } from './no-premature-retry.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'RETRY_BACKOFF';
@@ -25,12 +25,13 @@ export const retryBackoff: Reducer = {
     const once = (what: string) => mark(tx, `${ID}:${what}`);
     if (tx.count > max && once('max')) tally.violate(`${a.tx} was sent ${tx.count} times (at most ${max})`, [tx.first, a]);
     // Arrival stamps lag the client's sends, each by its own amount: the gap has the time-out's tolerance.
-    if (a.at - p.at < minGap - stampTolerance(minGap) && once('gap'))
+    if (a.at - p.at < minGap - stampTolerance(minGap) - stampLag(p, a, minGap) && once('gap'))
       tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a]);
     const wait = waitBefore(p, a);
     const before = tx.wait;
     tx.wait = wait;
-    if (before === undefined || wait >= before - tolerance(before) || !once('shrink')) return;
+    // A stamp is late, never early: the waits differ by at most p's two stamps' lags beyond the truth.
+    if (before === undefined || wait >= before - tolerance(before) - stampLag(p, a, before) || !once('shrink')) return;
     tally.violate(
       `${a.tx} waited ${wait} ms before #${a.id}, less than the ${before} ms it waited before #${p.id}: back-off must not shrink`,
       [p, a],
