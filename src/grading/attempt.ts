@@ -1,3 +1,6 @@
+import type { RoundEffect } from '../events/event.js';
+import { eventNamed } from '../events/index.js';
+
 /**
  * What the provider learnt from one attempt:
  * - `R0`…`R4`: it read a reply with that code, in time;
@@ -9,7 +12,8 @@
  */
 export type Outcome = 'R0' | 'R1' | 'R2' | 'R3' | 'R4' | 'failed' | 'lost' | 'waiting';
 
-export type GradedEvent = 'login' | 'bet' | 'bet_result';
+/** A registered event's name (src/events/): its grading facts are read from its module. */
+export type GradedEvent = string;
 
 /** Where a violation's evidence comes from: the journal entry's request and reply, already masked. */
 export interface EvidenceSource {
@@ -62,6 +66,10 @@ export interface Attempt extends Arrival {
   balance?: number;
   /** Its round's key (roundKey), when it has a game_no. */
   round?: string;
+  /** What its event does to its round (the event module's `round`): a bet opens it, a bet_result settles it. */
+  effect: RoundEffect | undefined;
+  /** Its event starts the player's session (a login: the event module's grading facts). */
+  session: boolean;
 }
 
 /**
@@ -69,6 +77,7 @@ export interface Attempt extends Arrival {
  * checks that read them stay fast (an arrival's optional fields would make many).
  */
 export function attemptOf(r: Arrival, nth: number): Attempt {
+  const event = eventNamed(r.event);
   return {
     id: r.id,
     at: r.at,
@@ -87,6 +96,8 @@ export function attemptOf(r: Arrival, nth: number): Attempt {
     knownAt: undefined,
     balance: undefined,
     round: r.game === undefined ? undefined : roundKey(r.user, r.game),
+    effect: event?.round,
+    session: event?.grading.startsSession ?? false,
   };
 }
 
@@ -112,8 +123,8 @@ export function outcomeOf(a: Attempt, done: Completion, timeoutAt: number): { ou
   return { outcome, knownAt: done.end, ...(balance === undefined ? {} : { balance }) };
 }
 
-/** Bets and settlements: the callbacks that move money. */
-export const movesMoney = (a: { event: GradedEvent }) => a.event === 'bet' || a.event === 'bet_result';
+/** Bets and settlements: the callbacks that move money (those of a round). */
+export const movesMoney = (a: { effect: RoundEffect | undefined }) => a.effect !== undefined;
 
 /**
  * One encoding of a round's key, with no collision whatever the ids hold: the player's length
@@ -140,7 +151,7 @@ export function arrivalOf(e: {
   reply: { status: number; body: unknown };
 }): Arrival | undefined {
   const { transaction_id: tx, event_type: event, user_id: user } = e;
-  if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) return undefined;
+  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) return undefined;
   const data = record(record(e.request.body)?.data);
   const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body: e.request.body, applied: e.code === 'R0' };
   if (typeof data?.game_no === 'string') arrival.game = data.game_no;
