@@ -22,7 +22,13 @@ export const schemaFiles: readonly JsonSchema[] = readdirSync(SCHEMAS_DIR)
  * before the app is built is validated, filtered, matched and documented like a built-in one.
  */
 export const schemas: readonly JsonSchema[] = withEvents(schemaFiles, registeredEvents());
-schemasCompiledWith(new Set(listAt(schemas.find((s) => s.$id === 'Envelope')!, EVENT_SITES.find((s) => s.$id === 'Envelope')!) as string[]));
+
+/** Every event_type the schemas accept, in their order (the built-in ones first). */
+export const eventTypes = listAt(
+  schemas.find((s) => s.$id === 'Envelope')!,
+  EVENT_SITES.find((s) => s.$id === 'Envelope')!,
+) as readonly string[];
+schemasCompiledWith(new Set(eventTypes));
 
 /** The ajv options used everywhere, Fastify's validator included: no coercion, no defaults, every error. */
 export const ajvOptions = {

@@ -3,6 +3,18 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { EVENTS_FILE, generateTypes, generated, TYPES_FILE } from '../scripts/gen-types.js';
+import type { JournalEntry as Journalled } from '../src/journal/journal.js';
+import type { JournalEntry, RuleHits } from '../src/protocol/types.generated.js';
+import type { RuleHits as Counted } from '../src/scenario/rules.js';
+
+// The dashboard reads the generated types: what the server sends must be one of them (checked when compiled).
+const journalled = (e: Journalled): JournalEntry => e;
+const counted = (hits: Counted[]): RuleHits => hits;
+
+t.test("the server's journal entries and rule hits are the generated types the dashboard imports", async (t) => {
+  t.equal(typeof journalled, 'function');
+  t.equal(typeof counted, 'function');
+});
 
 t.test('src/protocol/types.generated.ts is current with schemas/', async (t) => {
   const types = await generateTypes();

@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
-import { registeredEvents } from '../events/registry.js';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import { describeErrors, validator } from '../schemas.js';
+import { describeErrors, eventTypes, validator } from '../schemas.js';
 import type { Simulator } from '../simulator.js';
 
 const validateRequest = validator<CallbackRequest>('CallbackRequest');
@@ -62,7 +61,7 @@ function schemaFindings(body: unknown, echo: Intake['echo']): Finding[] {
     // The discriminator's own words ("value of tag … must be in oneOf") say nothing to a
     // provider; a missing event_type is already reported as required.
     if (errors[i]!.keyword !== 'discriminator') return [finding('SCHEMA', `${pointer} ${message}`, pointer)];
-    return absent ? [] : [finding('SCHEMA', `/event_type must be one of ${registeredEvents().map((e) => e.type).join(', ')}`, '/event_type')];
+    return absent ? [] : [finding('SCHEMA', `/event_type must be one of ${eventTypes.join(', ')}`, '/event_type')];
   });
 }
 

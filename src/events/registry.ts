@@ -20,7 +20,9 @@ export function registerEvent(handler: AnyHandler): void {
   if (known === handler) return;
   if (known) throw new Error(`wallet-sim: the event ${handler.type} is registered twice`);
   if (compiled && !compiled.has(handler.type))
-    throw new Error(`wallet-sim: the event ${handler.type} is registered after the schemas were compiled: register it before importing the app`);
+    throw new Error(
+      `wallet-sim: the event ${handler.type} is registered after the schemas were compiled: register it before importing the app`,
+    );
   registry.set(handler.type, handler);
 }
 

@@ -29,7 +29,7 @@ export interface Ledger {
 
 export const LEDGER_BATCH = 500;
 
-/** A retained transaction as a ledger row (undefined for an event of no round, a login, or a record of an older version without its amounts). */
+/** A retained transaction as a ledger row (undefined for an event of no round, a login, or an older record without its amounts). */
 export function ledgerEntry(t: TransactionRecord, settled: (key: string) => boolean): LedgerEntry | undefined {
   const effect = roundEffectOf(t.event_type);
   if (!effect || t.amount === undefined || t.game_no === undefined) return undefined;
