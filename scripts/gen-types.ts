@@ -1,13 +1,24 @@
-// Generates src/protocol/types.generated.ts from schemas/*.schema.json, so the TypeScript types
-// are never written by hand. `npm run gen:types` rewrites it; test/gen-types.test.ts fails when stale.
+// Generates what is derived, so nothing is written twice by hand: the lists of events in schemas/
+// from the event registry (src/events/), src/protocol/events.generated.ts (the event names, for the
+// CLI and the dashboard) and src/protocol/types.generated.ts from schemas/*.schema.json.
+// `npm run gen:types` rewrites them; test/gen-types.test.ts fails when one is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { ROOT } from '../src/paths.js';
+import { BUILT_IN_EVENTS } from '../src/events/index.js';
+import { ROOT, SCHEMAS_DIR } from '../src/paths.js';
 import { schemas } from '../src/schemas.js';
+import { eventListsWritten, EVENTS_FILE, eventsModule } from './gen-events.js';
 
 export const TYPES_FILE = join(ROOT, 'src/protocol/types.generated.ts');
+export { EVENTS_FILE };
+
+/** Every generated file and the text it must hold: the schema files listing events, the event names, the types. */
+export async function generated(): Promise<{ file: string; text: string }[]> {
+  const lists = eventListsWritten(SCHEMAS_DIR, BUILT_IN_EVENTS);
+  return [...lists, { file: EVENTS_FILE, text: eventsModule(BUILT_IN_EVENTS) }, { file: TYPES_FILE, text: await generateTypes() }];
+}
 
 /** Rewrites cross-file refs ("BetRequest#/x") and local refs ("#/definitions/card") into one root document. */
 function relink(node: unknown, ownId: string, root = true): unknown {
@@ -38,18 +49,20 @@ export async function generateTypes(): Promise<string> {
   });
 }
 
+const read = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const text = await generateTypes();
-  const old = (() => {
-    try {
-      return readFileSync(TYPES_FILE, 'utf8');
-    } catch {
-      return '';
+  for (const { file, text } of await generated()) {
+    if (read(file) === text) console.log(`${file} is up to date`);
+    else {
+      writeFileSync(file, text);
+      console.log(`wrote ${file}`);
     }
-  })();
-  if (old === text) console.log(`${TYPES_FILE} is up to date`);
-  else {
-    writeFileSync(TYPES_FILE, text);
-    console.log(`wrote ${TYPES_FILE}`);
   }
 }

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { EVENT_SITES, listAt, withEvents } from './events/event-schemas.js';
+import { registeredEvents, schemasCompiledWith } from './events/registry.js';
 import { SCHEMAS_DIR } from './paths.js';
 
 export interface JsonSchema {
@@ -8,11 +10,25 @@ export interface JsonSchema {
   [key: string]: unknown;
 }
 
-/** Every schema in schemas/, by $id. They are the single source of the wire contract. */
-export const schemas: readonly JsonSchema[] = readdirSync(SCHEMAS_DIR)
+/** The files of schemas/ as they are, by $id. */
+export const schemaFiles: readonly JsonSchema[] = readdirSync(SCHEMAS_DIR)
   .filter((f) => f.endsWith('.schema.json'))
   .sort()
   .map((f) => JSON.parse(readFileSync(join(SCHEMAS_DIR, f), 'utf8')) as JsonSchema);
+
+/**
+ * Every schema, by $id: the single source of the wire contract. The files of schemas/, with the
+ * events registered so far (src/events/registry.ts) in their lists of events: an event registered
+ * before the app is built is validated, filtered, matched and documented like a built-in one.
+ */
+export const schemas: readonly JsonSchema[] = withEvents(schemaFiles, registeredEvents());
+
+/** Every event_type the schemas accept, in their order (the built-in ones first). */
+export const eventTypes = listAt(
+  schemas.find((s) => s.$id === 'Envelope')!,
+  EVENT_SITES.find((s) => s.$id === 'Envelope')!,
+) as readonly string[];
+schemasCompiledWith(new Set(eventTypes));
 
 /** The ajv options used everywhere, Fastify's validator included: no coercion, no defaults, every error. */
 export const ajvOptions = {

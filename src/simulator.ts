@@ -1,3 +1,4 @@
+import './events/index.js'; // the built-in events, registered before any backend asks what an event does to its round
 import type { Journal, JournalStore } from './journal/journal.js';
 import type { CallbackRequest, Scenario } from './protocol/types.generated.js';
 import { type Fired, type RuleHits } from './scenario/rules.js';

@@ -1,17 +1,39 @@
-// The TypeScript types come from schemas/*.schema.json; the checked-in file must be what they generate.
+// What is derived is checked in as it derives: the lists of events in schemas/ and the event names
+// from the event registry (src/events/), the TypeScript types from schemas/*.schema.json.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { generateTypes, TYPES_FILE } from '../scripts/gen-types.js';
+import { EVENTS_FILE, generateTypes, generated, TYPES_FILE } from '../scripts/gen-types.js';
+import type { JournalEntry as Journalled } from '../src/journal/journal.js';
+import type { JournalEntry, RuleHits } from '../src/protocol/types.generated.js';
+import type { RuleHits as Counted } from '../src/scenario/rules.js';
+
+// The dashboard reads the generated types: what the server sends must be one of them (checked when compiled).
+const journalled = (e: Journalled): JournalEntry => e;
+const counted = (hits: Counted[]): RuleHits => hits;
+
+t.test("the server's journal entries and rule hits are the generated types the dashboard imports", async (t) => {
+  t.equal(typeof journalled, 'function');
+  t.equal(typeof counted, 'function');
+});
 
 t.test('src/protocol/types.generated.ts is current with schemas/', async (t) => {
-  const generated = await generateTypes();
-  const onDisk = readFileSync(TYPES_FILE, 'utf8');
+  const types = await generateTypes();
   t.ok(
-    generated.length > 0 && /export interface CallbackReply\b|export type CallbackReply\b/.test(generated),
+    types.length > 0 && /export interface CallbackReply\b|export type CallbackReply\b/.test(types),
     'the generator produces the reply type',
   );
+});
+
+t.test('every generated file is current (schemas/ event lists, event names, types)', async (t) => {
+  const files = await generated();
+  t.ok(files.some((f) => f.file === EVENTS_FILE) && files.some((f) => f.file === TYPES_FILE));
   t.ok(
-    onDisk === generated,
-    `${TYPES_FILE} is stale: the schemas changed since it was generated. Run \`npm run gen:types\` and commit the result.`,
+    files.filter((f) => f.file.endsWith('.schema.json')).length >= 5,
+    'the envelope, the callback request, the scenario, the journal filter and the ledger row list the events',
   );
+  for (const { file, text } of files)
+    t.ok(
+      readFileSync(file, 'utf8') === text,
+      `${file} is stale: the events or the schemas changed since it was generated. Run \`npm run gen:types\` and commit the result.`,
+    );
 });

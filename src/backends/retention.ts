@@ -1,5 +1,6 @@
 import { type TransactionRecord, forgottenRound, forgottenTxn, roundKey } from './change.js';
 import { ForgottenIds } from './forgotten.js';
+import { roundEffectOf } from '../events/registry.js';
 
 /**
  * The newest `retain` applied transactions (docs/design.md "Bounded memory"); older ones are forgotten
@@ -26,7 +27,7 @@ export class TransactionIndex {
       const [id, old] = this.oldest.next().value as [string, TransactionRecord];
       this.records.delete(id);
       this.forgotten.add(forgottenTxn(id));
-      if (old.event_type === 'bet_result' && old.game_no !== undefined) {
+      if (roundEffectOf(old.event_type) === 'settles' && old.game_no !== undefined) {
         const key = roundKey(old.user_id, old.game_no);
         if (forgetRound(key)) this.forgotten.add(forgottenRound(key));
       }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import { describeErrors, validator } from '../schemas.js';
+import { describeErrors, eventTypes, validator } from '../schemas.js';
 import type { Simulator } from '../simulator.js';
 
 const validateRequest = validator<CallbackRequest>('CallbackRequest');
@@ -61,7 +61,7 @@ function schemaFindings(body: unknown, echo: Intake['echo']): Finding[] {
     // The discriminator's own words ("value of tag … must be in oneOf") say nothing to a
     // provider; a missing event_type is already reported as required.
     if (errors[i]!.keyword !== 'discriminator') return [finding('SCHEMA', `${pointer} ${message}`, pointer)];
-    return absent ? [] : [finding('SCHEMA', '/event_type must be one of login, bet, bet_result', '/event_type')];
+    return absent ? [] : [finding('SCHEMA', `/event_type must be one of ${eventTypes.join(', ')}`, '/event_type')];
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Code } from '../protocol/codes.js';
 import type { Finding } from '../protocol/findings.js';
 import type { CallbackReply, CallbackRequest } from '../protocol/types.generated.js';
-import { EVENTS, eventOf } from '../events/index.js';
+import { eventNamed, eventOf } from '../events/index.js';
 import type { Fired } from '../scenario/rules.js';
 import { type Money, toJsonNumber } from '../money.js';
 import type { Simulator } from '../simulator.js';
@@ -34,7 +34,7 @@ export function replyHeadersFor(
     'api-id': fixed?.api_id ?? first(input.headers['api-id']) ?? '',
     'api-key': fixed?.api_key ?? first(input.headers['api-key']) ?? '',
   };
-  const event = eventType !== undefined && Object.hasOwn(EVENTS, eventType) ? EVENTS[eventType as keyof typeof EVENTS] : undefined;
+  const event = eventNamed(eventType);
   if (event?.echoesCallbackUrl) headers['callback-url'] = first(input.headers['callback-url']) ?? '';
   if (reason) headers['x-wallet-sim-reason'] = headerSafe(reason);
   return headers;

@@ -2,7 +2,7 @@ import { balanceProblem, sum } from '../money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetResultRequest } from '../protocol/types.generated.js';
 import { playerChange, roundChange } from '../backends/state.js';
-import { amount, currencyFindings, roundEvent, MAX_BETS_PER_ROUND } from './checks.js';
+import { amount, AMOUNT_FINDINGS, currencyFindings, roundEvent, MAX_BETS_PER_ROUND } from './checks.js';
 import type { EventHandler } from './event.js';
 import { resultDetailFindings } from './result-detail.js';
 
@@ -13,8 +13,27 @@ import { resultDetailFindings } from './result-detail.js';
  */
 export const betResult: EventHandler<BetResultRequest> = {
   type: 'bet_result',
+  schema: 'BetResultRequest',
+  round: 'settles',
   ...roundEvent,
+  findings: [
+    ...AMOUNT_FINDINGS,
+    'ROUND_SETTLED',
+    'BETS_TOO_MANY',
+    'ROUND_EXPIRED',
+    'ROUND_UNKNOWN',
+    'CURRENCY_MISMATCH',
+    'STAKE_MISMATCH',
+    'BET_INDEX_REPEATED',
+    'BET_INDEX_UNKNOWN',
+    'BET_MISMATCH',
+    'WINLOSS_BELOW_STAKE',
+    'TOTAL_MISMATCH',
+    'RESULT_DETAIL_NOT_JSON',
+    'RESULT_DETAIL_INCOMPLETE',
+  ],
   echoesCallbackUrl: true,
+  grading: { startsSession: false },
 
   decide(req, { view, player, config, findings }) {
     const d = req.data;

@@ -2,7 +2,7 @@ import { sum, toJsonNumber } from '../money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest } from '../protocol/types.generated.js';
 import { playerChange } from '../backends/state.js';
-import { amount, currencyFindings, roundEvent, MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from './checks.js';
+import { amount, AMOUNT_FINDINGS, currencyFindings, roundEvent, MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from './checks.js';
 import type { EventHandler } from './event.js';
 
 /**
@@ -11,8 +11,20 @@ import type { EventHandler } from './event.js';
  */
 export const bet: EventHandler<BetRequest> = {
   type: 'bet',
+  schema: 'BetRequest',
+  round: 'opens',
   ...roundEvent,
+  findings: [
+    ...AMOUNT_FINDINGS,
+    'BETS_TOO_MANY',
+    'ROUND_EXPIRED',
+    'BET_INDEX_REPEATED',
+    'TOTAL_MISMATCH',
+    'ROUND_SETTLED',
+    'CURRENCY_MISMATCH',
+  ],
   echoesCallbackUrl: false,
+  grading: { startsSession: false },
   refusal: (code, req, balance) =>
     code === 'R4' ? `R4: balance ${balance?.toFixed()} is less than total_bet_amount ${req.data.total_bet_amount}` : undefined,
 

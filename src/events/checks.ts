@@ -1,11 +1,19 @@
 import { amountProblem, type Money, money, ZERO } from '../money.js';
-import { type Finding, finding } from '../protocol/findings.js';
+import { type Finding, finding, type FindingCode } from '../protocol/findings.js';
 import type { Player, Round } from '../backends/state.js';
 import type { WalletConfig } from './event.js';
 
 /** Bets one request may carry, and a round may hold (R3 BETS_TOO_MANY beyond): no callback's cost grows without bound. */
 export const MAX_BETS_PER_REQUEST = 500;
 export const MAX_BETS_PER_ROUND = 2000;
+
+/** The findings of amount(): an event whose request carries amounts raises them. */
+export const AMOUNT_FINDINGS = [
+  'AMOUNT_NOT_FINITE',
+  'AMOUNT_INEXACT',
+  'AMOUNT_SCALE',
+  'AMOUNT_TOO_LARGE',
+] as const satisfies readonly FindingCode[];
 
 /** An amount as an exact decimal; a problem with it (scale, digits, bound) is a finding. */
 export function amount(n: number, currency: string, pointer: string, config: WalletConfig, findings: Finding[]): Money {

@@ -1,6 +1,6 @@
 import type { Money } from '../money.js';
 import type { Code } from '../protocol/codes.js';
-import type { Finding } from '../protocol/findings.js';
+import type { Finding, FindingCode } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
 import type { Change } from '../backends/change.js';
 import type { Player } from '../backends/state.js';
@@ -37,20 +37,45 @@ export interface MatchFields {
   amount?: number;
 }
 
+/** What an event does to its round: a bet opens it (or adds to it), a bet_result settles it. */
+export type RoundEffect = 'opens' | 'settles';
+
+/** A JSON Schema document with its $id (the shape of src/schemas.ts, without importing it). */
+export interface EventSchema {
+  $id: string;
+  [key: string]: unknown;
+}
+
 /**
- * One callback event: everything that differs from one event_type to another. Registered in
- * ./index.ts; adding an event (a future `bet_cancel`) is one file like this and its schema.
+ * One callback event: everything that differs from one event_type to another, and the one place
+ * that says it. Registered in ./index.ts (the built-in ones) or with registerEvent (./registry.ts);
+ * the schema enums, the callback request's oneOf and the UI's event list are derived from the
+ * registry (`npm run gen:types`). Adding an event is one file like this, its schema and its tests.
  */
-export interface EventHandler<R extends CallbackRequest = CallbackRequest> {
+export interface EventHandler<R extends { event_type: string } = CallbackRequest> {
   readonly type: R['event_type'];
+  /** Its request schema: the $id of a file in schemas/, or the document itself (an event defined elsewhere). */
+  readonly schema: string | EventSchema;
+  /** What it does to its round (`gameNo`); absent: it has none and moves no money (login). */
+  readonly round?: RoundEffect;
   /** The round the event belongs to, read for it from the store. */
   gameNo(req: R): string | undefined;
   /** What scenario rules can match on. */
   matchFields(req: R): MatchFields;
   /** The event's checks: its changes when applied, else the code it is refused with. */
   decide(req: R, ctx: EventContext): Change[] | Code;
+  /** The findings its checks can raise (beyond the schema's and the envelope's), for the docs and the tests. */
+  readonly findings: readonly FindingCode[];
   /** Why a refusal with this code happened, when the findings do not say it (R4). */
   refusal?(code: Code, req: R, balance: Money | undefined): string | undefined;
-  /** The reply echoes the request's Callback-URL header (spec section 4). */
+  /** Its reply's fields beyond the body every reply has: it echoes the request's Callback-URL header (spec section 4). */
   readonly echoesCallbackUrl: boolean;
+  /** What grading learns from it beyond its round. */
+  readonly grading: GradingFacts;
+}
+
+/** The facts the certification checks read from an event (src/grading/). */
+export interface GradingFacts {
+  /** It starts the player's session: the bets that follow need its R0 (login-before-bet, no-bet-after-login-refused). */
+  readonly startsSession: boolean;
 }

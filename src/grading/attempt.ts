@@ -1,3 +1,7 @@
+import { roundKey } from '../backends/change.js';
+import type { RoundEffect } from '../events/event.js';
+import { eventNamed } from '../events/index.js';
+
 /**
  * What the provider learnt from one attempt:
  * - `R0`…`R4`: it read a reply with that code, in time;
@@ -9,7 +13,8 @@
  */
 export type Outcome = 'R0' | 'R1' | 'R2' | 'R3' | 'R4' | 'failed' | 'lost' | 'waiting';
 
-export type GradedEvent = 'login' | 'bet' | 'bet_result';
+/** A registered event's name (src/events/): its grading facts are read from its module. */
+export type GradedEvent = string;
 
 /** Where a violation's evidence comes from: the journal entry's request and reply, already masked. */
 export interface EvidenceSource {
@@ -64,6 +69,10 @@ export interface Attempt extends Arrival {
   balance?: number;
   /** Its round's key (roundKey), when it has a game_no. */
   round?: string;
+  /** What its event does to its round (the event module's `round`): a bet opens it, a bet_result settles it. */
+  effect: RoundEffect | undefined;
+  /** Its event starts the player's session (a login: the event module's grading facts). */
+  session: boolean;
 }
 
 /**
@@ -71,6 +80,7 @@ export interface Attempt extends Arrival {
  * checks that read them stay fast (an arrival's optional fields would make many).
  */
 export function attemptOf(r: Arrival, nth: number): Attempt {
+  const event = eventNamed(r.event);
   return {
     id: r.id,
     at: r.at,
@@ -90,6 +100,8 @@ export function attemptOf(r: Arrival, nth: number): Attempt {
     knownAt: undefined,
     balance: undefined,
     round: r.game === undefined ? undefined : roundKey(r.user, r.game),
+    effect: event?.round,
+    session: event?.grading.startsSession ?? false,
   };
 }
 
@@ -115,14 +127,11 @@ export function outcomeOf(a: Attempt, done: Completion, timeoutAt: number): { ou
   return { outcome, knownAt: done.end, ...(balance === undefined ? {} : { balance }) };
 }
 
-/** Bets and settlements: the callbacks that move money. */
-export const movesMoney = (a: { event: GradedEvent }) => a.event === 'bet' || a.event === 'bet_result';
+/** Bets and settlements: the callbacks that move money (those of a round). */
+export const movesMoney = (a: { effect: RoundEffect | undefined }) => a.effect !== undefined;
 
-/**
- * One encoding of a round's key, with no collision whatever the ids hold: the player's length
- * first, so the key reads back into exactly one (user_id, game_no).
- */
-export const roundKey = (user: string, game: string) => `${user.length}:${user}${game}`;
+/** A round's key: the one encoding the backends use (src/backends/change.ts), with no collision whatever the ids hold. */
+export { roundKey };
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
 
@@ -143,7 +152,7 @@ export function arrivalOf(e: {
   reply: { status: number; body: unknown };
 }): Arrival | undefined {
   const { transaction_id: tx, event_type: event, user_id: user } = e;
-  if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) return undefined;
+  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) return undefined;
   const data = record(record(e.request.body)?.data);
   const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body: e.request.body, applied: e.code === 'R0' };
   if (typeof data?.game_no === 'string') arrival.game = data.game_no;

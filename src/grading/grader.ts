@@ -125,7 +125,7 @@ export class Grader {
     tx.last = a;
     tx.running++;
     if (tx.prev) this.timing.resend(a.at - tx.prev.at, tx.count);
-    if (a.event === 'login') this.player(a.user).loginsInFlight++;
+    if (a.session) this.player(a.user).loginsInFlight++;
     this.unanswered.push(a);
     for (const r of this.reducers.values()) r.arrive?.(this, a, tx);
     this.book(a, tx);
@@ -134,12 +134,12 @@ export class Grader {
 
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
   private book(a: Attempt, tx: Tx): void {
-    if (a.event === 'login') {
+    if (a.session) {
       if (a.applied) mark(this.player(a.user), LOGGED_IN);
       return;
     }
     if (a.game === undefined) return;
-    if (a.event === 'bet') {
+    if (a.effect === 'opens') {
       const round = this.round(a.user, a.game, a.round);
       if (!round.bets.has(a.tx)) round.bets.set(a.tx, tx);
       if (!a.applied) return;
@@ -148,7 +148,7 @@ export class Grader {
         round.opener = a;
         this.open.set(a.round!, round);
       }
-    } else if (a.applied) {
+    } else if (a.effect === 'settles' && a.applied) {
       const round = this.open.get(a.round!);
       if (round?.opener && !round.settlement) {
         round.settlement = a;
@@ -184,7 +184,7 @@ export class Grader {
     const tx = this.txs.get(a.tx) ?? this.orphan(a);
     if (o.outcome !== 'lost') tx.read = true;
     if (!tx.resolved && (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3' || o.outcome === 'R4')) tx.resolved = a;
-    if (a.event === 'login') {
+    if (a.session) {
       const p = this.player(a.user);
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
       if (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3') p.lastLogin = a;

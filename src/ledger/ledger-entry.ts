@@ -1,9 +1,11 @@
+import { roundEffectOf } from '../events/index.js';
 import { roundKey, type TransactionRecord } from '../backends/change.js';
 
 /** One row of the ledger, its amounts as decimal text (never a binary float). */
 export interface LedgerEntry {
   transaction_id: string;
-  event_type: 'bet' | 'bet_result';
+  /** An event of a round (src/events/): bet, bet_result. */
+  event_type: string;
   user_id: string;
   game_no: string;
   currency: string;
@@ -27,9 +29,10 @@ export interface Ledger {
 
 export const LEDGER_BATCH = 500;
 
-/** A retained transaction as a ledger row (undefined for a login, or a record of an older version without its amounts). */
+/** A retained transaction as a ledger row (undefined for an event of no round, a login, or an older record without its amounts). */
 export function ledgerEntry(t: TransactionRecord, settled: (key: string) => boolean): LedgerEntry | undefined {
-  if ((t.event_type !== 'bet' && t.event_type !== 'bet_result') || t.amount === undefined || t.game_no === undefined) return undefined;
+  const effect = roundEffectOf(t.event_type);
+  if (!effect || t.amount === undefined || t.game_no === undefined) return undefined;
   return {
     transaction_id: t.transaction_id,
     event_type: t.event_type,
@@ -39,6 +42,6 @@ export function ledgerEntry(t: TransactionRecord, settled: (key: string) => bool
     amount: t.amount,
     balance_after: t.balance_after ?? '',
     applied_at: new Date(t.applied_at ?? 0).toISOString(),
-    round_status: t.event_type === 'bet_result' || settled(roundKey(t.user_id, t.game_no)) ? 'settled' : 'open',
+    round_status: effect === 'settles' || settled(roundKey(t.user_id, t.game_no)) ? 'settled' : 'open',
   };
 }

@@ -1,5 +1,6 @@
 import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../client/callbacks.js';
 import { type Credentials, postCallback } from '../client/http.js';
+import { eventNamed } from '../events/index.js';
 import { type Money, money, sum, ZERO } from '../money.js';
 import type { CallbackReply } from '../protocol/types.generated.js';
 import { describeErrors, validator } from '../schemas.js';
@@ -182,9 +183,9 @@ export class Check {
       );
     }
 
-    const missing = ['api-id', 'api-key', ...(echo && echo.event_type !== 'bet' ? ['callback-url'] : [])].filter(
-      (h) => r.headers[h] === undefined,
-    );
+    // The event's module says whether its reply echoes Callback-URL (spec 4: login and bet_result do).
+    const echoes = !!echo && (eventNamed(echo.event_type)?.echoesCallbackUrl ?? true);
+    const missing = ['api-id', 'api-key', ...(echoes ? ['callback-url'] : [])].filter((h) => r.headers[h] === undefined);
     this.assert('reply-headers', missing.length === 0, at(`reply headers missing: ${missing.join(', ')} (spec 4)`), index);
 
     if (o.expect) {

@@ -8,5 +8,4 @@ export const CODES = {
 } as const;
 
 export type Code = keyof typeof CODES;
-export const EVENT_TYPES = ['login', 'bet', 'bet_result'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from './events.generated.js';

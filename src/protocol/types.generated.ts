@@ -407,17 +407,47 @@ duration_ms: number
 transaction_id?: string
 event_type?: string
 user_id?: string
+/**
+ * When the wallet wrote its reply or closed the connection; absent while the callback is being answered (a delay_ms in progress).
+ */
+replied_at?: string
+/**
+ * The request as received: its body as parsed, or its text (an excerpt when refused unread).
+ */
 request: {
-
+method: string
+url: string
+/**
+ * Api-Key masked.
+ */
+headers: {
+[k: string]: string
 }
+body?: unknown
+}
+/**
+ * The reply as sent (its body as the wire carried it).
+ */
 reply: {
-
+status: number
+headers: {
+[k: string]: string
+}
+body?: unknown
+/**
+ * A scenario rule closed the connection instead of answering (the lost-reply case).
+ */
+dropped: boolean
+/**
+ * The caller had already closed the connection when the reply was written: it never read it.
+ */
+client_gone?: boolean
 }
 code?: string
 reason?: string
 rule?: {
-index?: number
-name?: string
+index: number
+name: string
 }
 balance_before?: number
 balance_after?: number

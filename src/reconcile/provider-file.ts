@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { registeredEvents } from '../events/index.js';
 import { type Money, money } from '../money.js';
 import { type Cell, FileProblem, type Located, parseCsv } from './csv.js';
 import { parseJsonRecords } from './json-records.js';
@@ -7,7 +8,8 @@ import { parseJsonRecords } from './json-records.js';
 /** One transaction as the provider's own books have it. */
 export interface ProviderRecord {
   transaction_id: string;
-  event_type: 'bet' | 'bet_result';
+  /** An event of a round (src/events/): bet, bet_result. */
+  event_type: string;
   user_id: string;
   game_no: string;
   amount: Money;
@@ -20,6 +22,8 @@ export interface ProviderRecord {
 
 export const REQUIRED = ['transaction_id', 'event_type', 'user_id', 'game_no', 'amount', 'status'] as const;
 const DECIMAL = /^\d{1,30}(\.\d{1,30})?$/;
+/** The events a provider's books list: those that move money, the events of a round. */
+const ROUND_EVENTS = () => registeredEvents().flatMap((e) => (e.round ? [e.type as string] : []));
 
 /** A provider file that cannot be read: `file: line L, column C: reason`. */
 export class ProviderFileError extends Error {
@@ -103,7 +107,7 @@ function toRecord(r: Located): ProviderRecord {
   const time = r.cells.get('timestamp');
   return {
     transaction_id: text('transaction_id'),
-    event_type: oneOf('event_type', ['bet', 'bet_result'] as const),
+    event_type: oneOf('event_type', ROUND_EVENTS()),
     user_id: text('user_id'),
     game_no: text('game_no'),
     amount: money(amountCell.value),

@@ -4,6 +4,7 @@ import { stringify } from 'safe-stable-stringify';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { buildReply, type CallbackOutput, handleCallback, headerSafe, unjournalled } from '../callback/handle.js';
 import { fromFastify } from '../errors.js';
+import { eventNamed } from '../events/index.js';
 import { isoTime } from '../iso-time.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
@@ -15,7 +16,7 @@ import type { Finding } from '../protocol/findings.js';
 /** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
 function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): unknown {
   const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
-  if (tx === undefined || user === undefined || (event !== 'login' && event !== 'bet' && event !== 'bet_result')) {
+  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) {
     grader.settle(ticket);
     return undefined;
   }

@@ -23,8 +23,6 @@ export interface Decision extends Decided {
   replayed: boolean;
 }
 
-const EVENT_TYPES = { login: 'login', bet: 'bet', bet_result: 'bet_result' } as const;
-
 /**
  * The rules of the money (docs/design.md "Wallet rules"), pure: the records read for a callback in, the
  * code, the changes and the findings out. Idempotency first, then the player, then the event's own
@@ -87,11 +85,11 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
       op: 'txn',
       transaction_id: req.transaction_id,
       user_id: player.user_id,
-      event_type: EVENT_TYPES[req.event_type],
+      event_type: event.type,
       fingerprint,
       // The ledger's row (GET /admin/ledger): money moved by a bet or a settlement; a login moves none.
-      ...(req.event_type !== 'login' && {
-        game_no: req.data.game_no,
+      ...(event.round && {
+        game_no: event.gameNo(req),
         currency: player.currency,
         amount: toJsonNumber(after.minus(player.balance).abs()),
         balance_after: toJsonNumber(after),

@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { Detail } from './detail.js';
 import { amount, clock, flagsOf } from './format.js';
+import { EVENT_TYPES } from '../../src/protocol/events.generated.js';
 import type { JournalEntry } from './types.js';
 
 export interface CallbacksProps {
@@ -23,7 +24,6 @@ interface Filter {
 }
 
 const CODES = ['R0', 'R1', 'R2', 'R3', 'R4'];
-const EVENTS = ['login', 'bet', 'bet_result'];
 
 /** The live list of callbacks, newest first, with filters; a click opens request and reply. */
 export function Callbacks(p: CallbacksProps) {
@@ -65,7 +65,7 @@ export function Callbacks(p: CallbacksProps) {
           Event
           <select name="event" value={filter.event} onChange={(e) => set({ event: e.currentTarget.value })}>
             <option value="">any</option>
-            {EVENTS.map((v) => (
+            {EVENT_TYPES.map((v) => (
               <option value={v}>{v}</option>
             ))}
           </select>

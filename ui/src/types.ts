@@ -1,21 +1,14 @@
-// What the admin API sends. The journal entry is the server's own type (type-only import).
-export type { JournalEntry } from '../../src/journal/journal.js';
+// What the admin API sends: the server's own types (type-only imports, generated from schemas/ where they can be).
+import type { RuleHits as RuleHitsList } from '../../src/protocol/types.generated.js';
 export type { Finding, Severity } from '../../src/protocol/findings.js';
 
-export interface Player {
-  user_id: string;
-  balance: number;
-  currency: string;
-}
+/** GET /admin/players: one player; GET /admin/journal: one serve event (schemas/). */
+export type { JournalEntry, Player } from '../../src/protocol/types.generated.js';
 
-export interface RuleHits {
-  index: number;
-  name: string;
-  matched: number;
-  fired: number;
-  exhausted: boolean;
-}
+/** GET /admin/scenario/rules: one rule's counters (schemas/rule-hits.schema.json). */
+export type RuleHits = RuleHitsList[number];
 
+/** A scenario as the dashboard reads it: loose, since a pasted one may be invalid (the generated Scenario is a valid one). */
 export interface ScenarioDoc {
   name: string;
   description?: string;

@@ -1,5 +1,6 @@
 import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
 import { roundKey, type TransactionRecord } from '../change.js';
+import { roundEffectOf } from '../../events/registry.js';
 import type { RedisStore } from './redis-store.js';
 
 /**
@@ -31,7 +32,7 @@ export async function readRedisLedger(store: RedisStore, userId?: string): Promi
       const txns = (await records(from, from + LEDGER_BATCH - 1)).filter((t) => userId === undefined || t.user_id === userId);
       if (!txns.length && (await client.llen(order)) <= from) return;
       // Which of these bets' rounds are settled: one MGET for the batch.
-      const bets = txns.filter((t) => t.event_type === 'bet' && t.game_no !== undefined);
+      const bets = txns.filter((t) => roundEffectOf(t.event_type) === 'opens' && t.game_no !== undefined);
       const flags = bets.length ? await client.mget(...bets.map((t) => key('settled', roundKey(t.user_id, t.game_no!)))) : [];
       const settledRounds = new Set(bets.flatMap((t, i) => (flags[i] ? [roundKey(t.user_id, t.game_no!)] : [])));
       const rows = txns.flatMap((t) => ledgerEntry(t, (k) => settledRounds.has(k)) ?? []);

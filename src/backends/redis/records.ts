@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { money, sum, toJsonNumber } from '../../money.js';
 import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../change.js';
 import type { Player, Round } from '../state.js';
+import { roundEffectOf } from '../../events/registry.js';
 
 /**
  * Forgotten ids (docs/design.md, "Bounded memory"), as compact as the local stores keep them: a 64-bit
@@ -129,7 +130,8 @@ export function recordOps(
         const { op: _op, ...record } = c;
         const txnKey = key('txn', c.transaction_id);
         // What forgetting this transaction later takes with it: its id, and the round it settled.
-        const settledRound = c.event_type === 'bet_result' && c.game_no !== undefined ? roundKey(c.user_id, c.game_no) : undefined;
+        const settledRound =
+          roundEffectOf(c.event_type) === 'settles' && c.game_no !== undefined ? roundKey(c.user_id, c.game_no) : undefined;
         const entry = {
           t: txnKey,
           th: hash64(forgottenTxn(c.transaction_id)),

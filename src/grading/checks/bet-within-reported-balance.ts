@@ -6,7 +6,7 @@ const ID = 'BET_WITHIN_REPORTED_BALANCE';
 /** A new bet's total is at most the latest_balance last read by the provider for that player. */
 export const betWithinReportedBalance: Reducer = {
   arrive(g, a) {
-    if (a.event !== 'bet' || a.nth !== 0 || a.total === undefined) return;
+    if (a.effect !== 'opens' || a.nth !== 0 || a.total === undefined) return;
     const report = g.player(a.user).reported;
     if (!report || report.id > a.id) return;
     const tally = g.tally(ID);

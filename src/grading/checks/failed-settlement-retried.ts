@@ -12,7 +12,7 @@ const DONE = `${ID}:done`;
  */
 export const failedSettlementRetried: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
-    if (a.event !== 'bet_result' || marked(tx, DONE)) return;
+    if (a.effect !== 'settles' || marked(tx, DONE)) return;
     const tally = g.tally(ID);
     if (!marked(tx, ID)) {
       if (a.outcome !== 'R1' && a.outcome !== 'failed') return;

@@ -7,7 +7,7 @@ const ID = 'LOGIN_BEFORE_BET';
 /** A player's first bet comes after a login of theirs that the wallet accepted (R0). */
 export const loginBeforeBet: Reducer = {
   arrive(g, a) {
-    if (a.event !== 'bet') return;
+    if (a.effect !== 'opens') return;
     const p = g.player(a.user);
     if (marked(p, ID)) return;
     mark(p, ID);

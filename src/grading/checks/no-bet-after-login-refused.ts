@@ -7,14 +7,14 @@ const ID = 'NO_BET_AFTER_LOGIN_REFUSED';
 /** After a login read as R2 or R3, no new bet for that player until a later login is read as R0. */
 export const noBetAfterLoginRefused: Reducer = {
   known(g, a) {
-    if (a.event !== 'login' || (a.outcome !== 'R2' && a.outcome !== 'R3')) return;
+    if (!a.session || (a.outcome !== 'R2' && a.outcome !== 'R3')) return;
     const p = g.player(a.user);
     if (marked(p, ID)) return;
     mark(p, ID);
     g.tally(ID).exercise(a.user);
   },
   arrive(g, a) {
-    if (a.event !== 'bet' || a.nth !== 0) return;
+    if (a.effect !== 'opens' || a.nth !== 0) return;
     const p = g.player(a.user);
     const login = p.lastLogin;
     if (!login || login.outcome === 'R0' || marked(p, `${ID}:failed`)) return;

@@ -11,7 +11,7 @@ const ID = 'NO_SETTLEMENT_BEFORE_BET_REPLY';
  */
 export const noSettlementBeforeBetReply: Reducer = {
   arrive(g, a, tx) {
-    if (a.event !== 'bet_result') return;
+    if (a.effect !== 'settles') return;
     const round = g.roundOf(a);
     if (!round?.bets.size) return;
     const tally = g.tally(ID);

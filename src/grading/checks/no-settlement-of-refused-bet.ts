@@ -24,14 +24,14 @@ function betsKnown(round: Round): { state: 'applied' | 'refused' | 'open'; last?
 export const noSettlementOfRefusedBet: Reducer = {
   known(g: Grader, a: Attempt) {
     // Exercised once a bet of the round was refused or lost: the provider then had to hold back.
-    if (a.event !== 'bet' || a.outcome === 'R0') return;
+    if (a.effect !== 'opens' || a.outcome === 'R0') return;
     const round = g.roundOf(a);
     if (!round || marked(round, ID)) return;
     mark(round, ID);
     g.tally(ID).exercise(a.user);
   },
   arrive(g, a) {
-    if (a.event !== 'bet_result' || a.nth !== 0) return;
+    if (a.effect !== 'settles' || a.nth !== 0) return;
     const round = g.roundOf(a);
     if (!round?.bets.size || marked(round, `${ID}:failed`)) return;
     const { state, last } = betsKnown(round);

@@ -7,7 +7,7 @@ const ID = 'ONE_SETTLEMENT_PER_ROUND';
 /** A round opened and settled in the session gets no bet_result under another transaction_id. */
 export const oneSettlementPerRound: Reducer = {
   arrive(g, a) {
-    if (a.event !== 'bet_result') return;
+    if (a.effect !== 'settles') return;
     const round = g.roundOf(a);
     if (!round?.opener) return;
     const tally = g.tally(ID);

@@ -16,10 +16,10 @@ export const roundsSettled: Reducer = {
     const round = g.roundOf(a);
     const tally = g.tally(ID);
     const key = a.round!;
-    if (a.event === 'bet' && !round?.opener) {
+    if (a.effect === 'opens' && !round?.opener) {
       tally.exercise(a.user);
       tally.pend(key, a.user);
-    } else if (a.event === 'bet_result' && round?.opener && !round.settlement) {
+    } else if (a.effect === 'settles' && round?.opener && !round.settlement) {
       tally.unpend(key);
       const maxAge = g.t.round_max_age_s * 1000;
       if (a.at - round.opener.at > maxAge && !marked(round, LATE))
