@@ -11,17 +11,23 @@ import { run, start } from '../helpers/spawn-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-ci-'));
 const USD = { currency: 'USD' };
-// A lost bet reply with a 10 s retry window (long enough for a CLI to start on a busy machine):
-// pending at first, failed once the window closes.
-const scenario = join(dir, 'lost.json');
-writeFileSync(
-  scenario,
-  JSON.stringify({
-    ...TEST_SCENARIO,
-    rules: [{ name: 'lost', when: { event_type: 'bet', user_id: 'usd' }, then: { drop_connection: true }, times: 1 }],
-    grading: { retry_window_s: 10, client_timeout_s: 1, round_max_age_s: 10 },
-  }),
-);
+// A lost bet reply: pending while its retry window is open, failed once it closes. One scenario
+// with a window no CLI start outlasts, one with a window of 20 s for `--wait` to see close (long
+// enough for a CLI to start on a busy machine).
+const lostScenario = (name: string, windowS: number) => {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    JSON.stringify({
+      ...TEST_SCENARIO,
+      rules: [{ name: 'lost', when: { event_type: 'bet', user_id: 'usd' }, then: { drop_connection: true }, times: 1 }],
+      grading: { retry_window_s: windowS, client_timeout_s: 1, round_max_age_s: windowS },
+    }),
+  );
+  return path;
+};
+const scenario = lostScenario('lost.json', 600);
+const closing = lostScenario('closing.json', 20);
 
 t.test('a lost reply never resent: pending, then failed; --fail-on pending and --wait', async (t) => {
   const sim = await start(t, ['--port', '0', '--scenario', scenario, '--log-level', 'warn']);
@@ -38,9 +44,15 @@ t.test('a lost reply never resent: pending, then failed; --fail-on pending and -
   t.equal(r.code, 1, '--fail-on pending fails while a window is open');
   t.match(r.stdout, /FAIL: .*LOST_REPLY_RETRIED/);
   t.equal((await run(['report', '--url', sim.url, '--fail-on', 'nonsense'])).code, 1, 'a bad --fail-on is refused');
+});
 
+t.test('report --wait: waits for the window to close, then fails; the HTML evidence', async (t) => {
+  const sim = await start(t, ['--port', '0', '--scenario', closing, '--log-level', 'warn']);
+  const cb = `${sim.url}/callback`;
+  await post(cb, login('usd'), HEADERS);
+  t.ok((await post(cb, bet('usd', 'G1', [['1', 'P', 10]], USD), HEADERS, 5000)).error, 'the reply is dropped');
   const html = join(dir, 'report.html');
-  r = await run(['report', '--url', sim.url, '--wait', '60', '--html', html]);
+  const r = await run(['report', '--url', sim.url, '--wait', '60', '--html', html]);
   t.equal(r.code, 1, 'after waiting, the window closed and the check failed');
   t.match(r.stderr, /waiting for \d+ pending check.*LOST_REPLY_RETRIED/, 'what it waits for, on stderr');
   t.match(r.stdout, /✗ FAIL\s+LOST_REPLY_RETRIED/);
