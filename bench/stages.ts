@@ -71,7 +71,11 @@ const cpuOf = targets.map((_, i) => median(cpu[i]!)!);
 const stages = [...new Set(shares.flatMap((rs) => rs.flatMap((m) => [...m.keys()])))];
 const perCallback = (i: number, stage: string) => median(shares[i]!.map((m) => m.get(stage) ?? 0))! * cpuOf[i]!;
 stages.sort((a, b) => perCallback(1, b) - perCallback(1, a));
-console.log(`${new Date().toISOString()}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${n} requests × ${rounds} rounds`);
+console.log(
+  `${new Date().toISOString()}, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}; ${n} requests × ${rounds} rounds`,
+);
 console.log('| stage | bare Fastify µs | wallet-sim µs | difference µs |');
 console.log('|---|---:|---:|---:|');
 for (const stage of stages) {
