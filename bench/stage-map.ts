@@ -43,12 +43,12 @@ const BY_PACKAGE: [RegExp, string][] = [
   [/node_modules\/(pino|pino-std-serializers|sonic-boom)\//, 'logger'],
   [/node_modules\/light-my-request\//, 'inject (client and fake socket)'],
   [/node_modules\/(fastify|find-my-way|avvio|@fastify\/[^/]+|fast-json-stringify)\//, 'Fastify'],
-  [/\/dist\/bench\//, 'bench client (traffic)'],
+  [/^file:.*\/bench\/[^/]+\.js$/, 'bench client (traffic)'],
   [/^node:(_http|net|stream|internal\/stream|internal\/net)/, 'HTTP and socket (node)'],
 ];
 
 function stageOf(functionName: string, url: string): string | undefined {
-  const own = /\/dist\/src\/(.+)\.js$/.exec(url)?.[1];
+  const own = url.includes('/node_modules/') ? undefined : /^file:.*?\/src\/(.+)\.js$/.exec(url)?.[1];
   // Helpers every stage calls (exact money, the finding table) count for their caller.
   if (own && /^(money|protocol\/.+)$/.test(own)) return undefined;
   if (own) return BY_FUNCTION[own]?.[functionName] ?? BY_MODULE.find(([re]) => re.test(own))?.[1] ?? `other src/${own}`;
