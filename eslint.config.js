@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'src/protocol/types.generated.ts', '.scratch/'] },
+  { ignores: ['dist/', 'node_modules/', 'src/protocol/types.generated.ts', '.scratch/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

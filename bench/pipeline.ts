@@ -21,9 +21,10 @@ const headers = { host: '127.0.0.1:8080', connection: 'keep-alive', 'content-len
 async function one(): Promise<void> {
   const started = performance.now();
   const receivedAt = new Date().toISOString();
-  const out = await handleCallback(sim, { method: 'POST', url: '/callback', headers, body: next() });
+  const body = next();
+  const out = await handleCallback(sim, { method: 'POST', url: '/callback', headers, body });
   if (out.code !== 'R0') throw new Error(`not R0: ${out.reason}`);
-  const pending = sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt }));
+  const pending = sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt }), body.length);
   pending.finish({ replied_at: new Date().toISOString(), duration_ms: Math.round(performance.now() - started), client_gone: false });
 }
 

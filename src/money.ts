@@ -10,9 +10,29 @@ export type Money = InstanceType<typeof Money>;
 
 export const ZERO = new Money(0);
 
-/** A JSON number as an exact decimal: JS prints the shortest text that reads back as the same double. */
+/**
+ * A JSON number as an exact decimal: JS prints the shortest text that reads back as the same double.
+ * The same number or text gives the same Money (immutable, so shared): a callback's amounts are a
+ * few chip values seen again and again, and a balance is read back from the text the decision
+ * printed (toJsonNumber) when the store applies it — each a parse of decimal.js saved.
+ */
 export function money(n: number | string): Money {
-  return new Money(n);
+  const known = typeof n === 'number' ? byNumber.get(n) : byText.get(n);
+  if (known) return known;
+  const m = new Money(n);
+  // 0 and -0 are one Map key, and two Moneys (-0 is negative).
+  if (typeof n === 'string') remember(byText, n, m);
+  else if (n !== 0) remember(byNumber, n, m);
+  return m;
+}
+
+/** Recent values, cleared when full: the cache never grows past this many per kind. */
+const RECENT = 4096;
+const byNumber = new Map<number, Money>();
+const byText = new Map<string, Money>();
+function remember<K>(recent: Map<K, Money>, key: K, m: Money): void {
+  if (recent.size >= RECENT) recent.clear();
+  recent.set(key, m);
 }
 
 export function sum(values: Iterable<Money>): Money {
@@ -23,7 +43,10 @@ export function sum(values: Iterable<Money>): Money {
 
 /** The JSON text of an amount: plain notation, never an exponent, never a float round-trip. */
 export function toJsonNumber(n: Money): string {
-  return n.toFixed();
+  const text = n.toFixed();
+  // A zero prints "0" whatever its sign: only a non-zero value is what its text reads back as.
+  if (!n.isZero()) remember(byText, text, n);
+  return text;
 }
 
 /**
@@ -79,8 +102,19 @@ export function balanceProblem(m: Money, currency: string, scale: number): Amoun
   };
 }
 
+/** The scales (bit `scale`) at which an amount was found fine: a chip value seen again is not checked again. */
+const fineAt = new WeakMap<Money, number>();
+
 /** What is wrong with an amount in a currency of the given scale, if anything. */
 export function amountProblem(m: Money, currency: string, scale: number): AmountProblem | undefined {
+  const bit = Number.isInteger(scale) && scale >= 0 && scale < 31 ? 1 << scale : 0;
+  if (bit && ((fineAt.get(m) ?? 0) & bit) !== 0) return undefined;
+  const problem = checkAmount(m, currency, scale);
+  if (bit && !problem) fineAt.set(m, (fineAt.get(m) ?? 0) | bit);
+  return problem;
+}
+
+function checkAmount(m: Money, currency: string, scale: number): AmountProblem | undefined {
   const tooLarge = balanceProblem(m, currency, scale);
   if (tooLarge) return tooLarge;
   if (m.precision() > MAX_EXACT_DIGITS) {

@@ -2,7 +2,7 @@
 // be exactly the text JSON.stringify gave for the entry objects it used to build, whatever a caller sends.
 import t from 'tap';
 import { handleCallback } from '../src/callback/handle.js';
-import { entryText, Journal, type JournalEntry } from '../src/journal/journal.js';
+import { entryText, Journal, type JournalEntry, textBound } from '../src/journal/journal.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
@@ -116,4 +116,33 @@ t.test('the journal keeps that text: begin → finish, record, inFlight', async 
   t.equal(kept.text, before(1, entry, { replied_at: 'd', duration_ms: 4, client_gone: false }));
   t.same(j.list(), [JSON.parse(kept.text)]);
   t.equal(j.record({ ...entry, duration_ms: 1 }).text, JSON.stringify({ id: 2, ...entry, duration_ms: 1 }));
+});
+
+t.test('an entry kept as objects reads as the same text, and counts at least its length', async (t) => {
+  const sim = await Simulator.open(compileScenario(TEST_SCENARIO), new MemoryBackend());
+  const short = '{"transaction_id":"s","event_type":"login","timestamp":1e9,"feedback_data":"f","user_id":"p","n":[1e20,1e20,1e20]}';
+  const done = { replied_at: 'later', duration_ms: 12, client_gone: false };
+  let lazy = 0;
+  for (const [name, body] of [...tricky, ['numbers written short', short] as [string, string]]) {
+    for (const headers of [HEADERS, { ...HEADERS, 'x-odd': ['a"\\', 'b\u00e9'] as never }]) {
+      const out = await handleCallback(sim, { method: 'POST', url: '/callback?q=\u00e9', headers, body });
+      const entry: Begun = Object.assign(out.entry, { received_at: new Date(0).toISOString() });
+      const bound = textBound(entry, body.length);
+      const kept = sim.journal.begin(entry, body.length).finish(done);
+      t.equal(kept.text, before(kept.id, entry, done), `${name}: the same text`);
+      if (bound === undefined) continue;
+      lazy++;
+      t.ok(bound >= kept.text.length, `${name}: counted ${bound} ≥ ${kept.text.length} characters`);
+    }
+  }
+  t.ok(lazy >= 4, `${lazy} entries kept as objects`);
+  t.equal(textBound({ ...bigEntry(), findings: [] }, 20_000), undefined, 'a large body is kept as text');
+});
+
+const bigEntry = (): Begun => ({
+  received_at: 'r',
+  request: { method: 'POST', url: '/callback', headers: {}, body: { a: 'x'.repeat(20_000) } },
+  reply: { status: 200, headers: {}, body: null, dropped: false },
+  replayed: false,
+  findings: [],
 });

@@ -2,7 +2,7 @@
 import { Decimal } from 'decimal.js';
 import t from 'tap';
 import { buildReply } from '../src/callback/handle.js';
-import { money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
+import { amountProblem, money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {
   t.equal(toJsonNumber(money(1).minus(0.1).minus(0.2)), '0.7', '1 − 0.1 − 0.2 = 0.7');
@@ -94,4 +94,19 @@ t.test('buildReply writes latest_balance as exact decimal text', async (t) => {
     if (text === undefined) t.notOk('latest_balance' in body, `${balance}: no latest_balance`);
     else t.ok(raw.endsWith(`,"latest_balance":${text}}`), `${String(balance)} written as ${text}`);
   }
+});
+
+t.test('a Money shared for a number or a text seen before reads as a new one would', async (t) => {
+  t.ok(money(0).isZero() && !money(0).isNeg() && money(-0).isNeg(), '0 and -0 stay apart');
+  t.notOk(money(toJsonNumber(money(-0))).isNeg(), 'the text of -0 reads back as 0');
+  for (const text of ['2.5', '2.50', '-0.01', '123456789012345', '1e-7']) {
+    const again = money(text);
+    t.equal(again.toFixed(), new Money(text).toFixed(), text);
+    t.equal(money(toJsonNumber(again)).toFixed(), again.toFixed(), `${text}: read back from its text`);
+  }
+  for (let i = 0; i < 10_000; i++) money(i + 0.5); // past the cache's size: it starts again
+  t.equal(money(1.5).toFixed(), '1.5');
+  t.equal(amountProblem(money(0.001), 'USD', 2)?.code, 'AMOUNT_SCALE', 'checked at each scale');
+  t.equal(amountProblem(money(0.001), 'BTC', 8), undefined);
+  t.equal(amountProblem(money(0.001), 'USD', 2)?.code, 'AMOUNT_SCALE', 'fine at one scale is not fine at another');
 });

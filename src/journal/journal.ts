@@ -1,5 +1,8 @@
 import type { Finding } from '../protocol/findings.js';
-import { type JournalMatch, type MatchFields, matchFields, matches, type MatchSource } from './match.js';
+import { entryText, KeptEntry, textBound } from './entry-text.js';
+import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
+
+export { entryText, textBound } from './entry-text.js';
 
 /** One callback as the simulator saw it: a WireMock "serve event". */
 export interface JournalEntry {
@@ -97,11 +100,16 @@ export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
 
 /**
  * The last callbacks, bounded by count (`capacity`) and by the bytes of their JSON text
- * (`maxBytes`): memory stays bounded however long it runs and whatever callers send. Entries are
- * kept as text, so reading the journal streams them without building one giant string.
+ * (`maxBytes`): memory stays bounded however long it runs and whatever callers send. A finished
+ * callback of the usual kind (a readable body of a few KiB, no error) is kept as the entry it was
+ * handed and its text is made each time it is read (`KeptEntry`), counted by a bound of that
+ * text's length; any other entry is kept as its text. Reading the journal streams the texts
+ * without building one giant string.
  */
 export class Journal implements JournalStore {
   private entries: StoredEntry[] = [];
+  /** What each entry of `entries` counts against `maxBytes`. */
+  private sizes: number[] = [];
   /** Index of the oldest entry in `entries` (a queue without shifting). */
   private head = 0;
   private bytes = 0;
@@ -119,7 +127,8 @@ export class Journal implements JournalStore {
   /** Records a finished callback at once. */
   record(entry: Omit<JournalEntry, 'id'>): StoredEntry {
     const id = this.nextId++;
-    return this.keep(id, entry, entryText(id, entry));
+    const text = entryText(id, entry);
+    return this.keep({ id, ...matchFields(entry), text }, text.length);
   }
 
   /**
@@ -139,7 +148,10 @@ export class Journal implements JournalStore {
       finish: (done) => {
         this.pending.delete(id);
         this.inFlightBytes -= chars;
-        return this.keep(id, entry, entryText(id, entry, done));
+        const size = textBound(entry, chars);
+        if (size !== undefined) return this.keep(new KeptEntry(id, entry, done), size);
+        const text = entryText(id, entry, done);
+        return this.keep({ id, ...matchFields(entry), text }, text.length);
       },
     };
   }
@@ -149,18 +161,19 @@ export class Journal implements JournalStore {
     return [...this.pending].map(([id, e]) => structuredClone({ id, ...e, duration_ms: 0 }));
   }
 
-  private keep(id: number, entry: MatchSource, text: string): StoredEntry {
-    const stored: StoredEntry = { id, ...matchFields(entry), text };
+  private keep(stored: StoredEntry, size: number): StoredEntry {
     for (const listener of this.listeners) listener(stored);
-    if (this.capacity <= 0 || text.length > this.maxBytes) return stored;
+    if (this.capacity <= 0 || size > this.maxBytes) return stored;
     this.entries.push(stored);
-    this.bytes += text.length;
+    this.sizes.push(size);
+    this.bytes += size;
     // Bodies in flight count too: the oldest kept entries make room for them.
     while (this.size > this.capacity || (this.size > 0 && this.bytes + this.inFlightBytes > this.maxBytes))
-      this.bytes -= this.entries[this.head++]!.text.length;
-    // Drop the evicted slots now and then, so the array does not grow forever.
+      this.bytes -= this.sizes[this.head++]!;
+    // Drop the evicted slots now and then, so the arrays do not grow forever.
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
       this.head = 0;
     }
     return stored;
@@ -202,6 +215,7 @@ export class Journal implements JournalStore {
 
   reset(): void {
     this.entries = [];
+    this.sizes = [];
     this.head = 0;
     this.bytes = 0;
   }
@@ -232,36 +246,4 @@ export function page(hits: StoredEntry[], { after, limit }: JournalFilter): Stor
   hits.sort((a, b) => a.id - b.id);
   if (limit === undefined) return hits;
   return after === undefined ? hits.slice(Math.max(0, hits.length - limit)) : hits.slice(0, limit);
-}
-
-type Finished = Parameters<PendingEntry['finish']>[0];
-
-/**
- * An entry's JSON text: exactly what JSON.stringify writes for `{ id, ...entry }` (a recorded
- * entry) or, for a finished one, for the entry with its reply's timing — `duration_ms`,
- * `received_at`, `replied_at` after the entry's own fields, `client_gone` last in `reply` — but
- * field by field, without copying the entry into new objects first (those copies were a tenth of a
- * callback's CPU, with their garbage).
- */
-export function entryText(id: number, entry: object, done?: Finished): string {
-  let text = `{"id":${id}`;
-  const fields = entry as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    if (key === 'id' || (done && (key === 'received_at' || key === 'replied_at' || key === 'duration_ms'))) continue;
-    const value = fields[key];
-    const json = done && key === 'reply' ? replyText(value, done.client_gone) : JSON.stringify(value);
-    if (json !== undefined) text += `,${JSON.stringify(key)}:${json}`;
-  }
-  if (!done) return `${text}}`;
-  const receivedAt = JSON.stringify(fields.received_at);
-  return `${text},"duration_ms":${JSON.stringify(done.duration_ms)}${receivedAt === undefined ? '' : `,"received_at":${receivedAt}`},"replied_at":${JSON.stringify(done.replied_at)}}`;
-}
-
-/** `{ ...reply, client_gone }` as JSON. */
-function replyText(reply: unknown, clientGone: boolean): string {
-  const plain =
-    reply !== null && typeof reply === 'object' && !Array.isArray(reply) && !Object.hasOwn(reply, 'client_gone') && !('toJSON' in reply);
-  if (!plain) return JSON.stringify({ ...(reply as object), client_gone: clientGone });
-  const text = JSON.stringify(reply);
-  return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
 }

@@ -1,0 +1,102 @@
+import type { JournalEntry, ReplyTiming, StoredEntry } from './journal.js';
+import type { MatchSource } from './match.js';
+
+/**
+ * A finished callback's entry as it was handed over (the route hands it over and changes it no
+ * more), its JSON text made when read: most entries are never read, and making the text of every
+ * callback was the journal's whole cost (a sixth of a callback's CPU, with its garbage).
+ */
+export class KeptEntry implements StoredEntry {
+  readonly user_id?: string;
+  readonly event_type?: string;
+  readonly transaction_id?: string;
+  readonly game_no?: string;
+  readonly table_no?: string;
+  readonly code?: string;
+  readonly replayed?: boolean;
+  readonly rule?: string;
+
+  constructor(
+    readonly id: number,
+    private readonly entry: MatchSource,
+    private readonly done: ReplyTiming,
+  ) {
+    const body = entry.request.body as { data?: { game_no?: unknown; table_no?: unknown } };
+    const data = body.data !== null && typeof body.data === 'object' ? body.data : undefined;
+    this.user_id = entry.user_id;
+    this.event_type = entry.event_type;
+    this.transaction_id = entry.transaction_id;
+    this.game_no = typeof data?.game_no === 'string' ? data.game_no : undefined;
+    this.table_no = typeof data?.table_no === 'string' ? data.table_no : undefined;
+    this.code = entry.code;
+    this.replayed = entry.replayed;
+    this.rule = entry.rule?.name;
+  }
+
+  get text(): string {
+    return entryText(this.id, this.entry, this.done);
+  }
+}
+
+/** Largest body (characters as received) whose entry is kept as objects rather than text. */
+const KEPT_AS_OBJECTS_CHARS = 16 * 1024;
+
+/**
+ * At least the length of a finished entry's JSON text, without making it, for an entry that is
+ * kept as objects: a body parsed from `chars` characters (an object or array) of a callback with no
+ * error finding; undefined for any other entry. Re-written as JSON, a body grows only where a
+ * number was written short (`1e20` has 21 digits: at most five times its characters); a header
+ * (printable) at most doubles with its escapes; any other string may be caller text, whose
+ * control characters take six each. Plus 1,024 characters for the names and fixed fields.
+ */
+export function textBound(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars: number): number | undefined {
+  const body = entry.request.body;
+  if (body === null || typeof body !== 'object' || chars <= 0 || chars > KEPT_AS_OBJECTS_CHARS) return undefined;
+  let size = 1024 + 5 * chars + headerChars(entry.request.headers) + headerChars(entry.reply.headers);
+  for (const f of entry.findings) {
+    if (f.severity === 'error') return undefined;
+    size += 64 + escaped(f.message) + escaped(f.pointer);
+  }
+  const reply = JSON.stringify(entry.reply.body) as string | undefined;
+  size += escaped(entry.request.url) + escaped(entry.reason) + escaped(entry.rule?.name) + escaped(entry.user_id);
+  return size + escaped(entry.event_type) + escaped(entry.transaction_id) + (reply?.length ?? 0);
+}
+
+const escaped = (s: string | undefined) => 6 * (s?.length ?? 0);
+
+/** Characters of a header object's JSON text at most. */
+function headerChars(headers: Record<string, string>): number {
+  let n = 0;
+  for (const name in headers) n += 6 + 2 * (name.length + headers[name]!.length);
+  return n;
+}
+
+/**
+ * An entry's JSON text: exactly what JSON.stringify writes for `{ id, ...entry }` (a recorded
+ * entry) or, for a finished one, for the entry with its reply's timing — `duration_ms`,
+ * `received_at`, `replied_at` after the entry's own fields, `client_gone` last in `reply` — but
+ * field by field, without copying the entry into new objects first (those copies were a tenth of a
+ * callback's CPU, with their garbage).
+ */
+export function entryText(id: number, entry: object, done?: ReplyTiming): string {
+  let text = `{"id":${id}`;
+  const fields = entry as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    if (key === 'id' || (done && (key === 'received_at' || key === 'replied_at' || key === 'duration_ms'))) continue;
+    const value = fields[key];
+    const json = done && key === 'reply' ? replyText(value, done.client_gone) : JSON.stringify(value);
+    if (json !== undefined) text += `,${JSON.stringify(key)}:${json}`;
+  }
+  if (!done) return `${text}}`;
+  const receivedAt = JSON.stringify(fields.received_at);
+  return `${text},"duration_ms":${JSON.stringify(done.duration_ms)}${receivedAt === undefined ? '' : `,"received_at":${receivedAt}`},"replied_at":${JSON.stringify(done.replied_at)}}`;
+}
+
+/** `{ ...reply, client_gone }` as JSON. */
+function replyText(reply: unknown, clientGone: boolean): string {
+  const plain =
+    reply !== null && typeof reply === 'object' && !Array.isArray(reply) && !Object.hasOwn(reply, 'client_gone') && !('toJSON' in reply);
+  if (!plain) return JSON.stringify({ ...(reply as object), client_gone: clientGone });
+  const text = JSON.stringify(reply);
+  return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
+}
