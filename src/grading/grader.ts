@@ -284,6 +284,7 @@ function newTx(a: Attempt, count: number): Tx {
     running: 0,
     read: false,
     wait: undefined,
+    gap: undefined,
     windows: undefined,
   };
 }

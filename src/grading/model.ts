@@ -26,6 +26,8 @@ export interface Tx {
   read: boolean;
   /** RETRY_BACKOFF: the wait before the latest resend. */
   wait?: number;
+  /** RETRY_BACKOFF: the gap between the sends before the latest resend. */
+  gap?: number;
   /** Open windows of the checks, by check id: each cancels its deadline. */
   windows?: Map<string, () => void>;
 }

@@ -185,3 +185,37 @@ t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late th
     'resent 300 ms before a 3 s time-out: premature unless the stamps lagged 2 × 100 ms',
   );
 });
+
+t.test('RETRY_BACKOFF: a policy that grows the gap between sends passes although a time-out shortens the next wait', async (t) => {
+  // The soak's provider: each send at least 1.5 times the previous gap after the one before. A
+  // time-out (10 s) eats into the wait that follows it: the waits after the outcome go 15.7 s →
+  // 13.6 s while the gaps between sends go 15.75 s → 23.6 s. A back-off that starts over shrinks both.
+  const play = (sends: [number, 'timeout' | 'drop'][]) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, max_attempts: 10 });
+    sends.forEach(([at, how], i) => {
+      const a = g.arrive({ id: i + 1, at: T0 + at, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag: 0 });
+      if (how === 'timeout') g.closed(a, T0 + at + 10_000);
+      else g.complete(a, { end: T0 + at + 5, status: 200, body: null, dropped: true, clientGone: false });
+    });
+    const r = reportOf(g, {
+      now: new Date(T0 + 600 * S),
+      scenario: 'test',
+      session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
+    });
+    return statusOf(r, 'RETRY_BACKOFF');
+  };
+  const growingGaps: [number, 'timeout' | 'drop'][] = [
+    [0, 'timeout'],
+    [10_500, 'drop'],
+    [26_250, 'timeout'],
+    [49_875, 'drop'],
+  ];
+  t.equal(play(growingGaps), 'pass', 'gaps between sends grow');
+  const startsOver: [number, 'timeout' | 'drop'][] = [
+    [0, 'drop'],
+    [1_005, 'drop'],
+    [2_510, 'drop'],
+    [3_015, 'drop'],
+  ];
+  t.equal(play(startsOver), 'fail', 'waits 1 s, 1.5 s, then 0.5 s: both shrink');
+});

@@ -28,10 +28,16 @@ export const retryBackoff: Reducer = {
     if (a.at - p.at < minGap - stampTolerance(minGap) - stampLag(p, a, minGap) && once('gap'))
       tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a]);
     const wait = waitBefore(p, a);
-    const before = tx.wait;
+    const gap = a.at - p.at;
+    const [before, beforeGap] = [tx.wait, tx.gap];
     tx.wait = wait;
+    tx.gap = gap;
     // A stamp is late, never early: the waits differ by at most p's two stamps' lags beyond the truth.
-    if (before === undefined || wait >= before - tolerance(before) - stampLag(p, a, before) || !once('shrink')) return;
+    // A back-off may grow the wait after each failure (retry libraries) or the gap between sends (a
+    // policy that counts from the send, so a time-out eats into the next wait): it shrinks only
+    // when both do.
+    const shrinks = (now: number, then: number | undefined) => then !== undefined && now < then - tolerance(then) - stampLag(p, a, then);
+    if (!shrinks(wait, before) || !shrinks(gap, beforeGap) || !once('shrink')) return;
     tally.violate(
       `${a.tx} waited ${wait} ms before #${a.id}, less than the ${before} ms it waited before #${p.id}: back-off must not shrink`,
       [p, a],
