@@ -1,5 +1,5 @@
 import type { JournalEntry, ReplyTiming, StoredEntry } from './journal.js';
-import type { MatchSource } from './match.js';
+import { matchFields, type MatchSource } from './match.js';
 
 /**
  * A finished callback's entry as it was handed over (the route hands it over and changes it no
@@ -21,16 +21,16 @@ export class KeptEntry implements StoredEntry {
     private readonly entry: MatchSource,
     private readonly done: ReplyTiming,
   ) {
-    const body = entry.request.body as { data?: { game_no?: unknown; table_no?: unknown } };
-    const data = body.data !== null && typeof body.data === 'object' ? body.data : undefined;
-    this.user_id = entry.user_id;
-    this.event_type = entry.event_type;
-    this.transaction_id = entry.transaction_id;
-    this.game_no = typeof data?.game_no === 'string' ? data.game_no : undefined;
-    this.table_no = typeof data?.table_no === 'string' ? data.table_no : undefined;
-    this.code = entry.code;
-    this.replayed = entry.replayed;
-    this.rule = entry.rule?.name;
+    // The filter language's fields, read once (src/journal/match.ts), on a fixed-shape object.
+    const f = matchFields(entry);
+    this.user_id = f.user_id;
+    this.event_type = f.event_type;
+    this.transaction_id = f.transaction_id;
+    this.game_no = f.game_no;
+    this.table_no = f.table_no;
+    this.code = f.code;
+    this.replayed = f.replayed;
+    this.rule = f.rule;
   }
 
   get text(): string {
