@@ -5,6 +5,7 @@ import { SCENARIOS_DIR } from '../src/paths.js';
 import type { CallbackRequest, Scenario } from '../src/protocol/types.generated.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
+import { median } from './report.js';
 import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
 
 /**
@@ -39,11 +40,10 @@ function run(sim: Simulator, count: number): number {
   return (used.user + used.system) / count;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const [, sim] of targets) run(sim, n / 5); // warm-up
 const figures = new Map<string, number[]>(targets.map(([name]) => [name, []]));
 for (let r = 0; r < rounds; r++) for (const [name, sim] of targets) figures.get(name)!.push(run(sim, n));
 for (const [name, xs] of figures)
-  console.log(`${name}: median ${median(xs).toFixed(2)} µs CPU per callback (${xs.map((x) => x.toFixed(2)).join(', ')})`);
-const cost = median(figures.get('chaos.json rules')!) - median(figures.get('no rules')!);
+  console.log(`${name}: median ${median(xs)!.toFixed(2)} µs CPU per callback (${xs.map((x) => x.toFixed(2)).join(', ')})`);
+const cost = median(figures.get('chaos.json rules')!)! - median(figures.get('no rules')!)!;
 console.log(`the draws and counters of chaos.json: ${cost.toFixed(2)} µs per callback (${n} callbacks × ${rounds} rounds)`);

@@ -4,8 +4,9 @@ import { logger } from '../src/commands/logger.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
+import { injectedCpu } from './injected.js';
 import { median } from './report.js';
-import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
+import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
 
 /**
  * node dist/bench/inject.js [requests=20000] [rounds=5] [log level=warn]   (info: redirect stdout)
@@ -47,15 +48,7 @@ if (only) targets.splice(0, Infinity, ...targets.filter(([name]) => name.startsW
 const bodies = new Map(targets.map(([, app]) => [app, trafficBodies()]));
 const cpu: number[][] = targets.map(() => []);
 
-async function run(app: FastifyInstance, count: number): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
-    const res = await app.inject({ method: 'POST', url: '/callback', headers: HEADERS, payload: bodies.get(app)!() });
-    if (res.statusCode !== 200 || !res.body.includes('"R0"')) throw new Error(`not R0: ${res.statusCode} ${res.body}`);
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / count;
-}
+const run = (app: FastifyInstance, count: number) => injectedCpu(app, bodies.get(app)!, count);
 
 for (const [, app] of targets) await run(app, n / 4); // warm-up
 for (let r = 0; r < rounds; r++) for (const [i, [, app]] of targets.entries()) cpu[i]!.push(await run(app, n));

@@ -6,9 +6,10 @@ import { logger } from '../src/commands/logger.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
+import { injectedCpu } from './injected.js';
 import { median } from './report.js';
 import { type Profile, stageTimes } from './stage-map.js';
-import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
+import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
 
 /**
  * node dist/bench/stages.js [requests=20000] [rounds=3]
@@ -38,15 +39,7 @@ const targets: [string, FastifyInstance][] = [
 ];
 const bodies = new Map(targets.map(([, app]) => [app, trafficBodies()]));
 
-async function run(app: FastifyInstance, count: number): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
-    const res = await app.inject({ method: 'POST', url: '/callback', headers: HEADERS, payload: bodies.get(app)!() });
-    if (res.statusCode !== 200 || !res.body.includes('"R0"')) throw new Error(`not R0: ${res.statusCode} ${res.body}`);
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / count;
-}
+const run = (app: FastifyInstance, count: number) => injectedCpu(app, bodies.get(app)!, count);
 
 const session = new Session();
 session.connect();

@@ -2,11 +2,15 @@
 // resent under a new transaction_id, bounded state, the timing profile and the evidence.
 import t from 'tap';
 import { DEFAULT_THRESHOLDS, grade, newGrader, reportOf, type Thresholds } from '../../src/grading/grade.js';
+import type { Grader } from '../../src/grading/grader.js';
 import type { CheckId, Report } from '../../src/protocol/types.generated.js';
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 
 const S = 1000;
 const u = 'p1';
+/** The report of a grader fed by hand, read `ms` after T0. */
+const reportAt = (g: Grader, ms: number) =>
+  reportOf(g, { now: new Date(T0 + ms), scenario: 'test', session: { id: 's', started_at: new Date(T0).toISOString(), seed: null } });
 const statusOf = (r: Report, id: CheckId) => r.checks.find((c) => c.id === id)!.status;
 const run = (cbs: Cb[], now: number, th: Partial<Thresholds> = {}) =>
   grade(journal(...cbs), { ...DEFAULT_THRESHOLDS, ...th }, new Date(T0 + now), 'test');
@@ -82,11 +86,7 @@ t.test('the state is bounded: the oldest transactions and rounds are forgotten a
   }
   t.equal(g.txs.size, 10);
   t.equal(g.rounds.size, 5);
-  const r = reportOf(g, {
-    now: new Date(T0 + 40 * S),
-    scenario: 'test',
-    session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
-  });
+  const r = reportAt(g, 40 * S);
   t.same(r.forgotten, { transactions: 20, rounds: 25 });
   t.equal(r.open_rounds.length, 30, 'open rounds are never forgotten');
 });
@@ -139,11 +139,7 @@ t.test('a transaction still in play is not forgotten: its resend after many othe
   }
   const resend = g.arrive({ id: 200, at: T0 + S, user: u, event: 'bet', tx: 'lost', game: 'G0', total: 1, body: {}, applied: true });
   g.complete(resend, { end: T0 + S + 5, status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false });
-  const r = reportOf(g, {
-    now: new Date(T0 + 120 * S),
-    scenario: 'test',
-    session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
-  });
+  const r = reportAt(g, 120 * S);
   t.equal(statusOf(r, 'LOST_REPLY_RETRIED'), 'pass', 'resent in time, though 100 transactions came in between');
   t.ok(r.forgotten.transactions > 0, 'others were forgotten');
 });
@@ -160,11 +156,7 @@ t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late th
       g.complete(a, { end: T0 + at + 5, status: 200, body: null, dropped: true, clientGone: false });
     };
     for (const at of [0, 1_005, 1_860]) attempt(at);
-    const r = reportOf(g, {
-      now: new Date(T0 + 60 * S),
-      scenario: 'test',
-      session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
-    });
+    const r = reportAt(g, 60 * S);
     return statusOf(r, 'RETRY_BACKOFF');
   };
   t.same([backoff(0), backoff(20), backoff(30)], ['fail', 'fail', 'pass'], 'lag 0 and 20 ms: a shrink; lag 30 ms: within the stamps');
@@ -172,11 +164,7 @@ t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late th
     const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 3 });
     g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
     g.arrive({ id: 2, at: T0 + 2_700, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
-    const r = reportOf(g, {
-      now: new Date(T0 + 60 * S),
-      scenario: 'test',
-      session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
-    });
+    const r = reportAt(g, 60 * S);
     return statusOf(r, 'NO_PREMATURE_RETRY');
   };
   t.same(
@@ -197,11 +185,7 @@ t.test('RETRY_BACKOFF: a policy that grows the gap between sends passes although
       if (how === 'timeout') g.closed(a, T0 + at + 10_000);
       else g.complete(a, { end: T0 + at + 5, status: 200, body: null, dropped: true, clientGone: false });
     });
-    const r = reportOf(g, {
-      now: new Date(T0 + 600 * S),
-      scenario: 'test',
-      session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
-    });
+    const r = reportAt(g, 600 * S);
     return statusOf(r, 'RETRY_BACKOFF');
   };
   const growingGaps: [number, 'timeout' | 'drop'][] = [
