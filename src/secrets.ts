@@ -19,9 +19,18 @@ const SECRET_SUFFIX = /-(token|key|secret)$/;
 
 /** Whether a header (any case) carries a secret: the named ones and any `*-Token`, `*-Key`, `*-Secret`. */
 export const isSecretHeader = (name: string): boolean => {
-  const n = name.toLowerCase();
-  return SECRET_NAMES.has(n) || SECRET_SUFFIX.test(n);
+  let secret = secretByName.get(name);
+  if (secret === undefined) {
+    const n = name.toLowerCase();
+    secret = SECRET_NAMES.has(n) || SECRET_SUFFIX.test(n);
+    // A callback's headers are the same few names every time: each is judged once. Names are
+    // caller text, so the memo is bounded.
+    if (secretByName.size >= 1024) secretByName.clear();
+    secretByName.set(name, secret);
+  }
+  return secret;
 };
+const secretByName = new Map<string, boolean>();
 
 /**
  * Headers as the journal, logs and reports show them: every secret header masked (two characters

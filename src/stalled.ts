@@ -27,8 +27,9 @@ interface Tracked {
   request?: IncomingMessage;
   /** When that request's headers were parsed. */
   requested?: number;
-  /** When its reply was sent, and the bytes read by then: more bytes since are the next request's. */
-  replied?: { at: number; bytesRead: number };
+  /** When its reply was sent (0: not yet), and the bytes read by then: more bytes since are the next request's. */
+  repliedAt: number;
+  repliedBytes: number;
 }
 
 export function capConnections(server: Server, maxConnections: number): void {
@@ -43,7 +44,7 @@ export function capConnections(server: Server, maxConnections: number): void {
       }
       close(victim);
     }
-    open.set(socket, { opened: now });
+    open.set(socket, { opened: now, request: undefined, requested: undefined, repliedAt: 0, repliedBytes: 0 });
     socket.once('close', () => open.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -52,11 +53,19 @@ export function capConnections(server: Server, maxConnections: number): void {
     if (!tracked) return;
     tracked.request = request;
     tracked.requested = Date.now();
-    tracked.replied = undefined;
-    response.once('finish', () => {
-      if (tracked.request === request) tracked.replied = { at: Date.now(), bytesRead: socket.bytesRead };
-    });
+    tracked.repliedAt = 0;
+    // One shared listener, no closure per request.
+    response.on('finish', replied);
   });
+
+  function replied(this: ServerResponse): void {
+    const request = this.req;
+    const socket = request.socket;
+    const tracked = open.get(socket);
+    if (tracked?.request !== request) return;
+    tracked.repliedAt = Date.now();
+    tracked.repliedBytes = socket.bytesRead;
+  }
 
   function close(socket: Socket): void {
     open.delete(socket); // counted as gone at once: its close event comes later
@@ -91,7 +100,7 @@ export function capConnections(server: Server, maxConnections: number): void {
     if (t.request.complete) {
       // A kept-alive connection's next request trickling in (bytes, but not yet complete headers)
       // is stalled; one answered or being answered, or idle, is not.
-      if (t.replied && socket.bytesRead > t.replied.bytesRead) return t.replied.at;
+      if (t.repliedAt && socket.bytesRead > t.repliedBytes) return t.repliedAt;
       return Number.POSITIVE_INFINITY;
     }
     return t.requested ?? t.opened;

@@ -1,7 +1,7 @@
 import { type CallbackInput, type Intake, readCallback } from './read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { type Money, money } from '../money.js';
+import { type Money, money, toNumber } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
@@ -47,7 +47,8 @@ interface Outcome {
 export async function handleCallback(sim: Simulator, input: CallbackInput): Promise<CallbackOutput> {
   const intake = readCallback(sim, input);
   const outcome = await processCallback(sim, intake);
-  const findings = [...intake.findings, ...(outcome.decision?.findings ?? [])];
+  const decided = outcome.decision?.findings;
+  const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
   const { user_id, event_type } = intake.echo;
   // A store that cannot answer now (Redis away) leaves the balance out, as after a failed commit.
   const player =
@@ -87,8 +88,8 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       code: outcome.code,
       reason,
       rule: outcome.rule && { index: outcome.rule.index, name: outcome.rule.name },
-      balance_before: outcome.decision?.balanceBefore?.toNumber(),
-      balance_after: balance?.toNumber(),
+      balance_before: outcome.decision?.balanceBefore && toNumber(outcome.decision.balanceBefore),
+      balance_after: balance && toNumber(balance),
       replayed: outcome.decision?.replayed ?? false,
       findings,
     },

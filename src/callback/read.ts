@@ -68,22 +68,23 @@ function schemaFindings(body: unknown, echo: Intake['echo']): Finding[] {
 /** Far beyond any request (the deepest, a bet, nests 4 levels). */
 const MAX_DEPTH = 32;
 
-/** Without recursion, so that the check cannot overflow the stack itself. */
-function nestsDeeperThan(value: unknown, max: number): boolean {
+/**
+ * Recursive, but never deeper than `max` + 1 frames: it stops at the first level past the bound,
+ * so it cannot overflow the stack itself (and it allocates nothing, unlike a walk with a stack).
+ */
+function nestsDeeperThan(value: unknown, max: number, depth = 1): boolean {
   if (value === null || typeof value !== 'object') return false;
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [node, depth] = item;
-    if (depth > max) return true;
-    for (const child of Object.values(node as object)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
+  if (depth > max) return true;
+  const node = value as Record<string, unknown>;
+  for (const key in node) if (nestsDeeperThan(node[key], max, depth + 1)) return true;
   return false;
 }
 
 export const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
 function parseBody(input: CallbackInput, findings: Finding[]): unknown {
-  const type = (first(input.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
+  const header = first(input.headers['content-type']) ?? '';
+  const type = header === 'application/json' ? header : header.split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     findings.push(
       finding(
@@ -92,7 +93,7 @@ function parseBody(input: CallbackInput, findings: Finding[]): unknown {
         'header:Content-Type',
       ),
     );
-  if (input.body.trim() === '') {
+  if (isBlank(input.body)) {
     findings.push(finding('BODY_EMPTY'));
     return undefined;
   }
@@ -106,6 +107,9 @@ function parseBody(input: CallbackInput, findings: Finding[]): unknown {
     return undefined;
   }
 }
+
+/** Whether a text is empty or whitespace only, without trimming a copy of it. */
+const isBlank = (text: string): boolean => text.length === 0 || (/\s/.test(text[0]!) && text.trim() === '');
 
 /** event_type and user_id as the caller sent them, when they are readable strings. */
 function echoFields(body: unknown): { event_type?: string; user_id?: string } {
