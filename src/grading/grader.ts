@@ -1,5 +1,5 @@
 import type { CheckId } from '../protocol/types.generated.js';
-import { type Arrival, type Attempt, attemptOf, type Completion, outcomeOf, roundKey } from './attempt.js';
+import { type Arrival, type Attempt, attemptOf, type Completion, type Outcome, replyBalance, replyOutcome, roundKey } from './attempt.js';
 import { LOGGED_IN, mark, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
@@ -39,12 +39,21 @@ export class Grader {
 
   constructor(
     public t: Thresholds,
-    private readonly reducers: ReadonlyMap<CheckId, Reducer>,
+    reducers: ReadonlyMap<CheckId, Reducer>,
     private readonly limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
   ) {
     this.tallies = new Map([...reducers.keys()].map((id) => [id, new Tally(id)]));
     for (const [id, tally] of this.tallies) this.byId[id] = tally;
+    const all = [...reducers.values()];
+    this.arrivers = hooked(all, 'arrive');
+    this.knowers = hooked(all, 'known');
+    this.enders = hooked(all, 'ended');
   }
+
+  // Per event, only the reducers that have its hook, in the table order: no optional call on all 14.
+  private readonly arrivers: Hook[];
+  private readonly knowers: Hook[];
+  private readonly enders: Hook[];
 
   get timeoutMs(): number {
     return this.t.client_timeout_s * 1000;
@@ -99,7 +108,7 @@ export class Grader {
       const deadline = this.deadlines.peek();
       if (next <= horizon && next <= deadline) {
         this.head++;
-        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, { outcome: 'lost', knownAt: next });
+        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, 'lost', next);
       } else if (deadline <= horizon) this.deadlines.fire();
       else break;
     }
@@ -114,7 +123,7 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
-    const a = attemptOf(arrival, tx?.count ?? 0);
+    const a = attemptOf(arrival, tx?.count ?? 0, this.roundKeyOf(arrival, tx));
     if (!tx) {
       tx = newTx(a, 0);
       this.txs.set(a.tx, tx);
@@ -127,9 +136,28 @@ export class Grader {
     if (tx.prev) this.timing.resend(a.at - tx.prev.at, tx.count);
     if (a.session) this.player(a.user).loginsInFlight++;
     this.unanswered.push(a);
-    for (const r of this.reducers.values()) r.arrive?.(this, a, tx);
+    for (const fn of this.arrivers) fn(this, a, tx);
     this.book(a, tx);
     return a;
+  }
+
+  /**
+   * The round key of an arrival, made once per player and game: a resend, and a settlement after
+   * its bet, take the key made before (the same string, its hash already computed).
+   */
+  private roundKeyOf(r: Arrival, tx: Tx | undefined): string | undefined {
+    const game = r.game;
+    if (game === undefined) return undefined;
+    const last = tx?.last;
+    if (last && last.game === game && last.user === r.user) return last.round;
+    const p = this.players.get(r.user);
+    if (p && p.lastGame === game) return p.lastRound;
+    const key = roundKey(r.user, game);
+    if (p) {
+      p.lastGame = game;
+      p.lastRound = key;
+    }
+    return key;
   }
 
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
@@ -163,7 +191,7 @@ export class Grader {
     this.advance(at);
     a.closedAt = at;
     this.timing.closed(at - a.at);
-    if (a.outcome === 'waiting') this.learn(a, { outcome: 'lost', knownAt: at });
+    if (a.outcome === 'waiting') this.learn(a, 'lost', at);
   }
 
   /** The wallet wrote the reply of an attempt, or closed its connection. */
@@ -173,24 +201,32 @@ export class Grader {
     a.end = done.end;
     const tx = this.txs.get(a.tx) ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
-    if (a.outcome === 'waiting') this.learn(a, outcomeOf(a, done, a.at + this.timeoutMs));
-    for (const r of this.reducers.values()) r.ended?.(this, a, tx);
+    if (a.outcome === 'waiting') this.answered(a, done, a.at + this.timeoutMs);
+    for (const fn of this.enders) fn(this, a, tx);
   }
 
-  private learn(a: Attempt, o: { outcome: Attempt['outcome']; knownAt: number; balance?: number }): void {
-    a.outcome = o.outcome;
-    a.knownAt = o.knownAt;
-    if (o.balance !== undefined) a.balance = o.balance;
+  /** The outcome of an attempt the wallet finished (`timeoutAt`: when the caller gave up on it). */
+  private answered(a: Attempt, done: Completion, timeoutAt: number): void {
+    if (done.dropped) this.learn(a, 'lost', done.end);
+    else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? done.end, timeoutAt));
+    else if (done.end > timeoutAt) this.learn(a, 'lost', timeoutAt);
+    else this.learn(a, replyOutcome(done), done.end, replyBalance(done));
+  }
+
+  private learn(a: Attempt, outcome: Outcome, knownAt: number, balance?: number): void {
+    a.outcome = outcome;
+    a.knownAt = knownAt;
+    if (balance !== undefined) a.balance = balance;
     const tx = this.txs.get(a.tx) ?? this.orphan(a);
-    if (o.outcome !== 'lost') tx.read = true;
-    if (!tx.resolved && (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3' || o.outcome === 'R4')) tx.resolved = a;
+    if (outcome !== 'lost') tx.read = true;
+    if (!tx.resolved && (outcome === 'R0' || outcome === 'R2' || outcome === 'R3' || outcome === 'R4')) tx.resolved = a;
     if (a.session) {
       const p = this.player(a.user);
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
-      if (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3') p.lastLogin = a;
+      if (outcome === 'R0' || outcome === 'R2' || outcome === 'R3') p.lastLogin = a;
     }
     if (a.balance !== undefined) this.player(a.user).reported = a;
-    for (const r of this.reducers.values()) r.known?.(this, a, tx);
+    for (const fn of this.knowers) fn(this, a, tx);
   }
 
   /** A transaction forgotten while one of its attempts was answered: judged on its own. */
@@ -209,7 +245,19 @@ export class Grader {
 
   player(user: string): Player {
     let p = this.players.get(user);
-    if (!p) this.players.set(user, (p = { user, lastLogin: undefined, reported: undefined, loginsInFlight: 0, marks: undefined }));
+    if (!p)
+      this.players.set(
+        user,
+        (p = {
+          user,
+          lastLogin: undefined,
+          reported: undefined,
+          loginsInFlight: 0,
+          marks: undefined,
+          lastGame: undefined,
+          lastRound: undefined,
+        }),
+      );
     return p;
   }
 
@@ -264,6 +312,12 @@ export class Grader {
     }
   }
 }
+
+type Hook = (g: Grader, a: Attempt, tx: Tx) => void;
+
+/** The reducers' methods for one event, bound to them. */
+const hooked = (reducers: readonly Reducer[], event: 'arrive' | 'known' | 'ended'): Hook[] =>
+  reducers.flatMap((r) => (r[event] ? [r[event].bind(r)] : []));
 
 /** Whether a transaction may still be resent in a way a check must recognise. */
 const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== 'R0');

@@ -56,6 +56,9 @@ export interface Player {
   /** Logins still being answered. */
   loginsInFlight: number;
   marks?: string[];
+  /** The game_no of their latest attempt with one, and its round's key: a bet's settlement reuses it. */
+  lastGame?: string;
+  lastRound?: string;
 }
 
 /** What a check does with the session's events: a small reducer over the shared state. */
