@@ -150,7 +150,7 @@ export class Grader {
     if (game === undefined) return undefined;
     const last = tx?.last;
     if (last && last.game === game && last.user === r.user) return last.round;
-    const p = this.players.get(r.user);
+    const p = this.lastPlayer?.user === r.user ? this.lastPlayer : this.players.get(r.user);
     if (p && p.lastGame === game) return p.lastRound;
     const key = roundKey(r.user, game);
     if (p) {
@@ -174,12 +174,14 @@ export class Grader {
       if (!round.stakes.has(a.tx) && a.total !== undefined) round.stakes.set(a.tx, a.total);
       if (!round.opener) {
         round.opener = a;
+        this.seenKey = undefined;
         this.open.set(a.round!, round);
       }
     } else if (a.effect === 'settles' && a.applied) {
       const round = this.open.get(a.round!);
       if (round?.opener && !round.settlement) {
         round.settlement = a;
+        this.seenKey = undefined;
         this.open.delete(a.round!);
       }
     }
@@ -199,25 +201,29 @@ export class Grader {
     if (a.end !== undefined) return;
     this.advance(done.end);
     a.end = done.end;
-    const tx = this.txs.get(a.tx) ?? this.orphan(a);
+    const held = this.txs.get(a.tx);
+    const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
-    if (a.outcome === 'waiting') this.answered(a, done, a.at + this.timeoutMs);
+    if (a.outcome === 'waiting') this.answered(a, done, a.at + this.timeoutMs, held);
     for (const fn of this.enders) fn(this, a, tx);
   }
 
-  /** The outcome of an attempt the wallet finished (`timeoutAt`: when the caller gave up on it). */
-  private answered(a: Attempt, done: Completion, timeoutAt: number): void {
-    if (done.dropped) this.learn(a, 'lost', done.end);
-    else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? done.end, timeoutAt));
-    else if (done.end > timeoutAt) this.learn(a, 'lost', timeoutAt);
-    else this.learn(a, replyOutcome(done), done.end, replyBalance(done));
+  /**
+   * The outcome of an attempt the wallet finished (`timeoutAt`: when the caller gave up on it).
+   * `held`: its transaction as the session holds it, already looked up (an orphan gets its own).
+   */
+  private answered(a: Attempt, done: Completion, timeoutAt: number, held: Tx | undefined): void {
+    if (done.dropped) this.learn(a, 'lost', done.end, undefined, held);
+    else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? done.end, timeoutAt), undefined, held);
+    else if (done.end > timeoutAt) this.learn(a, 'lost', timeoutAt, undefined, held);
+    else this.learn(a, replyOutcome(done), done.end, replyBalance(done), held);
   }
 
-  private learn(a: Attempt, outcome: Outcome, knownAt: number, balance?: number): void {
+  private learn(a: Attempt, outcome: Outcome, knownAt: number, balance?: number, held = this.txs.get(a.tx)): void {
     a.outcome = outcome;
     a.knownAt = knownAt;
     if (balance !== undefined) a.balance = balance;
-    const tx = this.txs.get(a.tx) ?? this.orphan(a);
+    const tx = held ?? this.orphan(a);
     if (outcome !== 'lost') tx.read = true;
     if (!tx.resolved && (outcome === 'R0' || outcome === 'R2' || outcome === 'R3' || outcome === 'R4')) tx.resolved = a;
     if (a.session) {
@@ -243,7 +249,12 @@ export class Grader {
 
   private readonly own = new Map<CheckId, unknown>();
 
+  // The player last asked for: the checks of one callback ask for the same one several times.
+  // Players are never removed, so the memo never goes stale.
+  private lastPlayer: Player | undefined;
+
   player(user: string): Player {
+    if (this.lastPlayer?.user === user) return this.lastPlayer;
     let p = this.players.get(user);
     if (!p)
       this.players.set(
@@ -258,25 +269,40 @@ export class Grader {
           lastRound: undefined,
         }),
       );
-    return p;
+    return (this.lastPlayer = p);
   }
 
   round(user: string, game: string, key = roundKey(user, game)): Round {
     let round = this.rounds.get(key);
-    if (!round && (round = this.open.get(key))) this.rounds.set(key, round); // an open round outlives the bound
+    if (!round && (round = this.open.get(key))) this.held(key, round); // an open round outlives the bound
     if (!round) {
       round = { user, game, bets: new Map(), opener: undefined, settlement: undefined, stakes: new Map(), marks: undefined };
-      this.rounds.set(key, round);
+      this.held(key, round);
       this.bound();
     }
     return round;
   }
 
+  private held(key: string, round: Round): void {
+    this.seenKey = undefined;
+    this.rounds.set(key, round);
+  }
+
   /** The round of an attempt, if it has one and the session still holds it. */
   roundOf(a: { round?: string }): Round | undefined {
-    if (a.round === undefined) return undefined;
-    return this.rounds.get(a.round) ?? this.open.get(a.round);
+    const key = a.round;
+    if (key === undefined) return undefined;
+    if (key === this.seenKey) return this.seenRound;
+    this.seenKey = key;
+    return (this.seenRound = this.rounds.get(key) ?? this.open.get(key));
   }
+
+  /**
+   * The latest answer of roundOf (the checks of one callback ask it for the same round several
+   * times); forgotten at every change of `rounds` or `open`.
+   */
+  private seenKey: string | undefined;
+  private seenRound: Round | undefined;
 
   /** Findings of one journalled callback (any callback: a refused one's too), counted per player. */
   count(user: string | undefined, codes: Iterable<string>): void {
@@ -288,7 +314,8 @@ export class Grader {
   }
 
   // Live iterators over the maps' oldest entries (a fresh keys().next() walks every deleted hole).
-  private readonly oldestTx = this.txs.keys();
+  // A transaction is held under its id: its value gives its key, with no second lookup.
+  private readonly oldestTx = this.txs.values();
   private readonly oldestRound = this.rounds.keys();
 
   private bound(): void {
@@ -296,17 +323,17 @@ export class Grader {
     // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
     let kept = 0;
     while (this.txs.size > this.limits.transactions) {
-      const id = this.oldestTx.next().value!;
-      const tx = this.txs.get(id)!;
-      this.txs.delete(id);
+      const tx = this.oldestTx.next().value!;
+      this.txs.delete(tx.id);
       if (kept < 16 && inPlay(tx)) {
         kept++;
-        this.txs.set(id, tx);
+        this.txs.set(tx.id, tx);
         continue;
       }
       this.forgotten.transactions++;
     }
     while (this.rounds.size > this.limits.rounds) {
+      this.seenKey = undefined;
       this.rounds.delete(this.oldestRound.next().value!);
       this.forgotten.rounds++;
     }
