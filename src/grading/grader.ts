@@ -3,6 +3,7 @@ import { type Arrival, type Attempt, attemptOf, type Completion, type Outcome, r
 import { LOGGED_IN, mark, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
+import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
 import { Tally } from './tally.js';
 import type { Thresholds } from './thresholds.js';
@@ -28,8 +29,7 @@ export class Grader {
   private unanswered: Attempt[] = [];
   private head = 0;
   /** Arrivals whose callback is still being decided: no deadline at or after them may fire yet. */
-  private readonly arriving = new Map<number, number>();
-  private nextTicket = 1;
+  private readonly arriving = new Arrivals();
   private clock = 0;
   /**
    * How far behind the wall clock a report judges windows: 0 when every event is folded as it
@@ -83,21 +83,18 @@ export class Grader {
 
   /** A callback that arrived at `at` is being decided: deadlines after `at` wait for it. */
   expect(at: number): number {
-    const ticket = this.nextTicket++;
-    this.arriving.set(ticket, at);
-    return ticket;
+    return this.arriving.add(at);
   }
 
   /** The callback of `ticket` will not be graded (refused before it could be, or its arrival was recorded). */
   settle(ticket: number): undefined {
-    this.arriving.delete(ticket);
+    this.arriving.remove(ticket);
     return undefined;
   }
 
   /** Moves the session's clock to `now`: time-outs and windows up to then take effect. */
   advance(now: number): void {
-    let horizon = now;
-    for (const at of this.arriving.values()) horizon = Math.min(horizon, at);
+    const horizon = this.arriving.horizon(now);
     if (horizon < this.clock) return;
     this.clock = horizon;
     const timeout = this.timeoutMs;
