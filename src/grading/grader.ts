@@ -123,7 +123,7 @@ export class Grader {
     const a = attemptOf(arrival, tx?.count ?? 0, this.roundKeyOf(arrival, tx));
     if (!tx) {
       tx = newTx(a, 0);
-      this.txs.set(a.tx, tx);
+      this.hold(tx);
       this.bound();
     }
     if (a.nth > 0) tx.prev = tx.last;
@@ -283,6 +283,12 @@ export class Grader {
   private held(key: string, round: Round): void {
     this.seenKey = undefined;
     this.rounds.set(key, round);
+    this.roundOrder.push(key);
+  }
+
+  private hold(tx: Tx): void {
+    this.txs.set(tx.id, tx);
+    this.txOrder.push(tx);
   }
 
   /** The round of an attempt, if it has one and the session still holds it. */
@@ -310,30 +316,51 @@ export class Grader {
     }
   }
 
-  // Live iterators over the maps' oldest entries (a fresh keys().next() walks every deleted hole).
-  // A transaction is held under its id: its value gives its key, with no second lookup.
-  private readonly oldestTx = this.txs.values();
-  private readonly oldestRound = this.rounds.keys();
+  // The maps' entries in insertion order (they are removed only by the bound, oldest first): the
+  // bound reads the oldest here instead of through a map iterator, which a map's rehashing slows.
+  private readonly txOrder = new Fifo<Tx>();
+  private readonly roundOrder = new Fifo<string>();
 
   private bound(): void {
     // A transaction still in play (being answered, a window open, a lost or failed reply not yet
     // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
     let kept = 0;
     while (this.txs.size > this.limits.transactions) {
-      const tx = this.oldestTx.next().value!;
+      const tx = this.txOrder.shift()!;
       this.txs.delete(tx.id);
       if (kept < 16 && inPlay(tx)) {
         kept++;
-        this.txs.set(tx.id, tx);
+        this.hold(tx);
         continue;
       }
       this.forgotten.transactions++;
     }
     while (this.rounds.size > this.limits.rounds) {
       this.seenKey = undefined;
-      this.rounds.delete(this.oldestRound.next().value!);
+      this.rounds.delete(this.roundOrder.shift()!);
       this.forgotten.rounds++;
     }
+  }
+}
+
+/** A first-in first-out queue: an array read from a moving head, compacted now and then. */
+class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head === this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined; // what it held is free at once, not at the next compaction
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
   }
 }
 
