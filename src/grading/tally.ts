@@ -11,6 +11,9 @@ export class Tally {
   /** Chances per player: a counter each, so a chance costs one lookup. */
   private readonly exercisedBy = new Map<string, { n: number }>();
   readonly violations: ReportViolation[] = [];
+  /** The counter of the player who had the latest chance: a player's callbacks come in runs. */
+  private lastUser: string | undefined;
+  private lastCount: { n: number } | undefined;
   /** Violations beyond MAX_VIOLATIONS, per player. */
   private readonly moreBy = new Map<string, number>();
   /** Open windows: key → the player. */
@@ -23,9 +26,12 @@ export class Tally {
 
   exercise(user: string): void {
     this.version++;
-    const count = this.exercisedBy.get(user);
-    if (count) count.n++;
-    else this.exercisedBy.set(user, { n: 1 });
+    if (user !== this.lastUser) {
+      this.lastUser = user;
+      this.lastCount = this.exercisedBy.get(user);
+      if (!this.lastCount) this.exercisedBy.set(user, (this.lastCount = { n: 0 }));
+    }
+    this.lastCount!.n++;
   }
 
   /** A violation citing `attempts` (its player and transaction taken from the first unless given). */
