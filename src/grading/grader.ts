@@ -1,7 +1,21 @@
 import type { CheckId } from '../protocol/types.generated.js';
 import { type Arrival, type Attempt, attemptOf, type Completion, type Outcome, replyBalance, replyOutcome, roundKey } from './attempt.js';
-import { LOGGED_IN, mark, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
-
+import {
+  hooked,
+  type Hooks,
+  cachedRoundKey,
+  LOGGED_IN,
+  mark,
+  MAX_ROUNDS,
+  MAX_TRANSACTIONS,
+  newPlayer,
+  newTx,
+  type Player,
+  type Reducer,
+  type Round,
+  type Tx,
+} from './model.js';
+import { Held } from './held.js';
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
@@ -15,15 +29,17 @@ import { Timing } from './timing.js';
  * open windows. No journal is read; a report costs the same at any session length.
  */
 export class Grader {
-  readonly txs = new Map<string, Tx>();
-  readonly rounds = new Map<string, Round>();
+  readonly txs: Map<string, Tx>;
+  readonly rounds: Map<string, Round>;
   /** Rounds opened and not settled: never forgotten (ROUNDS_SETTLED and open_rounds read them). */
   readonly open = new Map<string, Round>();
   readonly players = new Map<string, Player>();
   readonly tallies: ReadonlyMap<CheckId, Tally>;
   readonly findings = new Map<string, Map<string, number>>();
   readonly timing = new Timing();
-  readonly forgotten = { transactions: 0, rounds: 0 };
+  readonly forgotten: { transactions: number; rounds: number };
+  /** The transactions and rounds held, the oldest forgotten beyond the limits. */
+  private readonly held: Held;
   private readonly deadlines = new Deadlines();
   /** Attempts being answered, oldest first: each becomes `lost` when the caller's time-out passes. */
   private unanswered: Attempt[] = [];
@@ -40,20 +56,16 @@ export class Grader {
   constructor(
     public t: Thresholds,
     reducers: ReadonlyMap<CheckId, Reducer>,
-    private readonly limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
+    limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
   ) {
+    this.held = new Held(limits);
+    ({ txs: this.txs, rounds: this.rounds, forgotten: this.forgotten } = this.held);
     this.tallies = new Map([...reducers.keys()].map((id) => [id, new Tally(id)]));
     for (const [id, tally] of this.tallies) this.byId[id] = tally;
-    const all = [...reducers.values()];
-    this.arrivers = hooked(all, 'arrive');
-    this.knowers = hooked(all, 'known');
-    this.enders = hooked(all, 'ended');
+    this.hooks = hooked([...reducers.values()]);
   }
 
-  // Per event, only the reducers that have its hook, in the table order: no optional call on all 14.
-  private readonly arrivers: Hook[];
-  private readonly knowers: Hook[];
-  private readonly enders: Hook[];
+  private readonly hooks: Hooks;
 
   get timeoutMs(): number {
     return this.t.client_timeout_s * 1000;
@@ -123,7 +135,7 @@ export class Grader {
     const a = attemptOf(arrival, tx?.count ?? 0, this.roundKeyOf(arrival, tx));
     if (!tx) {
       tx = newTx(a, 0);
-      this.hold(tx);
+      this.held.tx(tx);
       this.bound();
     }
     if (a.nth > 0) tx.prev = tx.last;
@@ -133,28 +145,15 @@ export class Grader {
     if (tx.prev) this.timing.resend(a.at - tx.prev.at, tx.count);
     if (a.session) this.player(a.user).loginsInFlight++;
     this.unanswered.push(a);
-    for (const fn of this.arrivers) fn(this, a, tx);
+    for (const fn of this.hooks.arrive) fn(this, a, tx);
     this.book(a, tx);
     return a;
   }
 
-  /**
-   * The round key of an arrival, made once per player and game: a resend, and a settlement after
-   * its bet, take the key made before (the same string, its hash already computed).
-   */
+  /** Its round's key, made once per player and game (see cachedRoundKey). */
   private roundKeyOf(r: Arrival, tx: Tx | undefined): string | undefined {
-    const game = r.game;
-    if (game === undefined) return undefined;
-    const last = tx?.last;
-    if (last && last.game === game && last.user === r.user) return last.round;
-    const p = this.lastPlayer?.user === r.user ? this.lastPlayer : this.players.get(r.user);
-    if (p && p.lastGame === game) return p.lastRound;
-    const key = roundKey(r.user, game);
-    if (p) {
-      p.lastGame = game;
-      p.lastRound = key;
-    }
-    return key;
+    if (r.game === undefined) return undefined;
+    return cachedRoundKey(r.user, r.game, tx?.last, this.lastPlayer?.user === r.user ? this.lastPlayer : this.players.get(r.user));
   }
 
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
@@ -202,7 +201,7 @@ export class Grader {
     const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
     if (a.outcome === 'waiting') this.answered(a, done, a.at + this.timeoutMs, held);
-    for (const fn of this.enders) fn(this, a, tx);
+    for (const fn of this.hooks.ended) fn(this, a, tx);
   }
 
   /**
@@ -229,7 +228,7 @@ export class Grader {
       if (outcome === 'R0' || outcome === 'R2' || outcome === 'R3') p.lastLogin = a;
     }
     if (a.balance !== undefined) this.player(a.user).reported = a;
-    for (const fn of this.knowers) fn(this, a, tx);
+    for (const fn of this.hooks.known) fn(this, a, tx);
   }
 
   /** A transaction forgotten while one of its attempts was answered: judged on its own. */
@@ -253,42 +252,28 @@ export class Grader {
   player(user: string): Player {
     if (this.lastPlayer?.user === user) return this.lastPlayer;
     let p = this.players.get(user);
-    if (!p)
-      this.players.set(
-        user,
-        (p = {
-          user,
-          lastLogin: undefined,
-          reported: undefined,
-          loginsInFlight: 0,
-          marks: undefined,
-          lastGame: undefined,
-          lastRound: undefined,
-        }),
-      );
+    if (!p) this.players.set(user, (p = newPlayer(user)));
     return (this.lastPlayer = p);
   }
 
   round(user: string, game: string, key = roundKey(user, game)): Round {
     let round = this.rounds.get(key);
-    if (!round && (round = this.open.get(key))) this.held(key, round); // an open round outlives the bound
+    if (!round && (round = this.open.get(key))) this.hold(key, round); // an open round outlives the bound
     if (!round) {
       round = { user, game, bets: new Map(), opener: undefined, settlement: undefined, stakes: new Map(), marks: undefined };
-      this.held(key, round);
+      this.hold(key, round);
       this.bound();
     }
     return round;
   }
 
-  private held(key: string, round: Round): void {
+  private hold(key: string, round: Round): void {
     this.seenKey = undefined;
-    this.rounds.set(key, round);
-    this.roundOrder.push(key);
+    this.held.round(key, round);
   }
 
-  private hold(tx: Tx): void {
-    this.txs.set(tx.id, tx);
-    this.txOrder.push(tx);
+  private bound(): void {
+    if (this.held.bound()) this.seenKey = undefined;
   }
 
   /** The round of an attempt, if it has one and the session still holds it. */
@@ -300,10 +285,7 @@ export class Grader {
     return (this.seenRound = this.rounds.get(key) ?? this.open.get(key));
   }
 
-  /**
-   * The latest answer of roundOf (the checks of one callback ask it for the same round several
-   * times); forgotten at every change of `rounds` or `open`.
-   */
+  // roundOf's latest answer (one callback's checks ask for one round often); reset when rounds or open change.
   private seenKey: string | undefined;
   private seenRound: Round | undefined;
 
@@ -315,81 +297,4 @@ export class Grader {
       byUser.set(user ?? '', (byUser.get(user ?? '') ?? 0) + 1);
     }
   }
-
-  // The maps' entries in insertion order (they are removed only by the bound, oldest first): the
-  // bound reads the oldest here instead of through a map iterator, which a map's rehashing slows.
-  private readonly txOrder = new Fifo<Tx>();
-  private readonly roundOrder = new Fifo<string>();
-
-  private bound(): void {
-    // A transaction still in play (being answered, a window open, a lost or failed reply not yet
-    // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
-    let kept = 0;
-    while (this.txs.size > this.limits.transactions) {
-      const tx = this.txOrder.shift()!;
-      this.txs.delete(tx.id);
-      if (kept < 16 && inPlay(tx)) {
-        kept++;
-        this.hold(tx);
-        continue;
-      }
-      this.forgotten.transactions++;
-    }
-    while (this.rounds.size > this.limits.rounds) {
-      this.seenKey = undefined;
-      this.rounds.delete(this.roundOrder.shift()!);
-      this.forgotten.rounds++;
-    }
-  }
-}
-
-/** A first-in first-out queue: an array read from a moving head, compacted now and then. */
-class Fifo<T> {
-  private items: (T | undefined)[] = [];
-  private head = 0;
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  shift(): T | undefined {
-    if (this.head === this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined; // what it held is free at once, not at the next compaction
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-}
-
-type Hook = (g: Grader, a: Attempt, tx: Tx) => void;
-
-/** The reducers' methods for one event, bound to them. */
-const hooked = (reducers: readonly Reducer[], event: 'arrive' | 'known' | 'ended'): Hook[] =>
-  reducers.flatMap((r) => (r[event] ? [r[event].bind(r)] : []));
-
-/** Whether a transaction may still be resent in a way a check must recognise. */
-const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== 'R0');
-
-/** A transaction's state, every field in one order (one shape for all, as attempts have). */
-function newTx(a: Attempt, count: number): Tx {
-  return {
-    id: a.tx,
-    user: a.user,
-    event: a.event,
-    game: a.game,
-    first: a,
-    last: a,
-    count,
-    resolved: undefined,
-    marks: undefined,
-    prev: undefined,
-    running: 0,
-    read: false,
-    wait: undefined,
-    gap: undefined,
-    windows: undefined,
-  };
 }
