@@ -7,8 +7,9 @@ import { median } from './report.js';
  *
  * The grading fold alone, in this process: a session of login → bet → bet_result cycles over 1,000
  * players (one bet reply in ten dropped and resent 600 ms later, one settlement in seven answered R1
- * and resent), folded event by event; prints the fold's CPU per callback, then the cost of
- * GET /admin/report's work (reading the state) after 1,000 callbacks and after all of them.
+ * and resent), folded event by event as the route folds them (a ticket while each is decided);
+ * prints the fold's CPU per callback, then the cost of GET /admin/report's work (reading the
+ * state) after 1,000 callbacks and after all of them.
  */
 const total = Number(process.argv[2] ?? 1_000_000);
 const grader = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 1 });
@@ -63,7 +64,8 @@ for (let i = 0; id < total;) {
   }
   const before = process.cpuUsage();
   for (const { arrival, done } of steps) {
-    const attempt = grader.arrive(arrival);
+    // As the route does: a ticket while the callback is decided, settled by its arrival.
+    const attempt = grader.arrive(arrival, grader.expect(arrival.at));
     grader.complete(attempt, done);
     grader.count(arrival.user, []);
   }

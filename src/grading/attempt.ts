@@ -77,9 +77,10 @@ export interface Attempt extends Arrival {
 
 /**
  * A new attempt of an arrival, every field in one order: all attempts share one shape, so the
- * checks that read them stay fast (an arrival's optional fields would make many).
+ * checks that read them stay fast (an arrival's optional fields would make many). `round`: its
+ * round's key when the caller has it already (the same string roundKey makes).
  */
-export function attemptOf(r: Arrival, nth: number): Attempt {
+export function attemptOf(r: Arrival, nth: number, round = r.game === undefined ? undefined : roundKey(r.user, r.game)): Attempt {
   const event = eventNamed(r.event);
   return {
     id: r.id,
@@ -99,7 +100,7 @@ export function attemptOf(r: Arrival, nth: number): Attempt {
     outcome: 'waiting',
     knownAt: undefined,
     balance: undefined,
-    round: r.game === undefined ? undefined : roundKey(r.user, r.game),
+    round,
     effect: event?.round,
     session: event?.grading.startsSession ?? false,
   };
@@ -115,16 +116,17 @@ const CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
 const record = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
-/** The outcome of an attempt the wallet finished within the caller's time-out (`timeoutAt`). */
-export function outcomeOf(a: Attempt, done: Completion, timeoutAt: number): { outcome: Outcome; knownAt: number; balance?: number } {
-  if (done.dropped) return { outcome: 'lost', knownAt: done.end };
-  if (done.clientGone) return { outcome: 'lost', knownAt: Math.min(a.closedAt ?? done.end, timeoutAt) };
-  if (done.end > timeoutAt) return { outcome: 'lost', knownAt: timeoutAt };
+/** What the provider read of a reply written within its time-out: its code, or `failed` when it has none. */
+export function replyOutcome(done: Completion): Outcome {
   const reply = record(done.body);
   const code = typeof reply?.code === 'string' && CODES.has(reply.code) ? (reply.code as Outcome) : undefined;
-  const outcome = done.status === 200 && code ? code : 'failed';
-  const balance = typeof reply?.latest_balance === 'number' ? reply.latest_balance : undefined;
-  return { outcome, knownAt: done.end, ...(balance === undefined ? {} : { balance }) };
+  return done.status === 200 && code ? code : 'failed';
+}
+
+/** The latest_balance of a reply written within the provider's time-out, if it has one. */
+export function replyBalance(done: Completion): number | undefined {
+  const balance = record(done.body)?.latest_balance;
+  return typeof balance === 'number' ? balance : undefined;
 }
 
 /** Bets and settlements: the callbacks that move money (those of a round). */

@@ -1,8 +1,23 @@
 import type { CheckId } from '../protocol/types.generated.js';
-import { type Arrival, type Attempt, attemptOf, type Completion, outcomeOf, roundKey } from './attempt.js';
-import { LOGGED_IN, mark, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
-
+import { type Arrival, type Attempt, attemptOf, type Completion, type Outcome, replyBalance, replyOutcome, roundKey } from './attempt.js';
+import {
+  hooked,
+  type Hooks,
+  cachedRoundKey,
+  LOGGED_IN,
+  mark,
+  MAX_ROUNDS,
+  MAX_TRANSACTIONS,
+  newPlayer,
+  newTx,
+  type Player,
+  type Reducer,
+  type Round,
+  type Tx,
+} from './model.js';
+import { Held } from './held.js';
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
+import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
 import { Tally } from './tally.js';
 import type { Thresholds } from './thresholds.js';
@@ -14,22 +29,23 @@ import { Timing } from './timing.js';
  * open windows. No journal is read; a report costs the same at any session length.
  */
 export class Grader {
-  readonly txs = new Map<string, Tx>();
-  readonly rounds = new Map<string, Round>();
+  readonly txs: Map<string, Tx>;
+  readonly rounds: Map<string, Round>;
   /** Rounds opened and not settled: never forgotten (ROUNDS_SETTLED and open_rounds read them). */
   readonly open = new Map<string, Round>();
   readonly players = new Map<string, Player>();
   readonly tallies: ReadonlyMap<CheckId, Tally>;
   readonly findings = new Map<string, Map<string, number>>();
   readonly timing = new Timing();
-  readonly forgotten = { transactions: 0, rounds: 0 };
+  readonly forgotten: { transactions: number; rounds: number };
+  /** The transactions and rounds held, the oldest forgotten beyond the limits. */
+  private readonly held: Held;
   private readonly deadlines = new Deadlines();
   /** Attempts being answered, oldest first: each becomes `lost` when the caller's time-out passes. */
   private unanswered: Attempt[] = [];
   private head = 0;
   /** Arrivals whose callback is still being decided: no deadline at or after them may fire yet. */
-  private readonly arriving = new Map<number, number>();
-  private nextTicket = 1;
+  private readonly arriving = new Arrivals();
   private clock = 0;
   /**
    * How far behind the wall clock a report judges windows: 0 when every event is folded as it
@@ -39,12 +55,17 @@ export class Grader {
 
   constructor(
     public t: Thresholds,
-    private readonly reducers: ReadonlyMap<CheckId, Reducer>,
-    private readonly limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
+    reducers: ReadonlyMap<CheckId, Reducer>,
+    limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
   ) {
+    this.held = new Held(limits);
+    ({ txs: this.txs, rounds: this.rounds, forgotten: this.forgotten } = this.held);
     this.tallies = new Map([...reducers.keys()].map((id) => [id, new Tally(id)]));
     for (const [id, tally] of this.tallies) this.byId[id] = tally;
+    this.hooks = hooked([...reducers.values()]);
   }
+
+  private readonly hooks: Hooks;
 
   get timeoutMs(): number {
     return this.t.client_timeout_s * 1000;
@@ -74,21 +95,18 @@ export class Grader {
 
   /** A callback that arrived at `at` is being decided: deadlines after `at` wait for it. */
   expect(at: number): number {
-    const ticket = this.nextTicket++;
-    this.arriving.set(ticket, at);
-    return ticket;
+    return this.arriving.add(at);
   }
 
   /** The callback of `ticket` will not be graded (refused before it could be, or its arrival was recorded). */
   settle(ticket: number): undefined {
-    this.arriving.delete(ticket);
+    this.arriving.remove(ticket);
     return undefined;
   }
 
   /** Moves the session's clock to `now`: time-outs and windows up to then take effect. */
   advance(now: number): void {
-    let horizon = now;
-    for (const at of this.arriving.values()) horizon = Math.min(horizon, at);
+    const horizon = this.arriving.horizon(now);
     if (horizon < this.clock) return;
     this.clock = horizon;
     const timeout = this.timeoutMs;
@@ -99,7 +117,7 @@ export class Grader {
       const deadline = this.deadlines.peek();
       if (next <= horizon && next <= deadline) {
         this.head++;
-        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, { outcome: 'lost', knownAt: next });
+        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, 'lost', next);
       } else if (deadline <= horizon) this.deadlines.fire();
       else break;
     }
@@ -114,10 +132,10 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
-    const a = attemptOf(arrival, tx?.count ?? 0);
+    const a = attemptOf(arrival, tx?.count ?? 0, this.roundKeyOf(arrival, tx));
     if (!tx) {
       tx = newTx(a, 0);
-      this.txs.set(a.tx, tx);
+      this.held.tx(tx);
       this.bound();
     }
     if (a.nth > 0) tx.prev = tx.last;
@@ -127,9 +145,15 @@ export class Grader {
     if (tx.prev) this.timing.resend(a.at - tx.prev.at, tx.count);
     if (a.session) this.player(a.user).loginsInFlight++;
     this.unanswered.push(a);
-    for (const r of this.reducers.values()) r.arrive?.(this, a, tx);
+    for (const fn of this.hooks.arrive) fn(this, a, tx);
     this.book(a, tx);
     return a;
+  }
+
+  /** Its round's key, made once per player and game (see cachedRoundKey). */
+  private roundKeyOf(r: Arrival, tx: Tx | undefined): string | undefined {
+    if (r.game === undefined) return undefined;
+    return cachedRoundKey(r.user, r.game, tx?.last, this.lastPlayer?.user === r.user ? this.lastPlayer : this.players.get(r.user));
   }
 
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
@@ -146,12 +170,14 @@ export class Grader {
       if (!round.stakes.has(a.tx) && a.total !== undefined) round.stakes.set(a.tx, a.total);
       if (!round.opener) {
         round.opener = a;
+        this.seenKey = undefined;
         this.open.set(a.round!, round);
       }
     } else if (a.effect === 'settles' && a.applied) {
       const round = this.open.get(a.round!);
       if (round?.opener && !round.settlement) {
         round.settlement = a;
+        this.seenKey = undefined;
         this.open.delete(a.round!);
       }
     }
@@ -163,7 +189,7 @@ export class Grader {
     this.advance(at);
     a.closedAt = at;
     this.timing.closed(at - a.at);
-    if (a.outcome === 'waiting') this.learn(a, { outcome: 'lost', knownAt: at });
+    if (a.outcome === 'waiting') this.learn(a, 'lost', at);
   }
 
   /** The wallet wrote the reply of an attempt, or closed its connection. */
@@ -171,26 +197,38 @@ export class Grader {
     if (a.end !== undefined) return;
     this.advance(done.end);
     a.end = done.end;
-    const tx = this.txs.get(a.tx) ?? this.orphan(a);
+    const held = this.txs.get(a.tx);
+    const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
-    if (a.outcome === 'waiting') this.learn(a, outcomeOf(a, done, a.at + this.timeoutMs));
-    for (const r of this.reducers.values()) r.ended?.(this, a, tx);
+    if (a.outcome === 'waiting') this.answered(a, done, a.at + this.timeoutMs, held);
+    for (const fn of this.hooks.ended) fn(this, a, tx);
   }
 
-  private learn(a: Attempt, o: { outcome: Attempt['outcome']; knownAt: number; balance?: number }): void {
-    a.outcome = o.outcome;
-    a.knownAt = o.knownAt;
-    if (o.balance !== undefined) a.balance = o.balance;
-    const tx = this.txs.get(a.tx) ?? this.orphan(a);
-    if (o.outcome !== 'lost') tx.read = true;
-    if (!tx.resolved && (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3' || o.outcome === 'R4')) tx.resolved = a;
+  /**
+   * The outcome of an attempt the wallet finished (`timeoutAt`: when the caller gave up on it).
+   * `held`: its transaction as the session holds it, already looked up (an orphan gets its own).
+   */
+  private answered(a: Attempt, done: Completion, timeoutAt: number, held: Tx | undefined): void {
+    if (done.dropped) this.learn(a, 'lost', done.end, undefined, held);
+    else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? done.end, timeoutAt), undefined, held);
+    else if (done.end > timeoutAt) this.learn(a, 'lost', timeoutAt, undefined, held);
+    else this.learn(a, replyOutcome(done), done.end, replyBalance(done), held);
+  }
+
+  private learn(a: Attempt, outcome: Outcome, knownAt: number, balance?: number, held = this.txs.get(a.tx)): void {
+    a.outcome = outcome;
+    a.knownAt = knownAt;
+    if (balance !== undefined) a.balance = balance;
+    const tx = held ?? this.orphan(a);
+    if (outcome !== 'lost') tx.read = true;
+    if (!tx.resolved && (outcome === 'R0' || outcome === 'R2' || outcome === 'R3' || outcome === 'R4')) tx.resolved = a;
     if (a.session) {
       const p = this.player(a.user);
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
-      if (o.outcome === 'R0' || o.outcome === 'R2' || o.outcome === 'R3') p.lastLogin = a;
+      if (outcome === 'R0' || outcome === 'R2' || outcome === 'R3') p.lastLogin = a;
     }
     if (a.balance !== undefined) this.player(a.user).reported = a;
-    for (const r of this.reducers.values()) r.known?.(this, a, tx);
+    for (const fn of this.hooks.known) fn(this, a, tx);
   }
 
   /** A transaction forgotten while one of its attempts was answered: judged on its own. */
@@ -207,28 +245,49 @@ export class Grader {
 
   private readonly own = new Map<CheckId, unknown>();
 
+  // The player last asked for: the checks of one callback ask for the same one several times.
+  // Players are never removed, so the memo never goes stale.
+  private lastPlayer: Player | undefined;
+
   player(user: string): Player {
+    if (this.lastPlayer?.user === user) return this.lastPlayer;
     let p = this.players.get(user);
-    if (!p) this.players.set(user, (p = { user, lastLogin: undefined, reported: undefined, loginsInFlight: 0, marks: undefined }));
-    return p;
+    if (!p) this.players.set(user, (p = newPlayer(user)));
+    return (this.lastPlayer = p);
   }
 
   round(user: string, game: string, key = roundKey(user, game)): Round {
     let round = this.rounds.get(key);
-    if (!round && (round = this.open.get(key))) this.rounds.set(key, round); // an open round outlives the bound
+    if (!round && (round = this.open.get(key))) this.hold(key, round); // an open round outlives the bound
     if (!round) {
       round = { user, game, bets: new Map(), opener: undefined, settlement: undefined, stakes: new Map(), marks: undefined };
-      this.rounds.set(key, round);
+      this.hold(key, round);
       this.bound();
     }
     return round;
   }
 
+  private hold(key: string, round: Round): void {
+    this.seenKey = undefined;
+    this.held.round(key, round);
+  }
+
+  private bound(): void {
+    if (this.held.bound()) this.seenKey = undefined;
+  }
+
   /** The round of an attempt, if it has one and the session still holds it. */
   roundOf(a: { round?: string }): Round | undefined {
-    if (a.round === undefined) return undefined;
-    return this.rounds.get(a.round) ?? this.open.get(a.round);
+    const key = a.round;
+    if (key === undefined) return undefined;
+    if (key === this.seenKey) return this.seenRound;
+    this.seenKey = key;
+    return (this.seenRound = this.rounds.get(key) ?? this.open.get(key));
   }
+
+  // roundOf's latest answer (one callback's checks ask for one round often); reset when rounds or open change.
+  private seenKey: string | undefined;
+  private seenRound: Round | undefined;
 
   /** Findings of one journalled callback (any callback: a refused one's too), counted per player. */
   count(user: string | undefined, codes: Iterable<string>): void {
@@ -238,53 +297,4 @@ export class Grader {
       byUser.set(user ?? '', (byUser.get(user ?? '') ?? 0) + 1);
     }
   }
-
-  // Live iterators over the maps' oldest entries (a fresh keys().next() walks every deleted hole).
-  private readonly oldestTx = this.txs.keys();
-  private readonly oldestRound = this.rounds.keys();
-
-  private bound(): void {
-    // A transaction still in play (being answered, a window open, a lost or failed reply not yet
-    // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
-    let kept = 0;
-    while (this.txs.size > this.limits.transactions) {
-      const id = this.oldestTx.next().value!;
-      const tx = this.txs.get(id)!;
-      this.txs.delete(id);
-      if (kept < 16 && inPlay(tx)) {
-        kept++;
-        this.txs.set(id, tx);
-        continue;
-      }
-      this.forgotten.transactions++;
-    }
-    while (this.rounds.size > this.limits.rounds) {
-      this.rounds.delete(this.oldestRound.next().value!);
-      this.forgotten.rounds++;
-    }
-  }
-}
-
-/** Whether a transaction may still be resent in a way a check must recognise. */
-const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== 'R0');
-
-/** A transaction's state, every field in one order (one shape for all, as attempts have). */
-function newTx(a: Attempt, count: number): Tx {
-  return {
-    id: a.tx,
-    user: a.user,
-    event: a.event,
-    game: a.game,
-    first: a,
-    last: a,
-    count,
-    resolved: undefined,
-    marks: undefined,
-    prev: undefined,
-    running: 0,
-    read: false,
-    wait: undefined,
-    gap: undefined,
-    windows: undefined,
-  };
 }

@@ -8,8 +8,12 @@ const MAX_IDS = 50;
 
 /** What one check has seen so far in the session: per player, so a report can be limited to one. */
 export class Tally {
-  private readonly exercisedBy = new Map<string, number>();
+  /** Chances per player: a counter each, so a chance costs one lookup. */
+  private readonly exercisedBy = new Map<string, { n: number }>();
   readonly violations: ReportViolation[] = [];
+  /** The counter of the player who had the latest chance: a player's callbacks come in runs. */
+  private lastUser: string | undefined;
+  private lastCount: { n: number } | undefined;
   /** Violations beyond MAX_VIOLATIONS, per player. */
   private readonly moreBy = new Map<string, number>();
   /** Open windows: key → the player. */
@@ -22,7 +26,12 @@ export class Tally {
 
   exercise(user: string): void {
     this.version++;
-    this.exercisedBy.set(user, (this.exercisedBy.get(user) ?? 0) + 1);
+    if (user !== this.lastUser) {
+      this.lastUser = user;
+      this.lastCount = this.exercisedBy.get(user);
+      if (!this.lastCount) this.exercisedBy.set(user, (this.lastCount = { n: 0 }));
+    }
+    this.lastCount!.n++;
   }
 
   /** A violation citing `attempts` (its player and transaction taken from the first unless given). */
@@ -54,9 +63,9 @@ export class Tally {
   }
 
   exercised(user?: string): number {
-    if (user !== undefined) return this.exercisedBy.get(user) ?? 0;
+    if (user !== undefined) return this.exercisedBy.get(user)?.n ?? 0;
     let n = 0;
-    for (const v of this.exercisedBy.values()) n += v;
+    for (const v of this.exercisedBy.values()) n += v.n;
     return n;
   }
 

@@ -3,6 +3,7 @@ import { type Attempt, describe, movesMoney, seconds } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
 
 const ID = 'LOST_REPLY_RETRIED';
+const FAILED = `${ID}:failed`;
 
 /**
  * Every lost reply of a bet or bet_result is followed by a resend of its transaction_id within
@@ -11,7 +12,7 @@ const ID = 'LOST_REPLY_RETRIED';
  */
 export const lostReplyRetried: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
-    if (!movesMoney(a) || a.outcome !== 'lost' || marked(tx, `${ID}:failed`)) return;
+    if (!movesMoney(a) || a.outcome !== 'lost' || marked(tx, FAILED)) return;
     const tally = g.tally(ID);
     if (!marked(tx, ID)) {
       mark(tx, ID);
@@ -26,7 +27,7 @@ export const lostReplyRetried: Reducer = {
       ID,
       g.when(a.knownAt! + window, () => {
         tx.windows!.delete(ID);
-        mark(tx, `${ID}:failed`);
+        mark(tx, FAILED);
         tally.unpend(tx.id);
         tally.violate(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]);
       }),

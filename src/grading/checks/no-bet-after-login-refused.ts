@@ -3,6 +3,7 @@ import { describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'NO_BET_AFTER_LOGIN_REFUSED';
+const FAILED = `${ID}:failed`;
 
 /** After a login read as R2 or R3, no new bet for that player until a later login is read as R0. */
 export const noBetAfterLoginRefused: Reducer = {
@@ -17,8 +18,8 @@ export const noBetAfterLoginRefused: Reducer = {
     if (a.effect !== 'opens' || a.nth !== 0) return;
     const p = g.player(a.user);
     const login = p.lastLogin;
-    if (!login || login.outcome === 'R0' || marked(p, `${ID}:failed`)) return;
-    mark(p, `${ID}:failed`);
+    if (!login || login.outcome === 'R0' || marked(p, FAILED)) return;
+    mark(p, FAILED);
     g.tally(ID).violate(
       `${describe(a)} came after ${describe(login)} was refused with ${login.outcome} and before any successful login`,
       [login, a],

@@ -23,7 +23,8 @@ function sameBody(a: Attempt): string {
  * Refusals of a bet or bet_result still inside retry_window_s: by event and round, then by what
  * their body says (so a callback of a round with no refusal never has its body read).
  */
-const refusals = (g: Grader) => g.state(ID, () => new Map<string, Map<string, Attempt>>());
+const none = () => new Map<string, Map<string, Attempt>>();
+const refusals = (g: Grader) => g.state(ID, none);
 const roundOf = (a: Attempt) => `${a.event}:${a.round}`;
 
 /**
@@ -57,7 +58,8 @@ export const noRetryAfterRefusal: Reducer = {
       return;
     }
     if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;
-    const byBody = refusals(g).get(roundOf(a));
+    const all = refusals(g);
+    const byBody = all.size ? all.get(roundOf(a)) : undefined; // most sessions refuse nothing: no key built
     if (!byBody) return;
     const key = sameBody(a);
     const earlier = byBody.get(key);

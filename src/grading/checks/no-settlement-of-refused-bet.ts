@@ -3,6 +3,7 @@ import { type Attempt, describe } from '../attempt.js';
 import type { Grader, Reducer, Round } from '../grader.js';
 
 const ID = 'NO_SETTLEMENT_OF_REFUSED_BET';
+const FAILED = `${ID}:failed`;
 
 /**
  * What the provider knew about a round's bets when `a` arrived: `applied` when one of them was read
@@ -33,10 +34,10 @@ export const noSettlementOfRefusedBet: Reducer = {
   arrive(g, a) {
     if (a.effect !== 'settles' || a.nth !== 0) return;
     const round = g.roundOf(a);
-    if (!round?.bets.size || marked(round, `${ID}:failed`)) return;
+    if (!round?.bets.size || marked(round, FAILED)) return;
     const { state, last } = betsKnown(round);
     if (state !== 'refused') return;
-    mark(round, `${ID}:failed`);
+    mark(round, FAILED);
     if (!marked(round, ID)) {
       mark(round, ID);
       g.tally(ID).exercise(a.user);

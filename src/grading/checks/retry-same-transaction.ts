@@ -4,8 +4,10 @@ import type { Grader, Reducer, Tx } from '../grader.js';
 
 const ID = 'RETRY_SAME_TRANSACTION';
 
+type Watched = Map<string, Map<string, { tx: Tx; uncertain: Attempt }>>;
+const none = (): Watched => new Map();
 /** Transactions whose last news was a lost or failed reply, by player, event and game_no. */
-const watched = (g: Grader) => g.state(ID, () => new Map<string, Map<string, { tx: Tx; uncertain: Attempt }>>());
+const watched = (g: Grader) => g.state(ID, none);
 const keyOf = (a: Attempt) => `${a.event}:${a.round}`;
 
 /**
@@ -17,17 +19,20 @@ export const retrySameTransaction: Reducer = {
   known(g, a, tx) {
     if (!movesMoney(a) || a.game === undefined) return;
     const tally = g.tally(ID);
-    const key = keyOf(a);
+    const all = watched(g);
     if (UNCERTAIN.has(a.outcome) && !tx.resolved && !marked(tx, ID)) {
       mark(tx, ID);
       tally.exercise(a.user);
       tally.pend(tx.id, a.user);
-      let map = watched(g).get(key);
-      if (!map) watched(g).set(key, (map = new Map()));
+      const key = keyOf(a);
+      let map = all.get(key);
+      if (!map) all.set(key, (map = new Map()));
       map.set(tx.id, { tx, uncertain: a });
     } else if (tx.resolved === a) {
-      const map = watched(g).get(key);
-      if (map?.delete(tx.id) && !map.size) watched(g).delete(key);
+      // Most answers find nothing watched: no key is built for them.
+      const key = all.size ? keyOf(a) : undefined;
+      const map = key === undefined ? undefined : all.get(key);
+      if (map?.delete(tx.id) && !map.size) all.delete(key!);
       tally.unpend(tx.id);
     }
   },
@@ -42,12 +47,13 @@ export const retrySameTransaction: Reducer = {
   },
   arrive(g, a) {
     if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;
-    const map = watched(g).get(keyOf(a));
+    const all = watched(g);
+    const map = all.size ? all.get(keyOf(a)) : undefined;
     if (!map) return;
     for (const [id, w] of map) {
       if (id === a.tx || w.uncertain.knownAt! > a.at) continue;
       map.delete(id);
-      if (!map.size) watched(g).delete(keyOf(a));
+      if (!map.size) all.delete(keyOf(a));
       const tally = g.tally(ID);
       tally.unpend(id);
       tally.violate(

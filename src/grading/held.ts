@@ -1,0 +1,72 @@
+import { inPlay, type Round, type Tx } from './model.js';
+
+/**
+ * The transactions and rounds a session holds, the oldest forgotten beyond its limits. Each map's
+ * entries are also queued in insertion order (the bound is the only thing that removes any, oldest
+ * first): the bound reads the oldest from its queue instead of a map iterator, which a map's
+ * rehashing slows.
+ */
+export class Held {
+  readonly txs = new Map<string, Tx>();
+  readonly rounds = new Map<string, Round>();
+  readonly forgotten = { transactions: 0, rounds: 0 };
+  private readonly txOrder = new Fifo<Tx>();
+  private readonly roundOrder = new Fifo<string>();
+
+  constructor(private readonly limits: { transactions: number; rounds: number }) {}
+
+  tx(tx: Tx): void {
+    this.txs.set(tx.id, tx);
+    this.txOrder.push(tx);
+  }
+
+  round(key: string, round: Round): void {
+    this.rounds.set(key, round);
+    this.roundOrder.push(key);
+  }
+
+  /** Forgets the oldest beyond the limits; true when a round was forgotten. */
+  bound(): boolean {
+    // A transaction still in play (being answered, a window open, a lost or failed reply not yet
+    // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
+    let kept = 0;
+    while (this.txs.size > this.limits.transactions) {
+      const tx = this.txOrder.shift()!;
+      this.txs.delete(tx.id);
+      if (kept < 16 && inPlay(tx)) {
+        kept++;
+        this.tx(tx);
+        continue;
+      }
+      this.forgotten.transactions++;
+    }
+    let forgot = false;
+    while (this.rounds.size > this.limits.rounds) {
+      this.rounds.delete(this.roundOrder.shift()!);
+      this.forgotten.rounds++;
+      forgot = true;
+    }
+    return forgot;
+  }
+}
+
+/** A first-in first-out queue: an array read from a moving head, compacted now and then. */
+class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head === this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined; // what it held is free at once, not at the next compaction
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+}
