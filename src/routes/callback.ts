@@ -57,9 +57,12 @@ function gradedBody(body: unknown, chars: number): unknown {
   };
 }
 
+const NO_CODES: readonly string[] = [];
+
 /** Each finding code once per callback. */
 function findingCodes(findings: readonly Finding[]): Iterable<string> {
-  if (findings.length < 2) return findings.map((f) => f.code);
+  if (findings.length === 0) return NO_CODES;
+  if (findings.length === 1) return [findings[0]!.code];
   return new Set(findings.map((f) => f.code));
 }
 
