@@ -30,9 +30,9 @@ const END = 10;
 
 /**
  * The fingerprint of a request: `~` and the 64-bit hash of its canonical form, the top-level
- * `timestamp` left out (a retry may carry a new one). Keys count in any order; values of the types
- * JSON.parse makes are hashed as their JSON text would compare (-0 is 0; undefined members are
- * left out as JSON.stringify leaves them out).
+ * `timestamp` left out (a retry may carry a new one). The order of keys does not count; values of
+ * the types JSON.parse makes compare as their JSON text would (-0 is 0; undefined members are left
+ * out as JSON.stringify leaves them out).
  */
 export function fingerprintOf(req: object): string {
   const hash = new Hash();
