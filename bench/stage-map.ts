@@ -18,7 +18,8 @@ export interface Profile {
 const BY_FUNCTION: Record<string, Record<string, string>> = {
   'callback/read': { parseBody: 'parse', authenticate: 'auth' },
   'callback/reply': { journalledBody: 'journal (entry, masking)' },
-  'wallet/decide': { fingerprintOf: 'idempotency fingerprint', sha256base64url: 'idempotency fingerprint' },
+  // legacyFingerprintOf runs only for a record an older version wrote.
+  'wallet/decide': { legacyFingerprintOf: 'idempotency fingerprint', sha256base64url: 'idempotency fingerprint' },
   secrets: { matches: 'auth' },
   simulator: { checkCredentials: 'auth', chooseRule: 'rules', countCall: 'rules' },
   callback: { decideWithRule: 'decide (wallet, events, money)' },
@@ -29,6 +30,7 @@ const BY_MODULE: [RegExp, string][] = [
   [/^callback\/read$/, 'validate'],
   [/^secrets$/, 'journal (entry, masking)'],
   [/^scenario\//, 'rules'],
+  [/^wallet\/fingerprint$/, 'idempotency fingerprint'],
   [/^(wallet|events)\//, 'decide (wallet, events, money)'],
   [/^backends\/redis\/journal$/, 'journal (entry, masking)'],
   [/^backends\/(local|redis)\/grading$/, 'grading'],

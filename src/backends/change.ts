@@ -29,7 +29,10 @@ export interface TransactionRecord {
   transaction_id: string;
   user_id: string;
   event_type: string;
-  /** A short hash of the request without its timestamp (see fingerprintOf). */
+  /**
+   * A short hash of the request without its timestamp: `~…` (src/wallet/fingerprint.ts), or in a
+   * record of an older version the sha256 that decide still compares the old way.
+   */
   fingerprint: string;
   /** The round of a bet or the one a bet_result settled (forgotten with the transaction). */
   game_no?: string;

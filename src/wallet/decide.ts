@@ -9,6 +9,7 @@ import type { CallbackRequest } from '../protocol/types.generated.js';
 import type { Change } from '../backends/change.js';
 import type { Player } from '../backends/state.js';
 import type { Decided, View } from '../backends/store.js';
+import { FINGERPRINT_MARK, fingerprintOf } from './fingerprint.js';
 
 export type { WalletConfig } from '../events/event.js';
 
@@ -53,8 +54,7 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
   }
   const fingerprint = fingerprintOf(req);
   if (known) {
-    // A record kept by an older wallet-sim holds the whole hash: compare as much as it holds.
-    if (fingerprint.startsWith(known.fingerprint) || known.fingerprint.startsWith(fingerprint)) {
+    if (sameRequest(known.fingerprint, fingerprint, req)) {
       findings.push(finding('TRANSACTION_REPLAYED', `transaction_id ${req.transaction_id} was already applied: replayed, nothing changed`));
       return { ...refuse('R0'), replayed: true };
     }
@@ -107,8 +107,22 @@ function balanceAfter(player: Player, changes: readonly Change[]): Money {
   return balance;
 }
 
-/** Identity of a request for idempotency: its canonical JSON without the timestamp. */
-export function fingerprintOf(req: CallbackRequest): string {
+/**
+ * Whether a request is the one a transaction record was made from. A record written by this version
+ * holds the 64-bit hash (fingerprint.ts); one written by an older wallet-sim (a file store's
+ * snapshot or log, Redis) holds the sha256 of the canonical JSON, compared the old way: the sha256
+ * is computed only for such a record, so a retry of a transaction applied before an upgrade still
+ * replays.
+ */
+function sameRequest(recorded: string, fingerprint: string, req: CallbackRequest): boolean {
+  if (recorded.startsWith(FINGERPRINT_MARK)) return recorded === fingerprint;
+  const legacy = legacyFingerprintOf(req);
+  // The first of those kept the whole hash (43 characters), later ones its first 16: compare as much as the record holds.
+  return legacy.startsWith(recorded) || recorded.startsWith(legacy);
+}
+
+/** The fingerprint older wallet-sim versions recorded: the sha256 of the canonical JSON without the timestamp. */
+export function legacyFingerprintOf(req: CallbackRequest): string {
   const { timestamp: _ignored, ...rest } = req;
   // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
   // transaction costs 16 characters instead of 43.

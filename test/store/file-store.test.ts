@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stringify } from 'safe-stable-stringify';
 import t from 'tap';
 import { LocalBackend } from '../../src/backends/local/local-backend.js';
 import { compileScenario } from '../../src/scenario/scenario.js';
@@ -9,7 +11,9 @@ import type { Change } from '../../src/backends/change.js';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { StoreError } from '../../src/backends/store-error.js';
 import { openFile, player, tempData, txn } from '../helpers/store.js';
-import { balanceOf, bet, buildTestApp, login, result, send } from '../helpers/app.js';
+import type { CallbackRequest } from '../../src/protocol/types.generated.js';
+import { legacyFingerprintOf } from '../../src/wallet/decide.js';
+import { balanceOf, bet, buildTestApp, journal, login, now, result, send } from '../helpers/app.js';
 
 const logs = async (data: string) => (await readdir(join(data, '..'))).filter((n) => n.endsWith('.log')).sort();
 /** The snapshot (version 2): its header line and its records, one per line. */
@@ -271,6 +275,55 @@ t.test('the wallet through the file store: balances, rounds, settlements and ide
       `${stop}: the open round is still open`,
     );
     t.equal(balanceOf(second.sim, 'usd'), '105.25');
+  }
+});
+
+t.test('a data file an older wallet-sim wrote (sha256 fingerprints) still replays its transactions after an upgrade', async (t) => {
+  // The records as an older build wrote them: the first kept the whole sha256 (43 characters),
+  // later ones its first 16. Same layout as today's records, only the fingerprint's format differs.
+  const sha256 = (req: object) =>
+    createHash('sha256')
+      .update(stringify({ ...req, timestamp: undefined })!)
+      .digest('base64url');
+  for (const stop of ['kill -9', 'clean close'] as const) {
+    const data = await tempData(t);
+    const placed = bet('usd', 'g1', [['1', 'P', 10.25]], { currency: 'USD' });
+    const entered = login('usd');
+    t.equal(legacyFingerprintOf(placed as CallbackRequest), sha256(placed).slice(0, 16), 'the older formats agree');
+    const older = await FilePersistence.open(data);
+    await older.commit([
+      { op: 'player', user_id: 'usd', balance: '89.75', currency: 'USD' },
+      { op: 'txn', transaction_id: entered.transaction_id, user_id: 'usd', event_type: 'login', fingerprint: sha256(entered) },
+    ]);
+    await older.commit([
+      { op: 'player', user_id: 'usd', balance: '89.75', currency: 'USD' },
+      { op: 'bets', user_id: 'usd', game_no: 'g1', currency: 'USD', bets: [['1', 'P', '10.25']] },
+      { op: 'txn', transaction_id: placed.transaction_id, user_id: 'usd', event_type: 'bet', fingerprint: sha256(placed).slice(0, 16) },
+    ]);
+    if (stop === 'kill -9') await older.abandon();
+    else await older.close();
+
+    const upgraded = await buildTestApp({}, { store: await FilePersistence.open(data) });
+    t.teardown(async () => {
+      await upgraded.app.close();
+      await upgraded.sim.store.close();
+    });
+    const retry = (req: object) => send(upgraded.app, { ...req, timestamp: now() + 1 });
+    t.match((await retry(placed)).body, { code: 'R0', latest_balance: 89.75 }, `${stop}: a retried bet (16-character record) replays`);
+    t.match((await retry(entered)).body, { code: 'R0', latest_balance: 89.75 }, `${stop}: a retried login (43-character record) replays`);
+    t.match(
+      (await retry({ ...placed, data: { ...placed.data, total_bet_amount: 10.5 } })).body,
+      { code: 'R3' },
+      `${stop}: the bet's transaction_id with another body is refused`,
+    );
+    t.match((await retry({ ...entered, feedback_data: 'other' })).body, { code: 'R3' }, `${stop}: so is the login's`);
+    const replies = await journal(upgraded.app, { user_id: 'usd' });
+    t.same(
+      replies.map((e) => e.findings.map((f: { code: string }) => f.code)),
+      [['TRANSACTION_REPLAYED'], ['TRANSACTION_REPLAYED'], ['TRANSACTION_REUSED'], ['TRANSACTION_REUSED']],
+      `${stop}: replayed twice, reused twice`,
+    );
+    t.equal(balanceOf(upgraded.sim, 'usd'), '89.75', `${stop}: nothing applied twice`);
   }
 });
 

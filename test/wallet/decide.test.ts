@@ -5,7 +5,8 @@ import { money } from '../../src/money.js';
 import type { CallbackRequest } from '../../src/protocol/types.generated.js';
 import type { Player, Round } from '../../src/backends/state.js';
 import type { View } from '../../src/backends/store.js';
-import { decide, fingerprintOf, type WalletConfig } from '../../src/wallet/decide.js';
+import { decide, type WalletConfig } from '../../src/wallet/decide.js';
+import { fingerprintOf } from '../../src/wallet/fingerprint.js';
 
 const config: WalletConfig = {
   scale: (c) => (c === 'KRW' ? 0 : 2),
@@ -60,6 +61,11 @@ const result = (total: number, winloss: number, results: [string, string, number
       bet_results: results.map(([bet_index, bet_type, bet_amount, wl]) => ({ bet_index, bet_type, bet_amount, winloss: wl })),
     },
   }) as CallbackRequest;
+
+/** The transaction record of login's transaction_id, with the fingerprint it was recorded with. */
+const known = (fingerprint: string): View['transaction'] => ({ transaction_id: 't1', user_id: 'alice', event_type: 'login', fingerprint });
+/** The whole sha256 (base64url) of login's canonical JSON without its timestamp, as the first version recorded it. */
+const LEGACY_LOGIN = 'eJgWeozdtPeVsCovt6dsxLaFbT650e7aWHGpghmB4Bc';
 
 interface Case {
   name: string;
@@ -198,6 +204,39 @@ const cases: Case[] = [
     code: 'R3',
     findings: ['TRANSACTION_REUSED'],
   },
+  {
+    name: 'same transaction, a record of another body in the current format: R3',
+    view: view({ transaction: known(fingerprintOf({ ...login, feedback_data: 'other' })) }),
+    req: login,
+    code: 'R3',
+    findings: ['TRANSACTION_REUSED'],
+    ops: [],
+  },
+  // Records an older wallet-sim wrote (a file store's snapshot or log, Redis) hold the sha256 of the
+  // canonical JSON: the first version its 43 characters, later ones the first 16. A retry after an
+  // upgrade still replays; another body is still refused.
+  ...[
+    ['16', LEGACY_LOGIN.slice(0, 16)],
+    ['43', LEGACY_LOGIN],
+  ].flatMap(([length, fingerprint]): Case[] => [
+    {
+      name: `same transaction, same body, a record of an older version (${length}-character sha256): replayed`,
+      view: view({ transaction: known(fingerprint!) }),
+      req: { ...login, timestamp: 1 },
+      code: 'R0',
+      balance: '100',
+      findings: ['TRANSACTION_REPLAYED'],
+      ops: [],
+    },
+    {
+      name: `same transaction, other body, a record of an older version (${length}-character sha256): R3`,
+      view: view({ transaction: known(fingerprint!) }),
+      req: { ...login, feedback_data: 'other' },
+      code: 'R3',
+      findings: ['TRANSACTION_REUSED'],
+      ops: [],
+    },
+  ]),
   {
     name: 'a forgotten transaction is never applied again',
     view: view({ transactionForgotten: true }),

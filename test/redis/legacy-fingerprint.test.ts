@@ -1,0 +1,57 @@
+// Transaction records an older wallet-sim wrote to Redis hold the sha256 fingerprint of the request
+// (the first version its 43 characters, later ones the first 16): after an upgrade, a retry of such
+// a transaction still replays, and its transaction_id with another body is still refused.
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import t from 'tap';
+import { openBackend } from '../../src/backends/index.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
+import { bet, buildTestApp, journal, login, now, send } from '../helpers/app.js';
+import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+
+const sha256 = (req: object) =>
+  createHash('sha256')
+    .update(stringify({ ...req, timestamp: undefined })!)
+    .digest('base64url');
+
+t.test('records with sha256 fingerprints replay after an upgrade; other bodies are refused', async (t) => {
+  const redis = await redisOrSkip(t);
+  if (!redis) return;
+  const prefix = uniquePrefix('legacy-fp');
+  const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: prefix })) as RedisBackend;
+  const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 100, currency: 'USD' }] }, { store });
+  t.teardown(async () => {
+    await app.close();
+    await store.close();
+  });
+  const placed = bet('p', 'g1', [['1', 'P', 10]], { currency: 'USD' });
+  const entered = login('p');
+  // The keys as an older wallet-sim SET them (the player's balance after the bet, the round it opened).
+  await store.client.set(`${prefix}g0:player:p`, JSON.stringify({ user_id: 'p', balance: '90', currency: 'USD' }));
+  const round = { user_id: 'p', game_no: 'g1', currency: 'USD', stake: '10', bets: [['1', 'P', '10']], settled: false };
+  await store.client.set(`${prefix}g0:round:${JSON.stringify(['p', 'g1'])}`, JSON.stringify(round));
+  const record = (req: { transaction_id: string; event_type: string }, fingerprint: string) =>
+    store.client.set(
+      `${prefix}g0:txn:${req.transaction_id}`,
+      JSON.stringify({ transaction_id: req.transaction_id, user_id: 'p', event_type: req.event_type, fingerprint }),
+    );
+  await record(entered, sha256(entered));
+  await record(placed, sha256(placed).slice(0, 16));
+
+  const retry = (req: object) => send(app, { ...req, timestamp: now() + 1 });
+  t.match((await retry(placed)).body, { code: 'R0', latest_balance: 90 }, 'a retried bet (16-character record) replays');
+  t.match((await retry(entered)).body, { code: 'R0', latest_balance: 90 }, 'a retried login (43-character record) replays');
+  t.match((await retry({ ...placed, data: { ...placed.data, total_bet_amount: 10.5 } })).body, { code: 'R3' }, 'the bet changed: R3');
+  t.match((await retry({ ...entered, feedback_data: 'other' })).body, { code: 'R3' }, 'the login changed: R3');
+  t.same(
+    (await journal(app, { user_id: 'p' })).map((e) => e.findings.map((f: { code: string }) => f.code)),
+    [['TRANSACTION_REPLAYED'], ['TRANSACTION_REPLAYED'], ['TRANSACTION_REUSED'], ['TRANSACTION_REUSED']],
+  );
+  t.equal((await sim.store.player('p'))?.balance.toFixed(), '90', 'nothing applied twice');
+
+  const fresh = login('p');
+  t.equal((await send(app, fresh)).body.code, 'R0');
+  const written = JSON.parse((await store.client.get(`${prefix}g0:txn:${fresh.transaction_id}`))!);
+  t.match(written.fingerprint, /^~[0-9a-v]{14}$/, 'a new transaction is recorded in the current format');
+  t.match((await retry(fresh)).body, { code: 'R0' }, 'and its retry replays');
+});
