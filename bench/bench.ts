@@ -6,6 +6,7 @@ import { historyFile } from './history.js';
 import { loadavg, measureAll } from './measure.js';
 import {
   BARE,
+  BURN,
   CLI,
   COMPARE,
   COMPARE_ARGS,
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
           ]
         : []),
       ...(SSE ? [{ name: '(b+) memory store, one /admin/events listener', command: wallet('memory'), sse: true }] : []),
+      ...BURN.map((us) => ({ name: `(w${us}) bare Fastify + ${us} µs of work per request`, command: [BARE], env: { BURN_US: String(us) } })),
     ];
     const redis = REDIS ? await startRedisServer(dir) : undefined;
     if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));

@@ -10,6 +10,7 @@ import { ROOT } from '../src/paths.js';
  *                 [--compare bench/results/base]                (also the memory store of another build's dist/, A/B in one run)
  *                 [--compare-args "--log-level info"]           (extra wallet-sim start options of the --compare target only)
  *                 [--sse]                                       (also the memory store with one /admin/events listener)
+ *                 [--burn 20,50,100]                            (also bare Fastify doing that many µs of work per request)
  *                 [--soak <minutes> [--soak-players 50] [--soak-seed 1]]  (instead: the chaos soak, bench/soak.ts)
  *
  * Every server runs in its own process (the built CLI, or bare-server.js for the ceiling) and
@@ -67,6 +68,14 @@ export const SERVER_FLAGS = list('server-flags');
 export const WALLET_ARGS = list('wallet-args');
 /** Extra `wallet-sim start` options for the --compare target only (with `--compare dist`: an A/B of an option). */
 export const COMPARE_ARGS = list('compare-args');
+/**
+ * --burn 20,50,100: bare Fastify again with that many µs of CPU work per request (a busy loop), one
+ * target each: what any server doing that much per callback can reach on this machine and client.
+ */
+export const BURN = list('burn')
+  .flatMap((l) => l.split(','))
+  .map(Number)
+  .filter((us) => us > 0);
 /** --soak <minutes>: the chaos soak (bench/soak.ts) instead of the throughput runs. */
 export const SOAK = num('soak', 0);
 export const SOAK_PLAYERS = num('soak-players', 50);

@@ -43,23 +43,11 @@ export function sum(values: Iterable<Money>): Money {
 
 /** The JSON text of an amount: plain notation, never an exponent, never a float round-trip. */
 export function toJsonNumber(n: Money): string {
-  let text = textOf.get(n);
-  if (text !== undefined) return text;
-  text = n.toFixed();
-  textOf.set(n, text);
+  const text = n.toFixed();
   // A zero prints "0" whatever its sign: only a non-zero value is what its text reads back as.
   if (!n.isZero()) remember(byText, text, n);
   return text;
 }
-
-/**
- * The text of each Money printed (a Money is immutable): one callback prints its balance three or
- * four times (the change record, the reply, the journal) and its amounts are chip values seen again.
- */
-const textOf = new WeakMap<Money, string>();
-
-/** An amount as a JSON number: the double its exact text reads back as (what Decimal's toNumber gives). */
-export const toNumber = (n: Money): number => Number(toJsonNumber(n));
 
 /**
  * A JSON number with up to 15 significant digits reads back exactly as written; beyond that the

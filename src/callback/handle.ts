@@ -1,7 +1,7 @@
 import { type CallbackInput, type Intake, readCallback } from './read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { type Money, money, toNumber } from '../money.js';
+import { type Money, money } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
@@ -88,8 +88,8 @@ export async function handleCallback(sim: Simulator, input: CallbackInput): Prom
       code: outcome.code,
       reason,
       rule: outcome.rule && { index: outcome.rule.index, name: outcome.rule.name },
-      balance_before: outcome.decision?.balanceBefore && toNumber(outcome.decision.balanceBefore),
-      balance_after: balance && toNumber(balance),
+      balance_before: outcome.decision?.balanceBefore?.toNumber(),
+      balance_after: balance?.toNumber(),
       replayed: outcome.decision?.replayed ?? false,
       findings,
     },
