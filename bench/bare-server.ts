@@ -6,7 +6,7 @@ const reply = JSON.stringify({ code: 'R0', event_type: 'bet', timestamp: 0, user
 /** BURN_US (bench --burn): CPU work per request, as a busy loop, to show what work alone costs here. */
 const burnMs = Number(process.env.BURN_US ?? 0) / 1000;
 app.post('/callback', async (_request, res) => {
-  if (burnMs > 0) for (const end = performance.now() + burnMs; performance.now() < end; );
+  if (burnMs > 0) for (const end = performance.now() + burnMs; performance.now() < end;);
   return res.header('content-type', 'application/json').send(reply);
 });
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -70,7 +70,11 @@ async function main(): Promise<void> {
           ]
         : []),
       ...(SSE ? [{ name: '(b+) memory store, one /admin/events listener', command: wallet('memory'), sse: true }] : []),
-      ...BURN.map((us) => ({ name: `(w${us}) bare Fastify + ${us} µs of work per request`, command: [BARE], env: { BURN_US: String(us) } })),
+      ...BURN.map((us) => ({
+        name: `(w${us}) bare Fastify + ${us} µs of work per request`,
+        command: [BARE],
+        env: { BURN_US: String(us) },
+      })),
     ];
     const redis = REDIS ? await startRedisServer(dir) : undefined;
     if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));
