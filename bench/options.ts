@@ -69,8 +69,9 @@ export const WALLET_ARGS = list('wallet-args');
 /** Extra `wallet-sim start` options for the --compare target only (with `--compare dist`: an A/B of an option). */
 export const COMPARE_ARGS = list('compare-args');
 /**
- * --burn 20,50,100: bare Fastify again with that many µs of CPU work per request (a busy loop), one
- * target each: what any server doing that much per callback can reach on this machine and client.
+ * --burn 20,50,100: bare Fastify again with that many µs of work per request (a busy loop on the
+ * clock, so a busy machine makes it less CPU), one target each, in the default and --quick runs:
+ * what any server doing that much per callback can reach on this machine and client.
  */
 export const BURN = list('burn')
   .flatMap((l) => l.split(','))

@@ -75,6 +75,11 @@ const MAX_DEPTH = 32;
 function nestsDeeperThan(value: unknown, max: number, depth = 1): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (depth > max) return true;
+  if (Array.isArray(value)) {
+    // By index: `for…in` would make a string of every index of a wide array.
+    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], max, depth + 1)) return true;
+    return false;
+  }
   const node = value as Record<string, unknown>;
   for (const key in node) if (nestsDeeperThan(node[key], max, depth + 1)) return true;
   return false;

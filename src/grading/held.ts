@@ -31,7 +31,8 @@ export class Held {
     // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
     let kept = 0;
     while (this.txs.size > this.limits.transactions) {
-      const tx = this.txOrder.shift()!;
+      const tx = this.txOrder.shift();
+      if (!tx) break; // (every held transaction is queued once: never, unless that breaks)
       this.txs.delete(tx.id);
       if (kept < 16 && inPlay(tx)) {
         kept++;
@@ -42,7 +43,9 @@ export class Held {
     }
     let forgot = false;
     while (this.rounds.size > this.limits.rounds) {
-      this.rounds.delete(this.roundOrder.shift()!);
+      const key = this.roundOrder.shift();
+      if (key === undefined) break;
+      this.rounds.delete(key);
       this.forgotten.rounds++;
       forgot = true;
     }

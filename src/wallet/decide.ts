@@ -116,6 +116,7 @@ function balanceAfter(player: Player, changes: readonly Change[]): Money {
  */
 function sameRequest(recorded: string, fingerprint: string, req: CallbackRequest): boolean {
   if (recorded.startsWith(FINGERPRINT_MARK)) return recorded === fingerprint;
+  if (recorded.length === 0) return false; // (every text starts with the empty one)
   const legacy = legacyFingerprintOf(req);
   // The first of those kept the whole hash (43 characters), later ones its first 16: compare as much as the record holds.
   return legacy.startsWith(recorded) || recorded.startsWith(legacy);

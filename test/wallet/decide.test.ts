@@ -238,6 +238,14 @@ const cases: Case[] = [
     },
   ]),
   {
+    name: 'same transaction, a record with an empty fingerprint (a damaged record): R3, never a replay of any body',
+    view: view({ transaction: known('') }),
+    req: login,
+    code: 'R3',
+    findings: ['TRANSACTION_REUSED'],
+    ops: [],
+  },
+  {
     name: 'a forgotten transaction is never applied again',
     view: view({ transactionForgotten: true }),
     req: bet(10, [['1', 'P', 10]]),
