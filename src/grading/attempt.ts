@@ -77,10 +77,9 @@ export interface Attempt extends Arrival {
 
 /**
  * A new attempt of an arrival, every field in one order: all attempts share one shape, so the
- * checks that read them stay fast (an arrival's optional fields would make many). `round`: its
- * round's key when the caller has it already (the same string roundKey makes).
+ * checks that read them stay fast (an arrival's optional fields would make many).
  */
-export function attemptOf(r: Arrival, nth: number, round = r.game === undefined ? undefined : roundKey(r.user, r.game)): Attempt {
+export function attemptOf(r: Arrival, nth: number): Attempt {
   const event = eventNamed(r.event);
   return {
     id: r.id,
@@ -100,7 +99,8 @@ export function attemptOf(r: Arrival, nth: number, round = r.game === undefined 
     outcome: 'waiting',
     knownAt: undefined,
     balance: undefined,
-    round,
+    // (roundKey keeps the last key made: the store's read of this callback made it already.)
+    round: r.game === undefined ? undefined : roundKey(r.user, r.game),
     effect: event?.round,
     session: event?.grading.startsSession ?? false,
   };

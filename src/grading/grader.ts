@@ -3,7 +3,6 @@ import { type Arrival, type Attempt, attemptOf, type Completion, type Outcome, r
 import {
   hooked,
   type Hooks,
-  cachedRoundKey,
   LOGGED_IN,
   mark,
   MAX_ROUNDS,
@@ -132,7 +131,7 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
-    const a = attemptOf(arrival, tx?.count ?? 0, this.roundKeyOf(arrival, tx));
+    const a = attemptOf(arrival, tx?.count ?? 0);
     if (!tx) {
       tx = newTx(a, 0);
       this.held.tx(tx);
@@ -148,12 +147,6 @@ export class Grader {
     for (const fn of this.hooks.arrive) fn(this, a, tx);
     this.book(a, tx);
     return a;
-  }
-
-  /** Its round's key, made once per player and game (see cachedRoundKey). */
-  private roundKeyOf(r: Arrival, tx: Tx | undefined): string | undefined {
-    if (r.game === undefined) return undefined;
-    return cachedRoundKey(r.user, r.game, tx?.last, this.lastPlayer?.user === r.user ? this.lastPlayer : this.players.get(r.user));
   }
 
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */

@@ -1,4 +1,4 @@
-import { type Attempt, type GradedEvent, roundKey } from './attempt.js';
+import type { Attempt, GradedEvent } from './attempt.js';
 import type { Grader } from './grader.js';
 
 // The shapes of the grading state: what the session keeps per transaction, round and player, and
@@ -56,9 +56,6 @@ export interface Player {
   /** Logins still being answered. */
   loginsInFlight: number;
   marks?: string[];
-  /** The game_no of their latest attempt with one, and its round's key: a bet's settlement reuses it. */
-  lastGame?: string;
-  lastRound?: string;
 }
 
 /** What a check does with the session's events: a small reducer over the shared state. */
@@ -117,21 +114,6 @@ export const hooked = (reducers: readonly Reducer[]): Hooks => ({
   ended: reducers.flatMap((r) => (r.ended ? [r.ended.bind(r)] : [])),
 });
 
-/**
- * The round key of (`user`, `game`): that of `last` (its transaction's latest attempt) or of the
- * player's latest game when the same, else made and kept on the player.
- */
-export function cachedRoundKey(user: string, game: string, last: Attempt | undefined, p: Player | undefined): string {
-  if (last && last.game === game && last.user === user) return last.round!;
-  if (p && p.lastGame === game) return p.lastRound!;
-  const key = roundKey(user, game);
-  if (p) {
-    p.lastGame = game;
-    p.lastRound = key;
-  }
-  return key;
-}
-
 /** Whether a transaction may still be resent in a way a check must recognise. */
 export const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== 'R0');
 
@@ -163,6 +145,4 @@ export const newPlayer = (user: string): Player => ({
   reported: undefined,
   loginsInFlight: 0,
   marks: undefined,
-  lastGame: undefined,
-  lastRound: undefined,
 });
