@@ -7,7 +7,7 @@ import type { Money } from './money.js';
 import { RuleEngine } from './scenario/rules.js';
 import { randomSeed } from './scenario/draw.js';
 import type { ActiveScenario } from './scenario/scenario.js';
-import { matches, secretBytes } from './secrets.js';
+import { matches } from './secrets.js';
 import type { Backend, Grading } from './backends/backend.js';
 import type { LocalBackend } from './backends/local/local-backend.js';
 import { type Change, type Player, playerChange, type WalletState } from './backends/state.js';
@@ -192,16 +192,13 @@ export class Simulator<J extends JournalStore = JournalStore> {
     };
   }
 
-  /** Which of the caller's Api-Id / Api-Key match, in constant time (expected bytes made once per scenario). */
+  /** Which of the caller's Api-Id / Api-Key match, in constant time (the expected pair read once per scenario). */
   checkCredentials(apiId: string, apiKey: string): { id: boolean; key: boolean } {
-    if (this.expected?.scenario !== this.scenario) {
-      const { api_id, api_key } = this.credentials;
-      this.expected = { scenario: this.scenario, id: secretBytes(api_id), key: secretBytes(api_key) };
-    }
-    return { id: matches(apiId, this.expected.id), key: matches(apiKey, this.expected.key) };
+    if (this.expected?.scenario !== this.scenario) this.expected = { scenario: this.scenario, ...this.credentials };
+    return { id: matches(apiId, this.expected.api_id), key: matches(apiKey, this.expected.api_key) };
   }
 
-  private expected?: { scenario: ActiveScenario; id: Buffer; key: Buffer };
+  private expected?: { scenario: ActiveScenario; api_id: string; api_key: string };
 
   /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
   async reset(): Promise<void> {

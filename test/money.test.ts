@@ -96,6 +96,20 @@ t.test('buildReply writes latest_balance as exact decimal text', async (t) => {
   }
 });
 
+t.test("buildReply's text is what JSON.stringify writes for its reply object", async (t) => {
+  for (const user of ['p', 'a"b\\c\n', 'é😀', '\ud800x', ''])
+    for (const [code, event] of [
+      ['R0', 'bet'],
+      ['R3', 'bet_result'],
+      ['R1', ''],
+      ['R2', 'a "new" event'],
+    ] as const)
+      for (const balance of [undefined, money('1.5'), 0]) {
+        const { text, body } = buildReply(code, event, user, balance);
+        t.equal(text, JSON.stringify(body), `${JSON.stringify(user)} ${code} ${event} ${String(balance)}`);
+      }
+});
+
 t.test('a Money shared for a number or a text seen before reads as a new one would', async (t) => {
   t.ok(money(0).isZero() && !money(0).isNeg() && money(-0).isNeg(), '0 and -0 stay apart');
   t.notOk(money(toJsonNumber(money(-0))).isNeg(), 'the text of -0 reads back as 0');

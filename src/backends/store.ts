@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import type { Change, TransactionRecord } from './change.js';
 import type { Player, Round } from './state.js';
 
@@ -39,9 +40,10 @@ export interface Store {
    * Reads the view of `keys`, lets `decide` (pure: a remote store may call it again after a
    * conflict) turn it into changes, and commits them atomically. Resolves with the decision once
    * the changes are durable — and, for a decision with no changes, once the state it was decided
-   * on is durable. Rejects when the store failed; nothing is then acknowledged.
+   * on is durable. Rejects when the store failed; nothing is then acknowledged. A store whose
+   * changes are durable once applied (memory) returns the decision itself.
    */
-  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T>;
+  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Awaitable<T>;
   /** Commits changes decided outside a callback (admin updates, scenario seeds, reset). */
   commit(changes: readonly Change[]): Promise<void>;
   player(userId: string): Promise<Player | undefined>;
@@ -72,6 +74,8 @@ export interface Persistence {
   commit(changes: readonly Change[]): Promise<void>;
   /** Resolves once everything committed so far is durable. */
   flush(): Promise<void>;
+  /** True when a change is as durable as it will ever be once applied (memory): nothing to wait for. */
+  readonly immediate?: boolean;
   close(): Promise<void>;
   /**
    * The state this persistence's changes are folded into (the LocalStore's WalletState, which

@@ -1,3 +1,4 @@
+import { andThen, type Awaitable } from '../awaitable.js';
 import { type CallbackInput, type Intake, readCallback } from './read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
 import type { JournalEntry } from '../journal/journal.js';
@@ -8,7 +9,7 @@ import type { CallbackRequest } from '../protocol/types.generated.js';
 import type { Fired } from '../scenario/rules.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
-import { playerChange } from '../backends/state.js';
+import { type Player, playerChange } from '../backends/state.js';
 import type { View } from '../backends/store.js';
 import { type Decision, decide, type WalletConfig } from '../wallet/decide.js';
 import { eventOf } from '../events/index.js';
@@ -42,19 +43,27 @@ interface Outcome {
 /**
  * One callback, start to finish, without HTTP: read (authenticate → parse → validate) → process
  * (a scenario rule, then the wallet's decision, committed by the store) → respond (the reply and
- * its journal entry). Nothing here throws for bad input.
+ * its journal entry). Nothing here throws for bad input. Served from memory, it answers at once;
+ * a shared store (Redis) answers with a promise.
  */
-export async function handleCallback(sim: Simulator, input: CallbackInput): Promise<CallbackOutput> {
+export function handleCallback(sim: Simulator, input: CallbackInput): Awaitable<CallbackOutput> {
   const intake = readCallback(sim, input);
-  const outcome = await processCallback(sim, intake);
+  return andThen(processCallback(sim, intake), (outcome) => {
+    const user = intake.echo.user_id;
+    // The balance of a callback the wallet did not decide (R3, a forced code): the player's, read
+    // now. A store that cannot answer now (Redis away) leaves it out, as after a failed commit.
+    if (outcome.code === 'R2' || user === undefined || outcome.decision || outcome.failure) return respond(sim, input, intake, outcome);
+    return sim.store.player(user).then(
+      (player) => respond(sim, input, intake, outcome, player),
+      () => respond(sim, input, intake, outcome),
+    );
+  });
+}
+
+function respond(sim: Simulator, input: CallbackInput, intake: Intake, outcome: Outcome, player?: Player): CallbackOutput {
   const decided = outcome.decision?.findings;
   const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
   const { user_id, event_type } = intake.echo;
-  // A store that cannot answer now (Redis away) leaves the balance out, as after a failed commit.
-  const player =
-    outcome.code !== 'R2' && user_id !== undefined && !outcome.decision && !outcome.failure
-      ? await sim.store.player(user_id).catch(() => undefined)
-      : undefined;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
   const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.decision ? outcome.decision.balance : player?.balance;
   const then = outcome.rule?.rule.then;
@@ -110,7 +119,7 @@ export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutpu
 }
 
 /** R2, R3 and R1 before anything is read; then the scenario's rule and the wallet, in one store transaction. */
-async function processCallback(sim: Simulator, intake: Intake): Promise<Outcome> {
+function processCallback(sim: Simulator, intake: Intake): Awaitable<Outcome> {
   if (!intake.authenticated) return { code: 'R2' };
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
@@ -121,13 +130,20 @@ async function processCallback(sim: Simulator, intake: Intake): Promise<Outcome>
   if (sim.storeFailure) return { code: 'R1', failure: `R1: ${sim.storeFailure}` };
   const keys = { user_id: request.user_id, transaction_id: request.transaction_id, game_no: eventOf(request).gameNo(request) };
   let rule: Fired | undefined;
+  const failed = (e: unknown): Outcome => ({ code: 'R1', rule, failure: `R1: ${sim.storeFailure ?? (e as Error).message}` });
   try {
     // Counted here, or in Redis across processes (which may fail like the store).
-    rule = await sim.chooseRule(request, (await count) ?? 1);
-    const decision = await sim.store.transact(keys, (view) => decideWithRule(view, request, rule, sim.config));
-    return { code: decision.code, rule, decision };
+    const outcome = andThen(
+      andThen(count, (n) => sim.chooseRule(request, n ?? 1)),
+      (fired): Awaitable<Outcome> => {
+        rule = fired;
+        const decided = sim.store.transact(keys, (view) => decideWithRule(view, request, fired, sim.config));
+        return andThen(decided, (decision) => ({ code: decision.code, rule: fired, decision }));
+      },
+    );
+    return outcome instanceof Promise ? outcome.catch(failed) : outcome;
   } catch (e) {
-    return { code: 'R1', rule, failure: `R1: ${sim.storeFailure ?? (e as Error).message}` };
+    return failed(e);
   }
 }
 

@@ -50,13 +50,26 @@ export function buildReply(
   userId: string,
   balance: Money | number | null | undefined,
 ): { text: string; body: CallbackReply } {
-  const body: CallbackReply = { code, event_type: eventType, timestamp: Math.floor(Date.now() / 1000), user_id: userId };
-  const head = JSON.stringify(body);
-  if (balance === null || balance === undefined) return { text: head, body };
+  const timestamp = Math.floor(Date.now() / 1000);
+  const body: CallbackReply = { code, event_type: eventType, timestamp, user_id: userId };
+  // What JSON.stringify(body) writes, field by field (the code and event are a few known words).
+  const head = `{"code":${quoted(code)},"event_type":${quoted(eventType)},"timestamp":${timestamp},"user_id":${JSON.stringify(userId)}`;
+  if (balance === null || balance === undefined) return { text: `${head}}`, body };
   const text = typeof balance === 'number' ? JSON.stringify(balance) : toJsonNumber(balance);
   body.latest_balance = Number(text);
-  return { text: `${head.slice(0, -1)},"latest_balance":${text}}`, body };
+  return { text: `${head},"latest_balance":${text}}`, body };
 }
+
+/** JSON text of a code or an event name, kept for the few there are (any other string is quoted anew). */
+function quoted(word: string): string {
+  let text = quotedWords.get(word);
+  if (text === undefined) {
+    text = JSON.stringify(word);
+    if (quotedWords.size < 64) quotedWords.set(word, text);
+  }
+  return text;
+}
+const quotedWords = new Map<string, string>();
 
 /** A header value: printable ASCII only, bounded. */
 export const headerSafe = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000);

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable.js';
 import type { Finding } from '../protocol/findings.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
@@ -70,8 +71,7 @@ export interface ReplyTiming {
   client_gone: boolean;
 }
 
-/** A value, or a promise of it: the in-memory journal answers at once, a shared one (Redis) later. */
-export type Awaitable<T> = T | Promise<T>;
+export type { Awaitable } from '../awaitable.js';
 
 /**
  * What the routes need of a journal (WireMock's: record, list, count, reset). `Journal` below keeps

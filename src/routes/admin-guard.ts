@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { apiError, type ApiErrorBody, sendApiErrorText } from '../errors.js';
 import { depthProblem } from '../json-depth.js';
-import { matches, secretBytes } from '../secrets.js';
+import { matches } from '../secrets.js';
 
 export interface AdminGuardOptions {
   /** --admin-token: wants `Authorization: Bearer <token>` (scheme case-insensitive, RFC 7235). */
@@ -27,7 +27,7 @@ export interface AdminGuardOptions {
 export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void {
   const hostAllowed = hostMatcher(o.allowedHosts);
   const origins = new Set((o.corsOrigins ?? []).map((s) => s.toLowerCase()));
-  const expected = o.token === undefined ? undefined : secretBytes(o.token);
+  const expected = o.token;
 
   app.addHook('onRequest', async (request, reply) => {
     const refusal = refuse(request);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'safe-stable-stringify';
-import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Awaitable } from '../awaitable.js';
 import { buildReply, type CallbackOutput, handleCallback, headerSafe, unjournalled } from '../callback/handle.js';
 import { fromFastify } from '../errors.js';
 import { eventNamed } from '../events/index.js';
@@ -12,6 +13,7 @@ import type { Simulator } from '../simulator.js';
 import type { GradingFeed } from '../grading/feed.js';
 import { loopLag } from '../grading/loop-lag.js';
 import type { Finding } from '../protocol/findings.js';
+import type { StoredEntry } from '../journal/journal.js';
 
 /** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
 function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): unknown {
@@ -134,78 +136,147 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       // the schema above is for the OpenAPI document.
       validatorCompiler: () => () => true,
     },
-    async (request, reply) => {
-      const started = performance.now();
-      const arrivedAt = Date.now();
-      const receivedAt = isoTime(arrivedAt);
-      const socket = request.raw.socket;
-      // The session it arrived in grades it, whatever reset comes before its reply.
-      const grader = sim.gradingFeed;
-      const ticket = grader.expect(arrivedAt);
-      const chars = typeof request.body === 'string' ? request.body.length : 0;
-      let out: CallbackOutput;
-      let pending: Awaited<ReturnType<Simulator['journal']['begin']>>;
-      let graded: unknown;
-      try {
-        out = await handleCallback(sim, {
-          method: request.method,
-          url: request.url,
-          headers: request.headers,
-          body: typeof request.body === 'string' ? request.body : '',
-        });
-        graded = out.authenticated ? gradedBody(out.entry.request.body, chars) : undefined;
-        // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
-        pending = await sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt }), chars); // (handed over, not copied)
-      } catch (e) {
-        grader.settle(ticket);
-        throw e;
-      }
-      const attempt = out.authenticated ? gradedArrival(grader, ticket, pending.id, arrivedAt, out, graded) : grader.settle(ticket);
-      let closedEarly: (() => void) | undefined;
-      if (out.delayMs) {
-        // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
-        request.body = undefined;
-        // The caller giving up during the delay is when it knew the reply was lost (its time-out).
-        if (attempt) socket.once('close', (closedEarly = () => grader.closed(attempt, Date.now())));
-        await sleep(out.delayMs);
-        if (closedEarly) socket.off('close', closedEarly);
-      }
-      const repliedAt = Date.now();
-      // The caller gave up (its own time-out) before the reply: it never read it.
-      const clientGone = socket.destroyed === true; // (an injected request's fake socket is never destroyed)
-      const entry = await pending.finish({
-        replied_at: isoTime(repliedAt),
-        duration_ms: Math.round(performance.now() - started),
-        client_gone: clientGone,
-      });
-      const kept = !(entry.id === 0 && out.code === 'R0');
-      if (!kept) out = unjournalled(sim, out); // Redis did not keep the entry
-      if (attempt) {
-        const body = kept ? out.entry.reply.body : { code: out.code };
-        grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
-      }
-      grader.count(out.entry.user_id, findingCodes(out.entry.findings));
-      request.log.info(
-        {
-          journal_id: entry.id,
-          code: out.code,
-          reason: out.reason,
-          transaction_id: entry.transaction_id,
-          user_id: entry.user_id,
-          event_type: entry.event_type,
-        },
-        out.reason ?? 'R0',
-      );
-      if (out.drop) {
-        // The lost-reply case: the change is applied, the caller never hears of it.
-        reply.hijack();
-        socket.destroy();
-        return;
-      }
-      return reply
-        .code(out.status as 200)
-        .headers(out.headers)
-        .send(out.body); // a rule may force any status
-    },
+    (request, reply) => new Answer(sim, request, reply).start(),
   );
 };
+
+type Pending = Awaited<ReturnType<Simulator['journal']['begin']>>;
+
+/**
+ * One callback being answered: decided, journalled, graded, replied. Each step goes on at once
+ * when the one before answered at once (the memory store and journal), after it otherwise (Redis,
+ * a delay_ms): a callback served from memory makes no promise and waits for no turn.
+ */
+class Answer {
+  private readonly started = performance.now();
+  private readonly arrivedAt = Date.now();
+  /** The session it arrived in grades it, whatever reset comes before its reply. */
+  private readonly grader: GradingFeed;
+  private readonly ticket: number;
+  private readonly chars: number;
+  private out!: CallbackOutput;
+  /** The body as grading keeps it. */
+  private graded: unknown;
+  private attempt: unknown;
+
+  constructor(
+    private readonly sim: Simulator,
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {
+    this.grader = sim.gradingFeed;
+    this.ticket = this.grader.expect(this.arrivedAt);
+    this.chars = typeof request.body === 'string' ? request.body.length : 0;
+  }
+
+  start(): Awaitable<undefined> {
+    const { request } = this;
+    let out: Awaitable<CallbackOutput>;
+    try {
+      out = handleCallback(this.sim, {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: typeof request.body === 'string' ? request.body : '',
+      });
+    } catch (e) {
+      return this.failed(e);
+    }
+    return out instanceof Promise
+      ? out.then(
+          (o) => this.decided(o),
+          (e: unknown) => this.failed(e),
+        )
+      : this.decided(out);
+  }
+
+  private failed(e: unknown): never {
+    this.grader.settle(this.ticket);
+    throw e;
+  }
+
+  private decided(out: CallbackOutput): Awaitable<undefined> {
+    this.out = out;
+    let pending: Awaitable<Pending>;
+    try {
+      // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
+      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars) : undefined;
+      // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+      // The entry is handed over, not copied.
+      pending = this.sim.journal.begin(Object.assign(out.entry, { received_at: isoTime(this.arrivedAt) }), this.chars);
+    } catch (e) {
+      return this.failed(e);
+    }
+    return pending instanceof Promise
+      ? pending.then(
+          (p) => this.journalled(p),
+          (e: unknown) => this.failed(e),
+        )
+      : this.journalled(pending);
+  }
+
+  private journalled(pending: Pending): Awaitable<undefined> {
+    const { out, grader } = this;
+    if (out.authenticated) this.attempt = gradedArrival(grader, this.ticket, pending.id, this.arrivedAt, out, this.graded);
+    else grader.settle(this.ticket);
+    return out.delayMs ? this.delayed(pending) : this.answer(pending);
+  }
+
+  private async delayed(pending: Pending): Promise<undefined> {
+    // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
+    this.request.body = undefined;
+    const socket = this.request.raw.socket;
+    const { attempt, grader } = this;
+    // The caller giving up during the delay is when it knew the reply was lost (its time-out).
+    const closedEarly = attempt ? () => grader.closed(attempt, Date.now()) : undefined;
+    if (closedEarly) socket.once('close', closedEarly);
+    await sleep(this.out.delayMs);
+    if (closedEarly) socket.off('close', closedEarly);
+    return this.answer(pending);
+  }
+
+  private answer(pending: Pending): Awaitable<undefined> {
+    const repliedAt = Date.now();
+    // The caller gave up (its own time-out) before the reply: it never read it.
+    const clientGone = this.request.raw.socket.destroyed === true; // (an injected request's fake socket is never destroyed)
+    const entry = pending.finish({
+      replied_at: isoTime(repliedAt),
+      duration_ms: Math.round(performance.now() - this.started),
+      client_gone: clientGone,
+    });
+    return entry instanceof Promise ? entry.then((e) => this.send(e, repliedAt, clientGone)) : this.send(entry, repliedAt, clientGone);
+  }
+
+  private send(entry: StoredEntry, repliedAt: number, clientGone: boolean): undefined {
+    const { grader, attempt, request, reply } = this;
+    let out = this.out;
+    const kept = !(entry.id === 0 && out.code === 'R0');
+    if (!kept) out = unjournalled(this.sim, out); // Redis did not keep the entry
+    if (attempt) {
+      const body = kept ? out.entry.reply.body : { code: out.code };
+      grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
+    }
+    grader.count(out.entry.user_id, findingCodes(out.entry.findings));
+    request.log.info(
+      {
+        journal_id: entry.id,
+        code: out.code,
+        reason: out.reason,
+        transaction_id: entry.transaction_id,
+        user_id: entry.user_id,
+        event_type: entry.event_type,
+      },
+      out.reason ?? 'R0',
+    );
+    if (out.drop) {
+      // The lost-reply case: the change is applied, the caller never hears of it.
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
+    }
+    reply
+      .code(out.status as 200)
+      .headers(out.headers)
+      .send(out.body); // a rule may force any status
+  }
+}

@@ -1,5 +1,6 @@
 import { type Change, forgottenRound, roundKey } from '../change.js';
 import { type Player, WalletState } from '../state.js';
+import type { Awaitable } from '../../awaitable.js';
 import type { Decided, Persistence, RecordKeys, Store, View } from '../store.js';
 
 /**
@@ -25,9 +26,13 @@ export class LocalStore implements Store {
     return persisted.length > 0;
   }
 
-  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
+  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Awaitable<T> {
     if (this.failure) return Promise.reject(new Error(this.failure));
     const decided = decide(this.view(keys));
+    if (this.persistence.immediate) {
+      for (const c of decided.changes) this.state.apply(c);
+      return decided;
+    }
     // A refusal or a replay is final too: it waits until the state it was decided on (earlier
     // callbacks' changes still queued) is durable, like an R0.
     const durable = decided.changes.length ? this.commit(decided.changes) : this.persistence.flush();

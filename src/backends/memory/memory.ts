@@ -7,6 +7,7 @@ const done = Promise.resolve();
 /** Keeps nothing: the in-memory state is all there is, gone on exit. */
 const nothing: Persistence = {
   kind: 'memory',
+  immediate: true,
   load: () => Promise.resolve([]),
   commit: () => done,
   flush: () => done,
