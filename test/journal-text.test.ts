@@ -139,6 +139,25 @@ t.test('an entry kept as objects reads as the same text, and counts at least its
   t.equal(textBound({ ...bigEntry(), findings: [] }, 20_000), undefined, 'a large body is kept as text');
 });
 
+t.test("a reply body's bound is at least its text, for any body a scenario rule may reply", async (t) => {
+  const bodies: unknown[] = [
+    { code: 'R0', tiny: -2.2250738585072014e-308, big: 1e21, nan: Number.NaN, s: '\u0000"\\é😀\ud800', t: true, f: false, z: null },
+    'a "text" reply\n',
+    12.5,
+    null,
+    [1, 2, { a: 'b' }],
+    { nested: { deeper: { deepest: [1e300, 'x'.repeat(100)] } } },
+    {},
+    { when: new Date(0) },
+  ];
+  const done = { replied_at: 'later', duration_ms: 12, client_gone: false };
+  for (const body of bodies) {
+    const entry: Begun = { ...bigEntry(), request: { ...bigEntry().request, body: { a: 1 } }, reply: { ...bigEntry().reply, body } };
+    const bound = textBound(entry, 10)!;
+    t.ok(bound >= entryText(1, entry, done).length, `${JSON.stringify(body)}: counted ${bound}`);
+  }
+});
+
 const bigEntry = (): Begun => ({
   received_at: 'r',
   request: { method: 'POST', url: '/callback', headers: {}, body: { a: 'x'.repeat(20_000) } },

@@ -57,12 +57,29 @@ export function textBound(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'durat
     if (f.severity === 'error') return undefined;
     size += 64 + escaped(f.message) + escaped(f.pointer);
   }
-  const reply = JSON.stringify(entry.reply.body) as string | undefined;
   size += escaped(entry.request.url) + escaped(entry.reason) + escaped(entry.rule?.name) + escaped(entry.user_id);
-  return size + escaped(entry.event_type) + escaped(entry.transaction_id) + (reply?.length ?? 0);
+  return size + escaped(entry.event_type) + escaped(entry.transaction_id) + jsonChars(entry.reply.body, 2);
 }
 
 const escaped = (s: string | undefined) => 6 * (s?.length ?? 0);
+
+/** The longest text JSON.stringify writes for a number (`-2.2250738585072014e-308`). */
+const NUMBER_CHARS = 24;
+
+/**
+ * At least the length of a value's JSON text: the wallet's reply (a flat object of strings and
+ * numbers) bounded field by field, as writing its text cost a microsecond; anything deeper than
+ * `depth` (a scenario rule's own reply body) measured by writing it.
+ */
+function jsonChars(value: unknown, depth: number): number {
+  if (typeof value === 'string') return 2 + escaped(value);
+  if (typeof value === 'number') return NUMBER_CHARS;
+  if (value === null || typeof value !== 'object' || depth === 0 || Array.isArray(value) || 'toJSON' in value)
+    return (JSON.stringify(value) as string | undefined)?.length ?? 0;
+  let n = 2;
+  for (const key of Object.keys(value)) n += 4 + escaped(key) + jsonChars((value as Record<string, unknown>)[key], depth - 1);
+  return n;
+}
 
 /** Characters of a header object's JSON text at most. */
 function headerChars(headers: Record<string, string>): number {

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stringify } from 'safe-stable-stringify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Awaitable } from '../awaitable.js';
+import { type CallbackOutput, handleCallback, unjournalled } from '../callback/handle.js';
+import { eventNamed } from '../events/index.js';
+import { isoTime } from '../iso-time.js';
+import type { Simulator } from '../simulator.js';
+import type { GradingFeed } from '../grading/feed.js';
+import { loopLag } from '../grading/loop-lag.js';
+import type { Finding } from '../protocol/findings.js';
+import type { StoredEntry } from '../journal/journal.js';
+
+/** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
+function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): unknown {
+  const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
+  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) {
+    grader.settle(ticket);
+    return undefined;
+  }
+  const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;
+  return grader.arrive(
+    {
+      id,
+      at,
+      user,
+      event,
+      tx,
+      game: typeof data?.game_no === 'string' ? data.game_no : undefined,
+      total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
+      body,
+      applied: code === 'R0',
+      source: { request: { headers: request.headers, body }, reply },
+      lag: loopLag.at(at),
+    },
+    ticket,
+  );
+}
+
+/** Bodies longer than this are graded by a digest: grading never holds a large body. */
+const GRADED_BODY_CHARS = 8192;
+
+/**
+ * The body as grading keeps it (to compare resends, and as evidence): the parsed body when small; a
+ * digest of it without its timestamp otherwise (a resend with the same digest is unchanged).
+ */
+function gradedBody(body: unknown, chars: number): unknown {
+  if (chars <= GRADED_BODY_CHARS || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { timestamp: _ignored, ...rest } = body as Record<string, unknown>;
+  return {
+    body_sha256: createHash('sha256')
+      .update(stringify(rest) ?? '')
+      .digest('hex'),
+    characters: chars,
+  };
+}
+
+const NO_CODES: readonly string[] = [];
+
+/** Each finding code once per callback. */
+function findingCodes(findings: readonly Finding[]): Iterable<string> {
+  if (findings.length === 0) return NO_CODES;
+  if (findings.length === 1) return [findings[0]!.code];
+  return new Set(findings.map((f) => f.code));
+}
+
+type Pending = Awaited<ReturnType<Simulator['journal']['begin']>>;
+
+/**
+ * One callback being answered: decided, journalled, graded, replied. Each step goes on at once
+ * when the one before answered at once (the memory store and journal), after it otherwise (Redis,
+ * a delay_ms): a callback served from memory makes no promise and waits for no turn.
+ */
+export class Answer {
+  private readonly started = performance.now();
+  private readonly arrivedAt = Date.now();
+  /** The session it arrived in grades it, whatever reset comes before its reply. */
+  private readonly grader: GradingFeed;
+  private readonly ticket: number;
+  private readonly chars: number;
+  private out!: CallbackOutput;
+  /** The body as grading keeps it. */
+  private graded: unknown;
+  private attempt: unknown;
+  /** Still in the route's handler: a reply decided now joins the batch (writeReplies). */
+  private handling = true;
+
+  constructor(
+    private readonly sim: Simulator,
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {
+    this.grader = sim.gradingFeed;
+    this.ticket = this.grader.expect(this.arrivedAt);
+    this.chars = typeof request.body === 'string' ? request.body.length : 0;
+  }
+
+  start(): Awaitable<undefined> {
+    const { request } = this;
+    let out: Awaitable<CallbackOutput>;
+    try {
+      out = handleCallback(this.sim, {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: typeof request.body === 'string' ? request.body : '',
+      });
+    } catch (e) {
+      return this.failed(e);
+    }
+    const answered =
+      out instanceof Promise
+        ? out.then(
+            (o) => this.decided(o),
+            (e: unknown) => this.failed(e),
+          )
+        : this.decided(out);
+    this.handling = false;
+    return answered;
+  }
+
+  private failed(e: unknown): never {
+    this.grader.settle(this.ticket);
+    throw e;
+  }
+
+  private decided(out: CallbackOutput): Awaitable<undefined> {
+    this.out = out;
+    let pending: Awaitable<Pending>;
+    try {
+      // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
+      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars) : undefined;
+      // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+      // The entry is handed over, not copied.
+      pending = this.sim.journal.begin(Object.assign(out.entry, { received_at: isoTime(this.arrivedAt) }), this.chars);
+    } catch (e) {
+      return this.failed(e);
+    }
+    return pending instanceof Promise
+      ? pending.then(
+          (p) => this.journalled(p),
+          (e: unknown) => this.failed(e),
+        )
+      : this.journalled(pending);
+  }
+
+  private journalled(pending: Pending): Awaitable<undefined> {
+    const { out, grader } = this;
+    if (out.authenticated) this.attempt = gradedArrival(grader, this.ticket, pending.id, this.arrivedAt, out, this.graded);
+    else grader.settle(this.ticket);
+    return out.delayMs ? this.delayed(pending) : this.answer(pending);
+  }
+
+  private async delayed(pending: Pending): Promise<undefined> {
+    // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
+    this.request.body = undefined;
+    const socket = this.request.raw.socket;
+    const { attempt, grader } = this;
+    // The caller giving up during the delay is when it knew the reply was lost (its time-out).
+    const closedEarly = attempt ? () => grader.closed(attempt, Date.now()) : undefined;
+    if (closedEarly) socket.once('close', closedEarly);
+    await sleep(this.out.delayMs);
+    if (closedEarly) socket.off('close', closedEarly);
+    return this.answer(pending);
+  }
+
+  private answer(pending: Pending): Awaitable<undefined> {
+    const repliedAt = Date.now();
+    // The caller gave up (its own time-out) before the reply: it never read it.
+    const clientGone = this.request.raw.socket.destroyed === true; // (an injected request's fake socket is never destroyed)
+    const entry = pending.finish({
+      replied_at: isoTime(repliedAt),
+      duration_ms: Math.round(performance.now() - this.started),
+      client_gone: clientGone,
+    });
+    return entry instanceof Promise ? entry.then((e) => this.send(e, repliedAt, clientGone)) : this.send(entry, repliedAt, clientGone);
+  }
+
+  private send(entry: StoredEntry, repliedAt: number, clientGone: boolean): undefined {
+    const { grader, attempt, request, reply } = this;
+    let out = this.out;
+    const kept = !(entry.id === 0 && out.code === 'R0');
+    if (!kept) out = unjournalled(this.sim, out); // Redis did not keep the entry
+    if (attempt) {
+      const body = kept ? out.entry.reply.body : { code: out.code };
+      grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
+    }
+    grader.count(out.entry.user_id, findingCodes(out.entry.findings));
+    request.log.info(
+      {
+        journal_id: entry.id,
+        code: out.code,
+        reason: out.reason,
+        transaction_id: entry.transaction_id,
+        user_id: entry.user_id,
+        event_type: entry.event_type,
+      },
+      out.reason ?? 'R0',
+    );
+    if (out.drop) {
+      // The lost-reply case: the change is applied, the caller never hears of it.
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
+    }
+    this.out = out;
+    if (this.handling) {
+      if (replies.push(this) === 1) setImmediate(writeReplies);
+    } else this.write();
+  }
+
+  /** As a throw from the handler would be: Fastify's error handler answers (R1). */
+  failedWrite(e: unknown): void {
+    try {
+      this.reply.send(e instanceof Error ? e : new Error(String(e)));
+    } catch (again) {
+      this.request.log.error({ err: again }, 'callback reply failed');
+      this.request.raw.socket.destroy();
+    }
+  }
+
+  write(): void {
+    const { out } = this;
+    this.reply
+      .code(out.status as 200)
+      .headers(out.headers)
+      .send(out.body); // a rule may force any status
+  }
+}
+
+/**
+ * The replies decided while the event loop handles one batch of reads, written together once it
+ * has: a caller on the same machine (a provider's tests in CI) is woken once for them instead of
+ * once per reply, which cost the wallet's process more CPU than most of a callback's own work
+ * (docs/bench.md). Within the same turn: nothing else (a close, a timer) comes between.
+ */
+const replies: Answer[] = [];
+function writeReplies(): void {
+  for (const answer of replies) {
+    try {
+      answer.write();
+    } catch (e) {
+      answer.failedWrite(e);
+    }
+  }
+  replies.length = 0;
+}
