@@ -83,8 +83,6 @@ export class Answer {
   /** The body as grading keeps it. */
   private graded: unknown;
   private attempt: unknown;
-  /** Still in the route's handler: a reply decided now joins the batch (writeReplies). */
-  private handling = true;
 
   constructor(
     private readonly sim: Simulator,
@@ -109,15 +107,12 @@ export class Answer {
     } catch (e) {
       return this.failed(e);
     }
-    const answered =
-      out instanceof Promise
-        ? out.then(
-            (o) => this.decided(o),
-            (e: unknown) => this.failed(e),
-          )
-        : this.decided(out);
-    this.handling = false;
-    return answered;
+    return out instanceof Promise
+      ? out.then(
+          (o) => this.decided(o),
+          (e: unknown) => this.failed(e),
+        )
+      : this.decided(out);
   }
 
   private failed(e: unknown): never {
@@ -205,9 +200,9 @@ export class Answer {
       return;
     }
     this.out = out;
-    if (this.handling) {
-      if (replies.push(this) === 1) setImmediate(writeReplies);
-    } else this.write();
+    // A delayed reply is written when its delay ends: its time is what a caller's time-out meets.
+    if (out.delayMs) this.write();
+    else if (replies.push(this) === 1) setImmediate(writeReplies);
   }
 
   /** As a throw from the handler would be: Fastify's error handler answers (R1). */
@@ -230,10 +225,11 @@ export class Answer {
 }
 
 /**
- * The replies decided while the event loop handles one batch of reads, written together once it
- * has: a caller on the same machine (a provider's tests in CI) is woken once for them instead of
- * once per reply, which cost the wallet's process more CPU than most of a callback's own work
- * (docs/bench.md). Within the same turn: nothing else (a close, a timer) comes between.
+ * The replies decided while the event loop handles one batch of events (reads, the file store's
+ * commits, Redis answers), written together right after it, in the same turn of the loop: a
+ * caller on the same machine (a provider's tests in CI) is woken once for them instead of once
+ * per reply, which cost the wallet's process more CPU than most of a callback's own work
+ * (docs/bench.md). No timer fires in between; a delayed reply is not batched.
  */
 const replies: Answer[] = [];
 function writeReplies(): void {
