@@ -94,7 +94,18 @@ export class Answer {
     this.chars = typeof request.body === 'string' ? request.body.length : 0;
   }
 
-  start(): Awaitable<undefined> {
+  /**
+   * Answers the callback. Returns nothing, not a promise, even when a step waits: Fastify would
+   * send an empty reply for a promise that resolves before the reply is written (it waits in the
+   * batch), so a failure after a wait goes to Fastify's error handler here, as a throw would.
+   */
+  start(): undefined {
+    const done = this.run();
+    if (done instanceof Promise) done.catch((e: unknown) => this.failedLater(e));
+    return undefined;
+  }
+
+  private run(): Awaitable<undefined> {
     const { request } = this;
     let out: Awaitable<CallbackOutput>;
     try {
@@ -206,9 +217,11 @@ export class Answer {
   }
 
   /** As a throw from the handler would be: Fastify's error handler answers (R1). */
-  failedWrite(e: unknown): void {
+  failedLater(e: unknown): void {
+    const error = e instanceof Error ? e : new Error(String(e));
     try {
-      this.reply.send(e instanceof Error ? e : new Error(String(e)));
+      if (this.reply.sent) throw error;
+      this.reply.send(error);
     } catch (again) {
       this.request.log.error({ err: again }, 'callback reply failed');
       this.request.raw.socket.destroy();
@@ -237,7 +250,7 @@ function writeReplies(): void {
     try {
       answer.write();
     } catch (e) {
-      answer.failedWrite(e);
+      answer.failedLater(e);
     }
   }
   replies.length = 0;
