@@ -22,7 +22,6 @@ import { openapiOptions, swaggerUiOptions } from './openapi.js';
 import { ScenarioError } from './scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from './schemas.js';
 import { installShutdownGate } from './shutdown.js';
-import { lazyChildLogger } from './lazy-logger.js';
 import type { Simulator } from './simulator.js';
 
 export interface AppOptions {
@@ -58,7 +57,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     // One line per callback comes from the callback route itself (with code and reason).
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: options.logger ? lazyChildLogger : undefined,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     ajv: { customOptions: ajvOptions },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
