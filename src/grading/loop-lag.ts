@@ -9,30 +9,49 @@ const RESOLUTION_MS = 10;
  * reach hundreds of milliseconds, and a stamp-to-stamp gap can shrink or grow by it although the
  * provider waited as it should: the timing checks widen their tolerance by the lag of the stamps
  * they compare (docs/certification.md "Timing tolerance").
+ *
+ * Two monitors, each cleared every other second in turn: clearing one also drops its baseline, so
+ * the first period after it is not a sample (a block of the loop then would go unseen); the other
+ * one, cleared a second earlier, sees it.
  */
 export class LoopLag {
-  private readonly histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  private previous = 0;
+  private readonly monitors = [monitorEventLoopDelay({ resolution: RESOLUTION_MS }), monitorEventLoopDelay({ resolution: RESOLUTION_MS })];
+  /** The monitor to clear next: the one cleared longest ago. */
+  private next = 0;
   private since = 0;
+  /** The time `lag` was read at, in this batch of events; NaN after it. */
+  private readAt = Number.NaN;
+  private lag = 0;
 
   constructor() {
-    this.histogram.enable();
+    for (const m of this.monitors) m.enable();
   }
 
-  /** The longest delay (ms) of the event loop over the last one to two seconds, at `now`. */
+  /** The longest delay (ms) of the event loop over at least the last second, at `now`. */
   at(now: number): number {
+    // The monitors are filled by timers of this same loop: they cannot change while the loop
+    // handles one batch of events (many callbacks, at load), so they are read once for them.
+    if (now === this.readAt) return this.lag;
     if (now - this.since >= 1000) {
-      this.previous = this.current();
-      this.histogram.reset();
+      this.monitors[this.next]!.reset();
+      this.next = 1 - this.next;
       this.since = now;
     }
-    return Math.max(this.previous, this.current());
+    if (Number.isNaN(this.readAt)) setImmediate(this.forget);
+    this.readAt = now;
+    // Delays are in nanoseconds and include the timer's own period; without samples max is 0.
+    this.lag = Math.max(0, Math.round(Math.max(this.monitors[0]!.max, this.monitors[1]!.max) / 1e6) - RESOLUTION_MS);
+    return this.lag;
   }
 
-  private current(): number {
-    // Delays are in nanoseconds and include the timer's own period; without samples max is 0.
-    return Math.max(0, Math.round(this.histogram.max / 1e6) - RESOLUTION_MS);
+  /** Samples taken by the monitor cleared longest ago (its first period after enabling is not one). */
+  get samples(): number {
+    return this.monitors[this.next]!.count;
   }
+
+  private readonly forget = () => {
+    this.readAt = Number.NaN;
+  };
 }
 
 /** The process's lag, measured once for every session and route. */

@@ -1,0 +1,23 @@
+// The event loop's lag, which widens the timing checks' tolerance (src/grading/loop-lag.ts): read
+// once per batch of events, and a block of the loop is seen by the callbacks handled after it.
+import { setImmediate as turn } from 'node:timers/promises';
+import t from 'tap';
+import { LoopLag } from '../../src/grading/loop-lag.js';
+
+t.test('a block of the loop right after the lag window rolls over is seen by the next batches', async (t) => {
+  const lag = new LoopLag();
+  // Until the monitor has its baseline (its first period after enabling is not a sample).
+  for (let i = 0; i < 200 && lag.samples < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  await turn();
+  const before = lag.at(Date.now());
+  t.equal(lag.at(Date.now()), before, 'the same batch reads the same lag');
+  // Block the loop 150 ms, then let its sampling timer run: wait for the state, bounded.
+  const end = Date.now() + 150;
+  while (Date.now() < end);
+  let seen = 0;
+  for (let i = 0; i < 200 && seen < 100; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    seen = lag.at(Date.now());
+  }
+  t.ok(seen >= 100, `the block is seen (${seen} ms)`);
+});
