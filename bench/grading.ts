@@ -1,17 +1,35 @@
-import { DEFAULT_THRESHOLDS, newGrader, reportOf } from '../src/grading/grade.js';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as GradeModule from '../src/grading/grade.js';
 import type { Arrival } from '../src/grading/attempt.js';
 import { median } from './report.js';
+import { betBody, betResultBody, HEADERS } from './traffic.js';
 
 /**
- * node dist/bench/grading.js [callbacks=1000000]
+ * node dist/bench/grading.js [callbacks=1000000] [--traffic=faults|http] [--grader=<grade.js>]
  *
  * The grading fold alone, in this process: a session of login → bet → bet_result cycles over 1,000
- * players (one bet reply in ten dropped and resent 600 ms later, one settlement in seven answered R1
- * and resent), folded event by event as the route folds them (a ticket while each is decided);
- * prints the fold's CPU per callback, then the cost of GET /admin/report's work (reading the
- * state) after 1,000 callbacks and after all of them.
+ * players, folded event by event as the route folds them (a ticket while each is decided); prints
+ * the fold's CPU per callback, then the cost of GET /admin/report's work (reading the state) after
+ * 1,000 callbacks and after all of them.
+ *
+ * --traffic=faults (the default): one bet reply in ten dropped and resent 600 ms later, one
+ *   settlement in seven answered R1 and resent, small bodies.
+ * --traffic=http: the HTTP bench's traffic (bench/traffic.ts): every reply R0, a round per bet, its
+ *   bodies, and what the route passes (request headers and the journal's reply as evidence, the
+ *   loop's lag).
+ * --grader: another build's dist/src/grading/grade.js (e.g. of the branch point), for an A/B run
+ *   over the same traffic.
  */
-const total = Number(process.argv[2] ?? 1_000_000);
+const args = process.argv.slice(2);
+const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const total = Number(args.find((a) => !a.startsWith('--')) ?? 1_000_000);
+const traffic = option('traffic') ?? 'faults';
+if (traffic !== 'faults' && traffic !== 'http') throw new Error(`--traffic: faults or http, not ${traffic}`);
+const graderPath = option('grader');
+const { DEFAULT_THRESHOLDS, newGrader, reportOf } = (await import(
+  graderPath ? pathToFileURL(resolve(graderPath)).href : '../src/grading/grade.js'
+)) as typeof GradeModule;
 const grader = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 1 });
 const T0 = Date.now();
 const session = { id: 'bench', started_at: new Date(T0).toISOString(), seed: null };
@@ -41,11 +59,47 @@ const reportMs = (): number => {
   return median(times)!;
 };
 
+/** One callback of the HTTP bench's traffic, with what the route passes along (src/routes/callback.ts). */
+function httpCallback(steps: Step[], user: string, event: string, tx: string, game?: string): void {
+  at += 1;
+  const envelope = (event_type: string, user_id: string) => ({
+    transaction_id: tx,
+    event_type,
+    timestamp: 0,
+    feedback_data: 'bench',
+    user_id,
+  });
+  const body =
+    event === 'login' ? envelope(event, user) : event === 'bet' ? betBody(envelope, user, game!) : betResultBody(envelope, user, game!);
+  const replyBody = reply('R0');
+  const journalled = { status: 200, headers: { 'content-type': 'application/json' }, body: replyBody, dropped: false, client_gone: false };
+  const arrival: Arrival = {
+    id: ++id,
+    at,
+    user,
+    event,
+    tx,
+    game,
+    total: game === undefined ? undefined : 2.5,
+    body,
+    applied: true,
+    source: { request: { headers: { ...HEADERS, 'api-key': '***' }, body }, reply: journalled },
+    lag: 0,
+  };
+  steps.push({ arrival, done: { end: at, status: 200, body: replyBody, dropped: false, clientGone: false } });
+}
+
 let early: number | undefined;
 let micros = 0;
 for (let i = 0; id < total;) {
   const steps: Step[] = [];
-  for (const end = i + 2000; i < end; i++) {
+  for (const end = i + 2000; traffic === 'http' && i < end; i++) {
+    const user = `bench-p${String(i % 1000).padStart(4, '0')}`;
+    httpCallback(steps, user, 'login', `l${i}`);
+    httpCallback(steps, user, 'bet', `b${i}`, `g${i}`);
+    httpCallback(steps, user, 'bet_result', `s${i}`, `g${i}`);
+  }
+  for (const end = i + 2000; traffic === 'faults' && i < end; i++) {
     const user = `p${i % 1000}`;
     const game = `G${i}`;
     callback(steps, { user, event: 'login', tx: `l${i}` });
@@ -76,7 +130,9 @@ for (let i = 0; id < total;) {
 const perCallback = micros / id;
 
 const r = reportOf(grader, { now: new Date(at), scenario: 'bench', session });
-console.log(`grading fold: ${id.toLocaleString('en')} callbacks, ${perCallback.toFixed(2)} µs CPU per callback (one process, no HTTP)`);
+console.log(
+  `grading fold (${traffic} traffic${graderPath ? `, ${graderPath}` : ''}): ${id.toLocaleString('en')} callbacks, ${perCallback.toFixed(2)} µs CPU per callback (one process, no HTTP)`,
+);
 console.log(
   `report (reading the state): ${early!.toFixed(2)} ms after 1,000 callbacks, ${reportMs().toFixed(2)} ms after ${id.toLocaleString('en')} (median of 20)`,
 );
