@@ -29,16 +29,17 @@ export class Held {
   bound(): boolean {
     // A transaction still in play (being answered, a window open, a lost or failed reply not yet
     // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
+    // It stays in the map meanwhile (nothing reads the map's order): only the queue moves.
     let kept = 0;
     while (this.txs.size > this.limits.transactions) {
       const tx = this.txOrder.shift();
       if (!tx) break; // (every held transaction is queued once: never, unless that breaks)
-      this.txs.delete(tx.id);
       if (kept < 16 && inPlay(tx)) {
         kept++;
-        this.tx(tx);
+        this.txOrder.push(tx);
         continue;
       }
+      this.txs.delete(tx.id);
       this.forgotten.transactions++;
     }
     let forgot = false;
