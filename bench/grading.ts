@@ -44,7 +44,20 @@ function callback(steps: Step[], a: Omit<Arrival, 'id' | 'at' | 'body' | 'applie
   const code = o.code ?? 'R0';
   const body = { transaction_id: a.tx, event_type: a.event, timestamp: 0, feedback_data: 'fb', user_id: a.user, data: { game_no: a.game } };
   steps.push({
-    arrival: { ...a, id: ++id, at, body, applied: code === 'R0' },
+    // Every field, in the route's order: its arrivals have one shape (a spread of `a` would make several).
+    arrival: {
+      id: ++id,
+      at,
+      user: a.user,
+      event: a.event,
+      tx: a.tx,
+      game: a.game,
+      total: a.total,
+      body,
+      applied: code === 'R0',
+      source: undefined,
+      lag: undefined,
+    },
     done: { end: at + 1, status: 200, body: reply(code), dropped: o.drop ?? false, clientGone: false },
   });
 }
