@@ -1,15 +1,15 @@
-import type { Attempt, GradedEvent } from './attempt.js';
+import type { Attempt } from './attempt.js';
 import type { Grader } from './grader.js';
 
 // The shapes of the grading state: what the session keeps per transaction, round and player, and
 // what a check (a reducer over the session's events) is.
 
-/** One transaction_id's attempts in the session. */
+/**
+ * One transaction_id's attempts in the session (its player, event and game_no are its first
+ * attempt's: not copied, as every held transaction is kept until the bound).
+ */
 export interface Tx {
   id: string;
-  user: string;
-  event: GradedEvent;
-  game?: string;
   first: Attempt;
   last: Attempt;
   /** How many attempts arrived. */
@@ -121,9 +121,6 @@ export const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 
 export function newTx(a: Attempt, count: number): Tx {
   return {
     id: a.tx,
-    user: a.user,
-    event: a.event,
-    game: a.game,
     first: a,
     last: a,
     count,
