@@ -59,7 +59,8 @@ export class Grader {
   ) {
     this.held = new Held(limits);
     ({ txs: this.txs, rounds: this.rounds, forgotten: this.forgotten } = this.held);
-    this.tallies = new Map([...reducers.keys()].map((id) => [id, new Tally(id)]));
+    const players = { get: (user: string) => this.players.get(user), of: (user: string) => this.player(user) };
+    this.tallies = new Map([...reducers.keys()].map((id, i) => [id, new Tally(id, i, players)]));
     for (const [id, tally] of this.tallies) this.byId[id] = tally;
     this.hooks = hooked([...reducers.values()]);
   }
@@ -245,7 +246,7 @@ export class Grader {
   player(user: string): Player {
     if (this.lastPlayer?.user === user) return this.lastPlayer;
     let p = this.players.get(user);
-    if (!p) this.players.set(user, (p = newPlayer(user)));
+    if (!p) this.players.set(user, (p = newPlayer(user, this.tallies.size)));
     return (this.lastPlayer = p);
   }
 

@@ -56,6 +56,8 @@ export interface Player {
   /** Logins still being answered. */
   loginsInFlight: number;
   marks?: string[];
+  /** Each check's chances with this player, by the index of its tally. */
+  chances: number[];
 }
 
 /** What a check does with the session's events: a small reducer over the shared state. */
@@ -135,11 +137,12 @@ export function newTx(a: Attempt, count: number): Tx {
   };
 }
 
-/** A player's state, every field in one order. */
-export const newPlayer = (user: string): Player => ({
+/** A player's state, every field in one order (`checks`: how many tallies count chances). */
+export const newPlayer = (user: string, checks: number): Player => ({
   user,
   lastLogin: undefined,
   reported: undefined,
   loginsInFlight: 0,
   marks: undefined,
+  chances: new Array<number>(checks).fill(0),
 });

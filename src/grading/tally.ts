@@ -1,6 +1,7 @@
 import type { CheckId, ReportViolation } from '../protocol/types.generated.js';
 import type { Attempt } from './attempt.js';
 import { excerptOf } from './evidence.js';
+import type { Player } from './model.js';
 
 /** Violations kept per check (the rest are counted); journal ids kept per violation. */
 export const MAX_VIOLATIONS = 100;
@@ -8,12 +9,9 @@ const MAX_IDS = 50;
 
 /** What one check has seen so far in the session: per player, so a report can be limited to one. */
 export class Tally {
-  /** Chances per player: a counter each, so a chance costs one lookup. */
-  private readonly exercisedBy = new Map<string, { n: number }>();
+  /** Chances in all. Each player's are counted on the player (`chances[index]`), which the callback's checks have looked up already. */
+  private chances = 0;
   readonly violations: ReportViolation[] = [];
-  /** The counter of the player who had the latest chance: a player's callbacks come in runs. */
-  private lastUser: string | undefined;
-  private lastCount: { n: number } | undefined;
   /** Violations beyond MAX_VIOLATIONS, per player. */
   private readonly moreBy = new Map<string, number>();
   /** Open windows: key → the player. */
@@ -22,16 +20,17 @@ export class Tally {
   /** Grows with every change: the dashboard is told of a change when the session's sum grows. */
   version = 0;
 
-  constructor(readonly id: CheckId) {}
+  /** `players`: the session's players, looked up (`get`) or made when new (`of`). */
+  constructor(
+    readonly id: CheckId,
+    private readonly index: number,
+    private readonly players: { get(user: string): Player | undefined; of(user: string): Player },
+  ) {}
 
   exercise(user: string): void {
     this.version++;
-    if (user !== this.lastUser) {
-      this.lastUser = user;
-      this.lastCount = this.exercisedBy.get(user);
-      if (!this.lastCount) this.exercisedBy.set(user, (this.lastCount = { n: 0 }));
-    }
-    this.lastCount!.n++;
+    this.chances++;
+    this.players.of(user).chances[this.index]!++;
   }
 
   /** A violation citing `attempts` (its player and transaction taken from the first unless given). */
@@ -63,10 +62,7 @@ export class Tally {
   }
 
   exercised(user?: string): number {
-    if (user !== undefined) return this.exercisedBy.get(user)?.n ?? 0;
-    let n = 0;
-    for (const v of this.exercisedBy.values()) n += v.n;
-    return n;
+    return user === undefined ? this.chances : (this.players.get(user)?.chances[this.index] ?? 0);
   }
 
   pending(user?: string): number {
