@@ -25,6 +25,7 @@ const BY_FUNCTION: Record<string, Record<string, string>> = {
   callback: { decideWithRule: 'decide (wallet, events, money)' },
   'callback/handle': { decideWithRule: 'decide (wallet, events, money)' },
   'routes/callback': { gradedArrival: 'grading', gradedBody: 'grading', findingCodes: 'grading' },
+  'routes/callback-answer': { gradedArrival: 'grading', gradedBody: 'grading', findingCodes: 'grading' },
 };
 const BY_MODULE: [RegExp, string][] = [
   [/^callback\/read$/, 'validate'],
@@ -38,8 +39,8 @@ const BY_MODULE: [RegExp, string][] = [
   [/^journal\//, 'journal (entry, masking)'],
   [/^grading\//, 'grading'],
   [/^callback\/reply$/, 'reply'],
-  [/^callback(\/handle)?$/, 'pipeline glue (callback.ts)'],
-  [/^routes\/callback$/, 'route (routes/callback.ts)'],
+  [/^(callback(\/handle)?|awaitable)$/, 'pipeline glue (callback.ts)'],
+  [/^routes\/callback(-answer)?$/, 'route (routes/callback.ts)'],
   [/^(shutdown|iso-time)$/, 'route (routes/callback.ts)'],
 ];
 const BY_PACKAGE: [RegExp, string][] = [
