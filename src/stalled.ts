@@ -54,8 +54,10 @@ export function capConnections(server: Server, maxConnections: number): void {
     tracked.request = request;
     tracked.requested = Date.now();
     tracked.repliedAt = 0;
-    // One shared listener, no closure per request.
-    response.on('finish', replied);
+    // One shared listener, no closure per request; on 'prefinish' (the reply handed to the socket),
+    // which nothing else listens to, not 'finish', where Fastify's listener is: two listeners of
+    // one event are kept in an array, which every emit copies and Fastify's removal searches.
+    response.on('prefinish', replied);
   });
 
   function replied(this: ServerResponse): void {
