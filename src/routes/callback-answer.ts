@@ -118,17 +118,21 @@ export class Answer {
     } catch (e) {
       return this.failed(e);
     }
-    return out instanceof Promise
-      ? out.then(
-          (o) => this.decided(o),
-          (e: unknown) => this.failed(e),
-        )
-      : this.decided(out);
+    return this.after(out, this.decided);
   }
 
   private failed(e: unknown): never {
     this.grader.settle(this.ticket);
     throw e;
+  }
+
+  /** `next(value)` now, or once the value resolves; a rejection is `failed`. */
+  private after<T>(value: Awaitable<T>, next: (this: Answer, value: T) => Awaitable<undefined>): Awaitable<undefined> {
+    if (!(value instanceof Promise)) return next.call(this, value);
+    return value.then(
+      (v) => next.call(this, v),
+      (e: unknown) => this.failed(e),
+    );
   }
 
   private decided(out: CallbackOutput): Awaitable<undefined> {
@@ -143,12 +147,7 @@ export class Answer {
     } catch (e) {
       return this.failed(e);
     }
-    return pending instanceof Promise
-      ? pending.then(
-          (p) => this.journalled(p),
-          (e: unknown) => this.failed(e),
-        )
-      : this.journalled(pending);
+    return this.after(pending, this.journalled);
   }
 
   private journalled(pending: Pending): Awaitable<undefined> {
