@@ -4,10 +4,7 @@ import type { Grader } from './grader.js';
 // The shapes of the grading state: what the session keeps per transaction, round and player, and
 // what a check (a reducer over the session's events) is.
 
-/**
- * One transaction_id's attempts in the session (its player, event and game_no are its first
- * attempt's: not copied, as every held transaction is kept until the bound).
- */
+/** One transaction_id's attempts in the session (its player, event and game_no: `first`'s). */
 export interface Tx {
   id: string;
   first: Attempt;

@@ -215,11 +215,17 @@ export class Answer {
     else if (replies.push(this) === 1) setImmediate(writeReplies);
   }
 
-  /** As a throw from the handler would be: Fastify's error handler answers (R1). */
+  /**
+   * As a throw from the handler would be: Fastify's error handler answers (R1). Once a reply is
+   * out (or the connection dropped on purpose), the failure is only logged.
+   */
   failedLater(e: unknown): void {
     const error = e instanceof Error ? e : new Error(String(e));
+    if (this.reply.sent) {
+      this.request.log.error({ err: error }, 'callback failed after its reply');
+      return;
+    }
     try {
-      if (this.reply.sent) throw error;
       this.reply.send(error);
     } catch (again) {
       this.request.log.error({ err: again }, 'callback reply failed');
