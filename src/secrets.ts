@@ -46,3 +46,16 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
   }
   return out;
 }
+
+/**
+ * Headers kept as they were received or sent (no copy), masked each time they are written as JSON
+ * (`toJSON`: the journal's text, a report's evidence, an entry sent to Redis). Most entries are
+ * never read: masking every callback's two header sets when it was answered cost a microsecond.
+ */
+export class MaskedHeaders {
+  constructor(readonly raw: Readonly<Record<string, string | string[] | undefined>>) {}
+
+  toJSON(): Record<string, string> {
+    return maskedHeaders(this.raw);
+  }
+}

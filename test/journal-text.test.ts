@@ -2,13 +2,13 @@
 // be exactly the text JSON.stringify gave for the entry objects it used to build, whatever a caller sends.
 import t from 'tap';
 import { handleCallback } from '../src/callback/handle.js';
-import { entryText, Journal, type JournalEntry, textBound } from '../src/journal/journal.js';
+import { entryText, Journal, type NewEntry, textBound } from '../src/journal/journal.js';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
 
-type Begun = Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>;
+type Begun = Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>;
 type Done = { replied_at: string; duration_ms: number; client_gone: boolean };
 
 /** What the journal did before: copy the entry into new objects, then JSON.stringify them. */

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import t from 'tap';
 import { isSecretHeader, maskedHeaders } from '../src/secrets.js';
 import { terminalText } from '../src/terminal-text.js';
-import { bet, buildTestApp, HEADERS, journal, login, post, send } from './helpers/app.js';
+import { bet, buildTestApp, HEADERS, journal, listen, login, post, send } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
 
 t.setTimeout(120_000);
@@ -48,6 +48,45 @@ t.test('the journal keeps Cookie, Proxy-Authorization and X-*-Token masked', asy
     t.notMatch(headers[name], value.slice(2), `${name} is masked (${headers[name]})`);
     t.ok(JSON.stringify(entry).indexOf(value) < 0, `${name}'s value appears nowhere in the entry`);
   }
+});
+
+t.test("secrets stay masked wherever an entry leaves: in flight, the journal, a report's evidence", async (t) => {
+  // Entries keep the headers as received and mask them when written (src/secrets.ts MaskedHeaders).
+  const { app, sim } = await buildTestApp({
+    rules: [
+      { name: 'lost', when: { event_type: 'bet', user_id: 'p' }, then: { drop_connection: true }, times: 1 },
+      { name: 'slow', when: { event_type: 'login', user_id: 'slow' }, then: { delay_ms: 300 } },
+    ],
+  });
+  t.teardown(() => app.close());
+  const secrets = { cookie: 'session=abcdef123456', 'x-provider-token': 'tok-abcdef', 'api-key': HEADERS['api-key'] };
+  const headers = { ...HEADERS, ...secrets };
+  const nowhere = (text: string, where: string) => {
+    for (const [name, value] of Object.entries(secrets)) t.equal(text.indexOf(value), -1, `${where}: ${name}'s value appears nowhere`);
+  };
+
+  const slow = send(app, login('slow'), headers);
+  while ((await sim.journal.inFlight()).length === 0) await new Promise((r) => setImmediate(r));
+  const [flying] = await sim.journal.inFlight();
+  t.equal(flying!.request.headers['x-provider-token'], 'to********', 'in flight: masked');
+  nowhere(JSON.stringify(flying), 'in flight');
+  await slow;
+
+  const url = `${await listen(app)}/callback`; // a dropped reply needs a real connection to drop
+  await post(url, login('p'), headers);
+  await t.rejects(post(url, bet('p', 'G1', [['1', 'P', 10]], { currency: 'USD' }), headers), 'its reply is dropped');
+  await post(url, bet('p', 'G1', [['1', 'P', 10]], { currency: 'USD' }), headers); // a new transaction_id for the round
+  const entries = await journal(app);
+  t.equal(entries.length, 4);
+  for (const e of entries) t.equal(e.request.headers.cookie, 'se************', `entry ${e.id}: masked`);
+  nowhere(JSON.stringify(entries), 'the journal');
+
+  const report = (await app.inject({ method: 'GET', url: '/admin/report' })).json();
+  const check = report.checks.find((c: { id: string }) => c.id === 'RETRY_SAME_TRANSACTION');
+  const evidence = check.violations[0].evidence as { request: string }[];
+  t.ok(evidence.length > 0, 'the violation cites its callbacks');
+  for (const e of evidence) t.match(e.request, /"x-provider-token":"to\*+"/, 'evidence: masked');
+  nowhere(JSON.stringify(report), 'the report');
 });
 
 t.test('wallet-sim tail prints a hostile user_id escaped, as lines and as JSON', async (t) => {

@@ -1,13 +1,13 @@
 import { andThen, type Awaitable } from '../awaitable.js';
 import { type CallbackInput, type Intake, readCallback } from './read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
-import type { JournalEntry } from '../journal/journal.js';
+import type { NewEntry } from '../journal/journal.js';
 import { type Money, money } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
 import type { Fired } from '../scenario/rules.js';
-import { maskedHeaders } from '../secrets.js';
+import { MaskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
 import { type Player, playerChange } from '../backends/state.js';
 import type { View } from '../backends/store.js';
@@ -28,7 +28,7 @@ export interface CallbackOutput {
   reason?: string;
   /** The caller's credentials were right: only such callbacks are graded. */
   authenticated: boolean;
-  entry: Omit<JournalEntry, 'id' | 'duration_ms' | 'received_at'>;
+  entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'>;
 }
 
 /** What was done with a callback: its code, the rule that fired, the wallet's decision. */
@@ -71,7 +71,8 @@ function respond(sim: Simulator, input: CallbackInput, intake: Intake, outcome: 
   const reason =
     outcome.code === 'R0' ? undefined : (outcome.failure ?? reasonFor(outcome.code, findings, outcome.rule, balance, intake.request));
   const headers = replyHeadersFor(sim, input, event_type, reason);
-  const reply = then?.body === undefined ? buildReply(outcome.code, event_type ?? '', user_id ?? '', latest) : rawReply(then.body);
+  const built = then?.body === undefined ? buildReply(outcome.code, event_type ?? '', user_id ?? '', latest) : undefined;
+  const reply = built ?? rawReply(then!.body);
   const status = then?.http_status ?? 200;
   const dropped = then?.drop_connection ?? false;
   return {
@@ -90,15 +91,17 @@ function respond(sim: Simulator, input: CallbackInput, intake: Intake, outcome: 
       request: {
         method: input.method,
         url: input.url,
-        headers: maskedHeaders(input.headers),
+        // Masked when written: most entries are never read.
+        headers: new MaskedHeaders(input.headers),
         body: journalledBody(input.body, intake.body, intake.authenticated),
       },
-      reply: { status, headers: maskedHeaders(headers), body: reply.body, dropped },
+      reply: { status, headers: new MaskedHeaders(headers), body: reply.body, dropped },
       code: outcome.code,
       reason,
       rule: outcome.rule && { index: outcome.rule.index, name: outcome.rule.name },
       balance_before: outcome.decision?.balanceBefore?.toNumber(),
-      balance_after: balance?.toNumber(),
+      // The reply's latest_balance when it is this balance: the same number, read once.
+      balance_after: built && latest === balance ? built.body.latest_balance : balance?.toNumber(),
       replayed: outcome.decision?.replayed ?? false,
       findings,
     },

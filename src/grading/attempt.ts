@@ -1,6 +1,7 @@
 import { roundKey } from '../backends/change.js';
 import type { RoundEffect } from '../events/event.js';
 import { eventNamed } from '../events/index.js';
+import type { EntryHeaders } from '../journal/journal.js';
 
 /**
  * What the provider learnt from one attempt:
@@ -18,7 +19,8 @@ export type GradedEvent = string;
 
 /** Where a violation's evidence comes from: the journal entry's request and reply, already masked. */
 export interface EvidenceSource {
-  request: { headers: Record<string, string>; body: unknown };
+  /** Headers as journalled: masked, or masked when written (evidence is written as JSON). */
+  request: { headers: EntryHeaders; body: unknown };
   reply: { status: number; body: unknown };
 }
 

@@ -1,4 +1,5 @@
-import type { JournalEntry, ReplyTiming, StoredEntry } from './journal.js';
+import { MaskedHeaders } from '../secrets.js';
+import type { EntryHeaders, NewEntry, ReplyTiming, StoredEntry } from './journal.js';
 import { matchFields, type MatchSource } from './match.js';
 
 /**
@@ -49,7 +50,7 @@ const KEPT_AS_OBJECTS_CHARS = 16 * 1024;
  * (printable) at most doubles with its escapes; any other string may be caller text, whose
  * control characters take six each. Plus 1,024 characters for the names and fixed fields.
  */
-export function textBound(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars: number): number | undefined {
+export function textBound(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars: number): number | undefined {
   const body = entry.request.body;
   if (body === null || typeof body !== 'object' || chars <= 0 || chars > KEPT_AS_OBJECTS_CHARS) return undefined;
   let size = 1024 + 5 * chars + headerChars(entry.request.headers) + headerChars(entry.reply.headers);
@@ -81,10 +82,18 @@ function jsonChars(value: unknown, depth: number): number {
   return n;
 }
 
-/** Characters of a header object's JSON text at most. */
-function headerChars(headers: Record<string, string>): number {
+/**
+ * Characters of a header object's JSON text at most. Headers masked when written are bounded by
+ * the values as received (a masked value is never longer; repeated ones are joined with ", ").
+ */
+function headerChars(headers: EntryHeaders): number {
+  const raw = headers instanceof MaskedHeaders ? headers.raw : headers;
   let n = 0;
-  for (const name in headers) n += 6 + 2 * (name.length + headers[name]!.length);
+  for (const name in raw) {
+    const value = raw[name];
+    const chars = value === undefined ? 0 : typeof value === 'string' ? value.length : value.join(', ').length;
+    n += 6 + 2 * (name.length + chars);
+  }
   return n;
 }
 

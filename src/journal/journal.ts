@@ -1,5 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Finding } from '../protocol/findings.js';
+import type { MaskedHeaders } from '../secrets.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
 
@@ -37,6 +38,18 @@ export interface JournalEntry {
   replayed: boolean;
   findings: Finding[];
 }
+
+/**
+ * Headers of an entry being recorded: masked already, or kept as received and masked whenever the
+ * entry is written as JSON (`MaskedHeaders`). An entry read back (`list`) has masked text only.
+ */
+export type EntryHeaders = Readonly<Record<string, string>> | MaskedHeaders;
+
+/** An entry as it is handed to a journal: its headers may be masked only when written. */
+export type NewEntry = Omit<JournalEntry, 'request' | 'reply'> & {
+  request: Omit<JournalEntry['request'], 'headers'> & { headers: EntryHeaders };
+  reply: Omit<JournalEntry['reply'], 'headers'> & { headers: EntryHeaders };
+};
 
 /** Which entries to read: the filter language (src/journal/match.ts) and paging. */
 export interface JournalFilter extends JournalMatch {
@@ -79,10 +92,10 @@ export type { Awaitable } from '../awaitable.js';
  * process sharing the ledger writes to and reads from.
  */
 export interface JournalStore {
-  record(entry: Omit<JournalEntry, 'id'>): Awaitable<StoredEntry>;
+  record(entry: Omit<NewEntry, 'id'>): Awaitable<StoredEntry>;
   /** `chars`: the size of the request body as received, which the entry holds until it is finished. */
   begin(
-    entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>,
+    entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>,
     chars?: number,
   ): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
   /** Callbacks decided but not answered yet, oldest first. */
@@ -116,7 +129,7 @@ export class Journal implements JournalStore {
   /** Characters of request bodies held by callbacks not answered yet (a delay_ms in progress). */
   private inFlightBytes = 0;
   private nextId = 1;
-  private readonly pending = new Map<number, Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>>();
+  private readonly pending = new Map<number, Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>>();
   private readonly listeners = new Set<JournalListener>();
 
   constructor(
@@ -125,7 +138,7 @@ export class Journal implements JournalStore {
   ) {}
 
   /** Records a finished callback at once. */
-  record(entry: Omit<JournalEntry, 'id'>): StoredEntry {
+  record(entry: Omit<NewEntry, 'id'>): StoredEntry {
     const id = this.nextId++;
     const text = entryText(id, entry);
     return this.keep({ id, ...matchFields(entry), text }, text.length);
@@ -138,7 +151,7 @@ export class Journal implements JournalStore {
    * meanwhile: past the bound, only an excerpt of it is kept, so delayed replies cannot hold
    * memory without end (400 delayed bodies of 1 MiB are 400 MiB otherwise).
    */
-  begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0): PendingEntry {
+  begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0): PendingEntry {
     const id = this.nextId++;
     chars = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += chars;
@@ -158,7 +171,8 @@ export class Journal implements JournalStore {
 
   /** Callbacks decided but not answered yet, oldest first (no `replied_at`). */
   inFlight(): JournalEntry[] {
-    return [...this.pending].map(([id, e]) => structuredClone({ id, ...e, duration_ms: 0 }));
+    // Through JSON, as every reader gets an entry: its headers masked.
+    return [...this.pending].map(([id, e]) => JSON.parse(JSON.stringify({ id, ...e, duration_ms: 0 })) as JournalEntry);
   }
 
   private keep(stored: StoredEntry, size: number): StoredEntry {

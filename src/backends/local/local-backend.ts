@@ -18,12 +18,14 @@ import { LocalStore } from './local-store.js';
 
 /** Callbacks per player, counted in this process. */
 class LocalCounters implements Counters {
-  private calls = new Map<string, number>();
+  /** A box per player: a call counted is one lookup, not a lookup and a store. */
+  private calls = new Map<string, { n: number }>();
 
   countCall(userId: string): number {
-    const n = (this.calls.get(userId) ?? 0) + 1;
-    this.calls.set(userId, n);
-    return n;
+    const box = this.calls.get(userId);
+    if (box) return ++box.n;
+    this.calls.set(userId, { n: 1 });
+    return 1;
   }
 
   resetCalls(): Promise<void> {

@@ -8,6 +8,7 @@ import {
   type JournalFilter,
   type JournalListener,
   type JournalStore,
+  type NewEntry,
   type ReplyTiming,
   page,
   type StoredEntry,
@@ -33,7 +34,7 @@ import { type MatchFields, matchFields, matches } from '../../journal/match.js';
  *   journal:bytes the characters of JSON the stream holds (the sum of its entries' n)
  */
 export class RedisJournal implements JournalStore {
-  private readonly pending = new Map<number, Omit<JournalEntry, 'id'> & { id: number }>();
+  private readonly pending = new Map<number, Omit<NewEntry, 'id'> & { id: number }>();
   private readonly listeners = new Set<JournalListener>();
   private reader?: Redis;
 
@@ -57,14 +58,14 @@ export class RedisJournal implements JournalStore {
     return `${this.prefix}journal:bytes`;
   }
 
-  async record(entry: Omit<JournalEntry, 'id'>): Promise<StoredEntry> {
+  async record(entry: Omit<NewEntry, 'id'>): Promise<StoredEntry> {
     return this.keep({ id: await this.nextId(), ...entry });
   }
 
   /** Bodies of this process's callbacks in flight, counted against --journal-bytes as in memory. */
   private inFlightBytes = 0;
 
-  async begin(entry: Omit<JournalEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
+  async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
     const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += held;
     const id = await this.nextId();
@@ -92,10 +93,11 @@ export class RedisJournal implements JournalStore {
   }
 
   inFlight(): JournalEntry[] {
-    return [...this.pending.values()].map((e) => structuredClone(e));
+    // Through JSON, as every reader gets an entry: its headers masked.
+    return [...this.pending.values()].map((e) => JSON.parse(JSON.stringify(e)) as JournalEntry);
   }
 
-  private async keep(entry: JournalEntry): Promise<StoredEntry> {
+  private async keep(entry: NewEntry & { id: number }): Promise<StoredEntry> {
     const text = JSON.stringify(entry);
     const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
