@@ -1,8 +1,10 @@
 // The fold's new rules as tables (no HTTP, injected clock): the time-out's tolerance, a refusal
-// resent under a new transaction_id, bounded state, the timing profile and the evidence.
+// resent under a new transaction_id, bounded state (what stays in play), the timing profile and the evidence.
 import t from 'tap';
 import { DEFAULT_THRESHOLDS, grade, newGrader, reportOf, type Thresholds } from '../../src/grading/grade.js';
+import type { Completion } from '../../src/grading/attempt.js';
 import type { Grader } from '../../src/grading/grader.js';
+import { inPlay } from '../../src/grading/model.js';
 import type { CheckId, Report } from '../../src/protocol/types.generated.js';
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 
@@ -142,6 +144,43 @@ t.test('a transaction still in play is not forgotten: its resend after many othe
   const r = reportAt(g, 120 * S);
   t.equal(statusOf(r, 'LOST_REPLY_RETRIED'), 'pass', 'resent in time, though 100 transactions came in between');
   t.ok(r.forgotten.transactions > 0, 'others were forgotten');
+});
+
+t.test('RETRY_SAME_TRANSACTION: its window closes at its deadline, so an answered transaction can be forgotten', async (t) => {
+  const ID = 'RETRY_SAME_TRANSACTION';
+  const ok = { status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false };
+  // The first reply of each: lost (dropped, or too late for the caller) or R1; the resend at 1 s is answered R0.
+  const rows: [string, 'bet' | 'bet_result', Completion][] = [
+    ['a dropped bet', 'bet', { end: T0 + 5, status: 200, body: {}, dropped: true, clientGone: false }],
+    ['a bet answered R1', 'bet', { end: T0 + 5, status: 200, body: { code: 'R1' }, dropped: false, clientGone: false }],
+    ['a settlement answered after the caller gave up', 'bet_result', { ...ok, end: T0 + 5, clientGone: true }],
+  ];
+  for (const [name, event, reply] of rows) {
+    const g = newGrader(DEFAULT_THRESHOLDS, { transactions: 10, rounds: 10 });
+    const attempt = (id: number, at: number) =>
+      g.arrive({ id, at, user: u, event, tx: 'x', game: 'G0', total: 1, body: {}, applied: true });
+    let id = 0;
+    /** Ten other transactions, answered at once, from `at` on (each moves the clock): the bound forgets the oldest. */
+    const others = (at: number) => {
+      for (let i = 0; i < 10; i++) {
+        const a = g.arrive({ id: ++id, at: at + i, user: 'p2', event: 'login', tx: `l${id}`, body: {}, applied: true });
+        g.complete(a, { ...ok, end: at + i + 1 });
+      }
+    };
+    g.complete(attempt(++id, T0), reply);
+    const tx = g.txs.get('x')!;
+    t.equal(statusOf(reportAt(g, 500), ID), 'pending', `${name}: pending until it is resent`);
+    g.complete(attempt(++id, T0 + S), { ...ok, end: T0 + S + 5 });
+    t.equal(statusOf(reportAt(g, 2 * S), ID), 'pass', `${name}: resent under its own id, answered R0`);
+    // The window opened when the first reply ended (5 ms): it closes 60 s later.
+    others(T0 + 30 * S);
+    t.ok(inPlay(tx) && g.txs.has('x'), `${name}: in play, and held, while the window is open`);
+    others(T0 + 60 * S + 5);
+    t.equal(tx.windows?.size ?? 0, 0, `${name}: the window closed at its deadline`);
+    t.notOk(inPlay(tx), `${name}: no longer in play`);
+    t.notOk(g.txs.has('x'), `${name}: forgotten by the bound`);
+    t.equal(statusOf(reportAt(g, 120 * S), ID), 'pass', `${name}: the verdict is unchanged`);
+  }
 });
 
 t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late the wallet stamped the attempts', async (t) => {

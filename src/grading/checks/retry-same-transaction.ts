@@ -42,7 +42,10 @@ export const retrySameTransaction: Reducer = {
     openWindow(
       tx,
       ID,
-      g.when(a.end! + g.windowMs, () => g.tally(ID).unpend(tx.id)),
+      g.when(a.end! + g.windowMs, () => {
+        tx.windows!.delete(ID);
+        g.tally(ID).unpend(tx.id);
+      }),
     );
   },
   arrive(g, a) {
