@@ -62,7 +62,7 @@ export interface EventHandler<R extends { event_type: string } = CallbackRequest
   gameNo(req: R): string | undefined;
   /** What scenario rules can match on. */
   matchFields(req: R): MatchFields;
-  /** The event's checks: its changes when applied, else the code it is refused with. */
+  /** The event's checks: its changes when applied (a new array, which the wallet appends to), else the code it is refused with. */
   decide(req: R, ctx: EventContext): Change[] | Code;
   /** The findings its checks can raise (beyond the schema's and the envelope's), for the docs and the tests. */
   readonly findings: readonly FindingCode[];
