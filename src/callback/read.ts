@@ -47,10 +47,10 @@ export function readCallback(sim: Simulator, input: CallbackInput): Intake {
   if (tooDeep) findings.push(finding('SCHEMA', `the body nests deeper than ${MAX_DEPTH} levels`, '/'));
   const body = tooDeep ? undefined : parsed;
   if (header('callback-url') === undefined) findings.push(finding('CALLBACK_URL_MISSING', undefined, 'header:Callback-URL'));
-  findings.push(...credentialFindings);
+  if (!authenticated) findings.push(...credentialFindings);
   const request = body !== undefined && validateRequest(body) ? body : undefined;
   if (body !== undefined && !request) findings.push(...schemaFindings(body, echo));
-  if (request) findings.push(...timestampFindings(request.timestamp, sim.scenario.timestampSkewS));
+  if (request) timestampFindings(request.timestamp, sim.scenario.timestampSkewS, findings);
   return { authenticated, body, request, echo, findings };
 }
 
@@ -142,10 +142,13 @@ function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string 
   ];
 }
 
-function timestampFindings(ts: number, skewS: number): Finding[] {
+/** Adds to `out` what is wrong with the timestamp, if anything. */
+function timestampFindings(ts: number, skewS: number, out: Finding[]): void {
   // 1e400 parses to Infinity: not a time at all, unlike a merely fractional or skewed one.
-  if (!Number.isFinite(ts)) return [finding('SCHEMA', `/timestamp ${ts} is not a finite number`, '/timestamp')];
-  const out: Finding[] = [];
+  if (!Number.isFinite(ts)) {
+    out.push(finding('SCHEMA', `/timestamp ${ts} is not a finite number`, '/timestamp'));
+    return;
+  }
   if (!Number.isInteger(ts))
     out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp ${ts} is not an integer number of seconds`, '/timestamp'));
   const off = Math.round(ts - Date.now() / 1000);
@@ -157,5 +160,4 @@ function timestampFindings(ts: number, skewS: number): Finding[] {
         '/timestamp',
       ),
     );
-  return out;
 }
