@@ -44,6 +44,24 @@ export async function run(args: string[], env: Record<string, string> = {}): Pro
   return ran;
 }
 
+/**
+ * Runs independent commands that end by themselves side by side, `jobs` at a time (each is a node
+ * start, seconds of CPU on a busy machine: a few at once use the cores without starving the rest).
+ * The results in the order of `commands`.
+ */
+export async function runAll(commands: string[][], env: Record<string, string> = {}, jobs = 3): Promise<Ran[]> {
+  const results: Ran[] = new Array(commands.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < commands.length) {
+      const i = next++;
+      results[i] = await run(commands[i]!, env);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, commands.length) }, worker));
+  return results;
+}
+
 export interface Started {
   url: string;
   port: number;
