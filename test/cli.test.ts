@@ -9,6 +9,10 @@ import { eventually, LISTENING, run, start } from './helpers/spawn-cli.js';
 
 // Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
 t.setTimeout(300_000);
+// The cases are independent (processes of their own): two at a time.
+t.jobs = 2;
+
+const DEFAULT_PLAYERS = (JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8')).players as { user_id: string }[]).map((p) => p.user_id).sort();
 
 t.test('start --port 0: one line with the URL, a full round over a real socket, /health, SIGTERM exits 0', async (t) => {
   const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
@@ -40,23 +44,17 @@ t.test('start --port 0: one line with the URL, a full round over a real socket, 
   }
   const player = await (await fetch(`${sim.url}/admin/players/player-1`)).json();
   t.same(player, { user_id: 'player-1', balance: 1005000, currency: 'KRW' }, 'the admin API agrees');
+  const players = await (await fetch(`${sim.url}/admin/players`)).json();
+  t.same(
+    players.map((p: { user_id: string }) => p.user_id).sort(),
+    DEFAULT_PLAYERS,
+    'the bundled default scenario is what start uses by default',
+  );
 
   const ran = await sim.stop();
   t.equal(ran.code, 0, 'SIGTERM: exit code 0');
   t.match(ran.stderr, /SIGTERM received, closing/);
   await t.rejects(fetch(`${sim.url}/health`), 'no longer listening');
-});
-
-t.test('with logging on, the URL line is still the only non-log line', async (t) => {
-  const sim = await start(t, ['--port', '0']);
-  await post(`${sim.url}/callback`, login('player-1'));
-  await sim.stop();
-  const plain = sim
-    .stdout()
-    .split('\n')
-    .filter((l) => l && !l.startsWith('{'));
-  t.equal(plain.length, 1);
-  t.match(plain[0], LISTENING);
 });
 
 t.test('WALLET_SIM_PORT=0 and WALLET_SIM_API_KEY are read from the environment', async (t) => {
@@ -199,14 +197,7 @@ t.test('--help on every command exits 0 and lists the options', async (t) => {
   }
 });
 
-t.test('the bundled default scenario is what start uses by default', async (t) => {
-  const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
-  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
-  const players = await (await fetch(`${sim.url}/admin/players`)).json();
-  t.same(players.map((p: { user_id: string }) => p.user_id).sort(), scenario.players.map((p: { user_id: string }) => p.user_id).sort());
-});
-
-t.test('at the default log level, start still prints exactly one line before any callback', async (t) => {
+t.test('at the default log level, start prints exactly one line before any callback, then only log lines', async (t) => {
   const sim = await start(t, ['--port', '0']);
   await fetch(`${sim.url}/health`);
   await new Promise((r) => setTimeout(r, 200)); // a stray line would have arrived by now
@@ -227,6 +218,13 @@ t.test('at the default log level, start still prints exactly one line before any
   const after = lines();
   t.equal(after.length, 2, 'then one JSON line per callback');
   t.match(JSON.parse(after[1]!), { code: 'R0', msg: 'R0' });
+  await sim.stop();
+  const plain = sim
+    .stdout()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('{'));
+  t.equal(plain.length, 1, 'with logging on, the URL line is still the only non-log line, up to the stop');
+  t.match(plain[0], LISTENING);
 });
 
 t.test('--scenario takes the name of a bundled scenario; an unknown name lists them', async (t) => {
@@ -241,14 +239,19 @@ t.test('--scenario takes the name of a bundled scenario; an unknown name lists t
     '--help lists them',
   );
 
-  for (const given of ['flaky', 'flaky.json']) {
-    const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given]);
+  // independent processes: start them side by side
+  const [byName, byFile, env] = await Promise.all([
+    ...['flaky', 'flaky.json'].map((given) => start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given])),
+    start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' }),
+  ]);
+  for (const [given, sim] of [
+    ['flaky', byName!],
+    ['flaky.json', byFile!],
+  ] as const) {
     t.match(sim.stdout(), 'scenario "flaky"', `--scenario ${given}`);
     t.equal(((await (await fetch(`${sim.url}/admin/scenario`)).json()) as { name: string }).name, 'flaky');
-    await sim.stop();
   }
-  const env = await start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' });
-  t.match(env.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
+  t.match(env!.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
 });
 
 t.test('--log-format: JSON lines when piped by default, readable lines with pretty', async (t) => {
