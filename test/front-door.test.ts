@@ -12,6 +12,9 @@ import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { buildTestApp, HEADERS, login, listen, post } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
 
+// The cases are independent (an app or a CLI process each): two at a time.
+t.jobs = 2;
+
 const scenarioOf = (name: string) => loadScenarioFile(join(DEFAULT_SCENARIO, '..', `${name}.json`)).source;
 
 t.test('GET /ui/ and /ui/index.html lead to /ui, the one address of the page and its headers', async (t) => {
