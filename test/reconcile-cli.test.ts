@@ -54,7 +54,7 @@ t.test('reconcile against a running simulator: each mismatch kind, an exact matc
     ['ROUND_STATE_MISMATCH', csv(rows.b1, rows.r1, rows.b2.replace(',open', ',settled')), /ROUND_STATE_MISMATCH\s+.*G2/],
   ];
   const junitOf = (kind: string) => join(dir, `${kind.replace(/\W+/g, '-')}.xml`);
-  // Every run reads the same ledger: side by side.
+  // Every run reads the same ledger: side by side, two at a time.
   const [exact, agreeJson, ...ran] = await runAll([
     ['reconcile', '--url', sim.url, '--provider', file('exact.csv', csv(rows.b1, rows.r1, rows.b2))],
     ['reconcile', '--url', sim.url, '--provider', file('exact.json', json)],

@@ -5,9 +5,6 @@ import { bet as betBody, post } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { run, runAll, start } from '../helpers/spawn-cli.js';
 
-// The cases are independent (a redis-server and simulators each): two at a time.
-t.jobs = 2;
-
 // The same id for the same n: a resend after NO_REPLY is the same transaction.
 const bet = (n: number, user = 'streamer') => ({
   ...betBody(user, `g${n}`, [['1', 'P', 10]], { currency: 'USD' }),
