@@ -20,19 +20,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-t.test('--help marks the required options', async (t) => {
-  const required: Record<string, string[]> = {
-    send: ['--url'],
-    verify: ['--url', '--expect'],
-    probe: ['--url', '--api-id', '--api-key', '--user'],
-  };
-  const helps = await runAll(Object.keys(required).map((command) => [command, '--help']));
-  for (const [i, [command, options]] of Object.entries(required).entries()) {
-    const { stdout } = helps[i]!;
-    for (const o of options) t.match(stdout, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
-    t.notMatch(stdout, /--timeout <ms>\s+\(required\)/, `${command}: optional options are not marked`);
-  }
-});
+// That --help marks the required options of send, verify and probe: cli.test.ts, which reads every --help.
 
 t.test('send: an invalid URL is refused before anything is printed', async (t) => {
   const r = await run(['send', 'login', '--url', 'localhost:8080/callback']);
