@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { bet, HEADERS, login, result, TEST_SCENARIO } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
-import { CLI, cleanEnv, collect, eventually, run, start } from '../helpers/spawn-cli.js';
+import { BOOT_MS, CLI, cleanEnv, collect, eventually, run, start } from '../helpers/spawn-cli.js';
 
 t.jobs = 3;
 
@@ -67,7 +67,7 @@ t.test('report --wait: waits while a check is pending, then fails on the window 
   // Two open rounds keep ROUNDS_SETTLED pending (round_max_age_s 600) until the test settles them.
   for (const game of ['G1', 'G2']) t.equal((await post(cb, bet('usd', game, [['1', 'P', 10]], USD), HEADERS)).body.code, 'R0');
   const html = join(dir, 'report.html');
-  const child = spawn(process.execPath, [CLI, 'report', '--url', sim.url, '--wait', '60', '--html', html], {
+  const child = spawn(process.execPath, [CLI, 'report', '--url', sim.url, '--wait', '120', '--html', html], {
     env: cleanEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,7 +76,7 @@ t.test('report --wait: waits while a check is pending, then fails on the window 
     child.kill('SIGKILL');
   });
   t.ok(
-    await eventually(async () => /waiting for 1 pending check.*ROUNDS_SETTLED/.test(io.stderr()), 30_000),
+    await eventually(async () => /waiting for 1 pending check.*ROUNDS_SETTLED/.test(io.stderr()), BOOT_MS),
     'it waits: the rounds are open',
   );
   // G1's settlement is applied and its reply lost: LOST_REPLY_RETRIED opens a 1 s window, never resent.
