@@ -5,9 +5,11 @@ import t from 'tap';
 import { formatCheck } from '../src/probe/report.js';
 import type { CheckResult } from '../src/probe/session.js';
 import { buildTestApp, listen } from './helpers/app.js';
-import { CLI, cleanEnv, collect, run } from './helpers/spawn-cli.js';
+import { CLI, cleanEnv, collect, run, runAll } from './helpers/spawn-cli.js';
 
 t.setTimeout(120_000); // each case starts the built CLI: seconds on a busy machine
+// The cases are independent (a CLI process or an app each): two at a time.
+t.jobs = 2;
 
 /** A loopback port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -18,18 +20,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-t.test('--help marks the required options', async (t) => {
-  const required: Record<string, string[]> = {
-    send: ['--url'],
-    verify: ['--url', '--expect'],
-    probe: ['--url', '--api-id', '--api-key', '--user'],
-  };
-  for (const [command, options] of Object.entries(required)) {
-    const { stdout } = await run([command, '--help']);
-    for (const o of options) t.match(stdout, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
-    t.notMatch(stdout, /--timeout <ms>\s+\(required\)/, `${command}: optional options are not marked`);
-  }
-});
+// That --help marks the required options of send, verify and probe: cli.test.ts, which reads every --help.
 
 t.test('send: an invalid URL is refused before anything is printed', async (t) => {
   const r = await run(['send', 'login', '--url', 'localhost:8080/callback']);
@@ -59,11 +50,13 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   const file = `${dir}/wallet-sim-empty-expect-${process.pid}.json`;
   (await import('node:fs')).writeFileSync(file, '{}');
   t.teardown(() => import('node:fs').then((fs) => fs.rmSync(file, { force: true })));
-  const wrong = await run(['verify', '--url', `${base}/callback`, '--expect', file]);
-  t.equal(wrong.code, 2);
-  t.match(wrong.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
-  const right = await run(['verify', '--url', base, '--expect', file]);
-  t.equal(right.code, 0, 'the base URL works');
+  const [wrong, right] = await runAll([
+    ['verify', '--url', `${base}/callback`, '--expect', file],
+    ['verify', '--url', base, '--expect', file],
+  ]);
+  t.equal(wrong!.code, 2);
+  t.match(wrong!.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
+  t.equal(right!.code, 0, 'the base URL works');
 });
 
 t.test('probe: wrong credentials are one clear line, not every check failing', async (t) => {

@@ -5,10 +5,14 @@ import { join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
-import { eventually, LISTENING, run, start } from './helpers/spawn-cli.js';
+import { eventually, LISTENING, run, runAll, start } from './helpers/spawn-cli.js';
 
 // Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
 t.setTimeout(300_000);
+// The cases are independent (processes of their own): two at a time.
+t.jobs = 2;
+
+const DEFAULT_PLAYERS = (JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8')).players as { user_id: string }[]).map((p) => p.user_id).sort();
 
 t.test('start --port 0: one line with the URL, a full round over a real socket, /health, SIGTERM exits 0', async (t) => {
   const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
@@ -40,23 +44,17 @@ t.test('start --port 0: one line with the URL, a full round over a real socket, 
   }
   const player = await (await fetch(`${sim.url}/admin/players/player-1`)).json();
   t.same(player, { user_id: 'player-1', balance: 1005000, currency: 'KRW' }, 'the admin API agrees');
+  const players = await (await fetch(`${sim.url}/admin/players`)).json();
+  t.same(
+    players.map((p: { user_id: string }) => p.user_id).sort(),
+    DEFAULT_PLAYERS,
+    'the bundled default scenario is what start uses by default',
+  );
 
   const ran = await sim.stop();
   t.equal(ran.code, 0, 'SIGTERM: exit code 0');
   t.match(ran.stderr, /SIGTERM received, closing/);
   await t.rejects(fetch(`${sim.url}/health`), 'no longer listening');
-});
-
-t.test('with logging on, the URL line is still the only non-log line', async (t) => {
-  const sim = await start(t, ['--port', '0']);
-  await post(`${sim.url}/callback`, login('player-1'));
-  await sim.stop();
-  const plain = sim
-    .stdout()
-    .split('\n')
-    .filter((l) => l && !l.startsWith('{'));
-  t.equal(plain.length, 1);
-  t.match(plain[0], LISTENING);
 });
 
 t.test('WALLET_SIM_PORT=0 and WALLET_SIM_API_KEY are read from the environment', async (t) => {
@@ -190,23 +188,35 @@ t.test('--help on every command exits 0 and lists the options', async (t) => {
     validate: ['<files...>', '--help'],
     openapi: ['--out', '--yaml', '--help'],
   };
-  const helps = await Promise.all(commands.map((command) => run([command, '--help'])));
+  // The required options are marked as such (issue 9 item 12), and only they.
+  const required: Record<string, string[]> = {
+    send: ['--url'],
+    verify: ['--url', '--expect'],
+    probe: ['--url', '--api-id', '--api-key', '--user'],
+  };
+  const helps = await runAll(
+    commands.map((command) => [command, '--help']),
+    {},
+    3,
+  );
   for (const [i, command] of commands.entries()) {
     const ran = helps[i]!;
     t.equal(ran.code, 0, `${command} --help exits 0`);
     t.match(ran.stdout, `Usage: wallet-sim ${command}`);
     for (const option of expected[command] ?? ['--help']) t.match(ran.stdout, option, `${command} --help lists ${option}`);
+    for (const o of required[command] ?? [])
+      t.match(ran.stdout, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
+    if (required[command]) t.notMatch(ran.stdout, /--timeout <ms>\s+\(required\)/, `${command}: optional options are not marked`);
   }
+  for (const c of Object.keys(required)) t.ok(commands.includes(c), `${c} is listed`);
+  t.match(
+    helps[commands.indexOf('start')]!.stdout.replace(/\s+/g, ' '),
+    'the name of a bundled scenario: certification, chaos, default, flaky, insufficient-funds',
+    'start --help lists the bundled scenarios',
+  );
 });
 
-t.test('the bundled default scenario is what start uses by default', async (t) => {
-  const scenario = JSON.parse(readFileSync(DEFAULT_SCENARIO, 'utf8'));
-  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
-  const players = await (await fetch(`${sim.url}/admin/players`)).json();
-  t.same(players.map((p: { user_id: string }) => p.user_id).sort(), scenario.players.map((p: { user_id: string }) => p.user_id).sort());
-});
-
-t.test('at the default log level, start still prints exactly one line before any callback', async (t) => {
+t.test('at the default log level, start prints exactly one line before any callback, then only log lines', async (t) => {
   const sim = await start(t, ['--port', '0']);
   await fetch(`${sim.url}/health`);
   await new Promise((r) => setTimeout(r, 200)); // a stray line would have arrived by now
@@ -227,28 +237,36 @@ t.test('at the default log level, start still prints exactly one line before any
   const after = lines();
   t.equal(after.length, 2, 'then one JSON line per callback');
   t.match(JSON.parse(after[1]!), { code: 'R0', msg: 'R0' });
+  await sim.stop();
+  const plain = sim
+    .stdout()
+    .split('\n')
+    .filter((l) => l && !l.startsWith('{'));
+  t.equal(plain.length, 1, 'with logging on, the URL line is still the only non-log line, up to the stop');
+  t.match(plain[0], LISTENING);
 });
 
 t.test('--scenario takes the name of a bundled scenario; an unknown name lists them', async (t) => {
-  const [unknown, help] = await Promise.all([run(['start', '--port', '0', '--scenario', 'flakey']), run(['start', '--help'])]);
+  // (start --help lists them: the --help case above.)
+  const unknown = await run(['start', '--port', '0', '--scenario', 'flakey']);
   t.equal(unknown.code, 1);
   t.match(unknown.stderr, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
   t.match(unknown.stderr, /one of the bundled scenarios: certification, chaos, default, flaky, /);
   t.notMatch(unknown.stderr, 'ENOENT');
-  t.match(
-    help.stdout.replace(/\s+/g, ' '),
-    'the name of a bundled scenario: certification, chaos, default, flaky, insufficient-funds',
-    '--help lists them',
-  );
 
-  for (const given of ['flaky', 'flaky.json']) {
-    const sim = await start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given]);
+  // independent processes: start them side by side
+  const [byName, byFile, env] = await Promise.all([
+    ...['flaky', 'flaky.json'].map((given) => start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given])),
+    start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' }),
+  ]);
+  for (const [given, sim] of [
+    ['flaky', byName!],
+    ['flaky.json', byFile!],
+  ] as const) {
     t.match(sim.stdout(), 'scenario "flaky"', `--scenario ${given}`);
     t.equal(((await (await fetch(`${sim.url}/admin/scenario`)).json()) as { name: string }).name, 'flaky');
-    await sim.stop();
   }
-  const env = await start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' });
-  t.match(env.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
+  t.match(env!.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
 });
 
 t.test('--log-format: JSON lines when piped by default, readable lines with pretty', async (t) => {

@@ -12,6 +12,9 @@ import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { buildTestApp, HEADERS, login, listen, post } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
 
+// The cases are independent (an app or a CLI process each): two at a time.
+t.jobs = 2;
+
 const scenarioOf = (name: string) => loadScenarioFile(join(DEFAULT_SCENARIO, '..', `${name}.json`)).source;
 
 t.test('GET /ui/ and /ui/index.html lead to /ui, the one address of the page and its headers', async (t) => {
@@ -41,13 +44,15 @@ t.test('a JSON syntax error names line and column', async (t) => {
     ['comma.json', '{\n  "name": "x",\n  "rules": [ }\n', /is not valid JSON: .* at line 3, column 14/],
     ['cut.json', '{\n  "name": "x",\n', /is not valid JSON: .* at line 3, column 1$/m],
   ];
-  for (const [name, text, message] of cases) {
-    writeFileSync(join(dir, name), text);
-    const ran = await run(['validate', join(dir, name)]);
-    t.equal(ran.code, 1, name);
-    t.match(ran.stderr, message, name);
-    t.notMatch(ran.stderr, /position/);
+  for (const [name, text] of cases) writeFileSync(join(dir, name), text);
+  // One validate reads both: each file's error is its own line.
+  const ran = await run(['validate', ...cases.map(([name]) => join(dir, name))]);
+  t.equal(ran.code, 1);
+  for (const [name, , message] of cases) {
+    const line = ran.stderr.split('\n').find((l) => l.startsWith(join(dir, name)));
+    t.match(line, message, name);
   }
+  t.notMatch(ran.stderr, /position/);
 });
 
 t.test('a reader that closes the pipe early (openapi | head -1): a quiet end, no EPIPE trace', async (t) => {

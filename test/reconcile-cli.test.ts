@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { bet, HEADERS, login, post, result } from './helpers/app.js';
-import { run, start } from './helpers/spawn-cli.js';
+import { runAll, start } from './helpers/spawn-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-reconcile-'));
 const usd = { currency: 'USD' };
 const HEADER = 'transaction_id,event_type,user_id,game_no,amount,status,round_status';
+
+// The two cases are independent: they run side by side.
+t.jobs = 2;
 
 const file = (name: string, text: string) => {
   const path = join(dir, name);
@@ -31,10 +34,6 @@ t.test('reconcile against a running simulator: each mismatch kind, an exact matc
   };
   const csv = (...lines: string[]) => [HEADER, ...lines].join('\n') + '\n';
 
-  const exact = await run(['reconcile', '--url', sim.url, '--provider', file('exact.csv', csv(rows.b1, rows.r1, rows.b2))]);
-  t.equal(exact.code, 0, exact.stderr);
-  t.match(exact.stdout, /3 wallet row\(s\) .* against 3 provider record\(s\): 0 mismatch\(es\), 0 unresolved — they agree/);
-
   const json = JSON.stringify([
     { transaction_id: b1.transaction_id, event_type: 'bet', user_id: 'rec', game_no: 'G1', amount: 10.1, status: 'ok' },
     { transaction_id: r1.transaction_id, event_type: 'bet_result', user_id: 'rec', game_no: 'G1', amount: '15.10', status: 'ok' },
@@ -42,11 +41,6 @@ t.test('reconcile against a running simulator: each mismatch kind, an exact matc
     { transaction_id: 'never-sent', event_type: 'bet', user_id: 'rec', game_no: 'G3', amount: 1, status: 'pending' },
     { transaction_id: 'refused', event_type: 'bet', user_id: 'rec', game_no: 'G4', amount: 1, status: 'failed' },
   ]);
-  const agreeJson = await run(['reconcile', '--url', sim.url, '--provider', file('exact.json', json)]);
-  t.equal(agreeJson.code, 0, 'JSON by its extension; a pending record the wallet never applied is unresolved, not a mismatch');
-  t.match(agreeJson.stdout, /0 mismatch\(es\), 1 unresolved/);
-  t.match(agreeJson.stdout, /never-sent: pending at the provider/);
-
   const cases: [string, string, RegExp][] = [
     ['MISSING_IN_WALLET', csv(rows.b1, rows.r1, rows.b2, 'ghost,bet,rec,G9,5,ok,open'), /MISSING_IN_WALLET\s+ghost\s+bet\s+rec\s+G9/],
     ['UNKNOWN_TO_PROVIDER (no record)', csv(rows.b1, rows.r1), new RegExp(`UNKNOWN_TO_PROVIDER\\s+${b2.transaction_id}`)],
@@ -59,13 +53,33 @@ t.test('reconcile against a running simulator: each mismatch kind, an exact matc
     ['AMOUNT_MISMATCH', csv(rows.b1.replace('10.10', '10.11'), rows.r1, rows.b2), /AMOUNT_MISMATCH\s+.*10\.1 USD.*10\.11/],
     ['ROUND_STATE_MISMATCH', csv(rows.b1, rows.r1, rows.b2.replace(',open', ',settled')), /ROUND_STATE_MISMATCH\s+.*G2/],
   ];
-  for (const [kind, text, shown] of cases) {
-    const junit = join(dir, `${kind.replace(/\W+/g, '-')}.xml`);
-    const r = await run(['reconcile', '--url', sim.url, '--provider', file(`${kind.replace(/\W+/g, '-')}.csv`, text), '--junit', junit]);
+  const junitOf = (kind: string) => join(dir, `${kind.replace(/\W+/g, '-')}.xml`);
+  // Every run reads the same ledger: side by side, two at a time.
+  const [exact, agreeJson, ...ran] = await runAll([
+    ['reconcile', '--url', sim.url, '--provider', file('exact.csv', csv(rows.b1, rows.r1, rows.b2))],
+    ['reconcile', '--url', sim.url, '--provider', file('exact.json', json)],
+    ...cases.map(([kind, text]) => [
+      'reconcile',
+      '--url',
+      sim.url,
+      '--provider',
+      file(`${kind.replace(/\W+/g, '-')}.csv`, text),
+      '--junit',
+      junitOf(kind),
+    ]),
+  ]);
+  t.equal(exact!.code, 0, exact!.stderr);
+  t.match(exact!.stdout, /3 wallet row\(s\) .* against 3 provider record\(s\): 0 mismatch\(es\), 0 unresolved — they agree/);
+  t.equal(agreeJson!.code, 0, 'JSON by its extension; a pending record the wallet never applied is unresolved, not a mismatch');
+  t.match(agreeJson!.stdout, /0 mismatch\(es\), 1 unresolved/);
+  t.match(agreeJson!.stdout, /never-sent: pending at the provider/);
+
+  for (const [i, [kind, , shown]] of cases.entries()) {
+    const r = ran[i]!;
     t.equal(r.code, 1, `${kind}: exit 1`);
     t.match(r.stdout, shown, `${kind}: in the table`);
     t.match(r.stdout, /they DISAGREE/);
-    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junitOf(kind), 'utf8'));
     const tc = xml.testsuites.testsuite.testcase as { name: string; failure?: unknown }[];
     t.same(
       tc.map((c) => c.name),
@@ -105,14 +119,18 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
     ],
     ['table.txt', 'x', 'the format follows the extension: name the file .csv or .json'],
   ];
-  for (const [name, text, message] of cases) {
-    const path = file(name, text);
-    const r = await run(['reconcile', '--url', 'http://127.0.0.1:9', '--provider', path]);
+  const paths = cases.map(([name, text]) => file(name, text));
+  const ran = await runAll([
+    ...paths.map((path) => ['reconcile', '--url', 'http://127.0.0.1:9', '--provider', path]),
+    ['reconcile', '--url', 'http://127.0.0.1:9', '--provider', file('ok.csv', `${HEADER}\n`)],
+  ]);
+  for (const [i, [name, , message]] of cases.entries()) {
+    const r = ran[i]!;
     t.equal(r.code, 2, name);
-    const expected = `wallet-sim reconcile: ${path}: ${message}`;
+    const expected = `wallet-sim reconcile: ${paths[i]}: ${message}`;
     t.equal(r.stderr.trim().split('\n')[0]!.slice(0, expected.length), expected, name);
   }
-  const unreachable = await run(['reconcile', '--url', 'http://127.0.0.1:9', '--provider', file('ok.csv', `${HEADER}\n`)]);
+  const unreachable = ran.at(-1)!;
   t.equal(unreachable.code, 2);
   t.match(unreachable.stderr, /cannot read the ledger: .*is wallet-sim running at http:\/\/127\.0\.0\.1:9\?/);
 });

@@ -8,6 +8,9 @@ import { SCENARIOS_DIR } from '../src/paths.js';
 import { bet, HEADERS, login, post, result } from './helpers/app.js';
 import { run, start } from './helpers/spawn-cli.js';
 
+// The cases are independent (a simulator each): side by side.
+t.jobs = 3;
+
 const usd = { currency: 'USD' };
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-'));
 
@@ -16,25 +19,31 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   const cb = `${sim.url}/callback`;
   await post(cb, login('cert-r4'), HEADERS);
   await post(cb, bet('cert-r4', 'G1', [['1', 'P', 10]], usd), HEADERS); // R4, balance 5 reported
-  let r = await run(['report', '--url', sim.url]);
+  const r = await run(['report', '--url', sim.url]);
   t.equal(r.code, 0, r.stderr);
   t.match(r.stdout, /✓ PASS\s+NO_RETRY_AFTER_REFUSAL/);
   t.match(r.stdout, /- NOT EXERCISED\s+LOST_REPLY_RETRIED .*\n\s+why: not exercised: /);
   t.notMatch(r.stdout, /\u001b\[/, 'no colours when stdout is not a terminal');
 
   await post(cb, bet('cert-r4', 'G2', [['1', 'P', 10]], usd), HEADERS); // above the reported 5: a warning
-  r = await run(['report', '--url', sim.url]);
-  t.equal(r.code, 0, 'a failing warning does not fail at --fail-on error');
-  t.match(r.stdout, /✗ FAIL \(warning\)\s+BET_WITHIN_REPORTED_BALANCE/);
-  t.equal((await run(['report', '--url', sim.url, '--fail-on', 'warning'])).code, 1, 'it does at --fail-on warning');
+  const [byDefault, warning] = await Promise.all([
+    run(['report', '--url', sim.url]),
+    run(['report', '--url', sim.url, '--fail-on', 'warning']),
+  ]);
+  t.equal(byDefault.code, 0, 'a failing warning does not fail at --fail-on error');
+  t.match(byDefault.stdout, /✗ FAIL \(warning\)\s+BET_WITHIN_REPORTED_BALANCE/);
+  t.equal(warning.code, 1, 'it does at --fail-on warning');
 
   await post(cb, result('cert-r4', 'G1', [['1', 'P', 10, 10]], usd), HEADERS); // settles the refused bet
   const junit = join(dir, 'report.xml');
   const html = join(dir, 'report.html');
-  r = await run(['report', '--url', sim.url, '--junit', junit, '--html', html]);
-  t.equal(r.code, 1);
-  t.match(r.stdout, /✗ FAIL\s+NO_SETTLEMENT_OF_REFUSED_BET .*\n\s+why: .*\n\s+fix: .*\n\s+evidence: #\d+ #\d+ bet_result/);
-  t.match(r.stdout, /FAIL: NO_SETTLEMENT_OF_REFUSED_BET \(--fail-on error\)/);
+  const [settled, mine] = await Promise.all([
+    run(['report', '--url', sim.url, '--junit', junit, '--html', html]),
+    run(['report', '--url', sim.url, '--user', 'nobody']),
+  ]);
+  t.equal(settled.code, 1);
+  t.match(settled.stdout, /✗ FAIL\s+NO_SETTLEMENT_OF_REFUSED_BET .*\n\s+why: .*\n\s+fix: .*\n\s+evidence: #\d+ #\d+ bet_result/);
+  t.match(settled.stdout, /FAIL: NO_SETTLEMENT_OF_REFUSED_BET \(--fail-on error\)/);
 
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
   const cases = xml.testsuites.testsuite.testcase as any[];
@@ -49,7 +58,6 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   t.notMatch(page, /(src|href)\s*=\s*["']?https?:/i, 'no external asset');
   t.notMatch(page, /<script|<link/i, 'no script, no stylesheet link');
 
-  const mine = await run(['report', '--url', sim.url, '--user', 'nobody']);
   t.equal(mine.code, 0, '--user: another player has nothing failing');
   t.match(mine.stdout, /player nobody/);
 });
@@ -62,8 +70,11 @@ t.test('exit 2 when the simulator cannot be read', async (t) => {
 
 t.test('honours --admin-token', async (t) => {
   const sim = await start(t, ['--port', '0', '--admin-token', 'secret', '--log-level', 'warn']);
-  const locked = await run(['report', '--url', sim.url]);
+  const [locked, unlocked] = await Promise.all([
+    run(['report', '--url', sim.url]),
+    run(['report', '--url', sim.url], { WALLET_SIM_ADMIN_TOKEN: 'secret' }),
+  ]);
   t.equal(locked.code, 2);
   t.match(locked.stderr, /401/);
-  t.equal((await run(['report', '--url', sim.url], { WALLET_SIM_ADMIN_TOKEN: 'secret' })).code, 0);
+  t.equal(unlocked.code, 0);
 });

@@ -6,6 +6,8 @@ import { HEADERS, login } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
 
 t.setTimeout(120_000);
+// The cases are independent (a simulator and a tail each): two at a time.
+t.jobs = 2;
 
 function tail(tt: Test, args: string[]) {
   const child = spawn(process.execPath, [CLI, 'tail', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });

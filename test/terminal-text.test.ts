@@ -8,6 +8,8 @@ import { bet, buildTestApp, HEADERS, journal, listen, login, post, send } from '
 import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
 
 t.setTimeout(120_000);
+// The cases are independent: the two that start the CLI run side by side.
+t.jobs = 2;
 
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 /** A user_id that retitles the terminal (OSC … BEL), paints it red (CSI) and hides the cursor with C1. */
@@ -91,8 +93,10 @@ t.test("secrets stay masked wherever an entry leaves: in flight, the journal, a 
 
 t.test('wallet-sim tail prints a hostile user_id escaped, as lines and as JSON', async (t) => {
   const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
-  for (const json of [false, true]) {
-    for (const noColor of [false, true]) {
+  // Four tails side by side, each fed until the hostile login shows up in it.
+  const variants = [false, true].flatMap((json) => [false, true].map((noColor) => ({ json, noColor })));
+  await Promise.all(
+    variants.map(async ({ json, noColor }) => {
       const child = spawn(process.execPath, [CLI, 'tail', '--url', sim.url, ...(json ? ['--json'] : [])], {
         env: cleanEnv(noColor ? { NO_COLOR: '1' } : {}),
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,19 +113,22 @@ t.test('wallet-sim tail prints a hostile user_id escaped, as lines and as JSON',
       t.match(io.stdout(), 'evil\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b?25l', `${what}: the user_id shows, escaped`);
       t.notMatch(io.stdout(), RAW_CONTROL, `${what}: no raw ESC, BEL or C1 reaches the terminal`);
       if (json) t.equal(JSON.parse(io.stdout().split('\n')[0]!).user_id, HOSTILE_USER, 'the JSON still reads back the same');
-    }
-  }
+    }),
+  );
 });
 
 t.test('wallet-sim report prints a hostile user_id and game_no escaped', async (t) => {
   const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
   const opened = await post(`${sim.url}/callback`, bet(HOSTILE_USER, HOSTILE_GAME, [['1', 'P', 10]], { currency: 'USD' }));
   t.equal((opened.body as { code: string }).code, 'R0', 'the bet opens a round');
-  for (const env of [{}, { NO_COLOR: '1' }] as Record<string, string>[]) {
-    for (const args of [[], ['--user', HOSTILE_USER]]) {
-      const r = await run(['report', '--url', sim.url, ...args], env);
-      t.match(r.stdout, 'evil\\u001b]0;pwned\\u0007', `${args.length ? '--user' : 'open rounds'}: the user_id shows, escaped`);
-      t.notMatch(r.stdout, RAW_CONTROL, 'no raw control character reaches the terminal');
-    }
+  const variants = [{}, { NO_COLOR: '1' } as Record<string, string>].flatMap((env) =>
+    [[], ['--user', HOSTILE_USER]].map((args) => ({ env, args })),
+  );
+  // Four reads of one state, side by side.
+  const ran = await Promise.all(variants.map(({ env, args }) => run(['report', '--url', sim.url, ...args], env)));
+  for (const [i, { args }] of variants.entries()) {
+    const r = ran[i]!;
+    t.match(r.stdout, 'evil\\u001b]0;pwned\\u0007', `${args.length ? '--user' : 'open rounds'}: the user_id shows, escaped`);
+    t.notMatch(r.stdout, RAW_CONTROL, 'no raw control character reaches the terminal');
   }
 });

@@ -39,10 +39,19 @@ async function certification(t: Test, grading: Scenario['grading'] = {}, options
 }
 
 const status = (r: Report, id: CheckId) => r.checks.find((c) => c.id === id)!;
+
+/** Polls (bounded) until `done` holds; its last value. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 10_000): Promise<T> {
+  for (const deadline = Date.now() + ms; ; await sleep(50)) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`still waiting after ${ms} ms for ${what}`);
+  }
+}
 const failing = (r: Report) => r.checks.filter((c) => c.status === 'fail').map((c) => c.id);
 
 t.test('a well-behaved provider plays certification.json: every check exercised, none fails', async (t) => {
-  const { url, report } = await certification(t);
+  const { url, base, report } = await certification(t);
   const round = async (user: string, game: string, amount = 10) => {
     const b = await reliably(url, bet(user, game, [['1', 'P', amount]], usd), well);
     if (b?.code === 'R0')
@@ -57,7 +66,12 @@ t.test('a well-behaved provider plays certification.json: every check exercised,
     if (b?.code === 'R4') await round(user, `${user}-G2`, Math.min(5, b.latest_balance ?? 0)); // within the reported balance
   };
   await Promise.all(['cert-lost-bet', 'cert-lost-settlement', 'cert-r1-settlement', 'cert-slow-bet', 'cert-r4', 'cert-locked'].map(play));
-  await sleep(700); // the slow bet's late reply is written (1.5 s) before grading
+  // The slow bet's late reply (1.5 s) is written before grading.
+  await until(
+    async () => ((await (await fetch(`${base}/admin/journal?user_id=cert-slow-bet&event_type=bet`)).json()) as { entries: any[] }).entries,
+    (entries) => entries.some((e) => e.reply?.client_gone),
+    "the slow bet's late reply",
+  );
   const r = await report();
   t.same(failing(r), [], 'no failing check');
   t.same(
@@ -79,8 +93,10 @@ t.test('no retry: the lost bet is pending while its window is open, then fails',
   await attempt(url, login('cert-lost-bet'), TIMEOUT_MS);
   t.equal(await attempt(url, bet('cert-lost-bet', 'G1', [['1', 'P', 10]], usd), TIMEOUT_MS), undefined, 'reply lost');
   t.equal(status(await report(), 'LOST_REPLY_RETRIED').status, 'pending');
-  await sleep(900);
-  const check = status(await report(), 'LOST_REPLY_RETRIED');
+  const check = status(
+    await until(report, (r) => status(r, 'LOST_REPLY_RETRIED').status !== 'pending', 'the window to close'),
+    'LOST_REPLY_RETRIED',
+  );
   t.equal(check.status, 'fail');
   t.match(check.violations[0], { user_id: 'cert-lost-bet', journal_ids: [2] });
 });
@@ -136,8 +152,7 @@ t.test('abandons a round: pending while young, fails past round_max_age_s', asyn
   await attempt(url, login('cert-lost-settlement'), TIMEOUT_MS);
   t.equal((await attempt(url, bet('cert-lost-settlement', 'G1', [['1', 'P', 10]], usd), TIMEOUT_MS))?.code, 'R0');
   t.equal(status(await report(), 'ROUNDS_SETTLED').status, 'pending');
-  await sleep(900);
-  const r = await report();
+  const r = await until(report, (r) => status(r, 'ROUNDS_SETTLED').status !== 'pending', 'the round to age');
   t.equal(status(r, 'ROUNDS_SETTLED').status, 'fail');
   t.match(r.open_rounds, [{ user_id: 'cert-lost-settlement', game_no: 'G1', stake: 10 }]);
 });

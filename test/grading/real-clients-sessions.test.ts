@@ -80,37 +80,40 @@ const RESETS: [string, (base: string) => Promise<Response>, string][] = [
   ],
 ];
 
-for (const [route, reset, game] of RESETS) {
-  t.test(`${route} while a bet is in flight: the new session grades only its own play`, async (t) => {
-    const w = await startWallet(t, DELAYED);
-    const send = gotSend(w.url);
-    // The old run: logged in, its bet delayed; the tester stops that run and resets.
-    t.equal((await send(login(PLAYER)))?.code, 'R0');
-    const stop = new AbortController();
-    const old = fetch(w.url, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify(bet(PLAYER, 'G1', [['1', 'P', 10]], usd)),
-      signal: stop.signal,
-    }).catch(() => undefined);
-    await until(async () => ((await (await fetch(`${w.base}/admin/scenario/rules`)).json()) as { fired: number }[])[0]!.fired >= 1);
-    t.ok((await reset(w.base)).ok, `${route} answered`);
-    stop.abort();
-    await old;
-    // The new run: its bet is delayed too and arrived later, so when it is answered the old bet's
-    // late reply has been written.
-    await round(send, game);
-    const r = await w.report(); // nothing is left to wait for: every callback of the new run was answered
-    t.same(failing(r), [], 'no failing check in the new session');
-    t.equal(r.summary.pending, 0, 'no pending check', { checklist: checklist(r) });
-    t.same(
-      ['LOGIN_BEFORE_BET', 'ROUNDS_SETTLED', 'ONE_SETTLEMENT_PER_ROUND'].map((id) => `${id}: ${check(r, id).status}`),
-      ['LOGIN_BEFORE_BET: pass', 'ROUNDS_SETTLED: pass', 'ONE_SETTLEMENT_PER_ROUND: pass'],
-      "the new session's own play is graded",
-      { checklist: checklist(r) },
-    );
-  });
-}
+// The three routes side by side (a wallet each; the bets' 500 ms delay is well within the 2 s time-out).
+t.test('a reset while a bet is in flight, by each route', { jobs: 3 }, async (t) => {
+  for (const [route, reset, game] of RESETS) {
+    t.test(`${route} while a bet is in flight: the new session grades only its own play`, async (t) => {
+      const w = await startWallet(t, DELAYED);
+      const send = gotSend(w.url);
+      // The old run: logged in, its bet delayed; the tester stops that run and resets.
+      t.equal((await send(login(PLAYER)))?.code, 'R0');
+      const stop = new AbortController();
+      const old = fetch(w.url, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify(bet(PLAYER, 'G1', [['1', 'P', 10]], usd)),
+        signal: stop.signal,
+      }).catch(() => undefined);
+      await until(async () => ((await (await fetch(`${w.base}/admin/scenario/rules`)).json()) as { fired: number }[])[0]!.fired >= 1);
+      t.ok((await reset(w.base)).ok, `${route} answered`);
+      stop.abort();
+      await old;
+      // The new run: its bet is delayed too and arrived later, so when it is answered the old bet's
+      // late reply has been written.
+      await round(send, game);
+      const r = await w.report(); // nothing is left to wait for: every callback of the new run was answered
+      t.same(failing(r), [], 'no failing check in the new session');
+      t.equal(r.summary.pending, 0, 'no pending check', { checklist: checklist(r) });
+      t.same(
+        ['LOGIN_BEFORE_BET', 'ROUNDS_SETTLED', 'ONE_SETTLEMENT_PER_ROUND'].map((id) => `${id}: ${check(r, id).status}`),
+        ['LOGIN_BEFORE_BET: pass', 'ROUNDS_SETTLED: pass', 'ONE_SETTLEMENT_PER_ROUND: pass'],
+        "the new session's own play is graded",
+        { checklist: checklist(r) },
+      );
+    });
+  }
+});
 
 async function until(done: () => Promise<boolean>, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -1,33 +1,43 @@
 // CI must not go green while a window is open: `report --fail-on pending`, `report --wait`, and
 // verify's `no_pending_checks`, run as a user runs them (the built CLI against a real simulator);
 // and the HTML page as evidence (the session, the timing profile, each violation's excerpts).
+// The three cases are independent (a simulator each): they run side by side.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { bet, HEADERS, login, result, TEST_SCENARIO } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
-import { run, start } from '../helpers/spawn-cli.js';
+import { BOOT_MS, CLI, cleanEnv, collect, eventually, run, start } from '../helpers/spawn-cli.js';
+
+t.jobs = 3;
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-ci-'));
 const USD = { currency: 'USD' };
-// A lost bet reply: pending while its retry window is open, failed once it closes. One scenario
-// with a window no CLI start outlasts, one with a window of 20 s for `--wait` to see close (long
-// enough for a CLI to start on a busy machine).
-const lostScenario = (name: string, windowS: number) => {
+/** A scenario losing the reply to usd's first `event` callback, with these grading thresholds. */
+const lostScenario = (name: string, event: 'bet' | 'bet_result', grading: object) => {
   const path = join(dir, name);
   writeFileSync(
     path,
     JSON.stringify({
       ...TEST_SCENARIO,
-      rules: [{ name: 'lost', when: { event_type: 'bet', user_id: 'usd' }, then: { drop_connection: true }, times: 1 }],
-      grading: { retry_window_s: windowS, client_timeout_s: 1, round_max_age_s: windowS },
+      rules: [{ name: 'lost', when: { event_type: event, user_id: 'usd' }, then: { drop_connection: true }, times: 1 }],
+      grading,
     }),
   );
   return path;
 };
-const scenario = lostScenario('lost.json', 600);
-const closing = lostScenario('closing.json', 20);
+// A lost bet reply, pending while its retry window is open: a window no CLI start outlasts (a
+// resend 150 ms later is past min_retry_gap_ms).
+const scenario = lostScenario('lost.json', 'bet', {
+  retry_window_s: 600,
+  client_timeout_s: 1,
+  round_max_age_s: 600,
+  min_retry_gap_ms: 100,
+});
+// A lost settlement reply whose window closes 1 s after the loss; rounds may stay open for long.
+const closing = lostScenario('closing.json', 'bet_result', { retry_window_s: 1, client_timeout_s: 1, round_max_age_s: 600 });
 
 t.test('a lost reply never resent: pending, then failed; --fail-on pending and --wait', async (t) => {
   const sim = await start(t, ['--port', '0', '--scenario', scenario, '--log-level', 'warn']);
@@ -35,27 +45,55 @@ t.test('a lost reply never resent: pending, then failed; --fail-on pending and -
   await post(cb, login('usd'), HEADERS);
   t.ok((await post(cb, bet('usd', 'G1', [['1', 'P', 10]], USD), HEADERS, 5000)).error, 'the reply is dropped');
 
-  let r = await run(['report', '--url', sim.url]);
+  // Three reads of one state: side by side.
+  const [r, pending, nonsense] = await Promise.all([
+    run(['report', '--url', sim.url]),
+    run(['report', '--url', sim.url, '--fail-on', 'pending']),
+    run(['report', '--url', sim.url, '--fail-on', 'nonsense']),
+  ]);
   t.equal(r.code, 0, 'pending alone does not fail by default');
   t.match(r.stdout, /… PENDING\s+LOST_REPLY_RETRIED/);
   t.match(r.stdout, /^session \w+ since /m, 'the session is named');
   t.match(r.stdout, /^timing: /m, 'the timing profile is shown');
-  r = await run(['report', '--url', sim.url, '--fail-on', 'pending']);
-  t.equal(r.code, 1, '--fail-on pending fails while a window is open');
-  t.match(r.stdout, /FAIL: .*LOST_REPLY_RETRIED/);
-  t.equal((await run(['report', '--url', sim.url, '--fail-on', 'nonsense'])).code, 1, 'a bad --fail-on is refused');
+  t.equal(pending.code, 1, '--fail-on pending fails while a window is open');
+  t.match(pending.stdout, /FAIL: .*LOST_REPLY_RETRIED/);
+  t.equal(nonsense.code, 1, 'a bad --fail-on is refused');
 });
 
-t.test('report --wait: waits for the window to close, then fails; the HTML evidence', async (t) => {
+t.test('report --wait: waits while a check is pending, then fails on the window that closed; the HTML evidence', async (t) => {
   const sim = await start(t, ['--port', '0', '--scenario', closing, '--log-level', 'warn']);
   const cb = `${sim.url}/callback`;
   await post(cb, login('usd'), HEADERS);
-  t.ok((await post(cb, bet('usd', 'G1', [['1', 'P', 10]], USD), HEADERS, 5000)).error, 'the reply is dropped');
+  // Two open rounds keep ROUNDS_SETTLED pending (round_max_age_s 600) until the test settles them.
+  for (const game of ['G1', 'G2']) t.equal((await post(cb, bet('usd', game, [['1', 'P', 10]], USD), HEADERS)).body.code, 'R0');
   const html = join(dir, 'report.html');
-  const r = await run(['report', '--url', sim.url, '--wait', '60', '--html', html]);
-  t.equal(r.code, 1, 'after waiting, the window closed and the check failed');
-  t.match(r.stderr, /waiting for \d+ pending check.*LOST_REPLY_RETRIED/, 'what it waits for, on stderr');
+  const child = spawn(process.execPath, [CLI, 'report', '--url', sim.url, '--wait', '120', '--html', html], {
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const io = collect(child);
+  t.teardown(() => {
+    child.kill('SIGKILL');
+  });
+  t.ok(
+    await eventually(async () => /waiting for 1 pending check.*ROUNDS_SETTLED/.test(io.stderr()), BOOT_MS),
+    'it waits: the rounds are open',
+  );
+  // G1's settlement is applied and its reply lost: LOST_REPLY_RETRIED opens a 1 s window, never resent.
+  t.ok((await post(cb, result('usd', 'G1', [['1', 'P', 10, 0]], USD), HEADERS, 5000)).error, 'the reply is dropped');
+  const status = async (id: string) =>
+    ((await (await fetch(`${sim.url}/admin/report`)).json()) as { checks: { id: string; status: string }[] }).checks.find(
+      (c) => c.id === id,
+    )?.status;
+  t.ok(await eventually(async () => (await status('LOST_REPLY_RETRIED')) === 'fail', 30_000), 'the window closed: failed');
+  t.equal(child.exitCode, null, 'still waiting: G2 is open');
+  // The last pending check passes: nothing is left to wait for.
+  t.equal((await post(cb, result('usd', 'G2', [['1', 'P', 10, 0]], USD), HEADERS, 5000)).body.code, 'R0');
+  const r = await io.exited;
+  t.equal(r.code, 1, 'once nothing is pending: the verdict, failed');
+  t.match(r.stderr, /waiting for \d+ pending check.*ROUNDS_SETTLED/, 'what it waits for, on stderr');
   t.match(r.stdout, /✗ FAIL\s+LOST_REPLY_RETRIED/);
+  t.match(r.stdout, /✓ PASS\s+ROUNDS_SETTLED/);
   const page = readFileSync(html, 'utf8');
   t.match(page, /session \w+ since/, 'the HTML names the session');
   t.match(page, /Timing profile: /);
@@ -79,7 +117,7 @@ t.test('verify: "no_pending_checks" fails while a window is open and passes once
   t.equal(r.code, 1, r.stdout);
   t.match(r.stdout, /no check is pending/);
   t.match(r.stdout, /LOST_REPLY_RETRIED/);
-  await new Promise((resolve) => setTimeout(resolve, 600)); // a back-off above min_retry_gap_ms
+  await new Promise((resolve) => setTimeout(resolve, 150)); // a back-off above min_retry_gap_ms (100)
   await post(cb, lost, HEADERS, 5000); // resent: the window closes
   await post(cb, result('usd', 'G1', [['1', 'P', 10, 0]], USD), HEADERS, 5000); // the round settled
   r = await run(['verify', '--url', sim.url, '--expect', expect]);

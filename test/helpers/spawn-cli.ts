@@ -6,8 +6,8 @@ import { ROOT } from '../../src/paths.js';
 
 export const CLI = join(ROOT, 'dist/src/cli.js');
 export const LISTENING = /^wallet-sim listening on (http:\/\/127\.0\.0\.1:(\d+)) /;
-/** Generous: a loaded CI machine may be slow to boot node. */
-export const BOOT_MS = 30_000;
+/** Generous: a loaded CI machine (two test files at once, each starting processes) may be slow to boot node. */
+export const BOOT_MS = 60_000;
 
 /** The parent's env without WALLET_SIM_* (so a developer's shell cannot change the tests). */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -42,6 +42,24 @@ export async function run(args: string[], env: Record<string, string> = {}): Pro
   const ran = await collect(child).exited;
   clearTimeout(timer);
   return ran;
+}
+
+/**
+ * Runs independent commands that end by themselves side by side, `jobs` at a time (each is a node
+ * start, a second or more of CPU: two at once use the cores without starving the rest).
+ * The results in the order of `commands`.
+ */
+export async function runAll(commands: string[][], env: Record<string, string> = {}, jobs = 2): Promise<Ran[]> {
+  const results: Ran[] = new Array(commands.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < commands.length) {
+      const i = next++;
+      results[i] = await run(commands[i]!, env);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, commands.length) }, worker));
+  return results;
 }
 
 export interface Started {

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { bet as betBody, post } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
-import { run, start } from '../helpers/spawn-cli.js';
+import { run, runAll, start } from '../helpers/spawn-cli.js';
 
 // The same id for the same n: a resend after NO_REPLY is the same transaction.
 const bet = (n: number, user = 'streamer') => ({
@@ -22,13 +22,16 @@ const send = async (url: string, body: object) => {
 };
 
 t.test('--workers is refused with the memory and file stores, naming the fix', async (t) => {
-  for (const store of ['memory', 'file']) {
-    const ran = await run(['start', '--workers', '2', '--store', store, '--data', 'x.json', '--port', '0']);
-    t.equal(ran.code, 1, `--store ${store}: exit 1`);
-    t.match(ran.stderr, /--workers 2 needs a store the processes share: add --store redis --redis-url/, 'names the fix');
+  const stores = ['memory', 'file'];
+  const [noUrl, ...ran] = await runAll([
+    ['start', '--store', 'redis', '--port', '0'],
+    ...stores.map((store) => ['start', '--workers', '2', '--store', store, '--data', 'x.json', '--port', '0']),
+  ]);
+  for (const [i, store] of stores.entries()) {
+    t.equal(ran[i]!.code, 1, `--store ${store}: exit 1`);
+    t.match(ran[i]!.stderr, /--workers 2 needs a store the processes share: add --store redis --redis-url/, 'names the fix');
   }
-  const noUrl = await run(['start', '--store', 'redis', '--port', '0']);
-  t.match(noUrl.stderr, /--store redis needs --redis-url/);
+  t.match(noUrl!.stderr, /--store redis needs --redis-url/);
 });
 
 const missing = redisMissing();
@@ -43,8 +46,7 @@ if (missing) {
       WALLET_SIM_REDIS_PREFIX: uniquePrefix('kill'),
       WALLET_SIM_LOG_LEVEL: 'silent',
     };
-    const a = await start(t, ['--port', '0'], env);
-    const b = await start(t, ['--port', '0'], env);
+    const [a, b] = await Promise.all([start(t, ['--port', '0'], env), start(t, ['--port', '0'], env)]);
     const admin = (path: string, init?: RequestInit) => fetch(`${b.url}${path}`, init).then((r) => r.json());
     await admin('/admin/players/streamer', {
       method: 'PUT',
@@ -117,11 +119,10 @@ if (!missing) {
   t.test('--redis-timeout-ms (and its env var) reaches Redis: a stopped Redis gives /health 503 within it', async (t) => {
     const redis = await startRedis(t);
     const env = { WALLET_SIM_STORE: 'redis', WALLET_SIM_REDIS_URL: redis.url, WALLET_SIM_LOG_LEVEL: 'silent' };
-    const byFlag = await start(t, ['--port', '0', '--redis-prefix', uniquePrefix('timeout'), '--redis-timeout-ms', '300'], env);
-    const byEnv = await start(t, ['--port', '0', '--redis-prefix', uniquePrefix('timeout')], {
-      ...env,
-      WALLET_SIM_REDIS_TIMEOUT_MS: '400',
-    });
+    const [byFlag, byEnv] = await Promise.all([
+      start(t, ['--port', '0', '--redis-prefix', uniquePrefix('timeout'), '--redis-timeout-ms', '300'], env),
+      start(t, ['--port', '0', '--redis-prefix', uniquePrefix('timeout')], { ...env, WALLET_SIM_REDIS_TIMEOUT_MS: '400' }),
+    ]);
     redis.signal('SIGSTOP');
     t.teardown(() => redis.signal('SIGCONT'));
     for (const [wallet, ms] of [
