@@ -53,9 +53,24 @@ export function maskedHeaders(headers: Record<string, string | string[] | undefi
  * never read: masking every callback's two header sets when it was answered cost a microsecond.
  */
 export class MaskedHeaders {
-  constructor(readonly raw: Readonly<Record<string, string | string[] | undefined>>) {}
+  // Private: a copy made any other way than JSON (a spread, structuredClone) holds nothing.
+  readonly #raw: Readonly<Record<string, string | string[] | undefined>>;
+
+  constructor(raw: Readonly<Record<string, string | string[] | undefined>>) {
+    this.#raw = raw;
+  }
+
+  /** The headers as received, for what only measures them (the journal's size bound); never to be shown. */
+  static rawOf(headers: MaskedHeaders): Readonly<Record<string, string | string[] | undefined>> {
+    return headers.#raw;
+  }
 
   toJSON(): Record<string, string> {
-    return maskedHeaders(this.raw);
+    return maskedHeaders(this.#raw);
+  }
+
+  /** console.log and util.inspect show them masked too. */
+  [Symbol.for('nodejs.util.inspect.custom')](): Record<string, string> {
+    return this.toJSON();
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_SCENARIO } from '../src/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
-import { eventually, LISTENING, run, runAll, start } from './helpers/spawn-cli.js';
+import { BOOT_MS, eventually, LISTENING, run, runAll, start } from './helpers/spawn-cli.js';
 
 // Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
 t.setTimeout(300_000);
@@ -233,7 +233,7 @@ t.test('at the default log level, start prints exactly one line before any callb
   t.equal(((await res.json()) as { code: string }).code, 'R0');
   // The child's stdout reaches us on its own schedule: wait for the line rather than race it.
   const lines = () => sim.stdout().split('\n').filter(Boolean);
-  await eventually(async () => lines().length >= 2);
+  t.ok(await eventually(async () => lines().length >= 2, BOOT_MS), 'the callback is logged');
   const after = lines();
   t.equal(after.length, 2, 'then one JSON line per callback');
   t.match(JSON.parse(after[1]!), { code: 'R0', msg: 'R0' });
@@ -273,7 +273,7 @@ t.test('--log-format: JSON lines when piped by default, readable lines with pret
   const logLines = async (args: string[], env: Record<string, string> = {}) => {
     const sim = await start(t, ['--port', '0', ...args], env);
     await post(`${sim.url}/callback`, login('player-1'));
-    await eventually(async () => sim.stdout().split('\n').filter(Boolean).length >= 2);
+    t.ok(await eventually(async () => sim.stdout().split('\n').filter(Boolean).length >= 2, BOOT_MS), 'the callback is logged');
     await sim.stop();
     return sim
       .stdout()

@@ -10,8 +10,7 @@ import { post } from './helpers/net.js';
 import { eventually, start } from './helpers/spawn-cli.js';
 
 t.setTimeout(180_000);
-// The two cases are independent (a simulator each): side by side, the second within the first's delay.
-t.jobs = 2;
+// One case at a time: the first case's chain (bets applied, SIGTERM, a late request) must fit in DELAY_MS.
 
 const BETS = 10;
 // Long enough that all bets are applied and seen before any reply is due, even on a busy machine.

@@ -87,7 +87,7 @@ function jsonChars(value: unknown, depth: number): number {
  * the values as received (a masked value is never longer; repeated ones are joined with ", ").
  */
 function headerChars(headers: EntryHeaders): number {
-  const raw = headers instanceof MaskedHeaders ? headers.raw : headers;
+  const raw = headers instanceof MaskedHeaders ? MaskedHeaders.rawOf(headers) : headers;
   let n = 0;
   for (const name in raw) {
     const value = raw[name];

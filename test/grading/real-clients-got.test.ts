@@ -7,7 +7,7 @@ import { type Callback, MISCONFIGURED, misconfigured, type Reply, type Send, TIM
 
 // The cases are independent (a wallet each) and mostly wait for windows to close: side by side.
 // Each margin is a second or more (a resend 1 s after a 2 s time-out; clients at 1 ms or 300 ms).
-t.jobs = 3;
+t.jobs = 2;
 
 const ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'ECONNREFUSED'];
 /** got's own back-off (1 s, 2 s, 4 s… capped by backoffLimit), also for a retry asked by a hook. */

@@ -39,7 +39,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-const ping = (port: number) =>
+/**
+ * Whether the redis-server on `port` answers and is process `pid`: test files run side by side, and
+ * a server that lost a port race must not adopt the other file's server as its own.
+ */
+const ping = (port: number, pid: number | undefined) =>
   new Promise<boolean>((resolve) => {
     const socket = new Socket();
     let text = '';
@@ -50,12 +54,13 @@ const ping = (port: number) =>
     socket.on('error', () => resolve(false));
     socket.on('data', (d) => {
       text += d.toString();
-      if (text.includes('PONG')) {
+      const id = /process_id:(\d+)/.exec(text);
+      if (id) {
         socket.destroy();
-        resolve(true);
+        resolve(Number(id[1]) === pid);
       }
     });
-    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+    socket.connect(port, '127.0.0.1', () => socket.write('INFO server\r\n'));
   });
 
 /**
@@ -75,7 +80,7 @@ export async function startRedis(t: Test, { durable = false } = {}): Promise<Red
     child = proc;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     for (let i = 0; i < 200; i++) {
-      if (await ping(port)) return true;
+      if (await ping(port, proc.pid)) return true;
       const gone = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 50))]);
       if (gone) return false; // the port was taken after all
     }
