@@ -225,10 +225,13 @@ export class Grader {
     for (const fn of this.hooks.known) fn(this, a, tx);
   }
 
-  /** A transaction forgotten while one of its attempts was answered: judged on its own. */
+  /** A transaction forgotten while one of its attempts was answered: judged on its own, one per attempt (time-out, reply, windows). */
   private orphan(a: Attempt): Tx {
-    return newTx(a, a.nth + 1);
+    let tx = this.orphans.get(a);
+    if (!tx) this.orphans.set(a, (tx = newTx(a, a.nth + 1)));
+    return tx;
   }
+  private readonly orphans = new WeakMap<Attempt, Tx>();
 
   /** State a check keeps of its own for the session. */
   state<T>(key: CheckId, init: () => T): T {

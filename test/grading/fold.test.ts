@@ -183,6 +183,26 @@ t.test('RETRY_SAME_TRANSACTION: its window closes at its deadline, so an answere
   }
 });
 
+t.test('a transaction forgotten while it is answered is judged on its own, and its windows still close', async (t) => {
+  // More transactions in flight than the bound keeps in play: the oldest is forgotten before its
+  // reply (dropped) is written. Its time-out, its reply and its window must fall on one orphan:
+  // split over two, RETRY_SAME_TRANSACTION would wait for a window that never opens.
+  const g = newGrader(DEFAULT_THRESHOLDS, { transactions: 5, rounds: 100 });
+  const flying = Array.from({ length: 30 }, (_, i) =>
+    g.arrive({ id: i + 1, at: T0 + i, user: u, event: 'bet', tx: `b${i}`, game: `G${i}`, total: 1, body: {}, applied: true }),
+  );
+  t.notOk(g.txs.has('b0'), 'the oldest bet in flight was forgotten');
+  // Its caller gives up first (the time-out passes), then the wallet drops the reply.
+  const timeout = DEFAULT_THRESHOLDS.client_timeout_s * S;
+  g.advance(T0 + timeout + 10);
+  g.complete(flying[0]!, { end: T0 + timeout + 20, status: 200, body: {}, dropped: true, clientGone: true });
+  for (const [i, a] of flying.entries())
+    if (i > 0) g.complete(a, { end: T0 + 40 + i, status: 200, body: { code: 'R0', latest_balance: 1 }, dropped: false, clientGone: false });
+  const later = reportAt(g, 600 * S);
+  t.equal(later.summary.pending, 0, 'nothing pending once every window has closed');
+  t.equal(statusOf(later, 'RETRY_SAME_TRANSACTION'), 'pass', 'no round was resent under a new transaction_id');
+});
+
 t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late the wallet stamped the attempts', async (t) => {
   // A resend after a dropped reply, then another: the provider waited 1,000 ms, then 850 ms by the
   // wallet's stamps. With punctual stamps that is a shrink past max(100 ms, 10%); when the wallet's
