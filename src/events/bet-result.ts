@@ -95,8 +95,8 @@ export const betResult: EventHandler<BetResultRequest> = {
         findings.push(
           finding('BET_MISMATCH', `bet_type ${r.bet_type} != the ${placed.bet_type} bet on bet_index ${r.bet_index}`, `${at}/bet_type`),
         );
+      // A win (or a zero) cannot lose more than its stake: no negated Decimal is made for it.
       if ((wl.isNeg() || staked.isNeg()) && wl.lt(staked.neg()))
-        // (no new Decimal for a win)
         findings.push(
           finding('WINLOSS_BELOW_STAKE', `winloss ${wl.toFixed()} loses more than bet_amount ${staked.toFixed()}`, `${at}/winloss`),
         );

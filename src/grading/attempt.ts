@@ -17,7 +17,7 @@ export type Outcome = 'R0' | 'R1' | 'R2' | 'R3' | 'R4' | 'failed' | 'lost' | 'wa
 /** A registered event's name (src/events/): its grading facts are read from its module. */
 export type GradedEvent = string;
 
-/** Where a violation's evidence comes from: the journal entry's request and reply, already masked. */
+/** Where a violation's evidence comes from: the journal entry's request and reply (its headers masked when written). */
 export interface EvidenceSource {
   /** Headers as journalled: masked, or masked when written (evidence is written as JSON). */
   request: { headers: EntryHeaders; body: unknown };

@@ -16,8 +16,8 @@ const json = (v: unknown): string => {
 
 /**
  * One cited attempt as a violation keeps it: its times and bounded excerpts of its request (headers
- * as journalled, secrets already masked) and reply, so the HTML report shows them after the journal
- * has rotated the entry out.
+ * as journalled, secrets masked as they are written here) and reply, so the HTML report shows them
+ * after the journal has rotated the entry out.
  */
 export function excerptOf(a: Attempt): ReportEvidence {
   const e: ReportEvidence = { journal_id: a.id, received_at: new Date(a.at).toISOString() };
