@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'safe-stable-stringify';
 import t from 'tap';
@@ -54,6 +55,22 @@ t.test('concurrent commits share one write (group commit)', async (t) => {
   const lines = (await readFile(join(data, '..', log!), 'utf8')).trimEnd().split('\n');
   t.equal(lines.length, 1, 'one line, one fsync, for 100 callbacks');
   t.equal(JSON.parse(lines[0]!).length, 100);
+  await store.close();
+});
+
+t.test('the log is opened so that a write returns only once it is on disk (O_DSYNC, Linux)', { skip: process.platform !== 'linux' }, async (t) => {
+  const data = await tempData(t);
+  const store = await FilePersistence.open(data);
+  await store.commit([player('p1', '1')]);
+  const [log] = await logs(data);
+  // The open file's flags, as the kernel holds them: /proc/self/fdinfo/<fd> for the fd on the log.
+  const fds = await readdir('/proc/self/fd');
+  const targets = await Promise.all(fds.map(async (fd) => ({ fd, to: await readlink(`/proc/self/fd/${fd}`).catch(() => '') })));
+  const fd = targets.find((f) => f.to === join(data, '..', log!))?.fd;
+  t.ok(fd, 'the log is open');
+  const flags = Number.parseInt(/^flags:\s*(\d+)/m.exec(await readFile(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
+  t.ok(flags & constants.O_DSYNC, 'O_DSYNC: every group is durable before its callbacks are answered');
+  t.ok(flags & constants.O_APPEND, 'O_APPEND');
   await store.close();
 });
 

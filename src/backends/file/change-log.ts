@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Change } from '../change.js';
@@ -104,6 +105,14 @@ function groupOrProblem(text: string): Change[] | string {
   return v as Change[];
 }
 
+/**
+ * Opened with O_DSYNC where the system has it, a write returns once its bytes are on disk, as a
+ * write followed by fdatasync would: one call to the thread pool per group instead of two (each a
+ * thread woken and a completion back on the event loop).
+ */
+const { O_WRONLY, O_APPEND, O_CREAT, O_DSYNC } = constants;
+const APPEND_DSYNC = O_DSYNC === undefined ? undefined : O_WRONLY | O_APPEND | O_CREAT | O_DSYNC;
+
 /** The log being appended to. */
 export class LogWriter {
   private constructor(
@@ -111,13 +120,15 @@ export class LogWriter {
     readonly seq: number,
     private readonly fh: FileHandle,
     public bytes: number,
+    /** Whether every write is durable when it returns (O_DSYNC), or needs an fdatasync after it. */
+    private readonly dsync: boolean,
   ) {}
 
   /** Opens for appending; `truncateTo` cuts a torn tail first, so new lines never follow garbage. */
   static async open(path: string, seq: number, truncateTo?: number): Promise<LogWriter> {
     let fh: FileHandle;
     try {
-      fh = await open(path, 'a');
+      fh = await open(path, APPEND_DSYNC ?? 'a');
     } catch (e) {
       throw new StoreError(path, `cannot be opened for writing (${(e as NodeJS.ErrnoException).code})`);
     }
@@ -126,14 +137,14 @@ export class LogWriter {
       await fh.sync();
     }
     const { size } = await fh.stat();
-    return new LogWriter(path, seq, fh, size);
+    return new LogWriter(path, seq, fh, size, APPEND_DSYNC !== undefined);
   }
 
   /** Appends one line (its bytes, "\n" included) and waits until it is on disk. */
   async append(buf: Buffer): Promise<void> {
     let at = 0;
     while (at < buf.length) at += (await this.fh.write(buf, at)).bytesWritten;
-    await this.fh.datasync();
+    if (!this.dsync) await this.fh.datasync();
     this.bytes += buf.length;
   }
 
