@@ -58,21 +58,25 @@ t.test('concurrent commits share one write (group commit)', async (t) => {
   await store.close();
 });
 
-t.test('the log is opened so that a write returns only once it is on disk (O_DSYNC, Linux)', { skip: process.platform !== 'linux' }, async (t) => {
-  const data = await tempData(t);
-  const store = await FilePersistence.open(data);
-  await store.commit([player('p1', '1')]);
-  const [log] = await logs(data);
-  // The open file's flags, as the kernel holds them: /proc/self/fdinfo/<fd> for the fd on the log.
-  const fds = await readdir('/proc/self/fd');
-  const targets = await Promise.all(fds.map(async (fd) => ({ fd, to: await readlink(`/proc/self/fd/${fd}`).catch(() => '') })));
-  const fd = targets.find((f) => f.to === join(data, '..', log!))?.fd;
-  t.ok(fd, 'the log is open');
-  const flags = Number.parseInt(/^flags:\s*(\d+)/m.exec(await readFile(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
-  t.ok(flags & constants.O_DSYNC, 'O_DSYNC: every group is durable before its callbacks are answered');
-  t.ok(flags & constants.O_APPEND, 'O_APPEND');
-  await store.close();
-});
+t.test(
+  'the log is opened so that a write returns only once it is on disk (O_DSYNC, Linux)',
+  { skip: process.platform !== 'linux' },
+  async (t) => {
+    const data = await tempData(t);
+    const store = await FilePersistence.open(data);
+    await store.commit([player('p1', '1')]);
+    const [log] = await logs(data);
+    // The open file's flags, as the kernel holds them: /proc/self/fdinfo/<fd> for the fd on the log.
+    const fds = await readdir('/proc/self/fd');
+    const targets = await Promise.all(fds.map(async (fd) => ({ fd, to: await readlink(`/proc/self/fd/${fd}`).catch(() => '') })));
+    const fd = targets.find((f) => f.to === join(data, '..', log!))?.fd;
+    t.ok(fd, 'the log is open');
+    const flags = Number.parseInt(/^flags:\s*(\d+)/m.exec(await readFile(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
+    t.ok(flags & constants.O_DSYNC, 'O_DSYNC: every group is durable before its callbacks are answered');
+    t.ok(flags & constants.O_APPEND, 'O_APPEND');
+    await store.close();
+  },
+);
 
 t.test('a clean close compacts everything into the JSON document and removes the log', async (t) => {
   const data = await tempData(t);
