@@ -1,14 +1,5 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { openapiCommand } from './commands/openapi.js';
-import { probeCommand } from './commands/probe.js';
-import { reconcileCommand } from './commands/reconcile.js';
-import { reportCommand } from './commands/report.js';
-import { sendCommand } from './commands/send.js';
-import { startCommand } from './commands/start.js';
-import { tailCommand } from './commands/tail.js';
-import { validateCommand } from './commands/validate.js';
-import { verifyCommand } from './commands/verify.js';
 
 // A reader that stops early (`wallet-sim openapi | head -1`) closes the pipe: end quietly, as
 // cat does, instead of dying with an EPIPE trace.
@@ -18,19 +9,32 @@ for (const stream of [process.stdout, process.stderr])
     process.exit(process.exitCode ?? 0);
   });
 
+/**
+ * Each command's module, loaded only when it runs: `wallet-sim report` need not load the server
+ * (Fastify, the OpenAPI document, the schemas' validators), which took most of a second.
+ * In the order `wallet-sim --help` lists them.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  start: async () => (await import('./commands/start.js')).startCommand(),
+  validate: async () => (await import('./commands/validate.js')).validateCommand(),
+  openapi: async () => (await import('./commands/openapi.js')).openapiCommand(),
+  probe: async () => (await import('./commands/probe.js')).probeCommand(),
+  send: async () => (await import('./commands/send.js')).sendCommand(),
+  verify: async () => (await import('./commands/verify.js')).verifyCommand(),
+  tail: async () => (await import('./commands/tail.js')).tailCommand(),
+  report: async () => (await import('./commands/report.js')).reportCommand(),
+  reconcile: async () => (await import('./commands/reconcile.js')).reconcileCommand(),
+};
+
 const program = new Command('wallet-sim')
   .description('A sandbox seamless wallet for testing login / bet / bet_result callbacks')
   .version('0.1.0')
   .showHelpAfterError();
 
-program.addCommand(startCommand());
-program.addCommand(validateCommand());
-program.addCommand(openapiCommand());
-program.addCommand(probeCommand());
-program.addCommand(sendCommand());
-program.addCommand(verifyCommand());
-program.addCommand(tailCommand());
-program.addCommand(reportCommand());
-program.addCommand(reconcileCommand());
+// The command named first on the line, alone; anything else (--help, help, a typo) gets them all,
+// so help lists every command and a mistyped one is answered with a suggestion.
+const named = process.argv[2];
+const load = named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS);
+for (const command of await Promise.all(load.map((f) => f()))) program.addCommand(command);
 
 await program.parseAsync();
