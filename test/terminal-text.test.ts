@@ -64,7 +64,7 @@ t.test('the journal keeps Cookie, Proxy-Authorization and X-*-Token masked', asy
   }
 });
 
-t.test("secrets stay masked wherever an entry leaves: in flight, the journal, a report's evidence", async (t) => {
+t.test("secrets stay masked wherever an entry leaves: in flight, the journal, the event stream, a report's evidence", async (t) => {
   // Entries keep the headers as received and mask them when written (src/secrets.ts MaskedHeaders).
   const { app, sim } = await buildTestApp({
     rules: [
@@ -86,7 +86,17 @@ t.test("secrets stay masked wherever an entry leaves: in flight, the journal, a 
   nowhere(JSON.stringify(flying), 'in flight');
   await slow;
 
-  const url = `${await listen(app)}/callback`; // a dropped reply needs a real connection to drop
+  const base = await listen(app); // a dropped reply needs a real connection to drop
+  const url = `${base}/callback`;
+  // A dashboard's live view: every entry from here on, as GET /admin/events writes it.
+  const stop = new AbortController();
+  t.teardown(() => stop.abort());
+  const events = await fetch(`${base}/admin/events`, { signal: stop.signal });
+  let streamed = '';
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of events.body!) streamed += decoder.decode(chunk as Uint8Array, { stream: true });
+  })().catch(() => undefined);
   await post(url, login('p'), headers);
   await t.rejects(post(url, bet('p', 'G1', [['1', 'P', 10]], { currency: 'USD' }), headers), 'its reply is dropped');
   await post(url, bet('p', 'G1', [['1', 'P', 10]], { currency: 'USD' }), headers); // a new transaction_id for the round
@@ -94,6 +104,14 @@ t.test("secrets stay masked wherever an entry leaves: in flight, the journal, a 
   t.equal(entries.length, 4);
   for (const e of entries) t.equal(e.request.headers.cookie, 'se************', `entry ${e.id}: masked`);
   nowhere(JSON.stringify(entries), 'the journal');
+  // The three callbacks sent since the stream opened, each as one event, once all are answered.
+  const deadline = Date.now() + 10_000;
+  while ((streamed.match(/^data: /gm) ?? []).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  t.equal((streamed.match(/^data: /gm) ?? []).length, 3, 'the event stream carried the three callbacks');
+  t.match(streamed, /"cookie":"se\*+"/, 'event stream: masked');
+  nowhere(streamed, 'the event stream');
+  stop.abort();
+  await reading;
 
   const report = (await app.inject({ method: 'GET', url: '/admin/report' })).json();
   const check = report.checks.find((c: { id: string }) => c.id === 'RETRY_SAME_TRANSACTION');
