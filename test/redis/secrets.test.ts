@@ -31,7 +31,8 @@ async function everything(client: Redis, prefix: string): Promise<Map<string, st
                   ? await client.zrange(key, 0, -1, 'WITHSCORES')
                   : type === 'stream'
                     ? await client.xrange(key, '-', '+')
-                    : `(unread type ${type})`;
+                    : undefined;
+      if (value === undefined) throw new Error(`${key}: a ${type}, which this test does not read; add it`);
       all.set(key, JSON.stringify(value));
     }
   } while (cursor !== '0');
@@ -59,7 +60,8 @@ if (redis) {
     t.ok((await post(url, bet('p', 'G1', [['1', 'P', 10]], USD), headers, 5000)).error, 'the first bet reply is dropped');
     // Resent under a new transaction_id: a RETRY_SAME_TRANSACTION violation, whose evidence cites both.
     t.ok((await post(url, bet('p', 'G1', [['1', 'P', 10]], USD), headers, 5000)).body?.code, 'the resend is answered');
-    t.ok((await post(url, result('p', 'G1', [['1', 'P', 10, 5]], USD), headers, 5000)).body?.code, 'the settlement is answered');
+    const settlement = result('p', 'G1', [['1', 'P', 10, 5]], USD);
+    t.ok((await post(url, settlement, headers, 5000)).body?.code, 'the settlement is answered');
 
     const report = (await app.inject({ method: 'GET', url: '/admin/report' })).json();
     const check = report.checks.find((c: { id: string }) => c.id === 'RETRY_SAME_TRANSACTION');
@@ -67,7 +69,16 @@ if (redis) {
 
     const client = new Redis(redis.url);
     t.teardown(() => client.quit());
-    const keys = await everything(client, prefix);
+    // Grading events reach Redis after the reply (not waited for): read once the settlement's is there.
+    const settled = `"tx":"${settlement.transaction_id}"`;
+    const graded = (keys: Map<string, string>) =>
+      [...keys].some(([key, value]) => key.startsWith(`${prefix}grading:`) && value.replaceAll('\\"', '"').includes(settled));
+    let keys = await everything(client, prefix);
+    for (const deadline = Date.now() + 10_000; !graded(keys) && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      keys = await everything(client, prefix);
+    }
+    t.ok(graded(keys), "the settlement's grading event is in Redis");
     // The scenario is shared by every process on this Redis, credentials and all: configuration, not a callback.
     t.ok(keys.get(`${prefix}scenario`)?.includes(HEADERS['api-key']), "the scenario's own credentials are there");
     keys.delete(`${prefix}scenario`);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { appendFile, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'safe-stable-stringify';
 import t from 'tap';
@@ -67,10 +67,11 @@ t.test(
     await store.commit([player('p1', '1')]);
     const [log] = await logs(data);
     // The open file's flags, as the kernel holds them: /proc/self/fdinfo/<fd> for the fd on the log.
+    const path = await realpath(join(data, '..', log!)); // /proc names the file by its real path
     const fds = await readdir('/proc/self/fd');
     const targets = await Promise.all(fds.map(async (fd) => ({ fd, to: await readlink(`/proc/self/fd/${fd}`).catch(() => '') })));
-    const fd = targets.find((f) => f.to === join(data, '..', log!))?.fd;
-    t.ok(fd, 'the log is open');
+    const fd = targets.find((f) => f.to === path)?.fd;
+    if (!fd) return t.fail(`no open file descriptor on ${path}`);
     const flags = Number.parseInt(/^flags:\s*(\d+)/m.exec(await readFile(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
     t.ok(flags & constants.O_DSYNC, 'O_DSYNC: every group is durable before its callbacks are answered');
     t.ok(flags & constants.O_APPEND, 'O_APPEND');

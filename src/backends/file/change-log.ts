@@ -106,12 +106,13 @@ function groupOrProblem(text: string): Change[] | string {
 }
 
 /**
- * Opened with O_DSYNC where the system has it, a write returns once its bytes are on disk, as a
- * write followed by fdatasync would: one call to the thread pool per group instead of two (each a
- * thread woken and a completion back on the event loop).
+ * On Linux the log is opened with O_DSYNC: a write returns once its bytes (and the file's new size)
+ * are on disk, as a write followed by fdatasync would, in one call to the thread pool per group
+ * instead of two. Elsewhere a write is followed by fdatasync: on macOS that flushes the drive's own
+ * cache too (F_FULLFSYNC), which O_DSYNC does not.
  */
 const { O_WRONLY, O_APPEND, O_CREAT, O_DSYNC } = constants;
-const APPEND_DSYNC = O_DSYNC === undefined ? undefined : O_WRONLY | O_APPEND | O_CREAT | O_DSYNC;
+const APPEND_DSYNC = process.platform === 'linux' && O_DSYNC !== undefined ? O_WRONLY | O_APPEND | O_CREAT | O_DSYNC : undefined;
 
 /** The log being appended to. */
 export class LogWriter {

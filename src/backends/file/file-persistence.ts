@@ -24,7 +24,7 @@ const done = Promise.resolve();
 /**
  * The durable store (docs/store.md): a lowdb snapshot (one record per line) plus an append-only change log.
  *
- * - commit: the batch joins the next group; one durable write per group (O_DSYNC), then every callback
+ * - commit: the batch joins the next group; one durable write per group (O_DSYNC on Linux), then every callback
  *   in the group is answered. Cost per callback is the size of its own changes, never the history.
  * - compaction: once the log outgrows the snapshot, a new log is started and the wallet's state
  *   (copied from the LocalStore's WalletState when it held exactly the logs up to the old one) is
