@@ -95,7 +95,12 @@ t.test('a reset while a bet is in flight, by each route', { jobs: 3 }, async (t)
         body: JSON.stringify(bet(PLAYER, 'G1', [['1', 'P', 10]], usd)),
         signal: stop.signal,
       }).catch(() => undefined);
-      await until(async () => ((await (await fetch(`${w.base}/admin/scenario/rules`)).json()) as { fired: number }[])[0]!.fired >= 1);
+      await until(
+        async () =>
+          (
+            (await (await fetch(`${w.base}/admin/scenario/rules`, { signal: AbortSignal.timeout(10_000) })).json()) as { fired: number }[]
+          )[0]!.fired >= 1,
+      );
       t.ok((await reset(w.base)).ok, `${route} answered`);
       stop.abort();
       await old;

@@ -75,7 +75,10 @@ export async function startWallet(t: Test, doc: Scenario = scenario()): Promise<
   t.teardown(() => app.close());
   const base = await listen(app);
   const get = async (path: string) => {
-    const res = await fetch(`${base}${path}`);
+    // Bounded: a read that hangs fails the test, naming what it read.
+    const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(10_000) }).catch((e: Error) => {
+      throw new Error(`GET ${path}: ${e.message}`);
+    });
     if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
     return res.json();
   };
