@@ -1,7 +1,6 @@
 import type { Backend, BackendKind, BackendOptions } from './backend.js';
 import { FileBackend } from './file/file-backend.js';
 import { MemoryBackend } from './memory/memory.js';
-import { RedisBackend } from './redis/redis-backend.js';
 
 export { type Backend, type BackendKind, BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from './backend.js';
 
@@ -23,6 +22,8 @@ export async function openBackend(kind: BackendKind, options: OpenOptions = {}):
   if (kind === 'memory') return new MemoryBackend(options);
   if (kind === 'redis') {
     if (!options.redisUrl) throw new Error('--store redis needs --redis-url <url> (e.g. redis://127.0.0.1:6379)');
+    // Loaded only here: the memory and file stores never need the Redis client.
+    const { RedisBackend } = await import('./redis/redis-backend.js');
     return RedisBackend.open(options.redisUrl, { ...options, prefix: options.redisPrefix, timeoutMs: options.redisTimeoutMs });
   }
   if (!options.data) throw new Error('--store file needs --data <path>');

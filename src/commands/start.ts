@@ -12,7 +12,7 @@ import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
-import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/connection.js';
+import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/defaults.js';
 import { reportListening, runPrimary } from './workers.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/serve.ts) and what only the CLI reads. */

@@ -1,9 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-export const DEFAULT_REDIS_PREFIX = 'wallet-sim:';
+import { DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
 
-/** --redis-timeout-ms: a command without a reply after this long fails (Redis frozen or overloaded). */
-export const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
+export { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
 
 /** How long `wallet-sim start` waits for Redis before it gives up (a clear message, nothing started). */
 export const CONNECT_WAIT_MS = 10_000;
