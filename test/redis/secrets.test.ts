@@ -8,6 +8,7 @@ import { openBackend } from '../../src/backends/index.js';
 import { bet, buildTestApp, HEADERS, listen, login, result } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import { eventually } from '../helpers/spawn-cli.js';
 
 /** Every value stored under `prefix`, as text, whatever the key's type, by key. */
 async function everything(client: Redis, prefix: string): Promise<Map<string, string>> {
@@ -73,12 +74,8 @@ if (redis) {
     const settled = `"tx":"${settlement.transaction_id}"`;
     const graded = (keys: Map<string, string>) =>
       [...keys].some(([key, value]) => key.startsWith(`${prefix}grading:`) && value.replaceAll('\\"', '"').includes(settled));
-    let keys = await everything(client, prefix);
-    for (const deadline = Date.now() + 10_000; !graded(keys) && Date.now() < deadline;) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      keys = await everything(client, prefix);
-    }
-    t.ok(graded(keys), "the settlement's grading event is in Redis");
+    let keys = new Map<string, string>();
+    t.ok(await eventually(async () => graded((keys = await everything(client, prefix)))), "the settlement's grading event is in Redis");
     // The scenario is shared by every process on this Redis, credentials and all: configuration, not a callback.
     t.ok(keys.get(`${prefix}scenario`)?.includes(HEADERS['api-key']), "the scenario's own credentials are there");
     keys.delete(`${prefix}scenario`);

@@ -121,8 +121,6 @@ export class LogWriter {
     readonly seq: number,
     private readonly fh: FileHandle,
     public bytes: number,
-    /** Whether every write is durable when it returns (O_DSYNC), or needs an fdatasync after it. */
-    private readonly dsync: boolean,
   ) {}
 
   /** Opens for appending; `truncateTo` cuts a torn tail first, so new lines never follow garbage. */
@@ -138,14 +136,14 @@ export class LogWriter {
       await fh.sync();
     }
     const { size } = await fh.stat();
-    return new LogWriter(path, seq, fh, size, APPEND_DSYNC !== undefined);
+    return new LogWriter(path, seq, fh, size);
   }
 
   /** Appends one line (its bytes, "\n" included) and waits until it is on disk. */
   async append(buf: Buffer): Promise<void> {
     let at = 0;
     while (at < buf.length) at += (await this.fh.write(buf, at)).bytesWritten;
-    if (!this.dsync) await this.fh.datasync();
+    if (APPEND_DSYNC === undefined) await this.fh.datasync(); // opened without O_DSYNC
     this.bytes += buf.length;
   }
 
