@@ -11,7 +11,7 @@ export type CallbackRequest = (LoginRequest | BetRequest | BetResultRequest)
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "check_id".
  */
-export type CheckId = ("LOST_REPLY_RETRIED" | "RETRY_SAME_TRANSACTION" | "RETRY_UNCHANGED" | "FAILED_SETTLEMENT_RETRIED" | "NO_RETRY_AFTER_REFUSAL" | "NO_SETTLEMENT_OF_REFUSED_BET" | "NO_SETTLEMENT_BEFORE_BET_REPLY" | "NO_PREMATURE_RETRY" | "RETRY_BACKOFF" | "ROUNDS_SETTLED" | "ONE_SETTLEMENT_PER_ROUND" | "NO_BET_AFTER_LOGIN_REFUSED" | "BET_WITHIN_REPORTED_BALANCE" | "LOGIN_BEFORE_BET")
+export type CheckId = ("LOST_REPLY_RETRIED" | "RETRY_SAME_TRANSACTION" | "RETRY_UNCHANGED" | "FAILED_SETTLEMENT_RETRIED" | "NO_RETRY_AFTER_REFUSAL" | "NO_SETTLEMENT_OF_REFUSED_BET" | "NO_SETTLEMENT_BEFORE_BET_REPLY" | "NO_PREMATURE_RETRY" | "RETRY_BACKOFF" | "ROUNDS_SETTLED" | "ONE_SETTLEMENT_PER_ROUND" | "NO_BET_AFTER_LOGIN_REFUSED" | "BET_WITHIN_REPORTED_BALANCE" | "LOGIN_BEFORE_BET" | "WALLET_REPLY_VALID" | "WALLET_IDEMPOTENT" | "WALLET_BALANCE_EXACT" | "WALLET_REFUSES_SHORT_BET" | "WALLET_ANSWERS_IN_TIME" | "WALLET_REFUSES_INVALID")
 /**
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "check_status".
@@ -546,7 +546,7 @@ user_id?: string
 thresholds?: ReportThresholds
 summary: ReportSummary
 /**
- * Every check, always all of them, in a fixed order.
+ * Every check, always all of them, in a fixed order: the provider's 14, then (in proxy mode only) the operator wallet's 6.
  */
 checks: ReportCheck[]
 /**
@@ -598,7 +598,11 @@ not_exercised: number
 export interface ReportCheck {
 id: CheckId
 /**
- * What the provider must do.
+ * Whose behaviour the check grades: the provider's callback client, or (in proxy mode, start --upstream) the operator's wallet behind wallet-sim.
+ */
+side: ("provider" | "wallet")
+/**
+ * What the provider (or, on the wallet side, the operator's wallet) must do.
  */
 title: string
 severity: ("error" | "warning")
@@ -612,7 +616,7 @@ exercised: number
  */
 detail?: string
 /**
- * What to change in the client when the check fails.
+ * What to change in the client (or the wallet) when the check fails.
  */
 fix?: string
 violations: ReportViolation[]
