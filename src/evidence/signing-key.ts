@@ -72,7 +72,7 @@ export function loadSigner(given: string | KeyObject): Signer {
   } catch (e) {
     // Never the library's message: it may quote what it could not parse.
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MISSING_PASSPHRASE')
+    if (code === 'ERR_MISSING_PASSPHRASE' || /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(pem))
       throw new SigningKeyError(
         `${where} is encrypted; give it unencrypted (openssl pkey -in KEY -out PLAIN.pem) in a file only wallet-sim's user can read, or ${KEYGEN}`,
       );
