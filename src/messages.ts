@@ -16,6 +16,8 @@ export const MESSAGES = {
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
+  SIGNING: (keyid: string) =>
+    `wallet-sim: signing reports (GET /admin/report?signed=true) with the Ed25519 key whose keyid is ${keyid}; verify them with its public key`,
   WORKERS_NEED_SHARED_STORE: (workers: number, store: string) =>
     `wallet-sim: --workers ${workers} needs a store the processes share: add --store redis --redis-url redis://HOST:6379 ` +
     `(the ${store} store ${store === 'file' ? 'allows one process per data file' : 'would give each worker a wallet of its own'}); nothing started`,

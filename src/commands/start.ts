@@ -176,6 +176,13 @@ export function startCommand(): Command {
         int(0, Number.MAX_SAFE_INTEGER),
       ),
     )
+    .addOption(
+      opt(
+        '--signing-key <file>',
+        'Ed25519 private key (PKCS#8 PEM, from wallet-sim keygen) to sign reports with: GET /admin/report?signed=true',
+        'SIGNING_KEY',
+      ),
+    )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
@@ -192,6 +199,7 @@ async function start(o: StartOptions): Promise<void> {
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
+    if (checked.signer) console.error(MESSAGES.SIGNING(checked.signer.keyid));
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 

@@ -197,6 +197,33 @@ feedback_data: string
 user_id: string
 }
 /**
+ * A DSSE envelope (github.com/secure-systems-lab/dsse): the payload's bytes in base64 and Ed25519 signatures over DSSE's pre-authentication encoding, PAE = "DSSEv1" SP len(payloadType) SP payloadType SP len(payload) SP payload (lengths in bytes, decimal). Any DSSE or in-toto tool holding the public key can verify it.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "DsseEnvelope".
+ */
+export interface DsseEnvelope {
+payloadType: "application/vnd.in-toto+json"
+/**
+ * The in-toto Statement (ReportStatement), base64.
+ */
+payload: string
+/**
+ * @minItems 1
+ */
+signatures: [DsseSignature, ...(DsseSignature)[]]
+}
+export interface DsseSignature {
+/**
+ * Hex sha256 of the signing key's public key (SPKI DER).
+ */
+keyid: string
+/**
+ * Ed25519 signature of PAE(payloadType, payload), base64.
+ */
+sig: string
+}
+/**
  * Fields common to every callback request (spec 2.1).
  * 
  * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
@@ -522,6 +549,60 @@ export interface Player {
 user_id: string
 balance: number
 currency: string
+}
+/**
+ * The payload of a signed report's envelope: an in-toto Statement v1 (github.com/in-toto/attestation) with the test-result predicate v0.1. Its subject is the report's JSON (report.json) by sha256, with the session as annotations; its predicate the verdict of the report's checks.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "ReportStatement".
+ */
+export interface ReportStatement {
+_type: "https://in-toto.io/Statement/v1"
+/**
+ * One: name report.json, digest.sha256 of the report's bytes, annotations session_id, seed, started_at, ended_at (the moment it was graded), and user_id (a report of one player) and upstream (proxy mode) when present.
+ * 
+ * @minItems 1
+ */
+subject: [ResourceDescriptor, ...(ResourceDescriptor)[]]
+predicateType: "https://in-toto.io/attestation/test-result/v0.1"
+predicate: TestResultPredicate
+}
+/**
+ * This interface was referenced by `ReportStatement`'s JSON-Schema
+ * via the `definition` "resource_descriptor".
+ */
+export interface ResourceDescriptor {
+name: string
+uri?: string
+digest?: {
+sha256: string
+}
+mediaType?: string
+annotations?: {
+[k: string]: unknown
+}
+}
+export interface TestResultPredicate {
+/**
+ * FAILED when a check of severity error fails; WARNED when a warning check fails or a check is still pending; else PASSED.
+ */
+result: ("PASSED" | "WARNED" | "FAILED")
+/**
+ * The scenario graded with (its name; digest.sha256 of its canonical JSON, RFC 8785, as GET /admin/scenario gives it), then wallet-sim (uri pkg:npm/wallet-sim@VERSION).
+ */
+configuration: ResourceDescriptor[]
+/**
+ * Ids of the checks that pass.
+ */
+passedTests: string[]
+/**
+ * Ids of the failing warning checks and of the checks still pending.
+ */
+warnedTests: string[]
+/**
+ * Ids of the failing error checks.
+ */
+failedTests: string[]
 }
 /**
  * The certification report of the current session: how the provider's client behaved across callbacks, read from the session's grading state (folded from its callbacks as they happened) at the moment it is asked for (GET /admin/report, wallet-sim report).
@@ -889,4 +970,17 @@ max_attempts?: number
  * How long a round opened by an R0 bet may stay unsettled, in seconds (default 300).
  */
 round_max_age_s?: number
+}
+/**
+ * GET /admin/report?signed=true: the certification report signed by the wallet-sim that graded it (start --signing-key). `envelope` is a DSSE envelope whose statement names the report by its sha256; `report` is the report's JSON as text, exactly the bytes that digest covers. wallet-sim report --signed FILE writes the envelope to FILE and the report to FILE with .report.json for .json; wallet-sim verify-report checks both offline with the public key.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "SignedReport".
+ */
+export interface SignedReport {
+envelope: DsseEnvelope
+/**
+ * The report (a Report) as JSON text, indented, ending in a newline: write it byte for byte; its sha256 is the statement's subject digest.
+ */
+report: string
 }
