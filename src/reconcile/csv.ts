@@ -9,7 +9,7 @@ export interface Cell {
 
 /** A record: its fields by column name, and where it starts. */
 export interface Located {
-  cells: Map<string, Cell>;
+  cells: Pick<Map<string, Cell>, 'get'>;
   line: number;
   column: number;
 }
@@ -169,7 +169,7 @@ export class CsvParser {
   }
 
   private pushField() {
-    this.record.push({ value: this.value, line: this.start.line, column: this.start.column, ...(this.quoted && { quoted: true }) });
+    this.record.push({ value: this.value, line: this.start.line, column: this.start.column, quoted: this.quoted });
     this.value = '';
   }
 
@@ -197,10 +197,24 @@ export class CsvParser {
   }
 }
 
+/** A record's fields by column name: one small object per record, the header's index shared (no Map per row). */
+class Fields {
+  constructor(
+    private readonly fields: Cell[],
+    private readonly index: Map<string, number>,
+  ) {}
+
+  get(name: string): Cell | undefined {
+    const k = this.index.get(name);
+    return k === undefined ? undefined : this.fields[k];
+  }
+}
+
 /** The header and the records after it, each with its fields by column name; field counts checked. */
 export class CsvRecords {
   private header?: Cell[];
   private names: string[] = [];
+  private index = new Map<string, number>();
 
   /** The records of these rows (the first row is the header). */
   take(rows: Cell[][]): Located[] {
@@ -209,6 +223,7 @@ export class CsvRecords {
       if (!this.header) {
         this.header = fields;
         this.names = fields.map((h) => h.value.trim());
+        this.index = new Map(this.names.map((n, k) => [n, k] as const)); // a repeated name: the last one counts
         continue;
       }
       const first = fields[0]!;
@@ -220,9 +235,7 @@ export class CsvRecords {
           `has ${fields.length} fields, the header line has ${this.header.length}: every line needs one per column`,
         );
       }
-      const cells = new Map<string, Cell>();
-      for (let k = 0; k < fields.length; k++) cells.set(this.names[k]!, fields[k]!);
-      out.push({ line: first.line, column: first.column, cells });
+      out.push({ line: first.line, column: first.column, cells: new Fields(fields, this.index) });
     }
     return out;
   }

@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unneutralised } from '../ledger/format.js';
 import { registeredEvents } from '../events/index.js';
-import { type Money, money } from '../money.js';
 import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv } from './csv.js';
 import { EncodingProblem, StrictUtf8 } from './decode.js';
 import { parseJsonRecords } from './json-records.js';
@@ -15,7 +14,8 @@ export interface ProviderRecord {
   event_type: string;
   user_id: string;
   game_no: string;
-  amount: Money;
+  /** The decimal text as written (checked: digits, an optional fraction); parsed only where it is compared. */
+  amount: string;
   /** Optional column: compared with the ledger's where given. */
   currency?: string;
   status: 'ok' | 'failed' | 'pending';
@@ -28,7 +28,9 @@ export interface ProviderRecord {
 export const REQUIRED = ['transaction_id', 'event_type', 'user_id', 'game_no', 'amount', 'status'] as const;
 const DECIMAL = /^\d{1,30}(\.\d{1,30})?$/;
 /** The events a provider's books list: those that move money, the events of a round. */
-const ROUND_EVENTS = () => registeredEvents().flatMap((e) => (e.round ? [e.type as string] : []));
+const roundEvents = () => registeredEvents().flatMap((e) => (e.round ? [e.type as string] : []));
+/** Asked once per file, not once per record (events may be registered after this module loads). */
+let ROUND_EVENTS_NOW: string[] | undefined;
 
 /** A provider file that cannot be read: `file: line L, column C: reason`. */
 export class ProviderFileError extends Error {
@@ -55,6 +57,7 @@ export async function readProviderFile(path: string, each: (r: ProviderRecord) =
   const cannot = (e: unknown) =>
     new ProviderFileError(`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   const decoder = new StrictUtf8(path);
+  ROUND_EVENTS_NOW = roundEvents();
   try {
     if (ext === '.json') {
       let bytes: Buffer;
@@ -108,6 +111,7 @@ function checkHeader(names: string[]) {
 
 /** The records of a provider file's text, every one (tests, the soak bench); throws FileProblem at the first bad spot. */
 export function parseProviderRecords(text: string, format: 'csv' | 'json'): ProviderRecord[] {
+  ROUND_EVENTS_NOW = roundEvents();
   let located: Located[];
   if (format === 'csv') {
     const { header, rows } = parseCsv(text);
@@ -159,10 +163,10 @@ function toRecord(r: Located): ProviderRecord {
   const time = r.cells.get('timestamp');
   return {
     transaction_id: text('transaction_id'),
-    event_type: oneOf('event_type', ROUND_EVENTS()),
+    event_type: oneOf('event_type', (ROUND_EVENTS_NOW ??= roundEvents())),
     user_id: text('user_id'),
     game_no: text('game_no'),
-    amount: money(amountCell.value),
+    amount: amountCell.value,
     status: oneOf('status', ['ok', 'failed', 'pending'] as const),
     ...(currency && currency.value !== '' && { currency: unneutralised(currency.value, currency.quoted === true) }),
     ...(round && round.value !== '' && { round_status: oneOf('round_status', ['open', 'settled'] as const, round) }),

@@ -57,7 +57,7 @@ export interface Horizon {
 }
 
 const walletSide = (w: LedgerEntry) => `${w.amount} ${w.currency}, applied, round ${w.round_status}`;
-const providerSide = (p: ProviderRecord) => `${p.amount.toFixed()}, ${p.status}${p.round_status ? `, round ${p.round_status}` : ''}`;
+const providerSide = (p: ProviderRecord) => `${money(p.amount).toFixed()}, ${p.status}${p.round_status ? `, round ${p.round_status}` : ''}`;
 
 /** The fields both sides have besides the amount and the round's state: each one that differs, named. */
 function fieldsDiffer(w: LedgerEntry, p: ProviderRecord): string[] {
@@ -71,6 +71,8 @@ function fieldsDiffer(w: LedgerEntry, p: ProviderRecord): string[] {
   cmp('currency', w.currency, p.currency);
   return out;
 }
+
+const own = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
 
 /**
  * The wallet's ledger against the provider's records, one record at a time (a provider file is
@@ -95,9 +97,13 @@ export class Reconciler {
     for (const w of ledger) this.wallet.set(w.transaction_id, { w });
   }
 
-  private push(d: Difference) {
-    const n = this.counts[d.kind]++;
-    if (n < LISTED_PER_KIND) (d.kind === 'UNRESOLVED' ? this.unresolved : this.mismatches).push(d);
+  /** Counts one difference; builds it (`make`) only while its kind is still listed, so a huge file costs no garbage per row. */
+  private push(kind: Difference['kind'], make: () => Omit<Difference, 'kind'>) {
+    const n = this.counts[kind]++;
+    if (n >= LISTED_PER_KIND) return;
+    // Copies: a field read from a file may be a slice of a whole chunk of it, which a kept slice would keep alive.
+    const d = Object.fromEntries(Object.entries(make()).map(([k, v]) => [k, own(v)])) as Omit<Difference, 'kind'>;
+    (kind === 'UNRESOLVED' ? this.unresolved : this.mismatches).push({ kind, ...d });
   }
 
   /**
@@ -111,31 +117,29 @@ export class Reconciler {
       return;
     }
     this.records++;
-    const base = {
+    const base = () => ({
       transaction_id: p.transaction_id,
       event_type: p.event_type,
       user_id: p.user_id,
       game_no: p.game_no,
       provider: providerSide(p),
-    };
+    });
     if (!held) {
       if (p.status === 'failed') return; // neither side moved money
       if (p.status === 'pending')
-        return this.push({
-          ...base,
-          kind: 'UNRESOLVED',
+        return this.push('UNRESOLVED', () => ({
+          ...base(),
           reason: 'pending at the provider and never applied by the wallet: settle it, then reconcile again',
-        });
+        }));
       const { horizon } = this;
       const beyond =
         !horizon.complete && (p.timestamp === undefined || horizon.completeFrom === undefined || p.timestamp < horizon.completeFrom);
       if (beyond)
-        return this.push({
-          ...base,
-          kind: 'UNRESOLVED',
+        return this.push('UNRESOLVED', () => ({
+          ...base(),
           reason: `older than the ledger's horizon (${horizon.completeFrom === undefined ? 'unknown' : new Date(horizon.completeFrom).toISOString()}): the wallet may have forgotten it (--retain-transactions)`,
-        });
-      return this.push({ ...base, kind: 'MISSING_IN_WALLET', reason: `line ${p.line}: ${KIND_MEANING.MISSING_IN_WALLET}` });
+        }));
+      return this.push('MISSING_IN_WALLET', () => ({ ...base(), reason: `line ${p.line}: ${KIND_MEANING.MISSING_IN_WALLET}` }));
     }
     if (held.line !== undefined)
       throw new FileProblem(
@@ -145,38 +149,38 @@ export class Reconciler {
       );
     held.line = p.line;
     const w = held.w;
-    const both = { ...base, wallet: walletSide(w) };
+    const both = () => ({ ...base(), wallet: walletSide(w) });
     if (p.status !== 'ok')
-      return this.push({
-        ...both,
-        kind: 'UNKNOWN_TO_PROVIDER',
+      return this.push('UNKNOWN_TO_PROVIDER', () => ({
+        ...both(),
         reason: `line ${p.line}: the provider counts it ${p.status}; the wallet applied it`,
-      });
+      }));
     const fields = fieldsDiffer(w, p);
-    if (fields.length) this.push({ ...both, kind: 'FIELD_MISMATCH', reason: `line ${p.line}: ${fields.join('; ')}` });
-    if (!money(w.amount).eq(p.amount))
-      this.push({ ...both, kind: 'AMOUNT_MISMATCH', reason: `line ${p.line}: wallet ${w.amount}, provider ${p.amount.toFixed()}` });
+    if (fields.length) this.push('FIELD_MISMATCH', () => ({ ...both(), reason: `line ${p.line}: ${fields.join('; ')}` }));
+    if (!money(w.amount).eq(money(p.amount)))
+      this.push('AMOUNT_MISMATCH', () => ({
+        ...both(),
+        reason: `line ${p.line}: wallet ${w.amount}, provider ${money(p.amount).toFixed()}`,
+      }));
     if (p.round_status !== undefined && p.round_status !== w.round_status)
-      this.push({
-        ...both,
-        kind: 'ROUND_STATE_MISMATCH',
+      this.push('ROUND_STATE_MISMATCH', () => ({
+        ...both(),
         reason: `line ${p.line}: round ${w.game_no} is ${w.round_status} in the wallet, ${p.round_status} at the provider`,
-      });
+      }));
   }
 
   /** The wallet's rows no provider record named, then the result. */
   finish(): Reconciliation {
     for (const { w, line } of this.wallet.values())
       if (line === undefined)
-        this.push({
-          kind: 'UNKNOWN_TO_PROVIDER',
+        this.push('UNKNOWN_TO_PROVIDER', () => ({
           transaction_id: w.transaction_id,
           event_type: w.event_type,
           user_id: w.user_id,
           game_no: w.game_no,
           wallet: walletSide(w),
           reason: 'the wallet applied it; the provider has no record of it',
-        });
+        }));
     return {
       walletRows: this.ledger.length,
       providerRecords: this.records,
