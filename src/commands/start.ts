@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_BODY_LIMIT } from '../app.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { MESSAGES } from '../messages.js';
@@ -8,6 +8,7 @@ import { bundledScenarios, DEFAULT_SCENARIO } from '../paths.js';
 import type { ActiveScenario } from '../scenario/scenario.js';
 import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from '../serve.js';
 import { logger } from './logger.js';
+import { int } from './options.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js';
@@ -23,12 +24,6 @@ export interface StartOptions extends ServeOptions {
   workers: number;
   watch: boolean;
 }
-
-const int = (min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
-  return n;
-};
 
 const list = (value: string) =>
   value
