@@ -4,8 +4,12 @@
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
 import type { Change } from '../src/backends/change.js';
+import { openBackend } from '../src/backends/index.js';
+import type { RedisBackend } from '../src/backends/redis/redis-backend.js';
+import { LEDGER_BATCH, LedgerCut } from '../src/ledger/ledger-entry.js';
 import { buildTestApp, HEADERS, listen, login } from './helpers/app.js';
 import { post } from './helpers/net.js';
+import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 
 const ROWS = 200_000;
 
@@ -131,3 +135,40 @@ for (const format of ['csv', 'json'] as const)
     const fresh = await after.done;
     t.equal(fresh.body, format === 'csv' ? `${fresh.body.split('\r\n')[0]}\r\n` : '[]', 'a read after the reset: the new, empty session');
   });
+
+t.test('each store: a read a reset comes during throws LedgerCut at its next batch, never a short ledger', async (t) => {
+  const stores: [string, () => Promise<RedisBackend | undefined>][] = [['memory', async () => undefined]];
+  if (redisMissing()) t.comment(redisMissing()!);
+  else {
+    const redis = await startRedis(t);
+    stores.push([
+      'redis',
+      async () => (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('cut') })) as RedisBackend,
+    ]);
+  }
+  for (const [kind, open] of stores) {
+    const store = await open();
+    const { app, sim } = await buildTestApp({}, store ? { store } : {});
+    t.teardown(async () => {
+      await app.close();
+      await store?.close();
+    });
+    await sim.store.commit(bets(3 * LEDGER_BATCH));
+    const ledger = await sim.backend.ledger();
+    const batches = ledger.batches[Symbol.asyncIterator]();
+    const first = await batches.next();
+    t.ok(!first.done && first.value.length > 0, `${kind}: a first batch`);
+    await sim.reset();
+    await t.rejects(
+      (async () => {
+        for (let r = await batches.next(); !r.done; r = await batches.next());
+      })(),
+      LedgerCut,
+      `${kind}: the rest of the read is refused, not ended early`,
+    );
+    const after = await sim.backend.ledger();
+    let rows = 0;
+    for await (const b of after.batches) rows += b.length;
+    t.equal(rows, 0, `${kind}: a read after the reset sees the new session`);
+  }
+});
