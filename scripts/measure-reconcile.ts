@@ -44,7 +44,8 @@ try {
   if (!m) throw new Error(`no figures from /usr/bin/time: ${stderr}`);
   console.log(firstLine);
   console.log(
-    `reconcile: exit ${code}, ${rows} rows (${(bytes / 1e6).toFixed(0)} MB) in ${m[1]} s (CPU ${(Number(m[3]) + Number(m[4])).toFixed(1)} s), peak RSS ${(Number(m[2]) / 1024).toFixed(0)} MiB, ` +
+    `reconcile: exit ${code}, ${rows} rows (${(bytes / 1e6).toFixed(0)} MB) in ${m[1]} s ` +
+      `(CPU ${(Number(m[3]) + Number(m[4])).toFixed(1)} s), peak RSS ${(Number(m[2]) / 1024).toFixed(0)} MiB, ` +
       `${(stdout / 1024).toFixed(0)} KiB of output; ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
       `Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}, ${new Date().toISOString()}`,
   );

@@ -8,7 +8,9 @@ export function providerLine(i: number): string {
   const id = String(i).padStart(9, '0');
   const status = i % 50 === 0 ? 'failed' : i % 97 === 0 ? 'pending' : 'ok';
   const settles = i % 2 === 1;
-  return `txn-${id},${settles ? 'bet_result' : 'bet'},player-${String(i % 1000).padStart(5, '0')},GAME-${id},${(i % 10_000) / 100},${status},${settles ? 'settled' : 'open'}\n`;
+  const player = `player-${String(i % 1000).padStart(5, '0')}`;
+  const [event, round] = settles ? ['bet_result', 'settled'] : ['bet', 'open'];
+  return `txn-${id},${event},${player},GAME-${id},${(i % 10_000) / 100},${status},${round}\n`;
 }
 
 /** Writes a provider CSV of `rows` records (streamed: never held whole); `extra` lines are appended. Returns its size in bytes. */
