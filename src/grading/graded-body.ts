@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
 import { jsonExcerpt, ownString } from '../json-excerpt.js';
 
 /*
@@ -15,8 +16,8 @@ import { jsonExcerpt, ownString } from '../json-excerpt.js';
 export const BODY_EXCERPT_CHARS = 600;
 /** Fields (top level and under data) whose digests are kept; a body with more keeps none (only the whole digest). */
 export const MAX_FIELDS = 48;
-/** Hex digits of a field's digest (48 bits: for naming what changed, not for deciding it). */
-const FIELD_DIGEST_HEX = 12;
+/** A body up to this long is written whole, then cut (the native JSON.stringify, no replacer). */
+const QUICK_EXCERPT_CHARS = 16 * 1024;
 /** Characters of a field's name kept (a caller may send any name). */
 const MAX_FIELD_NAME = 64;
 /** A stake longer than this is kept as its digest. */
@@ -25,8 +26,8 @@ const STAKE_CHARS = 256;
 export interface GradedBody {
   /** SHA-256 (hex) of the body without its timestamp, keys in a stable order: resends compare by it. */
   sha256: string;
-  /** Per field ("feedback_data", "data.total_bet_amount"…, timestamp aside), a short digest of its value. */
-  fields?: Record<string, string>;
+  /** Per field ("feedback_data", "data.total_bet_amount"…, timestamp aside): its JSON when short, else a quick hash of it. */
+  fields?: Record<string, string | number | boolean | null>;
   /** Currency, totals and the bets' types and amounts (sorted): the same stake under another transaction_id. */
   stake: string;
   /** The start of the body's JSON, at most BODY_EXCERPT_CHARS (with the total length when cut). */
@@ -40,42 +41,46 @@ const record = (v: unknown): Record<string, unknown> | undefined =>
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/**
- * SHA-256 of a JSON value, keys in sorted order, fed piece by piece: never the value's JSON text as
- * one string (a 1 MiB body would be copied once more). Unambiguous: strings carry their length.
- */
-function digestOf(value: unknown, skipTopKey?: string): string {
-  const hash = createHash('sha256');
-  const feed = (v: unknown, skip?: string): void => {
-    if (typeof v === 'string') hash.update(`s${v.length}:`).update(v);
-    else if (typeof v === 'number' || typeof v === 'boolean') hash.update(`${typeof v === 'number' ? 'n' : 'b'}${String(v)};`);
-    else if (v === null) hash.update('z');
-    else if (Array.isArray(v)) {
-      hash.update('[');
-      for (const item of v) feed(item);
-      hash.update(']');
-    } else if (typeof v === 'object') {
-      hash.update('{');
-      for (const k of Object.keys(v).sort()) {
-        if (k === skip) continue;
-        hash.update(`k${k.length}:`).update(k);
-        feed((v as Record<string, unknown>)[k]);
-      }
-      hash.update('}');
-    } else hash.update('u');
-  };
-  feed(value, skipTopKey);
-  return hash.digest('hex');
+/** SHA-256 of the body's JSON text, keys in a stable order, timestamp aside. */
+function digestOf(body: unknown, object: Record<string, unknown> | undefined): string {
+  let rest = body;
+  if (object && 'timestamp' in object) {
+    const { timestamp: _ignored, ...others } = object;
+    rest = others;
+  }
+  return sha256(stringify(rest) ?? 'undefined');
 }
 
-function fieldDigests(body: Record<string, unknown>): Record<string, string> | undefined {
+/** A field's value kept as its JSON text up to this length; a longer one as a short hash of it. */
+const FIELD_TEXT_CHARS = 40;
+
+/** A quick 64-bit hash (two FNV-1a lanes; `#` first, so it never equals a short string kept as it is), for naming the fields that changed: never for deciding it. */
+function quickHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 16777619);
+    b = Math.imul(b ^ c, 2246822519);
+  }
+  return `#${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
+}
+
+/** A field's mark: a short scalar as it is (no work), a long string or an object as a quick hash of its JSON. */
+function fieldMark(value: unknown): string | number | boolean | null {
+  if (typeof value === 'string') return value.length > FIELD_TEXT_CHARS ? quickHash(value) : value;
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+  return quickHash(stringify(value) ?? 'undefined'); // keys in a stable order
+}
+
+function fieldDigests(body: Record<string, unknown>): GradedBody['fields'] {
   const data = record(body.data);
   const count = Object.keys(body).length + (data ? Object.keys(data).length : 0);
   if (count > MAX_FIELDS) return undefined;
-  const fields: Record<string, string> = {};
+  const fields: NonNullable<GradedBody['fields']> = {};
   const add = (name: string, value: unknown) => {
     const key = name.length <= MAX_FIELD_NAME ? name : `${ownString(name.slice(0, MAX_FIELD_NAME))}…`;
-    fields[key] = digestOf(value).slice(0, FIELD_DIGEST_HEX);
+    fields[key] = fieldMark(value);
   };
   for (const [k, v] of Object.entries(body)) {
     if (k === 'timestamp') continue;
@@ -95,24 +100,30 @@ function stakeOf(body: Record<string, unknown> | undefined): string {
     })
     .sort();
   const text = JSON.stringify([data.currency, data.total_bet_amount, data.total_winloss, items]);
-  return text.length <= STAKE_CHARS ? ownString(text) : `sha256:${sha256(text)}`;
+  return text.length <= STAKE_CHARS ? text : `sha256:${sha256(text)}`;
 }
 
-function excerptOf(body: unknown, chars: number): string {
-  const { text, cut } = jsonExcerpt(body, BODY_EXCERPT_CHARS);
-  return cut ? ownString(`${text}… (${chars || 'more'} characters)`) : text;
+function excerptOf(body: unknown, chars: number, raw?: string): string {
+  // The text as received when the route has it: no JSON to write (a string of its own when cut).
+  if (raw !== undefined)
+    return raw.length <= BODY_EXCERPT_CHARS ? raw : ownString(`${raw.slice(0, BODY_EXCERPT_CHARS)}… (${raw.length} characters)`);
+  const { text, cut } = jsonExcerpt(body, BODY_EXCERPT_CHARS, chars > 0 && chars <= QUICK_EXCERPT_CHARS);
+  return cut ? ownString(`${text}…${chars ? ` (${chars} characters)` : ''}`) : text;
 }
 
 /** The body as grading keeps it: `body` graded, or kept as it is when it is already (a resend folded again). */
 export const asGraded = (body: unknown): GradedBody => (isGraded(body) ? body : gradedBody(body, 0));
 
-/** The body as grading keeps it. `chars`: the length of the body's text as received (0: unknown). */
-export function gradedBody(body: unknown, chars: number): GradedBody {
+/**
+ * The body as grading keeps it. `chars`: the length of the body's text as received (0: unknown);
+ * `raw`: that text, when the caller still has it (the excerpt is then cut from it).
+ */
+export function gradedBody(body: unknown, chars: number, raw?: string): GradedBody {
   const object = record(body);
   const graded: GradedBody = {
-    sha256: digestOf(body, object ? 'timestamp' : undefined),
+    sha256: digestOf(body, object),
     stake: stakeOf(object),
-    excerpt: excerptOf(body, chars),
+    excerpt: excerptOf(body, chars, raw),
     characters: chars,
   };
   const fields = object ? fieldDigests(object) : undefined;
@@ -133,3 +144,6 @@ export function differingFields(a: GradedBody, b: GradedBody): string[] | undefi
   for (const k of new Set([...Object.keys(a.fields), ...Object.keys(b.fields)])) if (a.fields[k] !== b.fields[k]) out.push(k);
   return out;
 }
+
+/** The request's body text as received (the callback route reads every body as a string). */
+export const rawBody = (request: { body?: unknown }): string | undefined => (typeof request.body === 'string' ? request.body : undefined);
