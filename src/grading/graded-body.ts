@@ -54,7 +54,7 @@ function digestOf(body: unknown, object: Record<string, unknown> | undefined): s
 /** A field's value kept as its JSON text up to this length; a longer one as a short hash of it. */
 const FIELD_TEXT_CHARS = 40;
 
-/** A quick 64-bit hash (two FNV-1a lanes; `#` first, so it never equals a short string kept as it is), for naming the fields that changed: never for deciding it. */
+/** A quick 64-bit hash (two FNV-1a lanes), for naming the fields that changed: never for deciding it. */
 function quickHash(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ text.length;
