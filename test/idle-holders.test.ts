@@ -84,7 +84,7 @@ function idleHolder(port: number, count: number, trickleMs = 0): Attack {
 }
 
 const until = async (ok: () => boolean, ms: number) => {
-  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+  for (const end = Date.now() + ms; !ok() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
 };
 
 for (const trickleMs of [0, 200]) {
@@ -115,9 +115,15 @@ for (const trickleMs of [0, 200]) {
     const others = [...new Set(codes.filter((c) => c !== 'R0'))];
     t.comment(`${answered}/100 honest logins answered; the attacker opened ${during} connections meanwhile`);
     t.ok(during >= 60, `the attack went on throughout (${during} attacker connections during the logins)`);
-    t.ok(answered >= 90, `${answered} of 100 honest logins on fresh connections answered R0 (at least 90%); others: ${others.join(', ') || 'none'}`);
+    t.ok(
+      answered >= 90,
+      `${answered} of 100 honest logins on fresh connections answered R0 (at least 90%); others: ${others.join(', ') || 'none'}`,
+    );
     // The pool opens a new connection when its idle one was closed: a callback on it is answered.
-    t.ok(pooledCodes.filter((c) => c === 'R0').length >= pooledCodes.length - 1, `the pooled client's callbacks: ${pooledCodes.join(', ')}`);
+    t.ok(
+      pooledCodes.filter((c) => c === 'R0').length >= pooledCodes.length - 1,
+      `the pooled client's callbacks: ${pooledCodes.join(', ')}`,
+    );
     t.equal(await honest(sim.url), 'R0', 'after the attack a fresh connection is served');
   });
 }
@@ -126,7 +132,10 @@ t.test('at the cap, only idle connections make room; a connection awaiting its r
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-idle-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'scenario.json');
-  writeFileSync(file, JSON.stringify({ ...TEST_SCENARIO, rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 3000 } }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ ...TEST_SCENARIO, rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 3000 } }] }),
+  );
   // In this process, so that the test reads the players without a connection (sim.players() is injected).
   const sim = await startSimulator({ maxConnections: 4, scenario: file });
   t.teardown(() => sim.close());

@@ -46,7 +46,11 @@ t.test('SIGTERM with an open event stream: the stream ends and the process exits
   t.ok(ran, `exited within ${BOUND_MS} ms of SIGTERM (took ${Date.now() - signalled} ms; the grace is ${GRACE_MS} ms)`);
   t.equal(ran?.code, 0, 'exit 0');
   for (const s of streams) t.match(await s.ended, /: wallet-sim is shutting down/, 'the listener sees the stream end');
-  t.match(ran?.stderr, /closing: event streams \(GET \/admin\/events\) end now; requests in flight are answered/, 'the log says what it waits for');
+  t.match(
+    ran?.stderr,
+    /closing: event streams \(GET \/admin\/events\) end now; requests in flight are answered/,
+    'the log says what it waits for',
+  );
   t.notMatch(ran?.stderr, /still unanswered|delay_ms/, 'no connection cut, delay_ms not blamed');
   t.match(ran?.stdout, /shutdown: event streams ended/, 'the log names the streams ended');
 });

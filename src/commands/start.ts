@@ -123,7 +123,11 @@ export function startCommand(): Command {
         .argParser(int(0, 2 ** 31 - 1)),
     )
     .addOption(
-      opt('--max-connections <n>', 'beyond this many, a new connection closes the one stalled the longest, or is closed', 'MAX_CONNECTIONS')
+      opt(
+        '--max-connections <n>',
+        'beyond this many, a new connection closes the one stalled (else idle) the longest, or is closed',
+        'MAX_CONNECTIONS',
+      )
         .default(DEFAULT_LIMITS.maxConnections)
         .argParser(int(1, 1_000_000)),
     )

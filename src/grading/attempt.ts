@@ -2,6 +2,7 @@ import { roundKey } from '../backends/change.js';
 import type { RoundEffect } from '../events/event.js';
 import { eventNamed } from '../events/index.js';
 import type { EntryHeaders } from '../journal/journal.js';
+import { gradedBody } from './graded-body.js';
 
 /**
  * What the provider learnt from one attempt:
@@ -35,7 +36,7 @@ export interface Arrival {
   game?: string;
   /** data.total_bet_amount of a bet or bet_result. */
   total?: number;
-  /** The request body, for comparing resends (timestamp aside). */
+  /** The request body as grading keeps it (a GradedBody: src/grading/graded-body.ts), for comparing resends (timestamp aside). */
   body: unknown;
   /** The wallet applied it or replayed it (its code was R0), whatever the provider saw. */
   applied: boolean;
@@ -159,9 +160,11 @@ export function arrivalOf(e: {
   const { transaction_id: tx, event_type: event, user_id: user } = e;
   if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) return undefined;
   const data = record(record(e.request.body)?.data);
-  const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body: e.request.body, applied: e.code === 'R0' };
+  // Kept as the live path keeps it (src/grading/graded-body.ts), never whole.
+  const body = gradedBody(e.request.body, 0);
+  const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body, applied: e.code === 'R0' };
   if (typeof data?.game_no === 'string') arrival.game = data.game_no;
   if (typeof data?.total_bet_amount === 'number') arrival.total = data.total_bet_amount;
-  arrival.source = { request: e.request, reply: e.reply };
+  arrival.source = { request: { headers: e.request.headers, body }, reply: e.reply };
   return arrival;
 }

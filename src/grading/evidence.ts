@@ -1,5 +1,6 @@
 import type { ReportEvidence } from '../protocol/types.generated.js';
 import type { Attempt } from './attempt.js';
+import { isGraded } from './graded-body.js';
 
 /** Characters kept of a request's or a reply's JSON in a violation's evidence. */
 export const EXCERPT_CHARS = 2000;
@@ -23,7 +24,11 @@ export function excerptOf(a: Attempt): ReportEvidence {
   const e: ReportEvidence = { journal_id: a.id, received_at: new Date(a.at).toISOString() };
   if (a.end !== undefined) e.replied_at = new Date(a.end).toISOString();
   if (a.source) {
-    e.request = cut(json({ headers: a.source.request.headers, body: a.source.request.body }));
+    const body = a.source.request.body;
+    // A graded body is kept as an excerpt of its JSON text: shown as the JSON it is, not as a string.
+    e.request = isGraded(body)
+      ? cut(`{"headers":${json(a.source.request.headers)},"body":${body.excerpt}}`)
+      : cut(json({ headers: a.source.request.headers, body }));
     e.reply = cut(json({ status: a.source.reply.status, body: a.source.reply.body }));
   }
   return e;

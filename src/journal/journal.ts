@@ -3,6 +3,7 @@ import type { Finding } from '../protocol/findings.js';
 import type { MaskedHeaders } from '../secrets.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
+import { jsonExcerpt, ownString } from '../json-excerpt.js';
 
 export { entryText, textBound } from './entry-text.js';
 
@@ -248,8 +249,9 @@ export function admitInFlight(entry: { request: { body: unknown } }, chars: numb
 /** What a delayed callback's entry keeps of a body the byte bound has no room for. */
 const EXCERPT_CHARS = 1024;
 function heldBackExcerpt(body: unknown, chars: number): string {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return `${text.slice(0, EXCERPT_CHARS)}…(${chars} characters; the rest is not kept: --journal-bytes was held by other delayed callbacks)`;
+  // A string of its own: a slice of the body's text would keep the whole text alive for the delay.
+  const start = typeof body === 'string' ? ownString(body.slice(0, EXCERPT_CHARS)) : jsonExcerpt(body, EXCERPT_CHARS).text;
+  return ownString(`${start}…(${chars} characters; the rest is not kept: --journal-bytes was held by other delayed callbacks)`);
 }
 
 /**

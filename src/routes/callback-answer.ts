@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stringify } from 'safe-stable-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Awaitable } from '../awaitable.js';
 import { type CallbackOutput, handleCallback, unjournalled } from '../callback/handle.js';
@@ -9,6 +7,7 @@ import { isoTime } from '../iso-time.js';
 import type { Simulator } from '../simulator.js';
 import type { GradingFeed } from '../grading/feed.js';
 import { loopLag } from '../grading/loop-lag.js';
+import { gradedBody, rawBody } from '../grading/graded-body.js';
 import type { Finding } from '../protocol/findings.js';
 import type { StoredEntry } from '../journal/journal.js';
 
@@ -36,24 +35,6 @@ function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: numb
     },
     ticket,
   );
-}
-
-/** Bodies longer than this are graded by a digest: grading never holds a large body. */
-const GRADED_BODY_CHARS = 8192;
-
-/**
- * The body as grading keeps it (to compare resends, and as evidence): the parsed body when small; a
- * digest of it without its timestamp otherwise (a resend with the same digest is unchanged).
- */
-function gradedBody(body: unknown, chars: number): unknown {
-  if (chars <= GRADED_BODY_CHARS || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const { timestamp: _ignored, ...rest } = body as Record<string, unknown>;
-  return {
-    body_sha256: createHash('sha256')
-      .update(stringify(rest) ?? '')
-      .digest('hex'),
-    characters: chars,
-  };
 }
 
 const NO_CODES: readonly string[] = [];
@@ -140,7 +121,7 @@ export class Answer {
     let pending: Awaitable<Pending>;
     try {
       // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
-      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars) : undefined;
+      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars, rawBody(this.request)) : undefined;
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
       // The entry is handed over, not copied.
       pending = this.sim.journal.begin(Object.assign(out.entry, { received_at: isoTime(this.arrivedAt) }), this.chars);

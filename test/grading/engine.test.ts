@@ -16,6 +16,10 @@ interface Case {
   ids?: number[];
 }
 const u = 'p1';
+/** 4,000 characters of feedback_data. */
+const FEEDBACK = 'table=BAC07;'.repeat(334).slice(0, 4000);
+/** 300 bets: a body of about 20 KB. */
+const MANY_BETS = Array.from({ length: 300 }, (_, i) => ({ bet_type: i % 2 ? 'P' : 'PP', bet_amount: 1 + (i % 5) }));
 
 const CASES: Case[] = [
   // LOST_REPLY_RETRIED
@@ -160,6 +164,55 @@ const CASES: Case[] = [
     journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { ms: null, data: { table_no: 'T2' } })],
   },
   { check: 'RETRY_UNCHANGED', name: 'nothing resent', status: 'not_exercised', now: 10 * S, journal: [bet(u, 'b1', 0)] },
+  // Grading keeps digests, not bodies (issue 35, item 10): large bodies are judged exactly all the same.
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend of a 4 KB feedback_data, identical',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true, extra: { feedback_data: FEEDBACK } }), bet(u, 'b1', S, { extra: { feedback_data: FEEDBACK } })],
+  },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend of a 4 KB feedback_data, its last character changed',
+    status: 'fail',
+    now: 10 * S,
+    journal: [
+      bet(u, 'b1', 0, { drop: true, extra: { feedback_data: FEEDBACK } }),
+      bet(u, 'b1', S, { extra: { feedback_data: `${FEEDBACK.slice(0, -1)}!` } }),
+    ],
+    ids: [1, 2],
+  },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend of 300 bets (20 KB), identical but for key order and timestamp',
+    status: 'pass',
+    now: 10 * S,
+    journal: [
+      bet(u, 'b1', 0, { drop: true, data: { bets: MANY_BETS } }),
+      bet(u, 'b1', S, {
+        data: { bets: MANY_BETS.map((b) => ({ bet_amount: b.bet_amount, bet_type: b.bet_type })) },
+        extra: { timestamp: 1 },
+      }),
+    ],
+  },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend of 300 bets (20 KB), one amount changed',
+    status: 'fail',
+    now: 10 * S,
+    journal: [
+      bet(u, 'b1', 0, { drop: true, data: { bets: MANY_BETS } }),
+      bet(u, 'b1', S, { data: { bets: MANY_BETS.map((b, i) => (i === 150 ? { ...b, bet_amount: 2 } : b)) } }),
+    ],
+  },
+  {
+    check: 'RETRY_UNCHANGED',
+    name: 'resend with one field more',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { extra: { note: 'x' } })],
+  },
 
   // FAILED_SETTLEMENT_RETRIED
   {
@@ -220,6 +273,23 @@ const CASES: Case[] = [
     status: 'fail',
     now: 10 * S,
     journal: [login(u, 'l1', 0, { code: 'R2' }), login(u, 'l1', S)],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: '300 bets refused R4, the same 300 sent again under a new transaction_id',
+    status: 'fail',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4', balance: 5, data: { bets: MANY_BETS } }), bet(u, 'b2', S, { data: { bets: MANY_BETS } })],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: '300 bets refused R4, then 300 with one type changed',
+    status: 'pass',
+    now: 10 * S,
+    journal: [
+      bet(u, 'b1', 0, { code: 'R4', balance: 5, data: { bets: MANY_BETS } }),
+      bet(u, 'b2', S, { data: { bets: MANY_BETS.map((b, i) => (i === 7 ? { ...b, bet_type: 'B' } : b)) } }),
+    ],
   },
   {
     check: 'NO_RETRY_AFTER_REFUSAL',

@@ -55,10 +55,15 @@ if (redis) {
       after.push({ memory: await usedMemory(), keys: total(sizes), gradingKeys: grading.reduce((a, [, v]) => a + v, 0) });
     }
     t.comment(`one session's grading stream: ${sessionStream} bytes (MEMORY USAGE)`);
-    t.comment(`after each reset: ${after.map((a) => `${(a.memory / 1e6).toFixed(1)} MB / keys ${(a.keys / 1e6).toFixed(2)} MB`).join(', ')}`);
+    t.comment(
+      `after each reset: ${after.map((a) => `${(a.memory / 1e6).toFixed(1)} MB / keys ${(a.keys / 1e6).toFixed(2)} MB`).join(', ')}`,
+    );
     t.ok(sessionStream > 200_000, 'the traffic is large enough to show growth');
     const [second, last] = [after[1]!, after.at(-1)!];
-    t.ok(last.memory - second.memory < sessionStream, `used_memory grew ${last.memory - second.memory} bytes over 8 resets (a session's stream: ${sessionStream})`);
+    t.ok(
+      last.memory - second.memory < sessionStream,
+      `used_memory grew ${last.memory - second.memory} bytes over 8 resets (a session's stream: ${sessionStream})`,
+    );
     t.ok(last.keys - second.keys < sessionStream / 4, `the prefix's keys grew ${last.keys - second.keys} bytes over 8 resets`);
     t.ok(last.gradingKeys < sessionStream / 4, `finished sessions' streams hold ${last.gradingKeys} bytes in all`);
     const ttls = await Promise.all(

@@ -11,6 +11,8 @@ export const MAX_STREAM_EVENTS = 200_000;
 /** How long a report waits for events other processes are still writing (their callbacks in flight). */
 export const SHARED_LAG_MS = 1000;
 const BLOCK_MS = 1000;
+/** How long a finished session's (emptied) stream stays for its callbacks still in flight: above the longest delay_ms. */
+const FINISHED_TTL_S = 3600;
 
 /** One grading event as the stream carries it. */
 type Event =
@@ -91,11 +93,34 @@ export class SharedGrading implements Grading {
   /** Begins a new session for every process (a reset). */
   async begin(keepLogins: boolean): Promise<void> {
     const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString(), keep_logins: keepLogins };
-    const old = this.session.info.id;
-    await this.client.set(this.sessionKey, JSON.stringify(doc));
+    const mine = this.session.info.id;
+    // GET and SET in one transaction (SET … GET needs Redis 6.2).
+    const replies = await this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc)).exec();
+    const previous = replies?.[0]?.[1] as string | null | undefined;
     this.switchTo(doc);
-    // Callbacks of the old session still in flight write there; nobody reads it after a while.
-    await this.client.expire(this.streamKey(old), 3600).catch(() => 0);
+    // The session Redis held (another process may have begun it) and the one this process graded.
+    const old = new Set([mine]);
+    try {
+      if (previous) old.add((JSON.parse(previous) as SessionDoc).id);
+    } catch {
+      // Not a document of ours: this process's own session is emptied all the same.
+    }
+    await this.finish([...old]).catch(() => undefined);
+  }
+
+  /**
+   * Empties finished sessions' streams. No report reads a finished session, and a stream kept each
+   * reset grew Redis by a whole session of events (request bodies included) per reset. The key is
+   * left as an empty stream that expires: callbacks of the old session still in flight (their
+   * reply delayed) add their last events to it, a few at most, gone within FINISHED_TTL_S.
+   */
+  private finish(ids: readonly string[]): Promise<unknown> {
+    const multi = this.client.multi();
+    for (const id of ids) {
+      // Written and trimmed at once: the key exists (with its time to live) even if the session had no events.
+      multi.xadd(this.streamKey(id), 'MAXLEN', '0', '*', 'e', 'finished').expire(this.streamKey(id), FINISHED_TTL_S);
+    }
+    return multi.exec();
   }
 
   /** The scenario's thresholds changed (without a reset): the session grades with them from now. */

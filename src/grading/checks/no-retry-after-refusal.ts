@@ -1,23 +1,12 @@
 import { marked, mark } from '../model.js';
 import { type Attempt, DEFINITE, describe, movesMoney, seconds } from '../attempt.js';
 import type { Grader, Reducer } from '../grader.js';
+import { asGraded } from '../graded-body.js';
 
 const ID = 'NO_RETRY_AFTER_REFUSAL';
 
-const record = (v: unknown): Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-
-/** What makes two bets (or settlements) the same but for their ids and timestamp: player, round and amounts. */
-function sameBody(a: Attempt): string {
-  const data = record(record(a.body).data);
-  const items = (Array.isArray(data.bets) ? data.bets : Array.isArray(data.bet_results) ? data.bet_results : [])
-    .map((b) => {
-      const r = record(b);
-      return JSON.stringify([r.bet_type, r.bet_amount, r.winloss]);
-    })
-    .sort();
-  return JSON.stringify([a.user, a.event, a.game, data.currency, data.total_bet_amount, data.total_winloss, items]);
-}
+/** What makes two bets (or settlements) the same but for their ids and timestamp: player, round and stake (amounts). */
+const sameBody = (a: Attempt): string => JSON.stringify([a.user, a.event, a.game, asGraded(a.body).stake]);
 
 /**
  * Refusals of a bet or bet_result still inside retry_window_s: by event and round, then by what

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+import { jsonExcerpt, ownString } from '../json-excerpt.js';
+
+/*
+ * What grading keeps of a request body, per attempt, for as long as the session lasts: never the
+ * body itself. Bodies used to be kept whole up to 8 KiB, so 4 KB of feedback_data per callback held
+ * the heap near 620 MB. What the checks need of a body is small:
+ * - RETRY_UNCHANGED: whether a resend is the same body, timestamp aside (the digest, exact), and
+ *   which fields changed when it is not (a short digest per field);
+ * - NO_RETRY_AFTER_REFUSAL: what makes two bets or settlements the same but for their ids (`stake`);
+ * - a violation's evidence: the request as it came (a bounded excerpt of its JSON).
+ */
+
+/** Characters of the body's JSON kept as evidence. */
+export const BODY_EXCERPT_CHARS = 600;
+/** Fields (top level and under data) whose digests are kept; a body with more keeps none (only the whole digest). */
+export const MAX_FIELDS = 48;
+/** A body up to this long is written whole, then cut (the native JSON.stringify, no replacer). */
+const QUICK_EXCERPT_CHARS = 16 * 1024;
+/** Characters of a field's name kept (a caller may send any name). */
+const MAX_FIELD_NAME = 64;
+/** A stake longer than this is kept as its digest. */
+const STAKE_CHARS = 256;
+
+export interface GradedBody {
+  /** SHA-256 (hex) of the body without its timestamp, keys in a stable order: resends compare by it. */
+  sha256: string;
+  /** Per field ("feedback_data", "data.total_bet_amount"…, timestamp aside): its JSON when short, else a quick hash of it. */
+  fields?: Record<string, string | number | boolean | null>;
+  /** Currency, totals and the bets' types and amounts (sorted): the same stake under another transaction_id. */
+  stake: string;
+  /** The start of the body's JSON, at most BODY_EXCERPT_CHARS (with the total length when cut). */
+  excerpt: string;
+  /** Characters of the body as received. */
+  characters: number;
+}
+
+const record = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** SHA-256 of the body's JSON text, keys in a stable order, timestamp aside. */
+function digestOf(body: unknown, object: Record<string, unknown> | undefined): string {
+  let rest = body;
+  if (object && 'timestamp' in object) {
+    const { timestamp: _ignored, ...others } = object;
+    rest = others;
+  }
+  return sha256(stringify(rest) ?? 'undefined');
+}
+
+/** A field's value kept as its JSON text up to this length; a longer one as a short hash of it. */
+const FIELD_TEXT_CHARS = 40;
+
+/** A quick 64-bit hash (two FNV-1a lanes), for naming the fields that changed: never for deciding it. */
+function quickHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 16777619);
+    b = Math.imul(b ^ c, 2246822519);
+  }
+  return `#${(a >>> 0).toString(16)}${(b >>> 0).toString(16)}`;
+}
+
+/** A field's mark: a short scalar as it is (no work), a long string or an object as a quick hash of its JSON. */
+function fieldMark(value: unknown): string | number | boolean | null {
+  if (typeof value === 'string') return value.length > FIELD_TEXT_CHARS ? quickHash(value) : value;
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+  return quickHash(stringify(value) ?? 'undefined'); // keys in a stable order
+}
+
+function fieldDigests(body: Record<string, unknown>): GradedBody['fields'] {
+  const data = record(body.data);
+  const count = Object.keys(body).length + (data ? Object.keys(data).length : 0);
+  if (count > MAX_FIELDS) return undefined;
+  const fields: NonNullable<GradedBody['fields']> = {};
+  const add = (name: string, value: unknown) => {
+    const key = name.length <= MAX_FIELD_NAME ? name : `${ownString(name.slice(0, MAX_FIELD_NAME))}…`;
+    fields[key] = fieldMark(value);
+  };
+  for (const [k, v] of Object.entries(body)) {
+    if (k === 'timestamp') continue;
+    if (k === 'data' && data) for (const [d, dv] of Object.entries(data)) add(`data.${d}`, dv);
+    else add(k, v);
+  }
+  return fields;
+}
+
+/** What makes two bets (or settlements) the same but for ids and timestamp: currency, totals, bets' types and amounts. */
+function stakeOf(body: Record<string, unknown> | undefined): string {
+  const data = record(body?.data) ?? {};
+  const items = (Array.isArray(data.bets) ? data.bets : Array.isArray(data.bet_results) ? data.bet_results : [])
+    .map((b) => {
+      const r = record(b) ?? {};
+      return JSON.stringify([r.bet_type, r.bet_amount, r.winloss]);
+    })
+    .sort();
+  const text = JSON.stringify([data.currency, data.total_bet_amount, data.total_winloss, items]);
+  return text.length <= STAKE_CHARS ? text : `sha256:${sha256(text)}`;
+}
+
+function excerptOf(body: unknown, chars: number, raw?: string): string {
+  // The text as received when the route has it: no JSON to write (a string of its own when cut).
+  if (raw !== undefined)
+    return raw.length <= BODY_EXCERPT_CHARS ? raw : ownString(`${raw.slice(0, BODY_EXCERPT_CHARS)}… (${raw.length} characters)`);
+  const { text, cut } = jsonExcerpt(body, BODY_EXCERPT_CHARS, chars > 0 && chars <= QUICK_EXCERPT_CHARS);
+  return cut ? ownString(`${text}…${chars ? ` (${chars} characters)` : ''}`) : text;
+}
+
+/** The body as grading keeps it: `body` graded, or kept as it is when it is already (a resend folded again). */
+export const asGraded = (body: unknown): GradedBody => (isGraded(body) ? body : gradedBody(body, 0));
+
+/**
+ * The body as grading keeps it. `chars`: the length of the body's text as received (0: unknown);
+ * `raw`: that text, when the caller still has it (the excerpt is then cut from it).
+ */
+export function gradedBody(body: unknown, chars: number, raw?: string): GradedBody {
+  const object = record(body);
+  const graded: GradedBody = {
+    sha256: digestOf(body, object),
+    stake: stakeOf(object),
+    excerpt: excerptOf(body, chars, raw),
+    characters: chars,
+  };
+  const fields = object ? fieldDigests(object) : undefined;
+  if (fields) graded.fields = fields;
+  return graded;
+}
+
+/** A body grading kept (a GradedBody), as opposed to a whole one. */
+export function isGraded(body: unknown): body is GradedBody {
+  const r = record(body);
+  return typeof r?.sha256 === 'string' && typeof r.excerpt === 'string' && typeof r.stake === 'string';
+}
+
+/** The fields two graded bodies differ in (undefined when either kept no field digests). */
+export function differingFields(a: GradedBody, b: GradedBody): string[] | undefined {
+  if (!a.fields || !b.fields) return undefined;
+  const out: string[] = [];
+  for (const k of new Set([...Object.keys(a.fields), ...Object.keys(b.fields)])) if (a.fields[k] !== b.fields[k]) out.push(k);
+  return out;
+}
+
+/** The request's body text as received (the callback route reads every body as a string). */
+export const rawBody = (request: { body?: unknown }): string | undefined => (typeof request.body === 'string' ? request.body : undefined);
