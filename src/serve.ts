@@ -7,6 +7,22 @@ import { bundledScenarios, resolveScenario } from './paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
 import { Simulator } from './simulator.js';
 import { type Backend, type BackendKind, openBackend } from './backends/index.js';
+import { checkProxyable } from './scenario/proxy-check.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './wallet/upstream-wallet.js';
+
+/** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
+function upstreamProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `--upstream ${JSON.stringify(url)} is not a URL; give the operator wallet's callback URL, e.g. --upstream http://wallet.staging:8080/callback`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `--upstream ${JSON.stringify(url)} must be an http:// or https:// URL (the operator wallet's callback URL)`;
+  if (parsed.username || parsed.password) return '--upstream must not carry credentials in the URL; the provider\'s Api-Id/Api-Key headers are forwarded as sent';
+  return undefined;
+}
 
 /*
  * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store
@@ -37,6 +53,10 @@ export interface ServeOptions extends ServerLimits {
   bodyLimit: number;
   /** --seed: the seed of the rules' probability draws. */
   seed?: number;
+  /** --upstream: proxy mode, the operator wallet's callback URL. */
+  upstream?: string;
+  /** --upstream-timeout-ms: an upstream reply not read whole within this is no reply. */
+  upstreamTimeoutMs?: number;
 }
 
 /** A start that cannot go on; the message says what to do. */
@@ -67,8 +87,14 @@ export function checkOptions(o: ServeOptions): Checked {
   } catch (e) {
     throw new StartFailure(MESSAGES.OPTION_INVALID((e as Error).message));
   }
+  if (o.upstream !== undefined) {
+    const problem = upstreamProblem(o.upstream);
+    if (problem) throw new StartFailure(MESSAGES.OPTION_INVALID(problem));
+  }
   try {
-    return { file, scenario: loadScenarioFile(file), cors };
+    const scenario = loadScenarioFile(file);
+    if (o.upstream !== undefined) checkProxyable(scenario, file);
+    return { file, scenario, cors };
   } catch (e) {
     if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
     throw e;
@@ -88,7 +114,8 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
   let backend, sim;
   try {
     backend = await openBackend(o.store, o);
-    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed });
+    const upstream = o.upstream === undefined ? undefined : { url: o.upstream, timeoutMs: o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
+    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed, upstream });
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
     await backend?.close().catch(() => undefined);

@@ -10,6 +10,7 @@ import { topLevelNumberTexts } from '../probe/raw-json.js';
 import { CODES, type Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
+import { maskedHeaders } from '../secrets.js';
 import type { WalletConfig } from './decide.js';
 import type { Outcome, Relayed, UpstreamLeg, Wallet, WalletCall } from './port.js';
 
@@ -128,7 +129,7 @@ export class UpstreamWallet implements Wallet {
       return { relayed, upstream: leg };
     }
     leg.status = relayed.status;
-    leg.headers = relayed.headers;
+    leg.headers = maskedHeaders(relayed.headers);
     const reported = readReply(relayed.text);
     leg.body = reported.body;
     const outcome: Outcome = { code: reported.code, balance: reported.balance, relayed, upstream: leg };
