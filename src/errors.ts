@@ -61,7 +61,7 @@ export const API_ERRORS = {
     status: 409,
     message: (upstream: string) =>
       `wallet-sim is proxying to ${upstream} (--upstream): balances live in the upstream wallet, which wallet-sim does not write; ` +
-      'set the test player\'s balance in the upstream wallet (GET /admin/players lists the balances it last reported)',
+      "set the test player's balance in the upstream wallet (GET /admin/players lists the balances it last reported)",
   },
   BODY_TOO_LARGE: {
     status: 413,

@@ -20,7 +20,8 @@ function upstreamProblem(url: string): string | undefined {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     return `--upstream ${JSON.stringify(url)} must be an http:// or https:// URL (the operator wallet's callback URL)`;
-  if (parsed.username || parsed.password) return '--upstream must not carry credentials in the URL; the provider\'s Api-Id/Api-Key headers are forwarded as sent';
+  if (parsed.username || parsed.password)
+    return "--upstream must not carry credentials in the URL; the provider's Api-Id/Api-Key headers are forwarded as sent";
   return undefined;
 }
 
@@ -114,7 +115,8 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
   let backend, sim;
   try {
     backend = await openBackend(o.store, o);
-    const upstream = o.upstream === undefined ? undefined : { url: o.upstream, timeoutMs: o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
+    const upstream =
+      o.upstream === undefined ? undefined : { url: o.upstream, timeoutMs: o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
     sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed, upstream });
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.

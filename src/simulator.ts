@@ -157,11 +157,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     // shown by GET /admin/scenario and shared with the processes of a Redis store.
     const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
     let sim: Simulator | undefined;
-    const active = await backend.join(
-      scenario.source,
-      options.upstream ? [] : seed(scenario, () => undefined),
-      (doc) => sim?.adopt(doc),
-    );
+    const active = await backend.join(scenario.source, options.upstream ? [] : seed(scenario, () => undefined), (doc) => sim?.adopt(doc));
     sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options);
     const opened = sim;
     sim.gradings = await backend.grading(sim.scenario.grading, () => opened.seed);

@@ -39,7 +39,7 @@ export function handleCallback(sim: Simulator, input: CallbackInput): Awaitable<
 }
 
 /** A rule's effects on the reply, read once per callback. */
-interface Applied {
+export interface Applied {
   outcome: Outcome;
   rule?: Fired;
 }
@@ -49,7 +49,7 @@ interface Applied {
  * against the rules; any other goes to the wallet as it is (the local one refuses it, an upstream
  * gets it forwarded: it must refuse it itself).
  */
-function processCallback(sim: Simulator, input: CallbackInput, intake: Intake): Awaitable<Applied> {
+export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake): Awaitable<Applied> {
   if (!intake.authenticated) return andThen(sim.wallet.apply({ input, intake }), (outcome) => ({ outcome }));
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
@@ -75,7 +75,7 @@ function processCallback(sim: Simulator, input: CallbackInput, intake: Intake): 
   }
 }
 
-function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule }: Applied): CallbackOutput {
+export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule }: Applied): CallbackOutput {
   const decided = outcome.decision?.findings;
   const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
   const { user_id, event_type } = intake.echo;
@@ -97,7 +97,8 @@ function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome
   if (relayed) {
     // The upstream's reply as it came, unless a rule replaces its body or status.
     headers = relayed.kind === 'reply' ? relayed.headers : {};
-    reply = then?.body !== undefined ? rawReply(then.body) : relayed.kind === 'reply' ? parsedReply(relayed.text) : { text: '', body: null };
+    reply =
+      then?.body !== undefined ? rawReply(then.body) : relayed.kind === 'reply' ? parsedReply(relayed.text) : { text: '', body: null };
   } else {
     headers = replyHeadersFor(sim, input, event_type, reason);
     built = then?.body === undefined ? buildReply(code ?? 'R1', event_type ?? '', user_id ?? '', latest) : undefined;

@@ -185,7 +185,11 @@ export function startCommand(): Command {
       ),
     )
     .addOption(
-      opt('--upstream-timeout-ms <ms>', "with --upstream: an upstream reply not read whole within this is none (the provider's connection is closed)", 'UPSTREAM_TIMEOUT_MS')
+      opt(
+        '--upstream-timeout-ms <ms>',
+        "with --upstream: an upstream reply not read whole within this is none (the provider's connection is closed)",
+        'UPSTREAM_TIMEOUT_MS',
+      )
         .default(DEFAULT_UPSTREAM_TIMEOUT_MS)
         .argParser(int(1, 2 ** 31 - 1)),
     )

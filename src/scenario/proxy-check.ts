@@ -16,7 +16,7 @@ export function checkProxyable(scenario: ActiveScenario | Scenario, source: stri
           {
             pointer: `/rules/${i}/then/set_balance`,
             message:
-              'cannot be used in proxy mode (--upstream): balances live in the upstream wallet, which wallet-sim does not write; remove set_balance and set the test player\'s balance in the upstream wallet',
+              "cannot be used in proxy mode (--upstream): balances live in the upstream wallet, which wallet-sim does not write; remove set_balance and set the test player's balance in the upstream wallet",
           },
         ],
   );

@@ -46,9 +46,7 @@ export interface Outcome {
 }
 
 /** An upstream's answer: an HTTP reply as it came, or none (the provider's connection is then closed). */
-export type Relayed =
-  | { kind: 'reply'; status: number; headers: Record<string, string>; text: string }
-  | { kind: 'none'; why: string };
+export type Relayed = { kind: 'reply'; status: number; headers: Record<string, string>; text: string } | { kind: 'none'; why: string };
 
 /** The journal's record of the upstream leg (schemas/journal-entry.schema.json `upstream`). */
 export interface UpstreamLeg {

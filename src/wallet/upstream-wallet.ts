@@ -177,7 +177,8 @@ export function readReply(text: string): { body: unknown; code?: Code; balance?:
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { body };
   const raw = (body as { code?: unknown }).code;
   const code = typeof raw === 'string' && Object.hasOwn(CODES, raw) ? (raw as Code) : undefined;
-  const written = typeof (body as { latest_balance?: unknown }).latest_balance === 'number' ? topLevelNumberTexts(text).get('latest_balance') : undefined;
+  const written =
+    typeof (body as { latest_balance?: unknown }).latest_balance === 'number' ? topLevelNumberTexts(text).get('latest_balance') : undefined;
   let balance: Money | undefined;
   try {
     balance = written === undefined ? undefined : money(written);
@@ -223,6 +224,7 @@ export function reportedChanges(
     balance_after: toJsonNumber(balance),
     applied_at: at,
   });
-  if (settles) changes.push({ op: 'round', user_id: req.user_id, game_no: gameNo, currency, stake: toJsonNumber(stake), bets: [], settled: true });
+  if (settles)
+    changes.push({ op: 'round', user_id: req.user_id, game_no: gameNo, currency, stake: toJsonNumber(stake), bets: [], settled: true });
   return changes;
 }
