@@ -17,6 +17,7 @@ import type { GradingSession } from './grading/session.js';
 import type { GradingFeed } from './grading/feed.js';
 import { LocalWallet } from './wallet/local-wallet.js';
 import type { Wallet } from './wallet/port.js';
+import type { WalletGraderOptions } from './wallet-checks/wallet-grader.js';
 import { type UpstreamOptions, UpstreamWallet } from './wallet/upstream-wallet.js';
 
 export interface SimulatorOptions {
@@ -105,6 +106,12 @@ export class Simulator<J extends JournalStore = JournalStore> {
     this.wallet = options.upstream ? new UpstreamWallet(this, options.upstream) : new LocalWallet(this);
   }
 
+  /** Proxy mode: what the wallet side is graded against (the provider's declared time-out, the credentials it was given). */
+  private get walletGrading(): WalletGraderOptions | undefined {
+    if (!this.options.upstream) return undefined;
+    return { clientTimeoutMs: this.scenario.grading.client_timeout_s * 1000, credentials: this.credentials };
+  }
+
   /** The scenario's players to seed: none in proxy mode (the players are the upstream's, listed once seen). */
   private seedOf(s: ActiveScenario, known: (id: string) => Player | undefined): Change[] {
     return this.options.upstream ? [] : seed(s, known);
@@ -160,7 +167,11 @@ export class Simulator<J extends JournalStore = JournalStore> {
     const active = await backend.join(scenario.source, options.upstream ? [] : seed(scenario, () => undefined), (doc) => sim?.adopt(doc));
     sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options);
     const opened = sim;
-    sim.gradings = await backend.grading(sim.scenario.grading, () => opened.seed);
+    sim.gradings = await backend.grading(
+      sim.scenario.grading,
+      () => opened.seed,
+      () => opened.walletGrading,
+    );
     return sim;
   }
 

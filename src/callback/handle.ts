@@ -1,5 +1,5 @@
 import { andThen, type Awaitable } from '../awaitable.js';
-import { type CallbackInput, type Intake, readCallback } from './read.js';
+import { type CallbackInput, first, type Intake, readCallback } from './read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
 import type { NewEntry } from '../journal/journal.js';
 import type { Code } from '../protocol/codes.js';
@@ -8,6 +8,9 @@ import type { Fired } from '../scenario/rules.js';
 import { MaskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
 import type { Outcome } from '../wallet/port.js';
+import type { RuleThen } from '../protocol/types.generated.js';
+import { provisionalId, type WalletFeed } from '../grading/feed.js';
+import type { WalletAnswer, WalletExchange } from '../wallet-checks/exchange.js';
 
 export type { CallbackInput } from './read.js';
 export { buildReply, headerSafe } from './reply.js';
@@ -23,6 +26,8 @@ export interface CallbackOutput {
   reason?: string;
   /** The caller's credentials were right: only such callbacks are graded. */
   authenticated: boolean;
+  /** Proxy mode: the callback as it went upstream and the upstream's answer, for the wallet-side grading. */
+  wallet?: { sent: WalletExchange; answer: WalletAnswer };
   entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'>;
 }
 
@@ -31,42 +36,58 @@ export interface CallbackOutput {
  * scenario's, for an authenticated, well-formed callback) → wallet (`sim.wallet`: the local ledger
  * or the operator's wallet behind --upstream, src/wallet/port.ts) → respond (the reply and its
  * journal entry). Nothing here throws for bad input. Served from memory, it answers at once; a
- * shared store (Redis) or an upstream answers with a promise.
+ * shared store (Redis) or an upstream answers with a promise. (The pipeline, ./pipeline.ts, runs
+ * these steps and then journals, grades and replies.)
  */
 export function handleCallback(sim: Simulator, input: CallbackInput): Awaitable<CallbackOutput> {
   const intake = readCallback(sim, input);
   return andThen(processCallback(sim, input, intake), (outcome) => respond(sim, input, intake, outcome));
 }
 
-/** A rule's effects on the reply, read once per callback. */
+/** What the wallet did, with the rule that fired and its effects (`then`, read once). */
 export interface Applied {
   outcome: Outcome;
   rule?: Fired;
+  then?: RuleThen;
+  /** Proxy mode: the exchange told to the wallet-side grading when the callback went upstream. */
+  sent?: WalletExchange;
 }
 
 /**
  * The scenario's rule, then the wallet. Only an authenticated, well-formed callback is counted
  * against the rules; any other goes to the wallet as it is (the local one refuses it, an upstream
- * gets it forwarded: it must refuse it itself).
+ * gets it forwarded: it must refuse it itself). `walletFeed` (proxy mode) hears of each callback
+ * going upstream as it goes.
  */
-export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake): Awaitable<Applied> {
-  if (!intake.authenticated) return andThen(sim.wallet.apply({ input, intake }), (outcome) => ({ outcome }));
+export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake, walletFeed?: WalletFeed): Awaitable<Applied> {
+  const toWallet = (rule?: Fired): Awaitable<Applied> => {
+    const then = rule?.rule.then;
+    // A forced code is answered without the wallet's part in it: an upstream never hears of it.
+    const sent = walletFeed && !then?.code ? exchangeOf(input, intake) : undefined;
+    if (sent) walletFeed!.sent(sent);
+    return andThen(sim.wallet.apply({ input, intake, rule }), (outcome) => ({ outcome, rule, then, sent }));
+  };
+  if (!intake.authenticated) return toWallet();
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
   const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
-  if (!request || hasErrors(intake.findings)) return andThen(sim.wallet.apply({ input, intake }), (outcome) => ({ outcome }));
+  if (!request || hasErrors(intake.findings)) return toWallet();
   if (sim.storeFailure) return { outcome: { code: 'R1', failure: `R1: ${sim.storeFailure}` } };
   let rule: Fired | undefined;
-  const failed = (e: unknown): Applied => ({ outcome: { code: 'R1', failure: `R1: ${sim.storeFailure ?? (e as Error).message}` }, rule });
+  const failed = (e: unknown): Applied => ({
+    outcome: { code: 'R1', failure: `R1: ${sim.storeFailure ?? (e as Error).message}` },
+    rule,
+    then: rule?.rule.then,
+  });
   try {
     // Counted here, or in Redis across processes (which may fail like the store).
     const applied = andThen(
       andThen(count, (n) => sim.chooseRule(request, n ?? 1)),
       (fired): Awaitable<Applied> => {
         rule = fired;
-        return andThen(sim.wallet.apply({ input, intake, rule: fired }), (outcome) => ({ outcome, rule: fired }));
+        return toWallet(fired);
       },
     );
     return applied instanceof Promise ? applied.catch(failed) : applied;
@@ -75,11 +96,38 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
   }
 }
 
-export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule }: Applied): CallbackOutput {
+/** A callback going upstream as the wallet-side checks read it; its id provisional until it is journalled. */
+function exchangeOf(input: CallbackInput, intake: Intake): WalletExchange {
+  const header = (name: string) => first(input.headers[name]);
+  const body = intake.body;
+  return {
+    id: provisionalId(),
+    user: intake.echo.user_id,
+    event: intake.echo.event_type,
+    tx: transactionIdOf(body),
+    body: body !== null && typeof body === 'object' ? body : undefined,
+    // wallet-sim's schemas accept it (its credentials are judged apart).
+    valid: intake.request !== undefined && !intake.findings.some((f) => f.severity === 'error' && !f.code.startsWith('CREDENTIALS_')),
+    credentialsOk: intake.authenticated,
+    sentHeaders: { apiId: header('api-id'), apiKey: header('api-key'), callbackUrl: header('callback-url') },
+    sentAt: Date.now(),
+  };
+}
+
+/** What the upstream did with a forwarded callback, as the wallet-side checks read it. */
+function answerOf(outcome: Outcome): WalletAnswer | undefined {
+  const { relayed, upstream } = outcome;
+  if (!relayed || !upstream?.replied_at) return undefined;
+  const at = Date.parse(upstream.replied_at);
+  return relayed.kind === 'none'
+    ? { kind: 'none', at, why: relayed.why }
+    : { kind: 'reply', at, status: relayed.status, headers: relayed.headers, text: relayed.text };
+}
+
+export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule, then, sent }: Applied): CallbackOutput {
   const decided = outcome.decision?.findings;
   const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
   const { user_id, event_type } = intake.echo;
-  const then = rule?.rule.then;
   const relayed = outcome.relayed;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
   const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.balance;
@@ -115,6 +163,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     code,
     reason,
     authenticated: intake.authenticated,
+    wallet: sent && answerOf(outcome) && { sent, answer: answerOf(outcome)! },
     entry: {
       transaction_id: transactionIdOf(intake.body),
       event_type,

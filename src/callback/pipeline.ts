@@ -136,7 +136,7 @@ export class Answer {
     try {
       // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
       const intake = readCallback(this.sim, input);
-      const applied = processCallback(this.sim, input, intake);
+      const applied = processCallback(this.sim, input, intake, this.grader.wallet);
       out =
         applied instanceof Promise ? applied.then((a) => respond(this.sim, input, intake, a)) : respond(this.sim, input, intake, applied);
     } catch (e) {
@@ -178,6 +178,8 @@ export class Answer {
     const { out, grader } = this;
     if (out.authenticated) this.attempt = gradedArrival(grader, this.ticket, pending.id, this.arrivedAt, out, this.graded);
     else grader.settle(this.ticket);
+    // Proxy mode: the upstream's answer grades the operator's wallet, citing the journal entry.
+    if (out.wallet) grader.wallet?.answered(out.wallet.sent.id, { ...out.wallet.sent, id: pending.id }, out.wallet.answer);
     return out.delayMs ? this.delayed(pending) : this.answer(pending);
   }
 

@@ -86,6 +86,23 @@ export class WalletGrader {
     p.inFlight.set(x.id, { overlapped, balanceAtSend: p.balance });
   }
 
+  /**
+   * The exchange sent as `from` is known as `to` from now on: proxy mode sends a callback before its
+   * journal entry (and id) exists, and cites the journal id once it does.
+   */
+  rekey(from: number, to: number): void {
+    const user = this.waiting.get(from);
+    if (user === undefined || from === to) return;
+    this.waiting.delete(from);
+    this.waiting.set(to, user);
+    const flights = this.players.get(user)?.inFlight;
+    const flight = flights?.get(from);
+    if (flight) {
+      flights!.delete(from);
+      flights!.set(to, flight);
+    }
+  }
+
   /** The wallet answered it, or did not (`a.kind === 'none'`). A callback not `sent` first is taken as sent now. */
   answered(x: WalletExchange, a: WalletAnswer): void {
     if (!this.waiting.has(x.id)) this.sent(x);
