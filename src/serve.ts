@@ -7,6 +7,8 @@ import { bundledScenarios, resolveScenario } from './paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
 import { Simulator } from './simulator.js';
 import { type Backend, type BackendKind, openBackend } from './backends/index.js';
+import type { KeyObject } from 'node:crypto';
+import { loadSigner, type Signer, SigningKeyError } from './evidence/signing-key.js';
 import { checkProxyable } from './scenario/proxy-check.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './wallet/upstream-wallet.js';
 
@@ -58,6 +60,8 @@ export interface ServeOptions extends ServerLimits {
   upstream?: string;
   /** --upstream-timeout-ms: an upstream reply not read whole within this is no reply. */
   upstreamTimeoutMs?: number;
+  /** --signing-key: the Ed25519 private key that signs reports (a file, its PEM text, or a KeyObject from the Node API). */
+  signingKey?: string | KeyObject;
 }
 
 /** A start that cannot go on; the message says what to do. */
@@ -71,6 +75,8 @@ export interface Checked {
   file: string;
   scenario: ActiveScenario;
   cors: CorsSetting | undefined;
+  /** --signing-key loaded: GET /admin/report?signed=true signs with it. */
+  signer?: Signer;
 }
 
 export function checkOptions(o: ServeOptions): Checked {
@@ -92,10 +98,17 @@ export function checkOptions(o: ServeOptions): Checked {
     const problem = upstreamProblem(o.upstream);
     if (problem) throw new StartFailure(MESSAGES.OPTION_INVALID(problem));
   }
+  let signer;
+  try {
+    signer = o.signingKey === undefined ? undefined : loadSigner(o.signingKey);
+  } catch (e) {
+    if (e instanceof SigningKeyError) throw new StartFailure(MESSAGES.OPTION_INVALID(e.message));
+    throw e;
+  }
   try {
     const scenario = loadScenarioFile(file);
     if (o.upstream !== undefined) checkProxyable(scenario, file);
-    return { file, scenario, cors };
+    return { file, scenario, cors, signer };
   } catch (e) {
     if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
     throw e;
@@ -138,6 +151,7 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     host: o.host,
     allowedHosts: o.allowedHosts,
     cors: checked.cors,
+    signer: checked.signer,
     logger,
   });
   return { app, sim, backend, joined };

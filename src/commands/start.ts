@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_BODY_LIMIT } from '../app.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { MESSAGES } from '../messages.js';
@@ -8,6 +8,7 @@ import { bundledScenarios, DEFAULT_SCENARIO } from '../paths.js';
 import type { ActiveScenario } from '../scenario/scenario.js';
 import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from '../serve.js';
 import { logger } from './logger.js';
+import { int } from './options.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js';
@@ -24,12 +25,6 @@ export interface StartOptions extends ServeOptions {
   workers: number;
   watch: boolean;
 }
-
-const int = (min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
-  return n;
-};
 
 const list = (value: string) =>
   value
@@ -179,6 +174,13 @@ export function startCommand(): Command {
     )
     .addOption(
       opt(
+        '--signing-key <file>',
+        'Ed25519 private key (PKCS#8 PEM, from wallet-sim keygen) to sign reports with: GET /admin/report?signed=true',
+        'SIGNING_KEY',
+      ),
+    )
+    .addOption(
+      opt(
         '--upstream <url>',
         "proxy mode: forward every callback to this operator wallet's callback URL, inject the scenario's faults on the real traffic and grade both sides (docs/proxy.md)",
         'UPSTREAM',
@@ -210,6 +212,7 @@ async function start(o: StartOptions): Promise<void> {
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
+    if (checked.signer) console.error(MESSAGES.SIGNING(checked.signer.keyid));
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 
