@@ -86,21 +86,14 @@ export class WalletGrader {
     p.inFlight.set(x.id, { overlapped, balanceAtSend: p.balance });
   }
 
-  /**
-   * The exchange sent as `from` is known as `to` from now on: proxy mode sends a callback before its
-   * journal entry (and id) exists, and cites the journal id once it does.
-   */
+  /** The exchange sent as `from` is `to` from now on (proxy mode cites its journal id, known once journalled). */
   rekey(from: number, to: number): void {
     const user = this.waiting.get(from);
-    if (user === undefined || from === to) return;
-    this.waiting.delete(from);
+    const flights = user === undefined ? undefined : this.players.get(user)?.inFlight;
+    if (user === undefined || from === to || !this.waiting.delete(from)) return;
     this.waiting.set(to, user);
-    const flights = this.players.get(user)?.inFlight;
     const flight = flights?.get(from);
-    if (flight) {
-      flights!.delete(from);
-      flights!.set(to, flight);
-    }
+    if (flight && flights!.delete(from)) flights!.set(to, flight);
   }
 
   /** The wallet answered it, or did not (`a.kind === 'none'`). A callback not `sent` first is taken as sent now. */
@@ -144,17 +137,11 @@ export class WalletGrader {
           x,
           a,
         );
-    } else if (p && x.tx !== undefined && !this.money(x, a, reply, p, flight, serial)) {
-      p.balance = undefined; // a resend answered with another balance: which one is true is unknown
-      return;
-    }
+    } else if (p && x.tx !== undefined && !this.money(x, a, reply, p, flight, serial)) return void (p.balance = undefined);
     if (p) this.follow(p, reply, serial, a.status);
   }
 
-  /**
-   * The money checks of an authenticated, valid callback: idempotency, exact balance, short bets.
-   * False when the reply's balance cannot be trusted as the player's (a resend answered with another).
-   */
+  /** The money checks of a valid callback; false when its reply's balance cannot be trusted (a resend answered with another). */
   private money(
     x: WalletExchange,
     a: WalletAnswer,
