@@ -209,10 +209,10 @@ async function start(o: StartOptions): Promise<void> {
     const checked = checkOptions(o);
     o.scenario = checked.file;
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
+    if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid)); // once, not per worker
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
-    if (checked.signer) console.error(MESSAGES.SIGNING(checked.signer.keyid));
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 

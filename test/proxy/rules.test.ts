@@ -157,6 +157,12 @@ t.test('each rule kind through the proxy, against wallet-sim as the upstream', a
       [],
     );
     t.ok(checks.find((c) => c.id === 'WALLET_REPLY_VALID')!.exercised > 0, 'graded');
+    const report = (await proxy.app.inject({ url: '/admin/report' })).json() as { checks: { id: string; side: string; status: string }[] };
+    t.same(
+      report.checks.filter((c) => c.side === 'wallet').map((c) => c.id),
+      checks.map((c) => c.id),
+      "GET /admin/report lists the wallet's side after the provider's",
+    );
   });
 });
 
