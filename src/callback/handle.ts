@@ -184,7 +184,8 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
       balance_after: built && latest === balance ? built.body.latest_balance : balance?.toNumber(),
       replayed: outcome.decision?.replayed ?? false,
       findings,
-      ...(outcome.upstream && { upstream: outcome.upstream }),
+      // (no spread: one shape for every entry; an absent leg is undefined and never serialized)
+      upstream: outcome.upstream,
     },
   };
 }
