@@ -65,7 +65,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
     // A forced code is answered without the wallet's part in it: an upstream never hears of it.
     const sent = walletFeed && !then?.code ? exchangeOf(input, intake) : undefined;
     if (sent) walletFeed!.sent(sent);
-    return andThen(sim.wallet.apply({ input, intake, rule }), (outcome) => ({ outcome, rule, then, sent }));
+    return andThen(sim.wallet.apply({ input, intake, rule, then }), (outcome) => ({ outcome, rule, then, sent }));
   };
   if (!intake.authenticated) return toWallet();
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.

@@ -22,13 +22,12 @@ export interface LocalLedger {
 export class LocalWallet implements Wallet {
   constructor(private readonly ledger: LocalLedger) {}
 
-  apply({ intake, rule }: WalletCall): Awaitable<Outcome> {
+  apply({ intake, then }: WalletCall): Awaitable<Outcome> {
     if (!intake.authenticated) return { code: 'R2' };
     const req = intake.request;
     // Not decided: R3, the player's balance as it stands (a store that cannot answer leaves it out).
     if (!req || hasErrors(intake.findings)) return this.refused(intake.echo.user_id);
     const { store, config } = this.ledger;
-    const then = rule?.rule.then;
     const keys = { user_id: req.user_id, transaction_id: req.transaction_id, game_no: eventOf(req).gameNo(req) };
     const decided = store.transact(keys, (view) => decideWithRule(view, req, then, config));
     return andThen(decided, (decision) => ({ code: decision.code, decision, balance: decision.balance }));

@@ -2,6 +2,7 @@ import type { Awaitable } from '../awaitable.js';
 import type { CallbackInput, Intake } from '../callback/read.js';
 import type { Money } from '../money.js';
 import type { Code } from '../protocol/codes.js';
+import type { RuleThen } from '../protocol/types.generated.js';
 import type { Fired } from '../scenario/rules.js';
 import type { Decision } from './decide.js';
 
@@ -27,6 +28,8 @@ export interface WalletCall {
   input: CallbackInput;
   intake: Intake;
   rule?: Fired;
+  /** The rule's effects, as the pipeline read them (once). */
+  then?: RuleThen;
 }
 
 /** What the wallet did with a callback. */

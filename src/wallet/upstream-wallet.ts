@@ -89,7 +89,7 @@ export class UpstreamWallet implements Wallet {
   }
 
   apply(call: WalletCall): Promise<Outcome> {
-    const forced = call.rule?.rule.then.code;
+    const forced = call.then?.code;
     if (forced) return this.answeredHere(call, forced);
     return this.forward(call);
   }
