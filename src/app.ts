@@ -71,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   capConnections(app.server, limits.maxConnections);
   installShutdownGate(app);
+  // Proxy mode's connections to the upstream close with the server (after the replies in flight).
+  app.addHook('onClose', () => options.sim.wallet.close());
   for (const schema of schemas) app.addSchema(schema);
 
   app.setNotFoundHandler(notFoundHandler);

@@ -63,6 +63,12 @@ export const API_ERRORS = {
       '(env WALLET_SIM_SIGNING_KEY; create a pair with wallet-sim keygen --out <dir>), or ask without ?signed=true for the unsigned report',
   },
   METHOD_NOT_ALLOWED: { status: 405, message: (detail: string) => detail },
+  BALANCES_UPSTREAM: {
+    status: 409,
+    message: (upstream: string) =>
+      `wallet-sim is proxying to ${upstream} (--upstream): balances live in the upstream wallet, which wallet-sim does not write; ` +
+      "set the test player's balance in the upstream wallet (GET /admin/players lists the balances it last reported)",
+  },
   BODY_TOO_LARGE: {
     status: 413,
     message: (limit: number) => `the body is over the ${limit}-byte limit; send less or start with --body-limit`,

@@ -9,6 +9,23 @@ import { Simulator } from './simulator.js';
 import { type Backend, type BackendKind, openBackend } from './backends/index.js';
 import type { KeyObject } from 'node:crypto';
 import { loadSigner, type Signer, SigningKeyError } from './evidence/signing-key.js';
+import { checkProxyable } from './scenario/proxy-check.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './wallet/upstream-wallet.js';
+
+/** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
+function upstreamProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `--upstream ${JSON.stringify(url)} is not a URL; give the operator wallet's callback URL, e.g. --upstream http://wallet.staging:8080/callback`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `--upstream ${JSON.stringify(url)} must be an http:// or https:// URL (the operator wallet's callback URL)`;
+  if (parsed.username || parsed.password)
+    return "--upstream must not carry credentials in the URL; the provider's Api-Id/Api-Key headers are forwarded as sent";
+  return undefined;
+}
 
 /*
  * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store
@@ -39,6 +56,10 @@ export interface ServeOptions extends ServerLimits {
   bodyLimit: number;
   /** --seed: the seed of the rules' probability draws. */
   seed?: number;
+  /** --upstream: proxy mode, the operator wallet's callback URL. */
+  upstream?: string;
+  /** --upstream-timeout-ms: an upstream reply not read whole within this is no reply. */
+  upstreamTimeoutMs?: number;
   /** --signing-key: the Ed25519 private key that signs reports (a file, its PEM text, or a KeyObject from the Node API). */
   signingKey?: string | KeyObject;
 }
@@ -73,6 +94,10 @@ export function checkOptions(o: ServeOptions): Checked {
   } catch (e) {
     throw new StartFailure(MESSAGES.OPTION_INVALID((e as Error).message));
   }
+  if (o.upstream !== undefined) {
+    const problem = upstreamProblem(o.upstream);
+    if (problem) throw new StartFailure(MESSAGES.OPTION_INVALID(problem));
+  }
   let signer;
   try {
     signer = o.signingKey === undefined ? undefined : loadSigner(o.signingKey);
@@ -81,7 +106,9 @@ export function checkOptions(o: ServeOptions): Checked {
     throw e;
   }
   try {
-    return { file, scenario: loadScenarioFile(file), cors, signer };
+    const scenario = loadScenarioFile(file);
+    if (o.upstream !== undefined) checkProxyable(scenario, file);
+    return { file, scenario, cors, signer };
   } catch (e) {
     if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
     throw e;
@@ -101,7 +128,9 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
   let backend, sim;
   try {
     backend = await openBackend(o.store, o);
-    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed });
+    const upstream =
+      o.upstream === undefined ? undefined : { url: o.upstream, timeoutMs: o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
+    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed, upstream });
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
     await backend?.close().catch(() => undefined);

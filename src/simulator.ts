@@ -15,6 +15,10 @@ import type { Store } from './backends/store.js';
 import type { WalletConfig } from './wallet/decide.js';
 import type { GradingSession } from './grading/session.js';
 import type { GradingFeed } from './grading/feed.js';
+import { LocalWallet } from './wallet/local-wallet.js';
+import type { Wallet } from './wallet/port.js';
+import type { WalletGraderOptions } from './wallet-checks/wallet-grader.js';
+import { type UpstreamOptions, UpstreamWallet } from './wallet/upstream-wallet.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */
@@ -22,6 +26,8 @@ export interface SimulatorOptions {
   apiKey?: string;
   /** --seed: the seed of the probability draws, over the scenario's own `seed`. */
   seed?: number;
+  /** --upstream / --upstream-timeout-ms: proxy mode, the operator's wallet answers the callbacks. */
+  upstream?: UpstreamOptions;
 }
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
@@ -49,6 +55,13 @@ export class Simulator<J extends JournalStore = JournalStore> {
   config: WalletConfig;
   /** The grading sessions: one begins at start-up and at every reset. */
   private gradings!: Grading;
+  /** What decides and applies each callback: the local ledger, or the operator's wallet (--upstream). */
+  readonly wallet: Wallet;
+
+  /** Proxy mode: the operator wallet's callback URL (balances live there; wallet-sim keeps what it reported). */
+  get upstream(): string | undefined {
+    return this.wallet.upstream;
+  }
 
   /**
    * The current grading session; callbacks are folded into the session they arrived in. With a
@@ -90,6 +103,18 @@ export class Simulator<J extends JournalStore = JournalStore> {
   ) {
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
+    this.wallet = options.upstream ? new UpstreamWallet(this, options.upstream) : new LocalWallet(this);
+  }
+
+  /** Proxy mode: what the wallet side is graded against (the provider's declared time-out, the credentials it was given). */
+  private get walletGrading(): WalletGraderOptions | undefined {
+    if (!this.options.upstream) return undefined;
+    return { clientTimeoutMs: this.scenario.grading.client_timeout_s * 1000, credentials: this.credentials };
+  }
+
+  /** The scenario's players to seed: none in proxy mode (the players are the upstream's, listed once seen). */
+  private seedOf(s: ActiveScenario, known: (id: string) => Player | undefined): Change[] {
+    return this.options.upstream ? [] : seed(s, known);
   }
 
   /** Begins a new grading session (for every process); one begun by clearing the journal keeps who is logged in. */
@@ -139,14 +164,14 @@ export class Simulator<J extends JournalStore = JournalStore> {
     // shown by GET /admin/scenario and shared with the processes of a Redis store.
     const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
     let sim: Simulator | undefined;
-    const active = await backend.join(
-      scenario.source,
-      seed(scenario, () => undefined),
-      (doc) => sim?.adopt(doc),
-    );
+    const active = await backend.join(scenario.source, options.upstream ? [] : seed(scenario, () => undefined), (doc) => sim?.adopt(doc));
     sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options);
     const opened = sim;
-    sim.gradings = await backend.grading(sim.scenario.grading, () => opened.seed);
+    sim.gradings = await backend.grading(
+      sim.scenario.grading,
+      () => opened.seed,
+      () => opened.walletGrading,
+    );
     return sim;
   }
 
@@ -206,7 +231,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     this.rules.reset();
     await this.resetCallCounts();
     await this.journal.reset();
-    await this.store.commit([{ op: 'clear' }, ...seed(this.scenario, () => undefined)]);
+    await this.store.commit([{ op: 'clear' }, ...this.seedOf(this.scenario, () => undefined)]);
     await this.backend.publishReset(this.scenario.source);
   }
 
@@ -222,7 +247,7 @@ export class Simulator<J extends JournalStore = JournalStore> {
     if (reset) await this.reset();
     else {
       const known = new Map((await this.store.players()).map((p) => [p.user_id, p]));
-      await this.store.commit(seed(scenario, (id) => known.get(id)));
+      await this.store.commit(this.seedOf(scenario, (id) => known.get(id)));
     }
   }
 

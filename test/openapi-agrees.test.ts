@@ -37,7 +37,7 @@ t.test('item 4: every status a route can answer is documented', async (t) => {
     'get /health': ['200', '503'],
     'get /admin/players': ['200', '401', '403', '503'],
     'get /admin/players/{user_id}': ['200', '401', '403', '404', '503'],
-    'put /admin/players/{user_id}': ['200', '400', '401', '403', '413', '415', '503'],
+    'put /admin/players/{user_id}': ['200', '400', '401', '403', '409', '413', '415', '503'],
     'post /admin/reset': ['200', '400', '401', '403', '413', '415', '503'],
     'get /admin/journal': ['200', '400', '401', '403', '503'],
     'get /admin/ledger': ['200', '400', '401', '403', '503'],

@@ -1,5 +1,6 @@
 import type { GradingFeed } from '../grading/feed.js';
 import type { GradingSession } from '../grading/session.js';
+import type { WalletGraderOptions } from '../wallet-checks/wallet-grader.js';
 import type { Thresholds } from '../grading/thresholds.js';
 import type { JournalStore } from '../journal/journal.js';
 import type { Ledger } from '../ledger/ledger-entry.js';
@@ -42,7 +43,7 @@ export interface Backend {
   /** `POST /admin/reset` here: the other processes of a shared backend start over too. */
   publishReset(scenario: Scenario): Promise<void>;
   /** The grading of the sessions, begun with the active scenario's thresholds; called once, after `join`. */
-  grading(thresholds: Thresholds, seed: () => number): Promise<Grading>;
+  grading(thresholds: Thresholds, seed: () => number, wallet?: () => WalletGraderOptions | undefined): Promise<Grading>;
   /** The ledger as rows, oldest first, streamed in batches; `userId` keeps one player's. */
   ledger(userId?: string): Promise<Ledger>;
   playerCount(): Promise<number>;

@@ -1,18 +1,16 @@
 import { andThen, type Awaitable } from '../awaitable.js';
-import { type CallbackInput, type Intake, readCallback } from './read.js';
+import { type CallbackInput, first, type Intake, readCallback } from './read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
 import type { NewEntry } from '../journal/journal.js';
-import { type Money, money } from '../money.js';
 import type { Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
-import type { CallbackRequest } from '../protocol/types.generated.js';
 import type { Fired } from '../scenario/rules.js';
 import { MaskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
-import { type Player, playerChange } from '../backends/state.js';
-import type { View } from '../backends/store.js';
-import { type Decision, decide, type WalletConfig } from '../wallet/decide.js';
-import { eventOf } from '../events/index.js';
+import type { Outcome } from '../wallet/port.js';
+import type { RuleThen } from '../protocol/types.generated.js';
+import { provisionalId, type WalletFeed } from '../grading/feed.js';
+import type { WalletAnswer, WalletExchange } from '../wallet-checks/exchange.js';
 
 export type { CallbackInput } from './read.js';
 export { buildReply, headerSafe } from './reply.js';
@@ -28,62 +26,144 @@ export interface CallbackOutput {
   reason?: string;
   /** The caller's credentials were right: only such callbacks are graded. */
   authenticated: boolean;
+  /** Proxy mode: the callback as it went upstream and the upstream's answer, for the wallet-side grading. */
+  wallet?: { sent: WalletExchange; answer: WalletAnswer };
   entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'>;
 }
 
-/** What was done with a callback: its code, the rule that fired, the wallet's decision. */
-interface Outcome {
-  code: Code;
-  rule?: Fired;
-  decision?: Decision;
-  /** Why the store could not answer (R1): no balance may then be claimed. */
-  failure?: string;
-}
-
 /**
- * One callback, start to finish, without HTTP: read (authenticate → parse → validate) → process
- * (a scenario rule, then the wallet's decision, committed by the store) → respond (the reply and
- * its journal entry). Nothing here throws for bad input. Served from memory, it answers at once;
- * a shared store (Redis) answers with a promise.
+ * One callback, start to finish, without HTTP: read (authenticate → parse → validate) → rule (the
+ * scenario's, for an authenticated, well-formed callback) → wallet (`sim.wallet`: the local ledger
+ * or the operator's wallet behind --upstream, src/wallet/port.ts) → respond (the reply and its
+ * journal entry). Nothing here throws for bad input. Served from memory, it answers at once; a
+ * shared store (Redis) or an upstream answers with a promise. (The pipeline, ./pipeline.ts, runs
+ * these steps and then journals, grades and replies.)
  */
 export function handleCallback(sim: Simulator, input: CallbackInput): Awaitable<CallbackOutput> {
   const intake = readCallback(sim, input);
-  return andThen(processCallback(sim, intake), (outcome) => {
-    const user = intake.echo.user_id;
-    // The balance of a callback the wallet did not decide (R3, a forced code): the player's, read
-    // now. A store that cannot answer now (Redis away) leaves it out, as after a failed commit.
-    if (outcome.code === 'R2' || user === undefined || outcome.decision || outcome.failure) return respond(sim, input, intake, outcome);
-    return sim.store.player(user).then(
-      (player) => respond(sim, input, intake, outcome, player),
-      () => respond(sim, input, intake, outcome),
-    );
-  });
+  return andThen(processCallback(sim, input, intake), (outcome) => respond(sim, input, intake, outcome));
 }
 
-function respond(sim: Simulator, input: CallbackInput, intake: Intake, outcome: Outcome, player?: Player): CallbackOutput {
+/** What the wallet did, with the rule that fired and its effects (`then`, read once). */
+export interface Applied {
+  outcome: Outcome;
+  rule?: Fired;
+  then?: RuleThen;
+  /** Proxy mode: the exchange told to the wallet-side grading when the callback went upstream. */
+  sent?: WalletExchange;
+}
+
+/**
+ * The scenario's rule, then the wallet. Only an authenticated, well-formed callback is counted
+ * against the rules; any other goes to the wallet as it is (the local one refuses it, an upstream
+ * gets it forwarded: it must refuse it itself). `walletFeed` (proxy mode) hears of each callback
+ * going upstream as it goes.
+ */
+export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake, walletFeed?: WalletFeed): Awaitable<Applied> {
+  const toWallet = (rule?: Fired): Awaitable<Applied> => {
+    const then = rule?.rule.then;
+    // A forced code is answered without the wallet's part in it: an upstream never hears of it.
+    const sent = walletFeed && !then?.code ? exchangeOf(input, intake) : undefined;
+    if (sent) walletFeed!.sent(sent);
+    return andThen(sim.wallet.apply({ input, intake, rule, then }), (outcome) => ({ outcome, rule, then, sent }));
+  };
+  if (!intake.authenticated) return toWallet();
+  // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
+  const userId = intake.echo.user_id;
+  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
+  if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
+  const request = intake.request;
+  if (!request || hasErrors(intake.findings)) return toWallet();
+  if (sim.storeFailure) return { outcome: { code: 'R1', failure: `R1: ${sim.storeFailure}` } };
+  let rule: Fired | undefined;
+  const failed = (e: unknown): Applied => ({
+    outcome: { code: 'R1', failure: `R1: ${sim.storeFailure ?? (e as Error).message}` },
+    rule,
+    then: rule?.rule.then,
+  });
+  try {
+    // Counted here, or in Redis across processes (which may fail like the store).
+    const applied = andThen(
+      andThen(count, (n) => sim.chooseRule(request, n ?? 1)),
+      (fired): Awaitable<Applied> => {
+        rule = fired;
+        return toWallet(fired);
+      },
+    );
+    return applied instanceof Promise ? applied.catch(failed) : applied;
+  } catch (e) {
+    return failed(e);
+  }
+}
+
+/** A callback going upstream as the wallet-side checks read it; its id provisional until it is journalled. */
+function exchangeOf(input: CallbackInput, intake: Intake): WalletExchange {
+  const header = (name: string) => first(input.headers[name]);
+  const body = intake.body;
+  return {
+    id: provisionalId(),
+    user: intake.echo.user_id,
+    event: intake.echo.event_type,
+    tx: transactionIdOf(body),
+    body: body !== null && typeof body === 'object' ? body : undefined,
+    // wallet-sim's schemas accept it (its credentials are judged apart).
+    valid: intake.request !== undefined && !intake.findings.some((f) => f.severity === 'error' && !f.code.startsWith('CREDENTIALS_')),
+    credentialsOk: intake.authenticated,
+    sentHeaders: { apiId: header('api-id'), apiKey: header('api-key'), callbackUrl: header('callback-url') },
+    sentAt: Date.now(),
+  };
+}
+
+/** What the upstream did with a forwarded callback, as the wallet-side checks read it. */
+function answerOf(outcome: Outcome): WalletAnswer | undefined {
+  const { relayed, upstream } = outcome;
+  if (!relayed || !upstream?.replied_at) return undefined;
+  const at = Date.parse(upstream.replied_at);
+  return relayed.kind === 'none'
+    ? { kind: 'none', at, why: relayed.why }
+    : { kind: 'reply', at, status: relayed.status, headers: relayed.headers, text: relayed.text };
+}
+
+export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule, then, sent }: Applied): CallbackOutput {
   const decided = outcome.decision?.findings;
   const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
   const { user_id, event_type } = intake.echo;
+  const relayed = outcome.relayed;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
-  const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.decision ? outcome.decision.balance : player?.balance;
-  const then = outcome.rule?.rule.then;
+  const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.balance;
   const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
+  const code = outcome.code;
   const reason =
-    outcome.code === 'R0' ? undefined : (outcome.failure ?? reasonFor(outcome.code, findings, outcome.rule, balance, intake.request));
-  const headers = replyHeadersFor(sim, input, event_type, reason);
-  const built = then?.body === undefined ? buildReply(outcome.code, event_type ?? '', user_id ?? '', latest) : undefined;
-  const reply = built ?? rawReply(then!.body);
-  const status = then?.http_status ?? 200;
-  const dropped = then?.drop_connection ?? false;
+    relayed?.kind === 'none'
+      ? `the upstream wallet did not answer (${relayed.why}): the connection was closed without a reply`
+      : code === 'R0' || relayed
+        ? undefined
+        : (outcome.failure ?? reasonFor(code ?? 'R1', findings, then?.code ? rule!.name : undefined, balance, intake.request));
+  let headers: Record<string, string>;
+  let reply: { text: string; body: unknown };
+  let built: ReturnType<typeof buildReply> | undefined;
+  if (relayed) {
+    // The upstream's reply as it came, unless a rule replaces its body or status.
+    headers = relayed.kind === 'reply' ? relayed.headers : {};
+    reply =
+      then?.body !== undefined ? rawReply(then.body) : relayed.kind === 'reply' ? parsedReply(relayed.text) : { text: '', body: null };
+  } else {
+    headers = replyHeadersFor(sim, input, event_type, reason);
+    built = then?.body === undefined ? buildReply(code ?? 'R1', event_type ?? '', user_id ?? '', latest) : undefined;
+    reply = built ?? rawReply(then!.body);
+  }
+  const status = then?.http_status ?? (relayed?.kind === 'reply' ? relayed.status : relayed ? 0 : 200);
+  const dropped = (then?.drop_connection ?? false) || relayed?.kind === 'none';
   return {
     status,
     headers,
     body: reply.text,
     delayMs: then?.delay_ms ?? 0,
     drop: dropped,
-    code: outcome.code,
+    code,
     reason,
     authenticated: intake.authenticated,
+    wallet: sent && answerOf(outcome) && { sent, answer: answerOf(outcome)! },
     entry: {
       transaction_id: transactionIdOf(intake.body),
       event_type,
@@ -96,14 +176,16 @@ function respond(sim: Simulator, input: CallbackInput, intake: Intake, outcome: 
         body: journalledBody(input.body, intake.body, intake.authenticated),
       },
       reply: { status, headers: new MaskedHeaders(headers), body: reply.body, dropped },
-      code: outcome.code,
+      code,
       reason,
-      rule: outcome.rule && { index: outcome.rule.index, name: outcome.rule.name },
+      rule: rule && { index: rule.index, name: rule.name },
       balance_before: outcome.decision?.balanceBefore?.toNumber(),
       // The reply's latest_balance when it is this balance: the same number, read once.
       balance_after: built && latest === balance ? built.body.latest_balance : balance?.toNumber(),
       replayed: outcome.decision?.replayed ?? false,
       findings,
+      // (no spread: one shape for every entry; an absent leg is undefined and never serialized)
+      upstream: outcome.upstream,
     },
   };
 }
@@ -121,54 +203,16 @@ export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutpu
   return { ...out, status: 200, headers, body: reply.text, code: 'R1', reason };
 }
 
-/** R2, R3 and R1 before anything is read; then the scenario's rule and the wallet, in one store transaction. */
-function processCallback(sim: Simulator, intake: Intake): Awaitable<Outcome> {
-  if (!intake.authenticated) return { code: 'R2' };
-  // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
-  const userId = intake.echo.user_id;
-  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
-  if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
-  const request = intake.request;
-  if (!request || hasErrors(intake.findings)) return { code: 'R3' };
-  if (sim.storeFailure) return { code: 'R1', failure: `R1: ${sim.storeFailure}` };
-  const keys = { user_id: request.user_id, transaction_id: request.transaction_id, game_no: eventOf(request).gameNo(request) };
-  let rule: Fired | undefined;
-  const failed = (e: unknown): Outcome => ({ code: 'R1', rule, failure: `R1: ${sim.storeFailure ?? (e as Error).message}` });
+const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });
+
+/** An upstream's reply text, and for the journal its JSON when it is JSON, else the text. */
+function parsedReply(text: string): { text: string; body: unknown } {
   try {
-    // Counted here, or in Redis across processes (which may fail like the store).
-    const outcome = andThen(
-      andThen(count, (n) => sim.chooseRule(request, n ?? 1)),
-      (fired): Awaitable<Outcome> => {
-        rule = fired;
-        const decided = sim.store.transact(keys, (view) => decideWithRule(view, request, fired, sim.config));
-        return andThen(decided, (decision) => ({ code: decision.code, rule: fired, decision }));
-      },
-    );
-    return outcome instanceof Promise ? outcome.catch(failed) : outcome;
-  } catch (e) {
-    return failed(e);
+    return { text, body: JSON.parse(text) as unknown };
+  } catch {
+    return { text, body: text };
   }
 }
-
-/**
- * The wallet's decision, with what a scenario rule adds: `set_balance` before processing (a change
- * like any other, committed with the decision), a forced `code` instead of the wallet's.
- */
-export function decideWithRule(view: View, req: CallbackRequest, rule: Fired | undefined, config: WalletConfig): Decision {
-  const then = rule?.rule.then;
-  const forced =
-    then?.set_balance === undefined
-      ? undefined
-      : { user_id: req.user_id, balance: money(then.set_balance), currency: view.player?.currency ?? config.defaultCurrency };
-  const seen: View = forced ? { ...view, player: forced } : view;
-  const before: Money | undefined = seen.player?.balance;
-  const decision: Decision = then?.code
-    ? { code: then.code, findings: [], balance: before, balanceBefore: before, replayed: false, changes: [] }
-    : decide(seen, req, config);
-  return forced ? { ...decision, changes: [playerChange(forced), ...decision.changes] } : decision;
-}
-
-const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });
 
 const transactionIdOf = (body: unknown): string | undefined => {
   const id = (body as { transaction_id?: unknown } | undefined)?.transaction_id;

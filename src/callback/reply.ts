@@ -2,7 +2,6 @@ import type { Code } from '../protocol/codes.js';
 import type { Finding } from '../protocol/findings.js';
 import type { CallbackReply, CallbackRequest } from '../protocol/types.generated.js';
 import { eventNamed, eventOf } from '../events/index.js';
-import type { Fired } from '../scenario/rules.js';
 import { type Money, toJsonNumber } from '../money.js';
 import type { Simulator } from '../simulator.js';
 import { type CallbackInput, first, UNAUTHENTICATED_READ_LIMIT } from './read.js';
@@ -11,11 +10,12 @@ import { type CallbackInput, first, UNAUTHENTICATED_READ_LIMIT } from './read.js
 export function reasonFor(
   code: Code,
   findings: Finding[],
-  rule: Fired | undefined,
+  /** The name of the scenario rule that forced the code, if one did. */
+  forcedBy: string | undefined,
   balance: Money | undefined,
   req: CallbackRequest | undefined,
 ): string {
-  if (rule?.rule.then.code) return `${code} forced by scenario rule "${rule.name}"`;
+  if (forcedBy !== undefined) return `${code} forced by scenario rule "${forcedBy}"`;
   const refusal = req && eventOf(req).refusal?.(code, req, balance);
   if (refusal) return refusal;
   const errors = findings.filter((f) => f.severity === 'error');

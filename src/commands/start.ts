@@ -15,6 +15,7 @@ import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/defaults.js';
 import { reportListening, runPrimary } from './workers.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/serve.ts) and what only the CLI reads. */
 export interface StartOptions extends ServeOptions {
@@ -182,6 +183,22 @@ export function startCommand(): Command {
         'SIGNING_KEY',
       ),
     )
+    .addOption(
+      opt(
+        '--upstream <url>',
+        "proxy mode: forward every callback to this operator wallet's callback URL, inject the scenario's faults on the real traffic and grade both sides (docs/proxy.md)",
+        'UPSTREAM',
+      ),
+    )
+    .addOption(
+      opt(
+        '--upstream-timeout-ms <ms>',
+        "with --upstream: an upstream reply not read whole within this is none (the provider's connection is closed)",
+        'UPSTREAM_TIMEOUT_MS',
+      )
+        .default(DEFAULT_UPSTREAM_TIMEOUT_MS)
+        .argParser(int(1, 2 ** 31 - 1)),
+    )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
@@ -195,8 +212,9 @@ async function start(o: StartOptions): Promise<void> {
   try {
     const checked = checkOptions(o);
     o.scenario = checked.file;
+    const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
     if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid)); // once, not per worker
-    if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
+    if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
     const longest = longestDelay(checked.scenario);
@@ -217,7 +235,7 @@ async function start(o: StartOptions): Promise<void> {
     const url = await listen(app, o);
     const seed = sim.draws ? sim.seed : undefined; // on the start line when a rule has a probability
     if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name, seed);
-    else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, o.store, seed));
+    else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, storeText, seed));
   } catch (e) {
     if (e instanceof StartFailure) fail(e.message);
     throw e;

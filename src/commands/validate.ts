@@ -2,16 +2,21 @@ import { Command } from 'commander';
 import { MESSAGES } from '../messages.js';
 import { resolveScenario } from '../paths.js';
 import { loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
+import { checkProxyable } from '../scenario/proxy-check.js';
 
 export function validateCommand(): Command {
   return new Command('validate')
     .description('Check scenario files; exit 1 naming file, JSON pointer and reason of each error')
     .argument('<files...>', 'scenario files, or names of bundled scenarios (as start --scenario takes)')
-    .action((files: string[]) => {
+    .option('--proxy', 'also check that each scenario can run in proxy mode (start --upstream): no set_balance', false)
+    .action((files: string[], options: { proxy: boolean }) => {
       let failed = false;
       for (const file of files) {
         try {
-          console.log(MESSAGES.SCENARIO_OK(file, loadScenarioFile(resolveScenario(file) ?? file).source.name));
+          const path = resolveScenario(file) ?? file;
+          const scenario = loadScenarioFile(path);
+          if (options.proxy) checkProxyable(scenario, path);
+          console.log(MESSAGES.SCENARIO_OK(file, scenario.source.name));
         } catch (e) {
           if (!(e instanceof ScenarioError)) throw e;
           console.error(e.message);

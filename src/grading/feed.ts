@@ -1,3 +1,4 @@
+import type { WalletAnswer, WalletExchange } from '../wallet-checks/exchange.js';
 import type { Arrival, Completion } from './attempt.js';
 
 /**
@@ -18,4 +19,19 @@ export interface GradingFeed<R = unknown> {
   complete(attempt: R, done: Completion): void;
   /** The findings of one journalled callback (any callback, refused credentials included). */
   count(user: string | undefined, codes: Iterable<string>): void;
+  /** Proxy mode (--upstream) only: where the upstream leg of each callback goes, to grade the operator's wallet. */
+  readonly wallet?: WalletFeed;
 }
+
+/** What the pipeline tells the wallet-side grading (src/wallet-checks/wallet-grader.ts) of one forwarded callback. */
+export interface WalletFeed {
+  /** A callback is going upstream; `x.id` is a provisional id (negative), its journal id not known yet. */
+  sent(x: WalletExchange): void;
+  /** The upstream answered the callback sent as `sentAs` (or did not); `x.id` is now its journal id. */
+  answered(sentAs: number, x: WalletExchange, a: WalletAnswer): void;
+}
+
+/** Provisional ids of forwarded callbacks: negative (journal ids are positive), unique across the processes of a store. */
+const PROCESS_BASE = (1 + Math.floor(Math.random() * 2 ** 31)) * 2 ** 20;
+let provisional = 0;
+export const provisionalId = (): number => -(PROCESS_BASE + (++provisional % 2 ** 20));

@@ -5,6 +5,7 @@ import { LOGGED_IN } from './grader.js';
 import { mark, marked } from './model.js';
 import { newGrader } from './grade.js';
 import type { Thresholds } from './thresholds.js';
+import { WalletGrader, type WalletGraderOptions } from '../wallet-checks/wallet-grader.js';
 
 /**
  * A grading session: it begins at start-up and at every reset, and grades only what arrived in it.
@@ -14,10 +15,13 @@ import type { Thresholds } from './thresholds.js';
 export class GradingSession {
   readonly info: ReportSession;
   readonly grader: Grader;
+  /** Proxy mode (--upstream): the operator's wallet graded from the upstream's replies; absent otherwise. */
+  readonly wallet?: WalletGrader;
 
-  constructor(thresholds: Thresholds, seed: number | null, now = Date.now(), carried?: Grader) {
+  constructor(thresholds: Thresholds, seed: number | null, now = Date.now(), carried?: Grader, wallet?: WalletGraderOptions) {
     this.info = { id: randomUUID().slice(0, 8), started_at: new Date(now).toISOString(), seed };
     this.grader = newGrader(thresholds);
+    if (wallet) this.wallet = new WalletGrader(wallet);
     // A session begun by clearing the journal keeps the wallet: its logged-in players stay logged in.
     if (carried) for (const p of carried.players.values()) if (marked(p, LOGGED_IN)) mark(this.grader.player(p.user), LOGGED_IN);
   }

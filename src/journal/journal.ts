@@ -1,6 +1,7 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Finding } from '../protocol/findings.js';
 import type { MaskedHeaders } from '../secrets.js';
+import type { UpstreamLeg } from '../wallet/port.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
 import { jsonExcerpt, ownString } from '../json-excerpt.js';
@@ -38,6 +39,8 @@ export interface JournalEntry {
   balance_after?: number;
   replayed: boolean;
   findings: Finding[];
+  /** Proxy mode (--upstream): the upstream leg, what went to the operator's wallet and what came back. */
+  upstream?: UpstreamLeg;
 }
 
 /**

@@ -420,6 +420,10 @@ players: number
  * With store_failed: the store's error.
  */
 error?: string
+/**
+ * Proxy mode (start --upstream): the operator wallet's callback URL every callback is forwarded to.
+ */
+upstream?: string
 }
 /**
  * One serve event: the request as received (Api-Key masked), the reply as sent, the code, the reason, the scenario rule that fired, the balance before and after, and the findings (what the caller did wrong).
@@ -482,6 +486,40 @@ balance_after?: number
  * An identical retry of an applied transaction: answered, nothing changed.
  */
 replayed: boolean
+/**
+ * Proxy mode (start --upstream): the upstream leg. What went to the operator's wallet (or that nothing did: a rule's forced code is answered by wallet-sim), its reply as it came (body: its JSON, or its text when it is not JSON) and its time, or why there was none.
+ */
+upstream?: {
+/**
+ * The --upstream URL.
+ */
+url: string
+/**
+ * False when a scenario rule forced the code: nothing went upstream.
+ */
+forwarded: boolean
+sent_at?: string
+/**
+ * When the upstream's reply was read whole, or given up on.
+ */
+replied_at?: string
+/**
+ * Forwarded → the upstream's reply read (the upstream leg, without any injected delay).
+ */
+duration_ms?: number
+status?: number
+/**
+ * The upstream's reply headers (hop-by-hop ones aside), Api-Key masked.
+ */
+headers?: {
+[k: string]: string
+}
+body?: unknown
+/**
+ * Why there is no reply: no reply within --upstream-timeout-ms, connection refused or closed, bytes that are not HTTP. The provider's connection was then closed.
+ */
+error?: string
+}
 findings: {
 code: string
 severity: ("error" | "warning" | "info")

@@ -3,6 +3,7 @@ import { apiError, sendApiError } from '../errors.js';
 import { amountProblem, money } from '../money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
+import { checkProxyable } from '../scenario/proxy-check.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
 import type { Signer } from '../evidence/signing-key.js';
@@ -28,7 +29,8 @@ const SET_PLAYER =
 const SET_SCENARIO =
   'Replaces rules, credentials, currencies and defaults, resets the rule counters and sets the listed players to ' +
   'their balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused ' +
-  'with 400 naming each bad field by JSON pointer, and the old one stays active.';
+  'with 400 naming each bad field by JSON pointer, and the old one stays active. While proxying (start --upstream), a rule with ' +
+  '`set_balance` is refused the same way (the balances live in the upstream wallet).';
 const RULE_HITS = 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.';
 
 interface AdminRouteOptions {
@@ -108,10 +110,14 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
               `currency's scale. ${UNREADABLE_400} Nothing changed.`,
             [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE, TOO_DEEP],
           ),
+          409: errorResponse('Proxy mode (start --upstream): balances live in the upstream wallet (BALANCES_UPSTREAM). Nothing changed.', [
+            errorBody('BALANCES_UPSTREAM', 'http://wallet.staging:8080/callback'),
+          ]),
         },
       }),
     },
     async (request, reply) => {
+      if (sim.upstream) return sendApiError(reply, apiError('BALANCES_UPSTREAM', sim.upstream));
       const { balance, currency } = request.body;
       const cur = currency ?? (await sim.store.player(request.params.user_id))?.currency ?? sim.scenario.defaultCurrency;
       const amount = money(balance);
@@ -197,6 +203,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
     },
     async (request) => {
       const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
+      if (sim.upstream) checkProxyable(next, 'scenario'); // no set_balance while proxying: also a 400
       await sim.setScenario(next, request.query.reset === 'true');
       return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
     },

@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyPluginAsync } from 'fastify';
-import { buildReply, headerSafe } from '../callback/handle.js';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Answer, type CallbackExchange } from '../callback/pipeline.js';
+import { buildReply, replyHeadersFor } from '../callback/reply.js';
 import { fromFastify } from '../errors.js';
-import { Answer } from './callback-answer.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../secrets.js';
 import type { Simulator } from '../simulator.js';
@@ -13,9 +13,10 @@ export interface CallbackRouteOptions {
 }
 
 /**
- * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline in
- * ../callback.ts decides. The body arrives as a string whatever its Content-Type, so a malformed,
- * empty or mislabelled body still gets the protocol's answer (R3, HTTP 200) instead of a 400/415.
+ * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline
+ * (../callback/pipeline.ts) reads, decides, journals, grades and answers. The body arrives as a
+ * string whatever its Content-Type, so a malformed, empty or mislabelled body still gets the
+ * protocol's answer (R3, HTTP 200) instead of a 400/415.
  */
 export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { sim, path, bodyLimit }) => {
   app.removeAllContentTypeParsers();
@@ -40,17 +41,13 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     if (!refused) request.log.error({ err: error }, 'callback failed');
     else request.log.info({ reason }, 'callback refused');
     const body = refused?.body ?? buildReply('R1', '', '', undefined).body;
-    const echo = (name: string) => {
-      const v = request.headers[name];
-      return (Array.isArray(v) ? v[0] : v) ?? '';
-    };
-    const fixed = sim.scenario.replyCredentials;
-    const headers = {
-      'content-type': 'application/json',
-      'api-id': fixed?.api_id ?? echo('api-id'),
-      'api-key': fixed?.api_key ?? echo('api-key'),
-      'x-wallet-sim-reason': headerSafe(reason),
-    };
+    // The body was not read: no event to echo a Callback-URL for.
+    const headers = replyHeadersFor(
+      sim,
+      { method: request.method, url: request.url, headers: request.headers, body: '' },
+      undefined,
+      reason,
+    );
     const at = new Date().toISOString();
     // Not awaited: a shared journal's write must not hold the reply (the in-memory one is immediate).
     void sim.journal.record({
@@ -74,6 +71,52 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
       // the schema above is for the OpenAPI document.
       validatorCompiler: () => () => true,
     },
-    (request, reply) => new Answer(sim, request, reply).start(),
+    (request, reply) => new Answer(sim, exchangeOf(request, reply)).start(),
   );
 };
+
+/** The pipeline's view of one request and its reply. */
+function exchangeOf(request: FastifyRequest, reply: FastifyReply): CallbackExchange {
+  const socket = request.raw.socket;
+  return {
+    input: {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: typeof request.body === 'string' ? request.body : '',
+    },
+    get clientGone() {
+      return socket.destroyed === true; // (an injected request's fake socket is never destroyed)
+    },
+    onClose(listener) {
+      socket.once('close', listener);
+      return () => socket.off('close', listener);
+    },
+    forgetBody() {
+      request.body = undefined;
+      this.input.body = '';
+    },
+    send(status, headers, body) {
+      reply
+        .code(status as 200)
+        .headers(headers)
+        .send(body);
+    },
+    drop() {
+      reply.hijack();
+      socket.destroy();
+    },
+    get sent() {
+      return reply.sent;
+    },
+    fail(error) {
+      try {
+        reply.send(error);
+      } catch (again) {
+        request.log.error({ err: again }, 'callback reply failed');
+        socket.destroy();
+      }
+    },
+    log: request.log,
+  };
+}

@@ -31,7 +31,13 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
       } catch (e) {
         return down(sim.storeFailure ?? (e as Error).message);
       }
-      return { status: 'ok', scenario: sim.scenario.source.name, store: storeKind, players: known };
+      return {
+        status: 'ok',
+        scenario: sim.scenario.source.name,
+        store: storeKind,
+        players: known,
+        ...(sim.upstream && { upstream: sim.upstream }),
+      };
     },
   );
 };

@@ -62,12 +62,13 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
     async (request, reply) => {
       const signed = request.query.signed === 'true';
       if (signed && !signer) return sendApiError(reply, apiError('SIGNING_NOT_ENABLED'));
-      const { grader, info } = await sim.currentGrading();
+      const { grader, info, wallet } = await sim.currentGrading();
       const report = reportOf(grader, {
         now: new Date(),
         scenario: sim.scenario.source.name,
         session: { ...info, seed: sim.seed },
         userId: request.query.user_id,
+        wallet, // proxy mode: the operator wallet's side
       });
       return signed ? signReport(signer!, report, sim.scenario.source) : report;
     },

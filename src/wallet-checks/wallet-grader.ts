@@ -86,6 +86,16 @@ export class WalletGrader {
     p.inFlight.set(x.id, { overlapped, balanceAtSend: p.balance });
   }
 
+  /** The exchange sent as `from` is `to` from now on (proxy mode cites its journal id, known once journalled). */
+  rekey(from: number, to: number): void {
+    const user = this.waiting.get(from);
+    const flights = user === undefined ? undefined : this.players.get(user)?.inFlight;
+    if (user === undefined || from === to || !this.waiting.delete(from)) return;
+    this.waiting.set(to, user);
+    const flight = flights?.get(from);
+    if (flight && flights!.delete(from)) flights!.set(to, flight);
+  }
+
   /** The wallet answered it, or did not (`a.kind === 'none'`). A callback not `sent` first is taken as sent now. */
   answered(x: WalletExchange, a: WalletAnswer): void {
     if (!this.waiting.has(x.id)) this.sent(x);
@@ -127,12 +137,19 @@ export class WalletGrader {
           x,
           a,
         );
-    } else if (p && x.tx !== undefined) this.money(x, a, reply, p, flight, serial);
+    } else if (p && x.tx !== undefined && !this.money(x, a, reply, p, flight, serial)) return void (p.balance = undefined);
     if (p) this.follow(p, reply, serial, a.status);
   }
 
-  /** The money checks of an authenticated, valid callback: idempotency, exact balance, short bets. */
-  private money(x: WalletExchange, a: WalletAnswer, reply: ReadReply, p: PlayerState, flight: Flight | undefined, serial: boolean): void {
+  /** The money checks of a valid callback; false when its reply's balance cannot be trusted (a resend answered with another). */
+  private money(
+    x: WalletExchange,
+    a: WalletAnswer,
+    reply: ReadReply,
+    p: PlayerState,
+    flight: Flight | undefined,
+    serial: boolean,
+  ): boolean {
     const user = x.user!;
     const digest = digestOf(x.body);
     const known = this.txs.get(x.tx!);
@@ -149,17 +166,19 @@ export class WalletGrader {
       else if (reply.code === 'R0' && reply.balance && serial) {
         const first = known.applied.balance;
         const fine = (first && reply.balance.eq(first)) || (before && reply.balance.eq(before));
-        if (!fine)
+        if (!fine) {
           idem.violate(
             `${what(x)}: the resend was answered with latest_balance ${reply.balance}, but the first reply (#${known.applied.id}) said ${first ?? 'nothing'} and the balance last reported was ${before ?? 'unknown'}: it was applied again, or the balance is wrong`,
             x,
             a,
           );
+          return false;
+        }
       }
-      return;
+      return true;
     }
     if (!known) this.remember(x.tx!, { digest });
-    else if (known.digest !== digest) return; // another body under a used id: the provider's defect; the wallet should refuse it
+    else if (known.digest !== digest) return true; // another body under a used id: the provider's defect; the wallet should refuse it
     const delta = deltaOf(x);
     if (x.event === 'bet' && delta && before) {
       const stake = delta.neg();
@@ -174,9 +193,9 @@ export class WalletGrader {
           );
       }
     }
-    if (reply.code !== 'R0') return;
+    if (reply.code !== 'R0') return true;
     this.txs.get(x.tx!)!.applied = { id: x.id, balance: reply.balance };
-    if (!delta || !before || !reply.balance) return;
+    if (!delta || !before || !reply.balance) return true;
     const exact = this.tally('WALLET_BALANCE_EXACT');
     exact.exercise(user);
     const expected = before.plus(delta);
@@ -186,6 +205,7 @@ export class WalletGrader {
         x,
         a,
       );
+    return true;
   }
 
   /**

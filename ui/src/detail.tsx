@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 import { clock, pretty, resultDetail } from './format.js';
 import type { JournalEntry } from './types.js';
 
-/** One callback in full: request and reply headers (keys masked by the journal), bodies, findings. */
+/** One callback in full: request and reply headers (keys masked by the journal), bodies, findings; in proxy mode the upstream leg too. */
 export function Detail({ entry: e, onClose }: { entry: JournalEntry; onClose: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   // Layout effects run in the same task as the render that shows the panel, so the focus moves
@@ -81,7 +81,30 @@ export function Detail({ entry: e, onClose }: { entry: JournalEntry; onClose: ()
           </pre>
         </div>
       </div>
+      {e.upstream && <UpstreamLeg leg={e.upstream} />}
     </section>
+  );
+}
+
+/** Proxy mode: what went to the operator's wallet, and what it answered (or why nothing). */
+function UpstreamLeg({ leg }: { leg: NonNullable<JournalEntry['upstream']> }) {
+  return (
+    <div class="upstream" aria-label="Upstream wallet">
+      <h4>Upstream wallet</h4>
+      <p class="mono">
+        {!leg.forwarded
+          ? `not forwarded to ${leg.url}: a rule answered`
+          : `forwarded to ${leg.url} at ${leg.sent_at ? clock(leg.sent_at) : '?'}; ${
+              leg.error ? `no reply: ${leg.error}` : `HTTP ${leg.status}`
+            } after ${leg.duration_ms} ms`}
+      </p>
+      {leg.headers && <Headers headers={leg.headers} />}
+      {leg.forwarded && !leg.error && (
+        <pre class="body" aria-label="Body the upstream sent">
+          {pretty(leg.body)}
+        </pre>
+      )}
+    </div>
   );
 }
 

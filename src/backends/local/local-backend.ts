@@ -1,5 +1,6 @@
 import { Journal } from '../../journal/journal.js';
 import type { Ledger } from '../../ledger/ledger-entry.js';
+import type { WalletGraderOptions } from '../../wallet-checks/wallet-grader.js';
 import type { Thresholds } from '../../grading/thresholds.js';
 import {
   type Backend,
@@ -74,8 +75,8 @@ export class LocalBackend implements Backend {
     return Promise.resolve();
   }
 
-  grading(thresholds: Thresholds, seed: () => number): Promise<Grading> {
-    return Promise.resolve(new LocalGrading(thresholds, seed));
+  grading(thresholds: Thresholds, seed: () => number, wallet?: () => WalletGraderOptions | undefined): Promise<Grading> {
+    return Promise.resolve(new LocalGrading(thresholds, seed, wallet));
   }
 
   ledger(userId?: string): Promise<Ledger> {

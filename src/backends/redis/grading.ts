@@ -5,6 +5,8 @@ import type { GradingFeed } from '../../grading/feed.js';
 import { GradingSession } from '../../grading/session.js';
 import type { Thresholds } from '../../grading/thresholds.js';
 import type { Grading } from '../backend.js';
+import type { WalletAnswer, WalletExchange } from '../../wallet-checks/exchange.js';
+import type { WalletGraderOptions } from '../../wallet-checks/wallet-grader.js';
 
 /** Events a session's stream keeps (the oldest go): a process that joins later folds what is left. */
 export const MAX_STREAM_EVENTS = 200_000;
@@ -19,7 +21,10 @@ type Event =
   | { t: 'a'; k: string; a: Arrival }
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
-  | { t: 'f'; u?: string; c: string[] };
+  | { t: 'f'; u?: string; c: string[] }
+  // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
+  | { t: 'ws'; x: WalletExchange }
+  | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
 
 interface SessionDoc {
   id: string;
@@ -63,6 +68,7 @@ export class SharedGrading implements Grading {
     private readonly prefix: string,
     private thresholds: Thresholds,
     private readonly seed: () => number,
+    private readonly walletOptions: () => WalletGraderOptions | undefined = () => undefined,
   ) {
     this.session = this.local({ id: 'pending', started_at: new Date().toISOString() });
   }
@@ -76,7 +82,13 @@ export class SharedGrading implements Grading {
   }
 
   private local(doc: SessionDoc, carried?: GradingSession): GradingSession {
-    const s = new GradingSession(this.thresholds, this.seed(), Date.parse(doc.started_at), doc.keep_logins ? carried?.grader : undefined);
+    const s = new GradingSession(
+      this.thresholds,
+      this.seed(),
+      Date.parse(doc.started_at),
+      doc.keep_logins ? carried?.grader : undefined,
+      this.walletOptions(),
+    );
     s.info.id = doc.id;
     s.grader.lagMs = SHARED_LAG_MS;
     return s;
@@ -127,6 +139,8 @@ export class SharedGrading implements Grading {
   use(thresholds: Thresholds): void {
     this.thresholds = thresholds;
     this.session.grader.t = thresholds;
+    const wallet = this.walletOptions();
+    if (wallet) this.session.wallet?.use(wallet);
   }
 
   private switchTo(doc: SessionDoc): void {
@@ -176,7 +190,12 @@ export class SharedGrading implements Grading {
       const a = this.attempts.get(e.k);
       if (a) grader.complete(a, e.d);
       this.attempts.delete(e.k);
-    } else grader.count(e.u, e.c);
+    } else if (e.t === 'f') grader.count(e.u, e.c);
+    else if (e.t === 'ws') this.session.wallet?.sent(e.x);
+    else if (e.t === 'wa') {
+      this.session.wallet?.rekey(e.s, e.x.id);
+      this.session.wallet?.answered(e.x, e.a);
+    }
   }
 
   /** Folds new events as they come (a connection of its own, XREAD BLOCK), and a new session when one begins. */
@@ -229,6 +248,12 @@ export class SharedGrading implements Grading {
         const c = [...codes];
         if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });
       },
+      ...(this.session.wallet && {
+        wallet: {
+          sent: (x: WalletExchange) => add({ t: 'ws', x }),
+          answered: (s: number, x: WalletExchange, a: WalletAnswer) => add({ t: 'wa', s, x, a }),
+        },
+      }),
     };
   }
 

@@ -1,3 +1,4 @@
+import type { WalletGraderOptions } from '../../wallet-checks/wallet-grader.js';
 import type { Thresholds } from '../../grading/thresholds.js';
 import type { Ledger } from '../../ledger/ledger-entry.js';
 import type { Scenario } from '../../protocol/types.generated.js';
@@ -69,8 +70,8 @@ export class RedisBackend implements Backend {
     return this.shared.publishReset(scenario);
   }
 
-  async grading(thresholds: Thresholds, seed: () => number): Promise<Grading> {
-    const grading = new SharedGrading(this.store.client, this.store.prefix, thresholds, seed);
+  async grading(thresholds: Thresholds, seed: () => number, wallet?: () => WalletGraderOptions | undefined): Promise<Grading> {
+    const grading = new SharedGrading(this.store.client, this.store.prefix, thresholds, seed, wallet);
     await grading.join();
     this.shareGrading = grading;
     return grading;

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Awaitable } from '../awaitable.js';
-import { type CallbackOutput, handleCallback, unjournalled } from '../callback/handle.js';
+import { type CallbackOutput, processCallback, respond, unjournalled } from './handle.js';
+import { type CallbackInput, readCallback } from './read.js';
 import { eventNamed } from '../events/index.js';
 import { isoTime } from '../iso-time.js';
 import type { Simulator } from '../simulator.js';
 import type { GradingFeed } from '../grading/feed.js';
 import { loopLag } from '../grading/loop-lag.js';
-import { gradedBody, rawBody } from '../grading/graded-body.js';
+import { gradedBody } from '../grading/graded-body.js';
 import type { Finding } from '../protocol/findings.js';
 import type { StoredEntry } from '../journal/journal.js';
 
@@ -49,9 +49,35 @@ function findingCodes(findings: readonly Finding[]): Iterable<string> {
 type Pending = Awaited<ReturnType<Simulator['journal']['begin']>>;
 
 /**
- * One callback being answered: decided, journalled, graded, replied. Each step goes on at once
- * when the one before answered at once (the memory store and journal), after it otherwise (Redis,
- * a delay_ms): a callback served from memory makes no promise and waits for no turn.
+ * The HTTP side of one callback, as the callback route (src/routes/callback.ts) hands it over: the
+ * request as received, and the few things the pipeline does to the connection.
+ */
+export interface CallbackExchange {
+  /** The request: method, URL, headers, the body as text. */
+  readonly input: CallbackInput;
+  /** The caller closed the connection (its own time-out): a reply now is never read. */
+  readonly clientGone: boolean;
+  /** Calls `listener` when the caller closes the connection; returns what stops that. */
+  onClose(listener: () => void): () => void;
+  /** The body's text is no longer needed (a delayed reply: the journal holds the body). */
+  forgetBody(): void;
+  /** Writes the reply. */
+  send(status: number, headers: Record<string, string>, body: string): void;
+  /** Closes the connection without a reply. */
+  drop(): void;
+  /** Whether a reply went out (or the connection was dropped). */
+  readonly sent: boolean;
+  /** A failure as a throw from the route would be: the route's error handler answers. */
+  fail(error: Error): void;
+  readonly log: { info(fields: object, message: string): void; error(fields: object, message: string): void };
+}
+
+/**
+ * One callback, start to finish: read → rule → wallet → reply (./handle.ts: `readCallback`,
+ * `processCallback`, `respond`), then journal → grading → the reply written (or the connection
+ * dropped, or the reply written after a rule's delay). Each step goes on at once when the one before
+ * answered at once (the memory store and journal), after it otherwise (Redis, an upstream, a
+ * delay_ms): a callback served from memory makes no promise and waits for no turn.
  */
 export class Answer {
   private readonly started = performance.now();
@@ -67,18 +93,17 @@ export class Answer {
 
   constructor(
     private readonly sim: Simulator,
-    private readonly request: FastifyRequest,
-    private readonly reply: FastifyReply,
+    private readonly http: CallbackExchange,
   ) {
     this.grader = sim.gradingFeed;
     this.ticket = this.grader.expect(this.arrivedAt);
-    this.chars = typeof request.body === 'string' ? request.body.length : 0;
+    this.chars = http.input.body.length;
   }
 
   /**
    * Answers the callback. Returns nothing, not a promise, even when a step waits: Fastify would
    * send an empty reply for a promise that resolves before the reply is written (it waits in the
-   * batch), so a failure after a wait goes to Fastify's error handler here, as a throw would.
+   * batch), so a failure after a wait goes to the route's error handler here, as a throw would.
    */
   start(): undefined {
     const done = this.run();
@@ -87,15 +112,14 @@ export class Answer {
   }
 
   private run(): Awaitable<undefined> {
-    const { request } = this;
+    const { input } = this.http;
     let out: Awaitable<CallbackOutput>;
     try {
-      out = handleCallback(this.sim, {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        body: typeof request.body === 'string' ? request.body : '',
-      });
+      // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
+      const intake = readCallback(this.sim, input);
+      const applied = processCallback(this.sim, input, intake, this.grader.wallet);
+      out =
+        applied instanceof Promise ? applied.then((a) => respond(this.sim, input, intake, a)) : respond(this.sim, input, intake, applied);
     } catch (e) {
       return this.failed(e);
     }
@@ -121,7 +145,7 @@ export class Answer {
     let pending: Awaitable<Pending>;
     try {
       // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
-      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars, rawBody(this.request)) : undefined;
+      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars, this.http.input.body) : undefined;
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
       // The entry is handed over, not copied.
       pending = this.sim.journal.begin(Object.assign(out.entry, { received_at: isoTime(this.arrivedAt) }), this.chars);
@@ -135,26 +159,26 @@ export class Answer {
     const { out, grader } = this;
     if (out.authenticated) this.attempt = gradedArrival(grader, this.ticket, pending.id, this.arrivedAt, out, this.graded);
     else grader.settle(this.ticket);
+    // Proxy mode: the upstream's answer grades the operator's wallet, citing the journal entry.
+    if (out.wallet) grader.wallet?.answered(out.wallet.sent.id, { ...out.wallet.sent, id: pending.id }, out.wallet.answer);
     return out.delayMs ? this.delayed(pending) : this.answer(pending);
   }
 
   private async delayed(pending: Pending): Promise<undefined> {
     // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
-    this.request.body = undefined;
-    const socket = this.request.raw.socket;
+    this.http.forgetBody();
     const { attempt, grader } = this;
     // The caller giving up during the delay is when it knew the reply was lost (its time-out).
-    const closedEarly = attempt ? () => grader.closed(attempt, Date.now()) : undefined;
-    if (closedEarly) socket.once('close', closedEarly);
+    const off = attempt ? this.http.onClose(() => grader.closed(attempt, Date.now())) : undefined;
     await sleep(this.out.delayMs);
-    if (closedEarly) socket.off('close', closedEarly);
+    off?.();
     return this.answer(pending);
   }
 
   private answer(pending: Pending): Awaitable<undefined> {
     const repliedAt = Date.now();
     // The caller gave up (its own time-out) before the reply: it never read it.
-    const clientGone = this.request.raw.socket.destroyed === true; // (an injected request's fake socket is never destroyed)
+    const clientGone = this.http.clientGone;
     const entry = pending.finish({
       replied_at: isoTime(repliedAt),
       duration_ms: Math.round(performance.now() - this.started),
@@ -164,7 +188,7 @@ export class Answer {
   }
 
   private send(entry: StoredEntry, repliedAt: number, clientGone: boolean): undefined {
-    const { grader, attempt, request, reply } = this;
+    const { grader, attempt, http } = this;
     let out = this.out;
     const kept = !(entry.id === 0 && out.code === 'R0');
     if (!kept) out = unjournalled(this.sim, out); // Redis did not keep the entry
@@ -173,7 +197,7 @@ export class Answer {
       grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
     }
     grader.count(out.entry.user_id, findingCodes(out.entry.findings));
-    request.log.info(
+    http.log.info(
       {
         journal_id: entry.id,
         code: out.code,
@@ -182,12 +206,11 @@ export class Answer {
         user_id: entry.user_id,
         event_type: entry.event_type,
       },
-      out.reason ?? 'R0',
+      out.reason ?? out.code ?? 'no code',
     );
     if (out.drop) {
       // The lost-reply case: the change is applied, the caller never hears of it.
-      reply.hijack();
-      request.raw.socket.destroy();
+      http.drop();
       return;
     }
     this.out = out;
@@ -197,29 +220,21 @@ export class Answer {
   }
 
   /**
-   * As a throw from the handler would be: Fastify's error handler answers (R1). Once a reply is
+   * As a throw from the handler would be: the route's error handler answers (R1). Once a reply is
    * out (or the connection dropped on purpose), the failure is only logged.
    */
   failedLater(e: unknown): void {
     const error = e instanceof Error ? e : new Error(String(e));
-    if (this.reply.sent) {
-      this.request.log.error({ err: error }, 'callback failed after its reply');
+    if (this.http.sent) {
+      this.http.log.error({ err: error }, 'callback failed after its reply');
       return;
     }
-    try {
-      this.reply.send(error);
-    } catch (again) {
-      this.request.log.error({ err: again }, 'callback reply failed');
-      this.request.raw.socket.destroy();
-    }
+    this.http.fail(error);
   }
 
   write(): void {
     const { out } = this;
-    this.reply
-      .code(out.status as 200)
-      .headers(out.headers)
-      .send(out.body); // a rule may force any status
+    this.http.send(out.status, out.headers, out.body); // a rule may force any status
   }
 }
 

@@ -1,0 +1,64 @@
+import { andThen, type Awaitable } from '../awaitable.js';
+import { eventOf } from '../events/index.js';
+import { type Money, money } from '../money.js';
+import { hasErrors } from '../protocol/findings.js';
+import type { CallbackRequest, RuleThen } from '../protocol/types.generated.js';
+import { playerChange } from '../backends/state.js';
+import type { Store, View } from '../backends/store.js';
+import { type Decision, decide, type WalletConfig } from './decide.js';
+import type { Outcome, Wallet, WalletCall } from './port.js';
+
+/** What the local ledger reads of the simulator: its store, its money rules, and whether the store failed. */
+export interface LocalLedger {
+  readonly store: Store;
+  readonly config: WalletConfig;
+  readonly storeFailure: string | undefined;
+}
+
+/**
+ * The wallet held by wallet-sim itself: the money rules (./decide.ts) over the backend's store, in
+ * one store transaction per callback. Served from memory it answers at once, without a promise.
+ */
+export class LocalWallet implements Wallet {
+  constructor(private readonly ledger: LocalLedger) {}
+
+  apply({ intake, then }: WalletCall): Awaitable<Outcome> {
+    if (!intake.authenticated) return { code: 'R2' };
+    const req = intake.request;
+    // Not decided: R3, the player's balance as it stands (a store that cannot answer leaves it out).
+    if (!req || hasErrors(intake.findings)) return this.refused(intake.echo.user_id);
+    const { store, config } = this.ledger;
+    const keys = { user_id: req.user_id, transaction_id: req.transaction_id, game_no: eventOf(req).gameNo(req) };
+    const decided = store.transact(keys, (view) => decideWithRule(view, req, then, config));
+    return andThen(decided, (decision) => ({ code: decision.code, decision, balance: decision.balance }));
+  }
+
+  private refused(user: string | undefined): Awaitable<Outcome> {
+    if (user === undefined || this.ledger.storeFailure) return { code: 'R3' };
+    return this.ledger.store.player(user).then(
+      (player) => ({ code: 'R3' as const, balance: player?.balance }),
+      () => ({ code: 'R3' as const }),
+    );
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The wallet's decision, with what a scenario rule adds: `set_balance` before processing (a change
+ * like any other, committed with the decision), a forced `code` instead of the wallet's.
+ */
+export function decideWithRule(view: View, req: CallbackRequest, then: RuleThen | undefined, config: WalletConfig): Decision {
+  const forced =
+    then?.set_balance === undefined
+      ? undefined
+      : { user_id: req.user_id, balance: money(then.set_balance), currency: view.player?.currency ?? config.defaultCurrency };
+  const seen: View = forced ? { ...view, player: forced } : view;
+  const before: Money | undefined = seen.player?.balance;
+  const decision: Decision = then?.code
+    ? { code: then.code, findings: [], balance: before, balanceBefore: before, replayed: false, changes: [] }
+    : decide(seen, req, config);
+  return forced ? { ...decision, changes: [playerChange(forced), ...decision.changes] } : decision;
+}

@@ -1,0 +1,230 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { errors, Pool } from 'undici';
+import type { Change } from '../backends/change.js';
+import type { Player } from '../backends/state.js';
+import type { Store, View } from '../backends/store.js';
+import { eventOf } from '../events/index.js';
+import { isoTime } from '../iso-time.js';
+import { type Money, money, toJsonNumber } from '../money.js';
+import { topLevelNumberTexts } from '../probe/raw-json.js';
+import { CODES, type Code } from '../protocol/codes.js';
+import { hasErrors } from '../protocol/findings.js';
+import type { CallbackRequest } from '../protocol/types.generated.js';
+import { maskedHeaders } from '../secrets.js';
+import type { WalletConfig } from './decide.js';
+import type { Outcome, Relayed, UpstreamLeg, Wallet, WalletCall } from './port.js';
+
+/** What the proxy reads of the simulator: the store where it keeps what the upstream reported. */
+export interface UpstreamRecords {
+  readonly store: Store;
+  readonly config: WalletConfig;
+}
+
+export interface UpstreamOptions {
+  /** The operator wallet's callback URL. */
+  url: string;
+  /** A reply not read whole within this is no reply (the provider's connection is then closed). */
+  timeoutMs: number;
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+/**
+ * Hop-by-hop headers (RFC 9110 7.6.1) and those the client library writes itself: never forwarded
+ * nor relayed. `expect` is refused by undici; the body's length is the body's.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+]);
+
+/** The headers to pass on: all but the hop-by-hop ones, and any the Connection header names. */
+export function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const connection = headers.connection;
+  const named = new Set(
+    (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The operator's wallet behind `--upstream`: each callback is forwarded with its method, body and
+ * headers (hop-by-hop aside) over a kept-alive connection pool, and the reply is read whole.
+ * wallet-sim keeps no money here: what the upstream's replies report goes to the store (the
+ * players' last reported balances, a ledger row per applied bet or settlement), so the admin
+ * routes and `reconcile` read it as usual. A forced `code` is answered locally, not forwarded.
+ */
+export class UpstreamWallet implements Wallet {
+  readonly upstream: string;
+  private readonly pool: Pool;
+  private readonly path: string;
+
+  constructor(
+    private readonly records: UpstreamRecords,
+    private readonly options: UpstreamOptions,
+  ) {
+    const url = new URL(options.url);
+    this.upstream = options.url;
+    this.path = `${url.pathname}${url.search}`;
+    // Time-outs are ours (an exact timer over the whole exchange), not undici's coarse ones.
+    this.pool = new Pool(url.origin, { headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+  }
+
+  apply(call: WalletCall): Promise<Outcome> {
+    const forced = call.then?.code;
+    if (forced) return this.answeredHere(call, forced);
+    return this.forward(call);
+  }
+
+  /** A rule's forced code: answered by wallet-sim with the balance the upstream last reported. */
+  private async answeredHere({ intake }: WalletCall, code: Code): Promise<Outcome> {
+    const user = intake.echo.user_id;
+    const player = user === undefined ? undefined : await this.records.store.player(user).catch(() => undefined);
+    return { code, balance: player?.balance, upstream: { url: this.upstream, forwarded: false } };
+  }
+
+  private async forward({ input, intake }: WalletCall): Promise<Outcome> {
+    const sentAt = Date.now();
+    const started = performance.now();
+    const leg: UpstreamLeg = { url: this.upstream, forwarded: true, sent_at: isoTime(sentAt) };
+    let relayed: Relayed;
+    try {
+      const res = await this.pool.request({
+        path: this.path,
+        method: input.method as 'POST',
+        headers: endToEnd(input.headers),
+        body: input.body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      const text = await res.body.text();
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(endToEnd(res.headers))) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      relayed = { kind: 'reply', status: res.statusCode, headers, text };
+    } catch (e) {
+      relayed = { kind: 'none', why: this.why(e) };
+    }
+    const repliedAt = Date.now();
+    leg.replied_at = isoTime(repliedAt);
+    leg.duration_ms = Math.round(performance.now() - started);
+    if (relayed.kind === 'none') {
+      leg.error = relayed.why;
+      return { relayed, upstream: leg };
+    }
+    leg.status = relayed.status;
+    leg.headers = maskedHeaders(relayed.headers);
+    const reported = readReply(relayed.text);
+    leg.body = reported.body;
+    const outcome: Outcome = { code: reported.code, balance: reported.balance, relayed, upstream: leg };
+    const request = intake.authenticated && !hasErrors(intake.findings) ? intake.request : undefined;
+    if (!request || reported.balance === undefined || relayed.status !== 200) return outcome;
+    // What the upstream reported, kept for GET /admin/players, the ledger and a forced code's balance.
+    // A store that fails here does not change what the provider gets: the upstream has answered.
+    try {
+      await this.records.store.transact(keysOf(request), (view) => ({
+        changes: reportedChanges(view, request, reported.code, reported.balance!, this.records.config, repliedAt),
+      }));
+    } catch {
+      // (the store's own failure is on /health)
+    }
+    return outcome;
+  }
+
+  private why(e: unknown): string {
+    const err = e as Error & { code?: string; cause?: { code?: string } };
+    const code = err.code ?? err.cause?.code;
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no reply within ${this.options.timeoutMs} ms`;
+    if (code === 'ECONNREFUSED') return `connection refused by ${this.upstream}`;
+    if (e instanceof errors.HTTPParserError || code === 'HPE_INVALID_CONSTANT' || /^HPE_/.test(code ?? ''))
+      return `the upstream answered bytes that are not HTTP (${err.message})`;
+    if (e instanceof errors.SocketError || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+      return 'the upstream closed the connection without a reply';
+    return `${code ? `${code}: ` : ''}${err.message}`;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+const keysOf = (req: CallbackRequest) => ({ user_id: req.user_id, transaction_id: req.transaction_id, game_no: eventOf(req).gameNo(req) });
+
+/** An upstream reply's code (when it is one the protocol knows) and latest_balance (as written, exactly). */
+export function readReply(text: string): { body: unknown; code?: Code; balance?: Money } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { body: text };
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { body };
+  const raw = (body as { code?: unknown }).code;
+  const code = typeof raw === 'string' && Object.hasOwn(CODES, raw) ? (raw as Code) : undefined;
+  const written =
+    typeof (body as { latest_balance?: unknown }).latest_balance === 'number' ? topLevelNumberTexts(text).get('latest_balance') : undefined;
+  let balance: Money | undefined;
+  try {
+    balance = written === undefined ? undefined : money(written);
+  } catch {
+    balance = undefined;
+  }
+  return { body, code, balance };
+}
+
+/**
+ * What an upstream reply tells the store: the player's balance as last reported, and for an R0 to
+ * a bet or a settlement not seen before, its ledger row (the amount from the callback, the balance
+ * after from the reply) and the round's state.
+ */
+export function reportedChanges(
+  view: View,
+  req: CallbackRequest,
+  code: Code | undefined,
+  balance: Money,
+  config: WalletConfig,
+  at: number,
+): Change[] {
+  const event = eventOf(req);
+  const data = (req as { data?: { currency?: unknown; total_bet_amount?: unknown; total_winloss?: unknown } }).data;
+  const currency = typeof data?.currency === 'string' ? data.currency : (view.player?.currency ?? config.defaultCurrency);
+  const player: Player = { user_id: req.user_id, balance, currency };
+  const changes: Change[] = [{ op: 'player', user_id: player.user_id, balance: toJsonNumber(balance), currency }];
+  if (code !== 'R0' || view.transaction || !event.round) return changes;
+  const gameNo = event.gameNo(req)!;
+  const stake = typeof data?.total_bet_amount === 'number' ? money(data.total_bet_amount) : undefined;
+  if (stake === undefined) return changes;
+  const settles = event.round === 'settles';
+  const amount = settles && typeof data?.total_winloss === 'number' ? stake.plus(money(data.total_winloss)) : stake;
+  changes.push({
+    op: 'txn',
+    transaction_id: req.transaction_id,
+    user_id: req.user_id,
+    event_type: event.type,
+    fingerprint: '',
+    game_no: gameNo,
+    currency,
+    amount: toJsonNumber(amount.abs()),
+    balance_after: toJsonNumber(balance),
+    applied_at: at,
+  });
+  if (settles)
+    changes.push({ op: 'round', user_id: req.user_id, game_no: gameNo, currency, stake: toJsonNumber(stake), bets: [], settled: true });
+  return changes;
+}

@@ -1,0 +1,42 @@
+// The dashboard's callback detail in proxy mode, in a real browser: both legs, what the provider
+// sent and got, and what went to the operator's wallet and came back.
+import { chromium } from 'playwright-core';
+import t from 'tap';
+import { bet, login, post } from '../helpers/app.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from '../helpers/chromium.js';
+import { startProxy, startUpstream } from './upstream.js';
+
+t.setTimeout(120_000);
+
+const missing = chromiumMissing('the dashboard test');
+if (missing) t.comment(missing);
+else
+  t.test("a callback's detail shows the upstream leg", async (t) => {
+    const up = await startUpstream(t);
+    const proxy = await startProxy(
+      t,
+      { rules: [{ name: 'forced', when: { event_type: 'bet', user_id: 'dash-forced' }, then: { code: 'R1' } }] },
+      up.url,
+    );
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${proxy.base}/ui`);
+    await page.locator('.live-live').waitFor();
+
+    await post(proxy.url, login('dash'));
+    const placed = bet('dash', 'g1', [['1', 'P', 10]], { currency: 'USD' });
+    await post(proxy.url, placed);
+    await page.locator('tr[data-id]', { hasText: placed.transaction_id }).click();
+    const leg = page.getByLabel('Upstream wallet');
+    t.match(await leg.innerText(), new RegExp(`forwarded to ${up.url} at .*; HTTP 200 after \\d+ ms`), 'forwarded, answered, timed');
+    t.match(await page.getByLabel('Body the upstream sent').innerText(), /"latest_balance": 990/, "the upstream's reply");
+    t.match(await page.getByLabel('Reply body').innerText(), /"latest_balance": 990/, 'what the provider got');
+    await page.getByRole('button', { name: 'Close the details' }).click();
+
+    const forced = bet('dash-forced', 'g1', [['1', 'P', 10]], { currency: 'USD' });
+    await post(proxy.url, forced);
+    await page.locator('tr[data-id]', { hasText: forced.transaction_id }).click();
+    t.match(await page.getByLabel('Upstream wallet').innerText(), /not forwarded/, 'a forced code never went upstream');
+  });

@@ -1,0 +1,77 @@
+// An upstream that is dead, answers garbage, is slow, or answers an HTTP error: the provider's
+// connection is closed without a reply when there is no HTTP reply at all (what a dead wallet looks
+// like to it), any HTTP reply is relayed as it came, and the journal and the wallet side say why.
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server } from 'node:net';
+import t, { type Test } from 'tap';
+import { bet, login, post } from '../helpers/app.js';
+import { startProxy } from './upstream.js';
+
+const usd = { currency: 'USD' };
+
+/** A TCP server on a free loopback port, closed when the test ends. */
+async function serve(t: Test, server: Server | ReturnType<typeof createHttpServer>): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  if (!address || typeof address !== 'object') throw new Error('no address');
+  return `http://127.0.0.1:${address.port}/callback`;
+}
+
+/** A port nothing listens on: bound, then closed. */
+async function deadUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/callback`;
+}
+
+async function noReply(t: Test, upstream: string, timeoutMs: number, why: RegExp) {
+  const proxy = await startProxy(t, {}, upstream, timeoutMs);
+  const b = bet('p1', 'g1', [['1', 'P', 10]], usd);
+  await t.rejects(post(proxy.url, b), "the provider's connection closed without a reply");
+  const [entry] = (await proxy.app.inject({ url: `/admin/journal?transaction_id=${b.transaction_id}` })).json().entries;
+  t.match(entry, { reply: { dropped: true }, upstream: { forwarded: true, error: why }, reason: why }, 'the journal says why');
+  const inTime = proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!;
+  t.equal(inTime.status, 'fail', 'the wallet side fails WALLET_ANSWERS_IN_TIME');
+  t.match(inTime.violations[0], { journal_ids: [entry.id], message: why }, 'citing the journal entry');
+  return proxy;
+}
+
+t.test('a dead upstream (connection refused)', async (t) => {
+  await noReply(t, await deadUrl(), 30_000, /connection refused/);
+});
+
+t.test('an upstream answering bytes that are not HTTP', async (t) => {
+  const garbage = createServer((socket) => {
+    socket.once('data', () => socket.end('garbage, not HTTP\r\n\r\n'));
+  });
+  await noReply(t, await serve(t, garbage), 30_000, /not HTTP/);
+});
+
+t.test('a slow upstream: no reply within --upstream-timeout-ms', async (t) => {
+  const held: import('node:http').ServerResponse[] = [];
+  const slow = createHttpServer((_req, res) => {
+    held.push(res); // never answered while the test runs
+  });
+  t.teardown(() => {
+    for (const res of held) res.destroy();
+  });
+  const sent = Date.now();
+  await noReply(t, await serve(t, slow), 500, /no reply within 500 ms/);
+  t.ok(Date.now() - sent < 10_000, 'given up on in time');
+});
+
+t.test('an HTTP error with a non-JSON body is relayed as it came, and judged by WALLET_REPLY_VALID', async (t) => {
+  const failing = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(500, { 'content-type': 'text/plain', 'x-upstream': 'yes' }).end('upstream exploded'));
+  });
+  const proxy = await startProxy(t, {}, await serve(t, failing));
+  const got = await post(proxy.url, login('p2'));
+  t.same([got.status, got.raw, got.headers['x-upstream'], got.headers['content-type']], [500, 'upstream exploded', 'yes', 'text/plain']);
+  const valid = proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_REPLY_VALID')!;
+  t.equal(valid.status, 'fail');
+  t.equal(proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!.status, 'pass', 'it did answer');
+});

@@ -1,0 +1,73 @@
+// The wallet side through the proxy: a correct operator wallet fails no check, and each faulty one
+// (the zoo, test/wallets/: one defect per process) fails exactly its own check. The same script
+// plays every wallet: a login, a bet and its resend, a settlement, a bet beyond the balance, a
+// callback the schemas refuse, and one with credentials other than the provider's.
+import t, { type Test } from 'tap';
+import type { WalletCheckId } from '../../src/wallet-checks/exchange.js';
+import { bet, HEADERS, login, post, result } from '../helpers/app.js';
+import { spawnZoo } from '../wallets/spawn-zoo.js';
+import { startProxy } from './upstream.js';
+
+t.jobs = 2;
+
+const usd = { currency: 'USD' };
+const send = async (url: string, body: object, headers = HEADERS) => {
+  try {
+    return (await post(url, body, headers)).status;
+  } catch {
+    return 'no reply';
+  }
+};
+
+async function play(url: string): Promise<void> {
+  await send(url, login('player-1'));
+  const placed = bet('player-1', 'g1', [['1', 'P', 10]], usd);
+  await send(url, placed);
+  await send(url, placed); // the resend
+  await send(url, result('player-1', 'g1', [['1', 'P', 10, 5]], usd));
+  await send(url, bet('player-1', 'g2', [['1', 'P', 5000]], usd)); // beyond the balance
+  const { timestamp: _none, ...untimed } = bet('player-2', 'g3', [['1', 'P', 10]], usd);
+  await send(url, untimed); // the schemas refuse it
+  await send(url, login('player-2'), { ...HEADERS, 'api-id': 'someone-else' });
+}
+
+/** Plays the script through a proxy in front of the zoo with `defect`; the wallet-side checks that fail. */
+async function failingChecks(t: Test, defect: string | undefined, zooArgs: string[] = []): Promise<string[]> {
+  const zoo = await spawnZoo(['--api-id', 'sandbox', '--api-key', 'sandbox-key', ...(defect ? ['--defect', defect] : []), ...zooArgs]);
+  t.teardown(() => zoo.stop());
+  // The provider's declared time-out: 1 s (the slow wallet answers in 1.5 s).
+  const proxy = await startProxy(t, { grading: { client_timeout_s: 1 } }, zoo.url, 10_000);
+  await play(proxy.url);
+  return proxy.sim.grading
+    .wallet!.checks()
+    .filter((c) => c.status === 'fail')
+    .map((c) => c.id);
+}
+
+t.test('a correct operator wallet: no failing wallet-side check', async (t) => {
+  t.same(await failingChecks(t, undefined), []);
+});
+
+t.test('a correct wallet, slow but within the time-out, with extra headers: no failing check', async (t) => {
+  t.same(await failingChecks(t, undefined, ['--delay-ms', '200', '--extra-headers']), []);
+});
+
+const CASES: [string, WalletCheckId, string[]?][] = [
+  ['double-debit-resend', 'WALLET_IDEMPOTENT'],
+  ['replay-stale-balance', 'WALLET_IDEMPOTENT'],
+  ['settle-winloss-only', 'WALLET_BALANCE_EXACT'],
+  ['r0-short-bet', 'WALLET_REFUSES_SHORT_BET'],
+  ['missing-headers', 'WALLET_REPLY_VALID'],
+  ['lowercase-code', 'WALLET_REPLY_VALID'],
+  ['non-json', 'WALLET_REPLY_VALID'],
+  ['http-500', 'WALLET_REPLY_VALID'],
+  ['slow', 'WALLET_ANSWERS_IN_TIME', ['--slow-ms', '1500']],
+  ['garbage-bytes', 'WALLET_ANSWERS_IN_TIME'],
+  ['accepts-missing-timestamp', 'WALLET_REFUSES_INVALID'],
+  ['accepts-wrong-api-id', 'WALLET_REFUSES_INVALID'],
+];
+
+for (const [defect, check, args] of CASES)
+  t.test(`${defect}: exactly ${check} fails`, async (t) => {
+    t.same(await failingChecks(t, defect, args), [check]);
+  });
