@@ -1,0 +1,69 @@
+import type { WalletCheckId } from './exchange.js';
+
+/** One row of the wallet side's table: what the operator's wallet must do, and how to fix it. */
+export interface WalletCheck {
+  id: WalletCheckId;
+  severity: 'error' | 'warning';
+  /** What the operator's wallet must do. */
+  title: string;
+  /** What to change in the wallet when it fails. */
+  fix: string;
+  /** What would exercise it (shown while it is not exercised). */
+  idle: string;
+  /** One chance, singular and plural. */
+  unit: readonly [one: string, many: string];
+}
+
+/** The wallet-side checks, in report order (docs/proxy.md; ids are stable). */
+export const WALLET_CHECKS: readonly WalletCheck[] = [
+  {
+    id: 'WALLET_REPLY_VALID',
+    severity: 'error',
+    title:
+      'Answer every callback per the spec: HTTP 200, a JSON reply with code R0-R4, event_type and user_id echoed, latest_balance on R0, Api-Id/Api-Key headers',
+    fix: 'Reply with HTTP 200, Content-Type application/json, Api-Id and Api-Key headers (and Callback-URL on login and bet_result), and a body with code (R0-R4, upper case), event_type and user_id as sent, an integer timestamp, and latest_balance (a JSON number) on every R0.',
+    idle: 'no callback reached the wallet',
+    unit: ['reply', 'replies'],
+  },
+  {
+    id: 'WALLET_IDEMPOTENT',
+    severity: 'error',
+    title: 'Apply a transaction once: a resend of a transaction already answered R0 replays R0 and moves nothing',
+    fix: "Key every bet and bet_result on its transaction_id: when the same id arrives again with the same body, answer R0 again with the balance (the first reply's or the current one) and change nothing.",
+    idle: 'no transaction answered R0 was sent again (a lost reply, then its resend, exercises it)',
+    unit: ['resend of an applied transaction', 'resends of applied transactions'],
+  },
+  {
+    id: 'WALLET_BALANCE_EXACT',
+    severity: 'error',
+    title:
+      "Move the balance by exactly the callback's amount: a bet by -total_bet_amount, a bet_result by total_bet_amount + total_winloss, a login by 0",
+    fix: 'Compute balances in exact decimals (never binary floats): debit total_bet_amount on a bet, credit total_bet_amount + total_winloss on a bet_result (a full loss credits 0), and report the balance after the change in latest_balance.',
+    idle: "no new transaction was answered R0 while the player's previous balance was known (log the player in first)",
+    unit: ['applied transaction with a known balance before it', 'applied transactions with a known balance before them'],
+  },
+  {
+    id: 'WALLET_REFUSES_SHORT_BET',
+    severity: 'error',
+    title: 'Refuse (R4) a bet the balance cannot cover',
+    fix: "Before debiting, compare total_bet_amount with the balance under the player's lock; when it is short, answer R4 with latest_balance and debit nothing.",
+    idle: 'no bet above the balance the wallet last reported was sent',
+    unit: ['bet above the reported balance', 'bets above the reported balance'],
+  },
+  {
+    id: 'WALLET_ANSWERS_IN_TIME',
+    severity: 'error',
+    title: "Answer every callback within the provider's time-out (client_timeout_s)",
+    fix: "Answer within the provider's time-out: a later reply is a lost reply to the provider, which then resends or gives up. Find what is slow (a lock held across I/O, a slow store) or raise the agreed time-out.",
+    idle: 'no callback reached the wallet',
+    unit: ['callback', 'callbacks'],
+  },
+  {
+    id: 'WALLET_REFUSES_INVALID',
+    severity: 'warning',
+    title: 'Refuse what the schemas refuse: an invalid callback or one with other credentials is never answered R0',
+    fix: "Validate every callback before applying it (required fields and their types, totals that add up, amounts > 0 with the currency's digits) and check Api-Id and Api-Key: answer R3 (invalid) or R2 (credentials) and change nothing.",
+    idle: 'no invalid or wrongly credentialed callback reached the wallet',
+    unit: ['invalid or wrongly credentialed callback', 'invalid or wrongly credentialed callbacks'],
+  },
+];

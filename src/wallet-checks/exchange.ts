@@ -1,0 +1,53 @@
+// What the wallet-side checks read: one callback forwarded to an operator's wallet and what came
+// back. Proxy mode builds these from live traffic, `probe` from the traffic it drives; the checks
+// (src/wallet-checks/) never know which.
+
+/** A callback sent to the wallet under test. */
+export interface WalletExchange {
+  /** The callback's journal id (proxy mode) or the probe's exchange number: the evidence a violation cites. */
+  id: number;
+  /** The request's fields, when it had them (a garbage body has none). */
+  user?: string;
+  event?: string;
+  tx?: string;
+  /** The request's parsed body (an object), or undefined when it did not parse. */
+  body?: unknown;
+  /** wallet-sim's own verdict on the request: its schemas and totals accept it. */
+  valid: boolean;
+  /** The request carried the credentials the provider was given (the scenario's). */
+  credentialsOk: boolean;
+  /** The request's own headers that a reply echoes or must not leak. */
+  sentHeaders: { apiId?: string; apiKey?: string; callbackUrl?: string };
+  /** When it was sent to the wallet (ms since the epoch). */
+  sentAt: number;
+}
+
+/** What the wallet did with it: an HTTP reply (any status, any bytes), or none. */
+export type WalletAnswer =
+  | {
+      kind: 'reply';
+      /** When the reply was read whole (ms since the epoch). */
+      at: number;
+      status: number;
+      /** Header names in lower case. */
+      headers: Readonly<Record<string, string | undefined>>;
+      /** The reply body as text, as it came. */
+      text: string;
+    }
+  | {
+      kind: 'none';
+      at: number;
+      /** Why there is no reply, for a person: "no reply within 30000 ms", "connection refused", "not HTTP". */
+      why: string;
+    };
+
+/** The wallet-side check ids (stable: reports, JUnit and `--fail-on` name them). */
+export const WALLET_CHECK_IDS = [
+  'WALLET_REPLY_VALID',
+  'WALLET_IDEMPOTENT',
+  'WALLET_BALANCE_EXACT',
+  'WALLET_REFUSES_SHORT_BET',
+  'WALLET_ANSWERS_IN_TIME',
+  'WALLET_REFUSES_INVALID',
+] as const;
+export type WalletCheckId = (typeof WALLET_CHECK_IDS)[number];

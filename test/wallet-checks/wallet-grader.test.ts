@@ -1,0 +1,295 @@
+// The wallet-side checks as tables (no HTTP): sequences of exchanges with an operator's wallet,
+// correct ones passing and each defect failing exactly its check.
+import t from 'tap';
+import type { WalletAnswer, WalletCheckId, WalletExchange } from '../../src/wallet-checks/exchange.js';
+import { WalletGrader, type WalletCheckReport } from '../../src/wallet-checks/wallet-grader.js';
+
+const KEY = { api_id: 'op', api_key: 'op-key' };
+const T0 = Date.UTC(2026, 10, 26, 12);
+
+type Step =
+  | { ex: WalletExchange; reply: WalletAnswer } // sent and answered at once
+  | { send: WalletExchange }
+  | { answer: number; reply: WalletAnswer };
+
+let nextId = 1;
+const at = (ms: number) => T0 + ms;
+const envelope = (event: string, tx: string, user: string, data?: unknown) => ({
+  transaction_id: tx,
+  event_type: event,
+  timestamp: 1_790_000_000 + nextId,
+  feedback_data: '',
+  user_id: user,
+  ...(data === undefined ? {} : { data }),
+});
+function ex(event: string, tx: string, user: string, data?: unknown, more: Partial<WalletExchange> = {}): WalletExchange {
+  return {
+    id: nextId++,
+    event,
+    tx,
+    user,
+    body: envelope(event, tx, user, data),
+    valid: true,
+    credentialsOk: true,
+    sentHeaders: { apiId: KEY.api_id, apiKey: KEY.api_key, callbackUrl: 'http://provider/cb' },
+    sentAt: at(nextId * 10),
+    ...more,
+  };
+}
+const login = (user: string, tx = `l${nextId}`) => ex('login', tx, user);
+const bet = (user: string, tx: string, stake: number, game = 'g1') =>
+  ex('bet', tx, user, {
+    currency: 'USD',
+    game_type: 'b',
+    table_no: 't',
+    game_no: game,
+    total_bet_amount: stake,
+    bets: [{ bet_index: '1', bet_type: 'p', bet_amount: stake }],
+  });
+const settle = (user: string, tx: string, stake: number, winloss: number, game = 'g1') =>
+  ex('bet_result', tx, user, {
+    currency: 'USD',
+    game_type: 'b',
+    table_no: 't',
+    game_no: game,
+    total_bet_amount: stake,
+    total_winloss: winloss,
+    result: 'P',
+    result_detail: '{}',
+    bet_results: [{ bet_index: '1', bet_type: 'p', bet_amount: stake, winloss }],
+  });
+/** A copy of an exchange sent again (a resend: same body, a new timestamp). */
+const again = (x: WalletExchange): WalletExchange => ({
+  ...x,
+  id: nextId++,
+  sentAt: x.sentAt + 1000,
+  body: { ...(x.body as object), timestamp: 1 },
+});
+
+interface ReplyOptions {
+  code?: string;
+  balance?: string | null;
+  status?: number;
+  headers?: Record<string, string | undefined>;
+  text?: string;
+  ms?: number;
+  event?: string;
+  user?: string;
+}
+/** The reply a correct wallet would send to `x`, changed by `o`. */
+function reply(x: WalletExchange, o: ReplyOptions = {}): WalletAnswer {
+  const code = o.code ?? 'R0';
+  const balance = o.balance === undefined ? (code === 'R0' ? '100' : null) : o.balance;
+  const text =
+    o.text ??
+    `{"code":"${code}","event_type":"${o.event ?? x.event}","timestamp":1790000000,"user_id":"${o.user ?? x.user}"${balance === null ? '' : `,"latest_balance":${balance}`}}`;
+  const headers: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    'api-id': x.sentHeaders.apiId ?? '',
+    'api-key': x.sentHeaders.apiKey ?? '',
+    ...(x.event === 'bet' ? {} : { 'callback-url': x.sentHeaders.callbackUrl }),
+    ...o.headers,
+  };
+  return { kind: 'reply', at: x.sentAt + (o.ms ?? 5), status: o.status ?? 200, headers, text };
+}
+const none = (x: WalletExchange, why = 'no reply within 30000 ms'): WalletAnswer => ({ kind: 'none', at: x.sentAt + 30_000, why });
+const step = (x: WalletExchange, o?: ReplyOptions): Step => ({ ex: x, reply: reply(x, o) });
+
+function grade(steps: Step[], timeoutMs = 10_000): Map<WalletCheckId, WalletCheckReport> {
+  const g = new WalletGrader({ clientTimeoutMs: timeoutMs, credentials: KEY });
+  const sent = new Map<number, WalletExchange>();
+  for (const s of steps) {
+    if ('ex' in s) {
+      g.sent(s.ex);
+      g.answered(s.ex, s.reply);
+    } else if ('send' in s) {
+      sent.set(s.send.id, s.send);
+      g.sent(s.send);
+    } else g.answered(sent.get(s.answer)!, s.reply);
+  }
+  return new Map(g.checks().map((c) => [c.id, c]));
+}
+const failing = (r: Map<WalletCheckId, WalletCheckReport>) => [...r.values()].filter((c) => c.status === 'fail').map((c) => c.id);
+
+t.test('a correct wallet fails nothing, and exercises what it met', async (t) => {
+  const l = login('p1');
+  const b = bet('p1', 'b1', 10);
+  const s = settle('p1', 's1', 10, 5.5);
+  const b2 = bet('p1', 'b2', 200, 'g2');
+  const r = grade([
+    step(l, { balance: '100' }),
+    step(b, { balance: '90' }),
+    step(again(b), { balance: '90' }), // replay: the first reply's balance
+    step(s, { balance: '105.5' }),
+    step(again(b), { balance: '105.5' }), // replay later: the current balance, also correct
+    step(b2, { code: 'R4', balance: '105.5' }),
+    step(login('p1'), { balance: '105.5' }),
+  ]);
+  t.same(failing(r), []);
+  t.equal(r.get('WALLET_IDEMPOTENT')!.exercised, 2);
+  t.equal(r.get('WALLET_BALANCE_EXACT')!.exercised, 3); // bet, settlement, second login (the first had no balance before it)
+  t.equal(r.get('WALLET_REFUSES_SHORT_BET')!.status, 'pass');
+  t.equal(r.get('WALLET_ANSWERS_IN_TIME')!.exercised, 7);
+  t.equal(r.get('WALLET_REFUSES_INVALID')!.status, 'not_exercised');
+  t.ok(r.get('WALLET_REFUSES_INVALID')!.detail.length > 0, 'not exercised says what would exercise it');
+  for (const c of r.values()) t.equal(c.side, 'wallet');
+});
+
+t.test('exact decimals: 0.1 + 0.2 and long balances are compared as written', async (t) => {
+  const rows: [string, number, string, string, WalletCheckId[]][] = [
+    ['0.3', 0.1, '0.2', 'a bet of 0.1 from 0.3', []],
+    ['0.3', 0.1, '0.19999999999999998', 'a float subtraction', ['WALLET_BALANCE_EXACT']],
+    ['10000000000000.01', 0.01, '10000000000000', 'a large balance', []],
+    ['10000000000000.01', 0.01, '10000000000000.0', 'a trailing zero is the same number', []],
+    ['100', 10, '90.01', 'off by a cent', ['WALLET_BALANCE_EXACT']],
+  ];
+  for (const [start, stake, after, name, want] of rows) {
+    const r = grade([step(login('p'), { balance: start }), step(bet('p', `b${nextId}`, stake), { balance: after })]);
+    t.same(failing(r), want, name);
+  }
+});
+
+t.test('each defect fails exactly its check', async (t) => {
+  const rows: [string, () => Step[], WalletCheckId[]][] = [
+    [
+      'a resend debited twice',
+      () => {
+        const b = bet('p', 'b1', 10);
+        return [step(login('p'), { balance: '100' }), step(b, { balance: '90' }), step(again(b), { balance: '80' })];
+      },
+      ['WALLET_IDEMPOTENT'],
+    ],
+    [
+      'a resend answered R3 "duplicate"',
+      () => {
+        const b = bet('p', 'b1', 10);
+        return [step(login('p'), { balance: '100' }), step(b, { balance: '90' }), step(again(b), { code: 'R3', balance: null })];
+      },
+      ['WALLET_IDEMPOTENT'],
+    ],
+    [
+      'a settlement that credits the winloss only',
+      () => [
+        step(login('p'), { balance: '100' }),
+        step(bet('p', 'b1', 10), { balance: '90' }),
+        step(settle('p', 's1', 10, 5), { balance: '95' }),
+      ],
+      ['WALLET_BALANCE_EXACT'],
+    ],
+    [
+      'R0 on a short bet',
+      () => [step(login('p'), { balance: '5' }), step(bet('p', 'b1', 10), { balance: '-5' })],
+      ['WALLET_REFUSES_SHORT_BET'],
+    ],
+    ['missing reply headers', () => [step(login('p'), { headers: { 'api-id': undefined, 'api-key': undefined } })], ['WALLET_REPLY_VALID']],
+    ['a lowercase code', () => [step(login('p'), { code: 'r0' })], ['WALLET_REPLY_VALID']],
+    ['no latest_balance on R0', () => [step(login('p'), { balance: null })], ['WALLET_REPLY_VALID']],
+    ['a balance as a string', () => [step(login('p'), { balance: '"100.00"' })], ['WALLET_REPLY_VALID']],
+    ['user_id not echoed', () => [step(login('p'), { user: 'someone' })], ['WALLET_REPLY_VALID']],
+    ['HTTP 500', () => [step(login('p'), { status: 500 })], ['WALLET_REPLY_VALID']],
+    ['a non-JSON 200', () => [step(login('p'), { text: '<html>oops</html>' })], ['WALLET_REPLY_VALID']],
+    ['text/html', () => [step(login('p'), { headers: { 'content-type': 'text/html' } })], ['WALLET_REPLY_VALID']],
+    [
+      'its own key sent back to a caller with a wrong key',
+      () => {
+        const x = login('p', 'l-wrong');
+        const wrong: WalletExchange = { ...x, credentialsOk: false, sentHeaders: { ...x.sentHeaders, apiKey: 'guess' } };
+        return [step(wrong, { code: 'R2', balance: null, headers: { 'api-key': KEY.api_key } })];
+      },
+      ['WALLET_REPLY_VALID'],
+    ],
+    ['a 5 s reply to a 3 s client', () => [step(login('p'), { ms: 5000 })], ['WALLET_ANSWERS_IN_TIME']],
+    ['no reply', () => [{ ex: login('p'), reply: none(login('p')) }], ['WALLET_ANSWERS_IN_TIME']],
+    ['R0 to an invalid callback', () => [step({ ...bet('p', 'b1', 10), valid: false }, { balance: '90' })], ['WALLET_REFUSES_INVALID']],
+    ['R0 to wrong credentials', () => [step({ ...login('p'), credentialsOk: false })], ['WALLET_REFUSES_INVALID']],
+  ];
+  for (const [name, steps, want] of rows) {
+    const r = grade(steps(), 3000);
+    t.same(failing(r), want, name);
+    for (const id of want) {
+      const v = r.get(id)!.violations[0]!;
+      t.ok(v.message.length > 20 && v.journal_ids.length === 1, `${name}: the violation says what and cites the exchange`);
+      t.notMatch(JSON.stringify(v.evidence), KEY.api_key, `${name}: evidence never holds the key`);
+    }
+  }
+});
+
+t.test('no false alarm under concurrency or after an unanswered callback', async (t) => {
+  // Two bets of one player in flight together, answered in reverse order: no order can be known.
+  const b1 = bet('p', 'b1', 10);
+  const b2 = bet('p', 'b2', 20, 'g2');
+  const rows: [string, Step[]][] = [
+    [
+      'overlapping bets answered in reverse order',
+      [
+        step(login('p'), { balance: '100' }),
+        { send: b1 },
+        { send: b2 },
+        { answer: b2.id, reply: reply(b2, { balance: '80' }) },
+        { answer: b1.id, reply: reply(b1, { balance: '70' }) },
+        step(bet('p', 'b3', 5, 'g3'), { balance: '65' }),
+      ],
+    ],
+    (() => {
+      const b = bet('q', 'b1', 10);
+      // The bet's reply never came, but the wallet applied it: the next balance is 10 lower.
+      return [
+        'a bet applied without a reply',
+        [step(login('q'), { balance: '100' }), { ex: b, reply: none(b) }, step(bet('q', 'b2', 5, 'g2'), { balance: '85' })],
+      ] as [string, Step[]];
+    })(),
+    (() => {
+      const b = bet('r', 'b1', 10);
+      // A resend while another callback of the player is in flight may report either balance.
+      const l = login('r');
+      return [
+        'a resend overlapping a login',
+        [
+          step(login('r'), { balance: '100' }),
+          step(b, { balance: '90' }),
+          { send: l },
+          { ex: again(b), reply: reply(b, { balance: '777' }) },
+          { answer: l.id, reply: reply(l, { balance: '90' }) },
+        ],
+      ] as [string, Step[]];
+    })(),
+    [
+      'players are independent',
+      [step(login('a'), { balance: '1' }), step(login('b'), { balance: '1000' }), step(bet('b', 'bb', 500), { balance: '500' })],
+    ],
+  ];
+  for (const [name, steps] of rows) {
+    const r = grade(steps);
+    t.same(
+      failing(r).filter((id) => id !== 'WALLET_ANSWERS_IN_TIME'),
+      [],
+      name,
+    );
+  }
+});
+
+t.test('a report limited to one player, and bounded violations', async (t) => {
+  const steps: Step[] = [];
+  for (let i = 0; i < 150; i++) steps.push(step(login(`u${i % 3}`), { status: 500 }));
+  const g = new WalletGrader({ clientTimeoutMs: 10_000, credentials: KEY });
+  for (const s of steps) {
+    if (!('ex' in s)) continue;
+    g.sent(s.ex);
+    g.answered(s.ex, s.reply);
+  }
+  const all = g.checks().find((c) => c.id === 'WALLET_REPLY_VALID')!;
+  t.equal(all.exercised, 150);
+  t.equal(all.violations.length, 101, '100 kept and one line for the rest');
+  t.match(all.violations[100]!.message, /and 50 more/);
+  const one = g.checks('u1').find((c) => c.id === 'WALLET_REPLY_VALID')!;
+  t.equal(one.exercised, 50);
+});
+
+t.test('an unanswered callback leaves the in-time check pending', async (t) => {
+  const g = new WalletGrader({ clientTimeoutMs: 10_000, credentials: KEY });
+  const x = login('p');
+  g.sent(x);
+  t.equal(g.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!.status, 'pending');
+  g.answered(x, reply(x));
+  t.equal(g.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!.status, 'pass');
+});
