@@ -22,9 +22,9 @@
  * | no-balance-on-r0            | R0 replies to bet and bet_result lack latest_balance                                    |
  * | no-echo                     | replies lack user_id and event_type                                                     |
  * | slow                        | bet_result replies come after --slow-ms (default 5000) ms                               |
- * | garbage-bytes               | bet_result gets bytes that are not HTTP, then the connection closes                     |
- * | non-json                    | bet_result gets HTTP 200 with the text "OK"                                             |
- * | http-500                    | bet_result gets HTTP 500 (the settlement handler throws before it commits)              |
+ * | garbage-bytes               | bet_result is applied, then answered with bytes that are not HTTP and a closed socket   |
+ * | non-json                    | bet_result is applied, then answered HTTP 200 with the text "OK"                        |
+ * | http-500                    | bet_result is applied, then answered HTTP 500 (the handler throws after it commits)    |
  * | accepts-wrong-types         | amounts sent as JSON strings ("1.5") are read as numbers                                |
  * | accepts-missing-timestamp   | a callback without timestamp is accepted                                                |
  * | accepts-nonpositive-amount  | a zero or negative bet_amount is accepted                                               |
