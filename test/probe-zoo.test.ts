@@ -15,6 +15,7 @@ const NAMED_BY: Record<Defect, string> = {
   'double-debit-resend': 'WALLET_IDEMPOTENT',
   'replay-stale-balance': 'WALLET_IDEMPOTENT',
   'r3-on-resend': 'WALLET_IDEMPOTENT',
+  'float-money': 'WALLET_BALANCE_EXACT',
   'settle-winloss-only': 'WALLET_BALANCE_EXACT',
   'r0-short-bet': 'WALLET_REFUSES_SHORT_BET',
   'no-player-lock': 'concurrent-overdraw',

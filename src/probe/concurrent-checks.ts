@@ -1,4 +1,4 @@
-import { betRequest, betResultRequest, loginRequest } from '../client/callbacks.js';
+import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../client/callbacks.js';
 import { type Money, ZERO } from '../money.js';
 import { expectSteps } from './expect-steps.js';
 import { line, newRound } from './moves.js';
@@ -62,9 +62,14 @@ export async function concurrentOverdraw(c: Check): Promise<void> {
   const bets = [line('1', 'P', stake)];
   const replies = await Promise.all(
     rounds.map((r, i) =>
-      c.send(`bet ${i + 1}/${RACERS} of ${stake.toFixed()} (balance ${before.toFixed()})`, betRequest(c.session.env(), r, bets), {
-        expect: ['R0', 'R4'],
-      }),
+      // provoke-: bets answered after the first replies exceed the balance those replies report.
+      c.send(
+        `bet ${i + 1}/${RACERS} of ${stake.toFixed()} (balance ${before.toFixed()})`,
+        betRequest(c.session.env({ transaction_id: newTransactionId('provoke-race') }), r, bets),
+        {
+          expect: ['R0', 'R4'],
+        },
+      ),
     ),
   );
   replies.forEach((reply, i) => {

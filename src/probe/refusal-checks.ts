@@ -116,7 +116,11 @@ async function withRound(c: Check, stake: Money, play: (r: RoundInfo, bets: BetL
   const opening = await placeBet(c, 'bet', r, bets, { setup: true });
   if (opening.code !== 'R0') return c.skip(`the opening bet was answered ${opening.code ?? opening.unusable}, not R0`);
   await play(r, bets);
-  if (c.session.open.has(r.game_no)) await c.push(r.game_no);
+  const open = c.session.open.get(r.game_no);
+  // Settled as a loss: never the amounts of a settlement just refused (a provider resending a refused
+  // settlement under a new transaction_id is what NO_RETRY_AFTER_REFUSAL fails).
+  if (open?.settlement) await c.push(r.game_no);
+  else if (open) await settle(c, 'bet_result (loss)', r, results(bets, stake.neg()));
 }
 
 /** Sends a bet the wallet must refuse; an R0 opens its round (to be settled). */

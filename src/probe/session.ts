@@ -2,7 +2,7 @@ import { type BetLine, betResultRequest, type Envelope, loginRequest, type Round
 import type { Credentials } from '../client/http.js';
 import { type Money, money, sum, ZERO } from '../money.js';
 import { topLevelNumberTexts } from './raw-json.js';
-import { readCode, Wire } from './wire.js';
+import { DEFAULT_BACKOFF_MS, readCode, Wire } from './wire.js';
 
 export type * from './types.js';
 import type { Assertion, CheckResult, LabeledExchange, LedgerLine, OpenRound, ProbeTarget, Reply } from './types.js';
@@ -25,6 +25,11 @@ export class Session {
     private readonly onCheck?: (c: CheckResult) => void,
   ) {
     this.wire = new Wire(target);
+  }
+
+  /** The back-off before a deliberate resend, so that it is spaced as a certified provider's retry is. */
+  pause(): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, this.target.backoffMs ?? DEFAULT_BACKOFF_MS));
   }
 
   /** One minor unit of the currency (0.01 for 2 fraction digits). */

@@ -181,11 +181,16 @@ async function duplicateReplay(c: Check): Promise<void> {
   const first = await c.send('bet', bet, { expect: ['R0'] });
   if (first.code !== 'R0') return;
   c.opened(r, bets);
-  // The resends' codes and balances are WALLET_IDEMPOTENT's to grade.
+  // The resends' codes and balances are WALLET_IDEMPOTENT's to grade. Each is sent as a retry is:
+  // after the back-off.
+  await c.session.pause();
   await c.send('the same bet again (same transaction_id and body)', bet);
   const result = betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: c.amount(5) }]);
   const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10), ['R0']);
-  if (settled.code === 'R0') await c.send('the same bet_result again', result);
+  if (settled.code === 'R0') {
+    await c.session.pause();
+    await c.send('the same bet_result again', result);
+  }
   await c.login('login (balance check)');
 }
 
@@ -196,6 +201,7 @@ async function conflictingReuse(c: Check): Promise<void> {
   if ((await placeBet(c, 'bet', r, [line('1', 'B', c.amount(4))], { transaction_id: txid })).code !== 'R0') return;
   const r2 = newRound(c.target);
   const reused = [line('1', 'P', c.amount(6))];
+  await c.session.pause();
   const reply = await c.send(
     'another bet (other round, other amount) under the same transaction_id',
     betRequest(c.session.env({ transaction_id: txid }), r2, reused),

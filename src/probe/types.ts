@@ -121,6 +121,8 @@ export const CHECKS = [
   'bad-credentials-settlement',
   'duplicate-replay',
   'conflicting-reuse',
+  'concurrent-bets',
+  'malformed-body',
   'totals-mismatch',
   'wrong-types',
   'missing-timestamp',
@@ -136,7 +138,5 @@ export const CHECKS = [
   'settle-settled-round',
   'unknown-player',
   'concurrent-overdraw',
-  'concurrent-bets',
-  'malformed-body',
 ] as const;
 export type CheckName = (typeof CHECKS)[number];

@@ -8,6 +8,7 @@
  * | double-debit-resend         | a resend of an applied transaction (same id, same body) is applied again               |
  * | replay-stale-balance        | a resend is answered R0 with the balance from before the first application             |
  * | r3-on-resend                | a resend of an applied transaction is answered R3 (a provider then thinks it refused)  |
+ * | float-money                 | balances are kept in binary floats: 102.1 - 0.7 = 101.39999999999999                    |
  * | settle-winloss-only         | a settlement credits total_winloss only (forgets the stake comes back)                  |
  * | r0-short-bet                | a bet above the balance is answered R0 (the balance goes negative)                     |
  * | no-player-lock              | no per-player lock: read balance, await the "database", debit: concurrent bets overdraw |
@@ -48,6 +49,7 @@ export const DEFECTS = [
   'double-debit-resend',
   'replay-stale-balance',
   'r3-on-resend',
+  'float-money',
   'settle-winloss-only',
   'r0-short-bet',
   'no-player-lock',
