@@ -1,16 +1,9 @@
-import {
-  type BetLine,
-  betRequest,
-  betResultRequest,
-  loginRequest,
-  newTransactionId,
-  type ResultLine,
-  type RoundInfo,
-} from '../client/callbacks.js';
+import { type BetLine, betRequest, betResultRequest, newTransactionId, type ResultLine, type RoundInfo } from '../client/callbacks.js';
 import { type Money, ZERO } from '../money.js';
 import { line, newRound, placeBet, settle } from './moves.js';
 import type { Check } from './session.js';
 import type { ProbeCheck } from './standard-checks.js';
+import { unknownPlayer } from './unknown-player.js';
 
 /**
  * What a wallet must refuse (R3, HTTP 200, nothing changed): bodies that fail the schema, and
@@ -285,25 +278,4 @@ async function settleSettled(c: Check): Promise<void> {
     const reply = await c.send(`bet_result for the settled round ${r.game_no} under a new transaction_id`, again, { expect: REFUSE });
     if (reply.code !== 'R0') await c.login('login (balance check)');
   });
-}
-
-async function unknownPlayer(c: Check): Promise<void> {
-  const stranger = `${c.target.user}-unknown-${newTransactionId('p')}`;
-  const env = () => c.session.env({ user_id: stranger });
-  const login = await c.send(`login of ${stranger}, a player the wallet never saw`, loginRequest(env()));
-  if (login.unusable || login.code !== 'R0') return; // refused: right
-  if (login.balance === undefined) return c.skip('the wallet answered R0 without a balance (see WALLET_REPLY_VALID)');
-  // Created: it must then hold the player to the balance it reported.
-  const over = login.balance.toDecimalPlaces(c.target.scale, 0).plus(c.session.unit);
-  const r = newRound(c.target);
-  const bets = [line('1', 'P', over)];
-  const bet = betRequest(c.session.env({ user_id: stranger, transaction_id: newTransactionId('provoke-unknown') }), r, bets);
-  const reply = await c.send(`bet of ${over.toFixed()} for ${stranger} (balance ${login.balance.toFixed()})`, bet, {
-    expect: ['R4', 'R3', 'R2', 'R1'],
-    why: `the wallet answered R0 for a player it did not know and then accepted a bet above the balance it gave it: money that is not there`,
-  });
-  if (reply.code === 'R0') {
-    const push = betResultRequest(env(), r, results(bets, ZERO));
-    await c.send(`settle ${r.game_no} of ${stranger} (push)`, push);
-  }
 }

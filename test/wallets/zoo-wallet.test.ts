@@ -171,7 +171,11 @@ t.test('the correct wallet, as a real child process, answers the script as the w
     lines.find((l) => l.startsWith('concurrent')),
     'concurrent: R0 R0 R0 R4',
   );
-  t.match(lines.find((l) => l.startsWith('bet 0.2')), /R0 994\.7 /, 'exact decimals');
+  t.match(
+    lines.find((l) => l.startsWith('bet 0.2')),
+    /R0 994\.7 /,
+    'exact decimals',
+  );
   t.match(lines.at(-1), /R0 94\.7 /);
 });
 
