@@ -6,6 +6,7 @@ import { SCENARIOS_DIR } from '../src/paths.js';
 import { parseProviderRecords } from '../src/reconcile/provider-file.js';
 import { reconcile } from '../src/reconcile/reconcile.js';
 import { parseCsv } from '../src/reconcile/csv.js';
+import { LEDGER_COLUMNS } from '../src/ledger/format.js';
 import type { LedgerEntry } from '../src/ledger/ledger-entry.js';
 import { AdminClient } from '../src/verify/admin-client.js';
 import { CLI } from './options.js';
@@ -61,7 +62,9 @@ export async function soak(minutes: number, players: number, seed: number): Prom
     const hits = (await (await fetch(`${url}/admin/scenario/rules`)).json()) as { name: string; fired: number }[];
     const report = await admin.report();
     const { csv, complete, completeFrom } = await admin.ledgerCsv();
-    const rows = parseCsv(csv).rows.map((r) => Object.fromEntries([...r.cells].map(([k, c]) => [k, c.value])) as unknown as LedgerEntry);
+    const rows = parseCsv(csv).rows.map(
+      (r) => Object.fromEntries(LEDGER_COLUMNS.map((k) => [k, r.cells.get(k)?.value])) as unknown as LedgerEntry,
+    );
     const result = reconcile(rows, parseProviderRecords(provider.booksCsv(), 'csv'), { complete, completeFrom });
     const s = provider.stats;
     console.log(`callbacks: ${s.sent} in ${seconds.toFixed(0)} s = ${(s.sent / seconds).toFixed(1)}/s; rounds ${s.rounds}`);

@@ -23,6 +23,7 @@ import { ScenarioError } from './scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from './schemas.js';
 import { installShutdownGate } from './shutdown.js';
 import type { Simulator } from './simulator.js';
+import type { Signer } from './evidence/signing-key.js';
 
 export interface AppOptions {
   sim: Simulator;
@@ -43,6 +44,8 @@ export interface AppOptions {
   allowedHosts?: string[];
   /** --cors: which browser pages may call the callback route and the admin API. */
   cors?: CorsSetting;
+  /** --signing-key: signs GET /admin/report?signed=true (without it that answers 404). */
+  signer?: Signer;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -111,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     token: options.adminToken,
     guard: { allowedHosts, corsOrigins: options.cors?.origins },
     maxListeners: listenerCap(limits),
+    signer: options.signer,
   });
   await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
   await unframed(app, (scope) => scope.register(uiRoutes));

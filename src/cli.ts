@@ -24,6 +24,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   tail: async () => (await import('./commands/tail.js')).tailCommand(),
   report: async () => (await import('./commands/report.js')).reportCommand(),
   reconcile: async () => (await import('./commands/reconcile.js')).reconcileCommand(),
+  keygen: async () => (await import('./commands/keygen.js')).keygenCommand(),
+  'verify-report': async () => (await import('./commands/verify-report.js')).verifyReportCommand(),
 };
 
 const program = new Command('wallet-sim')

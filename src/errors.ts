@@ -56,6 +56,12 @@ export const API_ERRORS = {
   },
   PLAYER_UNKNOWN: { status: 404, message: (userId: string) => `no player ${userId}: create it with PUT /admin/players/${userId}` },
   NOT_FOUND: { status: 404, message: (detail: string) => `${detail}: the routes are listed at /docs` },
+  SIGNING_NOT_ENABLED: {
+    status: 404,
+    message: () =>
+      'this wallet-sim holds no signing key, so it signs no report: start it with --signing-key <private key file> ' +
+      '(env WALLET_SIM_SIGNING_KEY; create a pair with wallet-sim keygen --out <dir>), or ask without ?signed=true for the unsigned report',
+  },
   METHOD_NOT_ALLOWED: { status: 405, message: (detail: string) => detail },
   BODY_TOO_LARGE: {
     status: 413,

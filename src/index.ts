@@ -10,5 +10,7 @@ export type {
   Player,
   PlayerUpdate,
   Report,
+  ReportStatement,
   Scenario,
+  SignedReport,
 } from './protocol/types.generated.js';

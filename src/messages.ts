@@ -10,12 +10,14 @@ export const MESSAGES = {
     `Give a path to a scenario file, or one of the bundled scenarios: ${bundled.join(', ')}`,
   SCENARIO_OK: (file: string, name: string) => `${file}: ok (scenario "${name}")`,
   STOPPING: (signal: string, graceMs: number) =>
-    `wallet-sim: ${signal} received, closing (answering requests in flight for up to ${graceMs} ms)`,
+    `wallet-sim: ${signal} received, closing: event streams (GET /admin/events) end now; requests in flight are answered for up to ${graceMs} ms`,
   GRACE_EXPIRED: (cut: number, graceMs: number) =>
-    `wallet-sim: ${cut} connection(s) still unanswered after --shutdown-grace-ms ${graceMs} were cut; raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
+    `wallet-sim: ${cut} connection(s) still unanswered after --shutdown-grace-ms ${graceMs} were cut (requests in flight: a callback delayed by delay_ms, or an admin read still being sent); raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
+  SIGNING: (keyid: string) =>
+    `wallet-sim: signing reports (GET /admin/report?signed=true) with the Ed25519 key whose keyid is ${keyid}; verify them with its public key`,
   WORKERS_NEED_SHARED_STORE: (workers: number, store: string) =>
     `wallet-sim: --workers ${workers} needs a store the processes share: add --store redis --redis-url redis://HOST:6379 ` +
     `(the ${store} store ${store === 'file' ? 'allows one process per data file' : 'would give each worker a wallet of its own'}); nothing started`,

@@ -7,6 +7,8 @@ import { bundledScenarios, resolveScenario } from './paths.js';
 import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
 import { Simulator } from './simulator.js';
 import { type Backend, type BackendKind, openBackend } from './backends/index.js';
+import type { KeyObject } from 'node:crypto';
+import { loadSigner, type Signer, SigningKeyError } from './evidence/signing-key.js';
 
 /*
  * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store
@@ -37,6 +39,8 @@ export interface ServeOptions extends ServerLimits {
   bodyLimit: number;
   /** --seed: the seed of the rules' probability draws. */
   seed?: number;
+  /** --signing-key: the Ed25519 private key that signs reports (a file, its PEM text, or a KeyObject from the Node API). */
+  signingKey?: string | KeyObject;
 }
 
 /** A start that cannot go on; the message says what to do. */
@@ -50,6 +54,8 @@ export interface Checked {
   file: string;
   scenario: ActiveScenario;
   cors: CorsSetting | undefined;
+  /** --signing-key loaded: GET /admin/report?signed=true signs with it. */
+  signer?: Signer;
 }
 
 export function checkOptions(o: ServeOptions): Checked {
@@ -67,8 +73,15 @@ export function checkOptions(o: ServeOptions): Checked {
   } catch (e) {
     throw new StartFailure(MESSAGES.OPTION_INVALID((e as Error).message));
   }
+  let signer;
   try {
-    return { file, scenario: loadScenarioFile(file), cors };
+    signer = o.signingKey === undefined ? undefined : loadSigner(o.signingKey);
+  } catch (e) {
+    if (e instanceof SigningKeyError) throw new StartFailure(MESSAGES.OPTION_INVALID(e.message));
+    throw e;
+  }
+  try {
+    return { file, scenario: loadScenarioFile(file), cors, signer };
   } catch (e) {
     if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
     throw e;
@@ -109,6 +122,7 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     host: o.host,
     allowedHosts: o.allowedHosts,
     cors: checked.cors,
+    signer: checked.signer,
     logger,
   });
   return { app, sim, backend, joined };

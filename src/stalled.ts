@@ -7,15 +7,17 @@ import type { Socket } from 'node:net';
  * the honest client, so no per-address cap tells them apart) would otherwise hold every slot
  * between two time-outs, and a connection past the cap would be refused.
  *
- * Here a connection past the cap closes a stalled one instead: a connection that has sent bytes
- * but not a complete request (partial headers, or a body still arriving), the one stalled the
- * longest first. An honest client sends its whole request at once, so its connection is stalled
- * only for the moment it takes to read it, and it is the youngest; a trickling connection is
- * stalled from its first bytes to its time-out. A connection that has sent nothing
- * for less than `FRESH_MS` (a newcomer whose request is still in the socket) is closed only when
- * none is stalled, the oldest first. Never closed for a newcomer: a connection whose request is
- * complete (its reply is being computed, delayed or streamed) or one idle between kept-alive
- * requests (a pooled client's); when every connection is one of these, the new one is closed.
+ * Here a connection past the cap closes another instead, in this order: a stalled one (it has sent
+ * bytes but not a complete request: partial headers, or a body still arriving), the one stalled the
+ * longest first; then one idle between kept-alive requests, the one idle the longest first; then
+ * one that has sent nothing for less than `FRESH_MS` (a newcomer whose request is still in the
+ * socket), the oldest first. An honest client sends its whole request at once, so its connection is
+ * stalled only for the moment it takes to read it, and it is the youngest; a trickling connection is
+ * stalled from its first bytes to its time-out. A caller that completes one request and then holds
+ * its connection idle (kept alive) loses it to a newcomer, as does a pooled client's connection at
+ * the cap: its pool opens another when it next needs one. Never closed for a newcomer: a connection
+ * whose request is complete and not yet answered (its reply being computed, delayed or streamed);
+ * when every connection is one of these, the new one is closed.
  */
 
 /** A connection that has sent nothing for this long may be closed for a newcomer, like a stalled one. */
@@ -75,36 +77,53 @@ export function capConnections(server: Server, maxConnections: number): void {
   }
 
   /**
-   * The connection stalled the longest; when none is, the oldest one that has sent nothing yet
-   * (a caller that opens connections and sends nothing must not keep a newcomer out either);
-   * undefined when every connection has a complete request behind it.
+   * The connection to close for a newcomer (the lowest tier, then the earliest time in it);
+   * undefined when every connection has a request behind it that is not yet answered.
    */
   function mostStalled(now: number): Socket | undefined {
     let found: Socket | undefined;
-    let foundRank = Number.POSITIVE_INFINITY;
+    let foundTier = NEVER;
+    let foundSince = 0;
     for (const [socket, t] of open) {
-      const rank = stalled(socket, t, now);
-      if (rank < foundRank) {
+      const tier = tierOf(socket, t, now);
+      if (tier < foundTier || (tier === foundTier && tier !== NEVER && since < foundSince)) {
         found = socket;
-        foundRank = rank;
+        foundTier = tier;
+        foundSince = since;
       }
     }
     return found;
   }
+}
 
-  /**
-   * Lower closes first: since when a stalled connection is stalled; a connection that has sent
-   * nothing for less than FRESH_MS after every stalled one; Infinity when it is not to be closed.
-   */
-  function stalled(socket: Socket, t: Tracked, now: number): number {
-    if (socket.bytesRead === 0) return now - t.opened >= FRESH_MS ? t.opened : now + t.opened;
-    if (!t.request) return t.opened; // bytes, but not yet complete headers
-    if (t.request.complete) {
-      // A kept-alive connection's next request trickling in (bytes, but not yet complete headers)
-      // is stalled; one answered or being answered, or idle, is not.
-      if (t.repliedAt && socket.bytesRead > t.repliedBytes) return t.repliedAt;
-      return Number.POSITIVE_INFINITY;
-    }
-    return t.requested ?? t.opened;
+/** Tiers of connections a newcomer may close, the first first; `since` orders one tier, earliest first. */
+const STALLED = 0;
+const IDLE = 1;
+const FRESH = 2;
+const NEVER = 3;
+/** Set by tierOf: when the connection entered its tier (no allocation per connection per newcomer). */
+let since = 0;
+
+/**
+ * STALLED since its stall began (a connection silent for FRESH_MS after opening counts from its
+ * opening); IDLE between kept-alive requests since its last reply; FRESH (sent nothing yet, opened
+ * less than FRESH_MS ago) since its opening; NEVER when its request is complete and unanswered.
+ */
+function tierOf(socket: Socket, t: Tracked, now: number): number {
+  if (socket.bytesRead === 0) {
+    since = t.opened;
+    return now - t.opened >= FRESH_MS ? STALLED : FRESH;
   }
+  if (!t.request) {
+    since = t.opened; // bytes, but not yet complete headers
+    return STALLED;
+  }
+  if (!t.request.complete) {
+    since = t.requested ?? t.opened;
+    return STALLED;
+  }
+  if (!t.repliedAt) return NEVER; // being answered (computed, delayed by delay_ms, or an event stream)
+  since = t.repliedAt;
+  // Bytes after the last reply, but not yet complete headers: the next request trickling in.
+  return socket.bytesRead > t.repliedBytes ? STALLED : IDLE;
 }

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { logger } from './commands/logger.js';
 import { startCommand, type StartOptions } from './commands/start.js';
-import type { JournalMatch, JournalPage, Player, PlayerUpdate, Report } from './protocol/types.generated.js';
+import type { JournalMatch, JournalPage, Player, PlayerUpdate, Report, SignedReport } from './protocol/types.generated.js';
 import { checkOptions, listen, openServer, StartFailure } from './serve.js';
 import { closeGracefully } from './shutdown.js';
 
@@ -28,6 +28,8 @@ export interface RunningSimulator {
   callbackUrl: string;
   /** GET /admin/report: the session's grading (optionally for one player). */
   report(filter?: { user_id?: string }): Promise<Report>;
+  /** GET /admin/report?signed=true: the report signed with `signingKey` (rejects without one). */
+  signedReport(filter?: { user_id?: string }): Promise<SignedReport>;
   /** POST /admin/reset: back to the scenario's initial state, journal and rule counters cleared. */
   reset(): Promise<{ ok: true }>;
   /** GET /admin/players. */
@@ -49,7 +51,9 @@ const CLI_ONLY = new Set(['workers', 'watch']);
  * wrong, the store cannot be opened or the port is taken.
  */
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
-  const o = parseOptions({ ...API_DEFAULTS, ...options });
+  // signingKey may be a KeyObject or PEM text, which no command line carries: it is checked with the other options below.
+  const { signingKey, ...rest } = options;
+  const o = { ...parseOptions({ ...API_DEFAULTS, ...rest }), signingKey };
   const checked = checkOptions(o);
   const { app, backend } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
   let url: string;
@@ -79,6 +83,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     url,
     callbackUrl: `${url}${o.path}`,
     report: (filter) => admin('GET', `/report${query(filter)}`),
+    signedReport: (filter) => admin('GET', `/report${query({ ...filter, signed: true })}`),
     reset: () => admin('POST', '/reset'),
     players: () => admin('GET', '/players'),
     setPlayer: (userId, player) => admin('PUT', `/players/${encodeURIComponent(userId)}`, player),

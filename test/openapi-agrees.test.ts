@@ -77,6 +77,8 @@ t.test('item 4: what the routes answer is what the document lists (error codes f
     { method: 'GET', url: '/admin/ledger?user=p', path: '/admin/ledger', status: 400 },
     { method: 'GET', url: '/admin/events?code=R9', path: '/admin/events', status: 400 },
     { method: 'GET', url: '/admin/players/nobody', path: '/admin/players/{user_id}', status: 404 },
+    { method: 'GET', url: '/admin/report?signed=true', path: '/admin/report', status: 404 },
+    { method: 'GET', url: '/admin/report?signed=maybe', path: '/admin/report', status: 400 },
     {
       method: 'PUT',
       url: '/admin/players/p',
@@ -176,6 +178,7 @@ t.test('item 7: components are what a caller sends or gets; CallbackRequest is a
     'BetResultRequest',
     'CallbackReply',
     'CallbackRequest',
+    'DsseEnvelope',
     'Health',
     'JournalEntry',
     'JournalPage',
@@ -184,9 +187,11 @@ t.test('item 7: components are what a caller sends or gets; CallbackRequest is a
     'Player',
     'PlayerUpdate',
     'Report',
+    'ReportStatement',
     'ResultDetail',
     'RuleHits',
     'Scenario',
+    'SignedReport',
   ]);
   const text = JSON.stringify(d);
   for (const internal of ['Expectations', 'JournalMatch', 'Envelope', 'Scenario-rule', 'ResultDetail-card'])

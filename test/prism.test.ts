@@ -5,6 +5,7 @@
 // invalid (a malformed body, a body over the limit, a bad query) reach the simulator and its
 // replies (R3, 413, 400, 415) are checked against what the document says it answers.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { readmeCallbacks } from './helpers/readme.js';
+import { loadSigner } from '../src/evidence/signing-key.js';
 
 t.setTimeout(180_000);
 const PRISM = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -79,7 +81,8 @@ async function call(base: string, c: Call): Promise<{ status: number; violations
 
 t.test('Prism validating proxy: every reply matches the published document', async (t) => {
   const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
-  const app = await buildApp({ sim, bodyLimit: LIMIT });
+  // With a signing key, so the signed report (a SignedReport) is checked against the document too.
+  const app = await buildApp({ sim, bodyLimit: LIMIT, signer: loadSigner(generateKeyPairSync('ed25519').privateKey) });
   t.teardown(() => app.close());
   const upstream = await app.listen({ host: '127.0.0.1', port: 0 });
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-prism-'));
@@ -139,6 +142,8 @@ t.test('Prism validating proxy: every reply matches the published document', asy
       { name: 'ledger (CSV)', method: 'GET', path: '/admin/ledger?format=csv', status: 200 },
       { name: 'scenario', method: 'GET', path: '/admin/scenario', status: 200 },
       { name: 'rule counters', method: 'GET', path: '/admin/scenario/rules', status: 200 },
+      { name: 'report', method: 'GET', path: '/admin/report?user_id=player-1', status: 200 },
+      { name: 'signed report', method: 'GET', path: '/admin/report?signed=true', status: 200 },
       { name: 'clear the journal', method: 'DELETE', path: '/admin/journal', status: 204 },
       { name: 'reset', method: 'POST', path: '/admin/reset', status: 200 },
     ]);

@@ -17,6 +17,8 @@ import { startCommand } from '../src/commands/start.js';
 import { tailCommand } from '../src/commands/tail.js';
 import { validateCommand } from '../src/commands/validate.js';
 import { verifyCommand } from '../src/commands/verify.js';
+import { keygenCommand } from '../src/commands/keygen.js';
+import { verifyReportCommand } from '../src/commands/verify-report.js';
 import { MATCH_FIELDS } from '../src/journal/match-text.js';
 import { DEFAULT_SCENARIO, ROOT, SCENARIOS_DIR } from '../src/paths.js';
 import { FINDINGS } from '../src/protocol/findings.js';
@@ -65,6 +67,8 @@ t.test('every other command, each option with its env var, in docs/cli.md', asyn
     probeCommand(),
     reportCommand(),
     tailCommand(),
+    keygenCommand(),
+    verifyReportCommand(),
   ];
   for (const c of commands) {
     const text = commandSection(c.name());

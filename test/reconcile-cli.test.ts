@@ -83,7 +83,7 @@ t.test('reconcile against a running simulator: each mismatch kind, an exact matc
     const tc = xml.testsuites.testsuite.testcase as { name: string; failure?: unknown }[];
     t.same(
       tc.map((c) => c.name),
-      ['MISSING_IN_WALLET', 'UNKNOWN_TO_PROVIDER', 'AMOUNT_MISMATCH', 'ROUND_STATE_MISMATCH'],
+      ['MISSING_IN_WALLET', 'UNKNOWN_TO_PROVIDER', 'AMOUNT_MISMATCH', 'ROUND_STATE_MISMATCH', 'FIELD_MISMATCH'],
       'one test case per mismatch kind',
     );
     t.same(
@@ -105,11 +105,6 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
     ['fields.csv', `${HEADER}\nt1,bet,p,G1\n`, 'line 2, column 12: has 4 fields, the header line has 7'],
     ['quote.csv', `${HEADER}\n"t1,bet,p,G1,1,ok,open\n`, 'line 2, column 1: a quoted field is never closed'],
     ['columns.csv', 'transaction_id,amount\n', 'line 1, column 1: the header line lacks the columns event_type, user_id, game_no, status'],
-    [
-      'repeat.csv',
-      `${HEADER}\nt1,bet,p,G1,1,ok,open\nt1,bet,p,G1,1,ok,open\n`,
-      'line 3, column 1: transaction_id "t1" repeats (first on line 2)',
-    ],
     ['syntax.json', '[\n  {"transaction_id": "t1",\n   "amount": 1,,\n', 'line 3, column 16: expected a field name in double quotes'],
     ['nested.json', '[{"transaction_id": "t1", "amount": {"v": 1}}]', 'line 1, column 37: a nested object or array'],
     [
@@ -120,8 +115,10 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
     ['table.txt', 'x', 'the format follows the extension: name the file .csv or .json'],
   ];
   const paths = cases.map(([name, text]) => file(name, text));
+  // The ledger is read first, then the provider file is streamed through the comparison.
+  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
   const ran = await runAll([
-    ...paths.map((path) => ['reconcile', '--url', 'http://127.0.0.1:9', '--provider', path]),
+    ...paths.map((path) => ['reconcile', '--url', sim.url, '--provider', path]),
     ['reconcile', '--url', 'http://127.0.0.1:9', '--provider', file('ok.csv', `${HEADER}\n`)],
   ]);
   for (const [i, [name, , message]] of cases.entries()) {
@@ -133,4 +130,121 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
   const unreachable = ran.at(-1)!;
   t.equal(unreachable.code, 2);
   t.match(unreachable.stderr, /cannot read the ledger: .*is wallet-sim running at http:\/\/127\.0\.0\.1:9\?/);
+});
+
+t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back unchanged; every field compared; --user", async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const cb = `${sim.url}/callback`;
+  const evil = '=HYPERLINK("http://evil.example","x")';
+  const b1 = { ...bet(evil, '@G1', [['1', 'P', 10]], usd), transaction_id: '+t1' };
+  const b2 = { ...bet(evil, "'G2", [['1', 'P', 0.5]], usd), transaction_id: '-t2' };
+  const other = bet('plain', 'G3', [['1', 'P', 1]], usd);
+  for (const c of [login(evil), b1, b2, login('plain'), other]) t.equal((await post(cb, c, HEADERS)).body.code, 'R0');
+
+  const res = await fetch(`${sim.url}/admin/ledger?format=csv`);
+  const lines = (await res.text()).split('\r\n');
+  t.match(
+    lines[1],
+    /^"'\+t1",bet,"'=HYPERLINK\(""http:\/\/evil\.example"",""x""\)","'@G1",USD,10,/,
+    "a leading = + - @ gets a ' and quotes",
+  );
+  t.match(lines[2], /^"'-t2",bet,"'=HYPERLINK.*","''G2",USD,0\.5,/, "a leading ' gets one too, so the escape undoes exactly");
+  t.notOk(/(^|,)[=+\-@]/.test(lines.slice(1).join('\n')), 'no cell begins with a formula character');
+
+  // The provider exported what it sent (as its own system writes it: RFC 4180 quoting only).
+  const q = (v: string) => `"${v.replace(/"/g, '""')}"`;
+  const own = (u = evil, g = '@G1', e = 'bet', id = '+t1') => `${q(id)},${e},${q(u)},${q(g)},10,ok,open`;
+  const b2Line = `-t2,bet,${q(evil)},'G2,0.5,ok,open`;
+  const otherLine = `${other.transaction_id},bet,plain,G3,1,ok,open`;
+  const csv = (...l: string[]) => [HEADER, ...l].join('\n') + '\n';
+  // A provider file made from the ledger's own CSV (its columns renamed): the same escape, read back the same way.
+  const fromLedger =
+    [
+      'transaction_id,event_type,user_id,game_no,currency,amount,status,round_status',
+      ...lines
+        .slice(1, 4)
+        .filter(Boolean)
+        .map((l) => {
+          const c = l.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
+          return [c[0], c[1], c[2], c[3], c[4], c[5], 'ok', c[8]].join(',');
+        }),
+    ].join('\r\n') + '\r\n';
+  const [agree, copied, fields, repeat, onlyEvil, onlyEvilMissing] = await runAll([
+    ['reconcile', '--url', sim.url, '--provider', file('own.csv', csv(own(), b2Line, otherLine))],
+    ['reconcile', '--url', sim.url, '--provider', file('from-ledger.csv', fromLedger)],
+    [
+      'reconcile',
+      '--url',
+      sim.url,
+      '--provider',
+      file('fields.csv', csv(own('someone-else'), b2Line.replace(",'G2,", ',G9,'), otherLine.replace(',bet,', ',bet_result,'))),
+      '--junit',
+      join(dir, 'fields.xml'),
+    ],
+    ['reconcile', '--url', sim.url, '--provider', file('repeat.csv', csv(own(), b2Line, otherLine, own()))],
+    ['reconcile', '--url', sim.url, '--provider', file('only.csv', csv(own(), b2Line, 'x9,bet,nobody,G,1,ok,open')), '--user', evil],
+    ['reconcile', '--url', sim.url, '--provider', file('only-missing.csv', csv(own(), otherLine)), '--user', evil],
+  ]);
+  t.equal(agree!.code, 0, `ids beginning with = + - @ ' agree with the provider's own export: ${agree!.stdout}${agree!.stderr}`);
+  t.equal(copied!.code, 0, `a provider file made from the ledger's CSV agrees too: ${copied!.stdout}${copied!.stderr}`);
+
+  t.equal(fields!.code, 1, 'the same ids and amounts under another user_id, game_no or event_type disagree');
+  t.match(fields!.stdout, /FIELD_MISMATCH \(3\)/);
+  t.match(fields!.stdout, /user_id "=HYPERLINK.*" in the wallet, "someone-else" at the provider/);
+  t.match(fields!.stdout, /game_no "'G2" in the wallet, "G9" at the provider/);
+  t.match(fields!.stdout, /event_type "bet" in the wallet, "bet_result" at the provider/);
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(join(dir, 'fields.xml'), 'utf8'));
+  const tc = xml.testsuites.testsuite.testcase as { name: string; failure?: unknown }[];
+  t.same(
+    tc.filter((c) => c.failure).map((c) => c.name),
+    ['FIELD_MISMATCH'],
+    'its own JUnit case',
+  );
+
+  t.equal(repeat!.code, 2, 'a transaction the wallet applied, listed twice: unreadable');
+  t.match(repeat!.stderr, /line 5, column 1: transaction_id "\+t1" repeats \(first on line 2\)/);
+
+  t.equal(onlyEvil!.code, 0, `--user: that player's rows only; others set aside: ${onlyEvil!.stdout}`);
+  t.match(onlyEvil!.stdout, /for player "=HYPERLINK.*" only: 2 wallet row\(s\) .* against 2 provider record\(s\)/);
+  t.match(onlyEvil!.stdout, /1 provider record\(s\) of other players set aside/);
+  t.equal(onlyEvilMissing!.code, 1, "--user: that player's own rows are still compared");
+  t.match(onlyEvilMissing!.stdout, /UNKNOWN_TO_PROVIDER\s+-t2/);
+  t.notMatch(onlyEvilMissing!.stdout, new RegExp(other.transaction_id), "another player's row is not the wallet's side here");
+});
+
+t.test('a provider file not in UTF-8: named, with how to convert it, exit 2; a UTF-8 BOM is fine', async (t) => {
+  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const b = bet('joão', 'G1', [['1', 'P', 1]], usd);
+  t.equal((await post(`${sim.url}/callback`, b, HEADERS)).body.code, 'R0');
+  const text = `${HEADER}\n${b.transaction_id},bet,joão,G1,1,ok,open\n`;
+  const utf16be = Buffer.from(text, 'utf16le').swap16();
+  const utf32le = Buffer.alloc(text.length * 4);
+  [...text].forEach((c, i) => utf32le.writeUInt32LE(c.codePointAt(0)!, i * 4));
+  const cases: [string, Buffer, number, RegExp][] = [
+    ['utf8.csv', Buffer.from(text), 0, /they agree/],
+    ['utf8-bom.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), 0, /they agree/],
+    [
+      'latin1.csv',
+      Buffer.from(text, 'latin1'),
+      2,
+      /line 2, column \d+: byte 0xE3 is not UTF-8 \(a Latin-1 \/ Windows-1252 file\?\).*iconv -f WINDOWS-1252 -t UTF-8/,
+    ],
+    [
+      'utf16le.csv',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+      2,
+      /is UTF-16 LE \(it begins with the byte order mark FF FE\).*iconv -f UTF-16LE -t UTF-8/,
+    ],
+    ['utf16be.csv', Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be]), 2, /is UTF-16 BE .*FE FF.*iconv -f UTF-16BE/],
+    ['utf32le.csv', Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), utf32le]), 2, /is UTF-32 LE .*FF FE 00 00.*iconv -f UTF-32LE/],
+    ['utf16-no-bom.csv', Buffer.from(text, 'utf16le'), 2, /line 1, column 2: a NUL byte: .*UTF-16 or UTF-32 without a byte order mark/],
+    ['invalid.json', Buffer.from('[{"transaction_id":"t\xff"}]', 'latin1'), 2, /line 1, column 22: byte 0xFF is not UTF-8/],
+  ];
+  const ran = await runAll(
+    cases.map(([name, bytes]) => ['reconcile', '--url', sim.url, '--provider', file(name, bytes as unknown as string)]),
+  );
+  for (const [i, [name, , code, shown]] of cases.entries()) {
+    t.equal(ran[i]!.code, code, `${name}: exit ${code}: ${ran[i]!.stderr}`);
+    t.match(code ? ran[i]!.stderr : ran[i]!.stdout, shown, name);
+  }
 });

@@ -38,6 +38,8 @@ export class WalletState {
    */
   readonly settled = new Set<string>();
   readonly index: TransactionIndex;
+  /** Counts clears (resets): a ledger read that began before one knows its rows are gone. */
+  generation = 0;
 
   constructor(retainTransactions?: number) {
     this.index = new TransactionIndex(retainTransactions);
@@ -116,6 +118,7 @@ export class WalletState {
         this.index.forgotten.absorb(change);
         break;
       case 'clear':
+        this.generation++;
         this.players.clear();
         this.rounds.clear();
         this.settled.clear();

@@ -25,12 +25,21 @@ export const httpUrl =
     return value;
   };
 
-/** A whole number from min to max. */
+/**
+ * Digits, optionally signed, optionally with a positive exponent (1e6). Not Number()'s wider
+ * grammar: it reads "" and " " as 0 and "0x10" as 16, so an empty --seed or WALLET_SIM_SEED="" would
+ * start silently with 0.
+ */
+const INTEGER_TEXT = /^[+-]?\d+(?:e\+?\d+)?$/i;
+
+/** A whole number from min to max, written in decimal digits. */
 export const int =
   (min: number, max: number) =>
   (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
+    const n = INTEGER_TEXT.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`must be an integer from ${min} to ${max} (decimal digits, e.g. ${Math.min(max, Math.max(min, 42))})`);
+    }
     return n;
   };
 

@@ -1,27 +1,35 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { LEDGER_COLUMNS } from '../ledger/format.js';
+import { LEDGER_COLUMNS, LEDGER_CUT_LINE, unneutralised } from '../ledger/format.js';
 import type { LedgerEntry } from '../ledger/ledger-entry.js';
 import { FileProblem, parseCsv } from '../reconcile/csv.js';
 import { formatReconciliation, reconciliationJUnit } from '../reconcile/format.js';
-import { ProviderFileError, type ProviderRecord, readProviderFile } from '../reconcile/provider-file.js';
-import { reconcile } from '../reconcile/reconcile.js';
+import { ProviderFileError, readProviderFile } from '../reconcile/provider-file.js';
+import { Reconciler } from '../reconcile/reconcile.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface ReconcileOptions {
   url: string;
   provider: string;
+  user?: string;
   junit?: string;
   adminToken?: string;
 }
 
-/** The ledger's CSV (our own format) as rows. */
+/** The ledger's CSV (our own format) as rows: cells escaped against spreadsheet formulas read back as the text itself. */
 function ledgerRows(csv: string): LedgerEntry[] {
+  if (LEDGER_CUT_LINE.test(csv))
+    throw new Error('the ledger was cut short: the wallet was reset while it was read (POST /admin/reset); run reconcile again');
   const { header, rows } = parseCsv(csv);
   const names = header.map((h) => h.value);
   if (LEDGER_COLUMNS.some((c) => !names.includes(c))) throw new Error(`the ledger's columns are ${names.join(',')}; is this a wallet-sim?`);
-  return rows.map((r) => Object.fromEntries(LEDGER_COLUMNS.map((c) => [c, r.cells.get(c)!.value])) as unknown as LedgerEntry);
+  return rows.map(
+    (r) =>
+      Object.fromEntries(
+        LEDGER_COLUMNS.map((c) => [c, unneutralised(r.cells.get(c)!.value, r.cells.get(c)!.quoted === true)]),
+      ) as unknown as LedgerEntry,
+  );
 }
 
 export function reconcileCommand(): Command {
@@ -33,43 +41,48 @@ export function reconcileCommand(): Command {
     .addOption(
       new Option(
         '--provider <file>',
-        "the provider's records: file.csv or file.json (the format follows the extension)",
+        "the provider's records: file.csv or file.json (the format follows the extension; UTF-8)",
       ).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option(
+        '--user <id>',
+        "only this player: the wallet's rows of that user_id, and the provider's records of that user_id (or of a transaction the wallet applied for that player)",
+      ),
     )
     .addOption(junitOption('also write JUnit XML (one test case per mismatch kind)'))
     .addOption(adminTokenOption())
     .action(async (o: ReconcileOptions) => {
       const started = performance.now();
       const url = o.url.replace(/\/+$/, '');
-      let records: ProviderRecord[];
-      try {
-        records = readProviderFile(o.provider);
-      } catch (e) {
-        if (!(e instanceof ProviderFileError)) throw e;
-        console.error(`wallet-sim reconcile: ${e.message}`);
+      const fail = (message: string) => {
+        console.error(`wallet-sim reconcile: ${message}`);
         process.exitCode = 2;
-        return;
-      }
+      };
       let ledger: { rows: LedgerEntry[]; complete: boolean; completeFrom?: number };
       try {
-        const { csv, complete, completeFrom } = await new AdminClient(url, o.adminToken).ledgerCsv();
+        const { csv, complete, completeFrom } = await new AdminClient(url, o.adminToken).ledgerCsv(o.user);
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
         const why = e.message.replace(/; is wallet-sim running there\?$/, '');
-        console.error(`wallet-sim reconcile: cannot read the ledger: ${why}; is wallet-sim running at ${url}?`);
-        process.exitCode = 2;
-        return;
+        return fail(`cannot read the ledger: ${why}; is wallet-sim running at ${url}?`);
       }
-      const result = reconcile(ledger.rows, records, ledger);
+      // The provider's records are streamed through the comparison: memory holds the ledger, never the file.
+      const reconciler = new Reconciler(ledger.rows, ledger, o.user);
+      try {
+        await readProviderFile(o.provider, (r) => reconciler.add(r));
+      } catch (e) {
+        if (!(e instanceof ProviderFileError)) throw e;
+        return fail(e.message);
+      }
+      const result = reconciler.finish();
       console.log(formatReconciliation(result, url));
       if (o.junit) {
         try {
           writeFileSync(o.junit, reconciliationJUnit(result, url, (performance.now() - started) / 1000));
         } catch (e) {
-          console.error(`wallet-sim reconcile: cannot write ${o.junit}: ${(e as Error).message}`);
-          process.exitCode = 2;
-          return;
+          return fail(`cannot write ${o.junit}: ${(e as Error).message}`);
         }
       }
       process.exitCode = result.mismatches.length ? 1 : 0;

@@ -3,7 +3,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FailOn, failsRun, formatJUnit, formatText } from '../grading/format.js';
 import { formatHtml } from '../grading/format-html.js';
-import type { Report } from '../protocol/types.generated.js';
+import type { DsseEnvelope, Report } from '../protocol/types.generated.js';
+import { reportBeside } from '../evidence/beside.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
@@ -15,6 +16,7 @@ interface ReportOptions {
   failOn: FailOn;
   wait?: number;
   adminToken?: string;
+  signed?: string;
 }
 
 const FAIL_ON = ['error', 'warning', 'pending'];
@@ -52,6 +54,17 @@ async function readReport(client: AdminClient, user: string | undefined, waitS: 
   }
 }
 
+/** The envelope to `file` (any DSSE tool reads it) and the report's exact bytes beside it. */
+function writeSigned(file: string, signed: { envelope: DsseEnvelope; text: string }): void {
+  const beside = reportBeside(file);
+  writeFileSync(file, `${JSON.stringify(signed.envelope, null, 2)}\n`);
+  writeFileSync(beside, signed.text);
+  console.error(
+    `wallet-sim report: signed: wrote the envelope to ${file} and the report it covers to ${beside} ` +
+      `(keyid ${signed.envelope.signatures[0].keyid}); check them with wallet-sim verify-report ${file} --public-key <the signer's .pub.pem>`,
+  );
+}
+
 export function reportCommand(): Command {
   return markRequired(new Command('report'))
     .description(
@@ -75,13 +88,24 @@ export function reportCommand(): Command {
         'first wait until no check is pending (polling once a second, progress on stderr), at most this long',
       ).argParser(seconds),
     )
+    .option(
+      '--signed <file>',
+      'ask for the report signed (needs start --signing-key): write the DSSE envelope to <file> and the report it covers beside it (<file> with .report.json for .json), for verify-report',
+    )
     .addOption(adminTokenOption())
     .action(async (o: ReportOptions) => {
       const started = performance.now();
       const url = o.url.replace(/\/+$/, '');
       let report: Report;
+      let signed: Awaited<ReturnType<AdminClient['signedReport']>> | undefined;
       try {
-        report = await readReport(new AdminClient(url, o.adminToken), o.user, o.wait);
+        const client = new AdminClient(url, o.adminToken);
+        report = await readReport(client, o.user, o.wait);
+        if (o.signed !== undefined) {
+          // Read once more, signed: the checklist printed is the report the envelope covers.
+          signed = await client.signedReport(o.user);
+          report = signed.report;
+        }
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof SyntaxError)) throw e;
         const why = e.message.replace(/; is wallet-sim running there\?$/, '');
@@ -95,6 +119,7 @@ export function reportCommand(): Command {
       try {
         if (o.junit) writeFileSync(o.junit, formatJUnit(report, { url, failOn: o.failOn, seconds: (performance.now() - started) / 1000 }));
         if (o.html) writeFileSync(o.html, formatHtml(report, { url, failOn: o.failOn }));
+        if (signed && o.signed !== undefined) writeSigned(o.signed, signed);
       } catch (e) {
         console.error(`wallet-sim report: ${(e as Error).message}`);
         process.exitCode = 2;

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_BODY_LIMIT } from '../app.js';
 import { DEFAULT_LIMITS } from '../limits.js';
 import { MESSAGES } from '../messages.js';
@@ -8,6 +8,7 @@ import { bundledScenarios, DEFAULT_SCENARIO } from '../paths.js';
 import type { ActiveScenario } from '../scenario/scenario.js';
 import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from '../serve.js';
 import { logger } from './logger.js';
+import { int } from './options.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../shutdown.js';
 import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js';
@@ -23,12 +24,6 @@ export interface StartOptions extends ServeOptions {
   workers: number;
   watch: boolean;
 }
-
-const int = (min: number, max: number) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be an integer from ${min} to ${max}`);
-  return n;
-};
 
 const list = (value: string) =>
   value
@@ -176,6 +171,13 @@ export function startCommand(): Command {
         int(0, Number.MAX_SAFE_INTEGER),
       ),
     )
+    .addOption(
+      opt(
+        '--signing-key <file>',
+        'Ed25519 private key (PKCS#8 PEM, from wallet-sim keygen) to sign reports with: GET /admin/report?signed=true',
+        'SIGNING_KEY',
+      ),
+    )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
@@ -192,6 +194,7 @@ async function start(o: StartOptions): Promise<void> {
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
+    if (checked.signer) console.error(MESSAGES.SIGNING(checked.signer.keyid));
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 

@@ -137,7 +137,8 @@ export const movesMoney = (a: { effect: RoundEffect | undefined }) => a.effect !
 /** A round's key: the one encoding the backends use (src/backends/change.ts), with no collision whatever the ids hold. */
 export { roundKey };
 
-export const seconds = (ms: number) => `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
+/** A duration as a person reads it: below a second in ms ("0.0 s" would hide a resend at once). */
+export const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`);
 
 export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 

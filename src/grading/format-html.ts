@@ -1,5 +1,6 @@
 import type { Report, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
+import { sidesOf } from './sides.js';
 import { sessionLine, timingPhrases } from './timing-text.js';
 
 const esc = (s: string) =>
@@ -8,21 +9,23 @@ const esc = (s: string) =>
 /** One HTML file, no external asset: styles inline, no script, no link to fetch. */
 export function formatHtml(r: Report, o: { url: string; failOn: FailOn }): string {
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
-  const rows = r.checks
-    .map((c) => {
-      const violations = c.violations
-        .map(
-          (v) => `<li><span class="ids">${v.journal_ids.map((id) => `#${id}`).join(' ')}</span> ${esc(v.message)}${evidenceHtml(v)}</li>`,
-        )
-        .join('');
-      return `<tr class="${c.status}">
+  const sides = sidesOf(r);
+  const rowsOf = (checks: Report['checks']) =>
+    checks
+      .map((c) => {
+        const violations = c.violations
+          .map(
+            (v) => `<li><span class="ids">${v.journal_ids.map((id) => `#${id}`).join(' ')}</span> ${esc(v.message)}${evidenceHtml(v)}</li>`,
+          )
+          .join('');
+        return `<tr class="${c.status}">
   <td><span class="badge ${c.status}">${LABEL[c.status]}</span>${c.severity === 'warning' ? '<br><small>warning</small>' : ''}</td>
   <td><code>${esc(c.id)}</code><div class="title">${esc(c.title)}</div></td>
   <td>${esc(c.detail ?? '')}${c.status === 'fail' ? `<div class="fix"><b>Fix:</b> ${esc(c.fix ?? '')}</div><ul>${violations}</ul>` : ''}</td>
   <td class="num">${c.exercised}</td>
 </tr>`;
-    })
-    .join('\n');
+      })
+      .join('\n');
   const rounds = r.open_rounds.length
     ? `<h2>Open rounds</h2><table><tr><th>player</th><th>game_no</th><th>stake</th><th>opened at</th><th>age</th></tr>${r.open_rounds.map((x) => `<tr><td>${esc(x.user_id)}</td><td>${esc(x.game_no)}</td><td class="num">${x.stake}</td><td>${esc(x.opened_at)}</td><td class="num">${x.age_s} s</td></tr>`).join('')}</table>`
     : '';
@@ -65,10 +68,14 @@ ${
 }
 ${r.forgotten.transactions || r.forgotten.rounds ? `<div class="meta">Grading state is bounded: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds were forgotten (judged until then).</div>` : ''}
 <div class="verdict ${failing.length ? 'ko' : 'ok'}">${failing.length ? `FAIL: ${failing.map((c) => esc(c.id)).join(', ')}` : 'No check fails'} (fail on ${o.failOn}) · ${s.pass} pass · ${s.fail} fail · ${s.pending} pending · ${s.not_exercised} not exercised</div>
-<table>
+${sides
+  .map(
+    ({ heading, checks }) => `${sides.length > 1 ? `<h2>${esc(heading)}</h2>` : ''}<table>
 <tr><th>status</th><th>check</th><th>why (journal ids as evidence)</th><th>exercised</th></tr>
-${rows}
-</table>
+${rowsOf(checks)}
+</table>`,
+  )
+  .join('\n')}
 ${rounds}
 ${findingsHtml}
 <p class="meta">Journal entries (#id) are in GET /admin/journal of the simulator while it retains them; the excerpts above were kept with each violation. Checks are defined in docs/certification.md of wallet-sim.</p>

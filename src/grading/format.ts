@@ -1,6 +1,7 @@
-import { junitXml } from '../report/junit.js';
+import { type JUnitCase, junitXml } from '../report/junit.js';
 import { terminalText } from '../terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
+import { sidesOf } from './sides.js';
 import { sessionLine, timingPhrases } from './timing-text.js';
 
 /*
@@ -46,15 +47,19 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
     ...(t ? [`timing: ${timingPhrases(r, (x) => paint(33, `${x} (!)`)).join(' · ')}`] : []),
     '',
   ];
-  for (const c of r.checks) {
-    const label = `${MARK[c.status]} ${LABEL[c.status]}${c.severity === 'warning' ? ' (warning)' : ''}`;
-    out.push(`${paint(COLOUR[c.status], label.padEnd(24))} ${o.colour ? `\u001b[1m${c.id}\u001b[0m` : c.id}  ${c.title}`);
-    const pad = ' '.repeat(25);
-    if (c.detail) out.push(`${pad}why: ${c.detail}`);
-    if (c.status === 'fail') {
-      if (c.fix) out.push(`${pad}fix: ${c.fix}`);
-      for (const line of evidence(c)) out.push(`${pad}evidence: ${line}`);
-      if (c.violations.length > SHOWN) out.push(`${pad}… and ${c.violations.length - SHOWN} more (GET /admin/report)`);
+  const sides = sidesOf(r);
+  for (const { heading, checks } of sides) {
+    if (sides.length > 1) out.push(o.colour ? `\u001b[1m${heading}\u001b[0m` : heading);
+    for (const c of checks) {
+      const label = `${MARK[c.status]} ${LABEL[c.status]}${c.severity === 'warning' ? ' (warning)' : ''}`;
+      out.push(`${paint(COLOUR[c.status], label.padEnd(24))} ${o.colour ? `\u001b[1m${c.id}\u001b[0m` : c.id}  ${c.title}`);
+      const pad = ' '.repeat(25);
+      if (c.detail) out.push(`${pad}why: ${c.detail}`);
+      if (c.status === 'fail') {
+        if (c.fix) out.push(`${pad}fix: ${c.fix}`);
+        for (const line of evidence(c)) out.push(`${pad}evidence: ${line}`);
+        if (c.violations.length > SHOWN) out.push(`${pad}… and ${c.violations.length - SHOWN} more (GET /admin/report)`);
+      }
     }
   }
   const s = r.summary;
@@ -80,34 +85,38 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
 }
 
 export function formatJUnit(r: Report, o: { url: string; failOn: FailOn; seconds?: number }): string {
-  return junitXml([
-    {
-      name: 'wallet-sim certification',
+  const properties = { url: o.url, scenario: r.scenario, ...(r.user_id === undefined ? {} : { user_id: r.user_id }), fail_on: o.failOn };
+  return junitXml(
+    sidesOf(r).map(({ side, checks }) => ({
+      // The provider's suite keeps its name; proxy mode adds the wallet's.
+      name: side === 'wallet' ? 'wallet-sim certification: operator wallet' : 'wallet-sim certification',
       timestamp: r.generated_at,
       time: o.seconds,
-      properties: { url: o.url, scenario: r.scenario, ...(r.user_id === undefined ? {} : { user_id: r.user_id }), fail_on: o.failOn },
-      cases: r.checks.map((c) => {
-        const name = `${c.id}: ${c.title}`;
-        const classname = `wallet-sim.report.${c.severity}`;
-        if (failsRun(c, o.failOn))
-          return {
-            name,
-            classname,
-            status: 'fail' as const,
-            message: c.violations[0]?.message ?? c.detail ?? c.id,
-            details: [
-              c.detail ?? '',
-              `fix: ${c.fix ?? ''}`,
-              ...c.violations.map((v) => `journal #${v.journal_ids.join(', #')}: ${v.message}`),
-            ].join('\n'),
-          };
-        if (c.status === 'pass') return { name, classname, status: 'pass' as const };
-        const why =
-          c.status === 'fail'
-            ? `warning (does not fail at --fail-on ${o.failOn}): ${c.violations[0]?.message ?? ''}`
-            : `${c.status.replace('_', ' ')}: ${c.detail ?? ''}`;
-        return { name, classname, status: 'skip' as const, message: why };
-      }),
-    },
-  ]);
+      properties,
+      cases: checks.map((c) => junitCase(c, o.failOn)),
+    })),
+  );
+}
+
+function junitCase(c: ReportCheck, failOn: FailOn): JUnitCase {
+  const name = `${c.id}: ${c.title}`;
+  const classname = c.side === 'wallet' ? `wallet-sim.report.wallet.${c.severity}` : `wallet-sim.report.${c.severity}`;
+  if (failsRun(c, failOn))
+    return {
+      name,
+      classname,
+      status: 'fail',
+      message: c.violations[0]?.message ?? c.detail ?? c.id,
+      details: [
+        c.detail ?? '',
+        `fix: ${c.fix ?? ''}`,
+        ...c.violations.map((v) => `journal #${v.journal_ids.join(', #')}: ${v.message}`),
+      ].join('\n'),
+    };
+  if (c.status === 'pass') return { name, classname, status: 'pass' };
+  const why =
+    c.status === 'fail'
+      ? `warning (does not fail at --fail-on ${failOn}): ${c.violations[0]?.message ?? ''}`
+      : `${c.status.replace('_', ' ')}: ${c.detail ?? ''}`;
+  return { name, classname, status: 'skip', message: why };
 }

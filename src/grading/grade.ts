@@ -5,6 +5,7 @@ import { arrivalOf, type Attempt, plural } from './attempt.js';
 import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';
 import type { Thresholds } from './thresholds.js';
+import type { WalletGrader } from '../wallet-checks/wallet-grader.js';
 
 export { MAX_VIOLATIONS } from './tally.js';
 
@@ -19,6 +20,8 @@ export interface ReportOptions {
   session: ReportSession;
   /** Only this player's callbacks. */
   userId?: string;
+  /** Proxy mode: the operator wallet's side, graded from the upstream's replies (its checks follow the provider's). */
+  wallet?: WalletGrader;
 }
 
 /**
@@ -44,6 +47,7 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
         : `${plural(exercised, c.unit)}: ${exercised - Math.min(exercised, failed) - pending} passed, ${failed} failed, ${pending} still within a window`;
     return {
       id: c.id,
+      side: 'provider' as const,
       title: c.title,
       severity: c.severity,
       status,
@@ -53,6 +57,7 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
       violations: more ? [...list, { message: `… and ${more} more violations of ${c.id}`, journal_ids: [] }] : [...list],
     };
   });
+  if (o.wallet) checks.push(...o.wallet.checks(user));
   const summary = { pass: 0, fail: 0, pending: 0, not_exercised: 0 };
   for (const c of checks) summary[c.status]++;
   const findings: Record<string, number> = {};

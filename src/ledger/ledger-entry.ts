@@ -29,6 +29,20 @@ export interface Ledger {
 
 export const LEDGER_BATCH = 500;
 
+/**
+ * Thrown by a ledger's batches when the wallet was reset while they were read: the rows of the
+ * session the read began are gone, so the read ends visibly incomplete (src/ledger/format.ts).
+ */
+export class LedgerCut extends Error {
+  override name = 'LedgerCut';
+  constructor() {
+    super('the wallet was reset while its ledger was read');
+  }
+}
+
+/** Lets callbacks in between two batches: a read of a large ledger never holds the event loop for more than one batch. */
+export const letOthersRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** A retained transaction as a ledger row (undefined for an event of no round, a login, or an older record without its amounts). */
 export function ledgerEntry(t: TransactionRecord, settled: (key: string) => boolean): LedgerEntry | undefined {
   const effect = roundEffectOf(t.event_type);

@@ -11,7 +11,7 @@ export type CallbackRequest = (LoginRequest | BetRequest | BetResultRequest)
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "check_id".
  */
-export type CheckId = ("LOST_REPLY_RETRIED" | "RETRY_SAME_TRANSACTION" | "RETRY_UNCHANGED" | "FAILED_SETTLEMENT_RETRIED" | "NO_RETRY_AFTER_REFUSAL" | "NO_SETTLEMENT_OF_REFUSED_BET" | "NO_SETTLEMENT_BEFORE_BET_REPLY" | "NO_PREMATURE_RETRY" | "RETRY_BACKOFF" | "ROUNDS_SETTLED" | "ONE_SETTLEMENT_PER_ROUND" | "NO_BET_AFTER_LOGIN_REFUSED" | "BET_WITHIN_REPORTED_BALANCE" | "LOGIN_BEFORE_BET")
+export type CheckId = ("LOST_REPLY_RETRIED" | "RETRY_SAME_TRANSACTION" | "RETRY_UNCHANGED" | "FAILED_SETTLEMENT_RETRIED" | "NO_RETRY_AFTER_REFUSAL" | "NO_SETTLEMENT_OF_REFUSED_BET" | "NO_SETTLEMENT_BEFORE_BET_REPLY" | "NO_PREMATURE_RETRY" | "RETRY_BACKOFF" | "ROUNDS_SETTLED" | "ONE_SETTLEMENT_PER_ROUND" | "NO_BET_AFTER_LOGIN_REFUSED" | "BET_WITHIN_REPORTED_BALANCE" | "LOGIN_BEFORE_BET" | "WALLET_REPLY_VALID" | "WALLET_IDEMPOTENT" | "WALLET_BALANCE_EXACT" | "WALLET_REFUSES_SHORT_BET" | "WALLET_ANSWERS_IN_TIME" | "WALLET_REFUSES_INVALID")
 /**
  * This interface was referenced by `Report`'s JSON-Schema
  * via the `definition` "check_status".
@@ -195,6 +195,33 @@ feedback_data: string
  * The player identifier.
  */
 user_id: string
+}
+/**
+ * A DSSE envelope (github.com/secure-systems-lab/dsse): the payload's bytes in base64 and Ed25519 signatures over DSSE's pre-authentication encoding, PAE = "DSSEv1" SP len(payloadType) SP payloadType SP len(payload) SP payload (lengths in bytes, decimal). Any DSSE or in-toto tool holding the public key can verify it.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "DsseEnvelope".
+ */
+export interface DsseEnvelope {
+payloadType: "application/vnd.in-toto+json"
+/**
+ * The in-toto Statement (ReportStatement), base64.
+ */
+payload: string
+/**
+ * @minItems 1
+ */
+signatures: [DsseSignature, ...(DsseSignature)[]]
+}
+export interface DsseSignature {
+/**
+ * Hex sha256 of the signing key's public key (SPKI DER).
+ */
+keyid: string
+/**
+ * Ed25519 signature of PAE(payloadType, payload), base64.
+ */
+sig: string
 }
 /**
  * Fields common to every callback request (spec 2.1).
@@ -524,6 +551,60 @@ balance: number
 currency: string
 }
 /**
+ * The payload of a signed report's envelope: an in-toto Statement v1 (github.com/in-toto/attestation) with the test-result predicate v0.1. Its subject is the report's JSON (report.json) by sha256, with the session as annotations; its predicate the verdict of the report's checks.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "ReportStatement".
+ */
+export interface ReportStatement {
+_type: "https://in-toto.io/Statement/v1"
+/**
+ * One: name report.json, digest.sha256 of the report's bytes, annotations session_id, seed, started_at, ended_at (the moment it was graded), and user_id (a report of one player) and upstream (proxy mode) when present.
+ * 
+ * @minItems 1
+ */
+subject: [ResourceDescriptor, ...(ResourceDescriptor)[]]
+predicateType: "https://in-toto.io/attestation/test-result/v0.1"
+predicate: TestResultPredicate
+}
+/**
+ * This interface was referenced by `ReportStatement`'s JSON-Schema
+ * via the `definition` "resource_descriptor".
+ */
+export interface ResourceDescriptor {
+name: string
+uri?: string
+digest?: {
+sha256: string
+}
+mediaType?: string
+annotations?: {
+[k: string]: unknown
+}
+}
+export interface TestResultPredicate {
+/**
+ * FAILED when a check of severity error fails; WARNED when a warning check fails or a check is still pending; else PASSED.
+ */
+result: ("PASSED" | "WARNED" | "FAILED")
+/**
+ * The scenario graded with (its name; digest.sha256 of its canonical JSON, RFC 8785, as GET /admin/scenario gives it), then wallet-sim (uri pkg:npm/wallet-sim@VERSION).
+ */
+configuration: ResourceDescriptor[]
+/**
+ * Ids of the checks that pass.
+ */
+passedTests: string[]
+/**
+ * Ids of the failing warning checks and of the checks still pending.
+ */
+warnedTests: string[]
+/**
+ * Ids of the failing error checks.
+ */
+failedTests: string[]
+}
+/**
  * The certification report of the current session: how the provider's client behaved across callbacks, read from the session's grading state (folded from its callbacks as they happened) at the moment it is asked for (GET /admin/report, wallet-sim report).
  * 
  * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
@@ -546,7 +627,7 @@ user_id?: string
 thresholds?: ReportThresholds
 summary: ReportSummary
 /**
- * Every check, always all of them, in a fixed order.
+ * Every check, always all of them, in a fixed order: the provider's 14, then (in proxy mode only) the operator wallet's 6.
  */
 checks: ReportCheck[]
 /**
@@ -598,7 +679,11 @@ not_exercised: number
 export interface ReportCheck {
 id: CheckId
 /**
- * What the provider must do.
+ * Whose behaviour the check grades: the provider's callback client, or (in proxy mode, start --upstream) the operator's wallet behind wallet-sim.
+ */
+side: ("provider" | "wallet")
+/**
+ * What the provider (or, on the wallet side, the operator's wallet) must do.
  */
 title: string
 severity: ("error" | "warning")
@@ -612,7 +697,7 @@ exercised: number
  */
 detail?: string
 /**
- * What to change in the client when the check fails.
+ * What to change in the client (or the wallet) when the check fails.
  */
 fix?: string
 violations: ReportViolation[]
@@ -885,4 +970,17 @@ max_attempts?: number
  * How long a round opened by an R0 bet may stay unsettled, in seconds (default 300).
  */
 round_max_age_s?: number
+}
+/**
+ * GET /admin/report?signed=true: the certification report signed by the wallet-sim that graded it (start --signing-key). `envelope` is a DSSE envelope whose statement names the report by its sha256; `report` is the report's JSON as text, exactly the bytes that digest covers. wallet-sim report --signed FILE writes the envelope to FILE and the report to FILE with .report.json for .json; wallet-sim verify-report checks both offline with the public key.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "SignedReport".
+ */
+export interface SignedReport {
+envelope: DsseEnvelope
+/**
+ * The report (a Report) as JSON text, indented, ending in a newline: write it byte for byte; its sha256 is the statement's subject digest.
+ */
+report: string
 }

@@ -1,5 +1,5 @@
 import { junitXml } from '../report/junit.js';
-import { KIND_MEANING, MISMATCH_KINDS, type Difference, type Reconciliation } from './reconcile.js';
+import { KIND_MEANING, LISTED_PER_KIND, MISMATCH_KINDS, type Difference, type Reconciliation } from './reconcile.js';
 
 /** Text from either side, safe on a terminal: control characters escaped. */
 // eslint-disable-next-line no-control-regex
@@ -26,24 +26,37 @@ function table(rows: Difference[]): string[] {
   return [line(COLUMNS.map(([t]) => t)), ...cells.map(line)];
 }
 
+const total = (r: Reconciliation) => MISMATCH_KINDS.reduce((n, k) => n + r.counts[k], 0);
+
 /** The terminal report: a summary line, the table of mismatches, then what is unresolved. */
 export function formatReconciliation(r: Reconciliation, url: string): string {
   const out: string[] = [];
-  const agree = r.mismatches.length === 0;
+  const mismatches = total(r);
+  const agree = mismatches === 0;
+  const who = r.user ? ` for player ${JSON.stringify(printable(r.user.id))} only` : '';
   out.push(
-    `wallet-sim reconcile: ${r.walletRows} wallet row(s) at ${url} against ${r.providerRecords} provider record(s): ` +
-      `${r.mismatches.length} mismatch(es), ${r.unresolved.length} unresolved — ${agree ? 'they agree' : 'they DISAGREE'}`,
+    `wallet-sim reconcile${who}: ${r.walletRows} wallet row(s) at ${url} against ${r.providerRecords} provider record(s): ` +
+      `${mismatches} mismatch(es), ${r.counts.UNRESOLVED} unresolved — ${agree ? 'they agree' : 'they DISAGREE'}`,
   );
+  if (r.user)
+    out.push(
+      `(--user: the ledger's rows of that player only; ${r.user.skipped} provider record(s) of other players set aside, not compared)`,
+    );
   if (!agree) {
     out.push('', ...table(r.mismatches), '');
+    // The table shows the provider's ids: which of them differ from the wallet's is in the reason.
+    const fields = r.mismatches.filter((d) => d.kind === 'FIELD_MISMATCH');
+    for (const d of fields) out.push(`${printable(d.transaction_id)}: ${printable(d.reason)}`);
+    if (fields.length) out.push('');
     for (const kind of MISMATCH_KINDS) {
-      const n = r.mismatches.filter((d) => d.kind === kind).length;
-      if (n) out.push(`${kind} (${n}): ${KIND_MEANING[kind]}`);
+      const n = r.counts[kind];
+      if (n) out.push(`${kind} (${n}): ${KIND_MEANING[kind]}${n > LISTED_PER_KIND ? ` (the first ${LISTED_PER_KIND} listed above)` : ''}`);
     }
   }
-  if (r.unresolved.length) {
+  if (r.counts.UNRESOLVED) {
     out.push('', 'Unresolved (not a mismatch):', ...table(r.unresolved).map((l) => `  ${l}`));
     for (const d of r.unresolved) out.push(`  ${printable(d.transaction_id)}: ${printable(d.reason)}`);
+    if (r.counts.UNRESOLVED > LISTED_PER_KIND) out.push(`  … and ${r.counts.UNRESOLVED - LISTED_PER_KIND} more, not listed`);
   }
   return out.join('\n');
 }
@@ -55,14 +68,19 @@ export function reconciliationJUnit(r: Reconciliation, url: string, seconds: num
       name: 'wallet-sim reconcile',
       timestamp: new Date().toISOString(),
       time: seconds,
-      properties: { url, wallet_rows: String(r.walletRows), provider_records: String(r.providerRecords) },
+      properties: {
+        url,
+        wallet_rows: String(r.walletRows),
+        provider_records: String(r.providerRecords),
+        ...(r.user && { user_id: r.user.id, other_players_set_aside: String(r.user.skipped) }),
+      },
       cases: MISMATCH_KINDS.map((kind) => {
         const found = r.mismatches.filter((d) => d.kind === kind);
         return {
           name: kind,
           classname: 'reconcile',
           status: found.length ? ('fail' as const) : ('pass' as const),
-          message: found.length ? `${found.length} transaction(s): ${KIND_MEANING[kind]}` : undefined,
+          message: found.length ? `${r.counts[kind]} transaction(s): ${KIND_MEANING[kind]}` : undefined,
           details: found.map((d) => `${d.transaction_id} (${d.event_type}, ${d.user_id}, ${d.game_no}): ${d.reason}`).join('\n'),
         };
       }),

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { createReadStream, type ReadStream, readFileSync, statSync } from 'node:fs';
+import { once } from 'node:events';
 import { extname } from 'node:path';
+import { unneutralised } from '../ledger/format.js';
 import { registeredEvents } from '../events/index.js';
-import { type Money, money } from '../money.js';
-import { type Cell, FileProblem, type Located, parseCsv } from './csv.js';
+import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv } from './csv.js';
+import { EncodingProblem, StrictUtf8 } from './decode.js';
 import { parseJsonRecords } from './json-records.js';
 
 /** One transaction as the provider's own books have it. */
@@ -12,7 +14,10 @@ export interface ProviderRecord {
   event_type: string;
   user_id: string;
   game_no: string;
-  amount: Money;
+  /** The decimal text as written (checked: digits, an optional fraction); parsed only where it is compared. */
+  amount: string;
+  /** Optional column: compared with the ledger's where given. */
+  currency?: string;
   status: 'ok' | 'failed' | 'pending';
   round_status?: 'open' | 'settled';
   /** When the provider sent it (optional column `timestamp`: Unix seconds or ISO 8601), in ms. */
@@ -23,45 +28,94 @@ export interface ProviderRecord {
 export const REQUIRED = ['transaction_id', 'event_type', 'user_id', 'game_no', 'amount', 'status'] as const;
 const DECIMAL = /^\d{1,30}(\.\d{1,30})?$/;
 /** The events a provider's books list: those that move money, the events of a round. */
-const ROUND_EVENTS = () => registeredEvents().flatMap((e) => (e.round ? [e.type as string] : []));
+const roundEvents = () => registeredEvents().flatMap((e) => (e.round ? [e.type as string] : []));
+/** Asked once per file, not once per record (events may be registered after this module loads). */
+let ROUND_EVENTS_NOW: string[] | undefined;
 
 /** A provider file that cannot be read: `file: line L, column C: reason`. */
 export class ProviderFileError extends Error {
   override name = 'ProviderFileError';
 }
 
-/** Reads a provider file: CSV (`.csv`) or a JSON array of records (`.json`), by its extension. */
-export function readProviderFile(path: string): ProviderRecord[] {
+/** A JSON provider file is read whole (its parser is not streamed): up to this size; CSV is streamed, any size. */
+export const MAX_JSON_BYTES = 64 * 1024 * 1024;
+
+const fileError = (path: string, e: unknown): never => {
+  if (e instanceof FileProblem || e instanceof EncodingProblem) throw new ProviderFileError(`${path}: ${e.message}`);
+  throw e;
+};
+
+/**
+ * Reads a provider file, CSV (`.csv`) or a JSON array of records (`.json`) by its extension, and
+ * hands each record to `each` as it is read: a CSV file is streamed (memory holds one record), and
+ * decoded strictly as UTF-8 (src/reconcile/decode.ts). `each` may throw FileProblem (a repeat).
+ */
+export async function readProviderFile(path: string, each: (r: ProviderRecord) => void): Promise<void> {
   const ext = extname(path).toLowerCase();
   if (ext !== '.csv' && ext !== '.json')
     throw new ProviderFileError(`${path}: the format follows the extension: name the file .csv or .json (docs/reconcile.md)`);
-  let text: string;
+  const cannot = (e: unknown) =>
+    new ProviderFileError(`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  const decoder = new StrictUtf8(path);
+  ROUND_EVENTS_NOW = roundEvents();
   try {
-    text = readFileSync(path, 'utf8');
+    if (ext === '.json') {
+      let bytes: Buffer;
+      try {
+        if (statSync(path).size > MAX_JSON_BYTES)
+          throw new ProviderFileError(
+            `${path}: a JSON provider file is read whole, up to ${MAX_JSON_BYTES / 1024 / 1024} MiB: export a larger one as CSV (read as a stream, any size)`,
+          );
+        bytes = readFileSync(path);
+      } catch (e) {
+        if (e instanceof ProviderFileError) throw e;
+        throw cannot(e);
+      }
+      const text = decoder.decode(bytes) + decoder.end();
+      for (const r of parseJsonRecords(text)) each(toRecord(r));
+      return;
+    }
+    const parser = new CsvParser();
+    const records = new CsvRecords();
+    const take = (rows: Cell[][]) => {
+      const first = !records.hasHeader;
+      const located = records.take(rows);
+      if (first && records.hasHeader) checkHeader(records.columns());
+      for (const r of located) each(toRecord(r));
+    };
+    let stream: ReadStream;
+    try {
+      stream = createReadStream(path, { highWaterMark: 1 << 20 });
+      await once(stream, 'open');
+    } catch (e) {
+      throw cannot(e);
+    }
+    for await (const chunk of stream) take(parser.feed(decoder.decode(chunk as Buffer)));
+    take(parser.feed(decoder.end()));
+    take(parser.end());
+    checkHeader(records.columns());
   } catch (e) {
-    throw new ProviderFileError(`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  try {
-    return parseProviderRecords(text, ext === '.csv' ? 'csv' : 'json');
-  } catch (e) {
-    if (e instanceof FileProblem) throw new ProviderFileError(`${path}: ${e.message}`);
-    throw e;
+    fileError(path, e);
   }
 }
 
-/** The records of a provider file's text; throws FileProblem at the first bad spot. */
+function checkHeader(names: string[]) {
+  const missing = REQUIRED.filter((c) => !names.includes(c));
+  if (missing.length)
+    throw new FileProblem(
+      1,
+      1,
+      `the header line lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (needed: ${REQUIRED.join(', ')})`,
+    );
+}
+
+/** The records of a provider file's text, every one (tests, the soak bench); throws FileProblem at the first bad spot. */
 export function parseProviderRecords(text: string, format: 'csv' | 'json'): ProviderRecord[] {
+  ROUND_EVENTS_NOW = roundEvents();
   let located: Located[];
   if (format === 'csv') {
     const { header, rows } = parseCsv(text);
-    const names = header.map((h) => h.value.trim());
-    const missing = REQUIRED.filter((c) => !names.includes(c));
-    if (missing.length)
-      throw new FileProblem(
-        1,
-        1,
-        `the header line lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (needed: ${REQUIRED.join(', ')})`,
-      );
+    checkHeader(header.map((h) => h.value.trim()));
     located = rows;
   } else located = parseJsonRecords(text);
   const seen = new Map<string, number>();
@@ -89,7 +143,8 @@ function toRecord(r: Located): ProviderRecord {
   const text = (name: string): string => {
     const cell = field(name);
     if (cell.value === '') throw new FileProblem(cell.line, cell.column, `${name} is empty`);
-    return cell.value;
+    // A cell escaped against spreadsheet formulas (the ledger's CSV does it: docs/reconcile.md) is read as the text itself.
+    return unneutralised(cell.value, cell.quoted === true);
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], cell = field(name)): T => {
     if (!(allowed as readonly string[]).includes(cell.value))
@@ -104,14 +159,16 @@ function toRecord(r: Located): ProviderRecord {
       `amount ${JSON.stringify(amountCell.value)} is not a decimal number >= 0 (digits, an optional fraction such as 12.50; the stake of a bet, the credit of a settlement)`,
     );
   const round = r.cells.get('round_status');
+  const currency = r.cells.get('currency');
   const time = r.cells.get('timestamp');
   return {
     transaction_id: text('transaction_id'),
-    event_type: oneOf('event_type', ROUND_EVENTS()),
+    event_type: oneOf('event_type', (ROUND_EVENTS_NOW ??= roundEvents())),
     user_id: text('user_id'),
     game_no: text('game_no'),
-    amount: money(amountCell.value),
+    amount: amountCell.value,
     status: oneOf('status', ['ok', 'failed', 'pending'] as const),
+    ...(currency && currency.value !== '' && { currency: unneutralised(currency.value, currency.quoted === true) }),
     ...(round && round.value !== '' && { round_status: oneOf('round_status', ['open', 'settled'] as const, round) }),
     ...(time && time.value !== '' && { timestamp: timeOf(time) }),
     line: r.line,

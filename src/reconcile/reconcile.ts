@@ -1,8 +1,15 @@
 import type { LedgerEntry } from '../ledger/ledger-entry.js';
 import { money } from '../money.js';
+import { FileProblem } from './csv.js';
 import type { ProviderRecord } from './provider-file.js';
 
-export const MISMATCH_KINDS = ['MISSING_IN_WALLET', 'UNKNOWN_TO_PROVIDER', 'AMOUNT_MISMATCH', 'ROUND_STATE_MISMATCH'] as const;
+export const MISMATCH_KINDS = [
+  'MISSING_IN_WALLET',
+  'UNKNOWN_TO_PROVIDER',
+  'AMOUNT_MISMATCH',
+  'ROUND_STATE_MISMATCH',
+  'FIELD_MISMATCH',
+] as const;
 export type MismatchKind = (typeof MISMATCH_KINDS)[number];
 
 /** What a mismatch kind means, and what to look at in the provider's client. */
@@ -12,7 +19,12 @@ export const KIND_MEANING: Record<MismatchKind, string> = {
     'the wallet applied it; the provider has no record of it, or counts it failed or pending (money moved without the provider knowing: retry a lost or failed reply with the same transaction_id until it gets an answer)',
   AMOUNT_MISMATCH: 'both applied it, with different amounts',
   ROUND_STATE_MISMATCH: 'the round is open on one side and settled on the other',
+  FIELD_MISMATCH:
+    'both have the transaction_id, for another player, round, event type or currency (the provider booked it under other ids than it sent)',
 };
+
+/** Listed in full per kind (table and JUnit); beyond, only counted, so memory stays flat however many records disagree. */
+export const LISTED_PER_KIND = 1000;
 
 /** One disagreement, or one row that cannot be judged yet (unresolved). */
 export interface Difference {
@@ -29,8 +41,13 @@ export interface Difference {
 export interface Reconciliation {
   walletRows: number;
   providerRecords: number;
+  /** The first LISTED_PER_KIND of each kind. */
   mismatches: Difference[];
   unresolved: Difference[];
+  /** How many of each kind there are in all (listed or not). */
+  counts: Record<MismatchKind | 'UNRESOLVED', number>;
+  /** --user: the only player compared, and how many provider records of other players were set aside. */
+  user?: { id: string; skipped: number };
 }
 
 /** The ledger's horizon: complete, or complete only from a time on (the wallet forgot older transactions). */
@@ -40,77 +57,149 @@ export interface Horizon {
 }
 
 const walletSide = (w: LedgerEntry) => `${w.amount} ${w.currency}, applied, round ${w.round_status}`;
-const providerSide = (p: ProviderRecord) => `${p.amount.toFixed()}, ${p.status}${p.round_status ? `, round ${p.round_status}` : ''}`;
+const providerSide = (p: ProviderRecord) => `${money(p.amount).toFixed()}, ${p.status}${p.round_status ? `, round ${p.round_status}` : ''}`;
+
+/** The fields both sides have besides the amount and the round's state: each one that differs, named. */
+function fieldsDiffer(w: LedgerEntry, p: ProviderRecord): string[] {
+  const out: string[] = [];
+  const cmp = (name: string, a: string, b: string | undefined) => {
+    if (b !== undefined && a !== b) out.push(`${name} ${JSON.stringify(a)} in the wallet, ${JSON.stringify(b)} at the provider`);
+  };
+  cmp('user_id', w.user_id, p.user_id);
+  cmp('game_no', w.game_no, p.game_no);
+  cmp('event_type', w.event_type, p.event_type);
+  cmp('currency', w.currency, p.currency);
+  return out;
+}
+
+const own = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
 
 /**
- * The wallet's ledger against the provider's records, transaction by transaction (pure). A pending
- * record the wallet never applied, and an ok record the wallet may have forgotten (older than the
- * ledger's horizon), are unresolved: listed, never a mismatch.
+ * The wallet's ledger against the provider's records, one record at a time (a provider file is
+ * streamed through `add`): memory holds the ledger and a bounded list of differences, never the
+ * provider's records. A pending record the wallet never applied, and an ok record the wallet may have
+ * forgotten (older than the ledger's horizon), are unresolved: listed, never a mismatch.
  */
-export function reconcile(ledger: readonly LedgerEntry[], records: readonly ProviderRecord[], horizon: Horizon): Reconciliation {
-  const wallet = new Map(ledger.map((w) => [w.transaction_id, w]));
-  const mismatches: Difference[] = [];
-  const unresolved: Difference[] = [];
-  const known = new Set<string>();
-  for (const p of records) {
-    known.add(p.transaction_id);
-    const w = wallet.get(p.transaction_id);
-    const base = {
+export class Reconciler {
+  private readonly wallet = new Map<string, { w: LedgerEntry; line?: number }>();
+  private readonly mismatches: Difference[] = [];
+  private readonly unresolved: Difference[] = [];
+  private readonly counts = Object.fromEntries([...MISMATCH_KINDS, 'UNRESOLVED'].map((k) => [k, 0])) as Reconciliation['counts'];
+  private records = 0;
+  private skipped = 0;
+
+  constructor(
+    private readonly ledger: readonly LedgerEntry[],
+    private readonly horizon: Horizon,
+    /** --user: records of other players the wallet's ledger does not hold are set aside. */
+    private readonly userId?: string,
+  ) {
+    for (const w of ledger) this.wallet.set(w.transaction_id, { w });
+  }
+
+  /** Counts one difference; builds it (`make`) only while its kind is still listed, so a huge file costs no garbage per row. */
+  private push(kind: Difference['kind'], make: () => Omit<Difference, 'kind'>) {
+    const n = this.counts[kind]++;
+    if (n >= LISTED_PER_KIND) return;
+    // Copies: a field read from a file may be a slice of a whole chunk of it, which a kept slice would keep alive.
+    const d = Object.fromEntries(Object.entries(make()).map(([k, v]) => [k, own(v)])) as Omit<Difference, 'kind'>;
+    (kind === 'UNRESOLVED' ? this.unresolved : this.mismatches).push({ kind, ...d });
+  }
+
+  /**
+   * One provider record. Throws FileProblem when a transaction_id the wallet applied repeats; a
+   * repeat among ids the wallet never saw is not looked for (each counts on its own: docs/reconcile.md).
+   */
+  add(p: ProviderRecord): void {
+    const held = this.wallet.get(p.transaction_id);
+    if (!held && this.userId !== undefined && p.user_id !== this.userId) {
+      this.skipped++;
+      return;
+    }
+    this.records++;
+    const base = () => ({
       transaction_id: p.transaction_id,
       event_type: p.event_type,
       user_id: p.user_id,
       game_no: p.game_no,
       provider: providerSide(p),
-    };
-    if (!w) {
-      if (p.status === 'failed') continue; // neither side moved money
-      if (p.status === 'pending') {
-        unresolved.push({
-          ...base,
-          kind: 'UNRESOLVED',
+    });
+    if (!held) {
+      if (p.status === 'failed') return; // neither side moved money
+      if (p.status === 'pending')
+        return this.push('UNRESOLVED', () => ({
+          ...base(),
           reason: 'pending at the provider and never applied by the wallet: settle it, then reconcile again',
-        });
-        continue;
-      }
+        }));
+      const { horizon } = this;
       const beyond =
         !horizon.complete && (p.timestamp === undefined || horizon.completeFrom === undefined || p.timestamp < horizon.completeFrom);
       if (beyond)
-        unresolved.push({
-          ...base,
-          kind: 'UNRESOLVED',
+        return this.push('UNRESOLVED', () => ({
+          ...base(),
           reason: `older than the ledger's horizon (${horizon.completeFrom === undefined ? 'unknown' : new Date(horizon.completeFrom).toISOString()}): the wallet may have forgotten it (--retain-transactions)`,
-        });
-      else mismatches.push({ ...base, kind: 'MISSING_IN_WALLET', reason: `line ${p.line}: ${KIND_MEANING.MISSING_IN_WALLET}` });
-      continue;
+        }));
+      return this.push('MISSING_IN_WALLET', () => ({ ...base(), reason: `line ${p.line}: ${KIND_MEANING.MISSING_IN_WALLET}` }));
     }
-    const both = { ...base, wallet: walletSide(w) };
-    if (p.status !== 'ok') {
-      mismatches.push({
-        ...both,
-        kind: 'UNKNOWN_TO_PROVIDER',
+    if (held.line !== undefined)
+      throw new FileProblem(
+        p.line,
+        1,
+        `transaction_id ${JSON.stringify(p.transaction_id)} repeats (first on line ${held.line}): one record per transaction, with its final status`,
+      );
+    held.line = p.line;
+    const w = held.w;
+    const both = () => ({ ...base(), wallet: walletSide(w) });
+    if (p.status !== 'ok')
+      return this.push('UNKNOWN_TO_PROVIDER', () => ({
+        ...both(),
         reason: `line ${p.line}: the provider counts it ${p.status}; the wallet applied it`,
-      });
-      continue;
-    }
-    if (!money(w.amount).eq(p.amount))
-      mismatches.push({ ...both, kind: 'AMOUNT_MISMATCH', reason: `line ${p.line}: wallet ${w.amount}, provider ${p.amount.toFixed()}` });
+      }));
+    const fields = fieldsDiffer(w, p);
+    if (fields.length) this.push('FIELD_MISMATCH', () => ({ ...both(), reason: `line ${p.line}: ${fields.join('; ')}` }));
+    if (!money(w.amount).eq(money(p.amount)))
+      this.push('AMOUNT_MISMATCH', () => ({
+        ...both(),
+        reason: `line ${p.line}: wallet ${w.amount}, provider ${money(p.amount).toFixed()}`,
+      }));
     if (p.round_status !== undefined && p.round_status !== w.round_status)
-      mismatches.push({
-        ...both,
-        kind: 'ROUND_STATE_MISMATCH',
+      this.push('ROUND_STATE_MISMATCH', () => ({
+        ...both(),
         reason: `line ${p.line}: round ${w.game_no} is ${w.round_status} in the wallet, ${p.round_status} at the provider`,
-      });
+      }));
   }
-  for (const w of ledger)
-    if (!known.has(w.transaction_id))
-      mismatches.push({
-        kind: 'UNKNOWN_TO_PROVIDER',
-        transaction_id: w.transaction_id,
-        event_type: w.event_type,
-        user_id: w.user_id,
-        game_no: w.game_no,
-        wallet: walletSide(w),
-        reason: 'the wallet applied it; the provider has no record of it',
-      });
-  return { walletRows: ledger.length, providerRecords: records.length, mismatches, unresolved };
+
+  /** The wallet's rows no provider record named, then the result. */
+  finish(): Reconciliation {
+    for (const { w, line } of this.wallet.values())
+      if (line === undefined)
+        this.push('UNKNOWN_TO_PROVIDER', () => ({
+          transaction_id: w.transaction_id,
+          event_type: w.event_type,
+          user_id: w.user_id,
+          game_no: w.game_no,
+          wallet: walletSide(w),
+          reason: 'the wallet applied it; the provider has no record of it',
+        }));
+    return {
+      walletRows: this.ledger.length,
+      providerRecords: this.records,
+      mismatches: this.mismatches,
+      unresolved: this.unresolved,
+      counts: this.counts,
+      ...(this.userId !== undefined && { user: { id: this.userId, skipped: this.skipped } }),
+    };
+  }
+}
+
+/** The whole comparison at once (tests, the soak bench). */
+export function reconcile(
+  ledger: readonly LedgerEntry[],
+  records: readonly ProviderRecord[],
+  horizon: Horizon,
+  userId?: string,
+): Reconciliation {
+  const r = new Reconciler(ledger, horizon, userId);
+  for (const p of records) r.add(p);
+  return r.finish();
 }

@@ -5,6 +5,7 @@ import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../simulator.js';
+import type { Signer } from '../evidence/signing-key.js';
 import { uiAdminRoutes } from './ui.js';
 import { journalRoutes } from './journal.js';
 import { ledgerRoutes } from './ledger.js';
@@ -36,6 +37,8 @@ interface AdminRouteOptions {
   guard?: Omit<AdminGuardOptions, 'token'>;
   /** Event stream listeners served at once (GET /admin/events). */
   maxListeners?: number;
+  /** --signing-key: signs GET /admin/report?signed=true. */
+  signer?: Signer;
 }
 
 const playerUpdateSummary = (v: Record<string, unknown>) =>
@@ -46,7 +49,7 @@ const playerUpdateSummary = (v: Record<string, unknown>) =>
  * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
  * what the handlers return (sentAsReturned): the response schemas are for the document.
  */
-export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard, maxListeners }) => {
+export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard, maxListeners, signer }) => {
   addAdminGuard(app, { ...guard, token });
   const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
@@ -200,7 +203,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
   );
 
   await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs), maxListeners }); // GET /admin/events, /admin/scenarios
-  await app.register(reportRoutes, { sim, locked: token !== undefined });
+  await app.register(reportRoutes, { sim, locked: token !== undefined, signer });
 };
 
 /** A local store's failure is latched until a restart; a shared store (Redis) is only unreachable for now. */

@@ -49,6 +49,14 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const maxListeners = options.maxListeners ?? DEFAULT_MAX_LISTENERS;
   let listeners = 0;
+  // Ended as soon as shutdown begins: a stream never ends by itself, so close() (and SIGTERM)
+  // would otherwise wait for it the whole grace period and then count it as a request cut.
+  const streams = new Set<() => void>();
+  app.addHook('preClose', (done) => {
+    if (streams.size) app.log.info({ streams: streams.size }, 'shutdown: event streams ended');
+    for (const end of streams) end();
+    done();
+  });
   const schema = {
     tags: ['admin'],
     security,
@@ -100,10 +108,19 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       if (closed) return;
       closed = true;
       listeners--;
+      streams.delete(end);
       unsubscribe();
       stopGrading?.();
       clearInterval(heartbeat);
     };
+    // The stream's end, then its connection's (a listener that would keep it open gets no say).
+    const end = () => {
+      close();
+      if (res.destroyed) return;
+      res.end(': wallet-sim is shutting down\n\n', () => res.destroy());
+      if (res.writableNeedDrain) res.destroy(); // a listener that does not read would hold it until the grace ends
+    };
+    streams.add(end);
     const write = eventWriter(res, maxBuffered, () => {
       request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
       close();

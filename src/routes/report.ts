@@ -1,41 +1,74 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { apiError, sendApiError } from '../errors.js';
+import { signReport } from '../evidence/sign-report.js';
+import type { Signer } from '../evidence/signing-key.js';
 import { reportOf } from '../grading/grade.js';
 import type { Simulator } from '../simulator.js';
+import { errorBody, errorResponse, sentAsReturned } from './docs.js';
+
+const SIGNED =
+  'With `?signed=true` (a wallet-sim started with `--signing-key`): a `SignedReport`, the DSSE envelope of an in-toto statement ' +
+  "(test-result predicate) signed with Ed25519, and the report it covers as the exact JSON text its sha256 names: `report` is a string, so the bytes survive any client's JSON parsing. " +
+  'Write `envelope` to a file and `report` to another, byte for byte (`wallet-sim report --signed FILE` does), then `wallet-sim verify-report` checks both with the public key alone.';
 
 /**
  * GET /report (under /admin): the certification report of the current session, read from its
  * grading state (folded from the callbacks as they happened) at this moment — no journal is read.
+ * `?signed=true` signs it (src/evidence/) when the server holds a signing key.
  */
-export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean }> = async (app, { sim, locked }) => {
-  app.get<{ Querystring: { user_id?: string } }>(
+export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean; signer?: Signer }> = async (
+  app,
+  { sim, locked, signer },
+) => {
+  app.get<{ Querystring: { user_id?: string; signed?: 'true' | 'false' } }>(
     '/report',
     {
+      ...sentAsReturned,
       schema: {
         tags: ['admin'],
         security: locked ? [{ bearer: [] }] : undefined,
         operationId: 'report',
         summary: "Certification report: how the provider's client behaved across callbacks",
         description:
-          "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation, and the provider's timing profile.",
-        querystring: { type: 'object', properties: { user_id: { type: 'string', description: "Grade only this player's callbacks." } } },
+          "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation, and the provider's timing profile.\n\n" +
+          SIGNED,
+        querystring: {
+          type: 'object',
+          properties: {
+            user_id: { type: 'string', description: "Grade only this player's callbacks." },
+            signed: {
+              type: 'string',
+              enum: ['true', 'false'],
+              description: 'true: answer a SignedReport (needs `start --signing-key`; 404 SIGNING_NOT_ENABLED without it).',
+            },
+          },
+        },
         response: {
           200: {
-            $ref: 'Report#',
             description:
-              'The report: a summary, every check with its status and violations, the open rounds and the findings counted by code.',
+              'The report: a summary, every check with its status and violations, the open rounds and the findings counted by code. ' +
+              'With ?signed=true, the SignedReport: the DSSE envelope and the report text it covers.',
+            anyOf: [{ $ref: 'Report#' }, { $ref: 'SignedReport#' }],
           },
+          400: errorResponse('A query parameter is invalid (BAD_REQUEST): signed takes true or false.'),
+          404: errorResponse('?signed=true, and this wallet-sim was started without --signing-key (SIGNING_NOT_ENABLED).', [
+            errorBody('SIGNING_NOT_ENABLED'),
+          ]),
           ...(locked ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const signed = request.query.signed === 'true';
+      if (signed && !signer) return sendApiError(reply, apiError('SIGNING_NOT_ENABLED'));
       const { grader, info } = await sim.currentGrading();
-      return reportOf(grader, {
+      const report = reportOf(grader, {
         now: new Date(),
         scenario: sim.scenario.source.name,
         session: { ...info, seed: sim.seed },
         userId: request.query.user_id,
       });
+      return signed ? signReport(signer!, report, sim.scenario.source) : report;
     },
   );
 };

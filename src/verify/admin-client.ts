@@ -2,7 +2,7 @@ import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { type Money, money } from '../money.js';
 import { topLevelNumberTexts } from '../probe/raw-json.js';
-import type { Report } from '../protocol/types.generated.js';
+import type { DsseEnvelope, Report, SignedReport } from '../protocol/types.generated.js';
 
 /** A player as GET /admin/players/:id gives it, the balance read exactly from the reply text. */
 export interface PlayerView {
@@ -58,6 +58,24 @@ export class AdminClient implements JournalSource {
     return doc;
   }
 
+  /** GET /admin/report?signed=true: the envelope, the report's exact text and the report read from it. */
+  async signedReport(userId?: string): Promise<{ envelope: DsseEnvelope; text: string; report: Report }> {
+    const query = `?signed=true${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`;
+    const { status, body } = await this.get(`/admin/report${query}`, [404]);
+    if (status === 404) {
+      const error = (JSON.parse(body) as { error?: string; message?: string } | null) ?? {};
+      throw new AdminError(
+        error.error === 'SIGNING_NOT_ENABLED'
+          ? `GET ${this.base}/admin/report${query}: ${error.message}`
+          : `GET ${this.base}/admin/report: HTTP 404; ${BASE_URL_WANTED}`,
+      );
+    }
+    const doc = JSON.parse(body) as Partial<SignedReport>;
+    if (typeof doc.report !== 'string' || typeof doc.envelope !== 'object')
+      throw new AdminError(`GET ${this.base}/admin/report${query}: no envelope and report in the reply; is ${this.base} a wallet-sim?`);
+    return { envelope: doc.envelope, text: doc.report, report: JSON.parse(doc.report) as Report };
+  }
+
   async player(userId: string): Promise<PlayerView | undefined> {
     const { status, body } = await this.get(`/admin/players/${encodeURIComponent(userId)}`, [404]);
     if (status === 404) return undefined;
@@ -68,8 +86,9 @@ export class AdminClient implements JournalSource {
   }
 
   /** GET /admin/ledger as CSV (amounts as exact text), with its horizon. */
-  async ledgerCsv(): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
-    const { body, headers } = await this.get('/admin/ledger?format=csv');
+  /** The ledger as CSV (exact amounts); `userId`: that player's rows only. */
+  async ledgerCsv(userId?: string): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
+    const { body, headers } = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`);
     const from = headers.get('x-ledger-complete-from');
     return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
   }

@@ -289,6 +289,13 @@ const CASES: Case[] = [
   },
   {
     check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'bet refused with R4, resent under its id and applied (R0), then settled: the round had an applied bet',
+    status: 'pass',
+    now: 10 * S,
+    journal: [bet(u, 'b1', 0, { code: 'R4' }), bet(u, 'b1', S), settle(u, 's1', 2 * S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
     name: 'bet still being answered: not this check',
     status: 'not_exercised',
     now: 2 * S,

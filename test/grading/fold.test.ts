@@ -69,7 +69,7 @@ t.test('NO_RETRY_AFTER_REFUSAL: the same bet resent under a new transaction_id a
 t.test('NO_SETTLEMENT_OF_REFUSED_BET says a lost bet was lost, not refused', async (t) => {
   const r = run([login(u, 'l1', 0), bet(u, 'b1', 100, { drop: true }), settle(u, 's1', 2 * S)], 10 * S);
   const v = r.checks.find((c) => c.id === 'NO_SETTLEMENT_OF_REFUSED_BET')!.violations[0]!;
-  t.match(v.message, /was lost and the bet was never resent/);
+  t.match(v.message, /the reply to bet b1 \(#2\) was lost and it was not resent, so the provider could not know whether it was applied/);
   t.notMatch(v.message, /refused/);
 });
 
@@ -261,4 +261,34 @@ t.test('RETRY_BACKOFF: a policy that grows the gap between sends passes although
     [3_015, 'drop'],
   ];
   t.equal(play(startsOver), 'fail', 'waits 1 s, 1.5 s, then 0.5 s: both shrink');
+});
+
+t.test('RETRY_BACKOFF: the minimum gap tolerance is proportional to it, and no lag hides a resend at once', async (t) => {
+  // Two attempts of one transaction, the first's reply dropped; `gap` between the wallet's stamps,
+  // each stamp taken when the event loop ran `lag` ms late.
+  const gapStatus = (minGap: number, gap: number, lag: number) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, min_retry_gap_ms: minGap });
+    const p = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+    g.complete(p, { end: T0 + 2, status: 200, body: null, dropped: true, clientGone: false });
+    g.arrive({ id: 2, at: T0 + gap, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+    return statusOf(reportAt(g, 60 * S), 'RETRY_BACKOFF');
+  };
+  const LAGS = [0, 10, 25, 50, 100, 150, 250];
+  for (const minGap of [100, 150, 200, 500, 1000, 5000])
+    for (const lag of LAGS) {
+      // A resend at once: 0 ms, or ~16 ms (a reply read and the request written again).
+      for (const gap of [0, 16]) t.equal(gapStatus(minGap, gap, lag), 'fail', `min ${minGap} ms, lag ${lag} ms: resent after ${gap} ms`);
+      // Half the minimum gap is never within the tolerance (at most 45%).
+      t.equal(gapStatus(minGap, minGap / 2, lag), 'fail', `min ${minGap} ms, lag ${lag} ms: resent after half of it`);
+      // An honest client: its resend stamped as late as 20% early (jitter), more by the first stamp's lag up to a quarter.
+      const early = minGap * 0.2 + Math.min(lag, minGap / 4);
+      t.equal(
+        gapStatus(minGap, Math.ceil(minGap - early), lag),
+        'pass',
+        `min ${minGap} ms, lag ${lag} ms: ${Math.ceil(minGap - early)} ms apart`,
+      );
+      t.equal(gapStatus(minGap, minGap, lag), 'pass', `min ${minGap} ms, lag ${lag} ms: exactly the gap`);
+    }
+  // The reported case: 150 ms declared, a client resending at once (~16 ms) on a loaded machine.
+  t.equal(gapStatus(150, 16, 250), 'fail');
 });

@@ -5,7 +5,17 @@ import axios, { type AxiosError, type AxiosHeaders, type AxiosInstance } from 'a
 import axiosRetry, { exponentialDelay, type IAxiosRetryConfig, isNetworkError } from 'axios-retry';
 import t from 'tap';
 import { HEADERS } from '../helpers/app.js';
-import { type Callback, MISCONFIGURED, misconfigured, type Reply, type Send, TIMEOUT_MS, wellBehaved, withNewId } from './real-clients.js';
+import {
+  cpuHog,
+  type Callback,
+  MISCONFIGURED,
+  misconfigured,
+  type Reply,
+  type Send,
+  TIMEOUT_MS,
+  wellBehaved,
+  withNewId,
+} from './real-clients.js';
 
 const codeOf = (e: AxiosError) => (e.response?.data as Reply | undefined)?.code;
 /** No reply (connection reset) or axios' own time-out (ECONNABORTED, not a "network error" to axios-retry). */
@@ -64,11 +74,12 @@ t.test('axios-retry with an onRetry that mints a new transaction_id (any code bu
   ),
 );
 
-t.test('axios-retry resending at once (retryDelay 0, as its default noDelay)', (t) =>
-  misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) =>
+t.test('axios-retry resending at once (retryDelay 0, as its default noDelay) beside a CPU hog', (t) => {
+  cpuHog(t);
+  return misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) =>
     sender(client({ ...WELL, retryDelay: () => 0 }))(w.url),
-  ),
-);
+  );
+});
 
 t.test('axios with a 300 ms time-out while 2 s is declared', (t) =>
   misconfigured(t, MISCONFIGURED.shortTimeout.players, MISCONFIGURED.shortTimeout.fails, (w) =>

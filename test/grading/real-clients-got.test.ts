@@ -3,7 +3,17 @@
 import got, { type AfterResponseHook, type BeforeRetryHook, type Got, type RetryOptions } from 'got';
 import t from 'tap';
 import { HEADERS } from '../helpers/app.js';
-import { type Callback, MISCONFIGURED, misconfigured, type Reply, type Send, TIMEOUT_MS, wellBehaved, withNewId } from './real-clients.js';
+import {
+  cpuHog,
+  type Callback,
+  MISCONFIGURED,
+  misconfigured,
+  type Reply,
+  type Send,
+  TIMEOUT_MS,
+  wellBehaved,
+  withNewId,
+} from './real-clients.js';
 
 // The cases are independent (a wallet each) and mostly wait for windows to close: side by side.
 // Each margin is a second or more (a resend 1 s after a 2 s time-out; clients at 1 ms or 300 ms).
@@ -84,16 +94,17 @@ t.test('got with a beforeRetry hook that mints a new transaction_id on every try
   ),
 );
 
-t.test('got retrying at once (calculateDelay 1 ms)', (t) =>
-  misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) =>
+t.test('got retrying at once (calculateDelay 1 ms) beside a CPU hog', (t) => {
+  cpuHog(t);
+  return misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) =>
     sender(
       client({
         calculateDelay: ({ attemptCount, retryOptions, computedValue, error }) =>
           attemptCount > retryOptions.limit || (!computedValue && error.name !== 'RetryError') ? 0 : 1,
       }),
     )(w.url),
-  ),
-);
+  );
+});
 
 t.test('got with a 300 ms time-out while 2 s is declared', (t) =>
   misconfigured(t, MISCONFIGURED.shortTimeout.players, MISCONFIGURED.shortTimeout.fails, (w) =>

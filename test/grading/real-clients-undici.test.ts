@@ -11,6 +11,7 @@ import t from 'tap';
 import { Agent, type Dispatcher, request, RetryAgent } from 'undici';
 import { HEADERS } from '../helpers/app.js';
 import {
+  cpuHog,
   type Callback,
   MISCONFIGURED,
   scenario,
@@ -82,11 +83,12 @@ t.test('a wrapper over undici rebuilding the request (new transaction_id) on eve
   ),
 );
 
-t.test('RetryAgent with minTimeout 0 (and the loop resending R1 at once)', (t) =>
-  misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) =>
+t.test('RetryAgent with minTimeout 0 (and the loop resending R1 at once) beside a CPU hog', (t) => {
+  cpuHog(t);
+  return misconfigured(t, MISCONFIGURED.noBackoff.players, MISCONFIGURED.noBackoff.fails, (w) =>
     sender(retryAgent({ minTimeout: 0 }), { backoffMs: 0 })(w.url),
-  ),
-);
+  );
+});
 
 t.test('RetryAgent over an Agent with a 1 s headersTimeout while 3 s is declared', (t) =>
   misconfigured(

@@ -1,6 +1,7 @@
 // Shared by the real-client tests (real-clients-*.test.ts): the certification scenario with small
 // windows, a wallet on a real socket, the round-playing script, and the report read over HTTP.
 // Only public behaviour is used: POST /callback, GET /admin/report, GET /admin/journal.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -180,6 +181,22 @@ export const MISCONFIGURED = {
   shortTimeout: { players: ['cert-slow-bet'], fails: ['NO_PREMATURE_RETRY'] },
   retryOnR4: { players: ['cert-r4'], fails: ['NO_RETRY_AFTER_REFUSAL'] },
 } satisfies Record<string, { players: Player[]; fails: string[] }>;
+
+/**
+ * A loaded machine: `n` other processes spinning on the CPU until the test ends, so the wallet's
+ * event loop runs late and its stamps with it: a resend at once must still fail RETRY_BACKOFF.
+ * (Not below 500 ms here: client and wallet share this starved process, so on a busy 2-core
+ * machine even a resend at once truly arrives 30–160 ms later; the gap's tolerance at 100 ms and
+ * lags up to 250 ms is shown with stamps in test/grading/fold.test.ts.)
+ */
+export function cpuHog(t: Test, n = 2): void {
+  for (let i = 0; i < n; i++) {
+    const hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    t.teardown(() => {
+      hog.kill('SIGKILL');
+    });
+  }
+}
 
 /** Plays `players` with a misconfigured `send`; once the named checks are decided, each fails. */
 export async function misconfigured(

@@ -1,3 +1,4 @@
+import { sidesOf } from '../../src/grading/sides.js';
 import { sessionLine, timingPhrases } from '../../src/grading/timing-text.js';
 import type { Check, CheckStatus, Report } from './types.js';
 
@@ -37,11 +38,20 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
           <p class="muted timing" aria-label="Timing profile">
             {timingPhrases(state.report).join(' · ')}
           </p>
-          <ul class="checks">
-            {state.report.checks.map((c) => (
-              <CheckRow check={c} onShow={onShow} />
-            ))}
-          </ul>
+          {sidesOf(state.report).map(({ side, heading, checks }, _i, sides) => (
+            <>
+              {sides.length > 1 && (
+                <h3 class="checks-side" data-side={side}>
+                  {heading}
+                </h3>
+              )}
+              <ul class="checks" data-side={side}>
+                {checks.map((c) => (
+                  <CheckRow check={c} onShow={onShow} />
+                ))}
+              </ul>
+            </>
+          ))}
           {(state.report.open_rounds?.length ?? 0) > 0 && (
             <p class="muted">Open rounds: {state.report.open_rounds!.map((r) => `${r.user_id}/${r.game_no} (${r.age_s} s)`).join(', ')}</p>
           )}

@@ -1,4 +1,4 @@
-import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
+import { type Ledger, LEDGER_BATCH, LedgerCut, type LedgerEntry, ledgerEntry, letOthersRun } from '../../ledger/ledger-entry.js';
 import type { WalletState } from '../state.js';
 
 /** The ledger of a state held in this process (memory, file); `userId` keeps one player's rows. */
@@ -17,18 +17,27 @@ export function localLedger(state: WalletState, userId?: string): Ledger {
       }
     completeFrom = new Date(oldest ?? Date.now()).toISOString();
   }
+  const generation = state.generation;
+  // A reset clears the maps in place: the iterator would end early, or run on into the next session's rows.
+  const check = () => {
+    if (state.generation !== generation) throw new LedgerCut();
+  };
   async function* batches(): AsyncGenerator<LedgerEntry[]> {
     let batch: LedgerEntry[] = [];
+    let seen = 0;
     for (const t of records.values()) {
+      // Every LEDGER_BATCH records read (rows or not): other work runs, then the read goes on if no reset came meanwhile.
+      if (++seen % LEDGER_BATCH === 0) {
+        if (batch.length) yield batch;
+        batch = [];
+        await letOthersRun();
+        check();
+      }
       if (userId !== undefined && t.user_id !== userId) continue;
       const row = ledgerEntry(t, settled);
-      if (!row) continue;
-      batch.push(row);
-      if (batch.length >= LEDGER_BATCH) {
-        yield batch;
-        batch = [];
-      }
+      if (row) batch.push(row);
     }
+    check();
     if (batch.length) yield batch;
   }
   return { complete, completeFrom, batches: batches() };

@@ -1,4 +1,4 @@
-import { type Ledger, LEDGER_BATCH, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
+import { type Ledger, LEDGER_BATCH, LedgerCut, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
 import { roundKey, type TransactionRecord } from '../change.js';
 import { roundEffectOf } from '../../events/registry.js';
 import type { RedisStore } from './redis-store.js';
@@ -27,10 +27,16 @@ export async function readRedisLedger(store: RedisStore, userId?: string): Promi
     const oldest = (await records(0, 99)).find((t) => t.applied_at !== undefined)?.applied_at;
     completeFrom = new Date(oldest ?? Date.now()).toISOString();
   }
+  // A reset starts a new generation and then deletes the old one's keys: read on only while it is still the current one.
+  const check = async () => {
+    if ((await client.get(store.genKey)) !== String(gen)) throw new LedgerCut();
+  };
   async function* batches(): AsyncGenerator<LedgerEntry[]> {
     for (let from = 0; ; from += LEDGER_BATCH) {
       const txns = (await records(from, from + LEDGER_BATCH - 1)).filter((t) => userId === undefined || t.user_id === userId);
-      if (!txns.length && (await client.llen(order)) <= from) return;
+      const ended = !txns.length && (await client.llen(order)) <= from;
+      await check();
+      if (ended) return;
       // Which of these bets' rounds are settled: one MGET for the batch.
       const bets = txns.filter((t) => roundEffectOf(t.event_type) === 'opens' && t.game_no !== undefined);
       const flags = bets.length ? await client.mget(...bets.map((t) => key('settled', roundKey(t.user_id, t.game_no!)))) : [];

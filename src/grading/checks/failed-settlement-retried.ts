@@ -37,7 +37,7 @@ export const failedSettlementRetried: Reducer = {
         const what =
           a.nth === 0 || a.outcome === 'R1' || a.outcome === 'failed'
             ? `${describe(a)} was answered ${a.outcome === 'failed' ? 'without a readable code' : a.outcome === 'lost' ? 'too late (reply lost)' : a.outcome}`
-            : `the resends of ${a.tx} stopped at #${a.id} before an R0`;
+            : `the resends of ${a.tx} stopped at #${a.id} (its reply lost) before an R0`;
         tally.violate(`${what}, and it was not resent within ${seconds(window)}: the round is not settled`, [tx.first, a]);
       }),
     );

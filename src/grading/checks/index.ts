@@ -83,7 +83,7 @@ export const CHECKS: readonly Check[] = [
     reducer: noSettlementOfRefusedBet,
     unit: 'round with a refused or lost bet',
     title: 'Send no bet_result for a round none of whose bets was applied',
-    fix: 'Settle a round only when at least one of its bets was answered R0; a refused bet (R1–R4) or a lost one not yet resent staked nothing.',
+    fix: 'Settle a round only once one of its bets was answered R0. A bet refused with R2–R4 staked nothing; one answered R1 or whose reply was lost may have been applied: resend it (same transaction_id) until it gets a definite answer, and settle only after an R0.',
     idle: 'no bet was refused or lost',
   },
   {

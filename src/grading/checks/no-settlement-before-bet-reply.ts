@@ -1,5 +1,5 @@
 import { marked, mark } from '../model.js';
-import { describe } from '../attempt.js';
+import { describe, seconds } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'NO_SETTLEMENT_BEFORE_BET_REPLY';
@@ -21,7 +21,7 @@ export const noSettlementBeforeBetReply: Reducer = {
       if (bet.running === 0 || bet.read) continue;
       mark(tx, ID);
       tally.violate(
-        `${describe(a)} arrived ${((a.at - bet.last.at) / 1000).toFixed(1)} s after ${describe(bet.last)}, while that bet was still unanswered`,
+        `${describe(a)} arrived ${seconds(a.at - bet.last.at)} after ${describe(bet.last)}, while that bet was still unanswered`,
         [bet.last, a],
         a.tx,
       );

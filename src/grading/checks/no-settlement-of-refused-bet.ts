@@ -1,31 +1,49 @@
 import { marked, mark } from '../model.js';
-import { type Attempt, describe } from '../attempt.js';
-import type { Grader, Reducer, Round } from '../grader.js';
+import { type Attempt, DEFINITE, describe } from '../attempt.js';
+import type { Grader, Reducer, Round, Tx } from '../grader.js';
 
 const ID = 'NO_SETTLEMENT_OF_REFUSED_BET';
 const FAILED = `${ID}:failed`;
+/** A bet transaction read as R0 after a first definite answer that was not (a refused bet resent and then applied). */
+const APPLIED = `${ID}:applied`;
+
+/** Whether the provider read an R0 for one of the transaction's attempts. */
+const readR0 = (tx: Tx) => tx.resolved?.outcome === 'R0' || marked(tx, APPLIED);
 
 /**
  * What the provider knew about a round's bets when `a` arrived: `applied` when one of them was read
- * as R0, `refused` when every bet transaction had ended without an R0 (refused R1–R4, or lost and
- * not resent), `open` otherwise (a bet still being answered).
+ * as R0, `refused` when every bet transaction had ended without an R0 (answered R1–R4 or with no
+ * readable code, or lost and not resent), `open` otherwise (a bet still being answered).
  */
 function betsKnown(round: Round): { state: 'applied' | 'refused' | 'open'; last?: Attempt } {
   let last: Attempt | undefined;
   let refused = true;
   for (const tx of round.bets.values()) {
-    if (tx.resolved?.outcome === 'R0') return { state: 'applied' };
+    if (readR0(tx)) return { state: 'applied' };
     if (tx.last.knownAt === undefined) refused = false;
     if (!last || tx.last.at > last.at) last = tx.last;
   }
   return { state: refused && last ? 'refused' : 'open', last };
 }
 
+/** What the provider last learnt of one bet: only facts the report can cite (an R0 is never among them here). */
+function betPhrase(a: Attempt): string {
+  if (DEFINITE.has(a.outcome)) return `bet ${a.tx} was refused with ${a.outcome} (#${a.id})`;
+  if (a.outcome === 'R1') return `bet ${a.tx} was answered R1 (#${a.id}), not applied or not known to be, and was not resent`;
+  if (a.outcome === 'failed') return `the reply to bet ${a.tx} (#${a.id}) had no readable code and it was not resent`;
+  return `the reply to bet ${a.tx} (#${a.id}) was lost and it was not resent`;
+}
+
 /** No bet_result for a round none of whose bets was applied (as far as the provider knew). */
 export const noSettlementOfRefusedBet: Reducer = {
-  known(g: Grader, a: Attempt) {
+  known(g: Grader, a: Attempt, tx: Tx) {
+    if (a.effect !== 'opens') return;
+    if (a.outcome === 'R0') {
+      // Rare: an R0 read after a refusal (a resend the rule no longer refused). Only then a mark.
+      if (tx.resolved !== a) mark(tx, APPLIED);
+      return;
+    }
     // Exercised once a bet of the round was refused or lost: the provider then had to hold back.
-    if (a.effect !== 'opens' || a.outcome === 'R0') return;
     const round = g.roundOf(a);
     if (!round || marked(round, ID)) return;
     mark(round, ID);
@@ -42,10 +60,15 @@ export const noSettlementOfRefusedBet: Reducer = {
       mark(round, ID);
       g.tally(ID).exercise(a.user);
     }
-    const why =
-      last!.outcome === 'lost'
-        ? `the reply to its bet ${describe(last!)} was lost and the bet was never resent, so the provider could not know it was applied`
-        : `its bets were refused (${[...new Set([...round.bets.values()].map((t) => t.last.outcome))].join(', ')}) and staked nothing`;
-    g.tally(ID).violate(`${describe(a)} settles round ${a.game}, but ${why}`, [last!, a], a.tx);
+    const bets = [...round.bets.values()].map((t) => t.last);
+    // Only definite refusals staked nothing; an R1, an unreadable or a lost reply leaves it unknown.
+    const consequence = bets.every((b) => DEFINITE.has(b.outcome))
+      ? 'so it staked nothing'
+      : 'so the provider could not know whether it was applied';
+    g.tally(ID).violate(
+      `${describe(a)} settles round ${a.game}, but no bet of that round was answered R0: ${bets.map(betPhrase).join('; ')}, ${consequence}`,
+      [last!, a],
+      a.tx,
+    );
   },
 };

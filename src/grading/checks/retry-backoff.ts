@@ -1,12 +1,21 @@
 import { mark } from '../model.js';
 import type { Attempt } from '../attempt.js';
-import { stampLag, timeoutTolerance as stampTolerance } from './no-premature-retry.js';
+import { stampLag } from './no-premature-retry.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'RETRY_BACKOFF';
 
 /** Clock jitter allowed before a wait counts as shorter than the one before it. */
 const tolerance = (ms: number) => Math.max(100, ms * 0.1);
+
+/**
+ * How much shorter than min_retry_gap_ms the gap between `p`'s and the resend's arrival stamps may
+ * look, in proportion to the gap: a fifth for the client's and the network's jitter, and `p`'s
+ * stamp lag (it may be stamped late, which shortens the gap; a late resend only lengthens it) up
+ * to a quarter more. So at most 45%: a resend at once (tens of ms) fails any gap of 100 ms or more
+ * however loaded the machine. A fixed floor (the time-out's 100 ms) would swallow a 100–150 ms gap.
+ */
+export const minGapAllowance = (minGap: number, p: { lag?: number }) => minGap * 0.2 + Math.min(p.lag ?? 0, minGap / 4);
 
 /** How long the provider waited before `r`: from when it knew the previous attempt's outcome. */
 const waitBefore = (p: Attempt, r: Attempt) => Math.max(0, r.at - Math.min(p.knownAt ?? r.at, r.at));
@@ -24,8 +33,7 @@ export const retryBackoff: Reducer = {
     if (a.nth === 1) tally.exercise(a.user);
     const once = (what: string) => mark(tx, `${ID}:${what}`);
     if (tx.count > max && once('max')) tally.violate(`${a.tx} was sent ${tx.count} times (at most ${max})`, [tx.first, a]);
-    // Arrival stamps lag the client's sends, each by its own amount: the gap has the time-out's tolerance.
-    if (a.at - p.at < minGap - stampTolerance(minGap) - stampLag(p, a, minGap) && once('gap'))
+    if (a.at - p.at < minGap - minGapAllowance(minGap, p) && once('gap'))
       tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a]);
     const wait = waitBefore(p, a);
     const gap = a.at - p.at;

@@ -9,6 +9,12 @@ const none = (): Watched => new Map();
 /** Transactions whose last news was a lost or failed reply, by player, event and game_no. */
 const watched = (g: Grader) => g.state(ID, none);
 const keyOf = (a: Attempt) => `${a.event}:${a.round}`;
+/** What an uncertain outcome means, as the violation says it. */
+const UNCERTAIN_WORDS: Partial<Record<Attempt['outcome'], string>> = {
+  lost: 'was lost',
+  R1: 'was R1 (not applied, or not known to be)',
+  failed: 'had no readable code (not known to be applied)',
+};
 
 /**
  * After a lost or failed (R1) bet or bet_result, and until that transaction gets a definite answer,
@@ -60,7 +66,7 @@ export const retrySameTransaction: Reducer = {
       const tally = g.tally(ID);
       tally.unpend(id);
       tally.violate(
-        `the reply to ${describe(w.uncertain)} was ${w.uncertain.outcome}${w.uncertain.outcome === 'lost' ? '' : ' (not applied, or not known to be)'}; ${seconds(a.at - w.uncertain.knownAt!)} later ${describe(a)} arrived for the same round ${a.game} under a new transaction_id instead of a resend of ${id}`,
+        `the reply to ${describe(w.uncertain)} ${UNCERTAIN_WORDS[w.uncertain.outcome] ?? `was ${w.uncertain.outcome}`}; ${seconds(a.at - w.uncertain.knownAt!)} later ${describe(a)} arrived for the same round ${a.game} under a new transaction_id instead of a resend of ${id}`,
         [w.uncertain, a],
         a.tx,
       );

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { markRequired } from './options.js';
+import { PUBLIC_KEY_FILE, reportBeside } from '../evidence/beside.js';
+import { checkReport, EvidenceProblem, parseEnvelope, parsePublicKey, subjectOf, verifyEnvelope } from '../evidence/verify-evidence.js';
+
+interface VerifyReportOptions {
+  publicKey: string;
+  report?: string;
+}
+
+/** A file's bytes, or an EvidenceProblem (unreadable) naming it and what to give instead. */
+function read(path: string, what: string, hint: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory' : (code ?? 'cannot be read');
+    throw new EvidenceProblem('unreadable', `cannot read the ${what} ${path}: ${why}; ${hint}`);
+  }
+}
+
+export function verifyReportCommand(): Command {
+  return (
+    markRequired(new Command('verify-report'))
+      .description(
+        'Check a signed report offline with the public key alone: the signature of the envelope and the digest of the report beside it; ' +
+          'exit 0 valid (prints verdict, scenario, session, failed checks), 1 tampered or signed by another key, 2 unreadable',
+      )
+      .argument('<envelope>', 'the envelope file written by wallet-sim report --signed (a DSSE envelope)')
+      .requiredOption('--public-key <pem>', `the signer's public key (${PUBLIC_KEY_FILE}, from wallet-sim keygen)`)
+      .option('--report <file>', "the report the envelope covers (default: the envelope's name with .report.json for .json)")
+      // A usage error (no --public-key, no envelope) is "cannot verify" (2), never 1, which says "tampered".
+      .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2))
+      .action((envelopeFile: string, o: VerifyReportOptions) => {
+        const reportFile = o.report ?? reportBeside(envelopeFile);
+        try {
+          const envelope = parseEnvelope(
+            read(envelopeFile, 'envelope', 'give the file wallet-sim report --signed wrote').toString('utf8'),
+            envelopeFile,
+          );
+          const key = parsePublicKey(read(o.publicKey, 'public key', `give the signer's ${PUBLIC_KEY_FILE}`).toString('utf8'), o.publicKey);
+          const { statement, keyid } = verifyEnvelope(envelope, key, o.publicKey);
+          const report = read(reportFile, 'report', `give the report written beside the envelope with --report <file>`);
+          checkReport(statement, report, reportFile);
+          const p = statement.predicate;
+          const a = subjectOf(statement)!.annotations ?? {};
+          const scenario = p.configuration?.[0];
+          const list = (ids: string[] | undefined) => (ids?.length ? ids.join(', ') : 'none');
+          console.log(
+            [
+              `valid: ${envelopeFile} is signed by keyid ${keyid} (${o.publicKey}) and ${reportFile} is the report it covers`,
+              `verdict: ${p.result}`,
+              `scenario: ${scenario?.name ?? '?'} (sha256 ${scenario?.digest?.sha256 ?? '?'})`,
+              `session: ${String(a.session_id)}, seed ${String(a.seed)}, ${String(a.started_at)} → ${String(a.ended_at)}` +
+                (a.user_id === undefined ? '' : `, player ${String(a.user_id)} only`) +
+                (a.upstream === undefined ? '' : `, upstream ${JSON.stringify(a.upstream)}`),
+              `failed checks: ${list(p.failedTests)}`,
+              `warned checks: ${list(p.warnedTests)}`,
+              `passed checks: ${p.passedTests?.length ?? 0}`,
+            ].join('\n'),
+          );
+          process.exitCode = 0;
+        } catch (e) {
+          if (!(e instanceof EvidenceProblem)) throw e;
+          console.error(
+            e.kind === 'invalid'
+              ? `wallet-sim verify-report: NOT VALID: ${e.message}`
+              : `wallet-sim verify-report: cannot verify: ${e.message}`,
+          );
+          process.exitCode = e.kind === 'invalid' ? 1 : 2;
+        }
+      })
+  );
+}

@@ -1,0 +1,126 @@
+import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { type ParsedEnvelope, IN_TOTO_PAYLOAD_TYPE, pae, strictBase64 } from './dsse.js';
+import { keyIdOf } from './signing-key.js';
+import type { ReportStatement } from '../protocol/types.generated.js';
+import { REPORT_SUBJECT, sha256, STATEMENT_TYPE, TEST_RESULT_PREDICATE } from './statement.js';
+
+/*
+ * Offline verification of a signed report with the public key alone (verify-report): the
+ * signature over DSSE's PAE, the keyid, then the report's bytes against the statement's digest.
+ * Each refusal says whether the evidence is not valid (exit 1) or could not be read (exit 2).
+ */
+
+/** Why the evidence is refused: `invalid` (tampered, another key: exit 1) or `unreadable` (exit 2). */
+export class EvidenceProblem extends Error {
+  override name = 'EvidenceProblem';
+  constructor(
+    readonly kind: 'invalid' | 'unreadable',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const unreadable = (message: string) => new EvidenceProblem('unreadable', message);
+const invalid = (message: string) => new EvidenceProblem('invalid', message);
+const GET_AGAIN = 'get the evidence again from the provider (wallet-sim report --signed FILE)';
+
+/** An envelope file's text: JSON with payloadType, payload and at least one signature. */
+export function parseEnvelope(text: string, name: string): ParsedEnvelope {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw unreadable(`${name} is not JSON; give the envelope file that wallet-sim report --signed wrote (not the report beside it)`);
+  }
+  const e = doc as Partial<ParsedEnvelope> | null;
+  const isEnvelope =
+    typeof e === 'object' &&
+    e !== null &&
+    typeof e.payloadType === 'string' &&
+    typeof e.payload === 'string' &&
+    Array.isArray(e.signatures) &&
+    e.signatures.length > 0 &&
+    e.signatures.every((s: unknown) => typeof s === 'object' && s !== null && typeof (s as { sig?: unknown }).sig === 'string');
+  if (!isEnvelope)
+    throw unreadable(
+      `${name} is not a DSSE envelope (payloadType, payload, signatures[].sig); give the envelope file that wallet-sim report --signed wrote` +
+        (typeof e === 'object' && e !== null && 'checks' in e ? ': this looks like the report itself' : ''),
+    );
+  return e as ParsedEnvelope;
+}
+
+/** The verifier's public key: an Ed25519 public key as PEM (SPKI, keygen's wallet-sim-signing.pub.pem). */
+export function parsePublicKey(pem: string, name: string): KeyObject {
+  if (/PRIVATE KEY-----/.test(pem))
+    throw unreadable(`${name} is a private key; verify with the public key (wallet-sim-signing.pub.pem), and keep the private one secret`);
+  let key: KeyObject;
+  try {
+    key = createPublicKey(pem);
+  } catch {
+    throw unreadable(
+      `${name} is not a PEM public key; give the wallet-sim-signing.pub.pem of the key that signed (wallet-sim keygen wrote it)`,
+    );
+  }
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw unreadable(
+      `${name} is an ${key.asymmetricKeyType ?? 'unknown'} key; wallet-sim signs with Ed25519: give its wallet-sim-signing.pub.pem`,
+    );
+  return key;
+}
+
+export interface Verified {
+  statement: ReportStatement;
+  keyid: string;
+}
+
+/** Checks the envelope's signature with this public key and reads its statement. */
+export function verifyEnvelope(envelope: ParsedEnvelope, key: KeyObject, keyName: string): Verified {
+  const keyid = keyIdOf(key);
+  const mine = envelope.signatures.filter((s) => s.keyid === keyid);
+  if (!mine.length) {
+    const others = envelope.signatures.map((s) => (typeof s.keyid === 'string' ? s.keyid.slice(0, 100) : '(none)')).join(', ');
+    throw invalid(
+      `signed by another key (keyid ${others}), not by ${keyName} (keyid ${keyid}): ` +
+        'check that you have the public key of the wallet-sim that signed, else the envelope was edited or re-signed',
+    );
+  }
+  const payload = strictBase64(envelope.payload);
+  if (!payload) throw invalid(`the payload is not base64: the envelope was edited; ${GET_AGAIN}`);
+  const good = mine.some((s) => {
+    const sig = strictBase64(s.sig);
+    return sig !== undefined && verify(null, pae(envelope.payloadType, payload), key, sig);
+  });
+  if (!good)
+    throw invalid(`the signature does not match the payload (keyid ${keyid}): the envelope was edited after signing; ${GET_AGAIN}`);
+  if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    throw unreadable(`the payload is ${envelope.payloadType}, not an in-toto statement (${IN_TOTO_PAYLOAD_TYPE}): not a wallet-sim report`);
+  let statement: ReportStatement;
+  try {
+    statement = JSON.parse(payload.toString('utf8')) as ReportStatement;
+  } catch {
+    throw unreadable('the signed payload is not JSON: not a wallet-sim report');
+  }
+  if (statement?._type !== STATEMENT_TYPE || statement.predicateType !== TEST_RESULT_PREDICATE || !subjectOf(statement))
+    throw unreadable(
+      `the signed statement is not a wallet-sim report (${STATEMENT_TYPE} with a ${TEST_RESULT_PREDICATE} predicate about ${REPORT_SUBJECT})`,
+    );
+  return { statement, keyid };
+}
+
+/** The statement's report.json subject. */
+export const subjectOf = (statement: ReportStatement) =>
+  Array.isArray(statement.subject)
+    ? statement.subject.find((s) => s?.name === REPORT_SUBJECT && typeof s.digest?.sha256 === 'string')
+    : undefined;
+
+/** The report's bytes against the digest the statement signs. */
+export function checkReport(statement: ReportStatement, report: Buffer, reportName: string): void {
+  const want = subjectOf(statement)!.digest!.sha256;
+  const got = sha256(report);
+  if (got !== want)
+    throw invalid(
+      `${reportName} is not the report that was signed (its sha256 is ${got}, the signature covers ${want}): ` +
+        `it was edited, or belongs to another envelope; ${GET_AGAIN}`,
+    );
+}
