@@ -170,6 +170,40 @@ t.test('what stops the probe is said in one line, with exit 2', async (t) => {
   }
 });
 
+t.test('a settlement without a definite answer is resent unchanged, never under a new transaction_id, and its round listed', async (t) => {
+  // The zoo applies each bet_result, then answers HTTP 500: the probe cannot know, so it may only resend.
+  const { report, text } = await probeZoo({ defect: 'http-500' }, { backoffMs: 50 });
+  t.same(failing(report), ['WALLET_REPLY_VALID'], text);
+  t.ok(report.unsettled.length > 0);
+  for (const u of report.unsettled) t.match(u.why, /^its settlement got HTTP 500 on 3 attempts$/, u.game_no);
+  t.match(text, /rounds left open \(\d+\):\n {2}probe-\S+: its settlement got HTTP 500 on 3 attempts/);
+  const parsed = report.exchanges.flatMap((x) => {
+    try {
+      return [{ x, body: JSON.parse(x.request.body) as { event_type?: string; transaction_id: string; data?: { game_no: string } } }];
+    } catch {
+      return []; // the deliberately truncated body
+    }
+  });
+  const byRound = new Map<string, Set<string>>();
+  for (const { x, body } of parsed) {
+    if (body.event_type !== 'bet_result' || x.label.includes('wrong') || body.transaction_id.startsWith('provoke-')) continue;
+    const txs = byRound.get(body.data!.game_no) ?? new Set();
+    byRound.set(body.data!.game_no, txs.add(body.transaction_id));
+  }
+  t.ok(byRound.size > 10);
+  t.same(
+    [...byRound].filter(([, txs]) => txs.size > 1).map(([game]) => game),
+    [],
+    'one transaction_id per round',
+  );
+  const attempts = new Map<string, string[]>();
+  for (const { x, body } of parsed) attempts.set(body.transaction_id, [...(attempts.get(body.transaction_id) ?? []), x.request.body]);
+  for (const [tx, bodies] of attempts) {
+    t.ok(bodies.length <= 10, `${tx}: ${bodies.length} attempts, at most 10`);
+    if (!tx.startsWith('provoke-')) t.equal(new Set(bodies).size, 1, `${tx}: every attempt the same body`);
+  }
+});
+
 t.test('a wallet in binary floats fails WALLET_BALANCE_EXACT alone, with the numbers', async (t) => {
   const { report, text } = await probeZoo({ defect: 'float-money' });
   t.same(failing(report), ['WALLET_BALANCE_EXACT'], text);

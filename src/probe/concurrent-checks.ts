@@ -42,7 +42,6 @@ export async function concurrentBets(c: Check): Promise<void> {
         `settle ${i + 1}/${settling.length} (push)`,
         betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: ZERO }]),
         stake,
-        ['R0'],
       ),
     ),
   );

@@ -38,5 +38,5 @@ export async function placeBet(
 /** Settles with these results, expecting R0: the credit is stake + net win-loss. */
 export async function settle(c: Check, label: string, r: RoundInfo, results: ResultLine[]): Promise<Reply> {
   const credit = sum(results.map((x) => x.bet_amount)).plus(sum(results.map((x) => x.winloss)));
-  return c.settleWith(r.game_no, label, betResultRequest(c.session.env(), r, results), credit, ['R0']);
+  return c.settleWith(r.game_no, label, betResultRequest(c.session.env(), r, results), credit);
 }

@@ -126,8 +126,8 @@ async function refusedBet(c: Check, label: string, body: object, r: RoundInfo, b
 
 /** Sends a settlement the wallet must refuse; an R0 settles the round (credit as sent). */
 async function refusedSettlement(c: Check, label: string, r: RoundInfo, body: object, credit: Money, valid: boolean): Promise<void> {
-  const reply = await c.send(label, body, { expect: REFUSE, valid });
-  if (reply.code === 'R0') c.settled(r.game_no, credit);
+  // Through settleWith: a settlement without a definite answer is then only ever resent as it was.
+  await c.settleWith(r.game_no, label, body, credit, { expect: REFUSE, valid });
 }
 
 const results = (bets: BetLine[], winloss: Money): ResultLine[] => bets.map((b) => ({ ...b, winloss }));
@@ -154,7 +154,9 @@ async function totalsMismatch(c: Check): Promise<void> {
       c.amount(9),
       false,
     );
-    if (c.session.open.has(r2.game_no)) await settle(c, 'bet_result (correct totals)', r2, results(good, c.amount(3)));
+    // Refused for sure (not merely unanswered): the round may then be settled right.
+    if (c.session.open.has(r2.game_no) && !c.session.open.get(r2.game_no)?.settlement)
+      await settle(c, 'bet_result (correct totals)', r2, results(good, c.amount(3)));
   });
 }
 

@@ -180,13 +180,13 @@ export class Check {
         open.round,
         open.bets.map((b) => ({ ...b, winloss: ZERO })),
       );
-    return this.settleWith(gameNo, label, body, stake, ['R0']);
+    return this.settleWith(gameNo, label, body, stake);
   }
 
   /** Sends a settlement of an open round and follows what became of it. */
-  async settleWith(gameNo: string, label: string, body: object, credit: Money, expect?: string[], why?: string): Promise<Reply> {
+  async settleWith(gameNo: string, label: string, body: object, credit: Money, o: SendOptions = { expect: ['R0'] }): Promise<Reply> {
     const open = this.session.open.get(gameNo);
-    const reply = await this.send(label, body, { expect, why });
+    const reply = await this.send(label, body, o);
     if (reply.code === 'R0') this.settled(gameNo, credit);
     else if (open && reply.unusable) {
       open.settlement = body;

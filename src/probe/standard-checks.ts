@@ -186,7 +186,7 @@ async function duplicateReplay(c: Check): Promise<void> {
   await c.session.pause();
   await c.send('the same bet again (same transaction_id and body)', bet);
   const result = betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: c.amount(5) }]);
-  const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10), ['R0']);
+  const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10));
   if (settled.code === 'R0') {
     await c.session.pause();
     await c.send('the same bet_result again', result);
