@@ -110,7 +110,10 @@ async function settleLeftovers(s: Session): Promise<void> {
   const open = [...s.open.entries()].filter(([, o]) => o.why === undefined);
   if (!open.length) return;
   const c = new Check(s, 'cleanup');
-  for (const [gameNo] of open) await c.push(gameNo);
+  for (const [gameNo, round] of open) {
+    const reply = await c.push(gameNo);
+    if (reply?.code !== undefined && reply.code !== 'R0') round.why = `its settlement (a push: the stake back) was answered ${reply.code}`;
+  }
 }
 
 async function finalBalance(s: Session): Promise<Money | undefined> {
