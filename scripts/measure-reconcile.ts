@@ -4,7 +4,7 @@
 //   node dist/scripts/measure-reconcile.js [rows=5000000] [file]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../src/paths.js';
 import { writeProviderFile } from './provider-file.js';
@@ -28,7 +28,7 @@ const url = await new Promise<string>((resolve) => {
   });
 });
 try {
-  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', process.execPath, cli, 'reconcile', '--url', url, '--provider', file], {
+  const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M %U %S', process.execPath, cli, 'reconcile', '--url', url, '--provider', file], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = 0;
@@ -40,13 +40,14 @@ try {
   });
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const m = /TIME ([\d.]+) (\d+)/.exec(stderr);
+  const m = /TIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
   if (!m) throw new Error(`no figures from /usr/bin/time: ${stderr}`);
   console.log(firstLine);
   console.log(
-    `reconcile: exit ${code}, ${rows} rows (${(bytes / 1e6).toFixed(0)} MB) in ${m[1]} s, peak RSS ${(Number(m[2]) / 1024).toFixed(0)} MiB, ` +
+    `reconcile: exit ${code}, ${rows} rows (${(bytes / 1e6).toFixed(0)} MB) in ${m[1]} s ` +
+      `(CPU ${(Number(m[3]) + Number(m[4])).toFixed(1)} s), peak RSS ${(Number(m[2]) / 1024).toFixed(0)} MiB, ` +
       `${(stdout / 1024).toFixed(0)} KiB of output; ${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
-      `Node ${process.version}, ${new Date().toISOString()}`,
+      `Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)}, ${new Date().toISOString()}`,
   );
 } finally {
   sim.kill();

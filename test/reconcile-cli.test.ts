@@ -1,11 +1,15 @@
 // `wallet-sim reconcile` as a user runs it: the built CLI, a real simulator, provider files on disk.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { bet, HEADERS, login, post, result } from './helpers/app.js';
-import { runAll, start } from './helpers/spawn-cli.js';
+import { run, runAll, start } from './helpers/spawn-cli.js';
+import { ledgerText } from '../src/ledger/format.js';
+import { LedgerCut, type LedgerEntry } from '../src/ledger/ledger-entry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-reconcile-'));
 const usd = { currency: 'USD' };
@@ -247,4 +251,45 @@ t.test('a provider file not in UTF-8: named, with how to convert it, exit 2; a U
     t.equal(ran[i]!.code, code, `${name}: exit ${code}: ${ran[i]!.stderr}`);
     t.match(code ? ran[i]!.stderr : ran[i]!.stdout, shown, name);
   }
+});
+
+t.test('a ledger whose read a reset cut short: exit 2, run it again', async (t) => {
+  // The route's own text for a read a reset overtook after one batch (test/ledger-stream.test.ts makes one over a real socket).
+  async function* cut(): AsyncGenerator<LedgerEntry[]> {
+    yield [
+      {
+        transaction_id: 't1',
+        event_type: 'bet',
+        user_id: 'p',
+        game_no: 'G1',
+        currency: 'USD',
+        amount: '1',
+        balance_after: '9',
+        applied_at: new Date().toISOString(),
+        round_status: 'open',
+      },
+    ];
+    throw new LedgerCut();
+  }
+  let text = '';
+  for await (const s of ledgerText(cut(), 'csv')) text += s;
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'x-ledger-complete': 'true' });
+    res.end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const r = await run([
+    'reconcile',
+    '--url',
+    `http://127.0.0.1:${port}`,
+    '--provider',
+    file('cut.csv', `${HEADER}\nt1,bet,p,G1,1,ok,open\n`),
+  ]);
+  t.equal(r.code, 2, r.stdout);
+  t.match(
+    r.stderr,
+    /cannot read the ledger: the ledger was cut short: the wallet was reset while it was read \(POST \/admin\/reset\); run reconcile again/,
+  );
 });

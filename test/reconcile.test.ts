@@ -1,6 +1,9 @@
 // The comparison itself, as a table (no HTTP): each kind, unresolved rows, the ledger's horizon.
 import t from 'tap';
 import type { LedgerEntry } from '../src/ledger/ledger-entry.js';
+import { neutralisedField, unneutralised } from '../src/ledger/format.js';
+import { CsvParser, CsvRecords, type Located, parseCsv } from '../src/reconcile/csv.js';
+import { firstInvalid, StrictUtf8 } from '../src/reconcile/decode.js';
 import { parseProviderRecords } from '../src/reconcile/provider-file.js';
 import { reconcile } from '../src/reconcile/reconcile.js';
 
@@ -71,3 +74,105 @@ t.test("a record older than the ledger's horizon is unresolved; a newer one is m
     ['MISSING_IN_WALLET new'],
   );
 });
+
+t.test('every field both sides have is compared: another player, round, event type or currency is a FIELD_MISMATCH', async (t) => {
+  const ledger = [row('a', '10.5')];
+  const withCurrency = (lines: string[]) =>
+    parseProviderRecords(['transaction_id,event_type,user_id,game_no,amount,status,currency', ...lines].join('\n'), 'csv');
+  const cases: [string, string, string[]][] = [
+    ['the same', 'a,bet,p,G-a,10.5,ok,USD', []],
+    ['no currency given: not compared', 'a,bet,p,G-a,10.5,ok,', []],
+    ['another player', 'a,bet,q,G-a,10.5,ok,USD', ['FIELD_MISMATCH a: user_id "p" in the wallet, "q" at the provider']],
+    ['another round', 'a,bet,p,G-b,10.5,ok,USD', ['FIELD_MISMATCH a: game_no "G-a" in the wallet, "G-b" at the provider']],
+    ['another event', 'a,bet_result,p,G-a,10.5,ok,USD', ['FIELD_MISMATCH a: event_type "bet" in the wallet, "bet_result" at the provider']],
+    ['another currency', 'a,bet,p,G-a,10.5,ok,EUR', ['FIELD_MISMATCH a: currency "USD" in the wallet, "EUR" at the provider']],
+    [
+      'another player and amount: both kinds',
+      'a,bet,q,G-a,1,ok,USD',
+      ['FIELD_MISMATCH a: user_id "p" in the wallet, "q" at the provider', 'AMOUNT_MISMATCH a: wallet 10.5, provider 1'],
+    ],
+  ];
+  for (const [label, line, expected] of cases) {
+    const r = reconcile(ledger, withCurrency([line]), { complete: true });
+    t.same(
+      r.mismatches.map((d) => `${d.kind} ${d.transaction_id}: ${d.reason.replace(/^line \d+: /, '')}`),
+      expected,
+      label,
+    );
+  }
+});
+
+t.test('the CSV parser gives the same records and places however the text is cut into chunks', async (t) => {
+  const text =
+    '\ufefftransaction_id,user_id,note\r\n' + '"t,1","a ""quoted"" id",x\r\n' + '\r\n' + 't2,"\'=SUM(A1)","two\nlines"\n' + 't3,u,last';
+  const whole = parseCsv(text);
+  const at = (rows: Located[]) => rows.map((r) => ['transaction_id', 'user_id', 'note'].map((c) => r.cells.get(c)));
+  for (const size of [1, 2, 3, 5, 7, 64]) {
+    const parser = new CsvParser();
+    const records = new CsvRecords();
+    const rows: Located[] = [];
+    for (let i = 0; i < text.length; i += size) rows.push(...records.take(parser.feed(text.slice(i, i + size))));
+    rows.push(...records.take(parser.end()));
+    t.same(at(rows), at(whole.rows), `chunks of ${size}`);
+  }
+  t.same(
+    at(whole.rows).map((r) => r.map((c) => [c!.value, c!.line, c!.column, c!.quoted])),
+    [
+      [
+        ['t,1', 2, 1, true],
+        ['a "quoted" id', 2, 7, true],
+        ['x', 2, 25, false],
+      ],
+      [
+        ['t2', 4, 1, false],
+        ["'=SUM(A1)", 4, 4, true],
+        ['two\nlines', 4, 16, true],
+      ],
+      [
+        ['t3', 6, 1, false],
+        ['u', 6, 4, false],
+        ['last', 6, 6, false],
+      ],
+    ],
+  );
+  t.equal(unneutralised("'=SUM(A1)", true), '=SUM(A1)', 'our escape, undone');
+  t.equal(unneutralised("'=SUM(A1)", false), "'=SUM(A1)", 'unquoted: text');
+  t.equal(unneutralised("'abc", true), "'abc", "a ' before anything else: text");
+  t.equal(unneutralised("''abc", true), "'abc", "a ' escaped");
+  t.equal(neutralisedField("'abc"), `"''abc"`);
+  for (const s of ['=1+1', '+1', '-1', '@x', '\tx', '\rx', "'x", 'plain', 'a,b', '"q"'])
+    t.equal(unneutralised(...quotedValue(neutralisedField(s))), s, `${JSON.stringify(s)} round-trips`);
+});
+
+t.test('strict UTF-8 however the bytes are cut; the first bad byte named by line and column', async (t) => {
+  const bytes = Buffer.from('id,name\r\nt1,joão 😀\r\nt2,x\r\n');
+  for (let cut = 1; cut < bytes.length; cut++) {
+    const d = new StrictUtf8('f.csv');
+    t.equal(d.decode(bytes.subarray(0, cut)) + d.decode(bytes.subarray(cut)) + d.end(), bytes.toString(), `cut at byte ${cut}`);
+  }
+  const latin1 = Buffer.from('id,name\r\nt1,jo\xe3o\r\n', 'latin1');
+  for (const cut of [1, 14, 15, latin1.length]) {
+    const d = new StrictUtf8('f.csv');
+    t.throws(
+      () => {
+        d.decode(latin1.subarray(0, cut));
+        d.decode(latin1.subarray(cut));
+        d.end();
+      },
+      { message: /^line 2, column 6: byte 0xE3 is not UTF-8 \(a Latin-1 \/ Windows-1252 file\?\)/ },
+      `Latin-1, cut at ${cut}`,
+    );
+  }
+  const d = new StrictUtf8('f.csv');
+  t.throws(() => {
+    d.decode(Buffer.from([0x61, 0xe2, 0x82]));
+    d.end();
+  }, /the file ends inside a UTF-8 sequence/);
+  t.equal(firstInvalid(Buffer.from([0xed, 0xa0, 0x80])), 0, 'a surrogate is not UTF-8');
+  t.equal(firstInvalid(Buffer.from([0xc0, 0x80])), 0, 'an overlong form is not UTF-8');
+});
+
+/** A CSV cell as written, back to its value and whether it was quoted. */
+function quotedValue(cell: string): [string, boolean] {
+  return cell.startsWith('"') ? [cell.slice(1, -1).replace(/""/g, '"'), true] : [cell, false];
+}

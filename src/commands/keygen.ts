@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { PRIVATE_KEY_FILE, PUBLIC_KEY_FILE } from '../evidence/beside.js';
 import { keyIdOf } from '../evidence/signing-key.js';
+import { markRequired } from './options.js';
 
 interface KeygenOptions {
   out: string;
@@ -22,7 +23,7 @@ function writeNew(path: string, text: string, mode: number): void {
 }
 
 export function keygenCommand(): Command {
-  return new Command('keygen')
+  return markRequired(new Command('keygen'))
     .description(
       `Write an Ed25519 key pair for signed reports: ${PRIVATE_KEY_FILE} (private, PKCS#8, mode 0600: for start --signing-key) ` +
         `and ${PUBLIC_KEY_FILE} (public, SPKI: for verify-report)`,

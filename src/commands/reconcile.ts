@@ -47,7 +47,8 @@ export function reconcileCommand(): Command {
     .addOption(
       new Option(
         '--user <id>',
-        "only this player: the wallet's rows of that user_id, and the provider's records of that user_id (or of a transaction the wallet applied for that player)",
+        "only this player: the wallet's rows of that user_id, and the provider's records of that user_id " +
+          '(or of a transaction the wallet applied for that player)',
       ),
     )
     .addOption(junitOption('also write JUnit XML (one test case per mismatch kind)'))

@@ -110,7 +110,7 @@ export function reportCommand(): Command {
         if (!(e instanceof AdminError) && !(e instanceof SyntaxError)) throw e;
         const why = e.message.replace(/; is wallet-sim running there\?$/, '');
         // A reply that already says what to do (a callback URL given) needs no guess appended.
-        const guess = /--url wants/.test(why) ? '' : `; is wallet-sim running at ${url}?`;
+        const guess = /--url wants|--signing-key/.test(why) ? '' : `; is wallet-sim running at ${url}?`;
         console.error(`wallet-sim report: cannot read the report: ${why}${guess}`);
         process.exitCode = 2;
         return;

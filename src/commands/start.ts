@@ -191,10 +191,10 @@ async function start(o: StartOptions): Promise<void> {
   try {
     const checked = checkOptions(o);
     o.scenario = checked.file;
+    if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid)); // once, not per worker
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, o.store); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
-    if (checked.signer) console.error(MESSAGES.SIGNING(checked.signer.keyid));
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 

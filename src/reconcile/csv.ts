@@ -163,7 +163,8 @@ export class CsvParser {
       throw new FileProblem(
         this.start.line,
         this.start.column,
-        `a field longer than ${this.maxField} characters begins here (line ${this.start.line}): is a closing quote missing, or is this not the provider file?`,
+        `a field longer than ${this.maxField} characters begins here (line ${this.start.line}): ` +
+          'is a closing quote missing, or is this not the provider file?',
       );
     this.value += chunk.slice(from, to);
   }

@@ -14,7 +14,8 @@ const BOMS: [number[], string, string][] = [
 ];
 
 const convert = (from: string, file: string) =>
-  `reconcile reads UTF-8 (with or without a byte order mark): convert it, e.g. iconv -f ${from} -t UTF-8 ${file} > utf8-${file.replace(/^.*[\\/]/, '')}`;
+  'reconcile reads UTF-8 (with or without a byte order mark): convert it, ' +
+  `e.g. iconv -f ${from} -t UTF-8 ${file} > utf8-${file.replace(/^.*[\\/]/, '')}`;
 
 /** The length of the UTF-8 sequence a lead byte begins, and the range its second byte must be in (RFC 3629). */
 function sequence(b: number): [number, number, number] | undefined {
@@ -69,10 +70,10 @@ export class StrictUtf8 {
     if (this.first) {
       this.first = false;
       for (const [mark, name, iconv] of BOMS)
-        if (mark.every((b, k) => chunk[k] === b))
-          throw new EncodingProblem(
-            `is ${name} (it begins with the byte order mark ${mark.map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ')}): ${convert(iconv, this.file)}`,
-          );
+        if (mark.every((b, k) => chunk[k] === b)) {
+          const hex = mark.map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join(' ');
+          throw new EncodingProblem(`is ${name} (it begins with the byte order mark ${hex}): ${convert(iconv, this.file)}`);
+        }
     }
     const withTail = () => {
       const bytes = new Uint8Array(this.tail.length + chunk.length);

@@ -64,7 +64,8 @@ export async function readProviderFile(path: string, each: (r: ProviderRecord) =
       try {
         if (statSync(path).size > MAX_JSON_BYTES)
           throw new ProviderFileError(
-            `${path}: a JSON provider file is read whole, up to ${MAX_JSON_BYTES / 1024 / 1024} MiB: export a larger one as CSV (read as a stream, any size)`,
+            `${path}: a JSON provider file is read whole, up to ${MAX_JSON_BYTES / 1024 / 1024} MiB: ` +
+              'export a larger one as CSV (read as a stream, any size)',
           );
         bytes = readFileSync(path);
       } catch (e) {

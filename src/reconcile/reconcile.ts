@@ -145,7 +145,8 @@ export class Reconciler {
       throw new FileProblem(
         p.line,
         1,
-        `transaction_id ${JSON.stringify(p.transaction_id)} repeats (first on line ${held.line}): one record per transaction, with its final status`,
+        `transaction_id ${JSON.stringify(p.transaction_id)} repeats (first on line ${held.line}): ` +
+          'one record per transaction, with its final status',
       );
     held.line = p.line;
     const w = held.w;

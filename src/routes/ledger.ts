@@ -12,7 +12,11 @@ const LEDGER =
   'no rows): the stake a bet debited, the credit of a settlement (stake + winloss, possibly 0), the balance after it, when it ' +
   'was applied and whether its round is open or settled now. Amounts are exact decimals. `format=csv` gives CSV with a header ' +
   'line. Streamed. Bounded like the wallet (`--retain-transactions`): `X-Ledger-Complete` says whether it holds every ' +
-  'transaction of the session; when not, `X-Ledger-Complete-From` says from when on it does. `wallet-sim reconcile` compares it ' +
+  'transaction of the session (when the read began); when not, `X-Ledger-Complete-From` says from when on it does. A read that a ' +
+  'reset (POST /admin/reset) overtakes ends visibly incomplete, never as a shorter well-formed ledger: in CSV its last line is ' +
+  '`#INCOMPLETE: …`, in JSON the array is never closed. In CSV a cell of transaction_id, user_id, game_no or currency that ' +
+  "begins with = + - @ tab CR or ' is written with a leading ' and in quotes, so a spreadsheet never runs it as a formula " +
+  '(OWASP CSV injection); amounts are never changed. `wallet-sim reconcile` compares it ' +
   "with the provider's own records (docs/reconcile.md).";
 
 const QUERYSTRING = {
@@ -23,7 +27,8 @@ const QUERYSTRING = {
     format: {
       type: 'string',
       enum: ['json', 'csv'],
-      description: 'json (default): one JSON array; csv: a header line, then one line per row.',
+      description:
+        "json (default): one JSON array; csv: a header line, then one line per row (a cell beginning with = + - @ tab CR or ' gets a leading ' and quotes).",
     },
   },
 } as const;

@@ -23,6 +23,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
   app.get<{ Querystring: { user_id?: string; signed?: 'true' | 'false' } }>(
     '/report',
     {
+      // Sent as built: the 200 is a Report or a SignedReport (its report a string, byte for byte).
       ...sentAsReturned,
       schema: {
         tags: ['admin'],

@@ -88,7 +88,9 @@ export class AdminClient implements JournalSource {
   /** GET /admin/ledger as CSV (amounts as exact text), with its horizon. */
   /** The ledger as CSV (exact amounts); `userId`: that player's rows only. */
   async ledgerCsv(userId?: string): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
-    const { body, headers } = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`);
+    const { body, headers } = await this.get(
+      `/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`,
+    );
     const from = headers.get('x-ledger-complete-from');
     return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
   }

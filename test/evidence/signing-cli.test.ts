@@ -225,4 +225,5 @@ t.test('report --signed against a wallet-sim without a key: exit 2 saying how to
   t.equal(r.code, 2);
   t.match(r.stderr, /holds no signing key, so it signs no report: start it with --signing-key <private key file>/);
   t.match(r.stderr, /wallet-sim keygen --out <dir>/);
+  t.notMatch(r.stderr, /is wallet-sim running/, 'no guess after a message that already says what to do');
 });
