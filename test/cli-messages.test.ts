@@ -59,34 +59,34 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   t.equal(right!.code, 0, 'the base URL works');
 });
 
-t.test('probe: wrong credentials are one clear line, not every check failing', async (t) => {
+t.test('probe: wrong credentials are one clear line, not every check failing, and exit 2 (not checked)', async (t) => {
   const { app } = await buildTestApp();
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
   const r = await run(['probe', '--url', url, '--api-id', 'sandbox', '--api-key', 'wrong', '--user', 'usd']);
-  t.equal(r.code, 1);
+  t.equal(r.code, 2);
   t.match(r.stdout, /^FAIL {2}login .*\n {6}credentials refused \(R2\): check --api-id\/--api-key\n/m);
   t.ok(r.stdout.trim().split('\n').length <= 6, `a few lines, not hundreds:\n${r.stdout}`);
 });
 
-t.test('probe: a check that failed before it could finish is FAIL (stopped: …); only a skipped one is SKIP', async (t) => {
+t.test('probe: a check that failed before it could finish is FAIL (stopped: …); one that could not judge is SKIP', async (t) => {
   const base: CheckResult = {
     name: 'insufficient-funds',
     description: 'a bet over the balance gets R4',
     status: 'skip',
     assertions: [],
     exchanges: [],
-    skipped: 'login gave no balance to bet over',
+    skipped: 'the login gave no balance to bet over',
     durationMs: 1,
   };
-  t.match(formatCheck(base), /^SKIP {2}insufficient-funds .* \(skipped: login gave no balance to bet over\)$/);
+  t.match(formatCheck(base), /^SKIP {2}insufficient-funds .* \(could not judge: the login gave no balance to bet over\)$/);
   const failed = formatCheck({
     ...base,
     status: 'fail',
-    assertions: [{ name: 'http-200', passed: false, message: 'login: no reply: ECONNREFUSED' }],
+    assertions: [{ name: 'code', passed: false, message: 'login: answered R3, expected R0' }],
   });
-  t.match(failed, /^FAIL {2}insufficient-funds .* \(stopped: login gave no balance to bet over\)\n/);
-  t.notMatch(failed, /skipped/);
+  t.match(failed, /^FAIL {2}insufficient-funds .* \(stopped: the login gave no balance to bet over\)\n/);
+  t.notMatch(failed, /could not judge/);
 });
 
 t.test('probe: each check is printed as it finishes', async (t) => {
@@ -110,5 +110,5 @@ t.test('probe: each check is printed as it finishes', async (t) => {
   t.equal(done.code, 0, done.stdout);
   t.ok(loginAt > started, 'the login check was printed');
   t.ok(endedAt - loginAt > 1000, `printed ${endedAt - loginAt} ms before the battery ended`);
-  t.match(done.stdout, /13 checks: 13 passed/);
+  t.match(done.stdout, /28 probe checks: 28 passed, 0 failed, 0 could not judge; 6 wallet checks: 0 failed .* → PASS/);
 });

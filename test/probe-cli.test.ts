@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { ROOT } from '../src/paths.js';
-import { startReceiver } from './helpers/broken-receivers.js';
+import { spawnZoo } from './wallets/spawn-zoo.js';
 
 const run = promisify(execFile);
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -35,6 +35,7 @@ t.test('start, probe, verify: the built CLI end to end', async (t) => {
   t.equal(health.status, 200);
 
   const junit = join(dir, 'probe.xml');
+  const html = join(dir, 'probe.html');
   const probe = await run(process.execPath, [
     CLI,
     'probe',
@@ -48,28 +49,51 @@ t.test('start, probe, verify: the built CLI end to end', async (t) => {
     'player-usd',
     '--junit',
     junit,
+    '--html',
+    html,
   ]);
-  t.match(probe.stdout, /13 checks: 13 passed, 0 failed, 0 skipped/);
-  t.match(probe.stdout, /balance of player-usd: before 1000 USD, after 1002\.9 USD/);
+  t.match(probe.stdout, /28 probe checks: 28 passed, 0 failed, 0 could not judge; 6 wallet checks: 0 failed .* → PASS/);
+  t.match(probe.stdout, /balance of player-usd: before 1000 USD, after 1001\.3 USD/);
   const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
-  t.equal(doc.testsuites.testsuite.tests, '13');
-  t.equal(doc.testsuites.testsuite.failures, '0');
+  const [cases, wallet] = doc.testsuites.testsuite;
+  t.equal(cases.tests, '28');
+  t.equal(cases.failures, '0');
+  t.equal(wallet.tests, '6');
+  t.equal(wallet.failures, '0');
+  t.match(readFileSync(html, 'utf8'), /The wallet passes every check/);
 
-  // The probe makes mistakes on purpose; verify allows exactly those.
+  // The probe makes mistakes on purpose (the refusals it checks); verify allows exactly those.
   const expect = join(dir, 'expect.json');
   writeFileSync(
     expect,
     JSON.stringify({
       counts: [
-        { where: { event_type: 'bet', user_id: 'player-usd', code: 'R4' }, count: 1 },
+        { where: { event_type: 'bet', user_id: 'player-usd', code: 'R4' }, count: 3 },
         { where: { replayed: true }, count: 2 },
       ],
-      codes: [{ where: { event_type: 'bet_result' }, code: ['R0', 'R3'] }],
+      codes: [{ where: { event_type: 'bet_result' }, code: ['R0', 'R3', 'R2'] }],
       balances: [
-        { user_id: 'player-usd', balance: '1002.90', currency: 'USD' },
+        { user_id: 'player-usd', balance: '1001.30', currency: 'USD' },
         { user_id: 'player-1', balance: 1000000 },
       ],
-      findings: { allow: ['CREDENTIALS_WRONG', 'TOTAL_MISMATCH', 'TRANSACTION_REUSED', 'BODY_NOT_JSON'] },
+      findings: {
+        allow: [
+          'CREDENTIALS_WRONG',
+          'TOTAL_MISMATCH',
+          'TRANSACTION_REUSED',
+          'BODY_NOT_JSON',
+          'SCHEMA',
+          'AMOUNT_SCALE',
+          'BET_INDEX_UNKNOWN',
+          'BET_MISMATCH',
+          'CURRENCY_MISMATCH',
+          'RESULT_DETAIL_NOT_JSON',
+          'ROUND_SETTLED',
+          'ROUND_UNKNOWN',
+          'STAKE_MISMATCH',
+          'WINLOSS_BELOW_STAKE',
+        ],
+      },
     }),
   );
   const verified = await run(process.execPath, [CLI, 'verify', '--url', base, '--expect', expect]);
@@ -79,24 +103,49 @@ t.test('start, probe, verify: the built CLI end to end', async (t) => {
   await once(server, 'exit');
 });
 
-t.test('probe exits 1 against a broken wallet, and names the check', async (t) => {
-  const wallet = await startReceiver({ flaw: 'no-idempotency' });
-  t.teardown(() => wallet.close());
+t.test('probe exits 1 against a broken wallet (a zoo wallet as a child process), and names the check', async (t) => {
+  const wallet = await spawnZoo(['--defect', 'double-debit-resend']);
+  t.teardown(() => wallet.stop());
   const failed = await run(process.execPath, [
     CLI,
     'probe',
     '--url',
     wallet.url,
     '--api-id',
-    'op-id',
+    'zoo',
     '--api-key',
-    'op-key',
+    'zoo-key',
     '--user',
-    'alice',
+    'player-1',
   ]).catch((e: Failed) => e);
   t.equal((failed as Failed).code, 1);
-  t.match(failed.stdout, /^FAIL {2}duplicate-replay /m);
+  t.match(failed.stdout, /^FAIL {2}WALLET_IDEMPOTENT /m);
+  t.match(failed.stdout, /the resend was answered with latest_balance/);
+  t.match(failed.stdout, /fix: Key every bet and bet_result on its transaction_id/);
   t.match(failed.stdout, /^PASS {2}bad-credentials /m);
+});
+
+t.test('probe exits 2 when it cannot reach the wallet, in one line', async (t) => {
+  const wallet = await spawnZoo([]);
+  const url = wallet.url;
+  await wallet.stop();
+  const failed = await run(process.execPath, [
+    CLI,
+    'probe',
+    '--url',
+    url,
+    '--api-id',
+    'zoo',
+    '--api-key',
+    'zoo-key',
+    '--user',
+    'player-1',
+  ]).catch((e: Failed) => e);
+  t.equal((failed as Failed).code, 2);
+  t.match(
+    failed.stdout,
+    /stopped, nothing else checked \(exit 2\): cannot reach http:\/\/127\.0\.0\.1:\d+\/callback .*is the wallet running/,
+  );
 });
 
 t.test('probe never guesses a player', async (t) => {

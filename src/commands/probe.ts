@@ -2,8 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { runProbe } from '../probe/battery.js';
 import { defaultScale } from '../probe/currency.js';
+import { formatProbeHtml } from '../probe/format-html.js';
+import { formatCheck, formatProbeHeader, formatProbeSummary, probeExitCode, probeJUnit } from '../probe/report.js';
+import { DEFAULT_CLIENT_TIMEOUT_MS } from '../probe/wire.js';
 import { apiIdOption, apiKeyOption, callbackUrlOption, int, junitOption, markRequired, timeoutOption } from './options.js';
-import { formatCheck, formatProbeHeader, formatProbeSummary, probeJUnit } from '../probe/report.js';
 
 interface ProbeOptions {
   url: string;
@@ -13,23 +15,34 @@ interface ProbeOptions {
   currency: string;
   decimals?: number;
   timeout: number;
+  clientTimeout: number;
   junit?: string;
+  html?: string;
 }
 
 export function probeCommand(): Command {
   return markRequired(new Command('probe'))
-    .description("Play the provider's side against any wallet's callback URL with a standard battery of checks; exit 1 when one fails")
+    .description(
+      "Play the provider's side against any wallet's callback URL and certify the wallet: exit 0 when it passes, 1 when a check fails, 2 when it could not be checked",
+    )
     .addOption(callbackUrlOption())
     .addOption(apiIdOption().makeOptionMandatory())
     .addOption(apiKeyOption().makeOptionMandatory())
     .requiredOption(
       '--user <user_id>',
-      'the only player the probe touches (it needs at least 2 units of balance; every round it opens is settled)',
+      'the player the probe plays (it needs at least 4 units of balance; every round it opens is settled)',
     )
     .option('--currency <code>', "the player's currency", 'USD')
     .option('--decimals <n>', 'fraction digits of the currency (default: ISO 4217, e.g. 2 for USD, 0 for KRW)', int(0, 18))
-    .addOption(timeoutOption())
-    .addOption(junitOption())
+    .addOption(timeoutOption('how long the probe waits for a reply before it takes it as lost and resends'))
+    .option(
+      '--client-timeout <ms>',
+      "the provider's declared time-out: a reply slower than this fails WALLET_ANSWERS_IN_TIME",
+      int(1, 600_000),
+      DEFAULT_CLIENT_TIMEOUT_MS,
+    )
+    .addOption(junitOption('also write a JUnit XML report (one test case per check)'))
+    .option('--html <file>', 'also write an HTML report (one self-contained file, the request and reply of each failure)')
     .action(async (o: ProbeOptions) => {
       const target = {
         url: o.url,
@@ -39,12 +52,14 @@ export function probeCommand(): Command {
         currency: o.currency,
         scale: o.decimals ?? defaultScale(o.currency),
         timeoutMs: o.timeout,
+        clientTimeoutMs: o.clientTimeout,
       };
       // Each check is printed as it finishes: against a slow wallet the battery takes a while.
       console.log(formatProbeHeader(target));
       const report = await runProbe(target, (check) => console.log(formatCheck(check)));
       console.log(formatProbeSummary(report));
       if (o.junit) writeFileSync(o.junit, probeJUnit(report));
-      process.exitCode = report.checks.some((c) => c.status === 'fail') ? 1 : 0;
+      if (o.html) writeFileSync(o.html, formatProbeHtml(report));
+      process.exitCode = probeExitCode(report);
     });
 }

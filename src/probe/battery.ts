@@ -1,95 +1,127 @@
 import { loginRequest } from '../client/callbacks.js';
-import { type Money, sum } from '../money.js';
-import { type CheckResult, type ProbeTarget, Session } from './session.js';
-import { standardChecks } from './standard-checks.js';
+import { type Money, money } from '../money.js';
+import { latencyOf, withLatency } from './latency.js';
+import { refusalChecks } from './refusal-checks.js';
+import { topLevelNumberTexts } from './raw-json.js';
+import { Check, type CheckResult, Session } from './session.js';
+import { lastChecks, standardChecks } from './standard-checks.js';
+import type { ProbeReport, ProbeTarget, Stopped } from './types.js';
+import { readCode } from './wire.js';
 
 /**
- * The standard battery: the provider's side of the protocol played against any wallet. Each check
- * opens its own rounds and settles them; anything left open (a wallet accepted what it should
- * have refused) is settled as a push at the end, so the player ends where the arithmetic says.
+ * The battery: the provider's side of the protocol played against any wallet, as a certified
+ * provider plays it (same transaction_id on every resend, back-off, waits out its time-out, settles
+ * every round it opened and nothing it did not). Its active checks assert what a wallet must answer;
+ * the six wallet checks (src/wallet-checks/, the same as proxy mode's) grade every exchange.
  */
 
 export { CHECKS, type ProbeReport } from './types.js';
-import type { ProbeReport } from './types.js';
 
 /** The one line a probe with wrong credentials prints, instead of every check failing with R2. */
 export const CREDENTIALS_REFUSED = 'credentials refused (R2): check --api-id/--api-key';
 
-/** Runs the battery: the opening login, the standard checks, the cleanup, the balance reconciliation. */
+/** Runs the battery: the opening login (or why it cannot go on), the checks, the clean-up, the wallet checks. */
 export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) => void): Promise<ProbeReport> {
   const s = new Session(target, onCheck);
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const { initial, refused } = await openingLogin(s);
-  // Every other check would fail with R2 too: say it once and stop.
-  if (refused)
-    return {
-      target: withoutKey(target),
-      stopped: CREDENTIALS_REFUSED,
-      startedAt,
-      durationMs: Math.round(performance.now() - started),
-      checks: s.checks,
-      balance: { lines: [] },
-    };
-
-  for (const check of standardChecks(s)) await s.check(check.name, check.description, check.run);
-  await settleLeftovers(s);
-  const after = await reconcile(s, initial);
-
+  const { before, stopped } = await openingLogin(s);
+  if (!stopped) {
+    for (const check of [...standardChecks(s), ...refusalChecks(), ...lastChecks()])
+      await s.check(check.name, check.description, check.fix, check.run);
+    await settleLeftovers(s);
+  }
+  const after = stopped ? undefined : await finalBalance(s);
+  const latency = latencyOf(s.wire.samples);
   return {
     target: withoutKey(target),
+    stopped,
     startedAt,
     durationMs: Math.round(performance.now() - started),
     checks: s.checks,
-    balance: { before: initial, after, lines: s.ledger, expected: initial?.plus(sum(s.ledger.map((l) => l.delta))) },
+    walletChecks: stopped ? [] : withLatency(s.wire.grader.checks(), latency, target),
+    latency,
+    unsettled: [
+      ...s.unknown,
+      ...[...s.open.values()].map((o) => ({ game_no: o.round.game_no, why: o.why ?? 'the wallet did not settle it' })),
+    ],
+    exchanges: s.wire.exchanges,
+    balance: { before, after },
   };
 }
 
-/** The first check: the credentials are accepted and the player has the funds the battery needs. */
-async function openingLogin(s: Session): Promise<{ initial: Money | undefined; refused: boolean }> {
-  let initial: Money | undefined;
-  let refused = false;
-  await s.check('login', 'login replies R0 with the balance', async (c) => {
+/**
+ * The first check: the wallet answers, takes the credentials, knows the player, and the player has
+ * the funds the battery needs. When one of these fails, nothing else can be checked: one line says
+ * which, and what to do.
+ */
+async function openingLogin(s: Session): Promise<{ before?: Money; stopped?: Stopped }> {
+  let before: Money | undefined;
+  let stopped: Stopped | undefined;
+  const t = s.target;
+  await s.check('login', 'the wallet answers a login with R0 and the balance', 'Answer login with R0 and latest_balance.', async (c) => {
     const reply = await c.send('login', loginRequest(s.env()), { expect: ['R0'] });
-    refused = reply.code === 'R2';
-    if (refused) c.assert('credentials', false, CREDENTIALS_REFUSED, reply.index);
-    initial = reply.code === 'R0' ? reply.balance : undefined;
-    const need = s.amount(20);
-    if (initial !== undefined)
-      c.assert(
-        'funds',
-        initial.gte(need),
-        `the player has ${initial.toFixed()} ${s.target.currency}; the battery needs at least ${need.toFixed()}: fund the player first`,
-      );
+    const x = c.exchanges[reply.index]!;
+    stopped = whyStop(x, reply.code, t);
+    if (stopped) {
+      c.assertions.length = 0;
+      c.assert('stopped', false, stopped.message, reply.index);
+      return;
+    }
+    before = reply.code === 'R0' ? reply.balance : undefined;
+    const need = s.amount(40);
+    if (before !== undefined && before.lt(need)) {
+      stopped = {
+        reason: 'funds',
+        message: `${t.user} has ${before.toFixed()} ${t.currency}; the battery needs at least ${need.toFixed()}: fund the player, then probe again`,
+      };
+      c.assert('stopped', false, stopped.message, reply.index);
+    }
   });
-  return { initial, refused };
+  return { before, stopped };
 }
 
-/** Rounds the wallet acknowledged but no check settled are settled as pushes. */
+function whyStop(x: ProbeReport['exchanges'][number], code: string | undefined, t: ProbeTarget): Stopped | undefined {
+  if (!x.reply) {
+    const refused = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET|getaddrinfo/i.test(x.error ?? '');
+    return refused
+      ? { reason: 'unreachable', message: `cannot reach ${t.url} (${x.error}): is the wallet running, and is --url right?` }
+      : {
+          reason: 'no-reply',
+          message: `no reply from ${t.url} to a login (${x.error}): is the wallet up? A slow wallet needs a longer --timeout`,
+        };
+  }
+  if (x.reply.status === 404 || x.reply.status === 405)
+    return {
+      reason: 'wrong-path',
+      message: `HTTP ${x.reply.status} from ${t.url}: nothing answers callbacks at this path; check --url (the wallet's callback URL, path included)`,
+    };
+  if (code === 'R2') return { reason: 'credentials', message: CREDENTIALS_REFUSED };
+  if (code === 'R3' || code === 'R1')
+    return {
+      reason: 'unknown-user',
+      message: `the wallet refused a login of ${t.user} (${code}): is --user a player of this wallet (and --currency its currency)?`,
+    };
+  return undefined;
+}
+
+/** Rounds the wallet acknowledged and no check settled are settled now (pushes, or the settlement already sent). */
 async function settleLeftovers(s: Session): Promise<void> {
-  if (!s.open.size) return;
-  await s.check('cleanup', 'rounds the wallet acknowledged but the battery did not settle are settled as pushes', async (c) => {
-    for (const gameNo of [...s.open.keys()]) await c.push(gameNo);
-    c.assert('rounds-settled', s.open.size === 0, `rounds still open: ${[...s.open.keys()].join(', ')}`);
-  });
+  const open = [...s.open.entries()].filter(([, o]) => o.why === undefined);
+  if (!open.length) return;
+  const c = new Check(s, 'cleanup');
+  for (const [gameNo, round] of open) {
+    const reply = await c.push(gameNo);
+    if (reply?.code !== undefined && reply.code !== 'R0') round.why = `its settlement (a push: the stake back) was answered ${reply.code}`;
+  }
 }
 
-/** The last check: the final balance is the start plus every acknowledged change. Returns the final balance. */
-async function reconcile(s: Session, initial: Money | undefined): Promise<Money | undefined> {
-  let after: Money | undefined;
-  await s.check('balance-reconciliation', "the player's final balance is the start plus every acknowledged change", async (c) => {
-    after = await c.login('final login');
-    if (initial === undefined || after === undefined) return c.skip('no balance from login to reconcile');
-    const expected = initial.plus(sum(s.ledger.map((l) => l.delta)));
-    c.assert(
-      'balance-arithmetic',
-      after.eq(expected),
-      `final balance ${after.toFixed()}, expected ${expected.toFixed()} (start ${initial.toFixed()} ${signed(sum(s.ledger.map((l) => l.delta)))}); the wallet moved money it did not acknowledge`,
-    );
-  });
-  return after;
+async function finalBalance(s: Session): Promise<Money | undefined> {
+  const x = (await s.wire.deliver('final login', loginRequest(s.env())))[0]!;
+  const read = readCode(x);
+  if (read.code !== 'R0' || !x.reply) return undefined;
+  const text = topLevelNumberTexts(x.reply.body).get('latest_balance');
+  return text === undefined ? undefined : money(text);
 }
 
 const withoutKey = ({ apiKey: _hidden, ...shown }: ProbeTarget): Omit<ProbeTarget, 'apiKey'> => shown;
-
-export const signed = (m: Money) => (m.isNeg() ? `- ${m.abs().toFixed()}` : `+ ${m.toFixed()}`);

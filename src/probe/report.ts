@@ -1,65 +1,98 @@
 import { formatExchange } from '../client/format.js';
 import { type JUnitSuite, junitXml } from '../report/junit.js';
-import { type ProbeReport, signed } from './battery.js';
-import type { CheckResult } from './session.js';
+import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
+import { latencyText } from './latency.js';
+import type { CheckResult, LabeledExchange, ProbeReport } from './types.js';
+import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';
 
-/** What failed in one check, each failed rule with the exchange it is about. */
+/** Exchanges shown per failing check (the rest are counted: one root cause, a few lines). */
+const SHOWN = 3;
+
+/** 2: the probe could not check the wallet; 1: the wallet fails a check; 0: it passes. */
+export function probeExitCode(r: ProbeReport): 0 | 1 | 2 {
+  if (r.stopped) return 2;
+  return r.checks.some((c) => c.status === 'fail') || r.walletChecks.some(walletFails) ? 1 : 0;
+}
+
+/** A wallet check that fails the run (a warning is shown, not counted). */
+export const walletFails = (c: WalletCheckReport) => c.status === 'fail' && c.severity === 'error';
+
+/** What failed in one check: each failed rule, the fix, and the exchanges it is about. */
 export function failureDetails(c: CheckResult): string {
   const failed = c.assertions.filter((a) => !a.passed);
-  const lines = failed.map((a) => `✗ ${a.name}: ${a.message}`);
+  const lines = failed.map((a) => `✗ ${a.message}`);
+  if (c.fix) lines.push(`fix: ${c.fix}`);
   const shown = [...new Set(failed.map((a) => a.exchange).filter((i): i is number => i !== undefined))];
-  for (const i of shown) lines.push(formatExchange(c.exchanges[i]!, '  '));
+  for (const i of shown.slice(0, SHOWN)) lines.push(formatExchange(c.exchanges[i]!, '  '));
+  if (shown.length > SHOWN) lines.push(`  … and ${shown.length - SHOWN} more exchanges`);
   return lines.join('\n');
 }
 
-export function balanceSummary(r: ProbeReport): string {
-  const b = r.balance;
-  const cur = r.target.currency;
-  if (b.before === undefined) return `balance of ${r.target.user}: unknown (login gave no balance)`;
-  const lines = [`balance of ${r.target.user}: before ${b.before.toFixed()} ${cur}, after ${b.after?.toFixed() ?? 'unknown'} ${cur}`];
-  const byCheck = new Map<string, typeof b.lines>();
-  for (const l of b.lines) byCheck.set(l.check, [...(byCheck.get(l.check) ?? []), l]);
-  lines.push(`  ${b.before.toFixed().padStart(14)}  start`);
-  for (const [check, ls] of byCheck) {
-    const net = ls.reduce((m, l) => m.plus(l.delta), ls[0]!.delta.minus(ls[0]!.delta));
-    const parts = ls.length <= 4 ? ls.map((l) => `${l.what} ${signed(l.delta)}`).join(', ') : `${ls.length} acknowledged changes`;
-    lines.push(`  ${signed(net).padStart(14)}  ${check}: ${parts}`);
+/** A failing wallet check: its violations, the fix, and the exchanges they cite. */
+export function walletFailureDetails(c: WalletCheckReport, exchanges: LabeledExchange[]): string {
+  const lines = c.violations.slice(0, SHOWN).map((v) => `✗ ${v.message}`);
+  if (c.violations.length > SHOWN) lines.push(`… and ${c.violations.length - SHOWN} more`);
+  lines.push(`fix: ${c.fix}`);
+  const ids = [...new Set(c.violations.slice(0, SHOWN).flatMap((v) => v.journal_ids))];
+  for (const id of ids.slice(0, SHOWN)) {
+    const x = exchanges[id - 1];
+    if (x) lines.push(formatExchange({ ...x, label: `#${id} ${x.label}` }, '  '));
   }
-  lines.push(`  ${'='.repeat(14)}`);
-  const ok = b.after !== undefined && b.expected !== undefined && b.after.eq(b.expected);
-  lines.push(`  ${b.expected?.toFixed().padStart(14)}  expected; observed ${b.after?.toFixed() ?? 'unknown'} ${ok ? '✓' : '✗'}`);
   return lines.join('\n');
 }
 
 /** The first line of a probe report: what is probed. */
 export const formatProbeHeader = (t: ProbeReport['target']): string =>
-  `wallet-sim probe → ${t.url}  user ${t.user}  ${t.currency} (${t.scale} fraction digits)\n`;
+  `wallet-sim probe → ${t.url}  user ${t.user}  ${t.currency} (${t.scale} fraction digits)  provider's time-out ${t.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS} ms\n`;
 
-/** One check as it finished: PASS, FAIL (with each failed rule and its exchange) or SKIP. */
-export function formatCheck(c: CheckResult): string {
-  const mark = c.status === 'pass' ? 'PASS' : c.status === 'fail' ? 'FAIL' : 'SKIP';
-  // A check that failed before it could finish says why it stopped; only a SKIP is "skipped".
-  const why = c.skipped === undefined ? '' : c.status === 'skip' ? ` (skipped: ${c.skipped})` : ` (stopped: ${c.skipped})`;
-  const line = `${mark}  ${c.name.padEnd(24)} ${c.description}${why}`;
-  if (c.status !== 'fail') return line;
-  const refused = c.assertions.find((a) => a.name === 'credentials' && !a.passed);
-  if (refused) return `${line}\n      ${refused.message}`; // one line says it all: no exchange dump
-  return `${line}\n${failureDetails(c)
+const indent = (text: string) =>
+  text
     .split('\n')
     .map((l) => `      ${l}`)
-    .join('\n')}`;
+    .join('\n');
+
+/** One check as it finished: PASS, FAIL (with each failed rule, the fix and its exchanges) or SKIP. */
+export function formatCheck(c: CheckResult): string {
+  const mark = c.status === 'pass' ? 'PASS' : c.status === 'fail' ? 'FAIL' : 'SKIP';
+  const why = c.skipped === undefined ? '' : c.status === 'skip' ? ` (could not judge: ${c.skipped})` : ` (stopped: ${c.skipped})`;
+  const line = `${mark}  ${c.name.padEnd(28)} ${c.description}${why}`;
+  if (c.status !== 'fail') return line;
+  const stop = c.assertions.find((a) => a.name === 'stopped' && !a.passed);
+  if (stop) return `${line}\n      ${stop.message}`; // one line says it all: no exchange dump
+  return `${line}\n${indent(failureDetails(c))}`;
 }
 
-/** After the checks: the balance reconciliation and the counts (or why the battery stopped). */
+const WALLET_MARK = { pass: 'PASS', fail: 'FAIL', pending: 'WAIT', not_exercised: 'IDLE' } as const;
+
+export function formatWalletCheck(c: WalletCheckReport, exchanges: LabeledExchange[]): string {
+  const mark = c.status === 'fail' && c.severity === 'warning' ? 'WARN' : WALLET_MARK[c.status];
+  const line = `${mark}  ${c.id.padEnd(28)} ${c.detail}`;
+  return c.status === 'fail' ? `${line}\n${indent(walletFailureDetails(c, exchanges))}` : line;
+}
+
+/** After the active checks: the wallet checks, latency, rounds, balance and the verdict (or why the probe stopped). */
 export function formatProbeSummary(r: ProbeReport): string {
-  if (r.stopped) return '\nstopped: every other check needs accepted credentials';
+  if (r.stopped) return `\nstopped, nothing else checked (exit 2): ${r.stopped.message}`;
   const count = (s: CheckResult['status']) => r.checks.filter((c) => c.status === s).length;
-  return [
+  const walletFailed = r.walletChecks.filter(walletFails).length;
+  const lines = ['', 'wallet checks (the same six as proxy mode grades):', ...r.walletChecks.map((c) => formatWalletCheck(c, r.exchanges))];
+  lines.push('', `latency: ${latencyText(r.latency) || 'no replies'}`);
+  lines.push(
+    r.unsettled.length
+      ? `rounds left open (${r.unsettled.length}):\n${r.unsettled.map((u) => `  ${u.game_no}: ${u.why}`).join('\n')}`
+      : 'rounds: every round the wallet acknowledged was settled',
+  );
+  const cur = r.target.currency;
+  lines.push(
+    `balance of ${r.target.user}: before ${r.balance.before?.toFixed() ?? 'not reported'} ${cur}, after ${r.balance.after?.toFixed() ?? 'not reported'} ${cur}`,
+  );
+  const code = probeExitCode(r);
+  lines.push(
     '',
-    balanceSummary(r),
-    '',
-    `${r.checks.length} checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped (${r.durationMs} ms)`,
-  ].join('\n');
+    `${r.checks.length} probe checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} could not judge; ` +
+      `${r.walletChecks.length} wallet checks: ${walletFailed} failed (${r.exchanges.length} callbacks, ${r.durationMs} ms) → ${code === 0 ? 'PASS' : 'FAIL'}`,
+  );
+  return lines.join('\n');
 }
 
 export function formatProbeReport(r: ProbeReport): string {
@@ -67,7 +100,7 @@ export function formatProbeReport(r: ProbeReport): string {
 }
 
 export function probeJUnit(r: ProbeReport): string {
-  const suite: JUnitSuite = {
+  const probe: JUnitSuite = {
     name: 'wallet-sim probe',
     timestamp: r.startedAt,
     time: r.durationMs / 1000,
@@ -79,11 +112,22 @@ export function probeJUnit(r: ProbeReport): string {
         classname: 'wallet-sim.probe',
         time: c.durationMs / 1000,
         status: c.status,
-        message: c.status === 'skip' ? c.skipped : failed.map((a) => `${a.name}: ${a.message}`).join('; '),
+        message: c.status === 'skip' ? c.skipped : failed.map((a) => a.message).join('; '),
         details: c.status === 'fail' ? failureDetails(c) : undefined,
       };
     }),
-    systemOut: balanceSummary(r),
+    systemOut: formatProbeSummary(r),
   };
-  return junitXml([suite]);
+  const wallet: JUnitSuite = {
+    name: 'wallet-sim probe: wallet checks',
+    timestamp: r.startedAt,
+    cases: r.walletChecks.map((c) => ({
+      name: c.id,
+      classname: 'wallet-sim.wallet',
+      status: walletFails(c) ? 'fail' : c.status === 'not_exercised' ? 'skip' : 'pass',
+      message: c.status === 'fail' ? c.violations.map((v) => v.message).join('; ') : c.detail,
+      details: c.status === 'fail' ? walletFailureDetails(c, r.exchanges) : undefined,
+    })),
+  };
+  return junitXml(r.stopped ? [probe] : [probe, wallet]);
 }

@@ -1,211 +1,220 @@
 import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../client/callbacks.js';
 import { ZERO } from '../money.js';
-import { expectSteps } from './expect-steps.js';
-import { closingLogin, line, newRound, placeBet, settle } from './moves.js';
+import { concurrentBets, concurrentOverdraw } from './concurrent-checks.js';
+import { line, newRound, placeBet, settle } from './moves.js';
 import type { Check, Session } from './session.js';
-import type { CHECKS, OpenRound } from './types.js';
+import type { CheckName, OpenRound } from './types.js';
 
 /**
- * The checks between the opening login and the cleanup. Each is one function that opens its own
- * rounds and settles them; bet and settle-win share one round.
+ * The checks of the normal play and of the provider's mistakes a wallet must survive: each opens its
+ * own rounds and settles them (bet and settle-win share one). A check asserts the codes; the money
+ * after each serial reply is graded by the wallet checks, which see every exchange.
  */
 
-const CONCURRENT = 10;
-
-/** A check of the battery: its name in the report, what it shows, and how it plays. */
-export interface StandardCheck {
-  name: (typeof CHECKS)[number];
+/** A check of the battery: its name in the report, what it shows, what to fix when it fails, how it plays. */
+export interface ProbeCheck {
+  name: CheckName;
   description: string;
+  fix: string;
   run: (c: Check) => Promise<void>;
 }
 
+const APPLY = 'Apply a valid callback: debit the bet (or credit stake + winloss on bet_result) and answer R0 with latest_balance.';
+
 /** The standard checks, in the order they run. */
-export function standardChecks(s: Session): StandardCheck[] {
+export function standardChecks(s: Session): ProbeCheck[] {
   // Opened by the bet check, settled by settle-win.
   const win: OpenRound = { round: newRound(s.target), bets: [line('1', 'P', s.amount(1)), line('2', 'PP', s.amount(2))] };
   return [
-    { name: 'bet', description: 'a bet of two lines is debited exactly', run: (c) => betTwoLines(c, win) },
-    { name: 'settle-win', description: 'a winning settlement credits stake + net win', run: (c) => settleWin(c, win) },
-    { name: 'settle-loss', description: 'a lost round credits nothing', run: settleLoss },
-    { name: 'settle-push', description: 'a push gives the stake back', run: settlePush },
-    { name: 'insufficient-funds', description: 'a bet over the balance gets R4 and debits nothing', run: insufficientFunds },
-    { name: 'bad-credentials', description: 'a wrong Api-Key gets R2 and changes nothing', run: badCredentials },
-    { name: 'duplicate-replay', description: 'a bet and a settlement sent twice are applied once', run: duplicateReplay },
-    { name: 'conflicting-reuse', description: 'a transaction_id reused with another body is refused', run: conflictingReuse },
-    { name: 'totals-mismatch', description: 'totals that are not the sum of their lines get R3 and change nothing', run: totalsMismatch },
+    { name: 'bet', description: 'a valid bet of two lines is applied (R0)', fix: APPLY, run: (c) => betTwoLines(c, win) },
+    { name: 'settle-win', description: 'a winning settlement is applied (R0)', fix: APPLY, run: (c) => settleWin(c, win) },
+    { name: 'settle-loss', description: 'a lost round is settled (R0)', fix: APPLY, run: settleLoss },
+    { name: 'settle-push', description: 'a push is settled (R0)', fix: APPLY, run: settlePush },
+    {
+      name: 'insufficient-funds',
+      description: 'a bet over the balance is played (WALLET_REFUSES_SHORT_BET grades the answer)',
+      fix: 'Answer R4 with latest_balance to a bet the balance cannot cover, and debit nothing.',
+      run: insufficientFunds,
+    },
+    {
+      name: 'bad-credentials',
+      description: 'a login and a bet with a wrong Api-Key get R2',
+      fix: 'Compare Api-Id and Api-Key with the values you gave the provider on every callback; answer R2 and change nothing when they differ.',
+      run: badCredentials,
+    },
+    {
+      name: 'wrong-api-id',
+      description: 'a login and a bet with a wrong Api-Id (right Api-Key) get R2',
+      fix: 'Check Api-Id too, not only Api-Key: answer R2 when it is not the one you gave the provider.',
+      run: wrongApiId,
+    },
+    {
+      name: 'bad-credentials-settlement',
+      description: 'a bet_result with a wrong Api-Key gets R2 and settles nothing',
+      fix: 'Authenticate bet_result like login and bet: a settlement with wrong credentials gets R2 and credits nothing.',
+      run: badCredentialsSettlement,
+    },
+    {
+      name: 'duplicate-replay',
+      description: 'a bet and a settlement sent twice (WALLET_IDEMPOTENT grades the resends)',
+      fix: 'Key every transaction on its transaction_id: an identical resend is answered R0 again and changes nothing.',
+      run: duplicateReplay,
+    },
+    {
+      name: 'conflicting-reuse',
+      description: 'a transaction_id reused with another body is refused',
+      fix: 'When a transaction_id you applied arrives with another body, refuse it (R3) and change nothing.',
+      run: conflictingReuse,
+    },
     {
       name: 'concurrent-bets',
-      description: `${CONCURRENT} simultaneous bets and settlements on one player all count`,
+      description: 'simultaneous bets and settlements on one player all count, exactly once',
+      fix: "Serialize each player's read-modify-write (a row lock, a per-player queue, or a compare-and-set): concurrent callbacks must not lose updates.",
       run: concurrentBets,
     },
-    { name: 'malformed-body', description: 'a body that is not JSON gets R3 (HTTP 200) and changes nothing', run: malformedBody },
+    {
+      name: 'malformed-body',
+      description: 'a body that is not JSON gets R3 (HTTP 200)',
+      fix: 'Read the body defensively: a body that does not parse is answered HTTP 200 with R3, never a 4xx/5xx or a crash.',
+      run: malformedBody,
+    },
+  ];
+}
+
+/**
+ * Run last: a wallet that lets simultaneous bets overdraw, or settles without giving the stake back,
+ * may leave the player without the funds the other checks need.
+ */
+export function lastChecks(): ProbeCheck[] {
+  return [
+    {
+      name: 'concurrent-overdraw',
+      description: 'simultaneous bets worth more than the balance: the wallet never accepts more than it has',
+      fix: 'Check the balance and debit under one per-player lock (or an atomic conditional update): a check, then an await, then the debit lets concurrent bets overdraw.',
+      run: concurrentOverdraw,
+    },
   ];
 }
 
 async function betTwoLines(c: Check, win: OpenRound): Promise<void> {
-  const before = await c.login();
-  await placeBet(c, 'bet', before, win.round, win.bets);
+  await c.login();
+  await placeBet(c, 'bet', win.round, win.bets);
 }
 
 async function settleWin(c: Check, win: OpenRound): Promise<void> {
   if (!c.session.open.has(win.round.game_no)) return c.skip('the bet check opened no round');
-  const before = await c.login();
+  await c.login();
   // P pays 1:1, the player pair 11:1.
-  await settle(c, 'bet_result (win)', before, win.round, [
+  await settle(c, 'bet_result (win)', win.round, [
     { ...win.bets[0]!, winloss: c.amount(1) },
     { ...win.bets[1]!, winloss: c.amount(22) },
   ]);
 }
 
 async function settleLoss(c: Check): Promise<void> {
+  await c.login();
   const r = newRound(c.target);
   const bets = [line('1', 'B', c.amount(2))];
-  const after = await placeBet(c, 'bet', await c.login(), r, bets);
-  if (!c.session.open.has(r.game_no)) return;
-  await settle(c, 'bet_result (loss)', after, r, [{ ...bets[0]!, winloss: c.amount(2).neg() }]);
+  if ((await placeBet(c, 'bet', r, bets)).code !== 'R0') return;
+  await settle(c, 'bet_result (loss)', r, [{ ...bets[0]!, winloss: c.amount(2).neg() }]);
 }
 
 async function settlePush(c: Check): Promise<void> {
+  await c.login();
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(7))];
-  const after = await placeBet(c, 'bet', await c.login(), r, bets);
-  if (!c.session.open.has(r.game_no)) return;
-  await settle(c, 'bet_result (push)', after, r, [{ ...bets[0]!, winloss: ZERO }]);
+  if ((await placeBet(c, 'bet', r, bets)).code !== 'R0') return;
+  await settle(c, 'bet_result (push)', r, [{ ...bets[0]!, winloss: ZERO }]);
 }
 
 async function insufficientFunds(c: Check): Promise<void> {
   const balance = await c.login();
-  if (balance === undefined) return c.skip('login gave no balance to bet over');
+  if (balance === undefined) return c.skip('the login gave no balance to bet over');
   const r = newRound(c.target);
   const over = balance.toDecimalPlaces(c.target.scale, 0 /* ROUND_UP */).plus(c.session.unit);
-  const bets = [line('1', 'P', over)];
-  const reply = await c.send(`bet of ${over.toFixed()} (balance ${balance.toFixed()})`, betRequest(c.session.env(), r, bets), {
-    expect: ['R4'],
+  // The provocation: graded by WALLET_REFUSES_SHORT_BET, not here (one failure per root cause).
+  await placeBet(c, `bet of ${over.toFixed()} (balance ${balance.toFixed()})`, r, [line('1', 'P', over)], {
+    transaction_id: newTransactionId('provoke-short-bet'),
+    expect: ['R4', 'R0'],
   });
-  if (reply.code === 'R0') c.opened(r, bets);
-  else c.balanceIs(reply, balance, 'an R4 reply carries the unchanged balance (spec 7 rule 1)');
-  if (reply.code !== 'R0') await closingLogin(c, balance, 'nothing debited');
+  await c.login('login (balance check)');
 }
 
-async function badCredentials(c: Check): Promise<void> {
-  const balance = await c.login();
-  const wrong = { apiId: c.target.apiId, apiKey: `${c.target.apiKey}-wrong-${newTransactionId('k')}` };
-  await c.send('login with a wrong Api-Key', loginRequest(c.session.env()), { expect: ['R2'], credentials: wrong });
+const wrongKey = (c: Check) => ({ apiId: c.target.apiId, apiKey: `${c.target.apiKey}-wrong` });
+const wrongId = (c: Check) => ({ apiId: `${c.target.apiId}-wrong`, apiKey: c.target.apiKey });
+
+async function refusedCredentials(c: Check, credentials: { apiId: string; apiKey: string }, what: string): Promise<void> {
+  await c.login();
+  const why = `a callback with a wrong ${what} is unauthorized`;
+  await c.send(`login with a wrong ${what}`, loginRequest(c.session.env()), { expect: ['R2'], credentials, why });
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(1))];
-  const reply = await c.send('bet with a wrong Api-Key', betRequest(c.session.env(), r, bets), { expect: ['R2'], credentials: wrong });
+  const reply = await c.send(`bet with a wrong ${what}`, betRequest(c.session.env(), r, bets), { expect: ['R2'], credentials, why });
   if (reply.code === 'R0') c.opened(r, bets);
-  else await closingLogin(c, balance, 'nothing debited');
+  await c.login('login (balance check)');
+}
+
+const badCredentials = (c: Check) => refusedCredentials(c, wrongKey(c), 'Api-Key');
+const wrongApiId = (c: Check) => refusedCredentials(c, wrongId(c), 'Api-Id');
+
+async function badCredentialsSettlement(c: Check): Promise<void> {
+  await c.login();
+  const r = newRound(c.target);
+  const bets = [line('1', 'P', c.amount(3))];
+  if ((await placeBet(c, 'bet', r, bets)).code !== 'R0') return;
+  const results = [{ ...bets[0]!, winloss: c.amount(3) }];
+  const forged = await c.send('bet_result (win) with a wrong Api-Key', betResultRequest(c.session.env(), r, results), {
+    expect: ['R2'],
+    credentials: wrongKey(c),
+    why: 'a settlement with a wrong Api-Key is unauthorized',
+  });
+  if (forged.code === 'R0') return c.settled(r.game_no, c.amount(6));
+  await c.login('login (balance check)');
+  await c.push(r.game_no);
 }
 
 async function duplicateReplay(c: Check): Promise<void> {
-  const before = await c.login();
+  await c.login();
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(5))];
   const bet = betRequest(c.session.env(), r, bets);
   const first = await c.send('bet', bet, { expect: ['R0'] });
   if (first.code !== 'R0') return;
   c.opened(r, bets);
-  const debited = before?.minus(c.amount(5));
-  c.balanceIs(first, debited, `${before?.toFixed()} - stake ${c.amount(5).toFixed()}`);
-  const again = await c.send('the same bet again (same transaction_id and body)', bet, { expect: ['R0'] });
-  c.balanceIs(again, debited, 'a replay changes nothing');
+  // The resends' codes and balances are WALLET_IDEMPOTENT's to grade. Each is sent as a retry is:
+  // after the back-off.
+  await c.session.pause();
+  await c.send('the same bet again (same transaction_id and body)', bet);
   const result = betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: c.amount(5) }]);
-  const settled = await c.send('bet_result (win)', result, { expect: ['R0'] });
-  if (settled.code !== 'R0') return;
-  c.settled(r.game_no, c.amount(10));
-  const credited = debited?.plus(c.amount(10));
-  c.balanceIs(settled, credited, `${debited?.toFixed()} + credit ${c.amount(10).toFixed()}`);
-  const replay = await c.send('the same bet_result again', result, { expect: ['R0'] });
-  c.balanceIs(replay, credited, 'a replay changes nothing');
-  await closingLogin(c, credited, 'each transaction applied once');
+  const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10));
+  if (settled.code === 'R0') {
+    await c.session.pause();
+    await c.send('the same bet_result again', result);
+  }
+  await c.login('login (balance check)');
 }
 
 async function conflictingReuse(c: Check): Promise<void> {
-  const before = await c.login();
-  const txid = newTransactionId('bet');
+  await c.login();
+  const txid = newTransactionId('provoke-reuse');
   const r = newRound(c.target);
-  const after = await placeBet(c, 'bet', before, r, [line('1', 'B', c.amount(4))], txid);
-  if (!c.session.open.has(r.game_no)) return;
+  if ((await placeBet(c, 'bet', r, [line('1', 'B', c.amount(4))], { transaction_id: txid })).code !== 'R0') return;
   const r2 = newRound(c.target);
   const reused = [line('1', 'P', c.amount(6))];
+  await c.session.pause();
   const reply = await c.send(
     'another bet (other round, other amount) under the same transaction_id',
     betRequest(c.session.env({ transaction_id: txid }), r2, reused),
-    { expect: ['R3', 'R1'] },
+    { expect: ['R3', 'R1'], why: 'a transaction_id names one transaction; another body under it is not a resend' },
   );
   if (reply.code === 'R0') c.opened(r2, reused);
-  else {
-    c.balanceIs(reply, after, 'a refused bet debits nothing');
-    await closingLogin(c, after, 'a refused bet debits nothing');
-  }
+  await c.login('login (balance check)');
   await c.push(r.game_no);
 }
 
-async function totalsMismatch(c: Check): Promise<void> {
-  const before = await c.login();
-  const r = newRound(c.target);
-  const bets = [line('1', 'P', c.amount(1)), line('2', 'B', c.amount(2))];
-  const bad = await c.send(
-    `bet with total_bet_amount ${c.amount(4).toFixed()} != ${c.amount(1).toFixed()} + ${c.amount(2).toFixed()}`,
-    betRequest(c.session.env(), r, bets, c.amount(4)),
-    { expect: ['R3'] },
-  );
-  if (bad.code === 'R0') c.opened(r, bets);
-  else c.balanceIs(bad, before, 'a refused bet debits nothing');
-
-  const r2 = newRound(c.target);
-  const good = [line('1', 'P', c.amount(3))];
-  const after = await placeBet(c, 'bet', bad.code === 'R0' ? undefined : before, r2, good);
-  if (!c.session.open.has(r2.game_no)) return;
-  const results = [{ ...good[0]!, winloss: c.amount(3) }];
-  const wrong = await c.send(
-    `bet_result with total_winloss ${c.amount(6).toFixed()} != ${c.amount(3).toFixed()}`,
-    betResultRequest(c.session.env(), r2, results, { winloss: c.amount(6) }),
-    { expect: ['R3'] },
-  );
-  if (wrong.code === 'R0') {
-    c.settled(r2.game_no, c.amount(3).plus(c.amount(6)));
-    return;
-  }
-  c.balanceIs(wrong, after, 'a refused settlement credits nothing');
-  await settle(c, 'bet_result (correct totals)', after, r2, results);
-}
-
-async function concurrentBets(c: Check): Promise<void> {
-  const before = await c.login();
-  const stake = c.amount(1);
-  const rounds = Array.from({ length: CONCURRENT }, () => newRound(c.target));
-  const bets = [line('1', 'P', stake)];
-  const replies = await Promise.all(
-    rounds.map((r, i) => c.send(`bet ${i + 1}/${CONCURRENT}`, betRequest(c.session.env(), r, bets), { expect: ['R0'] })),
-  );
-  replies.forEach((reply, i) => {
-    if (reply.code === 'R0') c.opened(rounds[i]!, bets);
-  });
-  const ok = replies.filter((x) => x.code === 'R0');
-  expectSteps(c, ok, before, stake.neg(), 'debit');
-  const debited = before?.minus(stake.times(ok.length));
-  await closingLogin(c, debited, `${before?.toFixed()} - ${ok.length} x ${stake.toFixed()}`);
-  const settling = rounds.filter((r) => c.session.open.has(r.game_no));
-  const settled = await Promise.all(
-    settling.map((r, i) =>
-      c.send(`settle ${i + 1}/${settling.length} (push)`, betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: ZERO }]), {
-        expect: ['R0'],
-      }),
-    ),
-  );
-  settled.forEach((reply, i) => {
-    if (reply.code === 'R0') c.settled(settling[i]!.game_no, stake);
-  });
-  const credited = settled.filter((x) => x.code === 'R0');
-  expectSteps(c, credited, debited, stake, 'credit');
-  await closingLogin(c, debited?.plus(stake.times(credited.length)), `every stake back`);
-}
-
 async function malformedBody(c: Check): Promise<void> {
-  const balance = await c.login();
+  await c.login();
   const text = `{"transaction_id":"${newTransactionId('bad')}","event_type":"bet","user_id":${JSON.stringify(c.target.user)},"data":{"total_bet_amount":`;
-  await c.send('a truncated JSON body', text, { expect: ['R3', 'R1'], echo: null });
-  await closingLogin(c, balance, 'nothing changed');
+  await c.send('a truncated JSON body', text, { expect: ['R3', 'R1'], valid: false });
+  await c.login('login (balance check)');
 }

@@ -1,6 +1,7 @@
 import type { BetLine, RoundInfo } from '../client/callbacks.js';
 import type { Credentials, Exchange } from '../client/http.js';
 import type { Money } from '../money.js';
+import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
 
 /** Who and what the probe plays against. */
 export interface ProbeTarget extends Credentials {
@@ -9,7 +10,14 @@ export interface ProbeTarget extends Credentials {
   currency: string;
   /** Fraction digits of the currency. */
   scale: number;
+  /** How long the probe waits for one reply before it takes it as lost (--timeout). */
   timeoutMs?: number;
+  /** The provider's declared time-out, what the wallet is graded against (--client-timeout). */
+  clientTimeoutMs?: number;
+  /** First wait before a resend; each next one doubles (default 500 ms). */
+  backoffMs?: number;
+  /** Attempts per transaction, the first included (default 3). */
+  attempts?: number;
 }
 
 export type Status = 'pass' | 'fail' | 'skip';
@@ -22,13 +30,17 @@ export interface Assertion {
   exchange?: number;
 }
 
+/** An exchange as the report shows it: its label, and its number in the whole run (the evidence id). */
 export interface LabeledExchange extends Exchange {
   label: string;
+  id: number;
 }
 
 export interface CheckResult {
   name: string;
   description: string;
+  /** What to change in the wallet when this check fails. */
+  fix?: string;
   status: Status;
   assertions: Assertion[];
   exchanges: LabeledExchange[];
@@ -36,13 +48,17 @@ export interface CheckResult {
   durationMs: number;
 }
 
-/** A reply as the probe reads it: code, and latest_balance as an exact decimal from the raw text. */
+/** A reply as the probe reads it: code (upper-cased: a lower-case code is WALLET_REPLY_VALID's), balance exact from the text. */
 export interface Reply {
   code?: string;
   balance?: Money;
   balanceText?: string;
   body?: Record<string, unknown>;
+  /** The exchange's index in its check (the last attempt's). */
   index: number;
+  /** Why no code could be read (no reply, not HTTP 200, not JSON), after every resend. */
+  unusable?: string;
+  attempts: number;
 }
 
 export interface LedgerLine {
@@ -54,24 +70,45 @@ export interface LedgerLine {
 export interface OpenRound {
   round: RoundInfo;
   bets: BetLine[];
+  /** A settlement sent without a definite answer: only this body (same transaction_id) may settle the round. */
+  settlement?: object;
+  /** Why the round is still open, when the probe could not settle it. */
+  why?: string;
+}
+
+/** Latency of one event's replies, in ms. */
+export interface Latency {
+  event: string;
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Why the probe could not check the wallet (exit 2): one line and what to do. */
+export interface Stopped {
+  reason: 'unreachable' | 'no-reply' | 'wrong-path' | 'credentials' | 'unknown-user' | 'funds';
+  message: string;
 }
 
 export interface ProbeReport {
   target: Omit<ProbeTarget, 'apiKey'>;
-  /** Why the battery stopped after the first check (the wallet refused the credentials). */
-  stopped?: string;
+  stopped?: Stopped;
   startedAt: string;
   durationMs: number;
+  /** The probe's active checks. */
   checks: CheckResult[];
-  balance: {
-    before?: Money;
-    after?: Money;
-    lines: { check: string; what: string; delta: Money }[];
-    expected?: Money;
-  };
+  /** The six WALLET_* checks over every exchange the probe made (the same as proxy mode's). */
+  walletChecks: WalletCheckReport[];
+  latency: Latency[];
+  /** Rounds the probe opened and could not settle, each with why. */
+  unsettled: { game_no: string; why: string }[];
+  /** Every exchange of the run, by id (the wallet checks' evidence cites these ids). */
+  exchanges: LabeledExchange[];
+  balance: { before?: Money; after?: Money };
 }
 
-/** The check names, in the order they run. Stable: CI reports and tests refer to them. */
+/** The active check names, in the order they run. Stable: CI reports and tests refer to them. */
 export const CHECKS = [
   'login',
   'bet',
@@ -80,11 +117,26 @@ export const CHECKS = [
   'settle-push',
   'insufficient-funds',
   'bad-credentials',
+  'wrong-api-id',
+  'bad-credentials-settlement',
   'duplicate-replay',
   'conflicting-reuse',
-  'totals-mismatch',
   'concurrent-bets',
   'malformed-body',
-  'cleanup',
-  'balance-reconciliation',
+  'totals-mismatch',
+  'wrong-types',
+  'missing-timestamp',
+  'nonpositive-amount',
+  'excess-fraction-digits',
+  'other-currency',
+  'bet-on-settled-round',
+  'winloss-below-stake',
+  'unknown-bet-index',
+  'settlement-stake-mismatch',
+  'unparsable-result-detail',
+  'settle-never-bet-round',
+  'settle-settled-round',
+  'unknown-player',
+  'concurrent-overdraw',
 ] as const;
+export type CheckName = (typeof CHECKS)[number];

@@ -8,6 +8,7 @@
  * | double-debit-resend         | a resend of an applied transaction (same id, same body) is applied again               |
  * | replay-stale-balance        | a resend is answered R0 with the balance from before the first application             |
  * | r3-on-resend                | a resend of an applied transaction is answered R3 (a provider then thinks it refused)  |
+ * | float-money                 | balances are kept in binary floats: 102.1 - 0.7 = 101.39999999999999                    |
  * | settle-winloss-only         | a settlement credits total_winloss only (forgets the stake comes back)                  |
  * | r0-short-bet                | a bet above the balance is answered R0 (the balance goes negative)                     |
  * | no-player-lock              | no per-player lock: read balance, await the "database", debit: concurrent bets overdraw |
@@ -22,9 +23,9 @@
  * | no-balance-on-r0            | R0 replies to bet and bet_result lack latest_balance                                    |
  * | no-echo                     | replies lack user_id and event_type                                                     |
  * | slow                        | bet_result replies come after --slow-ms (default 5000) ms                               |
- * | garbage-bytes               | bet_result gets bytes that are not HTTP, then the connection closes                     |
- * | non-json                    | bet_result gets HTTP 200 with the text "OK"                                             |
- * | http-500                    | bet_result gets HTTP 500 (the settlement handler throws before it commits)              |
+ * | garbage-bytes               | bet_result is applied, then answered with bytes that are not HTTP and a closed socket   |
+ * | non-json                    | bet_result is applied, then answered HTTP 200 with the text "OK"                        |
+ * | http-500                    | bet_result is applied, then answered HTTP 500 (the handler throws after it commits)    |
  * | accepts-wrong-types         | amounts sent as JSON strings ("1.5") are read as numbers                                |
  * | accepts-missing-timestamp   | a callback without timestamp is accepted                                                |
  * | accepts-nonpositive-amount  | a zero or negative bet_amount is accepted                                               |
@@ -48,6 +49,7 @@ export const DEFECTS = [
   'double-debit-resend',
   'replay-stale-balance',
   'r3-on-resend',
+  'float-money',
   'settle-winloss-only',
   'r0-short-bet',
   'no-player-lock',

@@ -97,6 +97,11 @@ export class ZooLedger {
     return out;
   }
 
+  /** A balance change: exact, or (the float-money defect) through binary floats, 102.1 - 0.7 = 101.39999999999999. */
+  private move(p: Player, delta: Money): void {
+    p.balance = this.has('float-money') ? money(p.balance.toNumber() + delta.toNumber()) : p.balance.plus(delta);
+  }
+
   private envelopeProblem(b: Body): string | undefined {
     if (typeof b.transaction_id !== 'string' || !b.transaction_id) return 'transaction_id must be a non-empty string';
     if (!['login', 'bet', 'bet_result'].includes(b.event_type as string)) return 'unknown event_type';
@@ -164,7 +169,7 @@ export class ZooLedger {
       await dbRoundTrip();
       if (p.balance.lt(total) && !this.has('r0-short-bet')) return { code: 'R4', balance: p.balance };
     }
-    p.balance = p.balance.minus(total);
+    this.move(p, total.neg());
     round ??= { currency: cur, bets: new Map(), settled: false };
     for (const b of bets) round.bets.set(b.index, (round.bets.get(b.index) ?? ZERO).plus(b.amount));
     this.rounds.set(id, round);
@@ -201,7 +206,7 @@ export class ZooLedger {
     } else if (lines.some((l) => l.winloss.lt(l.amount.neg())) && !this.has('accepts-winloss-below-stake'))
       return refuse('winloss below -bet_amount');
     const credit = this.has('settle-winloss-only') ? winloss : total.plus(winloss);
-    p.balance = p.balance.plus(credit);
+    this.move(p, credit);
     return { code: 'R0', balance: p.balance };
   }
 }

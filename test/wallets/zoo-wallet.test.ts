@@ -106,6 +106,8 @@ async function transcript(url: string): Promise<string[]> {
   await step('bad result_detail', settle(g5, 10, 0, { detail: 'not json' }));
   await step('settle, wrong key', settle(g5, 10, -10), { ...GOOD, 'api-key': 'nope' });
   await step('settle loss', settle(g5, 10, -10));
+  await step('bet 0.1', bet(g('G6'), 0.1));
+  await step('bet 0.2', bet(g('G7'), 0.2));
   await step('unknown player', env('login', 'nobody-here'));
   await step('not json', '{"event_type":"bet",');
   // 995 left: four simultaneous bets of 300 can be three R0 and one R4, never four R0.
@@ -169,7 +171,12 @@ t.test('the correct wallet, as a real child process, answers the script as the w
     lines.find((l) => l.startsWith('concurrent')),
     'concurrent: R0 R0 R0 R4',
   );
-  t.match(lines.at(-1), /R0 95 /);
+  t.match(
+    lines.find((l) => l.startsWith('bet 0.2')),
+    /R0 994\.7 /,
+    'exact decimals',
+  );
+  t.match(lines.at(-1), /R0 94\.7 /);
 });
 
 t.test('the CLI refuses an unknown defect, naming the known ones', async (t) => {

@@ -1,0 +1,30 @@
+import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../client/callbacks.js';
+import { ZERO } from '../money.js';
+import { line, newRound } from './moves.js';
+import type { Check } from './session.js';
+
+/**
+ * A player the wallet never saw: refused (any of R1-R3) is right; so is creating it, as a sandbox
+ * does, provided the wallet then holds it to the balance it reported. What fails is R0 on money that
+ * is not there: a bet above the balance it just gave the stranger.
+ */
+export async function unknownPlayer(c: Check): Promise<void> {
+  const stranger = `${c.target.user}-unknown-${newTransactionId('p')}`;
+  const env = () => c.session.env({ user_id: stranger });
+  const login = await c.send(`login of ${stranger}, a player the wallet never saw`, loginRequest(env()));
+  if (login.unusable || login.code !== 'R0') return; // refused: right
+  if (login.balance === undefined) return c.skip('the wallet answered R0 without a balance (see WALLET_REPLY_VALID)');
+  // Created: it must then hold the player to the balance it reported.
+  const over = login.balance.toDecimalPlaces(c.target.scale, 0).plus(c.session.unit);
+  const r = newRound(c.target);
+  const bets = [line('1', 'P', over)];
+  const bet = betRequest(c.session.env({ user_id: stranger, transaction_id: newTransactionId('provoke-unknown') }), r, bets);
+  const reply = await c.send(`bet of ${over.toFixed()} for ${stranger} (balance ${login.balance.toFixed()})`, bet, {
+    expect: ['R4', 'R3', 'R2', 'R1'],
+    why: `the wallet answered R0 for a player it did not know and then accepted a bet above the balance it gave it: money that is not there`,
+  });
+  if (reply.code === 'R0') {
+    const push = betResultRequest(env(), r, [{ ...bets[0]!, winloss: ZERO }]);
+    await c.send(`settle ${r.game_no} of ${stranger} (push)`, push);
+  }
+}

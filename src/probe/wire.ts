@@ -1,0 +1,122 @@
+import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
+import type { WalletAnswer, WalletCheckId, WalletExchange } from '../wallet-checks/exchange.js';
+import { WalletGrader } from '../wallet-checks/wallet-grader.js';
+import type { LabeledExchange, ProbeTarget } from './types.js';
+
+/**
+ * The probe's side of the wire, as a certified provider sends: one transaction, resent with the same
+ * body (so the same transaction_id) while it has no definite answer, after waiting out the time-out,
+ * with growing waits; never resent after a definite answer (R0, R2, R3, R4). Every exchange goes to
+ * one WalletGrader (the six WALLET_* checks, as proxy mode runs them) and into the latency samples.
+ */
+
+export const DEFAULT_CLIENT_TIMEOUT_MS = 3000;
+export const DEFAULT_ATTEMPTS = 3;
+export const DEFAULT_BACKOFF_MS = 500;
+
+export interface WireOptions {
+  credentials?: Credentials;
+  /** The probe's own verdict: the body passes the schemas and its totals add up (WALLET_REFUSES_INVALID reads it). */
+  valid?: boolean;
+  /** Resend while there is no definite answer (default: for bet and bet_result objects). */
+  resend?: boolean;
+}
+
+/** What one attempt came back with, as the probe reads it for its own logic. */
+export interface Read {
+  code?: string;
+  /** Why there is no code: no reply, not HTTP 200, not a JSON object. */
+  unusable?: string;
+}
+
+export class Wire {
+  readonly grader: WalletGrader;
+  readonly exchanges: LabeledExchange[] = [];
+  /** Reply times per event_type, in ms (replies only: a lost one has no time). */
+  readonly samples = new Map<string, number[]>();
+
+  constructor(readonly target: ProbeTarget) {
+    this.grader = new WalletGrader({
+      clientTimeoutMs: target.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
+      credentials: { api_id: target.apiId, api_key: target.apiKey },
+    });
+  }
+
+  /** A wallet check already fails (so a later check can leave that root cause to it). */
+  failing(id: WalletCheckId): boolean {
+    return this.grader.checks().some((c) => c.id === id && c.status === 'fail');
+  }
+
+  /** Sends the body, resending it (unchanged) until a definite answer or the last attempt. Returns every attempt. */
+  async deliver(label: string, body: object | string, o: WireOptions = {}): Promise<LabeledExchange[]> {
+    const event = typeof body === 'object' ? (body as { event_type?: string }).event_type : undefined;
+    const resend = o.resend ?? (event === 'bet' || event === 'bet_result');
+    const attempts = resend ? (this.target.attempts ?? DEFAULT_ATTEMPTS) : 1;
+    const out: LabeledExchange[] = [];
+    let wait = this.target.backoffMs ?? DEFAULT_BACKOFF_MS;
+    for (let n = 1; n <= attempts; n++) {
+      if (n > 1) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait *= 2;
+      }
+      const x = await this.once(n === 1 ? label : `${label} (resend ${n - 1}, same transaction_id)`, body, o);
+      out.push(x);
+      const read = readCode(x);
+      // R1 is "failed processing": not definite for a settlement (resend until R0), definite for a bet.
+      if (read.code !== undefined && !(read.code === 'R1' && event === 'bet_result')) break;
+    }
+    return out;
+  }
+
+  /** One attempt: sent, answered (or not), graded. */
+  private async once(label: string, body: object | string, o: WireOptions): Promise<LabeledExchange> {
+    const t = this.target;
+    const credentials = o.credentials ?? t;
+    const id = this.exchanges.length + 1;
+    const parsed = typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+    const wx: WalletExchange = {
+      id,
+      user: typeof parsed?.user_id === 'string' ? parsed.user_id : undefined,
+      event: typeof parsed?.event_type === 'string' ? parsed.event_type : undefined,
+      tx: typeof parsed?.transaction_id === 'string' ? parsed.transaction_id : undefined,
+      body: parsed,
+      valid: (o.valid ?? true) && parsed !== undefined,
+      credentialsOk: credentials.apiId === t.apiId && credentials.apiKey === t.apiKey,
+      sentHeaders: { apiId: credentials.apiId, apiKey: credentials.apiKey, callbackUrl: t.url },
+      sentAt: Date.now(),
+    };
+    const placeholder = { label, id } as LabeledExchange;
+    this.exchanges.push(placeholder);
+    this.grader.sent(wx);
+    const x: Exchange = await postCallback(t.url, body, { ...credentials, timeoutMs: t.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    const at = Date.now();
+    const answer: WalletAnswer = x.reply
+      ? { kind: 'reply', at, status: x.reply.status, headers: x.reply.headers, text: x.reply.body }
+      : { kind: 'none', at, why: x.error ?? 'no reply' };
+    this.grader.answered(wx, answer);
+    if (x.reply && wx.event) {
+      const list = this.samples.get(wx.event) ?? [];
+      list.push(x.durationMs);
+      this.samples.set(wx.event, list);
+    }
+    return Object.assign(placeholder, x);
+  }
+}
+
+const CODE = /^r[0-4]$/i;
+
+/** The code of a reply, read leniently ("r0" is R0 here: the case is WALLET_REPLY_VALID's to fail, once). */
+export function readCode(x: Exchange): Read {
+  if (!x.reply) return { unusable: `no reply (${x.error ?? 'connection closed'})` };
+  if (x.reply.status !== 200) return { unusable: `HTTP ${x.reply.status}` };
+  let json: unknown;
+  try {
+    json = JSON.parse(x.reply.body);
+  } catch {
+    return { unusable: 'a reply that is not JSON' };
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return { unusable: 'a reply that is not a JSON object' };
+  const code = (json as { code?: unknown }).code;
+  if (typeof code !== 'string' || !CODE.test(code)) return { unusable: `code ${JSON.stringify(code)}` };
+  return { code: code.toUpperCase() };
+}
