@@ -32,6 +32,11 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   ]);
   t.equal(byDefault.code, 0, 'a failing warning does not fail at --fail-on error');
   t.match(byDefault.stdout, /✗ FAIL \(warning\)\s+BET_WITHIN_REPORTED_BALANCE/);
+  t.match(
+    byDefault.stdout,
+    /\n1 warning fails: a warning is a practice a client should follow; .* only with --fail-on warning.*\nOK: no check fails/,
+  );
+  t.notMatch(warning.stdout, /warning fails:/, 'not said when the warning does fail the run');
   t.equal(warning.code, 1, 'it does at --fail-on warning');
 
   await post(cb, result('cert-r4', 'G1', [['1', 'P', 10, 10]], usd), HEADERS); // settles the refused bet

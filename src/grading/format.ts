@@ -1,7 +1,7 @@
 import { junitXml } from '../report/junit.js';
 import { terminalText } from '../terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
-import { sessionLine, timingPhrases } from './timing-text.js';
+import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS } from './timing-text.js';
 
 /*
  * The report for people: a terminal checklist, JUnit for CI (one test case per check) and a
@@ -71,6 +71,9 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   if (findings.length)
     out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
+  const warnings = failingWarnings(r);
+  if (warnings && !failing.some((c) => c.severity === 'warning'))
+    out.push(`${warnings === 1 ? '1 warning fails' : `${warnings} warnings fail`}: ${WARNING_MEANS}`);
   out.push(
     failing.length
       ? paint(31, `FAIL: ${failing.map((c) => c.id).join(', ')} (--fail-on ${o.failOn})`)

@@ -7,6 +7,14 @@ import type { Report } from '../protocol/types.generated.js';
 export const sessionLine = (r: Report) =>
   `session ${r.session.id} since ${r.session.started_at}${r.session.seed === null ? '' : ` · seed ${r.session.seed}`}`;
 
+/** What a failing warning means, said beside the count of failing checks by the terminal, the HTML page and the dashboard. */
+export const WARNING_MEANS =
+  'a warning is a practice a client should follow; a failing warning fails `wallet-sim report` only with --fail-on warning (the default is --fail-on error)';
+
+/** The failing warnings of a report. */
+export const failingWarnings = (r: Pick<Report, 'checks'>) =>
+  r.checks.filter((c) => c.status === 'fail' && c.severity === 'warning').length;
+
 const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
