@@ -1,3 +1,5 @@
+import { count } from './plural.js';
+
 /** Every message the CLI prints to a user, in one table (Mockoon's precedent). */
 export const MESSAGES = {
   LISTENING: (url: string, callback: string, scenario: string, store: string, seed?: number) =>
@@ -12,7 +14,7 @@ export const MESSAGES = {
   STOPPING: (signal: string, graceMs: number) =>
     `wallet-sim: ${signal} received, closing (answering requests in flight for up to ${graceMs} ms)`,
   GRACE_EXPIRED: (cut: number, graceMs: number) =>
-    `wallet-sim: ${cut} connection(s) still unanswered after --shutdown-grace-ms ${graceMs} were cut; raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
+    `wallet-sim: ${count(cut, { one: 'connection still unanswered', other: 'connections still unanswered' })} after --shutdown-grace-ms ${graceMs} ${cut === 1 ? 'was' : 'were'} cut; raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,

@@ -55,7 +55,11 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   t.equal(cases.length, 14, 'one test case per check');
   t.equal(xml.testsuites.failures, '1');
   t.ok(cases.find((c) => c.name.startsWith('NO_SETTLEMENT_OF_REFUSED_BET'))?.failure, 'the failing check is a failure');
-  t.ok(cases.find((c) => c.name.startsWith('LOST_REPLY_RETRIED'))?.skipped, 'a check not exercised is skipped');
+  const skipped = cases.find((c) => c.name.startsWith('LOST_REPLY_RETRIED'))?.skipped;
+  t.match(skipped?.message, /^not exercised: no bet or bet_result reply was lost/, 'a check not exercised is skipped, said once');
+  t.notMatch(skipped?.message, /not exercised: not exercised/);
+  const exercised = cases.find((c) => c.name.startsWith('NO_SETTLEMENT_OF_REFUSED_BET'))?.failure;
+  t.match(exercised?.['#text'], /^1 round with a refused or lost bet: 0 passed, 1 failed/, 'one chance in the singular');
 
   const page = readFileSync(html, 'utf8');
   t.match(page, /^<!DOCTYPE html>/);

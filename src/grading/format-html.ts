@@ -1,6 +1,6 @@
 import type { Report, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
-import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS } from './timing-text.js';
+import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
 
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -65,7 +65,7 @@ ${
 }
 ${r.forgotten.transactions || r.forgotten.rounds ? `<div class="meta">Grading state is bounded: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds were forgotten (judged until then).</div>` : ''}
 <div class="verdict ${failing.length ? 'ko' : 'ok'}">${failing.length ? `FAIL: ${failing.map((c) => esc(c.id)).join(', ')}` : 'No check fails'} (fail on ${o.failOn}) · ${s.pass} pass · ${s.fail} fail · ${s.pending} pending · ${s.not_exercised} not exercised</div>
-${failingWarnings(r) && !failing.some((c) => c.severity === 'warning') ? `<div class="meta">${failingWarnings(r) === 1 ? '1 warning fails' : `${failingWarnings(r)} warnings fail`}: ${esc(WARNING_MEANS)}.</div>` : ''}
+${failingWarnings(r) && !failing.some((c) => c.severity === 'warning') ? `<div class="meta">${esc(warningsLine(r))}.</div>` : ''}
 <table>
 <tr><th>status</th><th>check</th><th>why (journal ids as evidence)</th><th>exercised</th></tr>
 ${rows}

@@ -1,7 +1,8 @@
+import { count } from '../plural.js';
 import type { Report } from '../protocol/types.generated.js';
 
 // The report's session and timing profile as text: the terminal, the HTML page and the dashboard
-// say them the same way (no import here but types, so the dashboard's bundle can take it).
+// say them the same way (no import here but types and the plural helper, so the dashboard's bundle can take it).
 
 /** The session line: which session was graded, since when, with which seed. */
 export const sessionLine = (r: Report) =>
@@ -14,6 +15,10 @@ export const WARNING_MEANS =
 /** The failing warnings of a report. */
 export const failingWarnings = (r: Pick<Report, 'checks'>) =>
   r.checks.filter((c) => c.status === 'fail' && c.severity === 'warning').length;
+
+/** "1 warning fails: a warning is …" */
+export const warningsLine = (r: Pick<Report, 'checks'>) =>
+  `${count(failingWarnings(r), { one: 'warning fails', other: 'warnings fail' })}: ${WARNING_MEANS}`;
 
 const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

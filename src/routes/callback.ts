@@ -14,7 +14,7 @@ export interface CallbackRouteOptions {
 
 /**
  * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline in
- * ../callback.ts decides. The body arrives as a string whatever its Content-Type, so a malformed,
+ * ../callback/handle.ts (handleCallback) decides. The body arrives as a string whatever its Content-Type, so a malformed,
  * empty or mislabelled body still gets the protocol's answer (R3, HTTP 200) instead of a 400/415.
  */
 export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { sim, path, bodyLimit }) => {

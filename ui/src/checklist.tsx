@@ -1,4 +1,5 @@
-import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS } from '../../src/grading/timing-text.js';
+import { count } from '../../src/plural.js';
+import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS, warningsLine } from '../../src/grading/timing-text.js';
 import type { Check, CheckStatus, Report } from './types.js';
 
 export type ReportState = { kind: 'loading' } | { kind: 'missing' } | { kind: 'error'; message: string } | { kind: 'ok'; report: Report };
@@ -17,7 +18,7 @@ function Summary({ report: r }: { report: Report }) {
             <span class="status status-fail">{(r.summary.fail ?? 0) - warnings} fail</span>
             {warnings > 0 && (
               <span class="status sev-warning" title={WARNING_MEANS} data-summary="warning">
-                {warnings === 1 ? '1 warning fails' : `${warnings} warnings fail`}
+                {count(warnings, { one: 'warning fails', other: 'warnings fail' })}
               </span>
             )}
           </>
@@ -41,8 +42,7 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
       </div>
       {state.kind === 'ok' && failingWarnings(state.report) > 0 && (
         <p class="muted" data-warnings={failingWarnings(state.report)}>
-          {failingWarnings(state.report) === 1 ? '1 warning fails: ' : `${failingWarnings(state.report)} warnings fail: `}
-          {WARNING_MEANS}.
+          {warningsLine(state.report)}.
         </p>
       )}
       {state.kind === 'loading' && <p class="muted">Reading the report…</p>}
