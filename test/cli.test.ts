@@ -147,7 +147,7 @@ t.test('validate', async (t) => {
 
   t.test('a scale error is named with its pointer too', async (t) => {
     t.equal(scaleRun.code, 1);
-    t.match(scaleRun.stderr, `${scale}: /players/0/balance has 1 fraction digits; KRW allows 0`);
+    t.match(scaleRun.stderr, `${scale}: /players/0/balance has 1 fraction digit; KRW allows 0`);
   });
 
   t.test('good and bad together: exit 1, each file reported', async (t) => {
