@@ -1,5 +1,6 @@
 // The Backend contract (src/backends/backend.ts): one suite, run against memory, file and redis.
 // What the simulator relies on is here; a new backend passes this suite before anything else.
+import { skip } from '../helpers/required.js';
 import t, { type Test } from 'tap';
 import type { Backend, BackendOptions } from '../../src/backends/backend.js';
 import type { Change } from '../../src/backends/change.js';
@@ -20,7 +21,7 @@ const backends: [string, Open][] = [
   ['file', async (t, options) => FileBackend.open(await tempData(t), options)],
 ];
 const missing = redisMissing();
-if (missing) t.comment(missing);
+if (missing) skip(t, 'the redis backend contract', missing);
 else {
   const redis = await startRedis(t);
   backends.push(['redis', (_t, options) => RedisBackend.open(redis.url, { ...options, prefix: uniquePrefix('contract') })]);
