@@ -24,7 +24,9 @@ export function reasonFor(
     if (f.severity !== 'error') continue;
     const fields = at.get(f.message) ?? [];
     if (!at.has(f.message)) at.set(f.message, fields);
-    if (f.pointer?.startsWith('/') && !f.message.startsWith(f.pointer) && !fields.includes(f.pointer)) fields.push(f.pointer);
+    // The field is named unless the message names it already ("total_bet_amount 3 != sum …").
+    const name = f.pointer?.split('/').pop() ?? '';
+    if (f.pointer?.startsWith('/') && !f.message.includes(name) && !fields.includes(f.pointer)) fields.push(f.pointer);
   }
   const said = [...at].map(([message, fields]) => (fields.length ? `${fields.join(', ')}: ${message}` : message));
   return `${code}: ${said.join('; ') || 'rejected'}`;
