@@ -1,18 +1,24 @@
+import { closest } from './did-you-mean.js';
+import { count } from './plural.js';
+
 /** Every message the CLI prints to a user, in one table (Mockoon's precedent). */
 export const MESSAGES = {
   LISTENING: (url: string, callback: string, scenario: string, store: string, seed?: number) =>
     `wallet-sim listening on ${url} (callback ${callback}, scenario "${scenario}", store ${store}${seed === undefined ? '' : `, seed ${seed}`}; Swagger UI ${url}/docs)`,
-  PORT_IN_USE: (host: string, port: number) =>
-    `wallet-sim: port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
+  PORT_IN_USE: (host: string, port: number, fromEnv = false) =>
+    fromEnv
+      ? `wallet-sim: port ${port} on ${host} (from WALLET_SIM_PORT) is already in use; set WALLET_SIM_PORT to another port (0 = any free port), or unset it and pass --port`
+      : `wallet-sim: port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
   SCENARIO_INVALID: (detail: string) => `wallet-sim: invalid scenario, nothing started:\n${detail}`,
   SCENARIO_UNKNOWN: (given: string, bundled: string[]) =>
     `wallet-sim: no scenario file ${given}, and no bundled scenario of that name; nothing started.\n` +
+    (closest(given, bundled) === undefined ? '' : `Did you mean ${closest(given, bundled)}?\n`) +
     `Give a path to a scenario file, or one of the bundled scenarios: ${bundled.join(', ')}`,
   SCENARIO_OK: (file: string, name: string) => `${file}: ok (scenario "${name}")`,
   STOPPING: (signal: string, graceMs: number) =>
     `wallet-sim: ${signal} received, closing: event streams (GET /admin/events) end now; requests in flight are answered for up to ${graceMs} ms`,
   GRACE_EXPIRED: (cut: number, graceMs: number) =>
-    `wallet-sim: ${cut} connection(s) still unanswered after --shutdown-grace-ms ${graceMs} were cut (requests in flight: a callback delayed by delay_ms, or an admin read still being sent); raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
+    `wallet-sim: ${count(cut, { one: 'connection still unanswered', other: 'connections still unanswered' })} after --shutdown-grace-ms ${graceMs} ${cut === 1 ? 'was' : 'were'} cut (requests in flight: a callback delayed by delay_ms, or an admin read still being sent); raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,

@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { count, noun } from './plural.js';
 
 /**
  * Exact decimal money. A clone so that our precision never leaks into (or from) other users of
@@ -124,6 +125,9 @@ function checkAmount(m: Money, currency: string, scale: number): AmountProblem |
     };
   }
   if (m.decimalPlaces() > scale)
-    return { code: 'AMOUNT_SCALE', message: `${m.toFixed()} has ${m.decimalPlaces()} fraction digits; ${currency} allows ${scale}` };
+    return {
+      code: 'AMOUNT_SCALE',
+      message: `${m.toFixed()} has ${count(m.decimalPlaces(), noun('fraction digit'))}; ${currency} allows ${scale}`,
+    };
   return undefined;
 }

@@ -158,11 +158,11 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
 }
 
 /** Listens on --host/--port; resolves with the base URL (the port it got, when 0 was asked). */
-export async function listen(app: FastifyInstance, o: Pick<ServeOptions, 'host' | 'port'>): Promise<string> {
+export async function listen(app: FastifyInstance, o: Pick<ServeOptions, 'host' | 'port'> & { portFromEnv?: boolean }): Promise<string> {
   try {
     await app.listen({ port: o.port, host: o.host });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartFailure(MESSAGES.PORT_IN_USE(o.host, o.port));
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartFailure(MESSAGES.PORT_IN_USE(o.host, o.port, o.portFromEnv));
     throw e;
   }
   const address = app.server.address();

@@ -25,7 +25,7 @@ t.test('players: list, get, put (create, update, scale), 404', async (t) => {
 
   const scale = await put('player-1', { balance: 10.5 });
   t.equal(scale.statusCode, 400);
-  t.match(scale.json(), { error: 'BAD_REQUEST', details: [{ pointer: '/balance', message: '10.5 has 1 fraction digits; KRW allows 0' }] });
+  t.match(scale.json(), { error: 'BAD_REQUEST', details: [{ pointer: '/balance', message: '10.5 has 1 fraction digit; KRW allows 0' }] });
   const negative = await put('usd', { balance: -1 });
   t.equal(negative.statusCode, 400);
   t.match(negative.json(), { error: 'BAD_REQUEST', details: [{ pointer: '/balance', message: 'must be >= 0' }] });
@@ -149,7 +149,7 @@ t.test('scenario: an invalid PUT is a 400 naming each field, and the old scenari
   t.equal(semantic.statusCode, 400);
   t.match(semantic.json(), {
     error: 'SCENARIO_INVALID',
-    details: [{ pointer: '/players/0/balance', message: 'has 1 fraction digits; KRW allows 0' }],
+    details: [{ pointer: '/players/0/balance', message: 'has 1 fraction digit; KRW allows 0' }],
   });
   t.equal(sim.scenario.source.name, 'test', 'old scenario active');
   t.equal((await send(app, login('usd'))).body.code, 'R0');

@@ -112,3 +112,30 @@ t.test('probe: each check is printed as it finishes', async (t) => {
   t.ok(endedAt - loginAt > 1000, `printed ${endedAt - loginAt} ms before the battery ended`);
   t.match(done.stdout, /28 probe checks: 28 passed, 0 failed, 0 could not judge; 6 wallet checks: 0 failed .* → PASS/);
 });
+
+// Issue 37 item 5: messages that say what to do next.
+t.test('start: a mistyped bundled scenario is named ("did you mean …?")', async (t) => {
+  const r = await run(['start', '--port', '0', '--scenario', 'certifcation']);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /no scenario file certifcation, .*\nDid you mean certification\?\n/);
+});
+
+t.test('start: a port taken via WALLET_SIM_PORT names the env var', async (t) => {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const { port } = server.address() as { port: number };
+  const [fromEnv, fromFlag] = await runAll([['start'], ['start', '--port', String(port)]], { WALLET_SIM_PORT: String(port) });
+  t.equal(fromEnv!.code, 1);
+  t.match(fromEnv!.stderr, `port ${port} on 127.0.0.1 (from WALLET_SIM_PORT) is already in use; set WALLET_SIM_PORT to another port`);
+  t.match(fromFlag!.stderr, `port ${port} on 127.0.0.1 is already in use; pick another with --port`);
+});
+
+t.test('send: a --url without a path (the base URL) is told the callback path', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const base = await listen(app);
+  const r = await run(['send', 'login', '--url', base]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, `--url is the callback URL, e.g. --url ${base}/callback`);
+});

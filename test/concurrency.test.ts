@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { skip } from './helpers/required.js';
 import t from 'tap';
 import type { JournalStore } from '../src/journal/journal.js';
 import type { Simulator } from '../src/simulator.js';
@@ -46,7 +47,7 @@ const stores: [string, () => { store: Promise<Backend>; cleanup: () => void }][]
 
 // The same suite against the redis store, on a redis-server of this file's own.
 const missing = redisMissing();
-if (missing) console.error(missing);
+if (missing) skip(t, 'the redis store concurrency suite', missing);
 else {
   const redis = await startRedis(t);
   stores.push([

@@ -70,8 +70,8 @@ const NOW = Math.floor(Date.now() / 1000);
 const json = { 'content-type': 'application/json' };
 const callbackHeaders = (base: string) => ({ ...json, 'api-id': 'sandbox', 'api-key': 'sandbox-key', 'callback-url': `${base}/callback` });
 // The README's "One callback of each kind" and its R4 example, as the README writes them.
-const [LOGIN, BET, RESULT, R4] = readmeCallbacks(NOW) as [string, string, string, string];
-const BAD_TOTALS = `{"transaction_id":"t5","event_type":"bet","timestamp":${NOW},"feedback_data":"x","user_id":"player-1","data":{"currency":"KRW","game_type":"BAC","table_no":"BAC07","game_no":"BAC07-0417","total_bet_amount":3,"bets":[{"bet_index":"1","bet_type":"P","bet_amount":1}]}}`;
+const [LOGIN, BET, RESULT, , R4] = readmeCallbacks(NOW) as [string, string, string, string, string];
+const BAD_TOTALS = `{"transaction_id":"t8","event_type":"bet","timestamp":${NOW},"feedback_data":"x","user_id":"player-1","data":{"currency":"KRW","game_type":"BAC","table_no":"BAC07","game_no":"BAC07-0417","total_bet_amount":3,"bets":[{"bet_index":"1","bet_type":"P","bet_amount":1}]}}`;
 
 async function call(base: string, c: Call): Promise<{ status: number; violations?: string; body: string }> {
   const headers = c.path === '/callback' ? { ...callbackHeaders(base), ...c.headers } : c.headers;

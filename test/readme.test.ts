@@ -212,7 +212,7 @@ t.test(
     t.notMatch(blocks.join('\n'), /…|\.\.\./, 'nothing is elided');
     t.same(
       readmeCallbacks(1).map((b) => JSON.parse(b).event_type),
-      ['login', 'bet', 'bet_result', 'bet'],
+      ['login', 'bet', 'bet_result', 'login', 'bet'],
       'every body is complete JSON',
     );
 
@@ -237,6 +237,15 @@ t.test(
       if (found >= 0) at = found + 1;
     }
     t.equal(sim.player('player-1')?.balance.toFixed(), '1005000', 'the round was played');
+    // A newcomer's first report and dashboard: nothing red they were not told to expect.
+    const report = (await app.inject({ url: '/admin/report' })).json<{ checks: { id: string; status: string; severity: string }[] }>();
+    const failing = report.checks.filter((c) => c.status === 'fail');
+    t.same(
+      failing.map((c) => `${c.id} (${c.severity})`),
+      ['BET_WITHIN_REPORTED_BALANCE (warning)'],
+      'only the warning the README announces fails',
+    );
+    for (const c of failing) t.match(section, `\`${c.id}\` failing, as a *warning*`, `the README says ${c.id} will fail`);
   },
 );
 

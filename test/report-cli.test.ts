@@ -32,6 +32,11 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   ]);
   t.equal(byDefault.code, 0, 'a failing warning does not fail at --fail-on error');
   t.match(byDefault.stdout, /✗ FAIL \(warning\)\s+BET_WITHIN_REPORTED_BALANCE/);
+  t.match(
+    byDefault.stdout,
+    /\n1 warning fails: a warning is a practice a client should follow; .* only with --fail-on warning.*\nOK: no check fails/,
+  );
+  t.notMatch(warning.stdout, /warning fails:/, 'not said when the warning does fail the run');
   t.equal(warning.code, 1, 'it does at --fail-on warning');
 
   await post(cb, result('cert-r4', 'G1', [['1', 'P', 10, 10]], usd), HEADERS); // settles the refused bet
@@ -50,7 +55,11 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   t.equal(cases.length, 14, 'one test case per check');
   t.equal(xml.testsuites.failures, '1');
   t.ok(cases.find((c) => c.name.startsWith('NO_SETTLEMENT_OF_REFUSED_BET'))?.failure, 'the failing check is a failure');
-  t.ok(cases.find((c) => c.name.startsWith('LOST_REPLY_RETRIED'))?.skipped, 'a check not exercised is skipped');
+  const skipped = cases.find((c) => c.name.startsWith('LOST_REPLY_RETRIED'))?.skipped;
+  t.match(skipped?.message, /^not exercised: no bet or bet_result reply was lost/, 'a check not exercised is skipped, said once');
+  t.notMatch(skipped?.message, /not exercised: not exercised/);
+  const exercised = cases.find((c) => c.name.startsWith('NO_SETTLEMENT_OF_REFUSED_BET'))?.failure;
+  t.match(exercised?.['#text'], /^1 round with a refused or lost bet: 0 passed, 1 failed/, 'one chance in the singular');
 
   const page = readFileSync(html, 'utf8');
   t.match(page, /^<!DOCTYPE html>/);

@@ -52,7 +52,7 @@ t.test('semantic checks', async (t) => {
     [
       'balance finer than its currency',
       { currencies: { KRW: 0 }, players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }] },
-      ['/players/0/balance has 1 fraction digits; KRW allows 0'],
+      ['/players/0/balance has 1 fraction digit; KRW allows 0'],
     ],
     [
       'repeated player',
@@ -83,7 +83,7 @@ t.test('semantic checks', async (t) => {
     [
       'set_balance in the currency the rule names',
       { currencies: { KRW: 0 }, rules: [{ when: { currency: 'KRW' }, then: { set_balance: 1.5 } }] },
-      ['/rules/0/then/set_balance has 1 fraction digits; KRW allows 0'],
+      ['/rules/0/then/set_balance has 1 fraction digit; KRW allows 0'],
     ],
     [
       'latest_balance override beyond 15 digits',

@@ -144,7 +144,7 @@ t.test('past --shutdown-grace-ms the connections still waiting are cut, and stde
   t.equal((await reply).error, 'ECONNRESET', 'the caller past the grace sees its connection cut');
   t.match(
     ran.stderr,
-    '1 connection(s) still unanswered after --shutdown-grace-ms 500 were cut (requests in flight: a callback delayed by delay_ms',
+    '1 connection still unanswered after --shutdown-grace-ms 500 was cut (requests in flight: a callback delayed by delay_ms',
   );
   t.equal(ran.code, 0);
 });

@@ -297,6 +297,12 @@ if (missing) {
       { timeout: WAIT },
     );
     t.pass('NO_RETRY_AFTER_REFUSAL turned red');
+    // The bet of 500 was above the balance the login reported: a failing warning, counted apart and explained.
+    await page.locator('[data-summary="warning"]').waitFor({ timeout: WAIT });
+    t.equal(await page.locator('[data-summary="warning"]').innerText(), '1 warning fails');
+    t.match(await page.locator('[data-warnings]').innerText(), /a failing warning fails `wallet-sim report` only with --fail-on warning/);
+    const failingErrors = (await page.locator('.check-item[data-status="fail"]').count()) - 1;
+    t.equal(await page.locator('.summary .status-fail').innerText(), `${failingErrors} fail`, 'failing errors counted apart');
     const color = await check
       .locator('.status')
       .first()

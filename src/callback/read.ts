@@ -126,17 +126,20 @@ function echoFields(body: unknown): { event_type?: string; user_id?: string } {
   };
 }
 
+/** Where a provider finds the credentials to send (an R2's reason says it). */
+const WHERE_CREDENTIALS = "send the scenario's credentials.api_id and api_key (GET /admin/scenario shows them)";
+
 function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined): Finding[] {
   if (apiId === undefined || apiKey === undefined) {
     const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
-    return [finding('CREDENTIALS_MISSING', `${missing} header missing`, `header:${missing.split(' ')[0]}`)];
+    return [finding('CREDENTIALS_MISSING', `${missing} header missing; ${WHERE_CREDENTIALS}`, `header:${missing.split(' ')[0]}`)];
   }
   const { id: idOk, key: keyOk } = sim.checkCredentials(apiId, apiKey);
   if (idOk && keyOk) return [];
   return [
     finding(
       'CREDENTIALS_WRONG',
-      `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials`,
+      `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials; ${WHERE_CREDENTIALS}`,
       `header:${!idOk ? 'Api-Id' : 'Api-Key'}`,
     ),
   ];

@@ -18,8 +18,18 @@ export function reasonFor(
   if (forcedBy !== undefined) return `${code} forced by scenario rule "${forcedBy}"`;
   const refusal = req && eventOf(req).refusal?.(code, req, balance);
   if (refusal) return refusal;
-  const errors = findings.filter((f) => f.severity === 'error');
-  return `${code}: ${errors.map((f) => f.message).join('; ') || 'rejected'}`;
+  // One error repeated (the same amount in several bets) is said once, with every field it was found at.
+  const at = new Map<string, string[]>();
+  for (const f of findings) {
+    if (f.severity !== 'error') continue;
+    const fields = at.get(f.message) ?? [];
+    if (!at.has(f.message)) at.set(f.message, fields);
+    // The field is named unless the message names it already ("total_bet_amount 3 != sum …").
+    const name = f.pointer?.split('/').pop() ?? '';
+    if (f.pointer?.startsWith('/') && !f.message.includes(name) && !fields.includes(f.pointer)) fields.push(f.pointer);
+  }
+  const said = [...at].map(([message, fields]) => (fields.length ? `${fields.join(', ')}: ${message}` : message));
+  return `${code}: ${said.join('; ') || 'rejected'}`;
 }
 
 export function replyHeadersFor(

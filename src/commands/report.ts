@@ -1,3 +1,4 @@
+import { count, noun } from '../plural.js';
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +39,7 @@ const seconds = (value: string) => {
 /** Reads the report until no check is pending or `waitS` seconds have passed, saying on stderr what it waits for. */
 async function readReport(client: AdminClient, user: string | undefined, waitS: number | undefined): Promise<Report> {
   const until = performance.now() + (waitS ?? 0) * 1000;
+  let said = '';
   for (;;) {
     const report = await client.report(user);
     const pending = report.checks.filter((c) => c.status === 'pending');
@@ -47,9 +49,13 @@ async function readReport(client: AdminClient, user: string | undefined, waitS: 
         console.error(`wallet-sim report: waited ${waitS} s; still pending: ${pending.map((c) => c.id).join(', ')}`);
       return report;
     }
-    console.error(
-      `wallet-sim report: waiting for ${pending.length} pending check${pending.length === 1 ? '' : 's'} (${Math.ceil(left / 1000)} s left): ${pending.map((c) => `${c.id} (${c.detail ?? ''})`).join('; ')}`,
-    );
+    // Said when what it waits for changes, not at every poll.
+    const what = pending.map((c) => `${c.id} (${c.detail ?? ''})`).join('; ');
+    if (what !== said)
+      console.error(
+        `wallet-sim report: waiting for ${count(pending.length, noun('pending check'))} (${Math.ceil(left / 1000)} s left): ${what}`,
+      );
+    said = what;
     await sleep(Math.min(1000, left));
   }
 }

@@ -96,6 +96,13 @@ export const isRefused = (x: Exchange) => !x.reply && /ECONNREFUSED/.test(x.erro
 export const notRunningHint = (url: string) =>
   `nothing answers at ${new URL(url).origin} (ECONNREFUSED): is wallet-sim running at ${url}? start it with wallet-sim start`;
 
+/** A --url with no path (the simulator's base URL) answers no protocol reply: the callback route has one (/callback). */
+export function noPathHint(url: string, x: Exchange): string | undefined {
+  const u = new URL(url);
+  if (u.pathname !== '/' || !x.reply || replyCode(x) !== undefined) return undefined;
+  return `${url} answered HTTP ${x.reply.status}, not a callback reply: --url is the callback URL, e.g. --url ${u.origin}/callback`;
+}
+
 export function replyCode(x: Exchange): string | undefined {
   try {
     const code = (JSON.parse(x.reply?.body ?? '') as { code?: unknown }).code;
@@ -149,6 +156,8 @@ export function sendCommand(): Command {
       }
       console.log(formatSent(exchange));
       if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
+      const hint = noPathHint(o.url, exchange);
+      if (hint) console.error(`\nwallet-sim send: ${hint}`);
       process.exitCode = replyCode(exchange) === 'R0' ? 0 : 1;
     });
 }

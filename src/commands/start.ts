@@ -203,11 +203,11 @@ export function startCommand(): Command {
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
       if (command.getOptionValueSource('watch') === 'env') options.watch = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_WATCH ?? '');
-      await start(options);
+      await start(options, command.getOptionValueSource('port') === 'env');
     });
 }
 
-async function start(o: StartOptions): Promise<void> {
+async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
   if (o.workers > 1 && o.store !== 'redis') fail(MESSAGES.WORKERS_NEED_SHARED_STORE(o.workers, o.store));
   try {
     const checked = checkOptions(o);
@@ -232,7 +232,7 @@ async function start(o: StartOptions): Promise<void> {
 
     if (o.watch) watchScenario(o.scenario, sim, app.log);
 
-    const url = await listen(app, o);
+    const url = await listen(app, { host: o.host, port: o.port, portFromEnv });
     const seed = sim.draws ? sim.seed : undefined; // on the start line when a rule has a probability
     if (cluster.isWorker) reportListening(url, `${url}${o.path}`, sim.scenario.source.name, seed);
     else console.log(MESSAGES.LISTENING(url, `${url}${o.path}`, sim.scenario.source.name, storeText, seed));

@@ -141,8 +141,6 @@ export { roundKey };
 /** A duration as a person reads it: below a second in ms ("0.0 s" would hide a resend at once). */
 export const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`);
 
-export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
-
 /** "bet tx-1 of player-1 (#12)" */
 export const describe = (a: Attempt) => `${a.event} ${a.tx} of ${a.user} (#${a.id})`;
 

@@ -1,7 +1,7 @@
 import type { Report, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
 import { sidesOf } from './sides.js';
-import { sessionLine, timingPhrases } from './timing-text.js';
+import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
 
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -68,6 +68,7 @@ ${
 }
 ${r.forgotten.transactions || r.forgotten.rounds ? `<div class="meta">Grading state is bounded: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds were forgotten (judged until then).</div>` : ''}
 <div class="verdict ${failing.length ? 'ko' : 'ok'}">${failing.length ? `FAIL: ${failing.map((c) => esc(c.id)).join(', ')}` : 'No check fails'} (fail on ${o.failOn}) · ${s.pass} pass · ${s.fail} fail · ${s.pending} pending · ${s.not_exercised} not exercised</div>
+${failingWarnings(r) && !failing.some((c) => c.severity === 'warning') ? `<div class="meta">${esc(warningsLine(r))}.</div>` : ''}
 ${sides
   .map(
     ({ heading, checks }) => `${sides.length > 1 ? `<h2>${esc(heading)}</h2>` : ''}<table>

@@ -2,7 +2,7 @@ import { type JUnitCase, junitXml } from '../report/junit.js';
 import { terminalText } from '../terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
 import { sidesOf } from './sides.js';
-import { sessionLine, timingPhrases } from './timing-text.js';
+import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
 
 /*
  * The report for people: a terminal checklist, JUnit for CI (one test case per check) and a
@@ -76,6 +76,8 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   if (findings.length)
     out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
+  const warnings = failingWarnings(r);
+  if (warnings && !failing.some((c) => c.severity === 'warning')) out.push(warningsLine(r));
   out.push(
     failing.length
       ? paint(31, `FAIL: ${failing.map((c) => c.id).join(', ')} (--fail-on ${o.failOn})`)
@@ -117,6 +119,8 @@ function junitCase(c: ReportCheck, failOn: FailOn): JUnitCase {
   const why =
     c.status === 'fail'
       ? `warning (does not fail at --fail-on ${failOn}): ${c.violations[0]?.message ?? ''}`
-      : `${c.status.replace('_', ' ')}: ${c.detail ?? ''}`;
+      : c.status === 'not_exercised'
+        ? (c.detail ?? 'not exercised') // the detail says "not exercised: …" already
+        : `pending: ${c.detail ?? ''}`;
   return { name, classname, status: 'skip', message: why };
 }

@@ -1,7 +1,8 @@
 import type { JournalEntry } from '../journal/journal.js';
 import { money, sum } from '../money.js';
 import type { CheckStatus, OpenRound, Report, ReportCheck, ReportSession } from '../protocol/types.generated.js';
-import { arrivalOf, type Attempt, plural } from './attempt.js';
+import { count } from '../plural.js';
+import { arrivalOf, type Attempt } from './attempt.js';
 import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';
 import type { Thresholds } from './thresholds.js';
@@ -44,7 +45,7 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
     const detail =
       status === 'not_exercised'
         ? `not exercised: ${c.idle}`
-        : `${plural(exercised, c.unit)}: ${exercised - Math.min(exercised, failed) - pending} passed, ${failed} failed, ${pending} still within a window`;
+        : `${count(exercised, c.unit)}: ${exercised - Math.min(exercised, failed) - pending} passed, ${failed} failed, ${pending} still within a window`;
     return {
       id: c.id,
       side: 'provider' as const,
@@ -54,7 +55,9 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
       exercised,
       detail,
       fix: c.fix,
-      violations: more ? [...list, { message: `… and ${more} more violations of ${c.id}`, journal_ids: [] }] : [...list],
+      violations: more
+        ? [...list, { message: `… and ${count(more, { one: 'more violation', other: 'more violations' })} of ${c.id}`, journal_ids: [] }]
+        : [...list],
     };
   });
   if (o.wallet) checks.push(...o.wallet.checks(user));

@@ -1,11 +1,24 @@
+import { count } from '../plural.js';
 import type { Report } from '../protocol/types.generated.js';
 
 // The report's session and timing profile as text: the terminal, the HTML page and the dashboard
-// say them the same way (no import here but types, so the dashboard's bundle can take it).
+// say them the same way (no import here but types and the plural helper, so the dashboard's bundle can take it).
 
 /** The session line: which session was graded, since when, with which seed. */
 export const sessionLine = (r: Report) =>
   `session ${r.session.id} since ${r.session.started_at}${r.session.seed === null ? '' : ` · seed ${r.session.seed}`}`;
+
+/** What a failing warning means, said beside the count of failing checks by the terminal, the HTML page and the dashboard. */
+export const WARNING_MEANS =
+  'a warning is a practice a client should follow; a failing warning fails `wallet-sim report` only with --fail-on warning (the default is --fail-on error)';
+
+/** The failing warnings of a report. */
+export const failingWarnings = (r: Pick<Report, 'checks'>) =>
+  r.checks.filter((c) => c.status === 'fail' && c.severity === 'warning').length;
+
+/** "1 warning fails: a warning is …" */
+export const warningsLine = (r: Pick<Report, 'checks'>) =>
+  `${count(failingWarnings(r), { one: 'warning fails', other: 'warnings fail' })}: ${WARNING_MEANS}`;
 
 const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -108,7 +108,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
           400: errorResponse(
             'The body is invalid (BAD_REQUEST: details name each field by JSON pointer), or the balance has more fraction digits than the ' +
               `currency's scale. ${UNREADABLE_400} Nothing changed.`,
-            [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digits; KRW allows 0'), ...UNREADABLE, TOO_DEEP],
+            [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digit; KRW allows 0'), ...UNREADABLE, TOO_DEEP],
           ),
           409: errorResponse('Proxy mode (start --upstream): balances live in the upstream wallet (BALANCES_UPSTREAM). Nothing changed.', [
             errorBody('BALANCES_UPSTREAM', 'http://wallet.staging:8080/callback'),
@@ -192,7 +192,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
             `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
               'Nothing changed, the old scenario stays active.',
             [
-              invalid('/players/0/balance', 'has 1 fraction digits; KRW allows 0', 'SCENARIO_INVALID'),
+              invalid('/players/0/balance', 'has 1 fraction digit; KRW allows 0', 'SCENARIO_INVALID'),
               invalid('/rules/0/then/delay_ms', 'must be >= 0'),
               ...UNREADABLE,
               TOO_DEEP,

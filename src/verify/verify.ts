@@ -4,6 +4,7 @@ import { money } from '../money.js';
 import type { Finding, Severity } from '../protocol/findings.js';
 import type { Expectations, Report } from '../protocol/types.generated.js';
 import type { JournalSource } from './admin-client.js';
+import { count, noun } from '../plural.js';
 
 export type Group = 'counts' | 'codes' | 'balances' | 'findings' | 'checks';
 
@@ -43,7 +44,7 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
       group: 'counts',
       name: c.name ?? `counts[${i}] ${describeMatch(c.where)}`,
       passed: ok,
-      message: ok ? `${plural(n, 'callback')}` : `expected ${want}, got ${n}`,
+      message: ok ? `${count(n, noun('callback'))}` : `expected ${want}, got ${n}`,
       details: ok ? [] : limit(hits.map(line)),
     });
   });
@@ -63,7 +64,7 @@ export async function verify(x: Expectations, source: JournalSource): Promise<Ve
         passed: off.length === 0,
         message:
           off.length === 0
-            ? `${plural(hits.length, 'callback')}, all ${want}`
+            ? `${count(hits.length, noun('callback'))}, all ${want}`
             : `expected ${want}; ${off.length} of ${hits.length} got ${[...new Set(off.map((e) => e.code ?? `HTTP ${e.reply.status}`))].join(', ')}`,
         details: limit(off.map(line)),
       });
@@ -173,12 +174,12 @@ function findingsResult(f: NonNullable<Expectations['findings']>, entries: Journ
     line(e),
     ...hits.map((g) => `    ${g.severity} ${g.code}${g.pointer ? ` at ${g.pointer}` : ''}: ${g.message}`),
   ]);
-  const count = bad.reduce((n, b) => n + b.hits.length, 0);
+  const findings = bad.reduce((n, b) => n + b.hits.length, 0);
   return {
     group: 'findings',
     name,
     passed: bad.length === 0,
-    message: bad.length === 0 ? 'none' : `${plural(count, 'finding')} in ${plural(bad.length, 'callback')}`,
+    message: bad.length === 0 ? 'none' : `${count(findings, noun('finding'))} in ${count(bad.length, noun('callback'))}`,
     details: limit(details, MAX_DETAILS * 3),
   };
 }
@@ -188,8 +189,6 @@ export function line(e: JournalEntry): string {
   const outcome = e.code ?? `HTTP ${e.reply.status}`;
   return `  #${e.id} ${e.event_type ?? '(unreadable)'} ${e.user_id ?? '-'} ${e.transaction_id ?? '-'} → ${outcome}${e.replayed ? ' (replay)' : ''}${e.reason ? ` (${e.reason})` : ''}`;
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function limit(lines: string[], max = MAX_DETAILS): string[] {
   return lines.length <= max ? lines : [...lines.slice(0, max), `  … and ${lines.length - max} more`];

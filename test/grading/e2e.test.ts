@@ -12,6 +12,7 @@ import { compileScenario } from '../../src/scenario/scenario.js';
 import { Simulator } from '../../src/simulator.js';
 import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import { bet, listen, login, result } from '../helpers/app.js';
+import { eventually } from '../helpers/spawn-cli.js';
 import { attempt, reliably } from './provider.js';
 
 const CERT = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'certification.json'), 'utf8')) as Scenario;
@@ -131,7 +132,8 @@ t.test('settles while the bet is in flight (report asked mid-delay)', async (t) 
   const { url, report } = await certification(t);
   await attempt(url, login('cert-slow-bet'), TIMEOUT_MS);
   const slow = attempt(url, bet('cert-slow-bet', 'G1', [['1', 'P', 10]], usd), 5000); // waits, but settles meanwhile
-  await sleep(400);
+  // Settle once the bet has arrived (its first bet counts for LOGIN_BEFORE_BET): it is then held 1.5 s.
+  t.ok(await eventually(async () => status(await report(), 'LOGIN_BEFORE_BET').exercised > 0, 5000), 'the bet arrived');
   await attempt(url, result('cert-slow-bet', 'G1', [['1', 'P', 10, 0]], usd), TIMEOUT_MS);
   const during = await report();
   t.equal(status(during, 'NO_SETTLEMENT_BEFORE_BET_REPLY').status, 'fail', 'seen while the bet is still being answered');

@@ -666,7 +666,7 @@ for (const c of CASES) {
     t.equal(check.violations.length > 0, c.status === 'fail', 'violations exactly when it fails');
     for (const v of check.violations) {
       t.ok(v.message.length > 10 && v.journal_ids.length > 0, v.message);
-      t.equal(v.user_id, v.user_id === undefined ? undefined : u, 'the player of the violation');
+      t.equal(v.user_id, u, 'the player of the violation');
     }
     if (c.ids) t.same(check.violations[0]!.journal_ids, c.ids, 'the evidence');
   });

@@ -292,3 +292,15 @@ t.test('RETRY_BACKOFF: the minimum gap tolerance is proportional to it, and no l
   // The reported case: 150 ms declared, a client resending at once (~16 ms) on a loaded machine.
   t.equal(gapStatus(150, 16, 250), 'fail');
 });
+
+t.test('a new transaction_id in the same millisecond as the outcome it follows counts as after it (knownAt <= at)', async (t) => {
+  // b1's reply is dropped at 5 ms (the provider knows it is lost then); b2, same round, new id.
+  const lostThen = (at: number) => statusOf(run([bet(u, 'b1', 0, { drop: true }), bet(u, 'b2', at)], 10 * S), 'RETRY_SAME_TRANSACTION');
+  t.equal(lostThen(5), 'fail', 'the same millisecond: after the loss was known');
+  t.equal(lostThen(4), 'pending', 'a millisecond before it: not yet a replacement (b1 may still be resent)');
+  // b1 refused with R3 at 5 ms; the same bet again under a new id.
+  const refusedThen = (at: number) =>
+    statusOf(run([bet(u, 'b1', 0, { code: 'R3' }), bet(u, 'b2', at, { code: 'R3' })], 10 * S), 'NO_RETRY_AFTER_REFUSAL');
+  t.equal(refusedThen(5), 'fail', 'the same millisecond as the refusal was read');
+  t.equal(refusedThen(4), 'pass', 'before the refusal was read: not a resend of it');
+});

@@ -5,13 +5,20 @@ import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { skip, skipUnlessRequired } from './required.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
 
-/** Why redis-server cannot run here (tests then skip loudly), or undefined. */
+/**
+ * Why redis-server cannot run here (the Redis tests are then skipped, visibly), or undefined. In CI
+ * (or with WALLET_SIM_REQUIRE_REDIS=1) a missing redis-server throws instead: test/helpers/required.ts.
+ */
 export function redisMissing(): string | undefined {
   const r = spawnSync(REDIS_SERVER, ['--version'], { encoding: 'utf8' });
-  return r.status === 0 ? undefined : `!!! ${REDIS_SERVER} not found: install redis-server (.ci/run does) — Redis tests SKIPPED !!!`;
+  return skipUnlessRequired(
+    'REDIS',
+    r.status === 0 ? undefined : `${REDIS_SERVER} not found: install redis-server (apt-get install redis-server; .ci/run does)`,
+  );
 }
 
 export interface RedisServer {
@@ -131,7 +138,6 @@ export const uniquePrefix = (name = 'test') => `wallet-sim-test:${name}:${proces
 export async function redisOrSkip(t: Test): Promise<RedisServer | undefined> {
   const missing = redisMissing();
   if (!missing) return startRedis(t);
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
+  skip(t, 'the Redis tests of this file', missing);
   return undefined;
 }

@@ -2,6 +2,7 @@
 // persistence, a process seeding afresh): callbacks answer R1 naming Redis within the time-out,
 // never hang nor loop; /health answers 503 with the reason; service comes back by itself after
 // SIGCONT, and after POST /admin/reset once the state was lost.
+import { skip } from '../helpers/required.js';
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
 import { openBackend } from '../../src/backends/index.js';
@@ -52,8 +53,7 @@ async function commandsProcessed(url: string): Promise<number> {
 
 const missing = redisMissing();
 if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
+  skip(t, 'the Redis tests of this file', missing);
 } else {
   t.test('a frozen Redis (SIGSTOP): R1 and /health 503 within the time-out, back to R0 after SIGCONT', async (t) => {
     const redis = await startRedis(t);

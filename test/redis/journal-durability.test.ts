@@ -1,6 +1,7 @@
 // The Redis journal survives a crash as completely as the ledger does: Redis with appendonly yes +
 // appendfsync always, callbacks streaming from several players, kill -9 mid-stream, restart on the
 // same directory: every callback answered R0 is in the journal (as the ledger has every R0 change).
+import { skip } from '../helpers/required.js';
 import t from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { openBackend } from '../../src/backends/index.js';
@@ -12,8 +13,7 @@ const STREAMS = 12;
 
 const missing = redisMissing();
 if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
+  skip(t, 'the Redis tests of this file', missing);
 } else {
   t.test('kill -9 of an AOF Redis mid-stream: every R0 is in the journal after the restart', async (t) => {
     const redis = await startRedis(t, { durable: true });

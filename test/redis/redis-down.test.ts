@@ -1,6 +1,7 @@
 // Redis stopped (SIGKILL) and restarted mid-stream: callbacks answer R1 with the reason while it is
 // down (never a 5xx), /health answers 503, no acknowledged change is lost (AOF, appendfsync
 // always), and service resumes by itself once Redis is back.
+import { skip } from '../helpers/required.js';
 import t from 'tap';
 import { openBackend } from '../../src/backends/index.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
@@ -11,8 +12,7 @@ import { eventually } from '../helpers/spawn-cli.js';
 
 const missing = redisMissing();
 if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
+  skip(t, 'the Redis tests of this file', missing);
 } else {
   t.test('stop and restart Redis mid-stream', async (t) => {
     const redis = await startRedis(t, { durable: true });

@@ -1,6 +1,7 @@
 // --retain-transactions on the redis store (docs/design.md "Bounded memory"): the oldest transactions
 // are forgotten into a set of 64-bit hashes in the same atomic step; their retries are R3
 // TRANSACTION_EXPIRED, a forgotten settled round does not open again, nothing is applied twice.
+import { skip } from '../helpers/required.js';
 import t from 'tap';
 import { openBackend } from '../../src/backends/index.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
@@ -24,8 +25,7 @@ async function forgottenBytes(store: RedisBackend, key: string): Promise<number>
 
 const missing = redisMissing();
 if (missing) {
-  t.comment(missing);
-  t.pass('skipped: no redis-server');
+  skip(t, 'the Redis tests of this file', missing);
 } else {
   t.test('the oldest applied transactions are forgotten; their retries are refused, never applied twice', async (t) => {
     const redis = await startRedis(t);

@@ -1,5 +1,6 @@
 import { sidesOf } from '../../src/grading/sides.js';
-import { sessionLine, timingPhrases } from '../../src/grading/timing-text.js';
+import { count } from '../../src/plural.js';
+import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS, warningsLine } from '../../src/grading/timing-text.js';
 import type { Check, CheckStatus, Report } from './types.js';
 
 export type ReportState = { kind: 'loading' } | { kind: 'missing' } | { kind: 'error'; message: string } | { kind: 'ok'; report: Report };
@@ -7,22 +8,44 @@ export type ReportState = { kind: 'loading' } | { kind: 'missing' } | { kind: 'e
 const LABEL: Record<CheckStatus, string> = { pass: 'pass', fail: 'fail', pending: 'pending', not_exercised: 'not exercised' };
 const ORDER: CheckStatus[] = ['fail', 'pending', 'pass', 'not_exercised'];
 
+/** The counts per status; failing warnings apart from failing errors, in the warning colour. */
+function Summary({ report: r }: { report: Report }) {
+  const warnings = failingWarnings(r);
+  return (
+    <span class="summary">
+      {ORDER.map((s) =>
+        s === 'fail' ? (
+          <>
+            <span class="status status-fail">{(r.summary.fail ?? 0) - warnings} fail</span>
+            {warnings > 0 && (
+              <span class="status sev-warning" title={WARNING_MEANS} data-summary="warning">
+                {count(warnings, { one: 'warning fails', other: 'warnings fail' })}
+              </span>
+            )}
+          </>
+        ) : (
+          <span class={`status status-${s}`}>
+            {r.summary[s] ?? 0} {LABEL[s]}
+          </span>
+        ),
+      )}
+    </span>
+  );
+}
+
 /** The certification checklist of GET /admin/report, with evidence rows linking to the callbacks. */
 export function Checklist({ state, onShow }: { state: ReportState; onShow: (journalId: number) => void }) {
   return (
     <section class="panel checklist" aria-labelledby="checklist-title">
       <div class="panel-head">
         <h2 id="checklist-title">Certification checklist</h2>
-        {state.kind === 'ok' && (
-          <span class="summary">
-            {ORDER.map((s) => (
-              <span class={`status status-${s}`}>
-                {state.report.summary[s] ?? 0} {LABEL[s]}
-              </span>
-            ))}
-          </span>
-        )}
+        {state.kind === 'ok' && <Summary report={state.report} />}
       </div>
+      {state.kind === 'ok' && failingWarnings(state.report) > 0 && (
+        <p class="muted" data-warnings={failingWarnings(state.report)}>
+          {warningsLine(state.report)}.
+        </p>
+      )}
       {state.kind === 'loading' && <p class="muted">Reading the report…</p>}
       {state.kind === 'missing' && (
         <p class="muted" data-report="missing">

@@ -1,4 +1,5 @@
 import type { CheckId } from '../../protocol/types.generated.js';
+import { noun, type Phrase } from '../../plural.js';
 import type { Reducer } from '../grader.js';
 import { betWithinReportedBalance } from './bet-within-reported-balance.js';
 import { failedSettlementRetried } from './failed-settlement-retried.js';
@@ -25,8 +26,8 @@ export interface Check {
   fix: string;
   /** What a tester plays to exercise it (shown while it is not exercised). */
   idle: string;
-  /** What one chance is (the unit of `exercised`). */
-  unit: string;
+  /** What one chance is (the unit of `exercised`), for one and for many. */
+  unit: Phrase;
   reducer: Reducer;
 }
 
@@ -36,7 +37,7 @@ export const CHECKS: readonly Check[] = [
     id: 'LOST_REPLY_RETRIED',
     severity: 'error',
     reducer: lostReplyRetried,
-    unit: 'bet/bet_result transaction with a lost reply',
+    unit: { one: 'bet/bet_result transaction with a lost reply', other: 'bet/bet_result transactions with a lost reply' },
     title: 'Resend a bet or bet_result whose reply was lost, with the same transaction_id, within retry_window_s',
     fix: 'When a bet or bet_result gets no reply (connection closed, time-out), queue it and resend the same request, same transaction_id, until it gets a definite answer.',
     idle: 'no bet or bet_result reply was lost: play a player whose reply is dropped or delayed beyond client_timeout_s',
@@ -45,7 +46,7 @@ export const CHECKS: readonly Check[] = [
     id: 'RETRY_SAME_TRANSACTION',
     severity: 'error',
     reducer: retrySameTransaction,
-    unit: 'lost or failed bet/bet_result transaction',
+    unit: { one: 'lost or failed bet/bet_result transaction', other: 'lost or failed bet/bet_result transactions' },
     title: 'Retry a lost or failed (R1) callback under its own transaction_id',
     fix: 'Never mint a new transaction_id for a retry: the wallet may already have applied the first one (double debit or double credit). Keep the id with the pending callback.',
     idle: 'no bet or bet_result got a lost reply or R1',
@@ -54,7 +55,7 @@ export const CHECKS: readonly Check[] = [
     id: 'RETRY_UNCHANGED',
     severity: 'error',
     reducer: retryUnchanged,
-    unit: 'resent transaction',
+    unit: noun('resent transaction'),
     title: 'Resend exactly the same body (timestamp aside)',
     fix: 'Store the body of a pending callback and resend it as it was; only timestamp may change.',
     idle: 'no transaction was sent twice',
@@ -63,7 +64,7 @@ export const CHECKS: readonly Check[] = [
     id: 'FAILED_SETTLEMENT_RETRIED',
     severity: 'error',
     reducer: failedSettlementRetried,
-    unit: 'settlement answered R1',
+    unit: { one: 'settlement answered R1', other: 'settlements answered R1' },
     title: 'Resend a bet_result answered R1 until it gets R0',
     fix: 'Treat R1 on a bet_result as "not settled yet": keep resending it (same transaction_id, with back-off) until R0, or the player never gets the win.',
     idle: 'no bet_result was answered R1',
@@ -72,7 +73,7 @@ export const CHECKS: readonly Check[] = [
     id: 'NO_RETRY_AFTER_REFUSAL',
     severity: 'error',
     reducer: noRetryAfterRefusal,
-    unit: 'transaction refused with R2/R3/R4',
+    unit: { one: 'transaction refused with R2, R3 or R4', other: 'transactions refused with R2, R3 or R4' },
     title: 'Do not resend a transaction refused with R2, R3 or R4',
     fix: 'R2, R3 and R4 are definite answers: drop the callback from the retry queue and report the refusal to the player or operator.',
     idle: 'no transaction was refused with R2, R3 or R4',
@@ -81,7 +82,7 @@ export const CHECKS: readonly Check[] = [
     id: 'NO_SETTLEMENT_OF_REFUSED_BET',
     severity: 'error',
     reducer: noSettlementOfRefusedBet,
-    unit: 'round with a refused or lost bet',
+    unit: { one: 'round with a refused or lost bet', other: 'rounds with a refused or lost bet' },
     title: 'Send no bet_result for a round none of whose bets was applied',
     fix: 'Settle a round only once one of its bets was answered R0. A bet refused with R2–R4 staked nothing; one answered R1 or whose reply was lost may have been applied: resend it (same transaction_id) until it gets a definite answer, and settle only after an R0.',
     idle: 'no bet was refused or lost',
@@ -90,7 +91,7 @@ export const CHECKS: readonly Check[] = [
     id: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
     severity: 'error',
     reducer: noSettlementBeforeBetReply,
-    unit: 'settlement of a round with bets',
+    unit: { one: 'settlement of a round with bets', other: 'settlements of a round with bets' },
     title: "Wait for the bet's reply before settling its round",
     fix: "Send the bet_result only after the round's bets were answered (or, after a time-out, resent and answered).",
     idle: 'no round with a bet was settled',
@@ -99,7 +100,7 @@ export const CHECKS: readonly Check[] = [
     id: 'NO_PREMATURE_RETRY',
     severity: 'error',
     reducer: noPrematureRetry,
-    unit: 'resend',
+    unit: noun('resend'),
     title: 'Wait out its own time-out before resending',
     fix: 'Resend only after the previous attempt was answered, its connection closed, or client_timeout_s ran out; two copies in flight race each other.',
     idle: 'no transaction was resent',
@@ -108,7 +109,7 @@ export const CHECKS: readonly Check[] = [
     id: 'RETRY_BACKOFF',
     severity: 'error',
     reducer: retryBackoff,
-    unit: 'resent transaction',
+    unit: noun('resent transaction'),
     title: 'Space its retries (min_retry_gap_ms apart, growing waits, at most max_attempts)',
     fix: 'Retry with a back-off that never shrinks (e.g. 1 s, 2 s, 4 s…, capped) and a bounded number of attempts before handing over to reconciliation.',
     idle: 'no transaction was resent',
@@ -117,7 +118,7 @@ export const CHECKS: readonly Check[] = [
     id: 'ROUNDS_SETTLED',
     severity: 'error',
     reducer: roundsSettled,
-    unit: 'round opened',
+    unit: { one: 'round opened', other: 'rounds opened' },
     title: 'Settle every round it opened, within round_max_age_s',
     fix: 'Send a bet_result for every round with an applied bet, a loss too (total_winloss = -total_bet_amount); keep retrying unsettled rounds.',
     idle: 'no bet was applied (R0), so no round was opened',
@@ -126,7 +127,7 @@ export const CHECKS: readonly Check[] = [
     id: 'ONE_SETTLEMENT_PER_ROUND',
     severity: 'error',
     reducer: oneSettlementPerRound,
-    unit: 'settled round',
+    unit: noun('settled round'),
     title: 'Settle a round once',
     fix: 'Mark a round settled once its bet_result got R0; a resend of that bet_result keeps its transaction_id, never a new one.',
     idle: 'no round was settled',
@@ -135,7 +136,7 @@ export const CHECKS: readonly Check[] = [
     id: 'NO_BET_AFTER_LOGIN_REFUSED',
     severity: 'error',
     reducer: noBetAfterLoginRefused,
-    unit: 'player with a refused login',
+    unit: { one: 'player with a refused login', other: 'players with a refused login' },
     title: 'Stop betting for a player whose login was refused (R2/R3)',
     fix: "After a refused login, block the player's play until a new login succeeds.",
     idle: 'no login was refused with R2 or R3',
@@ -144,7 +145,7 @@ export const CHECKS: readonly Check[] = [
     id: 'BET_WITHIN_REPORTED_BALANCE',
     severity: 'warning',
     reducer: betWithinReportedBalance,
-    unit: 'bet placed after a reported balance',
+    unit: { one: 'bet placed after a reported balance', other: 'bets placed after a reported balance' },
     title: 'Bet within the latest_balance it was given',
     fix: 'Keep the latest_balance of every reply (R4 too) and refuse a bet above it before calling the wallet.',
     idle: 'no bet came after a reply that reported a balance',
@@ -153,7 +154,7 @@ export const CHECKS: readonly Check[] = [
     id: 'LOGIN_BEFORE_BET',
     severity: 'warning',
     reducer: loginBeforeBet,
-    unit: 'player betting',
+    unit: { one: 'player betting', other: 'players betting' },
     title: 'Log a player in before betting',
     fix: 'Send login (and wait for R0) before the first bet of a player.',
     idle: 'no bet in the session',
