@@ -15,6 +15,7 @@ import {
   HISTORY,
   LIGHT,
   MIN_R0_SHARE,
+  PROXY,
   QUICK,
   REDIS,
   REDIS_DURABLE,
@@ -29,7 +30,7 @@ import {
   WORKERS,
 } from './options.js';
 import { fmt, median, table } from './report.js';
-import { startRedisServer, type Target } from './servers.js';
+import { type Server, startRedisServer, startServer, stopServer, type Target } from './servers.js';
 import { soak } from './soak.js';
 import { BENCH_SCENARIO as SCENARIO } from './traffic.js';
 
@@ -39,6 +40,7 @@ import { BENCH_SCENARIO as SCENARIO } from './traffic.js';
 async function main(): Promise<void> {
   if (SOAK > 0) return soak(SOAK, SOAK_PLAYERS, SOAK_SEED);
   const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-bench-'));
+  let upstream: Server | undefined;
   try {
     const scenario = join(dir, 'bench-scenario.json');
     await writeFile(scenario, JSON.stringify(SCENARIO));
@@ -76,6 +78,15 @@ async function main(): Promise<void> {
         env: { BURN_US: String(us) },
       })),
     ];
+    // Proxy mode's upstream: one more memory store, up for the whole run (not a target itself).
+    if (PROXY) {
+      upstream = await startServer({ name: 'upstream of (p)', command: wallet('memory') });
+      process.on('exit', () => upstream?.child.kill('SIGKILL'));
+      extra.push({
+        name: '(p) wallet-sim --upstream, in front of a memory store',
+        command: [...wallet('memory'), '--upstream', `${upstream.url}/callback`],
+      });
+    }
     const redis = REDIS ? await startRedisServer(dir) : undefined;
     if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));
     const onRedis = (workers: number): Target => ({
@@ -201,6 +212,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
+    if (upstream) await stopServer(upstream);
     await rm(dir, { recursive: true, force: true });
   }
 }

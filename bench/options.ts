@@ -10,6 +10,7 @@ import { ROOT } from '../src/paths.js';
  *                 [--compare bench/results/base]                (also the memory store of another build's dist/, A/B in one run)
  *                 [--compare-args "--log-level info"]           (extra wallet-sim start options of the --compare target only)
  *                 [--sse]                                       (also the memory store with one /admin/events listener)
+ *                 [--proxy]                                     (also proxy mode: wallet-sim --upstream before a memory store)
  *                 [--burn 20,50,100]                            (also bare Fastify doing that many µs of work per request)
  *                 [--soak <minutes> [--soak-players 50] [--soak-seed 1]]  (instead: the chaos soak, bench/soak.ts)
  *
@@ -58,6 +59,12 @@ export const CPU_PROF = flag('cpu-prof');
 export const COMPARE = str('compare');
 /** Also the memory store with one dashboard listener reading GET /admin/events (issue 12). */
 export const SSE = flag('sse');
+/**
+ * Also proxy mode: a wallet-sim memory store started once as the upstream, and wallet-sim
+ * `--upstream` in front of it as a target; (b), the memory store called directly, is the same
+ * wallet without the proxy, so the difference is what a proxied callback adds.
+ */
+export const PROXY = flag('proxy');
 const list = (name: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? (args[i + 1] ?? '').split(' ').filter(Boolean) : [];
