@@ -10,7 +10,8 @@ import type { Simulator } from '../simulator.js';
 import type { Outcome } from '../wallet/port.js';
 import type { RuleThen } from '../protocol/types.generated.js';
 import { provisionalId, type WalletFeed } from '../grading/feed.js';
-import type { WalletAnswer, WalletExchange } from '../wallet-checks/exchange.js';
+import { maskKey, type WalletAnswer, type WalletExchange } from '../wallet-checks/exchange.js';
+import { matches } from '../secrets.js';
 
 export type { CallbackInput } from './read.js';
 export { buildReply, headerSafe } from './reply.js';
@@ -63,7 +64,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
   const toWallet = (rule?: Fired): Awaitable<Applied> => {
     const then = rule?.rule.then;
     // A forced code is answered without the wallet's part in it: an upstream never hears of it.
-    const sent = walletFeed && !then?.code ? exchangeOf(input, intake) : undefined;
+    const sent = walletFeed && !then?.code ? exchangeOf(input, intake, sim.credentials.api_key) : undefined;
     if (sent) walletFeed!.sent(sent);
     return andThen(sim.wallet.apply({ input, intake, rule, then }), (outcome) => ({ outcome, rule, then, sent }));
   };
@@ -97,7 +98,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
 }
 
 /** A callback going upstream as the wallet-side checks read it; its id provisional until it is journalled. */
-function exchangeOf(input: CallbackInput, intake: Intake): WalletExchange {
+function exchangeOf(input: CallbackInput, intake: Intake, configuredKey: string): WalletExchange {
   const header = (name: string) => first(input.headers[name]);
   const body = intake.body;
   return {
@@ -109,19 +110,26 @@ function exchangeOf(input: CallbackInput, intake: Intake): WalletExchange {
     // wallet-sim's schemas accept it (its credentials are judged apart).
     valid: intake.request !== undefined && !intake.findings.some((f) => f.severity === 'error' && !f.code.startsWith('CREDENTIALS_')),
     credentialsOk: intake.authenticated,
-    sentHeaders: { apiId: header('api-id'), apiKey: header('api-key'), callbackUrl: header('callback-url') },
+    sentHeaders: { apiId: header('api-id'), callbackUrl: header('callback-url') },
+    sentConfiguredKey: matches(header('api-key') ?? '', configuredKey),
     sentAt: Date.now(),
   };
 }
 
+/** The exchange and its answer for the wallet-side checks, once the upstream answered (or gave up). */
+function walletLeg(sent: WalletExchange | undefined, outcome: Outcome, configuredKey: string) {
+  const answer = sent && answerOf(outcome, configuredKey);
+  return answer && { sent: sent!, answer };
+}
+
 /** What the upstream did with a forwarded callback, as the wallet-side checks read it. */
-function answerOf(outcome: Outcome): WalletAnswer | undefined {
+function answerOf(outcome: Outcome, configuredKey: string): WalletAnswer | undefined {
   const { relayed, upstream } = outcome;
   if (!relayed || !upstream?.replied_at) return undefined;
   const at = Date.parse(upstream.replied_at);
   return relayed.kind === 'none'
     ? { kind: 'none', at, why: relayed.why }
-    : { kind: 'reply', at, status: relayed.status, headers: relayed.headers, text: relayed.text };
+    : { kind: 'reply', at, status: relayed.status, ...maskKey(relayed.headers, configuredKey), text: relayed.text };
 }
 
 export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule, then, sent }: Applied): CallbackOutput {
@@ -163,7 +171,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     code,
     reason,
     authenticated: intake.authenticated,
-    wallet: sent && answerOf(outcome) && { sent, answer: answerOf(outcome)! },
+    wallet: walletLeg(sent, outcome, sim.credentials.api_key),
     entry: {
       transaction_id: transactionIdOf(intake.body),
       event_type,

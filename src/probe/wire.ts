@@ -1,5 +1,5 @@
 import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
-import type { WalletAnswer, WalletCheckId, WalletExchange } from '../wallet-checks/exchange.js';
+import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../wallet-checks/exchange.js';
 import { WalletGrader } from '../wallet-checks/wallet-grader.js';
 import type { LabeledExchange, ProbeTarget } from './types.js';
 
@@ -82,7 +82,8 @@ export class Wire {
       body: parsed,
       valid: (o.valid ?? true) && parsed !== undefined,
       credentialsOk: credentials.apiId === t.apiId && credentials.apiKey === t.apiKey,
-      sentHeaders: { apiId: credentials.apiId, apiKey: credentials.apiKey, callbackUrl: t.url },
+      sentHeaders: { apiId: credentials.apiId, callbackUrl: t.url },
+      sentConfiguredKey: credentials.apiKey === t.apiKey,
       sentAt: Date.now(),
     };
     const placeholder = { label, id } as LabeledExchange;
@@ -91,7 +92,7 @@ export class Wire {
     const x: Exchange = await postCallback(t.url, body, { ...credentials, timeoutMs: t.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     const at = Date.now();
     const answer: WalletAnswer = x.reply
-      ? { kind: 'reply', at, status: x.reply.status, headers: x.reply.headers, text: x.reply.body }
+      ? { kind: 'reply', at, status: x.reply.status, ...maskKey(x.reply.headers, t.apiKey), text: x.reply.body }
       : { kind: 'none', at, why: x.error ?? 'no reply' };
     this.grader.answered(wx, answer);
     if (x.reply && wx.event) {

@@ -21,7 +21,7 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     severity: 'error',
     title:
       'Answer every callback per the spec: HTTP 200, a JSON reply with code R0-R4, event_type and user_id echoed, latest_balance on R0, Api-Id/Api-Key headers',
-    fix: 'Reply with HTTP 200, Content-Type application/json, Api-Id and Api-Key headers (and Callback-URL on login and bet_result), and a body with code (R0-R4, upper case), event_type and user_id as sent, an integer timestamp, and latest_balance (a JSON number) on every R0.',
+    fix: 'Reply with HTTP 200, Content-Type application/json, Api-Id and Api-Key headers (and Callback-URL on login and bet_result), and a body with code (R0-R4, upper case), event_type and user_id as sent, a timestamp (Unix seconds), and latest_balance (a JSON number) on every R0.',
     idle: 'no callback reached the wallet',
     unit: ['reply', 'replies'],
   },

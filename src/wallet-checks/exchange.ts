@@ -16,8 +16,10 @@ export interface WalletExchange {
   valid: boolean;
   /** The request carried the credentials the provider was given (the scenario's). */
   credentialsOk: boolean;
-  /** The request's own headers that a reply echoes or must not leak. */
-  sentHeaders: { apiId?: string; apiKey?: string; callbackUrl?: string };
+  /** The request's own headers that a reply echoes (never its Api-Key: see `sentConfiguredKey`). */
+  sentHeaders: { apiId?: string; callbackUrl?: string };
+  /** The request's Api-Key was the configured one (so a reply may carry it back). */
+  sentConfiguredKey: boolean;
   /** When it was sent to the wallet (ms since the epoch). */
   sentAt: number;
 }
@@ -29,8 +31,10 @@ export type WalletAnswer =
       /** When the reply was read whole (ms since the epoch). */
       at: number;
       status: number;
-      /** Header names in lower case. */
+      /** Header names in lower case; the Api-Key's value masked by whoever builds the answer (see `maskKey`). */
       headers: Readonly<Record<string, string | undefined>>;
+      /** The reply's Api-Key header was the configured key. */
+      repliedConfiguredKey?: boolean;
       /** The reply body as text, as it came. */
       text: string;
     }
@@ -51,3 +55,16 @@ export const WALLET_CHECK_IDS = [
   'WALLET_REFUSES_INVALID',
 ] as const;
 export type WalletCheckId = (typeof WALLET_CHECK_IDS)[number];
+
+/**
+ * A reply's headers as the wallet-side checks keep them: the Api-Key's value masked (it is in
+ * events a Redis store writes, and in evidence), and whether it was the configured key.
+ */
+export function maskKey(
+  headers: Readonly<Record<string, string | undefined>>,
+  configuredKey: string,
+): { headers: Record<string, string | undefined>; repliedConfiguredKey: boolean } {
+  const key = headers['api-key'];
+  if (key === undefined) return { headers: { ...headers }, repliedConfiguredKey: false };
+  return { headers: { ...headers, 'api-key': '***' }, repliedConfiguredKey: configuredKey !== '' && key === configuredKey };
+}

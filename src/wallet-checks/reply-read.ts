@@ -17,11 +17,10 @@ const CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
 const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
 
 /**
- * Reads a reply against the spec (HTTP 200, JSON body per the reply schema, echoes, headers).
- * `configuredKey`: the Api-Key the provider was given; a reply must not hand it to a caller that
- * did not send it.
+ * Reads a reply against the spec (HTTP 200, JSON body per the reply schema, echoes, headers). A
+ * reply must not hand the configured Api-Key to a caller that did not send it.
  */
-export function readReply(x: WalletExchange, a: Extract<WalletAnswer, { kind: 'reply' }>, configuredKey: string): ReadReply {
+export function readReply(x: WalletExchange, a: Extract<WalletAnswer, { kind: 'reply' }>): ReadReply {
   const problems: string[] = [];
   if (a.status !== 200) problems.push(`HTTP ${a.status} (the spec answers every callback with HTTP 200 and a code in the body)`);
   const type = a.headers['content-type'];
@@ -35,7 +34,7 @@ export function readReply(x: WalletExchange, a: Extract<WalletAnswer, { kind: 'r
     a.headers['callback-url'] === undefined
   )
     problems.push(`no Callback-URL reply header (a ${x.event} reply carries it)`);
-  if (x.sentHeaders.apiKey !== configuredKey && configuredKey !== '' && a.headers['api-key'] === configuredKey)
+  if (!x.sentConfiguredKey && a.repliedConfiguredKey)
     problems.push('the Api-Key reply header is the configured key, sent to a caller that did not send it (a leak of the key)');
 
   let body: unknown;
@@ -57,8 +56,8 @@ export function readReply(x: WalletExchange, a: Extract<WalletAnswer, { kind: 'r
     problems.push(`event_type ${JSON.stringify(reply.event_type)} (must echo the request's "${x.event}")`);
   if (x.user !== undefined && reply.user_id !== x.user)
     problems.push(`user_id ${JSON.stringify(reply.user_id)} (must echo the request's ${JSON.stringify(x.user)})`);
-  if (typeof reply.timestamp !== 'number' || !Number.isInteger(reply.timestamp))
-    problems.push(`timestamp ${JSON.stringify(reply.timestamp)} (must be an integer: Unix time in seconds)`);
+  if (typeof reply.timestamp !== 'number')
+    problems.push(`timestamp ${JSON.stringify(reply.timestamp)} (must be a number: Unix time in seconds)`);
   if (reply.latest_balance !== undefined) {
     const text = typeof reply.latest_balance === 'number' ? topLevelNumberTexts(a.text).get('latest_balance') : undefined;
     if (text === undefined) problems.push(`latest_balance ${JSON.stringify(reply.latest_balance)} (must be a JSON number)`);

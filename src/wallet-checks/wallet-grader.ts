@@ -122,7 +122,7 @@ export class WalletGrader {
         a,
       );
 
-    const reply = readReply(x, a, this.options.credentials.api_key);
+    const reply = readReply(x, a);
     const valid = this.tally('WALLET_REPLY_VALID');
     valid.exercise(user);
     if (reply.problems.length) valid.violate(`${what(x)}: ${reply.problems.join('; ')}`, x, a);

@@ -66,6 +66,34 @@ export function endToEnd(headers: IncomingHttpHeaders | Record<string, string | 
 }
 
 /**
+ * The request's headers as they go upstream: end to end ones only, and no `Accept-Encoding`: the
+ * reply is read as text (graded, journalled) and relayed, so it must come as it is, not compressed.
+ */
+function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out = endToEnd(headers);
+  delete out['accept-encoding'];
+  return out;
+}
+
+/** The most of an upstream's reply read: a larger one is no reply (a wallet's reply is a few hundred bytes). */
+export const MAX_REPLY_BYTES = 1024 * 1024;
+
+/** The reply's body as UTF-8 text, refused past `limit` bytes (the upstream is not trusted to be small). */
+async function boundedText(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw new Error(`the upstream's reply is over ${limit} bytes (a wallet's reply is a small JSON object)`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
  * The operator's wallet behind `--upstream`: each callback is forwarded with its method, body and
  * headers (hop-by-hop aside) over a kept-alive connection pool, and the reply is read whole.
  * wallet-sim keeps no money here: what the upstream's replies report goes to the store (the
@@ -110,11 +138,11 @@ export class UpstreamWallet implements Wallet {
       const res = await this.pool.request({
         path: this.path,
         method: input.method as 'POST',
-        headers: endToEnd(input.headers),
+        headers: forwardedHeaders(input.headers),
         body: input.body,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
-      const text = await res.body.text();
+      const text = await boundedText(res.body, MAX_REPLY_BYTES);
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(endToEnd(res.headers))) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       relayed = { kind: 'reply', status: res.statusCode, headers, text };

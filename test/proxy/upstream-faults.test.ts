@@ -2,9 +2,11 @@
 // connection is closed without a reply when there is no HTTP reply at all (what a dead wallet looks
 // like to it), any HTTP reply is relayed as it came, and the journal and the wallet side say why.
 import { createServer as createHttpServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { createServer, type Server } from 'node:net';
 import t, { type Test } from 'tap';
-import { bet, login, post } from '../helpers/app.js';
+import { bet, HEADERS, login, post } from '../helpers/app.js';
+import { MAX_REPLY_BYTES } from '../../src/wallet/upstream-wallet.js';
 import { startProxy } from './upstream.js';
 
 const usd = { currency: 'USD' };
@@ -74,4 +76,41 @@ t.test('an HTTP error with a non-JSON body is relayed as it came, and judged by 
   const valid = proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_REPLY_VALID')!;
   t.equal(valid.status, 'fail');
   t.equal(proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!.status, 'pass', 'it did answer');
+});
+
+t.test('an upstream that compresses when asked: the proxy asks for the reply as it is', async (t) => {
+  const seen: (string | undefined)[] = [];
+  const gzipping = createHttpServer((req, res) => {
+    seen.push(req.headers['accept-encoding']);
+    req.resume();
+    req.on('end', () => {
+      const body = JSON.stringify({ code: 'R0', event_type: 'login', timestamp: 1, user_id: 'p3', latest_balance: 5 });
+      const gzip = /gzip/.test(req.headers['accept-encoding'] ?? '');
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'api-id': 'x',
+        'api-key': 'y',
+        'callback-url': 'http://provider.test/callback',
+        ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      });
+      res.end(gzip ? gzipSync(body) : body);
+    });
+  });
+  const proxy = await startProxy(t, {}, await serve(t, gzipping));
+  const got = await post(proxy.url, login('p3'), { ...HEADERS, 'accept-encoding': 'gzip, deflate' });
+  t.same(seen, [undefined], 'no Accept-Encoding went upstream');
+  t.match(got.body, { code: 'R0', latest_balance: 5 }, 'the provider reads the reply');
+  const valid = proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_REPLY_VALID')!;
+  t.same(valid.violations, [], 'the reply is valid');
+  t.equal(valid.status, 'pass');
+});
+
+t.test('an upstream reply over 1 MiB is no reply', async (t) => {
+  const huge = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"code":"R0","pad":"${'x'.repeat(MAX_REPLY_BYTES)}"}`),
+    );
+  });
+  await noReply(t, await serve(t, huge), 30_000, /over 1048576 bytes/);
 });

@@ -25,7 +25,8 @@ function failingWallet(): WalletGrader {
     body: { transaction_id: 'l1', event_type: 'login', user_id: 'p1' },
     valid: true,
     credentialsOk: true,
-    sentHeaders: { apiId: 'op', apiKey: 'op-key' },
+    sentHeaders: { apiId: 'op' },
+    sentConfiguredKey: true,
     sentAt: 1000,
   };
   g.sent(x);

@@ -1,7 +1,7 @@
 // The wallet-side checks as tables (no HTTP): sequences of exchanges with an operator's wallet,
 // correct ones passing and each defect failing exactly its check.
 import t from 'tap';
-import type { WalletAnswer, WalletCheckId, WalletExchange } from '../../src/wallet-checks/exchange.js';
+import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../../src/wallet-checks/exchange.js';
 import { WalletGrader, type WalletCheckReport } from '../../src/wallet-checks/wallet-grader.js';
 
 const KEY = { api_id: 'op', api_key: 'op-key' };
@@ -31,7 +31,8 @@ function ex(event: string, tx: string, user: string, data?: unknown, more: Parti
     body: envelope(event, tx, user, data),
     valid: true,
     credentialsOk: true,
-    sentHeaders: { apiId: KEY.api_id, apiKey: KEY.api_key, callbackUrl: 'http://provider/cb' },
+    sentHeaders: { apiId: KEY.api_id, callbackUrl: 'http://provider/cb' },
+    sentConfiguredKey: true,
     sentAt: at(nextId * 10),
     ...more,
   };
@@ -86,11 +87,11 @@ function reply(x: WalletExchange, o: ReplyOptions = {}): WalletAnswer {
   const headers: Record<string, string | undefined> = {
     'content-type': 'application/json',
     'api-id': x.sentHeaders.apiId ?? '',
-    'api-key': x.sentHeaders.apiKey ?? '',
+    'api-key': x.sentConfiguredKey ? KEY.api_key : 'guess', // echoed
     ...(x.event === 'bet' ? {} : { 'callback-url': x.sentHeaders.callbackUrl }),
     ...o.headers,
   };
-  return { kind: 'reply', at: x.sentAt + (o.ms ?? 5), status: o.status ?? 200, headers, text };
+  return { kind: 'reply', at: x.sentAt + (o.ms ?? 5), status: o.status ?? 200, ...maskKey(headers, KEY.api_key), text };
 }
 const none = (x: WalletExchange, why = 'no reply within 30000 ms'): WalletAnswer => ({ kind: 'none', at: x.sentAt + 30_000, why });
 const step = (x: WalletExchange, o?: ReplyOptions): Step => ({ ex: x, reply: reply(x, o) });
@@ -193,7 +194,7 @@ t.test('each defect fails exactly its check', async (t) => {
       'its own key sent back to a caller with a wrong key',
       () => {
         const x = login('p', 'l-wrong');
-        const wrong: WalletExchange = { ...x, credentialsOk: false, sentHeaders: { ...x.sentHeaders, apiKey: 'guess' } };
+        const wrong: WalletExchange = { ...x, credentialsOk: false, sentConfiguredKey: false };
         return [step(wrong, { code: 'R2', balance: null, headers: { 'api-key': KEY.api_key } })];
       },
       ['WALLET_REPLY_VALID'],
@@ -292,4 +293,26 @@ t.test('an unanswered callback leaves the in-time check pending', async (t) => {
   t.equal(g.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!.status, 'pending');
   g.answered(x, reply(x));
   t.equal(g.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!.status, 'pass');
+});
+
+t.test('no false alarm on what the protocol leaves open', async (t) => {
+  const wrong: WalletExchange = { ...login('p', 'l-wrong'), credentialsOk: false, sentConfiguredKey: false };
+  const x = login('p');
+  const rows: [string, Step[]][] = [
+    ["an R2 echoing the caller's wrong key", [step(wrong, { code: 'R2', balance: null })]],
+    [
+      'a fractional timestamp',
+      [step(x, { text: `{"code":"R0","event_type":"login","timestamp":1790000000.5,"user_id":"p","latest_balance":1}` })],
+    ],
+    ['Content-Type with a charset', [step(login('p'), { headers: { 'content-type': 'application/json; charset=utf-8' } })]],
+  ];
+  for (const [name, steps] of rows) t.same(failing(grade(steps)), [], name);
+});
+
+t.test('the evidence and the events never hold the Api-Key', async (t) => {
+  const x = login('p');
+  const answer = reply(x, { status: 500 });
+  t.equal(answer.kind === 'reply' && answer.headers['api-key'], '***', 'masked when the answer is built');
+  const r = grade([{ ex: x, reply: answer }]);
+  t.notMatch(JSON.stringify([...r.values()]), KEY.api_key);
 });
