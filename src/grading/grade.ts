@@ -23,6 +23,8 @@ export interface ReportOptions {
   userId?: string;
   /** Proxy mode: the operator wallet's side, graded from the upstream's replies (its checks follow the provider's). */
   wallet?: WalletGrader;
+  /** Proxy mode: the upstream wallet's URL, named in the report (and in a signed report's annotations). */
+  upstream?: string;
 }
 
 /**
@@ -73,6 +75,7 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
     scenario: o.scenario,
     session: o.session,
     ...(user === undefined ? {} : { user_id: user }),
+    ...(o.upstream === undefined ? {} : { upstream: o.upstream }),
     thresholds: { ...g.t },
     summary,
     checks,

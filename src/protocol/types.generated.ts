@@ -650,6 +650,10 @@ failedTests: string[]
  */
 export interface Report {
 /**
+ * Proxy mode (start --upstream): the operator wallet's callback URL that wallet-sim forwarded to; its side of the report is the checks with side "wallet".
+ */
+upstream?: string
+/**
  * The moment the report was graded (its `now`), ISO 8601.
  */
 generated_at: string

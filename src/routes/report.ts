@@ -69,6 +69,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
         session: { ...info, seed: sim.seed },
         userId: request.query.user_id,
         wallet, // proxy mode: the operator wallet's side
+        upstream: sim.wallet.upstream,
       });
       return signed ? signReport(signer!, report, sim.scenario.source) : report;
     },
