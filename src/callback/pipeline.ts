@@ -7,7 +7,7 @@ import { isoTime } from '../iso-time.js';
 import type { Simulator } from '../simulator.js';
 import type { GradingFeed } from '../grading/feed.js';
 import { loopLag } from '../grading/loop-lag.js';
-import { gradedBody } from '../grading/graded-body.js';
+import { keptBody } from '../grading/graded-body.js';
 import type { Finding } from '../protocol/findings.js';
 import type { StoredEntry } from '../journal/journal.js';
 
@@ -145,7 +145,7 @@ export class Answer {
     let pending: Awaitable<Pending>;
     try {
       // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
-      this.graded = out.authenticated ? gradedBody(out.entry.request.body, this.chars, this.http.input.body) : undefined;
+      this.graded = out.authenticated ? keptBody(out.entry.request.body, this.chars, this.http.input.body) : undefined;
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
       // The entry is handed over, not copied.
       pending = this.sim.journal.begin(Object.assign(out.entry, { received_at: isoTime(this.arrivedAt) }), this.chars);

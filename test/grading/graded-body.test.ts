@@ -76,3 +76,18 @@ t.test('gradedBody: one digest for the same body whatever its key order and time
   t.ok(JSON.stringify(gradedBody(many, 0)).length < 1500, 'a body of 10,000 fields keeps its digest, not one per field');
   t.ok(JSON.stringify(gradedBody({ ['k'.repeat(100_000)]: 1 }, 0)).length < 1500, 'a field name of 100,000 characters is cut');
 });
+
+t.test('keptBody: a short body is kept as parsed (graded only when compared), a long one only as its GradedBody', async (t) => {
+  const { keptBody, KEPT_WHOLE_CHARS, isGraded, asGraded } = await import('../../src/grading/graded-body.js');
+  const short = { transaction_id: 't', event_type: 'login', timestamp: 1, feedback_data: 'x', user_id: 'p' };
+  t.equal(keptBody(short, JSON.stringify(short).length), short, 'the same object: no work on arrival');
+  const long = { ...short, feedback_data: 'f'.repeat(4000) };
+  const text = JSON.stringify(long);
+  t.ok(text.length > KEPT_WHOLE_CHARS);
+  const kept = keptBody(long, text.length, text);
+  t.ok(isGraded(kept), 'graded at once');
+  t.notMatch(JSON.stringify(kept), 'f'.repeat(1000), 'never the body');
+  // A short first attempt and a long resend compare by the same digest.
+  t.equal(asGraded({ ...long, timestamp: 2 }).sha256, asGraded(kept).sha256, 'the same body, timestamp aside');
+  t.not(asGraded(short).sha256, asGraded(kept).sha256);
+});
