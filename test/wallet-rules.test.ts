@@ -1,5 +1,6 @@
 // docs/design.md "Wallet rules", one block per rule, through the HTTP face (app.inject).
 import t, { type Test } from 'tap';
+import { eventually } from './helpers/spawn-cli.js';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import {
   balanceOf,
@@ -1014,13 +1015,13 @@ t.test('a refusal waits until the state it was decided on is durable, like an R0
     release = resolve;
   });
   let held = false;
-  const store = {
-    kind: 'memory',
-    load: async () => [],
-    commit: () => (held ? pending : Promise.resolve()),
-    flush: () => (held ? pending : Promise.resolve()),
-    close: async () => {},
+  let waits = 0; // commits and flushes that waited for the durable state
+  const wait = () => {
+    if (!held) return Promise.resolve();
+    waits++;
+    return pending;
   };
+  const store = { kind: 'memory', load: async () => [], commit: wait, flush: wait, close: async () => {} };
   const { app } = await buildTestApp({}, { store });
   t.teardown(() => app.close());
   held = true;
@@ -1030,7 +1031,9 @@ t.test('a refusal waits until the state it was decided on is durable, like an R0
   void second.then(() => {
     answered = true;
   });
-  await new Promise((r) => setTimeout(r, 50));
+  // Both decided: the R0's commit and the R4's wait for the state it was decided on.
+  t.ok(await eventually(async () => waits >= 2), 'both callbacks wait for the disk');
+  await new Promise((r) => setImmediate(r));
   t.notOk(answered, 'the R4 (decided on the 90 not yet durable) is held back');
   release();
   t.equal((await first).body.code, 'R0');
