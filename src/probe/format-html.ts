@@ -1,12 +1,10 @@
+import { esc, PAGE_STYLE } from '../report/html.js';
 import { formatExchange } from '../client/format.js';
 import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
 import { latencyText } from './latency.js';
 import { probeExitCode, walletFails } from './report.js';
 import type { CheckResult, LabeledExchange, ProbeReport } from './types.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';
-
-const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 /** The request and reply of one exchange (Api-Key masked), as evidence. */
 const exchangeHtml = (x: LabeledExchange) => `<pre>${esc(formatExchange(x, ''))}</pre>`;
@@ -59,16 +57,7 @@ export function formatProbeHtml(r: ProbeReport): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>wallet-sim probe: ${esc(t.url)}</title>
 <style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#1d2330}
-h1{font-size:1.4em;margin-bottom:.2em}.meta{color:#5b6475}
-.verdict{font-size:1.2em;font-weight:600;padding:.6em 1em;border-radius:6px;margin:1em 0}
-.verdict.ok{background:#e3f5e8;color:#17603a}.verdict.ko{background:#fde7e7;color:#9b1c1c}
-table{border-collapse:collapse;width:100%;margin:1em 0}th,td{border-bottom:1px solid #e2e5eb;padding:.5em;text-align:left;vertical-align:top}
-th{background:#f5f6f8}.num{text-align:right}.title{color:#5b6475}
-.badge{display:inline-block;border-radius:4px;padding:.1em .5em;font-size:.8em;font-weight:700;white-space:nowrap}
-.badge.pass{background:#e3f5e8;color:#17603a}.badge.fail{background:#fde7e7;color:#9b1c1c}.badge.warn,.badge.pending{background:#fff4d6;color:#7a5a00}
-.badge.skip,.badge.not_exercised{background:#eceef2;color:#5b6475}
-.fix{margin:.4em 0}pre{white-space:pre-wrap;word-break:break-all;background:#f5f6f8;padding:.5em;border-radius:4px;font-size:12px;margin:.2em 0}code{font-family:ui-monospace,monospace}
+${PAGE_STYLE}
 </style>
 </head>
 <body>
