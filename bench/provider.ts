@@ -1,5 +1,5 @@
 import { csvField } from '../src/ledger/format.js';
-import { money } from '../src/money.js';
+import { money } from '../src/wallet/money.js';
 
 /*
  * A scripted, well-behaved provider client (the soak of `npm run bench -- --soak` and the chaos

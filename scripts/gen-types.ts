@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { BUILT_IN_EVENTS } from '../src/events/index.js';
 import { ROOT, SCHEMAS_DIR } from '../src/paths.js';
-import { schemas } from '../src/schemas.js';
+import { schemas } from '../src/openapi/schemas.js';
 import { eventListsWritten, EVENTS_FILE, eventsModule } from './gen-events.js';
 
 export const TYPES_FILE = join(ROOT, 'src/protocol/types.generated.ts');

@@ -8,20 +8,20 @@ import Fastify, {
   LogController,
   type onRequestHookHandler,
 } from 'fastify';
-import { type CorsSetting, registerCors } from './cors.js';
-import { unframed } from './framing.js';
-import { capConnections } from './stalled.js';
-import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from './limits.js';
-import { apiError, fromFastify, notFoundHandler } from './errors.js';
+import { type CorsSetting, registerCors } from './http/cors.js';
+import { unframed } from './http/framing.js';
+import { capConnections } from './http/stalled.js';
+import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from './http/limits.js';
+import { apiError, fromFastify, notFoundHandler } from './http/errors.js';
 import { adminRoutes } from './routes/admin.js';
 import { hostGuard } from './routes/admin-guard.js';
 import { callbackRoutes } from './routes/callback.js';
 import { healthRoutes } from './routes/health.js';
 import { uiRoutes } from './routes/ui.js';
-import { openapiOptions, swaggerUiOptions } from './openapi.js';
+import { openapiOptions, swaggerUiOptions } from './openapi/openapi.js';
 import { ScenarioError } from './scenario/scenario.js';
-import { ajvOptions, describeErrors, schemas } from './schemas.js';
-import { installShutdownGate } from './shutdown.js';
+import { ajvOptions, describeErrors, schemas } from './openapi/schemas.js';
+import { installShutdownGate } from './http/shutdown.js';
 import type { Simulator } from './simulator.js';
 import type { Signer } from './evidence/signing-key.js';
 
@@ -77,7 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setNotFoundHandler(notFoundHandler);
   app.setErrorHandler<FastifyError>((error, request, reply) => {
-    // One error table (src/errors.ts): every reply is { error: <our code>, message: what to do }.
+    // One error table (src/http/errors.ts): every reply is { error: <our code>, message: what to do }.
     if (error instanceof ScenarioError) {
       return reply.code(400).send({ ...apiError('SCENARIO_INVALID', error.message).body, details: error.problems });
     }

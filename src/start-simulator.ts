@@ -2,8 +2,8 @@ import { CommanderError } from 'commander';
 import { logger } from './commands/logger.js';
 import { startCommand, type StartOptions } from './commands/start.js';
 import type { JournalMatch, JournalPage, Player, PlayerUpdate, Report, SignedReport } from './protocol/types.generated.js';
-import { checkOptions, listen, openServer, StartFailure } from './serve.js';
-import { closeGracefully } from './shutdown.js';
+import { checkOptions, listen, openServer, StartFailure } from './http/serve.js';
+import { closeGracefully } from './http/shutdown.js';
 
 /**
  * The `start` options in camelCase (`--retain-transactions` → `retainTransactions`), all optional.

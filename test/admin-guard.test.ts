@@ -2,7 +2,7 @@
 // --cors (issue 9, item 14) does not reopen it. Real sockets: Host and Origin are what a browser sends.
 import { request as httpRequest } from 'node:http';
 import t from 'tap';
-import { parseCors } from '../src/cors.js';
+import { parseCors } from '../src/http/cors.js';
 import { balanceOf, buildTestApp, HEADERS, listen, login, send } from './helpers/app.js';
 
 interface Raw {

@@ -1,7 +1,7 @@
-// Issue 9 item 11: one error table (src/errors.ts). No Fastify code (FST_ERR_…) reaches a caller;
+// Issue 9 item 11: one error table (src/http/errors.ts). No Fastify code (FST_ERR_…) reaches a caller;
 // every error names the fix; the 413 of a callback carries Api-Id / Api-Key like every callback reply.
 import t from 'tap';
-import { API_ERRORS } from '../src/errors.js';
+import { API_ERRORS } from '../src/http/errors.js';
 import { buildTestApp, HEADERS, journal } from './helpers/app.js';
 
 const LIMIT = 4096;

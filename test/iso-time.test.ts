@@ -1,6 +1,6 @@
 // isoTime is the journal's received_at / replied_at: it must be exactly toISOString's text.
 import t from 'tap';
-import { isoTime } from '../src/iso-time.js';
+import { isoTime } from '../src/text/iso-time.js';
 
 const times = [
   0,

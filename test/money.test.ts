@@ -2,7 +2,7 @@
 import { Decimal } from 'decimal.js';
 import t from 'tap';
 import { buildReply } from '../src/callback/handle.js';
-import { amountProblem, money, Money, sum, toJsonNumber, ZERO } from '../src/money.js';
+import { amountProblem, money, Money, sum, toJsonNumber, ZERO } from '../src/wallet/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {
   t.equal(toJsonNumber(money(1).minus(0.1).minus(0.2)), '0.7', '1 − 0.1 − 0.2 = 0.7');

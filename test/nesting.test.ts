@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { MAX_DOCUMENT_DEPTH } from '../src/json-depth.js';
+import { MAX_DOCUMENT_DEPTH } from '../src/text/json-depth.js';
 import { loadScenarioFile, ScenarioError } from '../src/scenario/scenario.js';
 import { buildTestApp, TEST_SCENARIO } from './helpers/app.js';
 import { run } from './helpers/spawn-cli.js';

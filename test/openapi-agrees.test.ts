@@ -1,7 +1,7 @@
 // Issue 9 items 3, 4, 5 and 7: the published document agrees with what the simulator does, and
 // shows a caller what it needs. (test/prism.test.ts runs the same document through Prism's proxy.)
 import t from 'tap';
-import { API_ERRORS } from '../src/errors.js';
+import { API_ERRORS } from '../src/http/errors.js';
 import { MATCH_FIELDS } from '../src/journal/match-text.js';
 import { buildTestApp, HEADERS, journal, login, send } from './helpers/app.js';
 

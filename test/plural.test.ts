@@ -1,8 +1,8 @@
-// Counts and their phrases: one helper (src/plural.ts) for every "why" line and message, whole
+// Counts and their phrases: one helper (src/text/plural.ts) for every "why" line and message, whole
 // phrases per count, never an "s" appended to a phrase.
 import t from 'tap';
 import { CHECKS } from '../src/grading/grade.js';
-import { count, noun } from '../src/plural.js';
+import { count, noun } from '../src/text/plural.js';
 
 t.test('count chooses the whole phrase for the count', async (t) => {
   const rows: [number, string][] = [

@@ -22,7 +22,7 @@ import { verifyReportCommand } from '../src/commands/verify-report.js';
 import { MATCH_FIELDS } from '../src/journal/match-text.js';
 import { DEFAULT_SCENARIO, ROOT, SCENARIOS_DIR } from '../src/paths.js';
 import { FINDINGS } from '../src/protocol/findings.js';
-import { schemas } from '../src/schemas.js';
+import { schemas } from '../src/openapi/schemas.js';
 import { compileScenario, loadScenarioFile } from '../src/scenario/scenario.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { composeCallback, formatSent, runSend, type SendOptions } from '../src/commands/send.js';
-import { money } from '../src/money.js';
+import { money } from '../src/wallet/money.js';
 import { ROOT } from '../src/paths.js';
 import { buildTestApp } from './helpers/app.js';
 

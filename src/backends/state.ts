@@ -1,4 +1,4 @@
-import { Money, money, sum, toJsonNumber } from '../money.js';
+import { Money, money, sum, toJsonNumber } from '../wallet/money.js';
 import { type Change, forgottenRound, forgottenTxn, roundKey, type TransactionRecord } from './change.js';
 import { TransactionIndex } from './retention.js';
 

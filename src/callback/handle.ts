@@ -5,13 +5,13 @@ import type { NewEntry } from '../journal/journal.js';
 import type { Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { Fired } from '../scenario/rules.js';
-import { MaskedHeaders } from '../secrets.js';
+import { MaskedHeaders } from '../http/secrets.js';
 import type { Simulator } from '../simulator.js';
 import type { Outcome } from '../wallet/port.js';
 import type { RuleThen } from '../protocol/types.generated.js';
 import { provisionalId, type WalletFeed } from '../grading/feed.js';
 import { maskKey, type WalletAnswer, type WalletExchange } from '../wallet-checks/exchange.js';
-import { matches } from '../secrets.js';
+import { matches } from '../http/secrets.js';
 
 export type { CallbackInput } from './read.js';
 export { buildReply, headerSafe } from './reply.js';

@@ -3,7 +3,7 @@ import type { Awaitable } from '../awaitable.js';
 import { type CallbackOutput, processCallback, respond, unjournalled } from './handle.js';
 import { type CallbackInput, readCallback } from './read.js';
 import { eventNamed } from '../events/index.js';
-import { isoTime } from '../iso-time.js';
+import { isoTime } from '../text/iso-time.js';
 import type { Simulator } from '../simulator.js';
 import type { GradingFeed } from '../grading/feed.js';
 import { loopLag } from '../grading/loop-lag.js';

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import { describeErrors, eventTypes, validator } from '../schemas.js';
+import { describeErrors, eventTypes, validator } from '../openapi/schemas.js';
 import type { Simulator } from '../simulator.js';
 
 const validateRequest = validator<CallbackRequest>('CallbackRequest');

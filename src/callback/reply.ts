@@ -2,7 +2,7 @@ import type { Code } from '../protocol/codes.js';
 import type { Finding } from '../protocol/findings.js';
 import type { CallbackReply, CallbackRequest } from '../protocol/types.generated.js';
 import { eventNamed, eventOf } from '../events/index.js';
-import { type Money, toJsonNumber } from '../money.js';
+import { type Money, toJsonNumber } from '../wallet/money.js';
 import type { Simulator } from '../simulator.js';
 import { type CallbackInput, first, UNAUTHENTICATED_READ_LIMIT } from './read.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Money, money, sum } from '../money.js';
+import { type Money, money, sum } from '../wallet/money.js';
 import type { BetRequest, BetResultRequest, LoginRequest } from '../protocol/types.generated.js';
 
 /**

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { buildApp } from '../app.js';
-import { DEFAULT_SERVER } from '../openapi.js';
+import { DEFAULT_SERVER } from '../openapi/openapi.js';
 import { DEFAULT_SCENARIO } from '../paths.js';
 import { loadScenarioFile } from '../scenario/scenario.js';
 import { Simulator } from '../simulator.js';

@@ -1,4 +1,4 @@
-import { count, noun } from '../plural.js';
+import { count, noun } from '../text/plural.js';
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -2,22 +2,22 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { Command, Option } from 'commander';
 import { DEFAULT_BODY_LIMIT } from '../app.js';
-import { DEFAULT_LIMITS } from '../limits.js';
-import { MESSAGES } from '../messages.js';
+import { DEFAULT_LIMITS } from '../http/limits.js';
+import { MESSAGES } from '../text/messages.js';
 import { bundledScenarios, DEFAULT_SCENARIO } from '../paths.js';
 import type { ActiveScenario } from '../scenario/scenario.js';
-import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from '../serve.js';
+import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from '../http/serve.js';
 import { logger } from './logger.js';
 import { int } from './options.js';
 import { watchScenario } from './watch-scenario.js';
-import { closeGracefully } from '../shutdown.js';
+import { closeGracefully } from '../http/shutdown.js';
 import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/index.js';
 import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/defaults.js';
 import { reportListening, runPrimary } from './workers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
 
-/** `wallet-sim start`'s options: what a server needs (src/serve.ts) and what only the CLI reads. */
+/** `wallet-sim start`'s options: what a server needs (src/http/serve.ts) and what only the CLI reads. */
 export interface StartOptions extends ServeOptions {
   redisTimeoutMs: number;
   logLevel: string;

@@ -3,7 +3,7 @@ import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../text/terminal-text.js';
 
 interface TailOptions {
   url: string;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { MESSAGES } from '../messages.js';
+import { MESSAGES } from '../text/messages.js';
 import { resolveScenario } from '../paths.js';
 import { loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
 import { checkProxyable } from '../scenario/proxy-check.js';

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { MESSAGES } from '../messages.js';
+import { MESSAGES } from '../text/messages.js';
 
 /** What a worker tells the primary once it listens. */
 export interface WorkerListening {

@@ -1,4 +1,4 @@
-import { balanceProblem, sum } from '../money.js';
+import { balanceProblem, sum } from '../wallet/money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetResultRequest } from '../protocol/types.generated.js';
 import { playerChange, roundChange } from '../backends/state.js';

@@ -1,4 +1,4 @@
-import { sum, toJsonNumber } from '../money.js';
+import { sum, toJsonNumber } from '../wallet/money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest } from '../protocol/types.generated.js';
 import { playerChange } from '../backends/state.js';

@@ -1,4 +1,4 @@
-import { amountProblem, type Money, money, ZERO } from '../money.js';
+import { amountProblem, type Money, money, ZERO } from '../wallet/money.js';
 import { type Finding, finding, type FindingCode } from '../protocol/findings.js';
 import type { Player, Round } from '../backends/state.js';
 import type { WalletConfig } from './event.js';

@@ -3,7 +3,7 @@ import type { EventHandler, EventSchema } from './event.js';
 /*
  * Where the schemas in schemas/ list the events. Each list is derived from the registry: written
  * into the files by `npm run gen:types` (test/gen-types.test.ts fails when they are stale), and
- * extended at run time by an event registered outside the package (src/schemas.ts).
+ * extended at run time by an event registered outside the package (src/openapi/schemas.ts).
  */
 
 type Handler = Pick<EventHandler<{ event_type: string }>, 'type' | 'schema' | 'round'>;

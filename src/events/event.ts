@@ -1,4 +1,4 @@
-import type { Money } from '../money.js';
+import type { Money } from '../wallet/money.js';
 import type { Code } from '../protocol/codes.js';
 import type { Finding, FindingCode } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
@@ -40,7 +40,7 @@ export interface MatchFields {
 /** What an event does to its round: a bet opens it (or adds to it), a bet_result settles it. */
 export type RoundEffect = 'opens' | 'settles';
 
-/** A JSON Schema document with its $id (the shape of src/schemas.ts, without importing it). */
+/** A JSON Schema document with its $id (the shape of src/openapi/schemas.ts, without importing it). */
 export interface EventSchema {
   $id: string;
   [key: string]: unknown;

@@ -4,14 +4,14 @@ import type { EventHandler, RoundEffect } from './event.js';
  * The registry of callback events: the only list of them. ./index.ts registers the built-in ones;
  * everything else (validation, decide, the journal filters, grading, the ledger, the OpenAPI
  * document, the generated schema enums) asks here instead of naming an event. A leaf module:
- * src/schemas.ts reads it without importing the events' rules.
+ * src/openapi/schemas.ts reads it without importing the events' rules.
  */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler is typed by its own request
 type AnyHandler = EventHandler<any>;
 
 const registry = new Map<string, AnyHandler>();
-/** The event names the compiled schemas know (set once src/schemas.ts has read the registry). */
+/** The event names the compiled schemas know (set once src/openapi/schemas.ts has read the registry). */
 let compiled: ReadonlySet<string> | undefined;
 
 /** Adds an event; before the app is built (the schemas are compiled once, with the events registered then). */
@@ -35,7 +35,7 @@ export const eventNamed = (name: string | undefined): AnyHandler | undefined => 
 /** What the named event does to its round (undefined: no round, or no such event). */
 export const roundEffectOf = (name: string | undefined): RoundEffect | undefined => eventNamed(name)?.round;
 
-/** Called by src/schemas.ts with the event names it compiled: a later event would be missing from them. */
+/** Called by src/openapi/schemas.ts with the event names it compiled: a later event would be missing from them. */
 export function schemasCompiledWith(names: ReadonlySet<string>): void {
   compiled = names;
 }

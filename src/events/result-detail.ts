@@ -1,6 +1,6 @@
 import { type Finding, finding } from '../protocol/findings.js';
 import type { ResultDetail } from '../protocol/types.generated.js';
-import { validator } from '../schemas.js';
+import { validator } from '../openapi/schemas.js';
 
 const validate = validator<ResultDetail>('ResultDetail');
 

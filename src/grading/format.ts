@@ -1,5 +1,5 @@
 import { type JUnitCase, junitXml } from '../report/junit.js';
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../text/terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
 import { sidesOf } from './sides.js';
 import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';

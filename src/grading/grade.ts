@@ -1,7 +1,7 @@
 import type { JournalEntry } from '../journal/journal.js';
-import { money, sum } from '../money.js';
+import { money, sum } from '../wallet/money.js';
 import type { CheckStatus, OpenRound, Report, ReportCheck, ReportSession } from '../protocol/types.generated.js';
-import { count } from '../plural.js';
+import { count } from '../text/plural.js';
 import { arrivalOf, type Attempt } from './attempt.js';
 import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { jsonExcerpt, ownString } from '../json-excerpt.js';
+import { jsonExcerpt, ownString } from '../text/json-excerpt.js';
 
 /*
  * What grading keeps of a request body, per attempt, for as long as the session lasts: never the

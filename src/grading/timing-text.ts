@@ -1,4 +1,4 @@
-import { count } from '../plural.js';
+import { count } from '../text/plural.js';
 import type { Report } from '../protocol/types.generated.js';
 
 // The report's session and timing profile as text: the terminal, the HTML page and the dashboard

@@ -1,10 +1,10 @@
 import type { Awaitable } from '../awaitable.js';
 import type { Finding } from '../protocol/findings.js';
-import type { MaskedHeaders } from '../secrets.js';
+import type { MaskedHeaders } from '../http/secrets.js';
 import type { UpstreamLeg } from '../wallet/port.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
-import { jsonExcerpt, ownString } from '../json-excerpt.js';
+import { jsonExcerpt, ownString } from '../text/json-excerpt.js';
 
 export { entryText, textBound } from './entry-text.js';
 

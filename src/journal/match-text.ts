@@ -1,4 +1,4 @@
-import { schemas } from '../schemas.js';
+import { schemas } from '../openapi/schemas.js';
 import type { JournalMatch } from './match.js';
 
 /*

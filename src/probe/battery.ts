@@ -1,5 +1,5 @@
 import { loginRequest } from '../client/callbacks.js';
-import { type Money, money } from '../money.js';
+import { type Money, money } from '../wallet/money.js';
 import { latencyOf, withLatency } from './latency.js';
 import { refusalChecks } from './refusal-checks.js';
 import { topLevelNumberTexts } from './raw-json.js';

@@ -1,6 +1,6 @@
 import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../client/callbacks.js';
 import type { Credentials } from '../client/http.js';
-import { type Money, money, sum, ZERO } from '../money.js';
+import { type Money, money, sum, ZERO } from '../wallet/money.js';
 import { topLevelNumberTexts } from './raw-json.js';
 import { DEFAULT_BACKOFF_MS, readCode, Wire } from './wire.js';
 

@@ -1,6 +1,6 @@
 import type { BetLine, RoundInfo } from '../client/callbacks.js';
 import type { Credentials, Exchange } from '../client/http.js';
-import type { Money } from '../money.js';
+import type { Money } from '../wallet/money.js';
 import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
 
 /** Who and what the probe plays against. */

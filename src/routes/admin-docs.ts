@@ -1,4 +1,4 @@
-import { MAX_DOCUMENT_DEPTH } from '../json-depth.js';
+import { MAX_DOCUMENT_DEPTH } from '../text/json-depth.js';
 import { type DocumentedSchema, errorBody, errorResponse, invalid, type Json, SHUTDOWN_503, UNREADABLE } from './docs.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { apiError, sendApiError } from '../errors.js';
-import { amountProblem, money } from '../money.js';
+import { apiError, sendApiError } from '../http/errors.js';
+import { amountProblem, money } from '../wallet/money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../scenario/scenario.js';
 import { checkProxyable } from '../scenario/proxy-check.js';

@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Answer, type CallbackExchange } from '../callback/pipeline.js';
 import { buildReply, replyHeadersFor } from '../callback/reply.js';
-import { fromFastify } from '../errors.js';
+import { fromFastify } from '../http/errors.js';
 import { callbackRouteSchema } from './callback-docs.js';
-import { maskedHeaders } from '../secrets.js';
+import { maskedHeaders } from '../http/secrets.js';
 import type { Simulator } from '../simulator.js';
 
 export interface CallbackRouteOptions {

@@ -1,6 +1,6 @@
 import type { FastifySchema } from 'fastify';
-import { apiError, type ApiErrorArgs, type ApiErrorBody, type ApiErrorCode } from '../errors.js';
-import { type JsonSchema, schemas } from '../schemas.js';
+import { apiError, type ApiErrorArgs, type ApiErrorBody, type ApiErrorCode } from '../http/errors.js';
+import { type JsonSchema, schemas } from '../openapi/schemas.js';
 
 /*
  * Building blocks of the routes' OpenAPI documentation. Each route documents itself in its own
@@ -12,7 +12,7 @@ export type NamedExamples = Record<string, { summary: string; value: unknown }>;
 
 /**
  * A route's schema as the document wants it. `bodyExamples` are named request body examples:
- * @fastify/swagger drops examples beside a body `$ref`, so src/openapi.ts puts them in.
+ * @fastify/swagger drops examples beside a body `$ref`, so src/openapi/openapi.ts puts them in.
  */
 export type DocumentedSchema = FastifySchema & { operationId: string; summary: string; bodyExamples?: NamedExamples };
 
@@ -28,7 +28,7 @@ export const examplesOf = (id: string): Json[] => (schemaById(id).examples as Js
 export const namedExamples = (id: string, summary: (v: Json, i: number) => string): NamedExamples =>
   Object.fromEntries(examplesOf(id).map((value, i) => [`example${i + 1}`, { summary: summary(value, i), value }]));
 
-/** An error body of the table (src/errors.ts). */
+/** An error body of the table (src/http/errors.ts). */
 export const errorBody = <C extends ApiErrorCode>(code: C, ...args: ApiErrorArgs<C>): ApiErrorBody => apiError(code, ...args).body;
 
 /** A BAD_REQUEST (or SCENARIO_INVALID) body naming one field, as the error handler writes it. */

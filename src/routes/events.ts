@@ -4,7 +4,7 @@ import type { StoredEntry } from '../journal/journal.js';
 import { matches } from '../journal/match.js';
 import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../simulator.js';
-import { apiError } from '../errors.js';
+import { apiError } from '../http/errors.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
 import { watchGrading } from './grading-events.js';

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import type { ApiErrorBody } from '../errors.js';
+import type { ApiErrorBody } from '../http/errors.js';
 import type { StoredEntry } from '../journal/journal.js';
 import { MATCH_FIELDS, matchOfText } from '../journal/match-text.js';
-import { WHOLE_NUMBER } from '../schemas.js';
+import { WHOLE_NUMBER } from '../openapi/schemas.js';
 import type { Simulator } from '../simulator.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { errorBody, errorResponse, type Json, sentAsReturned } from './docs.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
-import { apiError, sendApiError } from '../errors.js';
+import { apiError, sendApiError } from '../http/errors.js';
 import { ledgerText } from '../ledger/format.js';
 import type { Simulator } from '../simulator.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';

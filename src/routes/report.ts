@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { apiError, sendApiError } from '../errors.js';
+import { apiError, sendApiError } from '../http/errors.js';
 import { signReport } from '../evidence/sign-report.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { reportOf } from '../grading/grade.js';

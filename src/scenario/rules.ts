@@ -1,5 +1,5 @@
 import { eventOf } from '../events/index.js';
-import { type Money, money } from '../money.js';
+import { type Money, money } from '../wallet/money.js';
 import type { CallbackRequest, Rule } from '../protocol/types.generated.js';
 import { wins } from './draw.js';
 

@@ -1,9 +1,9 @@
 import { type Thresholds, thresholdsOf } from '../grading/thresholds.js';
-import { amountProblem, type Money, money } from '../money.js';
+import { amountProblem, type Money, money } from '../wallet/money.js';
 import type { Rule, Scenario } from '../protocol/types.generated.js';
-import { DocumentError, type DocumentProblem, loadJsonDocument } from '../documents.js';
-import { depthProblem } from '../json-depth.js';
-import { describeErrors, validator } from '../schemas.js';
+import { DocumentError, type DocumentProblem, loadJsonDocument } from '../openapi/documents.js';
+import { depthProblem } from '../text/json-depth.js';
+import { describeErrors, validator } from '../openapi/schemas.js';
 
 const validateSchema = validator<Scenario>('Scenario');
 

@@ -1,6 +1,6 @@
 import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { type Money, money } from '../money.js';
+import { type Money, money } from '../wallet/money.js';
 import { topLevelNumberTexts } from '../probe/raw-json.js';
 import type { DsseEnvelope, Report, SignedReport } from '../protocol/types.generated.js';
 

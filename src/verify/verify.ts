@@ -1,10 +1,10 @@
 import type { JournalEntry } from '../journal/journal.js';
 import { describeMatch, matchFields, matches } from '../journal/match.js';
-import { money } from '../money.js';
+import { money } from '../wallet/money.js';
 import type { Finding, Severity } from '../protocol/findings.js';
 import type { Expectations, Report } from '../protocol/types.generated.js';
 import type { JournalSource } from './admin-client.js';
-import { count, noun } from '../plural.js';
+import { count, noun } from '../text/plural.js';
 
 export type Group = 'counts' | 'codes' | 'balances' | 'findings' | 'checks';
 

@@ -1,4 +1,4 @@
-import { type Money, money } from '../money.js';
+import { type Money, money } from '../wallet/money.js';
 import { topLevelNumberTexts } from '../probe/raw-json.js';
 import type { WalletAnswer, WalletExchange } from './exchange.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { type Money, money, ZERO } from '../money.js';
+import { type Money, money, ZERO } from '../wallet/money.js';
 import type { ReportViolation } from '../protocol/types.generated.js';
 import { WALLET_CHECKS } from './checks.js';
 import type { WalletAnswer, WalletCheckId, WalletExchange } from './exchange.js';

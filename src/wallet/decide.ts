@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { eventOf } from '../events/index.js';
 import type { WalletConfig } from '../events/event.js';
-import { type Money, money, toJsonNumber } from '../money.js';
+import { type Money, money, toJsonNumber } from './money.js';
 import type { Code } from '../protocol/codes.js';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';

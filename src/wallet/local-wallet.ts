@@ -1,6 +1,6 @@
 import { andThen, type Awaitable } from '../awaitable.js';
 import { eventOf } from '../events/index.js';
-import { type Money, money } from '../money.js';
+import { type Money, money } from './money.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest, RuleThen } from '../protocol/types.generated.js';
 import { playerChange } from '../backends/state.js';

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable.js';
 import type { CallbackInput, Intake } from '../callback/read.js';
-import type { Money } from '../money.js';
+import type { Money } from './money.js';
 import type { Code } from '../protocol/codes.js';
 import type { RuleThen } from '../protocol/types.generated.js';
 import type { Fired } from '../scenario/rules.js';

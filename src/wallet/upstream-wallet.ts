@@ -4,13 +4,13 @@ import type { Change } from '../backends/change.js';
 import type { Player } from '../backends/state.js';
 import type { Store, View } from '../backends/store.js';
 import { eventOf } from '../events/index.js';
-import { isoTime } from '../iso-time.js';
-import { type Money, money, toJsonNumber } from '../money.js';
+import { isoTime } from '../text/iso-time.js';
+import { type Money, money, toJsonNumber } from './money.js';
 import { topLevelNumberTexts } from '../probe/raw-json.js';
 import { CODES, type Code } from '../protocol/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import { maskedHeaders } from '../secrets.js';
+import { maskedHeaders } from '../http/secrets.js';
 import type { WalletConfig } from './decide.js';
 import type { Outcome, Relayed, UpstreamLeg, Wallet, WalletCall } from './port.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import type { Journal, JournalStore } from '../../src/journal/journal.js';
-import { money, sum } from '../../src/money.js';
+import { money, sum } from '../../src/wallet/money.js';
 import { ROOT } from '../../src/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/scenario/scenario.js';

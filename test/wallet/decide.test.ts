@@ -1,7 +1,7 @@
 // The money rules as a pure function: a view of the records in, code + changes + findings out.
 // No Fastify, no store: each case builds the view it needs.
 import t from 'tap';
-import { money } from '../../src/money.js';
+import { money } from '../../src/wallet/money.js';
 import type { CallbackRequest } from '../../src/protocol/types.generated.js';
 import type { Player, Round } from '../../src/backends/state.js';
 import type { View } from '../../src/backends/store.js';

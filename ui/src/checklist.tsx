@@ -1,5 +1,5 @@
 import { sidesOf } from '../../src/grading/sides.js';
-import { count } from '../../src/plural.js';
+import { count } from '../../src/text/plural.js';
 import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS, warningsLine } from '../../src/grading/timing-text.js';
 import type { Check, CheckStatus, Report } from './types.js';
 

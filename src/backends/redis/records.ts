@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { money, sum, toJsonNumber } from '../../money.js';
+import { money, sum, toJsonNumber } from '../../wallet/money.js';
 import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../change.js';
 import type { Player, Round } from '../state.js';
 import { roundEffectOf } from '../../events/registry.js';

@@ -1,5 +1,5 @@
 import type { CheckId } from '../../protocol/types.generated.js';
-import { noun, type Phrase } from '../../plural.js';
+import { noun, type Phrase } from '../../text/plural.js';
 import type { Reducer } from '../grader.js';
 import { betWithinReportedBalance } from './bet-within-reported-balance.js';
 import { failedSettlementRetried } from './failed-settlement-retried.js';

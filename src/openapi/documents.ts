@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { depthProblem } from './json-depth.js';
-import { jsonSyntaxError } from './json-position.js';
+import { depthProblem } from '../text/json-depth.js';
+import { jsonSyntaxError } from '../text/json-position.js';
 import { describeErrors } from './schemas.js';
 
 /*

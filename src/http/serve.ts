@@ -1,16 +1,16 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp } from '../app.js';
 import { type CorsSetting, parseCors } from './cors.js';
 import { limitsProblem, type ServerLimits } from './limits.js';
-import { MESSAGES } from './messages.js';
-import { bundledScenarios, resolveScenario } from './paths.js';
-import { type ActiveScenario, loadScenarioFile, ScenarioError } from './scenario/scenario.js';
-import { Simulator } from './simulator.js';
-import { type Backend, type BackendKind, openBackend } from './backends/index.js';
+import { MESSAGES } from '../text/messages.js';
+import { bundledScenarios, resolveScenario } from '../paths.js';
+import { type ActiveScenario, loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
+import { Simulator } from '../simulator.js';
+import { type Backend, type BackendKind, openBackend } from '../backends/index.js';
 import type { KeyObject } from 'node:crypto';
-import { loadSigner, type Signer, SigningKeyError } from './evidence/signing-key.js';
-import { checkProxyable } from './scenario/proxy-check.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './wallet/upstream-wallet.js';
+import { loadSigner, type Signer, SigningKeyError } from '../evidence/signing-key.js';
+import { checkProxyable } from '../scenario/proxy-check.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
 
 /** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
 function upstreamProblem(url: string): string | undefined {

@@ -1,5 +1,5 @@
-import type { NamedExamples } from './routes/docs.js';
-import { EVENT_SCHEMAS } from './routes/callback-docs.js';
+import type { NamedExamples } from '../routes/docs.js';
+import { EVENT_SCHEMAS } from '../routes/callback-docs.js';
 
 /*
  * Passes over the whole OpenAPI document, after @fastify/swagger has built it from the routes'

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { EVENT_SITES, listAt, withEvents } from './events/event-schemas.js';
-import { registeredEvents, schemasCompiledWith } from './events/registry.js';
-import { SCHEMAS_DIR } from './paths.js';
+import { EVENT_SITES, listAt, withEvents } from '../events/event-schemas.js';
+import { registeredEvents, schemasCompiledWith } from '../events/registry.js';
+import { SCHEMAS_DIR } from '../paths.js';
 
 export interface JsonSchema {
   $id: string;

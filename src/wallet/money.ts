@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { count, noun } from './plural.js';
+import { count, noun } from '../text/plural.js';
 
 /**
  * Exact decimal money. A clone so that our precision never leaks into (or from) other users of

@@ -10,8 +10,8 @@ import {
   documentCallbackRequest,
   showOnlyCallerSchemas,
 } from './openapi-document.js';
-import { ROOT } from './paths.js';
-import type { DocumentedSchema, NamedExamples } from './routes/docs.js';
+import { ROOT } from '../paths.js';
+import type { DocumentedSchema, NamedExamples } from '../routes/docs.js';
 
 /*
  * The OpenAPI 3.1 document's frame and Swagger UI's options. Operations come from the routes'
