@@ -11,7 +11,8 @@ import type { Socket } from 'node:net';
  * bytes but not a complete request: partial headers, or a body still arriving), the one stalled the
  * longest first; then one idle between kept-alive requests, the one idle the longest first; then
  * one that has sent nothing for less than `FRESH_MS` (a newcomer whose request is still in the
- * socket), the oldest first. An honest client sends its whole request at once, so its connection is
+ * socket), the oldest first; last, a connection that carried several requests and was answered
+ * less than `RECENT_MS` ago (a pooled client between two calls). An honest client sends its whole request at once, so its connection is
  * stalled only for the moment it takes to read it, and it is the youngest; a trickling connection is
  * stalled from its first bytes to its time-out. A caller that completes one request and then holds
  * its connection idle (kept alive) loses it to a newcomer, as does a pooled client's connection at
@@ -22,6 +23,13 @@ import type { Socket } from 'node:net';
 
 /** A connection that has sent nothing for this long may be closed for a newcomer, like a stalled one. */
 export const FRESH_MS = 250;
+/**
+ * A kept-alive connection that has carried more than one request and was answered less than this
+ * long ago is closed for a newcomer only after every other candidate: a pooled client calling every
+ * few hundred ms would otherwise see its connection closed just as it sends its next request (a
+ * reset), while a caller holding connections idle sends one request and is past it within a second.
+ */
+export const RECENT_MS = 1000;
 
 interface Tracked {
   opened: number;
@@ -32,6 +40,8 @@ interface Tracked {
   /** When its reply was sent (0: not yet), and the bytes read by then: more bytes since are the next request's. */
   repliedAt: number;
   repliedBytes: number;
+  /** Requests it has sent: a pooled client's connection carries many, an idle holder's one. */
+  requests: number;
 }
 
 export function capConnections(server: Server, maxConnections: number): void {
@@ -46,7 +56,7 @@ export function capConnections(server: Server, maxConnections: number): void {
       }
       close(victim);
     }
-    open.set(socket, { opened: now, request: undefined, requested: undefined, repliedAt: 0, repliedBytes: 0 });
+    open.set(socket, { opened: now, request: undefined, requested: undefined, repliedAt: 0, repliedBytes: 0, requests: 0 });
     socket.once('close', () => open.delete(socket));
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -56,6 +66,7 @@ export function capConnections(server: Server, maxConnections: number): void {
     tracked.request = request;
     tracked.requested = Date.now();
     tracked.repliedAt = 0;
+    tracked.requests++;
     // One shared listener, no closure per request; on 'prefinish' (the reply handed to the socket),
     // which nothing else listens to, not 'finish', where Fastify's listener is: two listeners of
     // one event are kept in an array, which every emit copies and Fastify's removal searches.
@@ -100,14 +111,16 @@ export function capConnections(server: Server, maxConnections: number): void {
 const STALLED = 0;
 const IDLE = 1;
 const FRESH = 2;
-const NEVER = 3;
+const RECENT = 3;
+const NEVER = 4;
 /** Set by tierOf: when the connection entered its tier (no allocation per connection per newcomer). */
 let since = 0;
 
 /**
  * STALLED since its stall began (a connection silent for FRESH_MS after opening counts from its
  * opening); IDLE between kept-alive requests since its last reply; FRESH (sent nothing yet, opened
- * less than FRESH_MS ago) since its opening; NEVER when its request is complete and unanswered.
+ * less than FRESH_MS ago) since its opening; RECENT (idle after several requests, answered less
+ * than RECENT_MS ago) since its last reply; NEVER when its request is complete and unanswered.
  */
 function tierOf(socket: Socket, t: Tracked, now: number): number {
   if (socket.bytesRead === 0) {
@@ -125,5 +138,8 @@ function tierOf(socket: Socket, t: Tracked, now: number): number {
   if (!t.repliedAt) return NEVER; // being answered (computed, delayed by delay_ms, or an event stream)
   since = t.repliedAt;
   // Bytes after the last reply, but not yet complete headers: the next request trickling in.
-  return socket.bytesRead > t.repliedBytes ? STALLED : IDLE;
+  if (socket.bytesRead > t.repliedBytes) return STALLED;
+  // A connection that has carried several requests and was answered a moment ago is a pooled
+  // client's between two calls; one request then silence is what a holder does.
+  return t.requests > 1 && now - t.repliedAt < RECENT_MS ? RECENT : IDLE;
 }
