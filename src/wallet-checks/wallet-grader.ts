@@ -6,6 +6,7 @@ import { WALLET_CHECKS } from './checks.js';
 import type { WalletAnswer, WalletCheckId, WalletExchange } from './exchange.js';
 import { type ReadReply, readReply } from './reply-read.js';
 import { WalletTally } from './tally.js';
+import { count } from '../text/plural.js';
 
 export interface WalletGraderOptions {
   /** The provider's declared time-out (the scenario's grading.client_timeout_s), in ms. */
@@ -29,7 +30,6 @@ export interface WalletCheckReport {
 
 /** Transactions remembered for idempotency (the oldest are forgotten). */
 const MAX_TRANSACTIONS = 50_000;
-
 /** One player's balance as the wallet last reported it, and the callbacks of theirs in flight. */
 interface PlayerState {
   /** The balance last reported; undefined when unknown (none yet, or a callback may have moved it unseen). */
@@ -244,11 +244,11 @@ export class WalletGrader {
       if (c.id === 'WALLET_ANSWERS_IN_TIME') for (const u of this.waiting.values()) if (userId === undefined || u === userId) pending++;
       const failed = list.length + more;
       const status = failed ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
-      const [one, many] = c.unit;
+      const [one, other] = c.unit;
       const detail =
         status === 'not_exercised'
           ? c.idle
-          : `${exercised} ${exercised === 1 ? one : many}: ${Math.max(0, exercised - failed)} passed, ${failed} failed${pending ? `, ${pending} still unanswered` : ''}`;
+          : `${count(exercised, { one, other })}: ${Math.max(0, exercised - failed)} passed, ${failed} failed${pending ? `, ${pending} still unanswered` : ''}`;
       return {
         id: c.id,
         side: 'wallet',
@@ -258,7 +258,9 @@ export class WalletGrader {
         exercised,
         detail,
         fix: c.fix,
-        violations: more ? [...list, { message: `… and ${more} more violations of ${c.id}`, journal_ids: [] }] : [...list],
+        violations: more
+          ? [...list, { message: `… and ${count(more, { one: 'more violation', other: 'more violations' })} of ${c.id}`, journal_ids: [] }]
+          : [...list],
       };
     });
   }
