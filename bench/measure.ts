@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { CONNECTIONS, DURATION, LIGHT, RUNS, WARMUP } from './options.js';
-import { cpuMs, listen, type Server, startServer, stopServer, type Target } from './servers.js';
+import { cpuMs, type GcTotals, listen, type Server, startServer, stopServer, type Target } from './servers.js';
 import { autocannonRequests as traffic } from './traffic.js';
 
 export interface Measured {
@@ -22,6 +22,8 @@ export interface Measured {
   ratio_to_bare?: number;
   /** Server CPU per request ÷ bare Fastify's, median over rounds. */
   cpu_ratio_to_bare?: number;
+  /** --gc: the server's young-generation allocation, bytes promoted to the old generation and GC pauses, per request. */
+  gc_per_req?: { allocated_bytes: number; promoted_bytes: number; scavenge_us: number; mark_us: number; requests_per_scavenge: number };
   /** Events the SSE listener read during the run. */
   sse_events?: number;
   non_r0_samples: string[];
@@ -29,6 +31,18 @@ export interface Measured {
 }
 
 export const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** What the server's garbage collector did per request between two readings of its totals. */
+function gcPerRequest(before: GcTotals, after: GcTotals, requests: number): NonNullable<Measured['gc_per_req']> {
+  const n = Math.max(1, requests);
+  return {
+    allocated_bytes: Math.round((after.allocated - before.allocated) / n),
+    promoted_bytes: Math.round((after.promoted - before.promoted) / n),
+    scavenge_us: Math.round(((1000 * (after.scavengeMs - before.scavengeMs)) / n) * 10) / 10,
+    mark_us: Math.round(((1000 * (after.markMs - before.markMs)) / n) * 10) / 10,
+    requests_per_scavenge: Math.round(n / Math.max(1, after.scavenges - before.scavenges)),
+  };
+}
 
 /** One timed run against a running server (after its warm-up). */
 export async function measure(t: Target, server: Server, run: number | 'rate'): Promise<Measured> {
@@ -38,6 +52,7 @@ export async function measure(t: Target, server: Server, run: number | 'rate'): 
   const cpuBefore = cpuMs(server.child.pid);
   const redisBefore = t.redisPid !== undefined ? cpuMs(t.redisPid) : undefined;
   const eventsBefore = server.sse?.events ?? 0;
+  const gcBefore = server.gc && { ...server.gc };
   const r = await autocannon({
     url: server.url,
     connections: run === 'rate' ? LIGHT : CONNECTIONS,
@@ -68,9 +83,10 @@ export async function measure(t: Target, server: Server, run: number | 'rate'): 
     non_r0_samples: counts.samples,
     note: t.note,
     ...(server.sse && { sse_events: server.sse.events - eventsBefore }),
+    ...(server.gc && gcBefore && { gc_per_req: gcPerRequest(gcBefore, server.gc, r.requests.total) }),
   };
   console.log(
-    `${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${server.sse ? `, ${m.sse_events} events read` : ''}${t.redisPid !== undefined ? `, redis-server ${m.redis_cpu_us_per_req ?? '?'} µs/req` : ''}`,
+    `${m.req_per_s} req/s, p99 ${m.p99_ms} ms, ${m.server_cpu_us_per_req ?? '?'} µs CPU/req${server.sse ? `, ${m.sse_events} events read` : ''}${t.redisPid !== undefined ? `, redis-server ${m.redis_cpu_us_per_req ?? '?'} µs/req` : ''}${m.gc_per_req ? `, GC per req: ${m.gc_per_req.allocated_bytes} B allocated, ${m.gc_per_req.promoted_bytes} B promoted, pauses ${m.gc_per_req.scavenge_us} + ${m.gc_per_req.mark_us} µs, a scavenge every ${m.gc_per_req.requests_per_scavenge} requests` : ''}`,
   );
   return m;
 }

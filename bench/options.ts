@@ -9,6 +9,7 @@ import { ROOT } from '../src/paths.js';
  *                 [--wallet-args "--journal-size 0"]            (extra wallet-sim start options)
  *                 [--compare bench/results/base]                (also the memory store of another build's dist/, A/B in one run)
  *                 [--compare-args "--log-level info"]           (extra wallet-sim start options of the --compare target only)
+ *                 [--gc]                                        (each run also: bytes allocated and promoted, GC pauses per request)
  *                 [--sse]                                       (also the memory store with one /admin/events listener)
  *                 [--proxy]                                     (also proxy mode: wallet-sim --upstream before a memory store)
  *                 [--burn 20,50,100]                            (also bare Fastify doing that many µs of work per request)
@@ -55,6 +56,12 @@ export const WORKERS = (() => {
 /** --redis-durable: redis-server with appendonly yes + appendfsync always (what survives a crash). */
 export const REDIS_DURABLE = flag('redis-durable');
 export const CPU_PROF = flag('cpu-prof');
+/**
+ * --gc: the servers run with `--trace-gc-nvp`, and each run also reports the server's young-generation
+ * bytes allocated, bytes promoted to the old generation and garbage-collection pauses per request
+ * (what a change's allocations cost, measured in the server the bench drives).
+ */
+export const GC = flag('gc');
 /** Another build's dist/ folder (e.g. a copy of dist/ before a change): its memory store is measured beside this build's. */
 export const COMPARE = str('compare');
 /** Also the memory store with one dashboard listener reading GET /admin/events (issue 12). */

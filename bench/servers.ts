@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { CPU_PROF, REDIS_DURABLE, RESULTS, SERVER_FLAGS } from './options.js';
+import { CPU_PROF, GC, REDIS_DURABLE, RESULTS, SERVER_FLAGS } from './options.js';
 
 export interface Target {
   name: string;
@@ -19,6 +19,8 @@ export interface Server {
   url: string;
   child: ChildProcess;
   startupMs: number;
+  /** --gc: sums of the server's `--trace-gc-nvp` lines so far. */
+  gc?: GcTotals;
   sse?: { events: number; close(): void };
 }
 
@@ -84,18 +86,52 @@ export function listen(url: string): Promise<{ events: number; close(): void }> 
   });
 }
 
+/** Sums over a server's garbage collections (`--trace-gc-nvp`): bytes and milliseconds. */
+export interface GcTotals {
+  allocated: number;
+  promoted: number;
+  /** Pauses of the main thread: scavenges, and mark-compacts (their final pause). */
+  scavengeMs: number;
+  markMs: number;
+  scavenges: number;
+}
+
+/** Adds one `--trace-gc-nvp` line (`pause=… gc=s … allocated=… promoted=…`) to the totals. */
+export function addGcLine(totals: GcTotals, line: string): void {
+  const kind = /\bgc=(\w+)/.exec(line)?.[1];
+  if (!kind) return;
+  const field = (name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+  totals.allocated += field('allocated');
+  totals.promoted += field('promoted');
+  if (kind === 's') {
+    totals.scavenges++;
+    totals.scavengeMs += field('pause');
+  } else totals.markMs += field('pause');
+}
+
 export function startServer(t: Target): Promise<Server> {
   const started = performance.now();
   const prof = CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`, `--cpu-prof-name=${t.name.replace(/\W+/g, '-')}.cpuprofile`]
     : [];
-  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...SERVER_FLAGS, ...prof, ...t.command], {
+  const gcFlags = GC ? ['--trace-gc-nvp'] : [];
+  const child = spawn(process.execPath, ['--max-old-space-size=8192', ...SERVER_FLAGS, ...gcFlags, ...prof, ...t.command], {
     // BURN_US only where a --burn target sets it: one left in the shell must not slow the ceiling.
     env: { ...process.env, BURN_US: undefined, ...t.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   let listening = false;
+  const gc: GcTotals | undefined = GC ? { allocated: 0, promoted: 0, scavengeMs: 0, markMs: 0, scavenges: 0 } : undefined;
+  if (gc) {
+    // The trace goes to stdout, a line per collection (a line may come in two chunks).
+    let partial = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) addGcLine(gc, line);
+    });
+  }
   return new Promise((resolve, reject) => {
     // Read until the server says where it listens; then keep draining its output (log lines at
     // --log-level info) without holding it.
@@ -106,7 +142,7 @@ export function startServer(t: Target): Promise<Server> {
       if (!m) return;
       listening = true;
       output = '';
-      resolve({ url: m[1]!, child, startupMs: Math.round(performance.now() - started) });
+      resolve({ url: m[1]!, child, startupMs: Math.round(performance.now() - started), gc });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

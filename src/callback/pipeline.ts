@@ -69,7 +69,11 @@ export interface CallbackExchange {
   readonly sent: boolean;
   /** A failure as a throw from the route would be: the route's error handler answers. */
   fail(error: Error): void;
-  readonly log: { info(fields: object, message: string): void; error(fields: object, message: string): void };
+  readonly log: {
+    info(fields: object, message: string): void;
+    error(fields: object, message: string): void;
+    isLevelEnabled?(level: string): boolean;
+  };
 }
 
 /**
@@ -197,17 +201,20 @@ export class Answer {
       grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
     }
     grader.count(out.entry.user_id, findingCodes(out.entry.findings));
-    http.log.info(
-      {
-        journal_id: entry.id,
-        code: out.code,
-        reason: out.reason,
-        transaction_id: entry.transaction_id,
-        user_id: entry.user_id,
-        event_type: entry.event_type,
-      },
-      out.reason ?? out.code ?? 'no code',
-    );
+    const log = http.log;
+    // (the line's fields are not even gathered at --log-level warn, the usual level under load)
+    if (log.isLevelEnabled?.('info') !== false)
+      log.info(
+        {
+          journal_id: entry.id,
+          code: out.code,
+          reason: out.reason,
+          transaction_id: entry.transaction_id,
+          user_id: entry.user_id,
+          event_type: entry.event_type,
+        },
+        out.reason ?? out.code ?? 'no code',
+      );
     if (out.drop) {
       // The lost-reply case: the change is applied, the caller never hears of it.
       http.drop();
