@@ -1,0 +1,305 @@
+// Logins while large ledgers stream, the way a user meets it (docs/limits.md, "Ledger reads and callbacks"):
+// the built CLI as its own process (`wallet-sim start --port 0 --store file`) on a data file written
+// here in the store's own format (a snapshot of ROWS transactions: seconds, where sending them as
+// callbacks would take minutes), 4 readers (2 JSON, 2 CSV) reading GET /admin/ledger at full speed
+// from a second process, and logins one after another from this one meanwhile.
+//   node dist/bench/ledger-stream.js [--rows 200000] [--reads 1] [--cpu-prof <dir>]
+// --reads: how many times each reader reads the ledger, one after another (more logins measured).
+// --cpu-prof: the server writes a .cpuprofile there (read it with dist/bench/profile.js).
+// The server's event-loop gaps are those of a 1 ms timer that a preloaded module (--import, below)
+// runs in the server process: the product itself is unchanged.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ROOT } from '../src/paths.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/backends/file/snapshot-format.js';
+import { cpuMs } from './servers.js';
+
+const HEADERS = { 'content-type': 'application/json', 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
+const PLAYERS = 100;
+
+/**
+ * Runs in the server (node --import data:…): the gaps between turns of a 1 ms timer, kept from the
+ * first SIGWINCH on; the second SIGWINCH writes them (sorted percentiles) as one stderr line.
+ */
+const GAPS_PRELOAD = `
+let gaps = [], last = performance.now(), on = false;
+setInterval(() => { const now = performance.now(); if (on) gaps.push(now - last); last = now; }, 1).unref();
+process.on('SIGWINCH', () => {
+  if (!on) { on = true; gaps = []; last = performance.now(); return; }
+  on = false;
+  gaps.sort((a, b) => a - b);
+  const q = (p) => gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))] ?? 0;
+  const over = (ms) => gaps.filter((g) => g > ms).length;
+  process.stderr.write('LOOP-GAPS ' + JSON.stringify({ n: gaps.length, p50: q(0.5), p99: q(0.99), max: gaps.at(-1) ?? 0, over20: over(20), over50: over(50) }) + '\\n');
+});`;
+
+// ---------------------------------------------------------------------------------------------
+// The reader process: node dist/bench/ledger-stream.js --reader <url> <reads>
+// ---------------------------------------------------------------------------------------------
+
+/** Reads one ledger at full speed; counts bytes and line ends, checks how it ends (never keeps the body). */
+function readLedger(url: string, onFirst: () => void): Promise<{ bytes: number; lines: number; whole: boolean; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`GET ${url} answered ${res.statusCode}`));
+      let bytes = 0;
+      let lines = 0;
+      let tail: Buffer = Buffer.alloc(0);
+      res.on('data', (c: Buffer) => {
+        if (bytes === 0) onFirst();
+        bytes += c.length;
+        for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) lines++;
+        tail = c;
+      });
+      res.on('end', () => {
+        const end = tail.toString('utf8').trimEnd();
+        const whole = url.includes('csv') ? !end.includes('#INCOMPLETE') : end.endsWith(']');
+        resolve({ bytes, lines, whole, ms: performance.now() - started });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function reader(url: string, reads: number) {
+  const paths = ['/admin/ledger', '/admin/ledger?format=csv', '/admin/ledger', '/admin/ledger?format=csv'];
+  let firsts = 0;
+  const results = await Promise.all(
+    paths.map(async (p) => {
+      const done = [];
+      for (let i = 0; i < reads; i++)
+        done.push(
+          await readLedger(`${url}${p}`, () => {
+            if (++firsts === paths.length) process.stdout.write('STREAMING\n');
+          }),
+        );
+      return { path: p, done };
+    }),
+  );
+  process.stdout.write(`READ ${JSON.stringify(results)}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver
+// ---------------------------------------------------------------------------------------------
+
+/** A snapshot of the file store (src/backends/file/snapshot-format.ts): players, rows/2 rounds of a bet and its settlement. */
+async function writeDataFile(path: string, rows: number): Promise<void> {
+  const rounds = Math.ceil(rows / 2);
+  const out = createWriteStream(path);
+  const write = async (line: string) => {
+    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  };
+  const at = Date.now() - rows;
+  await write(
+    JSON.stringify({
+      format: SNAPSHOT_FORMAT,
+      version: SNAPSHOT_VERSION,
+      log_seq: 0,
+      written_at: new Date().toISOString(),
+      records: PLAYERS + rounds + rows,
+    }),
+  );
+  for (let p = 0; p < PLAYERS; p++)
+    await write(JSON.stringify({ op: 'player', user_id: `player-${p}`, balance: '1000000', currency: 'KRW' }));
+  for (let r = 0; r < rounds; r++)
+    await write(
+      JSON.stringify({ op: 'round', user_id: `player-${r % PLAYERS}`, game_no: `G${r}`, currency: '', stake: '0', bets: [], settled: true }),
+    );
+  let balance = 1_000_000;
+  for (let i = 0; i < rows; i++) {
+    const r = Math.floor(i / 2);
+    const settles = i % 2 === 1;
+    balance += settles ? 15 : -10;
+    await write(
+      JSON.stringify({
+        op: 'txn',
+        transaction_id: `${settles ? 'res' : 'bet'}-${r}`,
+        user_id: `player-${r % PLAYERS}`,
+        event_type: settles ? 'bet_result' : 'bet',
+        fingerprint: '~bench',
+        game_no: `G${r}`,
+        currency: 'KRW',
+        amount: settles ? '25' : '10',
+        balance_after: String(balance),
+        applied_at: at + i,
+      }),
+    );
+  }
+  out.end();
+  await once(out, 'close');
+}
+
+let txn = 0;
+/** One login on a fresh connection (as test/helpers/net.ts post): its time, and its code. */
+function login(url: string): Promise<{ ms: number; code: string }> {
+  const body = JSON.stringify({
+    transaction_id: `bench-login-${process.pid}-${++txn}`,
+    event_type: 'login',
+    timestamp: Math.floor(Date.now() / 1000),
+    feedback_data: 'fb',
+    user_id: 'player-1',
+  });
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/callback`,
+      { method: 'POST', agent: false, headers: { ...HEADERS, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let code = `HTTP ${res.statusCode}`;
+          try {
+            code = String((JSON.parse(text) as { code?: unknown }).code);
+          } catch {
+            /* not JSON: the status says it */
+          }
+          resolve({ ms: performance.now() - started, code });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+const summary = (ms: number[]) => {
+  const s = [...ms].sort((a, b) => a - b);
+  return `${s.length} logins: p50 ${pct(s, 0.5).toFixed(1)} ms, p99 ${pct(s, 0.99).toFixed(1)} ms, max ${(s.at(-1) ?? NaN).toFixed(1)} ms, over 50 ms: ${s.filter((x) => x > 50).length}`;
+};
+const kib = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+
+function startServer(data: string, cpuProf: string | undefined): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const prof = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
+  const cli = join(ROOT, 'dist/src/cli.js');
+  const child = spawn(
+    process.execPath,
+    [`--import=data:text/javascript,${encodeURIComponent(GAPS_PRELOAD)}`, ...prof, cli, 'start', '--port', '0', '--store', 'file', '--data', data, '--log-level', 'warn'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_'))) },
+  );
+  let out = '';
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  return new Promise((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ child, url: m[1]!, stderr: () => err });
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited ${code} before listening:\n${out}${err}`)));
+  });
+}
+
+/** Asks the preloaded timer for its gaps (the second SIGWINCH) and reads the line it writes. */
+async function loopGaps(child: ChildProcess, stderr: () => string): Promise<Record<string, number> | undefined> {
+  child.kill('SIGWINCH');
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    const m = /LOOP-GAPS (.*)\n/.exec(stderr());
+    if (m) return JSON.parse(m[1]!) as Record<string, number>;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return undefined;
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { rows: { type: 'string', default: '200000' }, reads: { type: 'string', default: '1' }, 'cpu-prof': { type: 'string' } },
+  });
+  const rows = Number(values.rows);
+  const reads = Number(values.reads);
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-ledger-stream-'));
+  const data = join(dir, 'wallet.json');
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  try {
+    let t0 = performance.now();
+    await writeDataFile(data, rows);
+    console.log(`data file: ${rows} transactions written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    t0 = performance.now();
+    server = await startServer(data, values['cpu-prof']);
+    const { child, url } = server;
+    const pid = child.pid!;
+    console.log(`server listening in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${url} (pid ${pid})`);
+
+    const idle: number[] = [];
+    for (let i = 0; i < 200; i++) idle.push((await login(url)).ms);
+    const rssBefore = kib(pid, 'VmRSS');
+    const loadStart = loadavg()[0]!;
+
+    child.kill('SIGWINCH'); // the preloaded timer starts keeping gaps
+    const cpuBefore = cpuMs(pid) ?? NaN;
+    const readers = spawn(process.execPath, [fileURLToPath(import.meta.url), '--reader', url, String(reads)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let readerOut = '';
+    readers.stdout!.setEncoding('utf8').on('data', (c: string) => (readerOut += c));
+    const readersDone = once(readers, 'close');
+    let streaming = true;
+    void readersDone.then(() => (streaming = false));
+    while (!readerOut.includes('STREAMING') && streaming) await new Promise((r) => setTimeout(r, 1));
+    const t1 = performance.now();
+    const during: number[] = [];
+    const codes = new Set<string>();
+    while (streaming) {
+      const r = await login(url);
+      codes.add(r.code);
+      if (streaming) during.push(r.ms);
+    }
+    const streamedS = (performance.now() - t1) / 1000;
+    await readersDone;
+    const gaps = await loopGaps(child, server.stderr);
+    const cpu = (cpuMs(pid) ?? NaN) - cpuBefore;
+    const peak = kib(pid, 'VmHWM');
+    const loadEnd = loadavg()[0]!;
+
+    const m = /READ (.*)\n/.exec(readerOut);
+    if (!m) throw new Error(`the readers ended without their figures: ${readerOut}`);
+    const results = JSON.parse(m[1]!) as { path: string; done: { bytes: number; lines: number; whole: boolean; ms: number }[] }[];
+    for (const r of results)
+      for (const d of r.done) {
+        const expected = r.path.includes('csv') ? rows + 1 : 0;
+        if (!d.whole || (expected && d.lines !== expected))
+          throw new Error(`${r.path}: not the whole ledger (${d.lines} lines, whole: ${d.whole})`);
+      }
+    console.log(
+      `readers: ${results.map((r) => `${r.path.includes('csv') ? 'CSV' : 'JSON'} ${(r.done[0]!.bytes / 1e6).toFixed(1)} MB in ${r.done.map((d) => (d.ms / 1000).toFixed(1)).join('/')} s`).join(', ')}`,
+    );
+    console.log(`no read:            ${summary(idle)}`);
+    console.log(`4 reads streaming:  ${summary(during)} (codes ${[...codes].join(',')}; ${streamedS.toFixed(1)} s)`);
+    if (gaps)
+      console.log(
+        `server event loop (1 ms timer) during the reads: ${gaps.n} gaps, p50 ${gaps.p50!.toFixed(1)} ms, p99 ${gaps.p99!.toFixed(1)} ms, ` +
+          `max ${gaps.max!.toFixed(1)} ms, over 20 ms: ${gaps.over20}, over 50 ms: ${gaps.over50}`,
+      );
+    console.log(
+      `server: CPU ${(cpu / 1000).toFixed(1)} s during the reads, RSS ${(rssBefore / 1024).toFixed(0)} MiB before, peak ${(peak / 1024).toFixed(0)} MiB`,
+    );
+    console.log(
+      `${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
+        `load average ${loadStart.toFixed(2)} → ${loadEnd.toFixed(2)}, ${new Date().toISOString()}`,
+    );
+    if (![...codes].every((c) => c === 'R0')) process.exitCode = 1;
+  } finally {
+    if (server) {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--reader') await reader(process.argv[3]!, Number(process.argv[4] ?? 1));
+else await main();
