@@ -3,9 +3,10 @@
 // here in the store's own format (a snapshot of ROWS transactions: seconds, where sending them as
 // callbacks would take minutes), 4 readers (2 JSON, 2 CSV) reading GET /admin/ledger at full speed
 // from a second process, and logins one after another from this one meanwhile.
-//   node dist/bench/ledger-stream.js [--rows 200000] [--reads 1] [--cpu-prof <dir>]
+//   node dist/bench/ledger-stream.js [--rows 200000] [--reads 1] [--cpu-prof <dir>] [--server-flags=--trace-gc] [--server-out <file>]
 // --reads: how many times each reader reads the ledger, one after another (more logins measured).
 // --cpu-prof: the server writes a .cpuprofile there (read it with dist/bench/profile.js).
+// --server-flags: node flags for the server; --server-out: its output from start to end goes there.
 // The server's event-loop gaps are those of a 1 ms timer that a preloaded module (--import, below)
 // runs in the server process: the product itself is unchanged.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -182,17 +183,28 @@ const summary = (ms: number[]) => {
 };
 const kib = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
-function startServer(data: string, cpuProf: string | undefined): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const prof = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
+interface ServerOptions {
+  cpuProf?: string;
+  flags: string[];
+  out?: string;
+}
+
+function startServer(data: string, o: ServerOptions): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const prof = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
   const cli = join(ROOT, 'dist/src/cli.js');
   const child = spawn(
     process.execPath,
-    [`--import=data:text/javascript,${encodeURIComponent(GAPS_PRELOAD)}`, ...prof, cli, 'start', '--port', '0', '--store', 'file', '--data', data, '--log-level', 'warn'],
+    [`--import=data:text/javascript,${encodeURIComponent(GAPS_PRELOAD)}`, ...o.flags, ...prof, cli, 'start', '--port', '0', '--store', 'file', '--data', data, '--log-level', 'warn'],
     { stdio: ['ignore', 'pipe', 'pipe'], env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_'))) },
   );
   let out = '';
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  if (o.out) {
+    const file = createWriteStream(o.out);
+    child.stdout!.on('data', (c: string) => file.write(c));
+    child.stderr!.on('data', (c: string) => file.write(c));
+  }
   return new Promise((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
       out += c;
@@ -217,7 +229,13 @@ async function loopGaps(child: ChildProcess, stderr: () => string): Promise<Reco
 
 async function main() {
   const { values } = parseArgs({
-    options: { rows: { type: 'string', default: '200000' }, reads: { type: 'string', default: '1' }, 'cpu-prof': { type: 'string' } },
+    options: {
+      rows: { type: 'string', default: '200000' },
+      reads: { type: 'string', default: '1' },
+      'cpu-prof': { type: 'string' },
+      'server-flags': { type: 'string', default: '' },
+      'server-out': { type: 'string' },
+    },
   });
   const rows = Number(values.rows);
   const reads = Number(values.reads);
@@ -229,7 +247,11 @@ async function main() {
     await writeDataFile(data, rows);
     console.log(`data file: ${rows} transactions written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     t0 = performance.now();
-    server = await startServer(data, values['cpu-prof']);
+    server = await startServer(data, {
+      cpuProf: values['cpu-prof'],
+      flags: values['server-flags'].split(/\s+/).filter(Boolean),
+      out: values['server-out'],
+    });
     const { child, url } = server;
     const pid = child.pid!;
     console.log(`server listening in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${url} (pid ${pid})`);
