@@ -1,14 +1,12 @@
-// Logins while large ledgers stream, the way a user meets it (docs/limits.md, "Ledger reads and callbacks"):
-// the built CLI as its own process (`wallet-sim start --port 0 --store file`) on a data file written
-// here in the store's own format (a snapshot of ROWS transactions: seconds, where sending them as
-// callbacks would take minutes), 4 readers (2 JSON, 2 CSV) reading GET /admin/ledger at full speed
-// from a second process, and logins one after another from this one meanwhile.
+// Logins while large ledgers stream, as a user meets it (docs/limits.md, "Ledger reads and callbacks"): the built CLI in its
+// own process (`wallet-sim start --port 0 --store file`) on a data file written here in the store's format (ROWS transactions
+// in seconds; as callbacks, minutes), 4 readers (2 JSON, 2 CSV) reading GET /admin/ledger at full speed from a second
+// process, and logins one after another from this one meanwhile.
 //   node dist/bench/ledger-stream.js [--rows 200000] [--reads 1] [--cpu-prof <dir>] [--server-flags=--trace-gc] [--server-out <file>]
-// --reads: how many times each reader reads the ledger, one after another (more logins measured).
-// --cpu-prof: the server writes a .cpuprofile there (read it with dist/bench/profile.js).
-// --server-flags: node flags for the server; --server-out: its output from start to end goes there.
-// The server's event-loop gaps are those of a 1 ms timer that a preloaded module (--import, below)
-// runs in the server process: the product itself is unchanged.
+// --reads: each reader reads the ledger this many times in a row (more logins measured). --cpu-prof: the server writes a
+// .cpuprofile there (dist/bench/profile.js reads it). --server-flags: node flags for the server; --server-out: its output.
+// The server's event-loop gaps are a 1 ms timer's, run in the server by a module preloaded with --import (below): the
+// product itself is unchanged.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
@@ -21,8 +19,15 @@ import { ROOT } from '../src/paths.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/backends/file/snapshot-format.js';
 import { cpuMs } from './servers.js';
 
-const HEADERS = { 'content-type': 'application/json', 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
+const HEADERS = {
+  'content-type': 'application/json',
+  'api-id': 'sandbox',
+  'api-key': 'sandbox-key',
+  'callback-url': 'http://provider.test/cb',
+};
+const LOGIN = { event_type: 'login', feedback_data: 'fb', user_id: 'player-1' };
 const PLAYERS = 100;
+const START = 'start --port 0 --store file --log-level warn';
 
 /**
  * Runs in the server (node --import data:…): the gaps between turns of a 1 ms timer, kept from the
@@ -40,9 +45,7 @@ process.on('SIGWINCH', () => {
   process.stderr.write('LOOP-GAPS ' + JSON.stringify({ n: gaps.length, p50: q(0.5), p99: q(0.99), max: gaps.at(-1) ?? 0, over20: over(20), over50: over(50) }) + '\\n');
 });`;
 
-// ---------------------------------------------------------------------------------------------
 // The reader process: node dist/bench/ledger-stream.js --reader <url> <reads>
-// ---------------------------------------------------------------------------------------------
 
 /** Reads one ledger at full speed; counts bytes and line ends, checks how it ends (never keeps the body). */
 function readLedger(url: string, onFirst: () => void): Promise<{ bytes: number; lines: number; whole: boolean; ms: number }> {
@@ -77,64 +80,37 @@ async function reader(url: string, reads: number) {
   const results = await Promise.all(
     paths.map(async (p) => {
       const done = [];
-      for (let i = 0; i < reads; i++)
-        done.push(
-          await readLedger(`${url}${p}`, () => {
-            if (++firsts === paths.length) process.stdout.write('STREAMING\n');
-          }),
-        );
+      const first = () => ++firsts === paths.length && process.stdout.write('STREAMING\n');
+      for (let i = 0; i < reads; i++) done.push(await readLedger(`${url}${p}`, first));
       return { path: p, done };
     }),
   );
   process.stdout.write(`READ ${JSON.stringify(results)}\n`);
 }
 
-// ---------------------------------------------------------------------------------------------
 // The driver
-// ---------------------------------------------------------------------------------------------
 
 /** A snapshot of the file store (src/backends/file/snapshot-format.ts): players, rows/2 rounds of a bet and its settlement. */
 async function writeDataFile(path: string, rows: number): Promise<void> {
   const rounds = Math.ceil(rows / 2);
   const out = createWriteStream(path);
-  const write = async (line: string) => {
-    if (!out.write(`${line}\n`)) await once(out, 'drain');
+  const write = async (record: object) => {
+    if (!out.write(`${JSON.stringify(record)}\n`)) await once(out, 'drain');
   };
+  const header = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, log_seq: 0, written_at: new Date().toISOString() };
+  await write({ ...header, records: PLAYERS + rounds + rows });
+  for (let p = 0; p < PLAYERS; p++) await write({ op: 'player', user_id: `player-${p}`, balance: '1000000', currency: 'KRW' });
+  const of = (r: number) => ({ user_id: `player-${r % PLAYERS}`, game_no: `G${r}` });
+  for (let r = 0; r < rounds; r++) await write({ op: 'round', ...of(r), currency: '', stake: '0', bets: [], settled: true });
   const at = Date.now() - rows;
-  await write(
-    JSON.stringify({
-      format: SNAPSHOT_FORMAT,
-      version: SNAPSHOT_VERSION,
-      log_seq: 0,
-      written_at: new Date().toISOString(),
-      records: PLAYERS + rounds + rows,
-    }),
-  );
-  for (let p = 0; p < PLAYERS; p++)
-    await write(JSON.stringify({ op: 'player', user_id: `player-${p}`, balance: '1000000', currency: 'KRW' }));
-  for (let r = 0; r < rounds; r++)
-    await write(
-      JSON.stringify({ op: 'round', user_id: `player-${r % PLAYERS}`, game_no: `G${r}`, currency: '', stake: '0', bets: [], settled: true }),
-    );
   let balance = 1_000_000;
   for (let i = 0; i < rows; i++) {
     const r = Math.floor(i / 2);
     const settles = i % 2 === 1;
     balance += settles ? 15 : -10;
-    await write(
-      JSON.stringify({
-        op: 'txn',
-        transaction_id: `${settles ? 'res' : 'bet'}-${r}`,
-        user_id: `player-${r % PLAYERS}`,
-        event_type: settles ? 'bet_result' : 'bet',
-        fingerprint: '~bench',
-        game_no: `G${r}`,
-        currency: 'KRW',
-        amount: settles ? '25' : '10',
-        balance_after: String(balance),
-        applied_at: at + i,
-      }),
-    );
+    const [transaction_id, event_type, amount] = settles ? [`res-${r}`, 'bet_result', '25'] : [`bet-${r}`, 'bet', '10'];
+    const money = { currency: 'KRW', amount, balance_after: String(balance), applied_at: at + i };
+    await write({ op: 'txn', transaction_id, event_type, fingerprint: '~bench', ...of(r), ...money });
   }
   out.end();
   await once(out, 'close');
@@ -142,14 +118,9 @@ async function writeDataFile(path: string, rows: number): Promise<void> {
 
 let txn = 0;
 /** One login on a fresh connection (as test/helpers/net.ts post): its time, and its code. */
-function login(url: string): Promise<{ ms: number; code: string }> {
-  const body = JSON.stringify({
-    transaction_id: `bench-login-${process.pid}-${++txn}`,
-    event_type: 'login',
-    timestamp: Math.floor(Date.now() / 1000),
-    feedback_data: 'fb',
-    user_id: 'player-1',
-  });
+function login(url: string): Promise<{ ms: number; code: string; id: string }> {
+  const id = `bench-login-${process.pid}-${++txn}`;
+  const body = JSON.stringify({ ...LOGIN, transaction_id: id, timestamp: Math.floor(Date.now() / 1000) });
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request(
@@ -159,15 +130,9 @@ function login(url: string): Promise<{ ms: number; code: string }> {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let code = `HTTP ${res.statusCode}`;
-          try {
-            code = String((JSON.parse(text) as { code?: unknown }).code);
-          } catch {
-            /* not JSON: the status says it */
-          }
-          resolve({ ms: performance.now() - started, code });
-        });
+        res.on('end', () =>
+          resolve({ id, ms: performance.now() - started, code: /"code":"(\w+)"/.exec(text)?.[1] ?? `HTTP ${res.statusCode}` }),
+        );
         res.on('error', reject);
       },
     );
@@ -181,21 +146,23 @@ const summary = (ms: number[]) => {
   const s = [...ms].sort((a, b) => a - b);
   return `${s.length} logins: p50 ${pct(s, 0.5).toFixed(1)} ms, p99 ${pct(s, 0.99).toFixed(1)} ms, max ${(s.at(-1) ?? NaN).toFixed(1)} ms, over 50 ms: ${s.filter((x) => x > 50).length}`;
 };
-const kib = (pid: number, field: 'VmRSS' | 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
-interface ServerOptions {
-  cpuProf?: string;
-  flags: string[];
-  out?: string;
-}
+type JournalPage = { entries: { transaction_id: string; duration_ms: number }[] };
 
-function startServer(data: string, o: ServerOptions): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+function startServer(
+  data: string,
+  o: { cpuProf?: string; flags: string[]; out?: string },
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   const prof = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
   const cli = join(ROOT, 'dist/src/cli.js');
   const child = spawn(
     process.execPath,
-    [`--import=data:text/javascript,${encodeURIComponent(GAPS_PRELOAD)}`, ...o.flags, ...prof, cli, 'start', '--port', '0', '--store', 'file', '--data', data, '--log-level', 'warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_'))) },
+    [`--import=data:text/javascript,${encodeURIComponent(GAPS_PRELOAD)}`, ...o.flags, ...prof, cli, ...START.split(' '), '--data', data],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WALLET_SIM_'))),
+    },
   );
   let out = '';
   let err = '';
@@ -258,7 +225,7 @@ async function main() {
 
     const idle: number[] = [];
     for (let i = 0; i < 200; i++) idle.push((await login(url)).ms);
-    const rssBefore = kib(pid, 'VmRSS');
+    const rssBefore = rssKiB(pid);
     const loadStart = loadavg()[0]!;
 
     child.kill('SIGWINCH'); // the preloaded timer starts keeping gaps
@@ -273,41 +240,47 @@ async function main() {
     void readersDone.then(() => (streaming = false));
     while (!readerOut.includes('STREAMING') && streaming) await new Promise((r) => setTimeout(r, 1));
     const t1 = performance.now();
+    let rssMax = 0;
+    const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssKiB(pid))), 100);
     const during: number[] = [];
+    const ids = new Set<string>();
     const codes = new Set<string>();
     while (streaming) {
       const r = await login(url);
       codes.add(r.code);
-      if (streaming) during.push(r.ms);
+      if (!streaming) break;
+      during.push(r.ms);
+      ids.add(r.id);
     }
     const streamedS = (performance.now() - t1) / 1000;
+    clearInterval(sampler);
     await readersDone;
     const gaps = await loopGaps(child, server.stderr);
+    const journal = (await (await fetch(`${url}/admin/journal?event_type=login&limit=10000`)).json()) as JournalPage;
+    const handled = journal.entries.filter((e) => ids.has(e.transaction_id)).map((e) => e.duration_ms);
     const cpu = (cpuMs(pid) ?? NaN) - cpuBefore;
-    const peak = kib(pid, 'VmHWM');
     const loadEnd = loadavg()[0]!;
 
     const m = /READ (.*)\n/.exec(readerOut);
     if (!m) throw new Error(`the readers ended without their figures: ${readerOut}`);
     const results = JSON.parse(m[1]!) as { path: string; done: { bytes: number; lines: number; whole: boolean; ms: number }[] }[];
-    for (const r of results)
-      for (const d of r.done) {
-        const expected = r.path.includes('csv') ? rows + 1 : 0;
-        if (!d.whole || (expected && d.lines !== expected))
-          throw new Error(`${r.path}: not the whole ledger (${d.lines} lines, whole: ${d.whole})`);
-      }
+    const short = results.flatMap((r) =>
+      r.done.filter((d) => !d.whole || (r.path.includes('csv') && d.lines !== rows + 1)).map(() => r.path),
+    );
+    if (short.length) throw new Error(`not the whole ledger, or not ended as one: ${short.join(', ')}`);
     console.log(
       `readers: ${results.map((r) => `${r.path.includes('csv') ? 'CSV' : 'JSON'} ${(r.done[0]!.bytes / 1e6).toFixed(1)} MB in ${r.done.map((d) => (d.ms / 1000).toFixed(1)).join('/')} s`).join(', ')}`,
     );
     console.log(`no read:            ${summary(idle)}`);
     console.log(`4 reads streaming:  ${summary(during)} (codes ${[...codes].join(',')}; ${streamedS.toFixed(1)} s)`);
+    console.log(`  of which in the server (the journal's duration_ms, whole ms): ${summary(handled)}`);
     if (gaps)
       console.log(
         `server event loop (1 ms timer) during the reads: ${gaps.n} gaps, p50 ${gaps.p50!.toFixed(1)} ms, p99 ${gaps.p99!.toFixed(1)} ms, ` +
           `max ${gaps.max!.toFixed(1)} ms, over 20 ms: ${gaps.over20}, over 50 ms: ${gaps.over50}`,
       );
     console.log(
-      `server: CPU ${(cpu / 1000).toFixed(1)} s during the reads, RSS ${(rssBefore / 1024).toFixed(0)} MiB before, peak ${(peak / 1024).toFixed(0)} MiB`,
+      `server: CPU ${(cpu / 1000).toFixed(1)} s during the reads, RSS ${(rssBefore / 1024).toFixed(0)} MiB before, at most ${(rssMax / 1024).toFixed(0)} MiB during (every 100 ms)`,
     );
     console.log(
       `${cpus().length} × ${cpus()[0]?.model}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +

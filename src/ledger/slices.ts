@@ -33,3 +33,6 @@ export async function nextSlice(): Promise<number> {
 
 /** The end of a read's first slice, which starts outside the reads' turns (the request's own callback). */
 export const firstSlice = (): number => performance.now() + share;
+
+/** Each read's share of the last turn (ms), for the tests. */
+export const sliceShare = (): number => share;
