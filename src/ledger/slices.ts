@@ -22,8 +22,8 @@ export async function nextSlice(): Promise<number> {
   await new Promise((resolve) => setImmediate(resolve));
   // Immediates run in the order they were set: the first read of a turn finds every read that
   // asked before this turn began in `queued`; the ones asking from now on are the next turn's.
-  if (left === 0) {
-    left = queued;
+  if (left <= 0) {
+    left = Math.max(queued, 1);
     queued = 0;
     share = TURN_MS / left;
   }
