@@ -1,5 +1,5 @@
 // GET /admin/ledger while it streams a large ledger, over real sockets: callbacks keep being
-// answered (the rows are made a batch at a time, with the event loop let go in between), and a
+// answered (the rows are made a slice of time at a time, reads at once sharing a turn of the event loop), and a
 // reset during a read never leaves a well-formed but truncated ledger.
 import { request } from 'node:http';
 import t, { type Test } from 'tap';

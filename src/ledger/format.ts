@@ -1,4 +1,5 @@
 import { LedgerCut, type LedgerEntry } from './ledger-entry.js';
+import { firstSlice, nextSlice } from './slices.js';
 
 export const LEDGER_COLUMNS = [
   'transaction_id',
@@ -27,10 +28,14 @@ export const neutralisedField = (s: string): string => (FORMULA_START.test(s) ? 
 export const unneutralised = (value: string, quoted: boolean): string =>
   quoted && value.startsWith("'") && FORMULA_START.test(value.slice(1)) ? value.slice(1) : value;
 
-/** Caller text (ids, currency) is neutralised; amounts, times and our own words are written as they are (never a number changed). */
-const TEXT_COLUMNS = new Set<string>(['transaction_id', 'user_id', 'game_no', 'currency']);
-const csvLine = (row: LedgerEntry) =>
-  `${LEDGER_COLUMNS.map((c) => (TEXT_COLUMNS.has(c) ? neutralisedField(row[c]) : csvField(row[c]))).join(',')}\r\n`;
+/**
+ * Caller text (ids, currency) is neutralised; amounts, times and our own words are written as they
+ * are (never a number changed). One template per row, in LEDGER_COLUMNS' order (a read of a large
+ * ledger makes hundreds of thousands: no array, no lookups per cell).
+ */
+const csvLine = (r: LedgerEntry) =>
+  `${neutralisedField(r.transaction_id)},${csvField(r.event_type)},${neutralisedField(r.user_id)},${neutralisedField(r.game_no)},` +
+  `${neutralisedField(r.currency)},${csvField(r.amount)},${csvField(r.balance_after)},${csvField(r.applied_at)},${csvField(r.round_status)}\r\n`;
 
 /** A JSON object with the amounts written as the decimal text itself: exact, never a float's artefacts. */
 const jsonRow = (r: LedgerEntry) =>
@@ -46,32 +51,45 @@ export const LEDGER_CUT_TEXT =
   '#INCOMPLETE: the wallet was reset (POST /admin/reset) while this ledger was read; the rows after this point are missing: read it again';
 export const LEDGER_CUT_LINE = /(^|\n)#INCOMPLETE[^\n]*\n?$/;
 
+/** Rows made between two looks at the clock. */
+const ROWS_PER_LOOK = 8;
+
 /**
- * The ledger as text, a batch at a time: one JSON array, or CSV with a header line. A read cut
- * short (LedgerCut) never ends well-formed: the JSON array is left unclosed, the CSV ends with
- * LEDGER_CUT_TEXT.
+ * The ledger as text: one JSON array, or CSV with a header line. The rows and their text are made
+ * a slice of time at a time (src/ledger/slices.ts): the text so far is handed on, and the read
+ * goes on at the next turn of the event loop, so callbacks keep being answered while large
+ * ledgers stream. A read cut short (LedgerCut) never ends well-formed: the JSON array is left
+ * unclosed, the CSV ends with LEDGER_CUT_TEXT.
  */
 export async function* ledgerText(batches: AsyncIterable<LedgerEntry[]>, format: 'json' | 'csv'): AsyncGenerator<string> {
-  if (format === 'csv') {
-    yield `${LEDGER_COLUMNS.join(',')}\r\n`;
-    try {
-      for await (const batch of batches) yield batch.map(csvLine).join('');
-    } catch (e) {
-      if (!(e instanceof LedgerCut)) throw e;
-      yield `${LEDGER_CUT_TEXT}\r\n`;
-    }
-    return;
-  }
-  let first = true;
-  yield '[';
+  const csv = format === 'csv';
+  let text = csv ? `${LEDGER_COLUMNS.join(',')}\r\n` : '[';
+  let rows = 0;
+  let ends = firstSlice();
   try {
     for await (const batch of batches) {
-      yield (first ? '' : ',') + batch.map(jsonRow).join(',');
-      first = false;
+      for (const row of batch) {
+        text += csv ? csvLine(row) : rows === 0 ? jsonRow(row) : `,${jsonRow(row)}`;
+        if (++rows % ROWS_PER_LOOK === 0 && performance.now() >= ends) {
+          yield text;
+          text = '';
+          ends = await nextSlice();
+        }
+      }
+      // A store's batch may be made within the slice too (memory, file): its time counts.
+      if (performance.now() >= ends) {
+        if (text) yield text;
+        text = '';
+        ends = await nextSlice();
+      }
     }
   } catch (e) {
     if (!(e instanceof LedgerCut)) throw e;
-    return; // no closing bracket: not valid JSON, so no reader takes it for the whole ledger
+    // JSON: no closing bracket, so no reader takes it for the whole ledger.
+    if (csv) text += `${LEDGER_CUT_TEXT}\r\n`;
+    if (text) yield text;
+    return;
   }
-  yield ']';
+  if (!csv) yield `${text}]`;
+  else if (text) yield text;
 }

@@ -1,9 +1,13 @@
-import { type Ledger, LEDGER_BATCH, LedgerCut, type LedgerEntry, ledgerEntry, letOthersRun } from '../../ledger/ledger-entry.js';
+import { type Ledger, LedgerCut, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
 import type { WalletState } from '../state.js';
 
-/** How long one read makes rows before it lets other work run (its text is made in the same slice), and how often it looks. */
-const SLICE_MS = 1;
-const SLICE_CHECK = 32;
+/**
+ * A batch: at most this many rows, or this many records looked at (a player's rows among many).
+ * Small, so that the reader's slice of time (src/ledger/slices.ts), which includes making the
+ * batch, is not overrun by one: 32 rows take about 0.05 ms.
+ */
+const BATCH_ROWS = 32;
+const BATCH_SCAN = 512;
 
 /** The ledger of a state held in this process (memory, file); `userId` keeps one player's rows. */
 export function localLedger(state: WalletState, userId?: string): Ledger {
@@ -26,23 +30,22 @@ export function localLedger(state: WalletState, userId?: string): Ledger {
   const check = () => {
     if (state.generation !== generation) throw new LedgerCut();
   };
+  // Each batch is made when it is asked for; the reader may let the event loop run before it asks
+  // again, so a reset may come in between: looked for before each batch.
   async function* batches(): AsyncGenerator<LedgerEntry[]> {
+    check();
     let batch: LedgerEntry[] = [];
-    let seen = 0;
-    let since = performance.now();
+    let scanned = 0;
     for (const t of records.values()) {
-      // A time slice (or a full batch) at a time: the rows so far go out, other work (callbacks) runs,
-      // then the read goes on, if no reset came meanwhile. Its text is made in the same slice.
-      if ((++seen % SLICE_CHECK === 0 && performance.now() - since >= SLICE_MS) || batch.length >= LEDGER_BATCH) {
-        if (batch.length) yield batch;
-        batch = [];
-        await letOthersRun();
-        check();
-        since = performance.now();
+      if (userId === undefined || t.user_id === userId) {
+        const row = ledgerEntry(t, settled);
+        if (row) batch.push(row);
       }
-      if (userId !== undefined && t.user_id !== userId) continue;
-      const row = ledgerEntry(t, settled);
-      if (row) batch.push(row);
+      if (batch.length === BATCH_ROWS || ++scanned % BATCH_SCAN === 0) {
+        yield batch;
+        check();
+        batch = [];
+      }
     }
     check();
     if (batch.length) yield batch;
