@@ -29,7 +29,8 @@ export interface CallbackOutput {
   authenticated: boolean;
   /** Proxy mode: the callback as it went upstream and the upstream's answer, for the wallet-side grading. */
   wallet?: { sent: WalletExchange; answer: WalletAnswer };
-  entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'>;
+  /** The journal entry; `received_at` is set when it is journalled (the field is there from the start: one shape). */
+  entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'> & { received_at?: string };
 }
 
 /**
@@ -173,6 +174,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     authenticated: intake.authenticated,
     wallet: walletLeg(sent, outcome, sim.credentials.api_key),
     entry: {
+      received_at: undefined,
       transaction_id: transactionIdOf(intake.body),
       event_type,
       user_id,

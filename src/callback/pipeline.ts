@@ -152,7 +152,9 @@ export class Answer {
       this.graded = out.authenticated ? keptBody(out.entry.request.body, this.chars, this.http.input.body) : undefined;
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
       // The entry is handed over, not copied.
-      pending = this.sim.journal.begin(Object.assign(out.entry, { received_at: isoTime(this.arrivedAt) }), this.chars);
+      const entry = out.entry;
+      entry.received_at = isoTime(this.arrivedAt);
+      pending = this.sim.journal.begin(entry as typeof entry & { received_at: string }, this.chars);
     } catch (e) {
       return this.failed(e);
     }

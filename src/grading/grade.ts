@@ -94,7 +94,7 @@ function openRounds(g: Grader, now: number, user?: string): OpenRound[] {
     .map((r) => ({
       user_id: r.user,
       game_no: r.game,
-      stake: sum([...r.stakes.values()].map((s) => money(s))).toNumber(),
+      stake: sum(r.bets.stakes().map((s) => money(s))).toNumber(),
       opened_at: new Date(r.opener!.at).toISOString(),
       age_s: Math.max(0, Math.floor((now - r.opener!.at) / 1000)),
     }));

@@ -15,6 +15,7 @@ import {
   type Tx,
 } from './model.js';
 import { Held } from './held.js';
+import { RoundBets } from './round-bets.js';
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
@@ -159,9 +160,9 @@ export class Grader {
     if (a.game === undefined) return;
     if (a.effect === 'opens') {
       const round = this.round(a.user, a.game, a.round);
-      if (!round.bets.has(a.tx)) round.bets.set(a.tx, tx);
+      round.bets.add(tx);
       if (!a.applied) return;
-      if (!round.stakes.has(a.tx) && a.total !== undefined) round.stakes.set(a.tx, a.total);
+      if (a.total !== undefined) round.bets.stake(a.tx, a.total);
       if (!round.opener) {
         round.opener = a;
         this.seenKey = undefined;
@@ -257,7 +258,7 @@ export class Grader {
     let round = this.rounds.get(key);
     if (!round && (round = this.open.get(key))) this.hold(key, round); // an open round outlives the bound
     if (!round) {
-      round = { user, game, bets: new Map(), opener: undefined, settlement: undefined, stakes: new Map(), marks: undefined };
+      round = { user, game, bets: new RoundBets(), opener: undefined, settlement: undefined, marks: undefined };
       this.hold(key, round);
       this.bound();
     }

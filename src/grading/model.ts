@@ -1,3 +1,4 @@
+import type { RoundBets } from './round-bets.js';
 import type { Attempt } from './attempt.js';
 import type { Grader } from './grader.js';
 
@@ -33,14 +34,12 @@ export interface Tx {
 export interface Round {
   user: string;
   game: string;
-  /** Its bet transactions, in arrival order. */
-  bets: Map<string, Tx>;
+  /** Its bet transactions, in arrival order, with the stakes of the applied ones. */
+  bets: RoundBets;
   /** Its first applied (R0) bet: the round is open from then on. */
   opener?: Attempt;
   /** Its first applied (R0) bet_result. */
   settlement?: Attempt;
-  /** Sum of the totals of its applied bet transactions (each counted once). */
-  stakes: Map<string, number>;
   marks?: string[];
 }
 

@@ -7,7 +7,11 @@ import { matchFields, type MatchSource } from './match.js';
  * more), its JSON text made when read: most entries are never read, and making the text of every
  * callback was the journal's whole cost (a sixth of a callback's CPU, with its garbage).
  */
-export class KeptEntry implements StoredEntry {
+export class KeptEntry implements StoredEntry, ReplyTiming {
+  // The reply's timing, copied: no object of its own kept per entry.
+  readonly replied_at: string;
+  readonly duration_ms: number;
+  readonly client_gone: boolean;
   readonly user_id?: string;
   readonly event_type?: string;
   readonly transaction_id?: string;
@@ -20,8 +24,11 @@ export class KeptEntry implements StoredEntry {
   constructor(
     readonly id: number,
     private readonly entry: MatchSource,
-    private readonly done: ReplyTiming,
+    done: ReplyTiming,
   ) {
+    this.replied_at = done.replied_at;
+    this.duration_ms = done.duration_ms;
+    this.client_gone = done.client_gone;
     // The filter language's fields, read once (src/journal/match.ts), on a fixed-shape object.
     const f = matchFields(entry);
     this.user_id = f.user_id;
@@ -35,7 +42,7 @@ export class KeptEntry implements StoredEntry {
   }
 
   get text(): string {
-    return entryText(this.id, this.entry, this.done);
+    return entryText(this.id, this.entry, this);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Finding } from '../protocol/findings.js';
 import type { MaskedHeaders } from '../http/secrets.js';
 import type { UpstreamLeg } from '../wallet/port.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
+import { Begun, InFlight } from './in-flight.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
 import { jsonExcerpt, ownString } from '../text/json-excerpt.js';
 
@@ -133,7 +134,11 @@ export class Journal implements JournalStore {
   /** Characters of request bodies held by callbacks not answered yet (a delay_ms in progress). */
   private inFlightBytes = 0;
   private nextId = 1;
-  private readonly pending = new Map<number, Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>>();
+  /**
+   * Callbacks begun and not finished, oldest first: a list through the records themselves. (A Map
+   * filled and emptied by every callback rebuilt its table as it grew and shrank under load.)
+   */
+  private readonly pending = new InFlight();
   private readonly listeners = new Set<JournalListener>();
 
   constructor(
@@ -159,24 +164,24 @@ export class Journal implements JournalStore {
     const id = this.nextId++;
     chars = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += chars;
-    this.pending.set(id, entry);
-    return {
-      id,
-      finish: (done) => {
-        this.pending.delete(id);
-        this.inFlightBytes -= chars;
-        const size = textBound(entry, chars);
-        if (size !== undefined) return this.keep(new KeptEntry(id, entry, done), size);
-        const text = entryText(id, entry, done);
-        return this.keep({ id, ...matchFields(entry), text }, text.length);
-      },
-    };
+    return this.pending.add(new Begun(this, id, entry, chars));
+  }
+
+  /** The end of `begin`: the callback was answered (`Begun.finish`). */
+  finished(begun: Begun, done: ReplyTiming): StoredEntry {
+    this.pending.remove(begun);
+    this.inFlightBytes -= begun.chars;
+    const { id, entry } = begun;
+    const size = textBound(entry, begun.chars);
+    if (size !== undefined) return this.keep(new KeptEntry(id, entry, done), size);
+    const text = entryText(id, entry, done);
+    return this.keep({ id, ...matchFields(entry), text }, text.length);
   }
 
   /** Callbacks decided but not answered yet, oldest first (no `replied_at`). */
   inFlight(): JournalEntry[] {
     // Through JSON, as every reader gets an entry: its headers masked.
-    return [...this.pending].map(([id, e]) => JSON.parse(JSON.stringify({ id, ...e, duration_ms: 0 })) as JournalEntry);
+    return this.pending.list().map(({ id, entry }) => JSON.parse(JSON.stringify({ id, ...entry, duration_ms: 0 })) as JournalEntry);
   }
 
   private keep(stored: StoredEntry, size: number): StoredEntry {

@@ -60,7 +60,7 @@ export const noSettlementOfRefusedBet: Reducer = {
       mark(round, ID);
       g.tally(ID).exercise(a.user);
     }
-    const bets = [...round.bets.values()].map((t) => t.last);
+    const bets = round.bets.values().map((t) => t.last);
     // Only definite refusals staked nothing; an R1, an unreadable or a lost reply leaves it unknown.
     const consequence = bets.every((b) => DEFINITE.has(b.outcome))
       ? 'so it staked nothing'
