@@ -62,40 +62,63 @@ export interface Applied {
  * going upstream as it goes.
  */
 export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake, walletFeed?: WalletFeed): Awaitable<Applied> {
-  const toWallet = (rule?: Fired): Awaitable<Applied> => {
-    const then = rule?.rule.then;
-    // A forced code is answered without the wallet's part in it: an upstream never hears of it.
-    const sent = walletFeed && !then?.code ? exchangeOf(input, intake, sim.credentials.api_key) : undefined;
-    if (sent) walletFeed!.sent(sent);
-    return andThen(sim.wallet.apply({ input, intake, rule, then }), (outcome) => ({ outcome, rule, then, sent }));
-  };
-  if (!intake.authenticated) return toWallet();
+  if (!intake.authenticated) return toWallet(sim, input, intake, walletFeed, undefined);
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
   const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
-  if (!request || hasErrors(intake.findings)) return toWallet();
+  if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
   if (sim.storeFailure) return { outcome: { code: 'R1', failure: `R1: ${sim.storeFailure}` } };
+  // Served from memory every step answers at once: no closure, no promise (the usual case, at load).
+  // Counted here, or in Redis across processes (which may fail like the store).
+  let fired: ReturnType<Simulator['chooseRule']> = undefined;
+  if (!(count instanceof Promise)) {
+    try {
+      fired = sim.chooseRule(request, count ?? 1);
+      if (!(fired instanceof Promise)) {
+        const rule = fired;
+        const applied = toWallet(sim, input, intake, walletFeed, rule);
+        return applied instanceof Promise ? applied.catch((e: unknown) => failedApply(sim, e, rule)) : applied;
+      }
+    } catch (e) {
+      return failedApply(sim, e, fired instanceof Promise ? undefined : fired);
+    }
+  }
   let rule: Fired | undefined;
-  const failed = (e: unknown): Applied => ({
+  const chosen = count instanceof Promise ? count.then((n) => sim.chooseRule(request, n ?? 1)) : fired!;
+  return chosen
+    .then((r) => {
+      rule = r;
+      return toWallet(sim, input, intake, walletFeed, r);
+    })
+    .catch((e: unknown) => failedApply(sim, e, rule));
+}
+
+/** The wallet's part, with the rule that fired (its `then` read once here). */
+function toWallet(
+  sim: Simulator,
+  input: CallbackInput,
+  intake: Intake,
+  walletFeed: WalletFeed | undefined,
+  rule: Fired | undefined,
+): Awaitable<Applied> {
+  const then = rule?.rule.then;
+  // A forced code is answered without the wallet's part in it: an upstream never hears of it.
+  const sent = walletFeed && !then?.code ? exchangeOf(input, intake, sim.credentials.api_key) : undefined;
+  if (sent) walletFeed!.sent(sent);
+  const outcome = sim.wallet.apply({ input, intake, rule, then });
+  if (!(outcome instanceof Promise)) return { outcome, rule, then, sent };
+  return outcome.then((o) => ({ outcome: o, rule, then, sent }));
+}
+
+/** A store (or Redis) failure while choosing the rule or applying: R1, with the rule that fired if one had. */
+function failedApply(sim: Simulator, e: unknown, rule: Fired | undefined): Applied {
+  return {
     outcome: { code: 'R1', failure: `R1: ${sim.storeFailure ?? (e as Error).message}` },
     rule,
     then: rule?.rule.then,
-  });
-  try {
-    // Counted here, or in Redis across processes (which may fail like the store).
-    const applied = andThen(
-      andThen(count, (n) => sim.chooseRule(request, n ?? 1)),
-      (fired): Awaitable<Applied> => {
-        rule = fired;
-        return toWallet(fired);
-      },
-    );
-    return applied instanceof Promise ? applied.catch(failed) : applied;
-  } catch (e) {
-    return failed(e);
-  }
+  };
 }
 
 /** A callback going upstream as the wallet-side checks read it; its id provisional until it is journalled. */

@@ -1,4 +1,4 @@
-import { andThen, type Awaitable } from '../awaitable.js';
+import type { Awaitable } from '../awaitable.js';
 import { eventOf } from '../events/index.js';
 import { type Money, money } from './money.js';
 import { hasErrors } from '../protocol/findings.js';
@@ -30,7 +30,7 @@ export class LocalWallet implements Wallet {
     const { store, config } = this.ledger;
     const keys = { user_id: req.user_id, transaction_id: req.transaction_id, game_no: eventOf(req).gameNo(req) };
     const decided = store.transact(keys, (view) => decideWithRule(view, req, then, config));
-    return andThen(decided, (decision) => ({ code: decision.code, decision, balance: decision.balance }));
+    return decided instanceof Promise ? decided.then(outcomeOf) : outcomeOf(decided);
   }
 
   private refused(user: string | undefined): Awaitable<Outcome> {
@@ -45,6 +45,8 @@ export class LocalWallet implements Wallet {
     return Promise.resolve();
   }
 }
+
+const outcomeOf = (decision: Decision): Outcome => ({ code: decision.code, decision, balance: decision.balance });
 
 /**
  * The wallet's decision, with what a scenario rule adds: `set_balance` before processing (a change
