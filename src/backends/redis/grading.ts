@@ -18,7 +18,8 @@ const FINISHED_TTL_S = 3600;
 
 /** One grading event as the stream carries it. */
 type Event =
-  | { t: 'a'; k: string; a: Arrival }
+  // `sb`: the evidence's request body is the arrival's body (the same object), written once.
+  | { t: 'a'; k: string; a: Arrival; sb?: 1 }
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
@@ -181,6 +182,7 @@ export class SharedGrading implements Grading {
   private apply(e: Event): void {
     const { grader } = this.session;
     if (e.t === 'a') {
+      if (e.sb && e.a.source) e.a.source.request.body = e.a.body;
       this.attempts.set(e.k, grader.arrive(e.a));
       if (this.attempts.size > MAX_STREAM_EVENTS) this.attempts.delete(this.attempts.keys().next().value!);
     } else if (e.t === 'x') {
@@ -239,7 +241,11 @@ export class SharedGrading implements Grading {
       settle: () => undefined,
       arrive: (a) => {
         const ref = { k: `${this.process}-${++this.next}` };
-        add({ t: 'a', k: ref.k, a });
+        const source = a.source;
+        // The body once, not twice (the evidence cites the body grading keeps): about 40 % of the event.
+        if (source && source.request.body === a.body)
+          add({ t: 'a', k: ref.k, a: { ...a, source: { request: { headers: source.request.headers }, reply: source.reply } } as Arrival, sb: 1 });
+        else add({ t: 'a', k: ref.k, a });
         return ref;
       },
       closed: (ref, at) => add({ t: 'x', k: ref.k, at }),

@@ -35,11 +35,21 @@ local function forgotten(key, h)
 end
 `;
 
-/** Which of the hashes ARGV are forgotten in KEYS[1] (1 or 0 each). */
-export const FORGOTTEN = `${FORGET}
+/**
+ * The read of one callback, in one script call (docs/scale-out.md): KEYS are the `w` watched keys
+ * (generation, marker, player, transaction, and round and settled round when it has one), the
+ * forgotten-ids key, the players set, then the keys that must exist (the active scenario, the
+ * generation). ARGV: w, the number of hashes h, the h hashes, the player's id as stored. Returns
+ * the watched values (nil: absent), whether each hash is forgotten (1 or 0), whether the player is
+ * listed (1 or 0) and how many of the required keys exist. It only reads.
+ */
+export const READ = `${FORGET}
+local w, h = tonumber(ARGV[1]), tonumber(ARGV[2])
+local values = redis.call('MGET', unpack(KEYS, 1, w))
 local out = {}
-for i, h in ipairs(ARGV) do out[i] = forgotten(KEYS[1], h) end
-return out
+for i = 1, h do out[i] = forgotten(KEYS[w + 1], ARGV[2 + i]) end
+local listed = redis.call('SISMEMBER', KEYS[w + 2], ARGV[3 + h])
+return {values, out, listed, redis.call('EXISTS', unpack(KEYS, w + 3))}
 `;
 
 /**
@@ -78,11 +88,14 @@ export interface CasDocument {
   trim?: [string, number, string];
 }
 
-/** A Redis client with the compare-and-set script defined on it. */
-export type CasClient = Redis & { walletCas(doc: string): Promise<number> };
+/** What the READ script answers: watched values, forgotten flags, listed, required keys present. */
+export type ReadReply = [(string | null)[], number[], number, number];
 
-/** A MULTI with the forgotten-ids lookup defined on it. */
-export type ForgottenLookup = { walletForgotten(key: string, ...hashes: string[]): unknown };
+/** A Redis client with the store's scripts defined on it: the read and the compare-and-set. */
+export type CasClient = Redis & {
+  walletCas(doc: string): Promise<number>;
+  walletRead(numberOfKeys: number, ...args: (string | number)[]): Promise<ReadReply>;
+};
 
 /**
  * The Redis writes of change records, decided on `round` (the open round as read). `key` names a
