@@ -26,9 +26,14 @@ const info = async (redis: Redis, section: string): Promise<Info> =>
       .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]),
   );
 
-/** cmdstat_<name> → calls (commands a script runs are counted too: Redis counts them here). */
+/** cmdstat_<name> → calls and µs inside Redis (a script's own commands are counted too, and in its time). */
 const commandCalls = (stats: Info) =>
-  new Map(Object.entries(stats).map(([k, v]) => [k.replace(/^cmdstat_/, ''), Number(/calls=(\d+)/.exec(v)?.[1] ?? 0)]));
+  new Map(
+    Object.entries(stats).map(([k, v]) => [
+      k.replace(/^cmdstat_/, ''),
+      { calls: Number(/calls=(\d+)/.exec(v)?.[1] ?? 0), usec: Number(/usec=(\d+)/.exec(v)?.[1] ?? 0) },
+    ]),
+  );
 
 async function post(url: string, body: string): Promise<string> {
   const res = await fetch(`${url}/callback`, { method: 'POST', headers: HEADERS, body });
@@ -87,10 +92,10 @@ async function main(): Promise<void> {
     const stats = await info(redis, 'stats');
     const calls = commandCalls(await info(redis, 'commandstats'));
     // This client's own INFO and CONFIG calls are no callback's.
-    calls.set('info', (calls.get('info') ?? 1) - 1);
+    calls.delete('info');
     calls.delete('config|resetstat');
     const per = (x: number) => (x / n).toFixed(2);
-    const scripts = (calls.get('evalsha') ?? 0) + (calls.get('eval') ?? 0);
+    const scripts = (calls.get('evalsha')?.calls ?? 0) + (calls.get('eval')?.calls ?? 0);
     console.log(
       `wallet-sim redis store, ${workers} process${workers > 1 ? 'es' : ''}, ${n} callbacks (${cycles} cycles of login → bet → bet_result) from ${connections} caller${connections > 1 ? 's' : ''} one callback at a time each, ${Math.round(n / seconds)} callbacks/s, node ${process.version}`,
     );
@@ -101,9 +106,9 @@ async function main(): Promise<void> {
     console.log(`  bytes to Redis: ${per(Number(stats.total_net_input_bytes))}, from Redis: ${per(Number(stats.total_net_output_bytes))}`);
     console.log(`  redis-server CPU: ${(((cpuAfter[0]! - cpuBefore[0]!) * 1000) / n).toFixed(0)} µs`);
     console.log(`  wallet-sim CPU: ${(((cpuAfter[1]! - cpuBefore[1]!) * 1000) / n).toFixed(0)} µs (with its HTTP)`);
-    console.log(`commands per callback, by name (* also run inside scripts):`);
-    for (const [name, count] of [...calls].sort((a, b) => b[1] - a[1]))
-      if (count) console.log(`  ${name}${IN_SCRIPTS.has(name) ? '*' : ''}: ${per(count)}`);
+    console.log(`commands per callback, by name (* also run inside scripts), and µs inside Redis per callback (a script's include its commands'):`);
+    for (const [name, { calls: count, usec }] of [...calls].sort((a, b) => b[1].calls - a[1].calls))
+      if (count) console.log(`  ${name}${IN_SCRIPTS.has(name) ? '*' : ''}: ${per(count)}, ${per(usec)} µs`);
     await monitorOneCycle(redisServer.url, wallet.url, next);
   } finally {
     await stopServer(wallet);

@@ -1,5 +1,8 @@
 import type { Redis } from 'ioredis';
 
+/** Per coalesced client: what runs right before its gathered commands leave. */
+const pending = new WeakMap<Redis, { corked: boolean; cork(): void; hooks: (() => void)[] }>();
+
 /**
  * Commands sent while the event loop handles one batch of events (the replies Redis sent, the
  * callbacks that arrived) leave in one write, right after it, instead of one write each.
@@ -13,17 +16,37 @@ import type { Redis } from 'ioredis';
  */
 export function coalesceWrites(client: Redis): void {
   const send = client.sendCommand.bind(client);
-  let corked = false;
-  client.sendCommand = (command, stream) => {
+  const state = { corked: false, hooks: [] as (() => void)[], cork };
+  function cork(): void {
     const socket = client.stream as Redis['stream'] | undefined;
-    if (!corked && socket?.writable) {
-      corked = true;
-      socket.cork();
-      setImmediate(() => {
-        corked = false;
-        socket.uncork();
-      });
-    }
+    if (state.corked || !socket?.writable) return;
+    state.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      // Commands these add leave in the same write.
+      for (const hook of state.hooks.splice(0)) hook();
+      state.corked = false;
+      socket.uncork();
+    });
+  }
+  pending.set(client, state);
+  client.sendCommand = (command, stream) => {
+    cork();
     return send(command, stream);
   };
+}
+
+/**
+ * Runs `hook` once, right before the commands gathered in this turn of the loop leave (they may
+ * add commands of their own): a caller can gather what the turn asked for into one command.
+ */
+export function beforeWrite(client: Redis, hook: () => void): void {
+  const state = pending.get(client);
+  if (!state) {
+    setImmediate(hook);
+    return;
+  }
+  state.cork();
+  if (state.corked) state.hooks.push(hook);
+  else setImmediate(hook); // (not connected: the command fails at once, as any other)
 }

@@ -27,6 +27,17 @@ type Event =
   | { t: 'ws'; x: WalletExchange }
   | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
 
+/**
+ * What grading reads of a reply body (`replyOutcome`, `replyBalance` in src/grading/attempt.ts):
+ * its code when a string, its latest_balance when a number; whatever else a rule's body holds is
+ * in the journal, not needed to fold.
+ */
+function replyFacts(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const { code, latest_balance } = body as { code?: unknown; latest_balance?: unknown };
+  return { code: typeof code === 'string' ? code : undefined, latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined };
+}
+
 interface SessionDoc {
   id: string;
   started_at: string;
@@ -242,14 +253,18 @@ export class SharedGrading implements Grading {
       arrive: (a) => {
         const ref = { k: `${this.process}-${++this.next}` };
         const source = a.source;
-        // The body once, not twice (the evidence cites the body grading keeps): about 40 % of the event.
-        if (source && source.request.body === a.body)
-          add({ t: 'a', k: ref.k, a: { ...a, source: { request: { headers: source.request.headers }, reply: source.reply } } as Arrival, sb: 1 });
-        else add({ t: 'a', k: ref.k, a });
+        // What the evidence cites (src/grading/evidence.ts): the request's headers and body, the
+        // reply's status and body. The body once, not twice (it is the body grading keeps).
+        if (source) {
+          const same = source.request.body === a.body;
+          const request = same ? { headers: source.request.headers } : source.request;
+          const reply = { status: source.reply.status, body: source.reply.body };
+          add({ t: 'a', k: ref.k, a: { ...a, source: { request, reply } as Arrival['source'] }, ...(same && { sb: 1 as const }) });
+        } else add({ t: 'a', k: ref.k, a });
         return ref;
       },
       closed: (ref, at) => add({ t: 'x', k: ref.k, at }),
-      complete: (ref, d) => add({ t: 'c', k: ref.k, d }),
+      complete: (ref, d) => add({ t: 'c', k: ref.k, d: { ...d, body: replyFacts(d.body) } }),
       count: (u, codes) => {
         const c = [...codes];
         if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { beforeWrite } from './coalesce.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from './connection.js';
 import {
   admitInFlight,
@@ -82,14 +83,29 @@ export class RedisJournal implements JournalStore {
     };
   }
 
-  /** 0 when Redis cannot give one: the entry is then not kept. */
-  private async nextId(): Promise<number> {
-    if (this.unavailable()) return 0;
-    try {
-      return await this.client.incr(`${this.prefix}journal:id`);
-    } catch {
-      return 0;
-    }
+  /** Ids asked for in this turn of the event loop: one INCRBY gives them all (see `nextId`). */
+  private asked: ((id: number) => void)[] = [];
+
+  /**
+   * 0 when Redis cannot give one: the entry is then not kept. The ids asked for while the event
+   * loop handles one batch of events come from one INCRBY, in the order they were asked for: the
+   * INCRs they replace left in one write and ran one after the other in Redis anyway, so the ids are
+   * the same, for one command instead of one per callback.
+   */
+  private nextId(): Promise<number> {
+    if (this.unavailable()) return Promise.resolve(0);
+    return new Promise((resolve) => {
+      if (this.asked.push(resolve) === 1) beforeWrite(this.client, () => this.giveIds());
+    });
+  }
+
+  private giveIds(): void {
+    const asked = this.asked;
+    this.asked = [];
+    this.client.incrby(`${this.prefix}journal:id`, asked.length).then(
+      (last) => asked.forEach((resolve, i) => resolve(last - asked.length + 1 + i)),
+      () => asked.forEach((resolve) => resolve(0)),
+    );
   }
 
   inFlight(): JournalEntry[] {

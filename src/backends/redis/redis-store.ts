@@ -5,7 +5,7 @@ import { Generation } from './generation.js';
 import { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
 import { coalesceWrites } from './coalesce.js';
-import { CAS, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
+import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
 import { readView } from './view.js';
 import type { Player } from '../state.js';
 import type { Decided, RecordKeys, Store, View } from '../store.js';
@@ -132,7 +132,7 @@ export class RedisStore implements Store {
   }
 
   private cas(doc: CasDocument): Promise<boolean> {
-    return this.exchange(this.client.walletCas(JSON.stringify(doc))).then((r) => r === 1);
+    return this.exchange(this.client.walletCas(...casArgs(doc))).then((r) => r === 1);
   }
 
   private trim(gen: number): CasDocument['trim'] {
