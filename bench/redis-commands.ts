@@ -65,8 +65,14 @@ async function main(): Promise<void> {
   await writeFile(scenario, JSON.stringify(BENCH_SCENARIO));
   const wallet = await startServer({
     name: 'wallet-sim, redis store',
-    command: [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', 'redis']
-      .concat(['--redis-url', redisServer.url, '--log-level', 'warn', '--workers', String(workers)]),
+    command: [CLI, 'start', '--port', '0', '--host', '127.0.0.1', '--scenario', scenario, '--store', 'redis'].concat([
+      '--redis-url',
+      redisServer.url,
+      '--log-level',
+      'warn',
+      '--workers',
+      String(workers),
+    ]),
   });
   try {
     // Generators of their own (ids unique by the millisecond each was made in): one for the
@@ -106,7 +112,9 @@ async function main(): Promise<void> {
     console.log(`  bytes to Redis: ${per(Number(stats.total_net_input_bytes))}, from Redis: ${per(Number(stats.total_net_output_bytes))}`);
     console.log(`  redis-server CPU: ${(((cpuAfter[0]! - cpuBefore[0]!) * 1000) / n).toFixed(0)} µs`);
     console.log(`  wallet-sim CPU: ${(((cpuAfter[1]! - cpuBefore[1]!) * 1000) / n).toFixed(0)} µs (with its HTTP)`);
-    console.log(`commands per callback, by name (* also run inside scripts), and µs inside Redis per callback (a script's include its commands'):`);
+    console.log(
+      `commands per callback, by name (* also run inside scripts), and µs inside Redis per callback (a script's include its commands'):`,
+    );
     for (const [name, { calls: count, usec }] of [...calls].sort((a, b) => b[1].calls - a[1].calls))
       if (count) console.log(`  ${name}${IN_SCRIPTS.has(name) ? '*' : ''}: ${per(count)}, ${per(usec)} µs`);
     await monitorOneCycle(redisServer.url, wallet.url, next);
@@ -128,7 +136,8 @@ async function monitorOneCycle(redisUrl: string, walletUrl: string, next: () => 
   const lines: string[] = [];
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
     const shown = args.map((a) => (a.length > 40 ? `${a.slice(0, 37)}…(${a.length})` : a)).join(' ');
-    lines.push(`${source.includes('lua') ? '    (script) ' : '  '}${shown}`);
+    const bytes = args.reduce((n, a) => n + Buffer.byteLength(a), 0);
+    lines.push(source.includes('lua') ? `    (script) ${shown}` : `  [${bytes} bytes] ${shown}`);
   });
   await new Promise((r) => setTimeout(r, 100));
   for (const event of ['login', 'bet', 'bet_result']) {

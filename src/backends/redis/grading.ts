@@ -35,7 +35,10 @@ type Event =
 function replyFacts(body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
   const { code, latest_balance } = body as { code?: unknown; latest_balance?: unknown };
-  return { code: typeof code === 'string' ? code : undefined, latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined };
+  return {
+    code: typeof code === 'string' ? code : undefined,
+    latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined,
+  };
 }
 
 interface SessionDoc {

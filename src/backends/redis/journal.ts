@@ -69,7 +69,7 @@ export class RedisJournal implements JournalStore {
   async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
     const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += held;
-    const id = await this.nextId();
+    const id = (await this.claim(entry.user_id)) || (await this.nextId());
     const full = { id, ...entry, duration_ms: 0 };
     if (id) this.pending.set(id, full);
     return {
@@ -81,6 +81,42 @@ export class RedisJournal implements JournalStore {
         return this.keep({ ...rest, id, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } });
       },
     };
+  }
+
+  /** Ids taken ahead for players' callbacks (`reserve`), oldest first, with when each was asked for. */
+  private readonly reserved = new Map<string, { id: Promise<number>; at: number }[]>();
+
+  /**
+   * Takes an id now for the next callback of `userId` this process journals. The wallet asks on
+   * arrival, in the write that counts the player's callback (RedisShared.countCall), so
+   * journalling the callback waits for no round trip of its own. An id is unique whoever claims it:
+   * one not claimed within RESERVED_MS is dropped (a gap in the ids, as an entry Redis did not keep).
+   */
+  reserve(userId: string): void {
+    const taken = { id: this.nextId(), at: Date.now() };
+    const list = this.reserved.get(userId);
+    if (list) {
+      // Ids of callbacks that never came to be journalled (a failure before their entry) go.
+      while (list.length && taken.at - list[0]!.at >= RESERVED_MS) list.shift();
+      list.push(taken);
+    } else {
+      this.reserved.set(userId, [taken]);
+      if (this.reserved.size > MAX_RESERVED) this.reserved.delete(this.reserved.keys().next().value!);
+    }
+  }
+
+  /** The oldest id reserved for `userId` and still fresh (it may still be on its way), if any. */
+  private claim(userId: string | undefined): Promise<number> | undefined {
+    const list = userId === undefined ? undefined : this.reserved.get(userId);
+    if (!list) return undefined;
+    const now = Date.now();
+    let id: Promise<number> | undefined;
+    while (id === undefined && list.length) {
+      const taken = list.shift()!;
+      if (now - taken.at < RESERVED_MS) id = taken.id;
+    }
+    if (!list.length) this.reserved.delete(userId!);
+    return id;
   }
 
   /** Ids asked for in this turn of the event loop: one INCRBY gives them all (see `nextId`). */
@@ -248,6 +284,10 @@ function fieldsOfText(text: string): MatchFields {
 }
 
 const BLOCK_MS = 5000;
+/** How long a reserved id waits for its callback's entry (a callback is journalled within milliseconds of its count). */
+const RESERVED_MS = 5000;
+/** Players with ids reserved at once, at most (the oldest player's go first). */
+const MAX_RESERVED = 100_000;
 
 type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
 
