@@ -10,10 +10,11 @@ import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
  * node dist/bench/redis-commands.js [cycles=1000] [workers=1] [connections=1]
  *
  * What one callback of the bench's traffic (login → bet → bet_result, bench/traffic.ts) costs Redis,
- * on a redis-server of its own: the commands sent (by name; those a script runs inside Redis
- * counted apart), the bytes in and out, the read events Redis handled (one per round trip when
- * one callback is in flight at a time: `connections` 1), redis-server's CPU, and the commands of
- * one cycle in order (MONITOR). Figures per callback, after a warm-up of 100 cycles.
+ * on a redis-server of its own, per callback after a warm-up of 100 cycles: the bytes in and out,
+ * the read events Redis handled (one per round trip when one callback is in flight at a time:
+ * `connections` 1), the CPU of redis-server and of wallet-sim, the time inside Redis by command;
+ * then, with MONITOR, the commands wallet-sim sends (by name) and those its scripts run, and the
+ * commands of one cycle in order.
  */
 const [cycles = 1000, workers = 1, connections = 1] = process.argv.slice(2).map(Number);
 
@@ -101,23 +102,19 @@ async function main(): Promise<void> {
     calls.delete('info');
     calls.delete('config|resetstat');
     const per = (x: number) => (x / n).toFixed(2);
-    const scripts = (calls.get('evalsha')?.calls ?? 0) + (calls.get('eval')?.calls ?? 0);
     console.log(
       `wallet-sim redis store, ${workers} process${workers > 1 ? 'es' : ''}, ${n} callbacks (${cycles} cycles of login → bet → bet_result) from ${connections} caller${connections > 1 ? 's' : ''} one callback at a time each, ${Math.round(n / seconds)} callbacks/s, node ${process.version}`,
     );
     console.log(`per callback:`);
-    console.log(`  commands Redis processed (scripts' inner commands included): ${per(Number(stats.total_commands_processed))}`);
-    console.log(`  script calls (EVALSHA): ${per(scripts)}`);
-    console.log(`  read events (one per round trip when one callback is in flight): ${per(Number(stats.total_reads_processed))}`);
+    console.log(
+      `  read events in Redis (one per round trip when one callback is in flight: 1 caller): ${per(Number(stats.total_reads_processed))}`,
+    );
     console.log(`  bytes to Redis: ${per(Number(stats.total_net_input_bytes))}, from Redis: ${per(Number(stats.total_net_output_bytes))}`);
     console.log(`  redis-server CPU: ${(((cpuAfter[0]! - cpuBefore[0]!) * 1000) / n).toFixed(0)} µs`);
     console.log(`  wallet-sim CPU: ${(((cpuAfter[1]! - cpuBefore[1]!) * 1000) / n).toFixed(0)} µs (with its HTTP)`);
-    console.log(
-      `commands per callback, by name (* also run inside scripts), and µs inside Redis per callback (a script's include its commands'):`,
-    );
-    for (const [name, { calls: count, usec }] of [...calls].sort((a, b) => b[1].calls - a[1].calls))
-      if (count) console.log(`  ${name}${IN_SCRIPTS.has(name) ? '*' : ''}: ${per(count)}, ${per(usec)} µs`);
-    await monitorOneCycle(redisServer.url, wallet.url, next);
+    console.log(`time inside Redis per callback, by command (INFO commandstats; a script's time includes its own commands'):`);
+    for (const [name, { usec }] of [...calls].sort((a, b) => b[1].usec - a[1].usec)) if (usec) console.log(`  ${name}: ${per(usec)} µs`);
+    await monitorCommands(redisServer.url, wallet.url, next);
   } finally {
     await stopServer(wallet);
     redis.disconnect();
@@ -126,20 +123,36 @@ async function main(): Promise<void> {
   }
 }
 
-/** Commands a script of the store calls inside Redis (counted by commandstats as well as their script). */
-const IN_SCRIPTS = new Set(['get', 'set', 'del', 'sadd', 'rpush', 'llen', 'lpop', 'append', 'incr', 'incrby', 'decrby', 'sismember']);
-
-/** The commands of one login → bet → bet_result cycle, in the order Redis ran them (MONITOR). */
-async function monitorOneCycle(redisUrl: string, walletUrl: string, next: () => string): Promise<void> {
+/**
+ * The commands of 100 cycles as Redis ran them (MONITOR, one callback at a time): those sent by
+ * wallet-sim (the grading follower's XREAD included) and those its scripts ran, per callback;
+ * then one cycle in order.
+ */
+async function monitorCommands(redisUrl: string, walletUrl: string, next: () => string): Promise<void> {
   const client = new Redis(redisUrl);
   const monitor = await client.monitor();
-  const lines: string[] = [];
+  const sent = new Map<string, number>();
+  let inScripts = 0;
+  let lines: string[] | undefined;
   monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const script = source.includes('lua');
+    if (script) inScripts++;
+    else sent.set(args[0]!.toLowerCase(), (sent.get(args[0]!.toLowerCase()) ?? 0) + 1);
+    if (!lines) return;
     const shown = args.map((a) => (a.length > 40 ? `${a.slice(0, 37)}…(${a.length})` : a)).join(' ');
     const bytes = args.reduce((n, a) => n + Buffer.byteLength(a), 0);
-    lines.push(source.includes('lua') ? `    (script) ${shown}` : `  [${bytes} bytes] ${shown}`);
+    lines.push(script ? `    (script) ${shown}` : `  [${bytes} bytes] ${shown}`);
   });
   await new Promise((r) => setTimeout(r, 100));
+  const cycles = 100;
+  for (let i = 0; i < cycles * 3; i++) await post(walletUrl, next());
+  await new Promise((r) => setTimeout(r, 300)); // their grading events, written after the reply
+  const total = [...sent.values()].reduce((a, b) => a + b, 0);
+  const per = (x: number) => (x / (cycles * 3)).toFixed(2);
+  console.log(`commands per callback sent by wallet-sim (MONITOR, ${cycles} cycles one callback at a time): ${per(total)}`);
+  for (const [name, count] of [...sent].sort((a, b) => b[1] - a[1])) console.log(`  ${name}: ${per(count)}`);
+  console.log(`commands its scripts ran inside Redis, per callback: ${per(inScripts)}`);
+  lines = [];
   for (const event of ['login', 'bet', 'bet_result']) {
     lines.push(`${event}:`);
     await post(walletUrl, next());
@@ -147,7 +160,7 @@ async function monitorOneCycle(redisUrl: string, walletUrl: string, next: () => 
   }
   monitor.disconnect();
   client.disconnect();
-  console.log(`one cycle, as Redis ran it (MONITOR; XREAD/GET of the grading follower included):\n${lines.join('\n')}`);
+  console.log(`one cycle, as Redis ran it (XREAD: the grading follower, on a connection of its own):\n${lines.join('\n')}`);
 }
 
 await main();

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { beforeWrite } from './coalesce.js';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from './connection.js';
+import { JournalIds } from './journal-ids.js';
 import {
   admitInFlight,
   DEFAULT_JOURNAL_BYTES,
@@ -49,7 +49,10 @@ export class RedisJournal implements JournalStore {
   ) {
     // EVALSHA (the script is sent once per connection), as the store's own scripts are.
     client.defineCommand('walletJournalAdd', { numberOfKeys: 2, lua: ADD });
+    this.ids = new JournalIds(client, `${prefix}journal:id`, unavailable);
   }
+
+  private readonly ids: JournalIds;
 
   private get streamKey(): string {
     return `${this.prefix}journal`;
@@ -69,7 +72,7 @@ export class RedisJournal implements JournalStore {
   async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
     const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += held;
-    const id = (await this.claim(entry.user_id)) || (await this.nextId());
+    const id = (await this.ids.claim(entry.user_id)) || (await this.nextId());
     const full = { id, ...entry, duration_ms: 0 };
     if (id) this.pending.set(id, full);
     return {
@@ -83,65 +86,14 @@ export class RedisJournal implements JournalStore {
     };
   }
 
-  /** Ids taken ahead for players' callbacks (`reserve`), oldest first, with when each was asked for. */
-  private readonly reserved = new Map<string, { id: Promise<number>; at: number }[]>();
-
-  /**
-   * Takes an id now for the next callback of `userId` this process journals. The wallet asks on
-   * arrival, in the write that counts the player's callback (RedisShared.countCall), so
-   * journalling the callback waits for no round trip of its own. An id is unique whoever claims it:
-   * one not claimed within RESERVED_MS is dropped (a gap in the ids, as an entry Redis did not keep).
-   */
+  /** Takes an id now for the next callback of `userId` this process journals (JournalIds.reserve). */
   reserve(userId: string): void {
-    const taken = { id: this.nextId(), at: Date.now() };
-    const list = this.reserved.get(userId);
-    if (list) {
-      // Ids of callbacks that never came to be journalled (a failure before their entry) go.
-      while (list.length && taken.at - list[0]!.at >= RESERVED_MS) list.shift();
-      list.push(taken);
-    } else {
-      this.reserved.set(userId, [taken]);
-      if (this.reserved.size > MAX_RESERVED) this.reserved.delete(this.reserved.keys().next().value!);
-    }
+    this.ids.reserve(userId);
   }
 
-  /** The oldest id reserved for `userId` and still fresh (it may still be on its way), if any. */
-  private claim(userId: string | undefined): Promise<number> | undefined {
-    const list = userId === undefined ? undefined : this.reserved.get(userId);
-    if (!list) return undefined;
-    const now = Date.now();
-    let id: Promise<number> | undefined;
-    while (id === undefined && list.length) {
-      const taken = list.shift()!;
-      if (now - taken.at < RESERVED_MS) id = taken.id;
-    }
-    if (!list.length) this.reserved.delete(userId!);
-    return id;
-  }
-
-  /** Ids asked for in this turn of the event loop: one INCRBY gives them all (see `nextId`). */
-  private asked: ((id: number) => void)[] = [];
-
-  /**
-   * 0 when Redis cannot give one: the entry is then not kept. The ids asked for while the event
-   * loop handles one batch of events come from one INCRBY, in the order they were asked for: the
-   * INCRs they replace left in one write and ran one after the other in Redis anyway, so the ids are
-   * the same, for one command instead of one per callback.
-   */
+  /** 0 when Redis cannot give one: the entry is then not kept. */
   private nextId(): Promise<number> {
-    if (this.unavailable()) return Promise.resolve(0);
-    return new Promise((resolve) => {
-      if (this.asked.push(resolve) === 1) beforeWrite(this.client, () => this.giveIds());
-    });
-  }
-
-  private giveIds(): void {
-    const asked = this.asked;
-    this.asked = [];
-    this.client.incrby(`${this.prefix}journal:id`, asked.length).then(
-      (last) => asked.forEach((resolve, i) => resolve(last - asked.length + 1 + i)),
-      () => asked.forEach((resolve) => resolve(0)),
-    );
+    return this.ids.next();
   }
 
   inFlight(): JournalEntry[] {
@@ -284,10 +236,6 @@ function fieldsOfText(text: string): MatchFields {
 }
 
 const BLOCK_MS = 5000;
-/** How long a reserved id waits for its callback's entry (a callback is journalled within milliseconds of its count). */
-const RESERVED_MS = 5000;
-/** Players with ids reserved at once, at most (the oldest player's go first). */
-const MAX_RESERVED = 100_000;
 
 type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
 
