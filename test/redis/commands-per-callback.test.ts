@@ -8,6 +8,7 @@ import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { openBackend } from '../../src/backends/index.js';
 import { bet, buildTestApp, HEADERS, login, result, send, txid } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import { eventually } from '../helpers/spawn-cli.js';
 
 const redis = await redisOrSkip(t);
 if (redis) {
@@ -36,14 +37,21 @@ if (redis) {
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       if (source.endsWith(own)) seen.push(args[0]!.toLowerCase());
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // A PING of the store's connection marks where a callback's commands end: everything it sent
+    // before (its grading events too: they go before the reply) is run and shown before it.
+    const upToPing = async () => {
+      await store.client.ping();
+      t.ok(await eventually(async () => seen.includes('ping')), 'MONITOR shows the PING');
+      const commands = seen.splice(0);
+      return commands.slice(0, commands.indexOf('ping'));
+    };
+    await upToPing();
     const perCallback: string[][] = [];
     const game = txid('g');
     for (const body of [login('player-1'), bet('player-1', game, [['1', 'P', 2]]), result('player-1', game, [['1', 'P', 2, 2]])]) {
       const reply = await send(app, body, HEADERS);
       t.equal(reply.body.code, 'R0');
-      await new Promise((r) => setTimeout(r, 100)); // its grading events, written without waiting
-      perCallback.push(seen.splice(0));
+      perCallback.push(await upToPing());
     }
     for (const [i, commands] of perCallback.entries()) {
       const counted = (name: string) => commands.filter((c) => c === name).length;
