@@ -18,13 +18,28 @@ const FINISHED_TTL_S = 3600;
 
 /** One grading event as the stream carries it. */
 type Event =
-  | { t: 'a'; k: string; a: Arrival }
+  // `sb`: the evidence's request body is the arrival's body (the same object), written once.
+  | { t: 'a'; k: string; a: Arrival; sb?: 1 }
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
   // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
   | { t: 'ws'; x: WalletExchange }
   | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
+
+/**
+ * What grading reads of a reply body (`replyOutcome`, `replyBalance` in src/grading/attempt.ts):
+ * its code when a string, its latest_balance when a number; whatever else a rule's body holds is
+ * in the journal, not needed to fold.
+ */
+function replyFacts(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const { code, latest_balance } = body as { code?: unknown; latest_balance?: unknown };
+  return {
+    code: typeof code === 'string' ? code : undefined,
+    latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined,
+  };
+}
 
 interface SessionDoc {
   id: string;
@@ -181,6 +196,7 @@ export class SharedGrading implements Grading {
   private apply(e: Event): void {
     const { grader } = this.session;
     if (e.t === 'a') {
+      if (e.sb && e.a.source) e.a.source.request.body = e.a.body;
       this.attempts.set(e.k, grader.arrive(e.a));
       if (this.attempts.size > MAX_STREAM_EVENTS) this.attempts.delete(this.attempts.keys().next().value!);
     } else if (e.t === 'x') {
@@ -239,11 +255,19 @@ export class SharedGrading implements Grading {
       settle: () => undefined,
       arrive: (a) => {
         const ref = { k: `${this.process}-${++this.next}` };
-        add({ t: 'a', k: ref.k, a });
+        const source = a.source;
+        // What the evidence cites (src/grading/evidence.ts): the request's headers and body, the
+        // reply's status and body. The body once, not twice (it is the body grading keeps).
+        if (source) {
+          const same = source.request.body === a.body;
+          const request = same ? { headers: source.request.headers } : source.request;
+          const reply = { status: source.reply.status, body: source.reply.body };
+          add({ t: 'a', k: ref.k, a: { ...a, source: { request, reply } as Arrival['source'] }, ...(same && { sb: 1 as const }) });
+        } else add({ t: 'a', k: ref.k, a });
         return ref;
       },
       closed: (ref, at) => add({ t: 'x', k: ref.k, at }),
-      complete: (ref, d) => add({ t: 'c', k: ref.k, d }),
+      complete: (ref, d) => add({ t: 'c', k: ref.k, d: { ...d, body: replyFacts(d.body) } }),
       count: (u, codes) => {
         const c = [...codes];
         if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });

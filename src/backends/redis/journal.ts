@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from './connection.js';
+import { JournalIds } from './journal-ids.js';
 import {
   admitInFlight,
   DEFAULT_JOURNAL_BYTES,
@@ -48,7 +49,10 @@ export class RedisJournal implements JournalStore {
   ) {
     // EVALSHA (the script is sent once per connection), as the store's own scripts are.
     client.defineCommand('walletJournalAdd', { numberOfKeys: 2, lua: ADD });
+    this.ids = new JournalIds(client, `${prefix}journal:id`, unavailable);
   }
+
+  private readonly ids: JournalIds;
 
   private get streamKey(): string {
     return `${this.prefix}journal`;
@@ -68,7 +72,7 @@ export class RedisJournal implements JournalStore {
   async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
     const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += held;
-    const id = await this.nextId();
+    const id = (await this.ids.claim(entry.user_id)) || (await this.nextId());
     const full = { id, ...entry, duration_ms: 0 };
     if (id) this.pending.set(id, full);
     return {
@@ -82,14 +86,14 @@ export class RedisJournal implements JournalStore {
     };
   }
 
+  /** Takes an id now for the next callback of `userId` this process journals (JournalIds.reserve). */
+  reserve(userId: string): void {
+    this.ids.reserve(userId);
+  }
+
   /** 0 when Redis cannot give one: the entry is then not kept. */
-  private async nextId(): Promise<number> {
-    if (this.unavailable()) return 0;
-    try {
-      return await this.client.incr(`${this.prefix}journal:id`);
-    } catch {
-      return 0;
-    }
+  private nextId(): Promise<number> {
+    return this.ids.next();
   }
 
   inFlight(): JournalEntry[] {

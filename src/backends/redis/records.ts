@@ -35,41 +35,79 @@ local function forgotten(key, h)
 end
 `;
 
-/** Which of the hashes ARGV are forgotten in KEYS[1] (1 or 0 each). */
-export const FORGOTTEN = `${FORGET}
+/**
+ * The read of one callback, in one script call (docs/scale-out.md): KEYS are the `w` watched keys
+ * (generation, marker, player, transaction, and round and settled round when it has one), the
+ * forgotten-ids key, the players set, then the keys that must exist (the active scenario, the
+ * generation). ARGV: w, the number of hashes h, the h hashes, the player's id as stored. Returns
+ * the watched values (nil: absent), whether each hash is forgotten (1 or 0), whether the player is
+ * listed (1 or 0) and how many of the required keys exist. It only reads.
+ */
+export const READ = `${FORGET}
+local w, h = tonumber(ARGV[1]), tonumber(ARGV[2])
+local values = redis.call('MGET', unpack(KEYS, 1, w))
 local out = {}
-for i, h in ipairs(ARGV) do out[i] = forgotten(KEYS[1], h) end
-return out
+for i = 1, h do out[i] = forgotten(KEYS[w + 1], ARGV[2 + i]) end
+local listed = redis.call('SISMEMBER', KEYS[w + 2], ARGV[3 + h])
+return {values, out, listed, redis.call('EXISTS', unpack(KEYS, w + 3))}
 `;
 
 /**
- * Compare-and-set, the one piece of logic that runs in Redis: apply `ops` only if every key in
- * `expect` still holds the value the decision was made on (false: still absent). Then trim the
+ * Compare-and-set, the one piece of logic that runs in Redis: apply the writes only if every
+ * expected key still holds the value the decision was made on (or is still absent). Then trim the
  * transaction index to `retain`, forgetting the oldest ids (FORGET above). The money rules are not
  * here: they stay in TypeScript (src/wallet/decide.ts), and this script only commits what they decided.
+ *
+ * ARGV (`casArgs`), flat so that nothing is decoded: the number of expected keys, then for each
+ * its key, 1 and the value (or 0 and nothing: absent); the number of writes, then for each its
+ * number of words and the words (`SET key value`…); then the order key, the bound and the
+ * forgotten key, or nothing (no bound).
  */
 export const CAS = `${FORGET}
-local doc = cjson.decode(ARGV[1])
-for _, e in ipairs(doc.expect) do
-  local v = redis.call('GET', e[1])
-  if e[2] == false then
-    if v ~= false then return 0 end
-  elseif v ~= e[2] then return 0 end
+local i = 2
+for _ = 1, tonumber(ARGV[1]) do
+  local v = redis.call('GET', ARGV[i])
+  if ARGV[i + 1] == '0' then
+    if v then return 0 end
+    i = i + 2
+  else
+    if v ~= ARGV[i + 2] then return 0 end
+    i = i + 3
+  end
 end
-for _, op in ipairs(doc.ops) do redis.call(unpack(op)) end
-local o = doc.trim
-if o then
-  local excess = redis.call('LLEN', o[1]) - tonumber(o[2])
+local ops = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, ops do
+  local n = tonumber(ARGV[i])
+  redis.call(unpack(ARGV, i + 1, i + n))
+  i = i + n + 1
+end
+if ARGV[i] then
+  local order, forgotten = ARGV[i], ARGV[i + 2]
+  local excess = redis.call('LLEN', order) - tonumber(ARGV[i + 1])
   while excess > 0 do
-    local e = cjson.decode(redis.call('LPOP', o[1]))
-    forget(o[3], e.th)
+    local e = cjson.decode(redis.call('LPOP', order))
+    forget(forgotten, e.th)
     redis.call('DEL', e.t)
-    if e.s and redis.call('DEL', e.s) == 1 then forget(o[3], e.sh) end
+    if e.s and redis.call('DEL', e.s) == 1 then forget(forgotten, e.sh) end
     excess = excess - 1
   end
 end
 return 1
 `;
+
+/** The CAS script's ARGV for a document. */
+export function casArgs(doc: CasDocument): (string | number)[] {
+  const args: (string | number)[] = [doc.expect.length];
+  for (const [key, value] of doc.expect) {
+    if (value === false) args.push(key, 0);
+    else args.push(key, 1, value);
+  }
+  args.push(doc.ops.length);
+  for (const op of doc.ops) args.push(op.length, ...op);
+  if (doc.trim) args.push(...doc.trim);
+  return args;
+}
 
 export type Op = [string, ...string[]];
 export interface CasDocument {
@@ -78,11 +116,14 @@ export interface CasDocument {
   trim?: [string, number, string];
 }
 
-/** A Redis client with the compare-and-set script defined on it. */
-export type CasClient = Redis & { walletCas(doc: string): Promise<number> };
+/** What the READ script answers: watched values, forgotten flags, listed, required keys present. */
+export type ReadReply = [(string | null)[], number[], number, number];
 
-/** A MULTI with the forgotten-ids lookup defined on it. */
-export type ForgottenLookup = { walletForgotten(key: string, ...hashes: string[]): unknown };
+/** A Redis client with the store's scripts defined on it: the read and the compare-and-set. */
+export type CasClient = Redis & {
+  walletCas(...args: (string | number)[]): Promise<number>;
+  walletRead(numberOfKeys: number, ...args: (string | number)[]): Promise<ReadReply>;
+};
 
 /**
  * The Redis writes of change records, decided on `round` (the open round as read). `key` names a

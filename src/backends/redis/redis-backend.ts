@@ -27,8 +27,13 @@ export class RedisBackend implements Backend {
     readonly store: RedisStore,
     options: BackendOptions,
   ) {
-    this.shared = new RedisShared(store.client, store.prefix, (sent) => store.exchange(sent));
     this.journal = new RedisJournal(store.client, store.prefix, options.journalSize, options.journalBytes, () => store.link.failure);
+    this.shared = new RedisShared(
+      store.client,
+      store.prefix,
+      (sent) => store.exchange(sent),
+      (userId) => this.journal.reserve(userId),
+    );
     this.counters = this.shared;
     store.onClose(() => {
       this.shareGrading?.close();

@@ -4,7 +4,8 @@ import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './
 import { Generation } from './generation.js';
 import { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
-import { CAS, type CasClient, type CasDocument, escapeGlob, FORGOTTEN, idOf, type Op, recordOps, toPlayer } from './records.js';
+import { coalesceWrites } from './coalesce.js';
+import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
 import { readView } from './view.js';
 import type { Player } from '../state.js';
 import type { Decided, RecordKeys, Store, View } from '../store.js';
@@ -56,7 +57,8 @@ export class RedisStore implements Store {
     const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
-    client.defineCommand('walletForgotten', { numberOfKeys: 1, lua: FORGOTTEN });
+    client.defineCommand('walletRead', { lua: READ });
+    coalesceWrites(client);
     const store = new RedisStore(
       new RedisLink(client, url, timeoutMs),
       options.prefix ?? DEFAULT_REDIS_PREFIX,
@@ -130,7 +132,7 @@ export class RedisStore implements Store {
   }
 
   private cas(doc: CasDocument): Promise<boolean> {
-    return this.exchange(this.client.walletCas(JSON.stringify(doc))).then((r) => r === 1);
+    return this.exchange(this.client.walletCas(...casArgs(doc))).then((r) => r === 1);
   }
 
   private trim(gen: number): CasDocument['trim'] {

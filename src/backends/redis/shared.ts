@@ -49,6 +49,8 @@ export class RedisShared implements Counters {
     private readonly prefix: string,
     /** The store's link: a counter that gets no reply in time marks Redis frozen for every user. */
     private readonly exchange: <T>(sent: Promise<T>) => Promise<T> = (sent) => sent,
+    /** Takes a journal id for the player's callback being counted, in the same round trip (RedisJournal.reserve). */
+    private readonly reserveId?: (userId: string) => void,
   ) {
     client.defineCommand('walletFire', { numberOfKeys: 1, lua: FIRE });
   }
@@ -148,7 +150,10 @@ export class RedisShared implements Counters {
   /** Counts a callback of `userId` for every process: its number in the session, from 1. */
   countCall(userId: string): Promise<number> {
     // Through the store's link, as the rule counters: a count that gets no reply names Redis.
-    return this.exchange(this.client.hincrby(this.key('calls'), userId, 1));
+    const count = this.exchange(this.client.hincrby(this.key('calls'), userId, 1));
+    // The callback's journal id, taken in the same write: journalling it waits for no round trip.
+    this.reserveId?.(userId);
+    return count;
   }
 
   /** A new session: every player's callback count starts again (reset, DELETE /admin/journal). */

@@ -1,6 +1,6 @@
 import { forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord, type TransactionRecord } from '../change.js';
 import type { Generation } from './generation.js';
-import { type CasClient, type ForgottenLookup, hash64, storedId, toPlayer, toRound } from './records.js';
+import { type CasClient, hash64, storedId, toPlayer, toRound } from './records.js';
 import type { RecordKeys, View } from '../store.js';
 
 /** What one callback read: its view, and what the commit must find unchanged. */
@@ -13,7 +13,7 @@ export interface Read {
 }
 
 /**
- * The records one callback needs, in one round trip (a MULTI): generation, marker, player,
+ * The records one callback needs, in one round trip (the READ script): generation, marker, player,
  * transaction, round and settled round, whether the ids are forgotten, whether the player is listed
  * and the required keys exist. Undefined when another process reset the wallet meanwhile (`at` now
  * names the new generation: read again); throws when Redis lost the wallet's state.
@@ -34,22 +34,24 @@ export async function readView(
     ...(roundId ? [at.key(gen, 'round', roundId), at.key(gen, 'settled', roundId)] : []),
   ];
   const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(roundId ? [hash64(forgottenRound(roundId))] : [])];
-  const read = client.multi().mget(...watched);
-  (read as unknown as ForgottenLookup).walletForgotten(at.key(gen, 'forgotten'), ...hashes);
-  const replies = await exchange(
-    read
-      .sismember(at.key(gen, 'players'), storedId(keys.user_id))
-      .exists(...at.vital, at.genKey)
-      .exec(),
+  const required = [...at.vital, at.genKey];
+  const [values, forgotten, listed, present] = await exchange(
+    client.walletRead(
+      watched.length + 2 + required.length,
+      ...watched,
+      at.key(gen, 'forgotten'),
+      at.key(gen, 'players'),
+      ...required,
+      watched.length,
+      hashes.length,
+      ...hashes,
+      storedId(keys.user_id),
+    ),
   );
-  if (!replies) throw new Error('Redis refused the read');
-  for (const [err] of replies) if (err) throw err;
-  const values = replies[0]![1] as (string | null)[];
-  const forgotten = replies[1]![1] as number[];
   if (at.follow(values[0]!, values[1]!)) return undefined;
   const [, , player, txn, round, settled] = values;
-  if (!player && replies[2]![1] === 1) throw at.lost(`player ${JSON.stringify(keys.user_id)} listed but gone`);
-  if ((replies[3]![1] as number) < at.vital.length + 1) throw at.lost('no scenario key');
+  if (!player && listed === 1) throw at.lost(`player ${JSON.stringify(keys.user_id)} listed but gone`);
+  if (present < required.length) throw at.lost('no scenario key');
   const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
   return {
     view: {

@@ -1,0 +1,92 @@
+// What one callback sends Redis (docs/scale-out.md, "What one callback sends Redis"): counted with
+// MONITOR on a real redis-server, so a change that adds a command or a round trip to the hot path
+// shows here. And the journal ids taken ahead with the callback count (RedisJournal.reserve) stay
+// unique and complete when valid and refused callbacks of one player arrive together.
+import { Redis } from 'ioredis';
+import t, { type Test } from 'tap';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
+import { openBackend } from '../../src/backends/index.js';
+import { bet, buildTestApp, HEADERS, login, result, send, txid } from '../helpers/app.js';
+import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import { eventually } from '../helpers/spawn-cli.js';
+
+const redis = await redisOrSkip(t);
+if (redis) {
+  const open = async (t: Test) => {
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('commands') })) as RedisBackend;
+    const { app } = await buildTestApp({}, { store });
+    t.teardown(async () => {
+      await app.close();
+      await store.close();
+    });
+    return { app, store };
+  };
+
+  t.test('a login, a bet and its result: seven commands each, in four round trips', async (t) => {
+    const { app, store } = await open(t);
+    await send(app, login('warm'), HEADERS); // scripts loaded, the player known
+    const client = new Redis(redis.url);
+    const monitor = await client.monitor();
+    t.teardown(() => {
+      monitor.disconnect();
+      client.disconnect();
+    });
+    // The store's own connection: the grading and journal followers read on connections of their own.
+    const own = `127.0.0.1:${store.client.stream.localPort}`;
+    const seen: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source.endsWith(own)) seen.push(args[0]!.toLowerCase());
+    });
+    // A PING of the store's connection marks where a callback's commands end: everything it sent
+    // before (its grading events too: they go before the reply) is run and shown before it.
+    const upToPing = async () => {
+      await store.client.ping();
+      t.ok(await eventually(async () => seen.includes('ping')), 'MONITOR shows the PING');
+      const commands = seen.splice(0);
+      return commands.slice(0, commands.indexOf('ping'));
+    };
+    await upToPing();
+    const perCallback: string[][] = [];
+    const game = txid('g');
+    for (const body of [login('player-1'), bet('player-1', game, [['1', 'P', 2]]), result('player-1', game, [['1', 'P', 2, 2]])]) {
+      const reply = await send(app, body, HEADERS);
+      t.equal(reply.body.code, 'R0');
+      perCallback.push(await upToPing());
+    }
+    for (const [i, commands] of perCallback.entries()) {
+      const counted = (name: string) => commands.filter((c) => c === name).length;
+      t.same(
+        {
+          hincrby: counted('hincrby'),
+          incrby: counted('incrby'),
+          evalsha: counted('evalsha'),
+          xadd: counted('xadd'),
+          other: commands.length - 7,
+        },
+        { hincrby: 1, incrby: 1, evalsha: 3, xadd: 2, other: 0 },
+        `callback ${i + 1}: the count and the journal id, the read, the commit, the journal entry, two grading events (${commands.join(' ')})`,
+      );
+      t.same(commands.slice(0, 2), ['hincrby', 'incrby'], 'the journal id is taken with the count, in the same write');
+    }
+  });
+
+  t.test('ids taken with the count: unique and every entry kept, valid and refused callbacks of one player together', async (t) => {
+    const { app, store } = await open(t);
+    await send(app, login('p2'), HEADERS);
+    const sent = [];
+    for (let i = 0; i < 20; i++) {
+      // A valid login and one refused (no timestamp: R3, decided without the ledger) of the same player.
+      sent.push(send(app, login('p2'), HEADERS), send(app, { ...login('p2'), timestamp: undefined }, HEADERS));
+    }
+    const replies = await Promise.all(sent);
+    t.same(new Set(replies.map((r) => r.body.code)), new Set(['R0', 'R3']));
+    const entries = await store.journal.list();
+    const ids = entries.map((e) => e.id);
+    t.equal(entries.length, 41, 'every callback journalled');
+    t.equal(new Set(ids).size, ids.length, 'ids unique');
+    t.ok(
+      ids.every((id) => id > 0),
+      'none lost',
+    );
+  });
+}
