@@ -66,6 +66,10 @@ export async function startRedisServer(dir: string): Promise<{ url: string; chil
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
   });
+  // Its pipes must not keep the bench alive once the runs are over (the bench kills it on exit).
+  child.stdout!.destroy();
+  child.stderr!.destroy();
+  child.unref();
   return { url: `redis://127.0.0.1:${port}`, child };
 }
 
