@@ -2,6 +2,7 @@ import type { JournalEntry } from '../journal/journal.js';
 import { money, sum } from '../wallet/money.js';
 import type { CheckStatus, OpenRound, Report, ReportCheck, ReportSession } from '../protocol/types.generated.js';
 import { count } from '../text/plural.js';
+import { listedViolations } from './listed-violations.js';
 import { arrivalOf, type Attempt } from './attempt.js';
 import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';
@@ -57,9 +58,7 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
       exercised,
       detail,
       fix: c.fix,
-      violations: more
-        ? [...list, { message: `… and ${count(more, { one: 'more violation', other: 'more violations' })} of ${c.id}`, journal_ids: [] }]
-        : [...list],
+      violations: listedViolations(list, more, c.id),
     };
   });
   if (o.wallet) checks.push(...o.wallet.checks(user));

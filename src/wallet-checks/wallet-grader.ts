@@ -7,6 +7,7 @@ import type { WalletAnswer, WalletCheckId, WalletExchange } from './exchange.js'
 import { type ReadReply, readReply } from './reply-read.js';
 import { WalletTally } from './tally.js';
 import { count } from '../text/plural.js';
+import { listedViolations } from '../grading/listed-violations.js';
 
 export interface WalletGraderOptions {
   /** The provider's declared time-out (the scenario's grading.client_timeout_s), in ms. */
@@ -258,9 +259,7 @@ export class WalletGrader {
         exercised,
         detail,
         fix: c.fix,
-        violations: more
-          ? [...list, { message: `… and ${count(more, { one: 'more violation', other: 'more violations' })} of ${c.id}`, journal_ids: [] }]
-          : [...list],
+        violations: listedViolations(list, more, c.id),
       };
     });
   }
