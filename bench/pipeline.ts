@@ -1,48 +1,142 @@
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { compileScenario } from '../src/scenario/scenario.js';
-import { handleCallback } from '../src/callback/handle.js';
+import { Answer, type CallbackExchange } from '../src/callback/pipeline.js';
+import type { CallbackInput } from '../src/callback/read.js';
+import type { GradingFeed } from '../src/grading/feed.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
 /**
- * node dist/bench/pipeline.js [callbacks=100000] [rounds=5]
+ * node dist/bench/pipeline.js [callbacks=100000] [rounds=5] [batch=50] [--ungraded | --ab-grading]
  *
- * The callback pipeline without HTTP: what the callback route does for one callback (handleCallback,
- * then the journal entry begun and finished), over the bench's traffic, in this process. Prints the
- * CPU per callback (process.cpuUsage: user + system, garbage collection included) of each round
- * and their median: a lever's A/B in seconds, much less moved by other load than req/s. The HTTP
- * bench (bench.ts) stays the judge.
+ * The callback pipeline without HTTP: what the callback route does for one callback (read, rule,
+ * wallet, reply, journal, grading: the pipeline's `Answer` with an exchange that only keeps the
+ * reply), over the bench's traffic, `batch` callbacks in flight at a time as the HTTP bench's
+ * connections are, in this process. Prints the CPU per callback (process.cpuUsage: user + system,
+ * garbage collection included) of each round and their median: a lever's A/B in seconds, much less
+ * moved by other load than req/s. The HTTP bench (bench.ts) stays the judge.
+ *
+ * --ungraded: the same with a grading feed that keeps nothing (what grading costs is the difference).
+ * --ab-grading: grading's cost as an A/B: `rounds` processes of each kind, alternating, one round
+ * each (after its warm-up); prints both ranges and whether they overlap.
  */
-const [n = 100_000, rounds = 5] = process.argv.slice(2).map(Number);
-const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
-const next = trafficBodies();
-const headers = { host: '127.0.0.1:8080', connection: 'keep-alive', 'content-length': '300', ...HEADERS };
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const [n = 100_000, rounds = 5, batch = 50] = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map(Number);
+/** Grading off: the pipeline tells it everything and it keeps nothing. */
+const UNGRADED: GradingFeed = {
+  expect: () => 0,
+  settle: () => undefined,
+  arrive: () => undefined,
+  closed() {},
+  complete() {},
+  count() {},
+};
 
-async function one(): Promise<void> {
-  const started = performance.now();
-  const receivedAt = new Date().toISOString();
-  const body = next();
-  const out = await handleCallback(sim, { method: 'POST', url: '/callback', headers, body });
-  if (out.code !== 'R0') throw new Error(`not R0: ${out.reason}`);
-  const pending = sim.journal.begin(Object.assign(out.entry, { received_at: receivedAt }), body.length);
-  pending.finish({ replied_at: new Date().toISOString(), duration_ms: Math.round(performance.now() - started), client_gone: false });
+function abGrading(): void {
+  const script = fileURLToPath(import.meta.url);
+  const runs: Record<'graded' | 'ungraded', number[]> = { graded: [], ungraded: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const kind of ['graded', 'ungraded'] as const) {
+      const args = [script, String(n), '1', String(batch), ...(kind === 'ungraded' ? ['--ungraded'] : [])];
+      const out = spawnSync(process.execPath, args, { encoding: 'utf8' });
+      const us = Number(/round 1: ([\d.]+) µs/.exec(out.stdout)?.[1]);
+      if (!Number.isFinite(us)) throw new Error(`no figure from ${kind} round ${r + 1}: ${out.stderr || out.stdout}`);
+      runs[kind].push(us);
+      console.log(`${kind} round ${r + 1}: ${us.toFixed(1)} µs CPU per callback`);
+    }
+  }
+  const [g, u] = [runs.graded, runs.ungraded].map((xs) => [...xs].sort((a, b) => a - b));
+  const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
+  const range = (xs: number[]) => `${xs[0]!.toFixed(1)}–${xs.at(-1)!.toFixed(1)}`;
+  console.log(
+    `graded ${range(g!)} µs (median ${mid(g!).toFixed(1)}), ungraded ${range(u!)} µs (median ${mid(u!).toFixed(1)}): grading ${(mid(g!) - mid(u!)).toFixed(1)} µs per callback; the rounds ${g![0]! > u!.at(-1)! ? 'do not overlap' : 'overlap'} (${rounds} processes of each, ${n} callbacks each, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
 }
 
-for (let i = 0; i < n / 5; i++) await one(); // warm-up, and a journal at its steady size
-const perCallback: number[] = [];
-for (let r = 0; r < rounds; r++) {
-  const before = process.cpuUsage();
-  for (let i = 0; i < n; i++) await one();
-  const used = process.cpuUsage(before);
-  perCallback.push((used.user + used.system) / n);
-  console.log(`round ${r + 1}: ${perCallback.at(-1)!.toFixed(1)} µs CPU per callback`);
+async function measure(ungraded: boolean): Promise<void> {
+  const real = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
+  // The simulator as the pipeline sees it, with grading that keeps nothing when asked.
+  const sim: Simulator = ungraded ? Object.create(real, { gradingFeed: { value: UNGRADED } }) : real;
+  const headers = { host: '127.0.0.1:8080', connection: 'keep-alive', 'content-length': '300', ...HEADERS };
+  const quiet = { info() {}, error() {}, isLevelEnabled: () => false };
+
+  /** An exchange that keeps the reply's code and tells when it is written. */
+  class Exchange implements CallbackExchange {
+    readonly input: CallbackInput;
+    readonly clientGone = false;
+    readonly log = quiet;
+    sent = false;
+
+    constructor(
+      body: string,
+      private readonly done: (body: string) => void,
+    ) {
+      this.input = { method: 'POST', url: '/callback', headers, body };
+    }
+
+    onClose(): () => void {
+      return () => {};
+    }
+    forgetBody(): void {}
+    send(_status: number, _headers: Record<string, string>, body: string): void {
+      this.sent = true;
+      this.done(body);
+    }
+    drop(): void {
+      this.sent = true;
+    }
+    fail(error: Error): void {
+      throw error;
+    }
+  }
+
+  // A connection sends its next callback when the reply to its last one is written (a closed loop).
+  function connection(next: () => string, count: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let left = count;
+      const send = () => {
+        if (left-- === 0) return resolve();
+        new Answer(sim, new Exchange(next(), written)).start();
+      };
+      const written = (body: string) => {
+        if (!body.includes('"R0"')) return reject(new Error(`not R0: ${body}`));
+        send();
+      };
+      send();
+    });
+  }
+
+  // One stream of traffic for all connections: each callback is decided when it starts, in order.
+  const next = trafficBodies();
+  async function run(total: number): Promise<void> {
+    const connections = Array.from({ length: batch }, () => connection(next, total / batch));
+    await Promise.all(connections);
+  }
+
+  await run(n / 5); // warm-up, and a journal at its steady size
+  const perCallback: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const before = process.cpuUsage();
+    await run(n);
+    const used = process.cpuUsage(before);
+    perCallback.push((used.user + used.system) / n);
+    console.log(`round ${r + 1}: ${perCallback.at(-1)!.toFixed(1)} µs CPU per callback`);
+  }
+  const sorted = [...perCallback].sort((a, b) => a - b);
+  console.log(
+    `median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} µs CPU per callback (${n} callbacks × ${rounds} rounds, ${batch} in flight${ungraded ? ', ungraded' : ''}), load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
-const sorted = [...perCallback].sort((a, b) => a - b);
-console.log(
-  `median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} µs CPU per callback (${n} callbacks × ${rounds} rounds), load average ${(
-    await import('node:os')
-  )
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
-);
+
+if (flags.includes('--ab-grading')) abGrading();
+else await measure(flags.includes('--ungraded'));
