@@ -175,6 +175,11 @@ export class Simulator<J extends JournalStore = JournalStore> {
     return sim;
   }
 
+  /** Whether a rule draws (has a `probability`): a callback's count is its draw's input, read by nothing else. */
+  get rulesDraw(): boolean {
+    return this.rules.draws;
+  }
+
   /** The rule for a callback (`count`: its player's callback count), counted here or, with a shared store, across every process. */
   chooseRule(req: CallbackRequest, count: number): Fired | undefined | Promise<Fired | undefined> {
     const shared = this.backend.counters.rules;

@@ -70,12 +70,16 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
   if (sim.storeFailure) return { outcome: { code: 'R1', failure: `R1: ${sim.storeFailure}` } };
+  // The count is only a probability draw's input: when no rule draws, nothing waits for it (with
+  // Redis it still goes, with the journal id, in the write that carries the store's read: a round
+  // trip less).
+  const drawn = count instanceof Promise && !sim.rulesDraw ? 1 : count;
   // Served from memory every step answers at once: no closure, no promise (the usual case, at load).
   // Counted here, or in Redis across processes (which may fail like the store).
   let fired: ReturnType<Simulator['chooseRule']> = undefined;
-  if (!(count instanceof Promise)) {
+  if (!(drawn instanceof Promise)) {
     try {
-      fired = sim.chooseRule(request, count ?? 1);
+      fired = sim.chooseRule(request, drawn ?? 1);
       if (!(fired instanceof Promise)) {
         const rule = fired;
         const applied = toWallet(sim, input, intake, walletFeed, rule);
@@ -86,7 +90,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
     }
   }
   let rule: Fired | undefined;
-  const chosen = count instanceof Promise ? count.then((n) => sim.chooseRule(request, n ?? 1)) : fired!;
+  const chosen = drawn instanceof Promise ? drawn.then((n) => sim.chooseRule(request, n ?? 1)) : fired!;
   return chosen
     .then((r) => {
       rule = r;

@@ -52,6 +52,8 @@ export class RuleEngine {
   private matched: number[];
   private fired: number[];
   private readonly bounds: { min?: Money; max?: Money }[];
+  /** A rule draws (has a `probability`): only then is a player's callback count read. */
+  readonly draws: boolean;
 
   constructor(
     readonly rules: readonly Rule[],
@@ -60,6 +62,7 @@ export class RuleEngine {
   ) {
     this.matched = rules.map(() => 0);
     this.fired = rules.map(() => 0);
+    this.draws = rules.some((rule) => rule.probability !== undefined);
     this.bounds = rules.map(({ when }) => ({
       min: when.min_amount === undefined ? undefined : money(when.min_amount),
       max: when.max_amount === undefined ? undefined : money(when.max_amount),

@@ -8,13 +8,14 @@ import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { openBackend } from '../../src/backends/index.js';
 import { bet, buildTestApp, HEADERS, login, result, send, txid } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import type { Scenario } from '../../src/protocol/types.generated.js';
 import { eventually } from '../helpers/spawn-cli.js';
 
 const redis = await redisOrSkip(t);
 if (redis) {
-  const open = async (t: Test) => {
+  const open = async (t: Test, scenario: Partial<Scenario> = {}) => {
     const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('commands') })) as RedisBackend;
-    const { app } = await buildTestApp({}, { store });
+    const { app } = await buildTestApp(scenario, { store });
     t.teardown(async () => {
       await app.close();
       await store.close();
@@ -22,8 +23,9 @@ if (redis) {
     return { app, store };
   };
 
-  t.test('a login, a bet and its result: seven commands each, in four round trips', async (t) => {
-    const { app, store } = await open(t);
+  /** The commands the store's connection sends for a login, a bet and its result, one list each. */
+  const commandsOf = async (t: Test, scenario: Partial<Scenario> = {}): Promise<string[][]> => {
+    const { app, store } = await open(t, scenario);
     await send(app, login('warm'), HEADERS); // scripts loaded, the player known
     const client = new Redis(redis.url);
     const monitor = await client.monitor();
@@ -53,6 +55,10 @@ if (redis) {
       t.equal(reply.body.code, 'R0');
       perCallback.push(await upToPing());
     }
+    return perCallback;
+  };
+
+  const sevenCommands = (t: Test, perCallback: string[][]) => {
     for (const [i, commands] of perCallback.entries()) {
       const counted = (name: string) => commands.filter((c) => c === name).length;
       t.same(
@@ -66,8 +72,25 @@ if (redis) {
         { hincrby: 1, incrby: 1, evalsha: 3, xadd: 2, other: 0 },
         `callback ${i + 1}: the count and the journal id, the read, the commit, the journal entry, two grading events (${commands.join(' ')})`,
       );
-      t.same(commands.slice(0, 2), ['hincrby', 'incrby'], 'the journal id is taken with the count, in the same write');
     }
+  };
+
+  t.test('a login, a bet and its result: seven commands each, in three round trips', async (t) => {
+    const perCallback = await commandsOf(t);
+    sevenCommands(t, perCallback);
+    for (const commands of perCallback)
+      // No rule draws, so nothing waits for the count: the read leaves with it (and the journal
+      // id, taken right before that write leaves).
+      t.same(commands.slice(0, 3), ['hincrby', 'evalsha', 'incrby'], 'the count, the read and the journal id in one write');
+  });
+
+  t.test('a rule that draws: the read waits for the count, the draw input', async (t) => {
+    // It draws (so every callback's count is read), for another player (so it never fires here).
+    const draws = { name: 'elsewhere', when: { user_id: 'someone-else' }, then: { code: 'R1' as const }, probability: 0.5 };
+    const perCallback = await commandsOf(t, { rules: [draws] });
+    sevenCommands(t, perCallback);
+    for (const commands of perCallback)
+      t.same(commands.slice(0, 3), ['hincrby', 'incrby', 'evalsha'], 'the count and the journal id, then the read');
   });
 
   t.test('ids taken with the count: unique and every entry kept, valid and refused callbacks of one player together', async (t) => {
