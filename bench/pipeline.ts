@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Answer, type CallbackExchange } from '../src/callback/pipeline.js';
@@ -7,6 +6,8 @@ import type { CallbackInput } from '../src/callback/read.js';
 import type { GradingFeed } from '../src/grading/feed.js';
 import { Simulator } from '../src/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
+import { loadavg } from './measure.js';
+import { median } from './report.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
 /**
@@ -51,13 +52,11 @@ function abGrading(): void {
       console.log(`${kind} round ${r + 1}: ${us.toFixed(1)} µs CPU per callback`);
     }
   }
-  const [g, u] = [runs.graded, runs.ungraded].map((xs) => [...xs].sort((a, b) => a - b));
-  const mid = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
-  const range = (xs: number[]) => `${xs[0]!.toFixed(1)}–${xs.at(-1)!.toFixed(1)}`;
+  const { graded: g, ungraded: u } = runs;
+  const [gMid, uMid] = [median(g)!, median(u)!];
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
   console.log(
-    `graded ${range(g!)} µs (median ${mid(g!).toFixed(1)}), ungraded ${range(u!)} µs (median ${mid(u!).toFixed(1)}): grading ${(mid(g!) - mid(u!)).toFixed(1)} µs per callback; the rounds ${g![0]! > u!.at(-1)! ? 'do not overlap' : 'overlap'} (${rounds} processes of each, ${n} callbacks each, load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')})`,
+    `graded ${range(g)} µs (median ${gMid.toFixed(1)}), ungraded ${range(u)} µs (median ${uMid.toFixed(1)}): grading ${(gMid - uMid).toFixed(1)} µs per callback; the rounds ${Math.min(...g) > Math.max(...u) ? 'do not overlap' : 'overlap'} (${rounds} processes of each, ${n} callbacks each, load average ${loadavg()})`,
   );
 }
 
@@ -99,6 +98,7 @@ async function measure(ungraded: boolean): Promise<void> {
   }
 
   // A connection sends its next callback when the reply to its last one is written (a closed loop).
+  // (Unlike a socket's, this write starts the next callback at once, inside the reply batch.)
   function connection(next: () => string, count: number): Promise<void> {
     return new Promise((resolve, reject) => {
       let left = count;
@@ -116,25 +116,24 @@ async function measure(ungraded: boolean): Promise<void> {
 
   // One stream of traffic for all connections: each callback is decided when it starts, in order.
   const next = trafficBodies();
-  async function run(total: number): Promise<void> {
-    const connections = Array.from({ length: batch }, () => connection(next, total / batch));
-    await Promise.all(connections);
+  /** Runs about `total` callbacks (a whole number per connection); returns how many. */
+  async function run(total: number): Promise<number> {
+    const each = Math.max(1, Math.round(total / batch));
+    await Promise.all(Array.from({ length: batch }, () => connection(next, each)));
+    return each * batch;
   }
 
   await run(n / 5); // warm-up, and a journal at its steady size
   const perCallback: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const before = process.cpuUsage();
-    await run(n);
+    const ran = await run(n);
     const used = process.cpuUsage(before);
-    perCallback.push((used.user + used.system) / n);
+    perCallback.push((used.user + used.system) / ran);
     console.log(`round ${r + 1}: ${perCallback.at(-1)!.toFixed(1)} µs CPU per callback`);
   }
-  const sorted = [...perCallback].sort((a, b) => a - b);
   console.log(
-    `median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} µs CPU per callback (${n} callbacks × ${rounds} rounds, ${batch} in flight${ungraded ? ', ungraded' : ''}), load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
+    `median ${median(perCallback)!.toFixed(1)} µs CPU per callback (${n} callbacks × ${rounds} rounds, ${batch} in flight${ungraded ? ', ungraded' : ''}), load average ${loadavg()}`,
   );
 }
 
