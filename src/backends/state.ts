@@ -1,4 +1,4 @@
-import { Money, money, sum, toJsonNumber } from '../wallet/money.js';
+import { Money, money, sum, toJsonNumber, ZERO } from '../wallet/money.js';
 import { type Change, forgottenRound, forgottenTxn, roundKey, type TransactionRecord } from './change.js';
 import { TransactionIndex } from './retention.js';
 
@@ -99,7 +99,7 @@ export class WalletState {
             user_id: change.user_id,
             game_no: change.game_no,
             currency: change.currency,
-            stake: money(0),
+            stake: ZERO,
             bets: new Map(),
             settled: false,
           };
