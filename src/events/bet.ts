@@ -1,4 +1,4 @@
-import { amountText, sum } from '../wallet/money.js';
+import { sum, toJsonNumber } from '../wallet/money.js';
 import { finding, hasErrors } from '../protocol/findings.js';
 import type { BetRequest } from '../protocol/types.generated.js';
 import { playerChange } from '../backends/state.js';
@@ -84,7 +84,7 @@ export const bet: EventHandler<BetRequest> = {
     if (player.balance.lt(total)) return 'R4';
 
     // Only the bets this callback adds: its cost never grows with its round.
-    const added: [string, string, string][] = bets.map((b, i) => [b.index, b.type, amountText(d.bets[i]!.bet_amount, b.amount)]);
+    const added: [string, string, string][] = bets.map((b) => [b.index, b.type, toJsonNumber(b.amount)]);
     return [
       playerChange({ ...player, balance: player.balance.minus(total) }),
       { op: 'bets', user_id: req.user_id, game_no: d.game_no, currency: d.currency, bets: added },

@@ -45,31 +45,11 @@ export function sum(values: Iterable<Money>): Money {
 
 /** The JSON text of an amount: plain notation, never an exponent, never a float round-trip. */
 export function toJsonNumber(n: Money): string {
-  // One callback prints the same few values several times (its amounts; the new balance in its
-  // change, its ledger row and its reply): the last ones printed are kept with their Money.
-  for (let i = 0; i < PRINTED; i++) if (printed[i] === n) return printedText[i]!;
   const text = n.toFixed();
-  printed[next] = n;
-  printedText[next] = text;
-  next = (next + 1) % PRINTED;
   // A zero prints "0" whatever its sign: only a non-zero value is what its text reads back as.
   if (!n.isZero()) remember(byText, text, n);
   return text;
 }
-/**
- * The JSON text of an amount read from a JSON number `n` (`m` = money(n)): the number's own text
- * when it has no exponent (it is then exactly what toJsonNumber prints), no decimal printing.
- */
-export function amountText(n: number, m: Money): string {
-  const text = String(n);
-  return text.includes('e') ? toJsonNumber(m) : text;
-}
-
-/** The last values printed (a Money is immutable: its text never changes). */
-const PRINTED = 8;
-const printed: (Money | undefined)[] = new Array<Money | undefined>(PRINTED).fill(undefined);
-const printedText: string[] = new Array<string>(PRINTED).fill('');
-let next = 0;
 
 /**
  * A JSON number with up to 15 significant digits reads back exactly as written; beyond that the
