@@ -50,7 +50,13 @@ function editsOf(variant: string): Edit[] {
         },
       ];
     case 'no-checks':
-      return [{ file: 'src/grading/grader.js', anchor: 'this.hooks = hooked([...reducers.values()]);', replace: () => 'this.hooks = hooked([]);' }];
+      return [
+        {
+          file: 'src/grading/grader.js',
+          anchor: 'this.hooks = hooked([...reducers.values()]);',
+          replace: () => 'this.hooks = hooked([]);',
+        },
+      ];
     case 'no-rounds':
       return [
         {
@@ -63,7 +69,7 @@ function editsOf(variant: string): Edit[] {
       return [
         {
           file: 'src/callback/pipeline.js',
-          anchor: '        body,\n        applied: code === \'R0\',\n        source: { request: { headers: request.headers, body }, reply },',
+          anchor: "        body,\n        applied: code === 'R0',\n        source: { request: { headers: request.headers, body }, reply },",
           replace: () => "        body: undefined,\n        applied: code === 'R0',\n        source: undefined,",
         },
       ];
