@@ -93,7 +93,10 @@ export async function measure(t: Target, server: Server, run: number | 'rate'): 
 
 /**
  * All servers up at once, then RUNS rounds of (a), (b), (c), … interleaved, so a burst of load
- * from elsewhere on the machine hits every target alike; each target reports its best run.
+ * from elsewhere on the machine hits every target alike; each target reports its best run. Every
+ * other round runs them in reverse order: a target measured right after another one ran about 5 %
+ * cheaper than the same build before it (two A/A runs of one build against a copy of itself,
+ * docs/bench.md), so a fixed order would favour whichever comes later.
  */
 export async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: Measured[][]; atRate: Measured[] }> {
   const servers: Server[] = [];
@@ -114,7 +117,9 @@ export async function measureAll(targets: Target[]): Promise<{ best: Measured[];
     }
     const all: Measured[][] = targets.map(() => []);
     for (let run = 1; run <= RUNS; run++) {
-      for (const [i, t] of targets.entries()) all[i]!.push(await measure(t, servers[i]!, run));
+      const order = [...targets.keys()];
+      if (run % 2 === 0) order.reverse();
+      for (const i of order) all[i]!.push(await measure(targets[i]!, servers[i]!, run));
     }
     const best = all.map((runs) => runs.reduce((a, b) => (b.req_per_s > a.req_per_s ? b : a)));
     const atRate: Measured[] = [];
