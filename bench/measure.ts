@@ -94,9 +94,9 @@ export async function measure(t: Target, server: Server, run: number | 'rate'): 
 /**
  * All servers up at once, then RUNS rounds of (a), (b), (c), … interleaved, so a burst of load
  * from elsewhere on the machine hits every target alike; each target reports its best run. Every
- * other round runs them in reverse order: a target measured right after another one ran about 5 %
- * cheaper than the same build before it (two A/A runs of one build against a copy of itself,
- * docs/bench.md), so a fixed order would favour whichever comes later.
+ * other round runs them in reverse order: in one fixed order, a copy of the build measured right
+ * after it came out 5–9 % cheaper than the build itself (two A/A runs, docs/bench.md), so a fixed
+ * order favours whichever target comes later.
  */
 export async function measureAll(targets: Target[]): Promise<{ best: Measured[]; all: Measured[][]; atRate: Measured[] }> {
   const servers: Server[] = [];
