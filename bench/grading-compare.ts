@@ -91,7 +91,7 @@ function run(n: number): void {
       const arrival: Arrival = { id: 0, at: clock, user, event, tx, body, applied: chance(0.75) };
       if (game !== undefined) arrival.game = game;
       if (total !== undefined) arrival.total = total;
-      if (chance(0.8)) arrival.source = { request: { headers: { 'api-id': 'x' }, body }, reply: { status: 200, body: { code: 'R0' } } };
+      if (chance(0.8)) Object.assign(arrival, { headers: { 'api-id': 'x' }, reply: { status: 200, body: { code: 'R0' } } });
       if (chance(0.3)) arrival.lag = pick([0, 5, 80, 400]);
       const ticketed = chance(0.8);
       // Now and then stamped before an earlier ticket (the wall clock stepped back).

@@ -55,7 +55,8 @@ function callback(steps: Step[], a: Omit<Arrival, 'id' | 'at' | 'body' | 'applie
       total: a.total,
       body,
       applied: code === 'R0',
-      source: undefined,
+      headers: undefined,
+      reply: undefined,
       lag: undefined,
     },
     done: { end: at + 1, status: 200, body: reply(code), dropped: o.drop ?? false, clientGone: false },
@@ -96,7 +97,8 @@ function httpCallback(steps: Step[], user: string, event: string, tx: string, ga
     total: game === undefined ? undefined : 2.5,
     body,
     applied: true,
-    source: { request: { headers: { ...HEADERS, 'api-key': '***' }, body }, reply: journalled },
+    headers: { ...HEADERS, 'api-key': '***' },
+    reply: journalled,
     lag: 0,
   };
   steps.push({ arrival, done: { end: at, status: 200, body: replyBody, dropped: false, clientGone: false } });

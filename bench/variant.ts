@@ -28,7 +28,7 @@ type Edit = [file: string, anchor: string, by: string];
 const UNGRADED = `{ expect: () => 0, settle: () => undefined, arrive: () => undefined, closed() {}, complete() {}, count() {} }`;
 const ARRIVE = 'this.advance(arrival.at);\n        let tx = this.txs.get(arrival.tx);';
 const BOOK = '            fn(this, a, tx);\n        this.book(a, tx);\n        return a;';
-const ARRIVAL = "        body,\n        applied: code === 'R0',\n        source: { request: { headers: request.headers, body }, reply },";
+const ARRIVAL = "        body,\n        applied: code === 'R0',\n        headers: request.headers,\n        reply,";
 
 const VARIANTS: Record<string, Edit[]> = {
   ungraded: [['src/simulator.js', 'get gradingFeed() {', `get gradingFeed() {\n        return ${UNGRADED};`]],
@@ -36,7 +36,11 @@ const VARIANTS: Record<string, Edit[]> = {
   'no-checks': [['src/grading/grader.js', 'this.hooks = hooked([...reducers.values()]);', 'this.hooks = hooked([]);']],
   'no-rounds': [['src/grading/grader.js', BOOK, BOOK.replace('        this.book(a, tx);\n', '')]],
   'no-evidence': [
-    ['src/callback/pipeline.js', ARRIVAL, "        body: undefined,\n        applied: code === 'R0',\n        source: undefined,"],
+    [
+      'src/callback/pipeline.js',
+      ARRIVAL,
+      "        body: undefined,\n        applied: code === 'R0',\n        headers: undefined,\n        reply: undefined,",
+    ],
   ],
 };
 const NAMES = `${Object.keys(VARIANTS).join(', ')} or limits=<n>`;

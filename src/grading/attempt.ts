@@ -18,11 +18,10 @@ export type Outcome = 'R0' | 'R1' | 'R2' | 'R3' | 'R4' | 'failed' | 'lost' | 'wa
 /** A registered event's name (src/events/): its grading facts are read from its module. */
 export type GradedEvent = string;
 
-/** Where a violation's evidence comes from: the journal entry's request and reply (its headers masked when written). */
-export interface EvidenceSource {
-  /** Headers as journalled: masked, or masked when written (evidence is written as JSON). */
-  request: { headers: EntryHeaders; body: unknown };
-  reply: { status: number; body: unknown };
+/** The reply a violation's evidence cites: the journal entry's. */
+export interface EvidenceReply {
+  status: number;
+  body: unknown;
 }
 
 /** One authenticated callback with a transaction_id, as it arrived. Times are epoch milliseconds. */
@@ -36,11 +35,21 @@ export interface Arrival {
   game?: string;
   /** data.total_bet_amount of a bet or bet_result. */
   total?: number;
-  /** The request body as grading keeps it (a GradedBody: src/grading/graded-body.ts), for comparing resends (timestamp aside). */
+  /**
+   * The request body as grading keeps it (a GradedBody: src/grading/graded-body.ts), for comparing
+   * resends (timestamp aside); a violation's evidence cites it as the request's body.
+   */
   body: unknown;
   /** The wallet applied it or replayed it (its code was R0), whatever the provider saw. */
   applied: boolean;
-  source?: EvidenceSource;
+  /**
+   * What else a violation's evidence cites: the request's headers as journalled (masked, or masked
+   * when written: evidence is written as JSON) and the reply. Two fields rather than one object
+   * holding both: an attempt is kept for as long as its transaction, and every object it keeps
+   * alive is one more for the garbage collector to copy.
+   */
+  headers?: EntryHeaders;
+  reply?: EvidenceReply;
   /** How late this process's stamps may be when it arrived (ms; src/grading/loop-lag.ts). */
   lag?: number;
 }
@@ -58,6 +67,12 @@ export interface Completion {
   clientGone: boolean;
 }
 
+/**
+ * An arrival as the session holds it. Its times (`at`, `end`, `closedAt`, `knownAt`) are
+ * milliseconds since the session's origin (Grader.origin), not since the epoch: small integers that
+ * an attempt holds in its own fields, where epoch milliseconds (beyond 2^31) would each be a number
+ * of its own on the heap, one more object per time for the garbage collector to copy.
+ */
 export interface Attempt extends Arrival {
   /** 0 for the first attempt of its transaction, 1 for the first resend… */
   nth: number;
@@ -68,8 +83,6 @@ export interface Attempt extends Arrival {
   outcome: Outcome;
   /** When the provider knew the outcome (reply read, connection closed, its time-out ran out). */
   knownAt?: number;
-  /** latest_balance of a reply the provider read. */
-  balance?: number;
   /** Its round's key (roundKey), when it has a game_no. */
   round?: string;
   /** What its event does to its round (the event module's `round`): a bet opens it, a bet_result settles it. */
@@ -80,13 +93,14 @@ export interface Attempt extends Arrival {
 
 /**
  * A new attempt of an arrival, every field in one order: all attempts share one shape, so the
- * checks that read them stay fast (an arrival's optional fields would make many).
+ * checks that read them stay fast (an arrival's optional fields would make many). `origin`: the
+ * session's origin of time (Grader.origin), which its times count from.
  */
-export function attemptOf(r: Arrival, nth: number): Attempt {
+export function attemptOf(r: Arrival, nth: number, origin = 0): Attempt {
   const event = eventNamed(r.event);
   return {
     id: r.id,
-    at: r.at,
+    at: r.at - origin,
     user: r.user,
     event: r.event,
     tx: r.tx,
@@ -94,14 +108,14 @@ export function attemptOf(r: Arrival, nth: number): Attempt {
     total: r.total,
     body: r.body,
     applied: r.applied,
-    source: r.source,
+    headers: r.headers,
+    reply: r.reply,
     lag: r.lag,
     nth,
     end: undefined,
     closedAt: undefined,
     outcome: 'waiting',
     knownAt: undefined,
-    balance: undefined,
     // (roundKey keeps the last key made: the store's read of this callback made it already.)
     round: r.game === undefined ? undefined : roundKey(r.user, r.game),
     effect: event?.round,
@@ -163,6 +177,7 @@ export function arrivalOf(e: {
   const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body, applied: e.code === 'R0' };
   if (typeof data?.game_no === 'string') arrival.game = data.game_no;
   if (typeof data?.total_bet_amount === 'number') arrival.total = data.total_bet_amount;
-  arrival.source = { request: { headers: e.request.headers, body }, reply: e.reply };
+  arrival.headers = e.request.headers;
+  arrival.reply = e.reply;
   return arrival;
 }

@@ -16,20 +16,18 @@ const json = (v: unknown): string => {
 };
 
 /**
- * One cited attempt as a violation keeps it: its times and bounded excerpts of its request (headers
- * as journalled, secrets masked as they are written here) and reply, so the HTML report shows them
- * after the journal has rotated the entry out.
+ * One cited attempt as a violation keeps it (`origin`: its session's, Grader.origin): its times and
+ * bounded excerpts of its request (headers as journalled, secrets masked as they are written here)
+ * and reply, so the HTML report shows them after the journal has rotated the entry out.
  */
-export function excerptOf(a: Attempt): ReportEvidence {
-  const e: ReportEvidence = { journal_id: a.id, received_at: new Date(a.at).toISOString() };
-  if (a.end !== undefined) e.replied_at = new Date(a.end).toISOString();
-  if (a.source) {
-    const body = a.source.request.body;
+export function excerptOf(a: Attempt, origin: number): ReportEvidence {
+  const e: ReportEvidence = { journal_id: a.id, received_at: new Date(origin + a.at).toISOString() };
+  if (a.end !== undefined) e.replied_at = new Date(origin + a.end).toISOString();
+  if (a.headers && a.reply) {
+    const body = a.body;
     // A graded body is kept as an excerpt of its JSON text: shown as the JSON it is, not as a string.
-    e.request = isGraded(body)
-      ? cut(`{"headers":${json(a.source.request.headers)},"body":${body.excerpt}}`)
-      : cut(json({ headers: a.source.request.headers, body }));
-    e.reply = cut(json({ status: a.source.reply.status, body: a.source.reply.body }));
+    e.request = isGraded(body) ? cut(`{"headers":${json(a.headers)},"body":${body.excerpt}}`) : cut(json({ headers: a.headers, body }));
+    e.reply = cut(json({ status: a.reply.status, body: a.reply.body }));
   }
   return e;
 }

@@ -36,7 +36,7 @@ export interface ReportOptions {
 export function reportOf(g: Grader, o: ReportOptions): Report {
   const judged = o.now.getTime() - g.lagMs;
   g.advance(judged);
-  for (const c of CHECKS) c.reducer.report?.(g, judged);
+  for (const c of CHECKS) c.reducer.report?.(g, g.since(judged));
   const user = o.userId;
   const checks: ReportCheck[] = CHECKS.map((c) => {
     const tally = g.tally(c.id);
@@ -94,8 +94,8 @@ function openRounds(g: Grader, now: number, user?: string): OpenRound[] {
       user_id: r.user,
       game_no: r.game,
       stake: sum(r.bets.stakes().map((s) => money(s))).toNumber(),
-      opened_at: new Date(r.opener!.at).toISOString(),
-      age_s: Math.max(0, Math.floor((now - r.opener!.at) / 1000)),
+      opened_at: new Date(g.origin + r.opener!.at).toISOString(),
+      age_s: Math.max(0, Math.floor((g.since(now) - r.opener!.at) / 1000)),
     }));
 }
 

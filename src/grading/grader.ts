@@ -14,8 +14,7 @@ import {
   type Round,
   type Tx,
 } from './model.js';
-import { Held } from './held.js';
-import { RoundBets } from './round-bets.js';
+import { Fifo, Held } from './held.js';
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
 import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
@@ -32,7 +31,7 @@ export class Grader {
   readonly txs: Map<string, Tx>;
   readonly rounds: Map<string, Round>;
   /** Rounds opened and not settled: never forgotten (ROUNDS_SETTLED and open_rounds read them). */
-  readonly open = new Map<string, Round>();
+  readonly open: Map<string, Round>;
   readonly players = new Map<string, Player>();
   readonly tallies: ReadonlyMap<CheckId, Tally>;
   readonly findings = new Map<string, Map<string, number>>();
@@ -42,11 +41,17 @@ export class Grader {
   private readonly held: Held;
   private readonly deadlines = new Deadlines();
   /** Attempts being answered, oldest first: each becomes `lost` when the caller's time-out passes. */
-  private unanswered: Attempt[] = [];
-  private head = 0;
+  private readonly unanswered = new Fifo<Attempt>();
   /** Arrivals whose callback is still being decided: no deadline at or after them may fire yet. */
   private readonly arriving = new Arrivals();
-  private clock = 0;
+  /** The session's clock, since `origin`. */
+  private clock = -Infinity;
+  /**
+   * Epoch milliseconds its times count from (when it began): every time the grader keeps (its
+   * attempts', windows', the clock) is relative to it, so each fits an attempt's own field as a small
+   * integer (src/grading/attempt.ts). Its methods take and report epoch times.
+   */
+  readonly origin = Date.now();
   /**
    * How far behind the wall clock a report judges windows: 0 when every event is folded as it
    * happens; with a shared store, the time other processes may still take to write theirs.
@@ -59,9 +64,9 @@ export class Grader {
     limits = { transactions: MAX_TRANSACTIONS, rounds: MAX_ROUNDS },
   ) {
     this.held = new Held(limits);
-    ({ txs: this.txs, rounds: this.rounds, forgotten: this.forgotten } = this.held);
+    ({ txs: this.txs, rounds: this.rounds, open: this.open, forgotten: this.forgotten } = this.held);
     const players = { get: (user: string) => this.players.get(user), of: (user: string) => this.player(user) };
-    this.tallies = new Map([...reducers.keys()].map((id, i) => [id, new Tally(id, i, players)]));
+    this.tallies = new Map([...reducers.keys()].map((id, i) => [id, new Tally(id, i, players, this.origin)]));
     for (const [id, tally] of this.tallies) this.byId[id] = tally;
     this.hooks = hooked([...reducers.values()]);
   }
@@ -89,14 +94,17 @@ export class Grader {
 
   private readonly byId: Partial<Record<CheckId, Tally>> = {};
 
-  /** Calls `fn` once the session's clock passes `at` (a window closing); the returned function cancels it. */
+  /**
+   * Calls `fn` once the session's clock passes `at` (a window closing; a time of its attempts', since
+   * `origin`); the returned function cancels it.
+   */
   when(at: number, fn: () => void): () => void {
     return this.deadlines.add(at, fn);
   }
 
   /** A callback that arrived at `at` is being decided: deadlines after `at` wait for it. */
   expect(at: number): number {
-    return this.arriving.add(at);
+    return this.arriving.add(at - this.origin);
   }
 
   /** The callback of `ticket` will not be graded (refused before it could be, or its arrival was recorded). */
@@ -105,26 +113,27 @@ export class Grader {
     return undefined;
   }
 
-  /** Moves the session's clock to `now`: time-outs and windows up to then take effect. */
+  /** The session's time of an epoch time. */
+  since(epochMs: number): number {
+    return epochMs - this.origin;
+  }
+
+  /** Moves the session's clock to `now` (epoch ms): time-outs and windows up to then take effect. */
   advance(now: number): void {
-    const horizon = this.arriving.horizon(now);
+    const horizon = this.arriving.horizon(now - this.origin);
     if (horizon < this.clock) return;
     this.clock = horizon;
     const timeout = this.timeoutMs;
     // Time-outs and windows in time order: a window may open when an attempt times out.
     for (;;) {
-      const a = this.unanswered[this.head];
+      const a = this.unanswered.peek();
       const next = a ? a.at + timeout : Infinity;
       const deadline = this.deadlines.peek();
       if (next <= horizon && next <= deadline) {
-        this.head++;
+        this.unanswered.shift();
         if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, 'lost', next);
       } else if (deadline <= horizon) this.deadlines.fire();
       else break;
-    }
-    if (this.head > 1024 && this.head * 2 > this.unanswered.length) {
-      this.unanswered = this.unanswered.slice(this.head);
-      this.head = 0;
     }
   }
 
@@ -133,11 +142,11 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
-    const a = attemptOf(arrival, tx?.count ?? 0);
+    const a = attemptOf(arrival, tx?.count ?? 0, this.origin);
     if (!tx) {
       tx = newTx(a, 0);
       this.held.tx(tx);
-      this.bound();
+      this.held.bound();
     }
     if (a.nth > 0) tx.prev = tx.last;
     tx.count++;
@@ -162,26 +171,25 @@ export class Grader {
       const round = this.round(a.user, a.game, a.round);
       round.bets.add(tx);
       if (!a.applied) return;
-      if (a.total !== undefined) round.bets.stake(a.tx, a.total);
+      if (a.total !== undefined) round.bets.stake(a.tx, a);
       if (!round.opener) {
         round.opener = a;
-        this.seenKey = undefined;
-        this.open.set(a.round!, round);
+        this.held.opened(a.round!, round);
       }
     } else if (a.effect === 'settles' && a.applied) {
       const round = this.open.get(a.round!);
       if (round?.opener && !round.settlement) {
         round.settlement = a;
-        this.seenKey = undefined;
-        this.open.delete(a.round!);
+        this.held.settled(a.round!);
       }
     }
   }
 
   /** The caller closed the connection of an attempt still being answered. */
-  closed(a: Attempt, at: number): void {
+  closed(a: Attempt, epochMs: number): void {
     if (a.end !== undefined || a.closedAt !== undefined) return;
-    this.advance(at);
+    this.advance(epochMs);
+    const at = epochMs - this.origin;
     a.closedAt = at;
     this.timing.closed(at - a.at);
     if (a.outcome === 'waiting') this.learn(a, 'lost', at);
@@ -191,29 +199,30 @@ export class Grader {
   complete(a: Attempt, done: Completion): void {
     if (a.end !== undefined) return;
     this.advance(done.end);
-    a.end = done.end;
+    const end = done.end - this.origin;
+    a.end = end;
     const held = this.txs.get(a.tx);
     const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
-    if (a.outcome === 'waiting') this.answered(a, done, a.at + this.timeoutMs, held);
+    if (a.outcome === 'waiting') this.answered(a, done, end, a.at + this.timeoutMs, held);
     for (const fn of this.hooks.ended) fn(this, a, tx);
   }
 
   /**
-   * The outcome of an attempt the wallet finished (`timeoutAt`: when the caller gave up on it).
-   * `held`: its transaction as the session holds it, already looked up (an orphan gets its own).
+   * The outcome of an attempt the wallet finished at `end` (`timeoutAt`: when the caller gave up on
+   * it; both since `origin`). `held`: its transaction as the session holds it, already looked up (an
+   * orphan gets its own).
    */
-  private answered(a: Attempt, done: Completion, timeoutAt: number, held: Tx | undefined): void {
-    if (done.dropped) this.learn(a, 'lost', done.end, undefined, held);
-    else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? done.end, timeoutAt), undefined, held);
-    else if (done.end > timeoutAt) this.learn(a, 'lost', timeoutAt, undefined, held);
-    else this.learn(a, replyOutcome(done), done.end, replyBalance(done), held);
+  private answered(a: Attempt, done: Completion, end: number, timeoutAt: number, held: Tx | undefined): void {
+    if (done.dropped) this.learn(a, 'lost', end, undefined, held);
+    else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? end, timeoutAt), undefined, held);
+    else if (end > timeoutAt) this.learn(a, 'lost', timeoutAt, undefined, held);
+    else this.learn(a, replyOutcome(done), end, replyBalance(done), held);
   }
 
   private learn(a: Attempt, outcome: Outcome, knownAt: number, balance?: number, held = this.txs.get(a.tx)): void {
     a.outcome = outcome;
     a.knownAt = knownAt;
-    if (balance !== undefined) a.balance = balance;
     const tx = held ?? this.orphan(a);
     if (outcome !== 'lost') tx.read = true;
     if (!tx.resolved && (outcome === 'R0' || outcome === 'R2' || outcome === 'R3' || outcome === 'R4')) tx.resolved = a;
@@ -222,7 +231,11 @@ export class Grader {
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
       if (outcome === 'R0' || outcome === 'R2' || outcome === 'R3') p.lastLogin = a;
     }
-    if (a.balance !== undefined) this.player(a.user).reported = a;
+    if (balance !== undefined) {
+      const p = this.player(a.user);
+      p.reported = a;
+      p.balance = balance;
+    }
     for (const fn of this.hooks.known) fn(this, a, tx);
   }
 
@@ -255,37 +268,13 @@ export class Grader {
   }
 
   round(user: string, game: string, key = roundKey(user, game)): Round {
-    let round = this.rounds.get(key);
-    if (!round && (round = this.open.get(key))) this.hold(key, round); // an open round outlives the bound
-    if (!round) {
-      round = { user, game, bets: new RoundBets(), opener: undefined, settlement: undefined, marks: undefined };
-      this.hold(key, round);
-      this.bound();
-    }
-    return round;
-  }
-
-  private hold(key: string, round: Round): void {
-    this.seenKey = undefined;
-    this.held.round(key, round);
-  }
-
-  private bound(): void {
-    if (this.held.bound()) this.seenKey = undefined;
+    return this.held.round(user, game, key);
   }
 
   /** The round of an attempt, if it has one and the session still holds it. */
   roundOf(a: { round?: string }): Round | undefined {
-    const key = a.round;
-    if (key === undefined) return undefined;
-    if (key === this.seenKey) return this.seenRound;
-    this.seenKey = key;
-    return (this.seenRound = this.rounds.get(key) ?? this.open.get(key));
+    return a.round === undefined ? undefined : this.held.roundOf(a.round);
   }
-
-  // roundOf's latest answer (one callback's checks ask for one round often); reset when rounds or open change.
-  private seenKey: string | undefined;
-  private seenRound: Round | undefined;
 
   /** Findings of one journalled callback (any callback: a refused one's too), counted per player. */
   count(user: string | undefined, codes: Iterable<string>): void {

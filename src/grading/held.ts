@@ -1,4 +1,5 @@
 import { inPlay, type Round, type Tx } from './model.js';
+import { HeldRound } from './round-bets.js';
 
 /**
  * The transactions and rounds a session holds, the oldest forgotten beyond its limits. Each map's
@@ -9,6 +10,8 @@ import { inPlay, type Round, type Tx } from './model.js';
 export class Held {
   readonly txs = new Map<string, Tx>();
   readonly rounds = new Map<string, Round>();
+  /** Rounds opened and not settled: never forgotten (ROUNDS_SETTLED and open_rounds read them). */
+  readonly open = new Map<string, Round>();
   readonly forgotten = { transactions: 0, rounds: 0 };
   private readonly txOrder = new Fifo<Tx>();
   private readonly roundOrder = new Fifo<string>();
@@ -20,13 +23,48 @@ export class Held {
     this.txOrder.push(tx);
   }
 
-  round(key: string, round: Round): void {
+  /** The round `key` of a player's game_no, held anew when the session no longer holds it. */
+  round(user: string, game: string, key: string): Round {
+    let round = this.rounds.get(key);
+    if (!round && (round = this.open.get(key))) this.hold(key, round); // an open round outlives the bound
+    if (!round) {
+      round = new HeldRound(user, game);
+      this.hold(key, round);
+      this.bound();
+    }
+    return round;
+  }
+
+  /** The round `key`, if the session still holds it. */
+  roundOf(key: string): Round | undefined {
+    if (key === this.seenKey) return this.seenRound;
+    this.seenKey = key;
+    return (this.seenRound = this.rounds.get(key) ?? this.open.get(key));
+  }
+
+  // roundOf's latest answer (one callback's checks ask for one round often); reset when rounds or open change.
+  private seenKey: string | undefined;
+  private seenRound: Round | undefined;
+
+  /** The round `key` was opened (its first applied bet) or settled (its first applied settlement). */
+  opened(key: string, round: Round): void {
+    this.seenKey = undefined;
+    this.open.set(key, round);
+  }
+
+  settled(key: string): void {
+    this.seenKey = undefined;
+    this.open.delete(key);
+  }
+
+  private hold(key: string, round: Round): void {
+    this.seenKey = undefined;
     this.rounds.set(key, round);
     this.roundOrder.push(key);
   }
 
-  /** Forgets the oldest beyond the limits; true when a round was forgotten. */
-  bound(): boolean {
+  /** Forgets the oldest beyond the limits. */
+  bound(): void {
     // A transaction still in play (being answered, a window open, a lost or failed reply not yet
     // resolved) goes to the back instead: forgetting it would make its resend look like a new one.
     // It stays in the map meanwhile (nothing reads the map's order): only the queue moves.
@@ -42,25 +80,28 @@ export class Held {
       this.txs.delete(tx.id);
       this.forgotten.transactions++;
     }
-    let forgot = false;
     while (this.rounds.size > this.limits.rounds) {
       const key = this.roundOrder.shift();
       if (key === undefined) break;
       this.rounds.delete(key);
       this.forgotten.rounds++;
-      forgot = true;
+      this.seenKey = undefined;
     }
-    return forgot;
   }
 }
 
 /** A first-in first-out queue: an array read from a moving head, compacted now and then. */
-class Fifo<T> {
+export class Fifo<T> {
   private items: (T | undefined)[] = [];
   private head = 0;
 
   push(item: T): void {
     this.items.push(item);
+  }
+
+  /** The oldest item, left in the queue. */
+  peek(): T | undefined {
+    return this.head === this.items.length ? undefined : this.items[this.head];
   }
 
   shift(): T | undefined {

@@ -49,6 +49,11 @@ export interface Player {
   lastLogin?: Attempt;
   /** The latest reply read with a latest_balance. */
   reported?: Attempt;
+  /**
+   * That reply's latest_balance (NaN before one): kept here, not on every attempt, so that a number
+   * is updated in place rather than a new one made and kept per reply.
+   */
+  balance: number;
   /** Logins still being answered. */
   loginsInFlight: number;
   marks?: string[];
@@ -64,7 +69,10 @@ export interface Reducer {
   known?(g: Grader, a: Attempt, tx: Tx): void;
   /** The wallet wrote its reply or closed the connection (`a.end`). */
   ended?(g: Grader, a: Attempt, tx: Tx): void;
-  /** A report is read at `now` (after the clock moved there): judge what only the passing of time decides. */
+  /**
+   * A report is read at `now` (the session's time, since Grader.origin; the clock moved there): judge
+   * what only the passing of time decides.
+   */
   report?(g: Grader, now: number): void;
 }
 
@@ -138,6 +146,7 @@ export const newPlayer = (user: string, checks: number): Player => ({
   user,
   lastLogin: undefined,
   reported: undefined,
+  balance: NaN,
   loginsInFlight: 0,
   marks: undefined,
   chances: new Array<number>(checks).fill(0),

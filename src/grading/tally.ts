@@ -20,11 +20,15 @@ export class Tally {
   /** Grows with every change: the dashboard is told of a change when the session's sum grows. */
   version = 0;
 
-  /** `players`: the session's players, looked up (`get`) or made when new (`of`). */
+  /**
+   * `players`: the session's players, looked up (`get`) or made when new (`of`); `origin`: the
+   * session's origin of time, which its attempts' times count from.
+   */
   constructor(
     readonly id: CheckId,
     private readonly index: number,
     private readonly players: { get(user: string): Player | undefined; of(user: string): Player },
+    private readonly origin = 0,
   ) {}
 
   exercise(user: string): void {
@@ -48,7 +52,7 @@ export class Tally {
     const transaction = tx ?? first?.tx;
     if (transaction !== undefined) v.transaction_id = transaction;
     // Evidence outlives the journal: bounded, masked excerpts of what it cites, taken now.
-    v.evidence = cited.slice(0, 4).map(excerptOf);
+    v.evidence = cited.slice(0, 4).map((a) => excerptOf(a, this.origin));
     this.violations.push(v);
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Arrival, Attempt, Completion } from '../../grading/attempt.js';
+import type { EntryHeaders } from '../../journal/journal.js';
 import type { GradingFeed } from '../../grading/feed.js';
 import { GradingSession } from '../../grading/session.js';
 import type { Thresholds } from '../../grading/thresholds.js';
@@ -16,10 +17,15 @@ const BLOCK_MS = 1000;
 /** How long a finished session's (emptied) stream stays for its callbacks still in flight: above the longest delay_ms. */
 const FINISHED_TTL_S = 3600;
 
+/** How an earlier version wrote an arrival's evidence (`sb`: its body was the arrival's). */
+interface FormerSource {
+  request: { headers: EntryHeaders; body?: unknown };
+  reply: { status: number; body: unknown };
+}
+
 /** One grading event as the stream carries it. */
 type Event =
-  // `sb`: the evidence's request body is the arrival's body (the same object), written once.
-  | { t: 'a'; k: string; a: Arrival; sb?: 1 }
+  | { t: 'a'; k: string; a: Arrival & { source?: FormerSource }; sb?: 1 }
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
@@ -196,8 +202,10 @@ export class SharedGrading implements Grading {
   private apply(e: Event): void {
     const { grader } = this.session;
     if (e.t === 'a') {
-      if (e.sb && e.a.source) e.a.source.request.body = e.a.body;
-      this.attempts.set(e.k, grader.arrive(e.a));
+      const { source, ...arrival } = e.a;
+      // An event written by an earlier version (one `source` object): its headers and reply.
+      if (source) Object.assign(arrival, { headers: source.request.headers, reply: source.reply });
+      this.attempts.set(e.k, grader.arrive(arrival));
       if (this.attempts.size > MAX_STREAM_EVENTS) this.attempts.delete(this.attempts.keys().next().value!);
     } else if (e.t === 'x') {
       const a = this.attempts.get(e.k);
@@ -255,15 +263,9 @@ export class SharedGrading implements Grading {
       settle: () => undefined,
       arrive: (a) => {
         const ref = { k: `${this.process}-${++this.next}` };
-        const source = a.source;
-        // What the evidence cites (src/grading/evidence.ts): the request's headers and body, the
-        // reply's status and body. The body once, not twice (it is the body grading keeps).
-        if (source) {
-          const same = source.request.body === a.body;
-          const request = same ? { headers: source.request.headers } : source.request;
-          const reply = { status: source.reply.status, body: source.reply.body };
-          add({ t: 'a', k: ref.k, a: { ...a, source: { request, reply } as Arrival['source'] }, ...(same && { sb: 1 as const }) });
-        } else add({ t: 'a', k: ref.k, a });
+        // What the evidence cites (src/grading/evidence.ts) of the reply: its status and body.
+        const reply = a.reply && { status: a.reply.status, body: a.reply.body };
+        add({ t: 'a', k: ref.k, a: reply ? { ...a, reply } : a });
         return ref;
       },
       closed: (ref, at) => add({ t: 'x', k: ref.k, at }),
