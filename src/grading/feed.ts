@@ -2,9 +2,10 @@ import type { WalletAnswer, WalletExchange } from '../wallet-checks/exchange.js'
 import type { Arrival, Completion } from './attempt.js';
 
 /**
- * What the callback route tells grading, in the order things happen. A local grader folds each
- * event at once (src/grading/grader.ts); with a shared store the events go to the session's stream
- * and every process folds them (src/backends/redis/grading.ts). `R` is the handle of one attempt.
+ * What the callback route tells grading, in the order things happen. A single process folds them a
+ * turn of the event loop at a time (src/grading/batched-feed.ts, into src/grading/grader.ts); with
+ * a shared store the events go to the session's stream and every process folds them
+ * (src/backends/redis/grading.ts). `R` is the handle of one attempt.
  */
 export interface GradingFeed<R = unknown> {
   /** A callback arrived at `at` and is being decided: windows after `at` wait for it. */

@@ -1,13 +1,18 @@
 import type { GradingFeed } from '../../grading/feed.js';
 import type { WalletGraderOptions } from '../../wallet-checks/wallet-grader.js';
+import { BatchedFeed } from '../../grading/batched-feed.js';
 import { GradingSession } from '../../grading/session.js';
 import type { Thresholds } from '../../grading/thresholds.js';
 import type { Grading } from '../backend.js';
 
-/** The grading of a single process: the session's grader folds each event at once. */
+/**
+ * The grading of a single process: the session's grader folds the events of each turn of the event
+ * loop (src/grading/batched-feed.ts), and every one of them before the session is read.
+ */
 export class LocalGrading implements Grading {
-  session: GradingSession;
-  /** The session's grader, with the wallet side in proxy mode. */
+  private folded: GradingSession;
+  private batch: BatchedFeed;
+  /** The session's feed, with the wallet side in proxy mode. */
   private sessionFeed: GradingFeed;
 
   constructor(
@@ -15,8 +20,15 @@ export class LocalGrading implements Grading {
     private readonly seed: () => number,
     private readonly walletOptions: () => WalletGraderOptions | undefined = () => undefined,
   ) {
-    this.session = new GradingSession(thresholds, seed(), Date.now(), undefined, walletOptions());
-    this.sessionFeed = feedOf(this.session);
+    this.folded = new GradingSession(thresholds, seed(), Date.now(), undefined, walletOptions());
+    this.batch = new BatchedFeed(this.folded.grader);
+    this.sessionFeed = feedOf(this.folded, this.batch);
+  }
+
+  /** The session with every event so far folded. */
+  get session(): GradingSession {
+    this.batch.flush();
+    return this.folded;
   }
 
   get feed(): GradingFeed {
@@ -28,32 +40,34 @@ export class LocalGrading implements Grading {
   }
 
   begin(keepLogins: boolean): Promise<void> {
-    const carried = keepLogins ? this.session.grader : undefined;
-    this.session = new GradingSession(this.thresholds, this.seed(), Date.now(), carried, this.walletOptions());
-    this.sessionFeed = feedOf(this.session);
+    const ended = this.session; // every event of it folded
+    const carried = keepLogins ? ended.grader : undefined;
+    this.folded = new GradingSession(this.thresholds, this.seed(), Date.now(), carried, this.walletOptions());
+    this.batch = new BatchedFeed(this.folded.grader);
+    this.sessionFeed = feedOf(this.folded, this.batch);
     return Promise.resolve();
   }
 
   use(thresholds: Thresholds): void {
     this.thresholds = thresholds;
-    this.session.grader.t = thresholds;
+    const session = this.session; // what arrived before the change is graded with the thresholds of then
+    session.grader.t = thresholds;
     const wallet = this.walletOptions();
-    if (wallet) this.session.wallet?.use(wallet);
+    if (wallet) session.wallet?.use(wallet);
   }
 }
 
-/** The grader itself; in proxy mode with the wallet side beside it (a local fold: at once). */
-function feedOf(session: GradingSession): GradingFeed {
-  const g = session.grader;
+/** The batched grader; in proxy mode with the wallet side beside it (folded at once). */
+function feedOf(session: GradingSession, batch: BatchedFeed): GradingFeed {
   const wallet = session.wallet;
-  if (!wallet) return g as GradingFeed;
+  if (!wallet) return batch;
   return {
-    expect: (at) => g.expect(at),
-    settle: (ticket) => g.settle(ticket),
-    arrive: (a, ticket) => g.arrive(a, ticket),
-    closed: (attempt, at) => g.closed(attempt as never, at),
-    complete: (attempt, done) => g.complete(attempt as never, done),
-    count: (user, codes) => g.count(user, codes),
+    expect: (at) => batch.expect(at),
+    settle: (ticket) => batch.settle(ticket),
+    arrive: (a, ticket) => batch.arrive(a, ticket),
+    closed: (attempt, at) => batch.closed(attempt as never, at),
+    complete: (attempt, done) => batch.complete(attempt as never, done),
+    count: (user, codes) => batch.count(user, codes),
     wallet: {
       sent: (x) => wallet.sent(x),
       answered: (sentAs, x, a) => {
