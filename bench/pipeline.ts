@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileScenario } from '../src/scenario/scenario.js';
 import { Answer, type CallbackExchange } from '../src/callback/pipeline.js';
@@ -23,6 +24,10 @@ import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
  * --ungraded: the same with a grading feed that keeps nothing (what grading costs is the difference).
  * --ab-grading: grading's cost as an A/B: `rounds` processes of each kind, alternating, one round
  * each (after its warm-up); prints both ranges and whether they overlap.
+ * --pair=<other dist>: this build against another (e.g. a worktree's dist, or a bench/variant.ts
+ * copy) in `rounds` pairs: both at once, each pinned to a core of its own (taskset), the cores
+ * swapped every other pair, so that both meet the same neighbours; prints every pair and the median
+ * of their differences. Sequential rounds on a shared machine differ by more than most levers.
  */
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
 const [n = 100_000, rounds = 5, batch = 50] = process.argv
@@ -38,6 +43,40 @@ const UNGRADED: GradingFeed = {
   complete() {},
   count() {},
 };
+
+/** One round of `script` in a process of its own (pinned to `core` when taskset is there): its CPU per callback. */
+function roundOf(script: string, core: number, pinned: boolean): Promise<number> {
+  const node = [process.execPath, script, String(n), '1', String(batch)];
+  const [command, ...args] = pinned ? ['taskset', '-c', String(core), ...node] : node;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', () => {
+      const us = Number(/round 1: ([\d.]+) µs/.exec(out)?.[1]);
+      if (Number.isFinite(us)) resolve(us);
+      else reject(new Error(`no figure from ${script}: ${out}`));
+    });
+  });
+}
+
+async function pairWith(other: string): Promise<void> {
+  const mine = fileURLToPath(import.meta.url);
+  const theirs = join(resolve(other), 'bench', 'pipeline.js');
+  const pinned = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  if (!pinned) console.log('(no taskset here: the pairs run at once, unpinned)');
+  const differences: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const [a, b] = await Promise.all([roundOf(mine, r % 2, pinned), roundOf(theirs, 1 - (r % 2), pinned)]);
+    differences.push(a - b);
+    console.log(`pair ${r + 1}: this build ${a.toFixed(1)} µs, ${other} ${b.toFixed(1)} µs CPU per callback (${(a - b).toFixed(1)})`);
+  }
+  const lower = differences.filter((d) => d < 0).length;
+  console.log(
+    `median of the differences (this build − the other): ${median(differences)!.toFixed(1)} µs per callback; this build lower in ${lower} of ${rounds} pairs (${n} callbacks each, load average ${loadavg()})`,
+  );
+}
 
 function abGrading(): void {
   const script = fileURLToPath(import.meta.url);
@@ -137,5 +176,7 @@ async function measure(ungraded: boolean): Promise<void> {
   );
 }
 
-if (flags.includes('--ab-grading')) abGrading();
+const pair = flags.find((f) => f.startsWith('--pair='))?.slice('--pair='.length);
+if (pair) await pairWith(pair);
+else if (flags.includes('--ab-grading')) abGrading();
 else await measure(flags.includes('--ungraded'));
