@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type * as GradeModule from '../src/grading/grade.js';
 import type { Arrival, Attempt } from '../src/grading/attempt.js';
 import type { Grader } from '../src/grading/grader.js';
+import { mulberry32 } from './random.js';
 
 /**
  * node dist/bench/grading-compare.js <other grade.js> [sessions=400] [seed=1]
@@ -22,15 +23,8 @@ if (!otherPath) {
 const mine = (await import('../src/grading/grade.js')) as Mod;
 const other = (await import(pathToFileURL(resolve(otherPath)).href)) as Mod;
 
-let seed = Number(seedArg ?? 1) >>> 0;
-/** mulberry32: the same sequences on every run of a seed. */
-const random = (): number => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+/** The same sequences on every run of a seed. */
+const random = mulberry32(Number(seedArg ?? 1));
 const int = (n: number) => Math.floor(random() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const chance = (p: number) => random() < p;

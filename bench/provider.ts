@@ -1,5 +1,6 @@
 import { csvField } from '../src/ledger/format.js';
 import { money } from '../src/wallet/money.js';
+import { mulberry32 } from './random.js';
 
 /*
  * A scripted, well-behaved provider client (the soak of `npm run bench -- --soak` and the chaos
@@ -41,18 +42,6 @@ export interface Book {
 
 type Outcome = { code: string; balance?: number } | { lost: 'dropped' | 'timeout' | 'gave-up' };
 
-/** mulberry32: a small seeded generator (the client's own choices, reproducible). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export class ScriptedProvider {
   /** Callbacks sent (every attempt), and what went wrong from the client's side. */
   readonly stats = { sent: 0, lost: 0, timeouts: 0, r1: 0, refused: 0, rounds: 0 };
@@ -84,7 +73,7 @@ export class ScriptedProvider {
 
   private async play(player: string): Promise<void> {
     // Each player its own generator: its choices do not depend on how the others' replies interleave.
-    const rand = random((this.o.seed ?? 1) + this.o.players.indexOf(player));
+    const rand = mulberry32((this.o.seed ?? 1) + this.o.players.indexOf(player));
     const currency = this.o.currency ?? 'USD';
     let balance: number | undefined;
     let round = 0;

@@ -6,16 +6,10 @@ import { DEFAULT_THRESHOLDS, newGrader, reportOf } from '../../src/grading/grade
 import type { Arrival, Attempt, Completion } from '../../src/grading/attempt.js';
 import { BatchedFeed, type PendingAttempt } from '../../src/grading/batched-feed.js';
 import type { Grader } from '../../src/grading/grader.js';
+import { mulberry32 } from '../../bench/random.js';
 
-let seed = 1;
-/** mulberry32: the same sessions on every run. */
-const random = (): number => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let x = seed;
-  x = Math.imul(x ^ (x >>> 15), x | 1);
-  x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-};
+/** The same sessions on every run. */
+const random = mulberry32(1);
 const int = (n: number) => Math.floor(random() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const chance = (p: number) => random() < p;
