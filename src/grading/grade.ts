@@ -34,6 +34,7 @@ export interface ReportOptions {
  * on the session's length.
  */
 export function reportOf(g: Grader, o: ReportOptions): Report {
+  g.beforeRead();
   const judged = o.now.getTime() - g.lagMs;
   g.advance(judged);
   for (const c of CHECKS) c.reducer.report?.(g, g.since(judged));

@@ -73,13 +73,18 @@ export class Grader {
 
   private readonly hooks: Hooks;
 
+  // Whole milliseconds, as every time kept is: 4.03 s is 4030 ms, not 4030.0000000000005 (a deadline
+  // a hair after the reply written at 4030 ms would let that reply count as read in time).
   get timeoutMs(): number {
-    return this.t.client_timeout_s * 1000;
+    return Math.round(this.t.client_timeout_s * 1000);
   }
 
   get windowMs(): number {
-    return this.t.retry_window_s * 1000;
+    return Math.round(this.t.retry_window_s * 1000);
   }
+
+  /** Folds what a batched feed still holds (src/grading/batched-feed.ts): a report reads nothing older. */
+  beforeRead: () => void = () => {};
 
   /** Grows with every change of a check's tally (chances, violations, open windows). */
   get version(): number {

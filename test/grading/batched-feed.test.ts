@@ -132,6 +132,18 @@ t.test('a batch is folded at the end of the turn, or when flushed', async (t) =>
   t.equal(g.players.get('p1')?.balance, 10, 'a flush folds what is queued at once');
 });
 
+t.test('a report folds what the feed still queues, whoever reads it', async (t) => {
+  const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 1 });
+  const feed = new BatchedFeed(g);
+  const at = Date.now();
+  const login = feed.arrive({ id: 1, at, user: 'p1', event: 'login', tx: 'l1', body: {}, applied: true });
+  feed.complete(login, { end: at + 5, status: 200, body: { code: 'R0', latest_balance: 10 }, dropped: false, clientGone: false });
+  // Read at once, past the time-out (as a route does after an await, while more events were queued).
+  reportOf(g, { now: new Date(at + 5000), scenario: 't', session });
+  t.equal(login.attempt?.outcome, 'R0', 'the reply was folded before the report judged its time-out');
+  t.equal(g.players.get('p1')?.balance, 10, 'the report read the folded state');
+});
+
 t.test('tickets the grader numbered otherwise still hold the clock back and are settled', async (t) => {
   const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 1 });
   g.expect(0); // someone else took the grader's ticket 1 (settled below)

@@ -304,3 +304,18 @@ t.test('a new transaction_id in the same millisecond as the outcome it follows c
   t.equal(refusedThen(5), 'fail', 'the same millisecond as the refusal was read');
   t.equal(refusedThen(4), 'pass', 'before the refusal was read: not a resend of it');
 });
+
+t.test('a time-out of whole milliseconds in seconds is exactly those milliseconds (4.03 s is 4030 ms)', async (t) => {
+  // A reply written at the time-out itself came too late, whatever decimals the seconds have.
+  const outcome = (timeoutS: number, replyMs: number) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: timeoutS });
+    const a = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', game: 'G1', total: 1, body: {}, applied: true });
+    const done: Completion = { end: T0 + replyMs, status: 200, body: { code: 'R0', latest_balance: 9 }, dropped: false, clientGone: false };
+    g.complete(a, done);
+    return a.outcome;
+  };
+  t.same(
+    [outcome(4, 3999), outcome(4, 4000), outcome(4.03, 4029), outcome(4.03, 4030), outcome(0.1, 100), outcome(0.7, 700)],
+    ['R0', 'lost', 'R0', 'lost', 'lost', 'lost'],
+  );
+});
