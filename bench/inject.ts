@@ -16,7 +16,7 @@ import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
  * Fastify's `inject` for (a) bare Fastify (the bench's ceiling route), (a+) the same with the
  * CLI's logger, (b) the whole wallet-sim app (memory store, the bench's traffic) and (c) the same app
  * with a grading session that folds nothing, interleaved. (b) − (a+) is what the app costs above
- * Fastify (the HTTP bench's gap beyond that is the socket); (b) − (c) is what grading costs.
+ * Fastify (the HTTP bench's gap beyond that is the socket); (b) − (c) is what the fold costs.
  */
 const [n = 20_000, rounds = 5] = process.argv.slice(2, 4).map(Number);
 const level = process.argv[4] ?? 'warn';
@@ -29,7 +29,8 @@ function bare(withLogger: boolean): FastifyInstance {
 }
 
 const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
-// (c): the same app whose grading session folds nothing: (b) − (c) is grading's cost per callback.
+// (c): the same app whose grading session folds nothing: (b) − (c) is the fold's cost per callback (its events are
+// still queued and handed over, src/grading/batched-feed.ts; bench/pipeline.ts --ab-grading measures grading whole).
 const ungraded = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 const { grader } = ungraded.grading;
 Object.assign(grader, { arrive: (a: object) => ({ ...a, nth: 0, outcome: 'waiting' }), complete() {}, count() {}, closed() {} });
