@@ -309,8 +309,10 @@ t.test('a time-out of whole milliseconds in seconds is exactly those millisecond
   // A reply written at the time-out itself came too late, whatever decimals the seconds have.
   const outcome = (timeoutS: number, replyMs: number) => {
     const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: timeoutS });
-    const a = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', game: 'G1', total: 1, body: {}, applied: true });
-    const done: Completion = { end: T0 + replyMs, status: 200, body: { code: 'R0', latest_balance: 9 }, dropped: false, clientGone: false };
+    // At the session's origin, where its times are smallest (far from it, a double's rounding hides the fraction).
+    const at = g.origin;
+    const a = g.arrive({ id: 1, at, user: u, event: 'bet', tx: 'b1', game: 'G1', total: 1, body: {}, applied: true });
+    const done: Completion = { end: at + replyMs, status: 200, body: { code: 'R0', latest_balance: 9 }, dropped: false, clientGone: false };
     g.complete(a, done);
     return a.outcome;
   };
