@@ -79,15 +79,23 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
 
   const after = balanceAfter(player, outcome);
   // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
-  const txn: Change = { op: 'txn', transaction_id: req.transaction_id, user_id: player.user_id, event_type: event.type, fingerprint };
-  if (event.round) {
-    // The ledger's row (GET /admin/ledger): money moved by a bet or a settlement; a login moves none.
-    txn.game_no = event.gameNo(req);
-    txn.currency = player.currency;
-    txn.amount = toJsonNumber(after.minus(player.balance).abs());
-    txn.balance_after = toJsonNumber(after);
-    txn.applied_at = config.now?.() ?? Date.now();
-  }
+  // Each shape made whole in one literal: fields added afterwards would live in an array of their
+  // own, one more object per retained transaction for the garbage collector to copy.
+  const txn: Change = event.round
+    ? {
+        op: 'txn',
+        transaction_id: req.transaction_id,
+        user_id: player.user_id,
+        event_type: event.type,
+        fingerprint,
+        // The ledger's row (GET /admin/ledger): money moved by a bet or a settlement; a login moves none.
+        game_no: event.gameNo(req),
+        currency: player.currency,
+        amount: toJsonNumber(after.minus(player.balance).abs()),
+        balance_after: toJsonNumber(after),
+        applied_at: config.now?.() ?? Date.now(),
+      }
+    : { op: 'txn', transaction_id: req.transaction_id, user_id: player.user_id, event_type: event.type, fingerprint };
   outcome.push(txn); // (a new array: see EventHandler.decide)
   return { code: 'R0', findings, balance: after, balanceBefore: player.balance, replayed: false, changes: outcome };
 }
