@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../src/paths.js';
+import type { Measured } from './measure.js';
+import { fmt, median } from './report.js';
+
+/**
+ * node dist/bench/saved-runs.js [results dir] [--match <text>] [--all]
+ *
+ * Every saved bench run (bench/results/*.json) at 50 connections with a `--compare` target (b0)
+ * whose name contains `--match` (e.g. lean-wallet), one line each: the medians of its rounds'
+ * ratios, as the bench's verdicts take them — the memory store's CPU per callback ÷ (b0)'s, the
+ * p99 of each ÷ bare Fastify's, the throughput of each ÷ bare's — then how many runs met each
+ * target. Runs with node flags for the servers (experiments) are left out unless --all. What one
+ * run says moves by ±0.1 on a shared machine; this says how often a target is met.
+ */
+interface Saved {
+  date: string;
+  connections: number;
+  server_flags?: string[];
+  targets: Measured[];
+  runs: Measured[][];
+}
+
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const match = option('match') ?? '';
+const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--match') ?? join(ROOT, 'bench', 'results');
+
+const rows: { date: string; cpu: number; p99: number; p99b0: number; thr: number; thrB0: number }[] = [];
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
+  const saved = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Saved;
+  if (saved.connections !== 50 || !saved.runs || (saved.server_flags?.length && !args.includes('--all'))) continue;
+  const names = saved.targets.map((t) => t.name);
+  const [bare, memory, b0] = [
+    names.indexOf('(a) bare Fastify'),
+    names.indexOf('(b) wallet-sim, memory store'),
+    names.findIndex((n) => n.startsWith('(b0)')),
+  ];
+  if (bare < 0 || memory < 0 || b0 < 0 || !names[b0]!.includes(match)) continue;
+  const R = saved.runs;
+  const ratio = (i: number, j: number, of: (m: Measured) => number) =>
+    median(R[i]!.map((r, k) => of(r) / Math.max(1, of(R[j]![k]!)))) ?? NaN;
+  const cpu = (m: Measured) => m.server_cpu_us_per_req ?? NaN;
+  rows.push({
+    date: saved.date,
+    cpu: ratio(memory, b0, cpu),
+    p99: ratio(memory, bare, (m) => m.p99_ms),
+    p99b0: ratio(b0, bare, (m) => m.p99_ms),
+    thr: ratio(memory, bare, (m) => m.req_per_s),
+    thrB0: ratio(b0, bare, (m) => m.req_per_s),
+  });
+}
+
+console.log("| run (UTC) | memory CPU ÷ (b0)'s | memory p99 ÷ bare's | (b0) p99 ÷ bare's | memory req/s ÷ bare's | (b0) req/s ÷ bare's |");
+console.log('|---|---:|---:|---:|---:|---:|');
+for (const r of rows)
+  console.log(
+    `| ${r.date.slice(0, 16).replace('T', ' ')} | ${fmt(r.cpu)} | ${fmt(r.p99)} | ${fmt(r.p99b0)} | ${fmt(r.thr)} | ${fmt(r.thrB0)} |`,
+  );
+const met = (of: (r: (typeof rows)[number]) => boolean) => `${rows.filter(of).length} of ${rows.length}`;
+console.log(`\n${rows.length} runs${match ? ` against a (b0) named "${match}"` : ''}; targets met:`);
+console.log(`- memory CPU per callback <= 1.25x (b0)'s: ${met((r) => r.cpu <= 1.25)}`);
+console.log(`- memory p99 <= 1.5x bare's: ${met((r) => r.p99 <= 1.5)}; (b0)'s p99 <= 1.5x bare's: ${met((r) => r.p99b0 <= 1.5)}`);
+console.log(`- memory req/s >= 0.7x bare's: ${met((r) => r.thr >= 0.7)}; (b0)'s: ${met((r) => r.thrB0 >= 0.7)}`);
