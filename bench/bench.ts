@@ -11,6 +11,7 @@ import {
   COMPARE,
   COMPARE_ARGS,
   CONNECTIONS,
+  CPU_PROF,
   DURATION,
   HISTORY,
   LIGHT,
@@ -201,6 +202,8 @@ async function main(): Promise<void> {
           mode: HISTORY ? 'history' : REDIS ? (REDIS_DURABLE ? 'redis-durable' : 'redis') : QUICK ? 'quick' : 'targets',
           loadavg_before: loadBefore,
           server_flags: SERVER_FLAGS,
+          // Profiled servers are slower, each by its own share: bench/saved-runs.ts leaves such runs out.
+          cpu_prof: CPU_PROF,
           wallet_args: WALLET_ARGS,
           connections: CONNECTIONS,
           duration_s: DURATION,

@@ -5,19 +5,24 @@ import type { Measured } from './measure.js';
 import { fmt, median } from './report.js';
 
 /**
- * node dist/bench/saved-runs.js [results dir] [--match <text>] [--all]
+ * node dist/bench/saved-runs.js [results dir] [--match <text>] [--since <ISO date>] [--skip <dates>] [--all]
  *
  * Every saved bench run (bench/results/*.json) at 50 connections with a `--compare` target (b0)
  * whose name contains `--match` (e.g. lean-wallet), one line each: the medians of its rounds'
  * ratios, as the bench's verdicts take them — the memory store's CPU per callback ÷ (b0)'s, the
  * p99 of each ÷ bare Fastify's, the throughput of each ÷ bare's — then how many runs met each
- * target. Runs with node flags for the servers (experiments) are left out unless --all. What one
- * run says moves by ±0.1 on a shared machine; this says how often a target is met.
+ * target. Left out unless --all: runs with node flags for the servers (experiments), profiled runs
+ * (`--cpu-prof`, recorded since 27 Nov 2026 05:50) and runs of fewer than 5 rounds. `--since`: only
+ * runs saved from then on (e.g. 2026-11-27T01:20, since when the bench alternates the targets' order
+ * every other round). `--skip`: runs saved at these times (ISO prefixes, comma-separated: a profiled
+ * run of before 05:50 on 27 Nov 2026, say). What one run says moves by ±0.1 on a shared machine; this says how often a
+ * target is met.
  */
 interface Saved {
   date: string;
   connections: number;
   server_flags?: string[];
+  cpu_prof?: boolean;
   targets: Measured[];
   runs: Measured[][];
 }
@@ -28,14 +33,20 @@ const option = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const match = option('match') ?? '';
-const dir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--match') ?? join(ROOT, 'bench', 'results');
+const since = option('since') ?? '';
+const skipped = (option('skip') ?? '').split(',').filter(Boolean);
+const all = args.includes('--all');
+const dir =
+  args.find((a, i) => !a.startsWith('--') && !['--match', '--since', '--skip'].includes(args[i - 1] ?? '')) ??
+  join(ROOT, 'bench', 'results');
 
 const rows: { date: string; cpu: number; p99: number; p99b0: number; thr: number; thrB0: number }[] = [];
 for (const file of readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
   .sort()) {
   const saved = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Saved;
-  if (saved.connections !== 50 || !saved.runs || (saved.server_flags?.length && !args.includes('--all'))) continue;
+  if (saved.connections !== 50 || !saved.runs || saved.date < since || skipped.some((d) => saved.date.startsWith(d))) continue;
+  if (!all && (saved.server_flags?.length || saved.cpu_prof || saved.runs[0]!.length < 5)) continue;
   const names = saved.targets.map((t) => t.name);
   const [bare, memory, b0] = [
     names.indexOf('(a) bare Fastify'),
@@ -64,7 +75,7 @@ for (const r of rows)
     `| ${r.date.slice(0, 16).replace('T', ' ')} | ${fmt(r.cpu)} | ${fmt(r.p99)} | ${fmt(r.p99b0)} | ${fmt(r.thr)} | ${fmt(r.thrB0)} |`,
   );
 const met = (of: (r: (typeof rows)[number]) => boolean) => `${rows.filter(of).length} of ${rows.length}`;
-console.log(`\n${rows.length} runs${match ? ` against a (b0) named "${match}"` : ''}; targets met:`);
+console.log(`\n${rows.length} runs${match ? ` against a (b0) named "${match}"` : ''}${since ? ` since ${since}` : ''}; targets met:`);
 console.log(`- memory CPU per callback <= 1.25x (b0)'s: ${met((r) => r.cpu <= 1.25)}`);
 console.log(`- memory p99 <= 1.5x bare's: ${met((r) => r.p99 <= 1.5)}; (b0)'s p99 <= 1.5x bare's: ${met((r) => r.p99b0 <= 1.5)}`);
 console.log(`- memory req/s >= 0.7x bare's: ${met((r) => r.thr >= 0.7)}; (b0)'s: ${met((r) => r.thrB0 >= 0.7)}`);

@@ -42,7 +42,7 @@ export function replyHeadersFor(
   const id = fixed?.api_id ?? first(input.headers['api-id']) ?? '';
   const key = fixed?.api_key ?? first(input.headers['api-key']) ?? '';
   // Each shape made whole in one literal (a header added afterwards would take an array of its own:
-  // one more object per journalled reply for the garbage collector to copy).
+  // one more object held per journalled reply).
   if (!eventNamed(eventType)?.echoesCallbackUrl) {
     if (!reason) return { 'content-type': 'application/json', 'api-id': id, 'api-key': key };
     return { 'content-type': 'application/json', 'api-id': id, 'api-key': key, 'x-wallet-sim-reason': headerSafe(reason) };

@@ -80,7 +80,7 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
   const after = balanceAfter(player, outcome);
   // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
   // Each shape made whole in one literal: fields added afterwards would live in an array of their
-  // own, one more object per retained transaction for the garbage collector to copy.
+  // own: one more object held per retained transaction.
   const txn: Change = event.round
     ? {
         op: 'txn',
