@@ -7,6 +7,18 @@ export const median = (xs: number[]): number | undefined => {
   return sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined;
 };
 
+/**
+ * One target against another over the same interleaved rounds: the median of each round's ratio
+ * (each round against the other's run of the same minute; bests taken minutes apart compare two
+ * machines). `atLeast`: the smallest divisor (a p99 of 0 ms reads as 1).
+ */
+export const roundsRatio = (a: Measured[], b: Measured[], of: (m: Measured) => number, atLeast = 0): number | undefined =>
+  median(a.map((r, k) => of(r) / Math.max(atLeast, of(b[k]!))));
+
+/** The bench's targets (docs/bench.md): bench.ts prints them as MET or MISSED, saved-runs.ts counts them. */
+export const TARGETS = { cpuToCompare: 1.25, p99ToBare: 1.5, throughputToBare: 0.7 } as const;
+export const cpuOf = (m: Measured) => m.server_cpu_us_per_req ?? NaN;
+
 export function table(rows: Measured[], all: Measured[][], atRate: Measured[]): string {
   const lines = [
     "| target | req/s (best) | p50 ms | p99 ms (median) | ratio to (a), median of runs | server CPU µs/req (median) | CPU × (a)'s, median | redis-server CPU µs/req (median) | R0 / non-R0 | errors | start-up ms | req/s of each run |",

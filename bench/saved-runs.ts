@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../src/paths.js';
 import type { Measured } from './measure.js';
-import { fmt, median } from './report.js';
+import { cpuOf, fmt, roundsRatio, TARGETS } from './report.js';
 
 /**
  * node dist/bench/saved-runs.js [results dir] [--match <text>] [--since <ISO date>] [--skip <dates>] [--all]
@@ -55,14 +55,12 @@ for (const file of readdirSync(dir)
   ];
   if (bare < 0 || memory < 0 || b0 < 0 || !names[b0]!.includes(match)) continue;
   const R = saved.runs;
-  const ratio = (i: number, j: number, of: (m: Measured) => number) =>
-    median(R[i]!.map((r, k) => of(r) / Math.max(1, of(R[j]![k]!)))) ?? NaN;
-  const cpu = (m: Measured) => m.server_cpu_us_per_req ?? NaN;
+  const ratio = (i: number, j: number, of: (m: Measured) => number, atLeast?: number) => roundsRatio(R[i]!, R[j]!, of, atLeast) ?? NaN;
   rows.push({
     date: saved.date,
-    cpu: ratio(memory, b0, cpu),
-    p99: ratio(memory, bare, (m) => m.p99_ms),
-    p99b0: ratio(b0, bare, (m) => m.p99_ms),
+    cpu: ratio(memory, b0, cpuOf),
+    p99: ratio(memory, bare, (m) => m.p99_ms, 1),
+    p99b0: ratio(b0, bare, (m) => m.p99_ms, 1),
     thr: ratio(memory, bare, (m) => m.req_per_s),
     thrB0: ratio(b0, bare, (m) => m.req_per_s),
   });
@@ -76,6 +74,11 @@ for (const r of rows)
   );
 const met = (of: (r: (typeof rows)[number]) => boolean) => `${rows.filter(of).length} of ${rows.length}`;
 console.log(`\n${rows.length} runs${match ? ` against a (b0) named "${match}"` : ''}${since ? ` since ${since}` : ''}; targets met:`);
-console.log(`- memory CPU per callback <= 1.25x (b0)'s: ${met((r) => r.cpu <= 1.25)}`);
-console.log(`- memory p99 <= 1.5x bare's: ${met((r) => r.p99 <= 1.5)}; (b0)'s p99 <= 1.5x bare's: ${met((r) => r.p99b0 <= 1.5)}`);
-console.log(`- memory req/s >= 0.7x bare's: ${met((r) => r.thr >= 0.7)}; (b0)'s: ${met((r) => r.thrB0 >= 0.7)}`);
+const { cpuToCompare, p99ToBare, throughputToBare } = TARGETS;
+console.log(`- memory CPU per callback <= ${cpuToCompare}x (b0)'s: ${met((r) => r.cpu <= cpuToCompare)}`);
+console.log(
+  `- memory p99 <= ${p99ToBare}x bare's: ${met((r) => r.p99 <= p99ToBare)}; (b0)'s p99 <= ${p99ToBare}x bare's: ${met((r) => r.p99b0 <= p99ToBare)}`,
+);
+console.log(
+  `- memory req/s >= ${throughputToBare}x bare's: ${met((r) => r.thr >= throughputToBare)}; (b0)'s: ${met((r) => r.thrB0 >= throughputToBare)}`,
+);
