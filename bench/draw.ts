@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
-import { SCENARIOS_DIR } from '../src/paths.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import type { CallbackRequest, Scenario } from '../src/protocol/types.generated.js';
-import { compileScenario } from '../src/scenario/scenario.js';
-import { Simulator } from '../src/simulator.js';
+import { compileScenario } from '../src/core/scenario/scenario.js';
+import { Simulator } from '../src/core/simulator.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
 

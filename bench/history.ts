@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SnapshotFile } from '../src/backends/file/snapshot-file.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/backends/file/snapshot-format.js';
-import type { Change } from '../src/backends/state.js';
+import type { Change } from '../src/ledger/state.js';
 import { player, PLAYERS } from './traffic.js';
 
 /** A data file holding `txns` prior transactions (half bets, half settlements), written directly. */

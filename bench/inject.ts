@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { logger } from '../src/commands/logger.js';
-import { compileScenario } from '../src/scenario/scenario.js';
-import { Simulator } from '../src/simulator.js';
+import { buildApp } from '../src/app/app.js';
+import { logger } from '../src/app/logger.js';
+import { compileScenario } from '../src/core/scenario/scenario.js';
+import { Simulator } from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { injectedCpu } from './injected.js';
 import { median } from './report.js';

@@ -15,7 +15,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/backends/file/snapshot-format.js';
 import { cpuMs } from './servers.js';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 
 /**
  * npm run bench [-- --history] [--duration 10] [--runs 3] [--light-connections 5] [--warmup 2] [--connections 50] [--cpu-prof]

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileScenario } from '../src/scenario/scenario.js';
-import { Answer, type CallbackExchange } from '../src/callback/pipeline.js';
-import type { CallbackInput } from '../src/callback/read.js';
+import { compileScenario } from '../src/core/scenario/scenario.js';
+import { Answer, type CallbackExchange } from '../src/core/pipeline.js';
+import type { CallbackInput } from '../src/protocol/seed/read.js';
 import type { GradingFeed } from '../src/grading/feed.js';
-import { Simulator } from '../src/simulator.js';
+import { Simulator } from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { loadavg } from './measure.js';
 import { median } from './report.js';

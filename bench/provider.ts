@@ -1,5 +1,5 @@
 import { csvField } from '../src/ledger/format.js';
-import { money } from '../src/wallet/money.js';
+import { money } from '../src/kernel/money.js';
 import { mulberry32 } from './random.js';
 
 /*

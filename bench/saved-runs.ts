@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import type { Measured } from './measure.js';
 import { cpuOf, fmt, roundsRatio, TARGETS } from './report.js';
 

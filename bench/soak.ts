@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { SCENARIOS_DIR } from '../src/paths.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { parseProviderRecords } from '../src/reconcile/provider-file.js';
 import { reconcile } from '../src/reconcile/reconcile.js';
 import { parseCsv } from '../src/reconcile/csv.js';

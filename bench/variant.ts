@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 
 /**
  * node dist/bench/variant.js <variant> [<variant>…]
@@ -31,13 +31,13 @@ const BOOK = '            fn(this, a, tx);\n        this.book(a, tx);\n        r
 const ARRIVAL = "        body,\n        applied: code === 'R0',\n        headers: request.headers,\n        reply,";
 
 const VARIANTS: Record<string, Edit[]> = {
-  ungraded: [['src/simulator.js', 'get gradingFeed() {', `get gradingFeed() {\n        return ${UNGRADED};`]],
+  ungraded: [['src/core/simulator.js', 'get gradingFeed() {', `get gradingFeed() {\n        return ${UNGRADED};`]],
   'no-fold': [['src/grading/grader.js', ARRIVE, ARRIVE.replace('at);', 'at);\n        return undefined;')]],
   'no-checks': [['src/grading/grader.js', 'this.hooks = hooked([...reducers.values()]);', 'this.hooks = hooked([]);']],
   'no-rounds': [['src/grading/grader.js', BOOK, BOOK.replace('        this.book(a, tx);\n', '')]],
   'no-evidence': [
     [
-      'src/callback/pipeline.js',
+      'src/core/pipeline.js',
       ARRIVAL,
       "        body: undefined,\n        applied: code === 'R0',\n        headers: undefined,\n        reply: undefined,",
     ],

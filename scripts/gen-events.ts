@@ -3,9 +3,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
-import { EVENT_SITES, type EventSite, listAt } from '../src/events/event-schemas.js';
-import type { EventHandler } from '../src/events/event.js';
-import { ROOT } from '../src/paths.js';
+import { EVENT_SITES, type EventSite, listAt } from '../src/protocol/event-schemas.js';
+import type { EventHandler } from '../src/protocol/event.js';
+import { ROOT } from '../src/kernel/paths.js';
 
 export const EVENTS_FILE = join(ROOT, 'src/protocol/events.generated.ts');
 

@@ -6,9 +6,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { BUILT_IN_EVENTS } from '../src/events/index.js';
-import { ROOT, SCHEMAS_DIR } from '../src/paths.js';
-import { schemas } from '../src/openapi/schemas.js';
+import { BUILT_IN_EVENTS } from '../src/protocol/seed/index.js';
+import { ROOT, SCHEMAS_DIR } from '../src/kernel/paths.js';
+import { schemas } from '../src/protocol/schemas.js';
 import { eventListsWritten, EVENTS_FILE, eventsModule } from './gen-events.js';
 
 export const TYPES_FILE = join(ROOT, 'src/protocol/types.generated.ts');

@@ -3,10 +3,10 @@
 // memory store, default journal bounds), each its own transaction and round; heap after a GC at
 // each checkpoint.
 //   node --expose-gc dist/scripts/measure-graded-bodies.js [total=200000] [feedback=4000]
-import { buildApp } from '../src/app.js';
+import { buildApp } from '../src/app/app.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
-import { compileScenario } from '../src/scenario/scenario.js';
-import { Simulator } from '../src/simulator.js';
+import { compileScenario } from '../src/core/scenario/scenario.js';
+import { Simulator } from '../src/core/simulator.js';
 
 const total = Number(process.argv[2] ?? 200_000);
 const feedback = 'f'.repeat(Number(process.argv[3] ?? 4000));

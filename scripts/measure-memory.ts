@@ -4,8 +4,8 @@
 //   node --expose-gc dist/scripts/measure-memory.js [total=5000000] [retain=1000000]
 import type { CallbackRequest } from '../src/protocol/types.generated.js';
 import { decide } from '../src/wallet/decide.js';
-import { compileScenario } from '../src/scenario/scenario.js';
-import { Simulator } from '../src/simulator.js';
+import { compileScenario } from '../src/core/scenario/scenario.js';
+import { Simulator } from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 
 const total = Number(process.argv[2] ?? 5_000_000);

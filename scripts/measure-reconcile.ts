@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { writeProviderFile } from './provider-file.js';
 
 const rows = Number(process.argv[2] ?? 5_000_000);

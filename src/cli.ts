@@ -15,9 +15,9 @@ for (const stream of [process.stdout, process.stderr])
  * In the order `wallet-sim --help` lists them.
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  start: async () => (await import('./commands/start.js')).startCommand(),
+  start: async () => (await import('./app/start.js')).startCommand(),
   validate: async () => (await import('./commands/validate.js')).validateCommand(),
-  openapi: async () => (await import('./commands/openapi.js')).openapiCommand(),
+  openapi: async () => (await import('./app/openapi-command.js')).openapiCommand(),
   probe: async () => (await import('./commands/probe.js')).probeCommand(),
   send: async () => (await import('./commands/send.js')).sendCommand(),
   verify: async () => (await import('./commands/verify.js')).verifyCommand(),

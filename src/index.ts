@@ -1,6 +1,6 @@
 /** The package's Node API: `import { startSimulator } from 'wallet-sim'` (docs/node-api.md). */
-export { type JournalFilter, type RunningSimulator, startSimulator, type StartSimulatorOptions } from './start-simulator.js';
-export { StartFailure } from './http/serve.js';
+export { type JournalFilter, type RunningSimulator, startSimulator, type StartSimulatorOptions } from './app/start-simulator.js';
+export { StartFailure } from './app/serve.js';
 export type {
   CallbackReply,
   CallbackRequest,

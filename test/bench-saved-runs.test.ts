@@ -2,7 +2,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { mulberry32 } from '../bench/random.js';
 
 // bench/saved-runs.ts: how often the saved runs met each target, from the rounds as the bench

@@ -2,7 +2,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 
 // bench/variant.ts edits the compiled build at fixed anchors: each variant must still find its
 // own, or an A/B would measure something else than its name (docs/bench.md relies on them).
@@ -10,11 +10,11 @@ const script = join(ROOT, 'dist/bench/variant.js');
 const variant = (name: string) => spawnSync(process.execPath, [script, name], { encoding: 'utf8' });
 
 const edited: [string, string, RegExp][] = [
-  ['ungraded', 'src/simulator.js', /get gradingFeed\(\) \{\n\s+return \{ expect: \(\) => 0/],
+  ['ungraded', 'src/core/simulator.js', /get gradingFeed\(\) \{\n\s+return \{ expect: \(\) => 0/],
   ['no-fold', 'src/grading/grader.js', /this\.advance\(arrival\.at\);\n\s+return undefined;/],
   ['no-checks', 'src/grading/grader.js', /this\.hooks = hooked\(\[\]\);/],
   ['no-rounds', 'src/grading/grader.js', /fn\(this, a, tx\);\n\s+return a;/],
-  ['no-evidence', 'src/callback/pipeline.js', /body: undefined,\n\s+applied: code === 'R0',\n\s+headers: undefined,\n\s+reply: undefined,/],
+  ['no-evidence', 'src/core/pipeline.js', /body: undefined,\n\s+applied: code === 'R0',\n\s+headers: undefined,\n\s+reply: undefined,/],
   ['limits=2000', 'src/grading/model.js', /MAX_TRANSACTIONS = 2_000;[\s\S]*MAX_ROUNDS = 2_000;/],
 ];
 

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { SCENARIOS_DIR } from '../src/paths.js';
-import { loadScenarioFile } from '../src/scenario/scenario.js';
-import { Simulator } from '../src/simulator.js';
+import { buildApp } from '../src/app/app.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
+import { loadScenarioFile } from '../src/core/scenario/scenario.js';
+import { Simulator } from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { balanceOf, bet, HEADERS, login, result, send } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ScriptedProvider } from '../bench/provider.js';
-import { SCENARIOS_DIR } from '../src/paths.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { eventually, run, start } from './helpers/spawn-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-chaos-'));

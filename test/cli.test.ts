@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { DEFAULT_SCENARIO } from '../src/paths.js';
+import { DEFAULT_SCENARIO } from '../src/kernel/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
 import { BOOT_MS, eventually, LISTENING, run, runAll, start } from './helpers/spawn-cli.js';
 

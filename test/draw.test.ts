@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import type { CallbackRequest, Rule } from '../src/protocol/types.generated.js';
-import { drawOf, wins } from '../src/scenario/draw.js';
-import { RuleEngine } from '../src/scenario/rules.js';
-import { compileScenario, ScenarioError } from '../src/scenario/scenario.js';
+import { drawOf, wins } from '../src/core/scenario/draw.js';
+import { RuleEngine } from '../src/core/scenario/rules.js';
+import { compileScenario, ScenarioError } from '../src/core/scenario/scenario.js';
 
 const call = (event_type: 'login' | 'bet', user_id: string) =>
   (event_type === 'login'

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { pickPlayer } from '../src/commands/send-defaults.js';
-import { DEFAULT_SCENARIO } from '../src/paths.js';
+import { DEFAULT_SCENARIO } from '../src/kernel/paths.js';
 import type { Scenario } from '../src/protocol/types.generated.js';
-import { loadScenarioFile } from '../src/scenario/scenario.js';
+import { loadScenarioFile } from '../src/core/scenario/scenario.js';
 import { buildTestApp, HEADERS, login, listen, post } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
 

@@ -5,7 +5,7 @@ import t from 'tap';
 import { EVENTS_FILE, generateTypes, generated, TYPES_FILE } from '../scripts/gen-types.js';
 import type { JournalEntry as Journalled } from '../src/journal/journal.js';
 import type { JournalEntry, RuleHits } from '../src/protocol/types.generated.js';
-import type { RuleHits as Counted } from '../src/scenario/rules.js';
+import type { RuleHits as Counted } from '../src/core/scenario/rules.js';
 
 // The dashboard reads the generated types: what the server sends must be one of them. A type-level
 // check, so it is checked when compiled: \`npm run build\` (tsc) fails when they part.

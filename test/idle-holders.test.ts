@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { startSimulator } from '../src/start-simulator.js';
+import { startSimulator } from '../src/app/start-simulator.js';
 import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
 import { eventually, start } from './helpers/spawn-cli.js';
 

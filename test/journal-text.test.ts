@@ -1,10 +1,10 @@
 // The journal writes an entry's JSON text field by field (src/journal/journal.ts entryText): it must
 // be exactly the text JSON.stringify gave for the entry objects it used to build, whatever a caller sends.
 import t from 'tap';
-import { handleCallback } from '../src/callback/handle.js';
+import { handleCallback } from '../src/core/handle.js';
 import { entryText, Journal, type NewEntry, textBound } from '../src/journal/journal.js';
-import { compileScenario } from '../src/scenario/scenario.js';
-import { Simulator } from '../src/simulator.js';
+import { compileScenario } from '../src/core/scenario/scenario.js';
+import { Simulator } from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
 

@@ -3,8 +3,8 @@
 // reset during a read never leaves a well-formed but truncated ledger.
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
-import type { Change } from '../src/backends/change.js';
-import { openBackend } from '../src/backends/index.js';
+import type { Change } from '../src/ledger/change.js';
+import { openBackend } from '../src/app/stores.js';
 import type { RedisBackend } from '../src/backends/redis/redis-backend.js';
 import { LEDGER_BATCH, LedgerCut } from '../src/ledger/ledger-entry.js';
 import { buildTestApp, HEADERS, listen, login } from './helpers/app.js';

@@ -3,7 +3,7 @@
 import { skip } from './helpers/required.js';
 import t, { type Test } from 'tap';
 import type { RedisBackend } from '../src/backends/redis/redis-backend.js';
-import { openBackend } from '../src/backends/index.js';
+import { openBackend } from '../src/app/stores.js';
 import { bet, buildTestApp, login, result, send } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
 

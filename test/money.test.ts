@@ -1,8 +1,8 @@
 // Exact decimal money (docs/design.md "Money is exact") and the reply's number text.
 import { Decimal } from 'decimal.js';
 import t from 'tap';
-import { buildReply } from '../src/callback/handle.js';
-import { amountProblem, money, Money, sum, toJsonNumber, ZERO } from '../src/wallet/money.js';
+import { buildReply } from '../src/core/handle.js';
+import { amountProblem, money, Money, sum, toJsonNumber, ZERO } from '../src/kernel/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {
   t.equal(toJsonNumber(money(1).minus(0.1).minus(0.2)), '0.7', '1 − 0.1 − 0.2 = 0.7');

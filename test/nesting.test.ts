@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { MAX_DOCUMENT_DEPTH } from '../src/text/json-depth.js';
-import { loadScenarioFile, ScenarioError } from '../src/scenario/scenario.js';
+import { loadScenarioFile, ScenarioError } from '../src/core/scenario/scenario.js';
 import { buildTestApp, TEST_SCENARIO } from './helpers/app.js';
 import { run } from './helpers/spawn-cli.js';
 

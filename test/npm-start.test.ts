@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { BOOT_MS, cleanEnv, collect, eventually, LISTENING } from './helpers/spawn-cli.js';
 
 const SCRIPT = join(ROOT, 'scripts/build-if-stale.mjs');

@@ -244,7 +244,7 @@ t.test('item 7: the Swagger UI page has a wallet-sim title and no Explore box', 
 t.test('item 6: docs/openapi.md describes the served documents as they are', async (t) => {
   const { readFileSync } = await import('node:fs');
   const { join } = await import('node:path');
-  const { ROOT } = await import('../src/paths.js');
+  const { ROOT } = await import('../src/kernel/paths.js');
   const text = readFileSync(join(ROOT, 'docs/openapi.md'), 'utf8');
   const row = text.split('\n').find((l) => l.startsWith('| The document (JSON) | `GET /openapi.json`'))!;
   t.notMatch(row, /Server `\/`/, '/openapi.json is not said to have the relative server');

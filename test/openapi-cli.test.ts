@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { parse } from 'yaml';
-import { DEFAULT_SERVER } from '../src/commands/openapi.js';
-import { ROOT } from '../src/paths.js';
+import { DEFAULT_SERVER } from '../src/app/openapi-command.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { buildTestApp } from './helpers/app.js';
 
 // The built CLI, as a user runs it (`npm test` builds first).

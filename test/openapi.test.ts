@@ -2,8 +2,8 @@ import { validate } from '@readme/openapi-parser';
 import { Ajv } from 'ajv';
 import t from 'tap';
 import { EVENT_SCHEMAS } from '../src/routes/callback-docs.js';
-import { CODES } from '../src/protocol/codes.js';
-import { ajvOptions, schemas, validator } from '../src/openapi/schemas.js';
+import { CODES } from '../src/protocol/seed/codes.js';
+import { ajvOptions, schemas, validator } from '../src/protocol/schemas.js';
 import { buildTestApp, CREDENTIALS, example, HEADERS, send } from './helpers/app.js';
 
 type Json = Record<string, any>;

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { cleanEnv } from './helpers/spawn-cli.js';
 
 t.setTimeout(180_000);

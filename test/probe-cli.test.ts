@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { spawnZoo } from './wallets/spawn-zoo.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
-import { SCENARIOS_DIR } from '../src/paths.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { bet, HEADERS, login, post, result } from './helpers/app.js';
 import { run, start } from './helpers/spawn-cli.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { CallbackRequest, Rule } from '../src/protocol/types.generated.js';
-import { RuleEngine } from '../src/scenario/rules.js';
+import { RuleEngine } from '../src/core/scenario/rules.js';
 
 const login = (user_id: string) =>
   ({ transaction_id: 'x', event_type: 'login', timestamp: 1, feedback_data: '', user_id }) as CallbackRequest;

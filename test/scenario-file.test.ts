@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { SCENARIOS_DIR } from '../src/paths.js';
-import { compileScenario, loadScenarioFile, ScenarioError } from '../src/scenario/scenario.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
+import { compileScenario, loadScenarioFile, ScenarioError } from '../src/core/scenario/scenario.js';
 
 const base = { name: 's', credentials: { api_id: 'a', api_key: 'k' } };
 

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { StartFailure } from '../src/http/serve.js';
-import { startSimulator } from '../src/start-simulator.js';
+import { StartFailure } from '../src/app/serve.js';
+import { startSimulator } from '../src/app/start-simulator.js';
 import { bet, buildTestApp, HEADERS, journal, login, send, TEST_SCENARIO } from './helpers/app.js';
 import { runAll, start } from './helpers/spawn-cli.js';
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { composeCallback, formatSent, runSend, type SendOptions } from '../src/commands/send.js';
-import { money } from '../src/wallet/money.js';
-import { ROOT } from '../src/paths.js';
+import { money } from '../src/kernel/money.js';
+import { ROOT } from '../src/kernel/paths.js';
 import { buildTestApp } from './helpers/app.js';
 
 const run = promisify(execFile);

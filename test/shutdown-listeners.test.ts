@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { startSimulator } from '../src/start-simulator.js';
+import { startSimulator } from '../src/app/start-simulator.js';
 import { start } from './helpers/spawn-cli.js';
 
 /** Far above the time a prompt exit takes, far below GRACE_MS. */

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { inspect } from 'node:util';
-import { isSecretHeader, MaskedHeaders, maskedHeaders } from '../src/http/secrets.js';
+import { isSecretHeader, MaskedHeaders, maskedHeaders } from '../src/kernel/secrets.js';
 import { terminalText } from '../src/text/terminal-text.js';
 import { bet, buildTestApp, HEADERS, journal, listen, login, post, send } from './helpers/app.js';
 import { BOOT_MS, CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
@@ -65,7 +65,7 @@ t.test('the journal keeps Cookie, Proxy-Authorization and X-*-Token masked', asy
 });
 
 t.test("secrets stay masked wherever an entry leaves: in flight, the journal, the event stream, a report's evidence", async (t) => {
-  // Entries keep the headers as received and mask them when written (src/http/secrets.ts MaskedHeaders).
+  // Entries keep the headers as received and mask them when written (src/kernel/secrets.ts MaskedHeaders).
   const { app, sim } = await buildTestApp({
     rules: [
       { name: 'lost', when: { event_type: 'bet', user_id: 'p' }, then: { drop_connection: true }, times: 1 },

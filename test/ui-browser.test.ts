@@ -8,8 +8,8 @@ import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './helpers/chromium.js'
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { ROOT } from '../src/paths.js';
-import type { Simulator } from '../src/simulator.js';
+import { ROOT } from '../src/kernel/paths.js';
+import type { Simulator } from '../src/core/simulator.js';
 import type { Journal } from '../src/journal/journal.js';
 import { balanceOf, bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
 

@@ -2,7 +2,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { bet, buildTestApp, HEADERS, listen, login, post } from './helpers/app.js';
-import type { Simulator } from '../src/simulator.js';
+import type { Simulator } from '../src/core/simulator.js';
 
 /** Counts the journal's live subscriptions (what the stream costs when nobody listens). */
 function countSubscriptions(sim: Simulator): () => number {

@@ -1,7 +1,7 @@
 // The dashboard's HTTP face without a browser: the page, its assets, the bundled-scenario list.
 import { readdirSync } from 'node:fs';
 import t from 'tap';
-import { SCENARIOS_DIR } from '../src/paths.js';
+import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { buildTestApp } from './helpers/app.js';
 
 t.test('GET / redirects to /ui; the page and its assets come from the simulator only', async (t) => {

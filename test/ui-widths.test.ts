@@ -3,8 +3,8 @@
 // widest content the certification scenario produces (a long player name, rules, flags, findings).
 import { type Browser, chromium } from 'playwright-core';
 import t from 'tap';
-import { loadScenarioFile } from '../src/scenario/scenario.js';
-import { DEFAULT_SCENARIO } from '../src/paths.js';
+import { loadScenarioFile } from '../src/core/scenario/scenario.js';
+import { DEFAULT_SCENARIO } from '../src/kernel/paths.js';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './helpers/chromium.js';
 import { bet, buildTestApp, HEADERS, listen, login, post } from './helpers/app.js';
 

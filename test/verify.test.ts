@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import type { JournalEntry } from '../src/journal/journal.js';
-import { ROOT } from '../src/paths.js';
+import { ROOT } from '../src/kernel/paths.js';
 import type { Expectations } from '../src/protocol/types.generated.js';
 import { AdminClient, AdminError } from '../src/verify/admin-client.js';
 import { checkExpectations } from '../src/verify/expectations.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, readFileSync, renameSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { DEFAULT_SCENARIO } from '../src/paths.js';
+import { DEFAULT_SCENARIO } from '../src/kernel/paths.js';
 import { HEADERS, login } from './helpers/app.js';
 import { eventually, start } from './helpers/spawn-cli.js';
 

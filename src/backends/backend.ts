@@ -1,14 +1,14 @@
 import type { GradingFeed } from '../grading/feed.js';
 import type { GradingSession } from '../grading/session.js';
-import type { WalletGraderOptions } from '../wallet-checks/wallet-grader.js';
-import type { Thresholds } from '../grading/thresholds.js';
+import type { WalletGraderOptions } from '../grading/wallet/wallet-grader.js';
+import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { JournalStore } from '../journal/journal.js';
 import type { Ledger } from '../ledger/ledger-entry.js';
 import type { Scenario } from '../protocol/types.generated.js';
-import type { RuleCounters } from '../scenario/rules.js';
-import type { Change } from './change.js';
-import type { WalletState } from './state.js';
-import type { Store } from './store.js';
+import type { RuleCounters } from '../core/scenario/rules.js';
+import type { Change } from '../ledger/change.js';
+import type { WalletState } from '../ledger/state.js';
+import type { Store } from '../ledger/store.js';
 
 export type BackendKind = 'memory' | 'file' | 'redis';
 export const BACKEND_KINDS: readonly BackendKind[] = ['memory', 'file', 'redis'];

@@ -1,4 +1,4 @@
-import { maskedHeaders } from '../http/secrets.js';
+import { maskedHeaders } from '../kernel/secrets.js';
 import type { Exchange } from './http.js';
 
 const SHOWN_REPLY_HEADERS = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { betRequest, betResultRequest, loginRequest, newGameNo } from '../client/callbacks.js';
+import { betRequest, betResultRequest, loginRequest, newGameNo } from '../protocol/seed/callbacks.js';
 import { type Exchange, postCallback } from '../client/http.js';
-import { maskedHeaders } from '../http/secrets.js';
+import { maskedHeaders } from '../kernel/secrets.js';
 import { sendDefaults } from './send-defaults.js';
 import { apiIdOption, apiKeyOption, callbackUrlOption, markRequired, timeoutOption } from './options.js';
-import { type Money, money } from '../wallet/money.js';
-import { CODES, EVENT_TYPES, type EventType } from '../protocol/codes.js';
+import { type Money, money } from '../kernel/money.js';
+import { CODES, EVENT_TYPES, type EventType } from '../protocol/seed/codes.js';
 
 export interface SendOptions {
   url: string;

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { MESSAGES } from '../text/messages.js';
-import { resolveScenario } from '../paths.js';
-import { loadScenarioFile, ScenarioError } from '../scenario/scenario.js';
-import { checkProxyable } from '../scenario/proxy-check.js';
+import { resolveScenario } from '../kernel/paths.js';
+import { loadScenarioFile, ScenarioError } from '../core/scenario/scenario.js';
+import { checkProxyable } from '../core/scenario/proxy-check.js';
 
 export function validateCommand(): Command {
   return new Command('validate')

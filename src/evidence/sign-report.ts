@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../paths.js';
+import { ROOT } from '../kernel/paths.js';
 import type { Report, SignedReport } from '../protocol/types.generated.js';
 import { IN_TOTO_PAYLOAD_TYPE, pae } from './dsse.js';
 import type { Signer } from './signing-key.js';

@@ -1,6 +1,6 @@
-import { roundKey } from '../backends/change.js';
-import type { RoundEffect } from '../events/event.js';
-import { eventNamed } from '../events/index.js';
+import { roundKey } from '../ledger/change.js';
+import type { RoundEffect } from '../protocol/event.js';
+import { eventNamed } from '../protocol/seed/index.js';
 import type { EntryHeaders } from '../journal/journal.js';
 import { gradedBody } from './graded-body.js';
 
@@ -50,7 +50,7 @@ export interface Arrival {
    */
   headers?: EntryHeaders;
   reply?: EvidenceReply;
-  /** How late this process's stamps may be when it arrived (ms; src/grading/loop-lag.ts). */
+  /** How late this process's stamps may be when it arrived (ms; src/core/loop-lag.ts). */
   lag?: number;
 }
 
@@ -149,7 +149,7 @@ export function replyBalance(done: Completion): number | undefined {
 /** Bets and settlements: the callbacks that move money (those of a round). */
 export const movesMoney = (a: { effect: RoundEffect | undefined }) => a.effect !== undefined;
 
-/** A round's key: the one encoding the backends use (src/backends/change.ts), with no collision whatever the ids hold. */
+/** A round's key: the one encoding the backends use (src/ledger/change.ts), with no collision whatever the ids hold. */
 export { roundKey };
 
 /** A duration as a person reads it: below a second in ms ("0.0 s" would hide a resend at once). */

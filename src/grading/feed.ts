@@ -1,11 +1,11 @@
-import type { WalletAnswer, WalletExchange } from '../wallet-checks/exchange.js';
+import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
 import type { Arrival, Completion } from './attempt.js';
 
 /**
  * What the callback route tells grading, in the order things happen. A single process folds them a
  * turn of the event loop at a time (src/grading/batched-feed.ts, into src/grading/grader.ts); with
  * a shared store the events go to the session's stream and every process folds them
- * (src/backends/redis/grading.ts). `R` is the handle of one attempt.
+ * (src/grading/redis-feed.ts). `R` is the handle of one attempt.
  */
 export interface GradingFeed<R = unknown> {
   /** A callback arrived at `at` and is being decided: windows after `at` wait for it. */
@@ -24,7 +24,7 @@ export interface GradingFeed<R = unknown> {
   readonly wallet?: WalletFeed;
 }
 
-/** What the pipeline tells the wallet-side grading (src/wallet-checks/wallet-grader.ts) of one forwarded callback. */
+/** What the pipeline tells the wallet-side grading (src/grading/wallet/wallet-grader.ts) of one forwarded callback. */
 export interface WalletFeed {
   /** A callback is going upstream; `x.id` is a provisional id (negative), its journal id not known yet. */
   sent(x: WalletExchange): void;

@@ -1,13 +1,13 @@
 import type { JournalEntry } from '../journal/journal.js';
-import { money, sum } from '../wallet/money.js';
+import { money, sum } from '../kernel/money.js';
 import type { CheckStatus, OpenRound, Report, ReportCheck, ReportSession } from '../protocol/types.generated.js';
 import { count } from '../text/plural.js';
 import { listedViolations } from './listed-violations.js';
 import { arrivalOf, type Attempt } from './attempt.js';
 import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';
-import type { Thresholds } from './thresholds.js';
-import type { WalletGrader } from '../wallet-checks/wallet-grader.js';
+import type { Thresholds } from '../core/scenario/thresholds.js';
+import type { WalletGrader } from './wallet/wallet-grader.js';
 
 export { MAX_VIOLATIONS } from './tally.js';
 
@@ -152,4 +152,4 @@ export function grade(entries: readonly JournalEntry[], thresholds: Thresholds, 
 }
 
 export { CHECKS } from './checks/index.js';
-export { DEFAULT_THRESHOLDS, type Thresholds, thresholdsOf } from './thresholds.js';
+export { DEFAULT_THRESHOLDS, type Thresholds, thresholdsOf } from '../core/scenario/thresholds.js';

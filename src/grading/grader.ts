@@ -19,7 +19,7 @@ export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, typ
 import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
 import { Tally } from './tally.js';
-import type { Thresholds } from './thresholds.js';
+import type { Thresholds } from '../core/scenario/thresholds.js';
 import { Timing } from './timing.js';
 
 /**

@@ -4,8 +4,8 @@ import type { Grader } from './grader.js';
 import { LOGGED_IN } from './grader.js';
 import { mark, marked } from './model.js';
 import { newGrader } from './grade.js';
-import type { Thresholds } from './thresholds.js';
-import { WalletGrader, type WalletGraderOptions } from '../wallet-checks/wallet-grader.js';
+import type { Thresholds } from '../core/scenario/thresholds.js';
+import { WalletGrader, type WalletGraderOptions } from './wallet/wallet-grader.js';
 
 /**
  * A grading session: it begins at start-up and at every reset, and grades only what arrived in it.

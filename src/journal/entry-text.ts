@@ -1,4 +1,4 @@
-import { MaskedHeaders } from '../http/secrets.js';
+import { MaskedHeaders } from '../kernel/secrets.js';
 import type { EntryHeaders, NewEntry, ReplyTiming, StoredEntry } from './journal.js';
 import { matchFields, type MatchSource } from './match.js';
 

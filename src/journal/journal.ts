@@ -1,7 +1,7 @@
-import type { Awaitable } from '../awaitable.js';
+import type { Awaitable } from '../kernel/awaitable.js';
 import type { Finding } from '../protocol/findings.js';
-import type { MaskedHeaders } from '../http/secrets.js';
-import type { UpstreamLeg } from '../wallet/port.js';
+import type { MaskedHeaders } from '../kernel/secrets.js';
+import type { UpstreamLeg } from '../core/ports.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { Begun, InFlight } from './in-flight.js';
 import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
@@ -89,11 +89,11 @@ export interface ReplyTiming {
   client_gone: boolean;
 }
 
-export type { Awaitable } from '../awaitable.js';
+export type { Awaitable } from '../kernel/awaitable.js';
 
 /**
  * What the routes need of a journal (WireMock's: record, list, count, reset). `Journal` below keeps
- * it in this process; src/backends/redis/journal.ts keeps it in a Redis stream that every wallet-sim
+ * it in this process; src/journal/redis-journal.ts keeps it in a Redis stream that every wallet-sim
  * process sharing the ledger writes to and reads from.
  */
 export interface JournalStore {

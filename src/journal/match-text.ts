@@ -1,4 +1,4 @@
-import { schemas } from '../openapi/schemas.js';
+import { schemas } from '../protocol/schemas.js';
 import type { JournalMatch } from './match.js';
 
 /*

@@ -1,5 +1,5 @@
-import { roundEffectOf } from '../events/index.js';
-import { roundKey, type TransactionRecord } from '../backends/change.js';
+import { roundEffectOf } from '../protocol/seed/index.js';
+import { roundKey, type TransactionRecord } from './change.js';
 
 /** One row of the ledger, its amounts as decimal text (never a binary float). */
 export interface LedgerEntry {

@@ -10,7 +10,7 @@ import {
   documentCallbackRequest,
   showOnlyCallerSchemas,
 } from './openapi-document.js';
-import { ROOT } from '../paths.js';
+import { ROOT } from '../kernel/paths.js';
 import type { DocumentedSchema, NamedExamples } from '../routes/docs.js';
 
 /*

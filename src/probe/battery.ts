@@ -1,8 +1,8 @@
-import { loginRequest } from '../client/callbacks.js';
-import { type Money, money } from '../wallet/money.js';
+import { loginRequest } from '../protocol/seed/callbacks.js';
+import { type Money, money } from '../kernel/money.js';
 import { latencyOf, withLatency } from './latency.js';
 import { refusalChecks } from './refusal-checks.js';
-import { topLevelNumberTexts } from './raw-json.js';
+import { topLevelNumberTexts } from '../kernel/raw-json.js';
 import { Check, type CheckResult, Session } from './session.js';
 import { lastChecks, standardChecks } from './standard-checks.js';
 import type { ProbeReport, ProbeTarget, Stopped } from './types.js';

@@ -1,5 +1,5 @@
-import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../client/callbacks.js';
-import { type Money, ZERO } from '../wallet/money.js';
+import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../protocol/seed/callbacks.js';
+import { type Money, ZERO } from '../kernel/money.js';
 import { expectSteps } from './expect-steps.js';
 import { line, newRound } from './moves.js';
 import type { Check } from './session.js';

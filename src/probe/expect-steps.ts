@@ -1,4 +1,4 @@
-import type { Money } from '../wallet/money.js';
+import type { Money } from '../kernel/money.js';
 import type { Check } from './session.js';
 
 /**

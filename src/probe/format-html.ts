@@ -1,6 +1,6 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
 import { formatExchange } from '../client/format.js';
-import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
+import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
 import { latencyText } from './latency.js';
 import { probeExitCode, walletFails } from './report.js';
 import type { CheckResult, LabeledExchange, ProbeReport } from './types.js';

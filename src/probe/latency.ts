@@ -1,4 +1,4 @@
-import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
+import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
 import type { Latency, ProbeTarget } from './types.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';
 

@@ -1,5 +1,5 @@
-import { type BetLine, betRequest, betResultRequest, newGameNo, type ResultLine, type RoundInfo } from '../client/callbacks.js';
-import { type Money, sum } from '../wallet/money.js';
+import { type BetLine, betRequest, betResultRequest, newGameNo, type ResultLine, type RoundInfo } from '../protocol/seed/callbacks.js';
+import { type Money, sum } from '../kernel/money.js';
 import type { Check } from './session.js';
 import type { ProbeTarget, Reply } from './types.js';
 

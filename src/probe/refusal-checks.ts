@@ -1,5 +1,12 @@
-import { type BetLine, betRequest, betResultRequest, newTransactionId, type ResultLine, type RoundInfo } from '../client/callbacks.js';
-import { type Money, ZERO } from '../wallet/money.js';
+import {
+  type BetLine,
+  betRequest,
+  betResultRequest,
+  newTransactionId,
+  type ResultLine,
+  type RoundInfo,
+} from '../protocol/seed/callbacks.js';
+import { type Money, ZERO } from '../kernel/money.js';
 import { line, newRound, placeBet, settle } from './moves.js';
 import type { Check } from './session.js';
 import type { ProbeCheck } from './standard-checks.js';

@@ -1,6 +1,6 @@
 import { formatExchange } from '../client/format.js';
 import { type JUnitSuite, junitXml } from '../report/junit.js';
-import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
+import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
 import { latencyText } from './latency.js';
 import type { CheckResult, LabeledExchange, ProbeReport } from './types.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';

@@ -1,7 +1,7 @@
-import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../client/callbacks.js';
+import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../protocol/seed/callbacks.js';
 import type { Credentials } from '../client/http.js';
-import { type Money, money, sum, ZERO } from '../wallet/money.js';
-import { topLevelNumberTexts } from './raw-json.js';
+import { type Money, money, sum, ZERO } from '../kernel/money.js';
+import { topLevelNumberTexts } from '../kernel/raw-json.js';
 import { DEFAULT_BACKOFF_MS, readCode, Wire } from './wire.js';
 
 export type * from './types.js';

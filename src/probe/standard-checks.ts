@@ -1,5 +1,5 @@
-import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../client/callbacks.js';
-import { ZERO } from '../wallet/money.js';
+import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../protocol/seed/callbacks.js';
+import { ZERO } from '../kernel/money.js';
 import { concurrentBets, concurrentOverdraw } from './concurrent-checks.js';
 import { line, newRound, placeBet, settle } from './moves.js';
 import type { Check, Session } from './session.js';

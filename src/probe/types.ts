@@ -1,7 +1,7 @@
-import type { BetLine, RoundInfo } from '../client/callbacks.js';
+import type { BetLine, RoundInfo } from '../protocol/seed/callbacks.js';
 import type { Credentials, Exchange } from '../client/http.js';
-import type { Money } from '../wallet/money.js';
-import type { WalletCheckReport } from '../wallet-checks/wallet-grader.js';
+import type { Money } from '../kernel/money.js';
+import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
 
 /** Who and what the probe plays against. */
 export interface ProbeTarget extends Credentials {

@@ -1,6 +1,6 @@
 import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
-import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../wallet-checks/exchange.js';
-import { WalletGrader } from '../wallet-checks/wallet-grader.js';
+import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../grading/wallet/exchange.js';
+import { WalletGrader } from '../grading/wallet/wallet-grader.js';
 import type { LabeledExchange, ProbeTarget } from './types.js';
 
 /**

@@ -2,7 +2,7 @@ import { createReadStream, type ReadStream, readFileSync, statSync } from 'node:
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unneutralised } from '../ledger/format.js';
-import { registeredEvents } from '../events/index.js';
+import { registeredEvents } from '../protocol/seed/index.js';
 import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv } from './csv.js';
 import { EncodingProblem, StrictUtf8 } from './decode.js';
 import { parseJsonRecords } from './json-records.js';

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '../ledger/ledger-entry.js';
-import { money } from '../wallet/money.js';
+import { money } from '../kernel/money.js';
 import { FileProblem } from './csv.js';
 import type { ProviderRecord } from './provider-file.js';
 

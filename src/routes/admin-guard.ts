@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { apiError, type ApiErrorBody, sendApiErrorText } from '../http/errors.js';
 import { depthProblem } from '../text/json-depth.js';
-import { matches } from '../http/secrets.js';
+import { matches } from '../kernel/secrets.js';
 
 export interface AdminGuardOptions {
   /** --admin-token: wants `Authorization: Bearer <token>` (scheme case-insensitive, RFC 7235). */

@@ -1,4 +1,4 @@
-import { CODES, type Code } from '../protocol/codes.js';
+import { CODES, type Code } from '../protocol/seed/codes.js';
 import { type DocumentedSchema, errorBody, errorResponse, examplesOf, type Json, type NamedExamples, schemaById } from './docs.js';
 
 /*

@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { Answer, type CallbackExchange } from '../callback/pipeline.js';
-import type { CallbackInput } from '../callback/read.js';
-import { buildReply, replyHeadersFor } from '../callback/reply.js';
+import { Answer, type CallbackExchange } from '../core/pipeline.js';
+import type { CallbackInput } from '../protocol/seed/read.js';
+import { buildReply, replyHeadersFor } from '../protocol/seed/reply.js';
 import { fromFastify } from '../http/errors.js';
 import { callbackRouteSchema } from './callback-docs.js';
-import { maskedHeaders } from '../http/secrets.js';
-import type { Simulator } from '../simulator.js';
+import { maskedHeaders } from '../kernel/secrets.js';
+import type { Simulator } from '../core/simulator.js';
 
 export interface CallbackRouteOptions {
   sim: Simulator;

@@ -1,6 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import { apiError, type ApiErrorArgs, type ApiErrorBody, type ApiErrorCode } from '../http/errors.js';
-import { type JsonSchema, schemas } from '../openapi/schemas.js';
+import { type JsonSchema, schemas } from '../protocol/schemas.js';
 
 /*
  * Building blocks of the routes' OpenAPI documentation. Each route documents itself in its own

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifySchema } from 'fastify';
 import type { StoredEntry } from '../journal/journal.js';
 import { matches } from '../journal/match.js';
 import { matchOfText } from '../journal/match-text.js';
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../core/simulator.js';
 import { apiError } from '../http/errors.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { badQuery, matchQuerystring } from './journal.js';

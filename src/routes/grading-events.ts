@@ -1,4 +1,4 @@
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../core/simulator.js';
 
 /** How often a stream that asked for grading events looks for a change (windows close with time, too). */
 export const GRADING_TICK_MS = 500;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../core/simulator.js';
 import { SHUTDOWN_503 } from './docs.js';
 
 const UP = 'The simulator answers: the active scenario, the store kind and the number of players.';

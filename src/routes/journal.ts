@@ -3,8 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ApiErrorBody } from '../http/errors.js';
 import type { StoredEntry } from '../journal/journal.js';
 import { MATCH_FIELDS, matchOfText } from '../journal/match-text.js';
-import { WHOLE_NUMBER } from '../openapi/schemas.js';
-import type { Simulator } from '../simulator.js';
+import { WHOLE_NUMBER } from '../protocol/schemas.js';
+import type { Simulator } from '../core/simulator.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { errorBody, errorResponse, type Json, sentAsReturned } from './docs.js';
 
@@ -46,7 +46,7 @@ const QUERYSTRING = matchQuerystring({
   limit: { type: 'string', pattern: WHOLE_NUMBER, description: LIMIT },
 });
 
-/** A 400 body for a bad query of `route`, as the error handler writes it (src/app.ts). */
+/** A 400 body for a bad query of `route`, as the error handler writes it (src/app/app.ts). */
 export function badQuery(route: string, querystring: Json, pointer: string, message: string): ApiErrorBody {
   const parameters = Object.keys(querystring.properties as Json);
   return { ...errorBody('BAD_REQUEST', `${pointer} ${message}`, route, parameters), details: [{ pointer, message }] };

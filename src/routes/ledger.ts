@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { apiError, sendApiError } from '../http/errors.js';
 import { ledgerText } from '../ledger/format.js';
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../core/simulator.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { examplesOf, sentAsReturned } from './docs.js';
 import { badQuery } from './journal.js';

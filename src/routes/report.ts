@@ -3,7 +3,7 @@ import { apiError, sendApiError } from '../http/errors.js';
 import { signReport } from '../evidence/sign-report.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { reportOf } from '../grading/grade.js';
-import type { Simulator } from '../simulator.js';
+import type { Simulator } from '../core/simulator.js';
 import { errorBody, errorResponse, sentAsReturned } from './docs.js';
 
 const SIGNED =

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifySchema } from 'fastify';
-import { ROOT, SCENARIOS_DIR } from '../paths.js';
-import type { Simulator } from '../simulator.js';
+import { ROOT, SCENARIOS_DIR } from '../kernel/paths.js';
+import type { Simulator } from '../core/simulator.js';
 import { eventRoutes } from './events.js';
 
 /** Where `npm run build:ui` writes the dashboard (shipped in the package). */

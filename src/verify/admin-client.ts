@@ -1,7 +1,7 @@
 import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
-import { type Money, money } from '../wallet/money.js';
-import { topLevelNumberTexts } from '../probe/raw-json.js';
+import { type Money, money } from '../kernel/money.js';
+import { topLevelNumberTexts } from '../kernel/raw-json.js';
 import type { DsseEnvelope, Report, SignedReport } from '../protocol/types.generated.js';
 
 /** A player as GET /admin/players/:id gives it, the balance read exactly from the reply text. */

@@ -1,6 +1,6 @@
-import { checkDocument, DocumentError, loadJsonDocument } from '../openapi/documents.js';
+import { checkDocument, DocumentError, loadJsonDocument } from '../kernel/documents.js';
 import type { Expectations } from '../protocol/types.generated.js';
-import { validator } from '../openapi/schemas.js';
+import { validator } from '../protocol/schemas.js';
 
 const validate = validator<Expectations>('Expectations');
 

@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../journal/journal.js';
 import { describeMatch, matchFields, matches } from '../journal/match.js';
-import { money } from '../wallet/money.js';
+import { money } from '../kernel/money.js';
 import type { Finding, Severity } from '../protocol/findings.js';
 import type { Expectations, Report } from '../protocol/types.generated.js';
 import type { JournalSource } from './admin-client.js';

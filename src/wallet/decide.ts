@@ -1,17 +1,17 @@
 import * as crypto from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import { eventOf } from '../events/index.js';
-import type { WalletConfig } from '../events/event.js';
-import { type Money, money, toJsonNumber } from './money.js';
-import type { Code } from '../protocol/codes.js';
+import { eventOf } from '../protocol/seed/index.js';
+import type { WalletConfig } from '../protocol/event.js';
+import { type Money, money, toJsonNumber } from '../kernel/money.js';
+import type { Code } from '../protocol/seed/codes.js';
 import { type Finding, finding } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import type { Change } from '../backends/change.js';
-import type { Player } from '../backends/state.js';
-import type { Decided, View } from '../backends/store.js';
-import { FINGERPRINT_MARK, fingerprintOf } from './fingerprint.js';
+import type { Change } from '../ledger/change.js';
+import type { Player } from '../ledger/state.js';
+import type { Decided, View } from '../ledger/store.js';
+import { FINGERPRINT_MARK, fingerprintOf } from '../kernel/digest.js';
 
-export type { WalletConfig } from '../events/event.js';
+export type { WalletConfig } from '../protocol/event.js';
 
 /** What the wallet decided for one well-formed, authenticated callback. */
 export interface Decision extends Decided {

@@ -1,12 +1,12 @@
-import type { Awaitable } from '../awaitable.js';
-import { eventOf } from '../events/index.js';
-import { type Money, money } from './money.js';
+import type { Awaitable } from '../kernel/awaitable.js';
+import { eventOf } from '../protocol/seed/index.js';
+import { type Money, money } from '../kernel/money.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest, RuleThen } from '../protocol/types.generated.js';
-import { playerChange } from '../backends/state.js';
-import type { Store, View } from '../backends/store.js';
+import { playerChange } from '../ledger/state.js';
+import type { Store, View } from '../ledger/store.js';
 import { type Decision, decide, type WalletConfig } from './decide.js';
-import type { Outcome, Wallet, WalletCall } from './port.js';
+import type { Outcome, Wallet, WalletCall } from '../core/ports.js';
 
 /** What the local ledger reads of the simulator: its store, its money rules, and whether the store failed. */
 export interface LocalLedger {

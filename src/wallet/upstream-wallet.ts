@@ -1,18 +1,18 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors, Pool } from 'undici';
-import type { Change } from '../backends/change.js';
-import type { Player } from '../backends/state.js';
-import type { Store, View } from '../backends/store.js';
-import { eventOf } from '../events/index.js';
+import type { Change } from '../ledger/change.js';
+import type { Player } from '../ledger/state.js';
+import type { Store, View } from '../ledger/store.js';
+import { eventOf } from '../protocol/seed/index.js';
 import { isoTime } from '../text/iso-time.js';
-import { type Money, money, toJsonNumber } from './money.js';
-import { topLevelNumberTexts } from '../probe/raw-json.js';
-import { CODES, type Code } from '../protocol/codes.js';
+import { type Money, money, toJsonNumber } from '../kernel/money.js';
+import { topLevelNumberTexts } from '../kernel/raw-json.js';
+import { CODES, type Code } from '../protocol/seed/codes.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
-import { maskedHeaders } from '../http/secrets.js';
+import { maskedHeaders } from '../kernel/secrets.js';
 import type { WalletConfig } from './decide.js';
-import type { Outcome, Relayed, UpstreamLeg, Wallet, WalletCall } from './port.js';
+import type { Outcome, Relayed, UpstreamLeg, Wallet, WalletCall } from '../core/ports.js';
 
 /** What the proxy reads of the simulator: the store where it keeps what the upstream reported. */
 export interface UpstreamRecords {

@@ -3,11 +3,11 @@
 import { skip } from '../helpers/required.js';
 import t, { type Test } from 'tap';
 import type { Backend, BackendOptions } from '../../src/backends/backend.js';
-import type { Change } from '../../src/backends/change.js';
+import type { Change } from '../../src/ledger/change.js';
 import { FileBackend } from '../../src/backends/file/file-backend.js';
 import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import { DEFAULT_THRESHOLDS } from '../../src/grading/thresholds.js';
+import { DEFAULT_THRESHOLDS } from '../../src/core/scenario/thresholds.js';
 import type { JournalEntry } from '../../src/journal/journal.js';
 import type { LedgerEntry } from '../../src/ledger/ledger-entry.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';

@@ -2,7 +2,7 @@
 // refused callbacks through the real app, each raising the finding named, and every finding the
 // journal shows for them in its event's list.
 import t from 'tap';
-import { eventNamed } from '../../src/events/index.js';
+import { eventNamed } from '../../src/protocol/seed/index.js';
 import { bet, buildTestApp, result, send } from '../helpers/app.js';
 
 type Request = { transaction_id: string; event_type: string };

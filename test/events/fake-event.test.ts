@@ -2,9 +2,9 @@
 // src/, is registered before the app is built and flows through validation, scenario rules, the
 // wallet, the reply, the journal, the report, the OpenAPI document and the generated schema lists.
 import t from 'tap';
-import type { EventHandler } from '../../src/events/event.js';
+import type { EventHandler } from '../../src/protocol/event.js';
 import type { Rule } from '../../src/protocol/types.generated.js';
-import { registerEvent } from '../../src/events/registry.js';
+import { registerEvent } from '../../src/protocol/registry.js';
 
 interface BalanceRequest {
   transaction_id: string;
@@ -66,9 +66,9 @@ const balance: EventHandler<BalanceRequest> = {
 registerEvent(balance);
 // The app is imported once the event is registered: its schemas are compiled with it.
 const { buildTestApp, HEADERS, now } = await import('../helpers/app.js');
-const { BUILT_IN_EVENTS } = await import('../../src/events/index.js');
+const { BUILT_IN_EVENTS } = await import('../../src/protocol/seed/index.js');
 const { eventListsWritten, eventsModule } = await import('../../scripts/gen-events.js');
-const { SCHEMAS_DIR } = await import('../../src/paths.js');
+const { SCHEMAS_DIR } = await import('../../src/kernel/paths.js');
 
 const balanceOf = (user: string, currency: string, tx: string) =>
   JSON.stringify({ ...example, transaction_id: tx, user_id: user, timestamp: now(), data: { currency } });

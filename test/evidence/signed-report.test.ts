@@ -6,7 +6,7 @@ import t from 'tap';
 import { loadSigner } from '../../src/evidence/signing-key.js';
 import { testResults } from '../../src/evidence/statement.js';
 import type { Report, SignedReport } from '../../src/protocol/types.generated.js';
-import { validator } from '../../src/openapi/schemas.js';
+import { validator } from '../../src/protocol/schemas.js';
 import { bet, buildTestApp, login, result, send } from '../helpers/app.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');

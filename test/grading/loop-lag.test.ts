@@ -1,8 +1,8 @@
-// The event loop's lag, which widens the timing checks' tolerance (src/grading/loop-lag.ts): read
+// The event loop's lag, which widens the timing checks' tolerance (src/core/loop-lag.ts): read
 // once per batch of events, and a block of the loop is seen by the callbacks handled after it.
 import { setImmediate as turn } from 'node:timers/promises';
 import t from 'tap';
-import { LoopLag } from '../../src/grading/loop-lag.js';
+import { LoopLag } from '../../src/core/loop-lag.js';
 
 t.test('a block of the loop right after the lag window rolls over is seen by the next batches', async (t) => {
   const lag = new LoopLag();

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
-import { SCENARIOS_DIR } from '../../src/paths.js';
+import { SCENARIOS_DIR } from '../../src/kernel/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { bet, buildTestApp, listen, login, result, txid } from '../helpers/app.js';
 

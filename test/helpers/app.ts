@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp, type AppOptions } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app/app.js';
 import type { Journal, JournalStore } from '../../src/journal/journal.js';
-import { money, sum } from '../../src/wallet/money.js';
-import { ROOT } from '../../src/paths.js';
+import { money, sum } from '../../src/kernel/money.js';
+import { ROOT } from '../../src/kernel/paths.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
-import { compileScenario } from '../../src/scenario/scenario.js';
-import { Simulator, type SimulatorOptions } from '../../src/simulator.js';
+import { compileScenario } from '../../src/core/scenario/scenario.js';
+import { Simulator, type SimulatorOptions } from '../../src/core/simulator.js';
 import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import type { Backend, BackendKind, BackendOptions } from '../../src/backends/backend.js';
 import { LocalBackend } from '../../src/backends/local/local-backend.js';
-import type { Persistence } from '../../src/backends/store.js';
+import type { Persistence } from '../../src/ledger/store.js';
 
 export const CREDENTIALS = { 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 export const HEADERS = { 'content-type': 'application/json', ...CREDENTIALS, 'callback-url': 'http://provider.test/callback' };

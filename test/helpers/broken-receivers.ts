@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { money, type Money } from '../../src/wallet/money.js';
+import { money, type Money } from '../../src/kernel/money.js';
 
 /**
  * A small stand-alone wallet (not wallet-sim) that the probe tests play against: correct by

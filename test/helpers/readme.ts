@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../src/paths.js';
+import { ROOT } from '../../src/kernel/paths.js';
 
 /** A documentation file of the repository (README.md, CONTRIBUTING.md, docs/…), as text. */
 export const doc = (path: string): string => readFileSync(join(ROOT, path), 'utf8');

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { ROOT } from '../../src/paths.js';
+import { ROOT } from '../../src/kernel/paths.js';
 
 export const CLI = join(ROOT, 'dist/src/cli.js');
 export const LISTENING = /^wallet-sim listening on (http:\/\/127\.0\.0\.1:(\d+)) /;

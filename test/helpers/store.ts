@@ -3,10 +3,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Change } from '../../src/backends/change.js';
+import type { Change } from '../../src/ledger/change.js';
 import { FilePersistence, type FilePersistenceOptions } from '../../src/backends/file/file-persistence.js';
-import { LocalStore } from '../../src/backends/local/local-store.js';
-import { WalletState } from '../../src/backends/state.js';
+import { LocalStore } from '../../src/ledger/local-store.js';
+import { WalletState } from '../../src/ledger/state.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 

@@ -1,7 +1,7 @@
 // Proxy mode on a Redis store: `start --store redis --workers 2 --upstream` (the CLI), and two
 // proxies in this process sharing one Redis, whose wallet-side grading folds both processes' events.
 import t from 'tap';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { Rule } from '../../src/protocol/types.generated.js';
 import { bet, buildTestApp, listen, login, post, TEST_SCENARIO } from '../helpers/app.js';

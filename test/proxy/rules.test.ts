@@ -2,8 +2,8 @@
 // another process (correct), so what reached it is read from its own journal and ledger.
 import t from 'tap';
 import type { Rule, RuleThen } from '../../src/protocol/types.generated.js';
-import { StartFailure } from '../../src/http/serve.js';
-import { startSimulator } from '../../src/start-simulator.js';
+import { StartFailure } from '../../src/app/serve.js';
+import { startSimulator } from '../../src/app/start-simulator.js';
 import { bet, HEADERS, login, post } from '../helpers/app.js';
 import { run } from '../helpers/spawn-cli.js';
 import { scenarioFile, startProxy, startUpstream, UPSTREAM_SCENARIO } from './upstream.js';

@@ -3,7 +3,7 @@
 // plays every wallet: a login, a bet and its resend, a settlement, a bet beyond the balance, a
 // callback the schemas refuse, and one with credentials other than the provider's.
 import t, { type Test } from 'tap';
-import type { WalletCheckId } from '../../src/wallet-checks/exchange.js';
+import type { WalletCheckId } from '../../src/grading/wallet/exchange.js';
 import { bet, HEADERS, login, post, result } from '../helpers/app.js';
 import { spawnZoo } from '../wallets/spawn-zoo.js';
 import { startProxy } from './upstream.js';

@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, HEADERS, login, result, send, txid } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';

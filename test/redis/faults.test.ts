@@ -5,7 +5,7 @@
 import { skip } from '../helpers/required.js';
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, login, send } from '../helpers/app.js';
 import { redisMissing, type RedisServer, startRedis, uniquePrefix } from '../helpers/redis.js';

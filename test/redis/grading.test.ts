@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { JournalStore } from '../../src/journal/journal.js';
 import type { Report } from '../../src/protocol/types.generated.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, HEADERS, listen, login, result, type TestApp } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
 import { eventually } from '../helpers/spawn-cli.js';

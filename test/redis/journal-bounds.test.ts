@@ -2,8 +2,8 @@
 // characters of JSON, oldest first, whichever process adds (two journals on one stream here).
 import t from 'tap';
 import type { JournalEntry } from '../../src/journal/journal.js';
-import { RedisJournal } from '../../src/backends/redis/journal.js';
-import { openBackend } from '../../src/backends/index.js';
+import { RedisJournal } from '../../src/journal/redis-journal.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 

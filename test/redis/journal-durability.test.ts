@@ -4,7 +4,7 @@
 import { skip } from '../helpers/required.js';
 import t from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, send, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';

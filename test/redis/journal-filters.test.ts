@@ -2,7 +2,7 @@
 // same table: test/helpers/journal-filters.ts), from the fields kept in its stream.
 import t from 'tap';
 import type { JournalStore } from '../../src/journal/journal.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { checkFilters, FILTER_SCENARIO, playSession } from '../helpers/journal-filters.js';

@@ -2,7 +2,7 @@
 // counted against --journal-bytes while in flight; past it, only an excerpt is held.
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { RedisJournal } from '../../src/backends/redis/journal.js';
+import { RedisJournal } from '../../src/journal/redis-journal.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const redis = await redisOrSkip(t);

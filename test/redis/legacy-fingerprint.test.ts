@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import t from 'tap';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, login, now, send } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';

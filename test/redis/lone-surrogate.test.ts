@@ -3,7 +3,7 @@
 // such ids apart (UTF-8 would turn both into U+FFFD).
 import t from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, login, result, send } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 

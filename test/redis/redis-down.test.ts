@@ -3,7 +3,7 @@
 // always), and service resumes by itself once Redis is back.
 import { skip } from '../helpers/required.js';
 import t from 'tap';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, listen, post, type Sent } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';

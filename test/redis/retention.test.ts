@@ -3,12 +3,12 @@
 // TRANSACTION_EXPIRED, a forgotten settled round does not open again, nothing is applied twice.
 import { skip } from '../helpers/required.js';
 import t from 'tap';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';
-import { type Change, forgottenTxn } from '../../src/backends/change.js';
+import { type Change, forgottenTxn } from '../../src/ledger/change.js';
 import { hash64 } from '../../src/backends/redis/records.js';
 
 /** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string). */

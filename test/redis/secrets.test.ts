@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import t from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, HEADERS, listen, login, result } from '../helpers/app.js';
 import { post } from '../helpers/net.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';

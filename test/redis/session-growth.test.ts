@@ -3,7 +3,7 @@
 // session's stream per reset. A real redis-server, 10 sessions with traffic.
 import t from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { buildTestApp, HEADERS, login, send } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 

@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import type { JournalStore } from '../../src/journal/journal.js';
-import { openBackend } from '../../src/backends/index.js';
+import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, listen, login, post, type Sent, TEST_SCENARIO, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT } from '../../src/paths.js';
+import { ROOT } from '../../src/kernel/paths.js';
 import { bet } from '../helpers/app.js';
 
 /**

@@ -2,7 +2,7 @@
 // never change between versions, whichever hashing call makes them.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { ForgottenIds } from '../../src/backends/forgotten.js';
+import { ForgottenIds } from '../../src/ledger/forgotten.js';
 import { hash64 as redisHash64 } from '../../src/backends/redis/records.js';
 
 const keys = ['t1', 'tbet-42', 'r["p1","g1"]', 'tÿ€😀', 't'];

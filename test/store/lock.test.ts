@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import { ROOT } from '../../src/paths.js';
+import { ROOT } from '../../src/kernel/paths.js';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { processStart } from '../../src/backends/file/lock-file.js';
 

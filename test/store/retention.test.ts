@@ -1,8 +1,8 @@
 // TransactionIndex keeps the newest `retain` transactions, oldest forgotten first, also after a
 // clear and when the bound is lowered (it walks its Map with one live iterator).
 import t from 'tap';
-import { forgottenTxn } from '../../src/backends/change.js';
-import { TransactionIndex } from '../../src/backends/retention.js';
+import { forgottenTxn } from '../../src/ledger/change.js';
+import { TransactionIndex } from '../../src/ledger/retention.js';
 
 const txn = (n: number) => ({ transaction_id: `t${n}`, user_id: 'p1', event_type: 'bet', fingerprint: 'f' });
 const ids = (index: TransactionIndex) => [...index.records.keys()];

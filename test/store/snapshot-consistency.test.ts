@@ -3,7 +3,7 @@
 // replayed over a snapshot that already holds it would count the bet twice), none left out.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import type { Change } from '../../src/backends/change.js';
+import type { Change } from '../../src/ledger/change.js';
 import type { LogWriter } from '../../src/backends/file/change-log.js';
 import type { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { bets, openFile, player, tempData, txn } from '../helpers/store.js';

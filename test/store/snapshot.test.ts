@@ -2,7 +2,7 @@ import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import t from 'tap';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { readLines } from '../../src/backends/file/lines.js';
-import { StoreError } from '../../src/backends/store-error.js';
+import { StoreError } from '../../src/ledger/store-error.js';
 import { openFile, player, tempData, txn } from '../helpers/store.js';
 
 const header = (log_seq: number, records: number, more: object = {}) =>

@@ -6,8 +6,8 @@ import { XMLParser } from 'fast-xml-parser';
 import { DEFAULT_THRESHOLDS, newGrader, reportOf } from '../../src/grading/grade.js';
 import { failsRun, formatJUnit, formatText } from '../../src/grading/format.js';
 import { formatHtml } from '../../src/grading/format-html.js';
-import { WalletGrader } from '../../src/wallet-checks/wallet-grader.js';
-import type { WalletExchange } from '../../src/wallet-checks/exchange.js';
+import { WalletGrader } from '../../src/grading/wallet/wallet-grader.js';
+import type { WalletExchange } from '../../src/grading/wallet/exchange.js';
 
 const KEY = { api_id: 'op', api_key: 'op-key' };
 const session = { id: 's1', started_at: new Date(0).toISOString(), seed: null };

@@ -1,8 +1,8 @@
 // The wallet-side checks as tables (no HTTP): sequences of exchanges with an operator's wallet,
 // correct ones passing and each defect failing exactly its check.
 import t from 'tap';
-import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../../src/wallet-checks/exchange.js';
-import { WalletGrader, type WalletCheckReport } from '../../src/wallet-checks/wallet-grader.js';
+import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../../src/grading/wallet/exchange.js';
+import { WalletGrader, type WalletCheckReport } from '../../src/grading/wallet/wallet-grader.js';
 
 const KEY = { api_id: 'op', api_key: 'op-key' };
 const T0 = Date.UTC(2026, 10, 26, 12);

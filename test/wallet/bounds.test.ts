@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
-import { MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from '../../src/events/checks.js';
-import { ForgottenIds } from '../../src/backends/forgotten.js';
+import { MAX_BETS_PER_REQUEST, MAX_BETS_PER_ROUND } from '../../src/protocol/seed/checks.js';
+import { ForgottenIds } from '../../src/ledger/forgotten.js';
 import { balanceOf, bet, buildTestApp, journal, result, send, snapshot } from '../helpers/app.js';
 
 const findingsOf = async (app: Parameters<typeof journal>[0], transactionId: string) =>

@@ -1,12 +1,12 @@
 // The money rules as a pure function: a view of the records in, code + changes + findings out.
 // No Fastify, no store: each case builds the view it needs.
 import t from 'tap';
-import { money } from '../../src/wallet/money.js';
+import { money } from '../../src/kernel/money.js';
 import type { CallbackRequest } from '../../src/protocol/types.generated.js';
-import type { Player, Round } from '../../src/backends/state.js';
-import type { View } from '../../src/backends/store.js';
+import type { Player, Round } from '../../src/ledger/state.js';
+import type { View } from '../../src/ledger/store.js';
 import { decide, type WalletConfig } from '../../src/wallet/decide.js';
-import { fingerprintOf } from '../../src/wallet/fingerprint.js';
+import { fingerprintOf } from '../../src/kernel/digest.js';
 
 const config: WalletConfig = {
   scale: (c) => (c === 'KRW' ? 0 : 2),

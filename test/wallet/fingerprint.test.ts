@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { CallbackRequest } from '../../src/protocol/types.generated.js';
 import { legacyFingerprintOf } from '../../src/wallet/decide.js';
-import { fingerprintOf } from '../../src/wallet/fingerprint.js';
+import { fingerprintOf } from '../../src/kernel/digest.js';
 
 const login = { transaction_id: 't1', event_type: 'login', timestamp: 1700000000, feedback_data: 'fb', user_id: 'alice' };
 const bet = {

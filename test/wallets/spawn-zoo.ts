@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT } from '../../src/paths.js';
+import { ROOT } from '../../src/kernel/paths.js';
 import { BOOT_MS, cleanEnv, collect, type Ran } from '../helpers/spawn-cli.js';
 
 /** The built zoo wallet (npm run build compiles test/ too). */

@@ -1,5 +1,5 @@
 import stringify from 'safe-stable-stringify';
-import { type Money, money, sum, ZERO } from '../../src/wallet/money.js';
+import { type Money, money, sum, ZERO } from '../../src/kernel/money.js';
 import type { Defect } from './zoo-defects.js';
 
 /**

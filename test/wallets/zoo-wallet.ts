@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type Money, money } from '../../src/wallet/money.js';
+import { type Money, money } from '../../src/kernel/money.js';
 import { DEFECTS, type Defect, isDefect } from './zoo-defects.js';
 import { type Outcome, ZooLedger } from './zoo-ledger.js';
 

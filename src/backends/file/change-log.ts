@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Change } from '../change.js';
+import type { Change } from '../../ledger/change.js';
 import { LineTooLong, readLines } from './lines.js';
-import { changeProblem } from '../records.js';
-import { StoreError } from '../store-error.js';
+import { changeProblem } from '../../ledger/records.js';
+import { StoreError } from '../../ledger/store-error.js';
 
 /**
  * The append-only change log: `<data>.<seq>.log`, one line per group commit, each line a JSON array

@@ -1,7 +1,7 @@
 import { fileDigest } from './snapshot-file.js';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type SnapshotHeader } from './snapshot-format.js';
 import { logPath } from './change-log.js';
-import { StoreError } from '../store-error.js';
+import { StoreError } from '../../ledger/store-error.js';
 
 /**
  * Logs a snapshot claims to include are deleted only when that is provable, since a wrong claim

@@ -1,7 +1,7 @@
 import { stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
-import type { Change } from '../change.js';
+import type { Change } from '../../ledger/change.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
 import { acquireLock } from './lock-file.js';
 import { SnapshotFile, syncDir } from './snapshot-file.js';
@@ -9,8 +9,8 @@ import { emptySnapshot, type Snapshot } from './snapshot-format.js';
 import { checkCovered, checkNoGap, coveringHeader } from './covered-logs.js';
 import { CompactionBackoff } from './compaction-backoff.js';
 import { type Deferred, deferred } from './deferred.js';
-import type { Persistence, StateRecords } from '../store.js';
-import { StoreError } from '../store-error.js';
+import type { Persistence, StateRecords } from '../../ledger/store.js';
+import { StoreError } from '../../ledger/store-error.js';
 
 export interface FilePersistenceOptions {
   /** Compact once the log holds at least this many bytes and at least as many as the snapshot. */

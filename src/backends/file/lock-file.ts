@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { StoreError } from '../store-error.js';
+import { StoreError } from '../../ledger/store-error.js';
 
 /**
  * `<data>.lock` keeps two wallets from appending to one log (their lines would interleave). It is

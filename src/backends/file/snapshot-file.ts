@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
-import type { Change } from '../change.js';
+import type { Change } from '../../ledger/change.js';
 import { LineTooLong, readLines } from './lines.js';
 import {
   firstLine,
@@ -14,7 +14,7 @@ import {
   UNTOUCHED,
   wholeV1,
 } from './snapshot-format.js';
-import { StoreError } from '../store-error.js';
+import { StoreError } from '../../ledger/store-error.js';
 
 /** Makes a rename or a new file in `dir` survive a crash. */
 export async function syncDir(dir: string): Promise<void> {

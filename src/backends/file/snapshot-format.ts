@@ -1,6 +1,6 @@
-import type { Change } from '../change.js';
-import { changeProblem } from '../records.js';
-import { StoreError } from '../store-error.js';
+import type { Change } from '../../ledger/change.js';
+import { changeProblem } from '../../ledger/records.js';
+import { StoreError } from '../../ledger/store-error.js';
 
 /**
  * The snapshot format: its header and document types, and reading its lines (the header, each record,

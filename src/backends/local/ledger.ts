@@ -1,5 +1,5 @@
 import { type Ledger, LedgerCut, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
-import type { WalletState } from '../state.js';
+import type { WalletState } from '../../ledger/state.js';
 
 /**
  * A batch: at most this many rows, or this many records looked at (a player's rows among many).

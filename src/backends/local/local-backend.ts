@@ -1,7 +1,7 @@
 import { Journal } from '../../journal/journal.js';
 import type { Ledger } from '../../ledger/ledger-entry.js';
-import type { WalletGraderOptions } from '../../wallet-checks/wallet-grader.js';
-import type { Thresholds } from '../../grading/thresholds.js';
+import type { WalletGraderOptions } from '../../grading/wallet/wallet-grader.js';
+import type { Thresholds } from '../../core/scenario/thresholds.js';
 import {
   type Backend,
   type BackendKind,
@@ -10,12 +10,12 @@ import {
   DEFAULT_RETAIN_TRANSACTIONS,
   type Grading,
 } from '../backend.js';
-import type { Change } from '../change.js';
-import { WalletState } from '../state.js';
-import type { Persistence } from '../store.js';
-import { LocalGrading } from './grading.js';
+import type { Change } from '../../ledger/change.js';
+import { WalletState } from '../../ledger/state.js';
+import type { Persistence } from '../../ledger/store.js';
+import { LocalGrading } from '../../grading/local-feed.js';
 import { localLedger } from './ledger.js';
-import { LocalStore } from './local-store.js';
+import { LocalStore } from '../../ledger/local-store.js';
 
 /** Callbacks per player, counted in this process. */
 class LocalCounters implements Counters {

@@ -1,6 +1,6 @@
 import type { BackendOptions } from '../backend.js';
 import { LocalBackend } from '../local/local-backend.js';
-import type { Persistence } from '../store.js';
+import type { Persistence } from '../../ledger/store.js';
 
 const done = Promise.resolve();
 

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { money, sum, toJsonNumber } from '../../wallet/money.js';
-import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../change.js';
-import type { Player, Round } from '../state.js';
-import { roundEffectOf } from '../../events/registry.js';
+import { money, sum, toJsonNumber } from '../../kernel/money.js';
+import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../../ledger/change.js';
+import type { Player, Round } from '../../ledger/state.js';
+import { roundEffectOf } from '../../protocol/registry.js';
 
 /**
  * Forgotten ids (docs/design.md, "Bounded memory"), as compact as the local stores keep them: a 64-bit

@@ -1,11 +1,11 @@
-import type { WalletGraderOptions } from '../../wallet-checks/wallet-grader.js';
-import type { Thresholds } from '../../grading/thresholds.js';
+import type { WalletGraderOptions } from '../../grading/wallet/wallet-grader.js';
+import type { Thresholds } from '../../core/scenario/thresholds.js';
 import type { Ledger } from '../../ledger/ledger-entry.js';
 import type { Scenario } from '../../protocol/types.generated.js';
 import type { Backend, BackendOptions, Grading } from '../backend.js';
-import type { Change } from '../change.js';
-import { SharedGrading } from './grading.js';
-import { RedisJournal } from './journal.js';
+import type { Change } from '../../ledger/change.js';
+import { SharedGrading } from '../../grading/redis-feed.js';
+import { RedisJournal } from '../../journal/redis-journal.js';
 import { readRedisLedger } from './ledger.js';
 import { RedisStore, type RedisStoreOptions } from './redis-store.js';
 import { RedisShared } from './shared.js';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Change, type PlayerRecord, roundKey, type RoundRecord } from '../change.js';
+import { type Change, type PlayerRecord, roundKey, type RoundRecord } from '../../ledger/change.js';
 import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
 import { RedisLink } from './link.js';
@@ -7,8 +7,8 @@ import { KeyLocks } from './locks.js';
 import { coalesceWrites } from './coalesce.js';
 import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
 import { readView } from './view.js';
-import type { Player } from '../state.js';
-import type { Decided, RecordKeys, Store, View } from '../store.js';
+import type { Player } from '../../ledger/state.js';
+import type { Decided, RecordKeys, Store, View } from '../../ledger/store.js';
 
 export interface RedisStoreOptions {
   /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */

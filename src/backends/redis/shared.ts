@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Scenario } from '../../protocol/types.generated.js';
-import type { RuleCounters } from '../../scenario/rules.js';
+import type { RuleCounters } from '../../core/scenario/rules.js';
 import type { Counters } from '../backend.js';
 import { REDIS_OPTIONS } from './connection.js';
 

@@ -1,7 +1,14 @@
-import { forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord, type TransactionRecord } from '../change.js';
+import {
+  forgottenRound,
+  forgottenTxn,
+  type PlayerRecord,
+  roundKey,
+  type RoundRecord,
+  type TransactionRecord,
+} from '../../ledger/change.js';
 import type { Generation } from './generation.js';
 import { type CasClient, hash64, storedId, toPlayer, toRound } from './records.js';
-import type { RecordKeys, View } from '../store.js';
+import type { RecordKeys, View } from '../../ledger/store.js';
 
 /** What one callback read: its view, and what the commit must find unchanged. */
 export interface Read {

@@ -1,0 +1,135 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+  type onRequestHookHandler,
+} from 'fastify';
+import { type CorsSetting, registerCors } from '../http/cors.js';
+import { unframed } from '../http/framing.js';
+import { capConnections } from '../http/stalled.js';
+import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from '../http/limits.js';
+import { apiError, fromFastify, notFoundHandler } from '../http/errors.js';
+import { adminRoutes } from '../routes/admin.js';
+import { hostGuard } from '../routes/admin-guard.js';
+import { callbackRoutes } from '../routes/callback.js';
+import { healthRoutes } from '../routes/health.js';
+import { uiRoutes } from '../routes/ui.js';
+import { openapiOptions, swaggerUiOptions } from '../openapi/openapi.js';
+import { ScenarioError } from '../core/scenario/scenario.js';
+import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
+import { installShutdownGate } from '../http/shutdown.js';
+import type { Simulator } from '../core/simulator.js';
+import type { Signer } from '../evidence/signing-key.js';
+
+export interface AppOptions {
+  sim: Simulator;
+  /** Callback path (default /callback). */
+  path?: string;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** When set, the admin API wants `Authorization: Bearer <token>`. */
+  adminToken?: string;
+  /** Store kind, reported by /health. */
+  storeKind?: string;
+  logger?: FastifyServerOptions['logger'];
+  /** Time-outs and the connection cap (DEFAULT_LIMITS for what is not given). */
+  limits?: Partial<ServerLimits>;
+  /** The --host it listens on: a host name there is answered by the admin API like localhost. */
+  host?: string;
+  /** --allowed-hosts: more names the admin API answers to (`*` = any). */
+  allowedHosts?: string[];
+  /** --cors: which browser pages may call the callback route and the admin API. */
+  cors?: CorsSetting;
+  /** --signing-key: signs GET /admin/report?signed=true (without it that answers 404). */
+  signer?: Signer;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Longest path parameter (a user_id in /admin/players/:user_id): Node's 16 KiB header limit bounds the URL anyway. */
+export const MAX_PARAM_LENGTH = 16 * 1024;
+
+/** The whole HTTP face of the simulator. Never listens: the CLI and the tests decide that. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const path = options.path ?? '/callback';
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // One line per callback comes from the callback route itself (with code and reason).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    ajv: { customOptions: ajvOptions },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    ...serverOptions(limits),
+    // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
+    // below, not Fastify's generic 503, refuses what arrives meanwhile.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+  });
+  capConnections(app.server, limits.maxConnections);
+  installShutdownGate(app);
+  // Proxy mode's connections to the upstream close with the server (after the replies in flight).
+  app.addHook('onClose', () => options.sim.wallet.close());
+  for (const schema of schemas) app.addSchema(schema);
+
+  app.setNotFoundHandler(notFoundHandler);
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    // One error table (src/http/errors.ts): every reply is { error: <our code>, message: what to do }.
+    if (error instanceof ScenarioError) {
+      return reply.code(400).send({ ...apiError('SCENARIO_INVALID', error.message).body, details: error.problems });
+    }
+    if (error.validation) {
+      const details = describeErrors(error.validation as never).map((d) => ({
+        ...d,
+        pointer: `${error.validationContext === 'body' ? '' : `${error.validationContext}:`}${d.pointer}`,
+      }));
+      const problems = details.map((d) => `${d.pointer} ${d.message}`).join('; ');
+      const query = error.validationContext === 'querystring' ? queryParameters(request) : [];
+      const { body } = apiError('BAD_REQUEST', problems, `${request.method} ${request.routeOptions.url}`, query);
+      return reply.code(400).send({ ...body, details });
+    }
+    const translated = fromFastify(error, request);
+    if (translated) return reply.code(translated.status).send(translated.body);
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) {
+      request.log.error({ err: error }, 'unexpected error');
+      return reply.code(500).send(apiError('INTERNAL', error.message).body);
+    }
+    return reply.code(status).send({ error: error.code ?? 'BAD_REQUEST', message: error.message });
+  });
+
+  await app.register(swagger, openapiOptions(options));
+  const allowedHosts = [...(options.host ? [options.host] : []), ...(options.allowedHosts ?? [])];
+  const sameHost = hostGuard(allowedHosts);
+  // The pages (Swagger UI, the dashboard) each in a scope that refuses to be framed.
+  // swagger-ui's types describe a callback hook; the plugin hands it to fastify.route, which awaits an async one.
+  const onRequest = sameHost as onRequestHookHandler;
+  await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest } }));
+  if (options.cors) await registerCors(app, options.cors, path);
+  await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
+  await app.register(adminRoutes, {
+    prefix: '/admin',
+    sim: options.sim,
+    token: options.adminToken,
+    guard: { allowedHosts, corsOrigins: options.cors?.origins },
+    maxListeners: listenerCap(limits),
+    signer: options.signer,
+  });
+  await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
+  await unframed(app, (scope) => scope.register(uiRoutes));
+  // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
+  app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({
+    ...app.swagger(),
+    servers: [{ url: `${request.protocol}://${request.host}` }],
+  }));
+  return app;
+}
+
+/** The query parameters a route's schema names. */
+function queryParameters(request: FastifyRequest): string[] {
+  const querystring = request.routeOptions.schema?.querystring as { properties?: object } | undefined;
+  return Object.keys(querystring?.properties ?? {});
+}

@@ -1,0 +1,172 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildApp } from './app.js';
+import { type CorsSetting, parseCors } from '../http/cors.js';
+import { limitsProblem, type ServerLimits } from '../http/limits.js';
+import { MESSAGES } from '../text/messages.js';
+import { bundledScenarios, resolveScenario } from '../kernel/paths.js';
+import { type ActiveScenario, loadScenarioFile, ScenarioError } from '../core/scenario/scenario.js';
+import { Simulator } from '../core/simulator.js';
+import { type Backend, type BackendKind, openBackend } from './stores.js';
+import type { KeyObject } from 'node:crypto';
+import { loadSigner, type Signer, SigningKeyError } from '../evidence/signing-key.js';
+import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
+
+/** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
+function upstreamProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `--upstream ${JSON.stringify(url)} is not a URL; give the operator wallet's callback URL, e.g. --upstream http://wallet.staging:8080/callback`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `--upstream ${JSON.stringify(url)} must be an http:// or https:// URL (the operator wallet's callback URL)`;
+  if (parsed.username || parsed.password)
+    return "--upstream must not carry credentials in the URL; the provider's Api-Id/Api-Key headers are forwarded as sent";
+  return undefined;
+}
+
+/*
+ * What `wallet-sim start` and the Node API (startSimulator) share: options checked, the store
+ * opened, the simulator and its app built, the port listened on. Each failure is a StartFailure
+ * whose message is the one the CLI prints; the CLI prints it and exits 1, the API throws it.
+ */
+
+/** The `start` options this needs (start.ts defines every option, its default and env var). */
+export interface ServeOptions extends ServerLimits {
+  port: number;
+  host: string;
+  scenario: string;
+  store: BackendKind;
+  data?: string;
+  redisUrl?: string;
+  redisPrefix: string;
+  /** --redis-timeout-ms: how long a Redis command may go unanswered. */
+  redisTimeoutMs?: number;
+  path: string;
+  apiId?: string;
+  apiKey?: string;
+  adminToken?: string;
+  cors?: string | boolean;
+  allowedHosts?: string[];
+  journalSize: number;
+  journalBytes: number;
+  retainTransactions: number;
+  bodyLimit: number;
+  /** --seed: the seed of the rules' probability draws. */
+  seed?: number;
+  /** --upstream: proxy mode, the operator wallet's callback URL. */
+  upstream?: string;
+  /** --upstream-timeout-ms: an upstream reply not read whole within this is no reply. */
+  upstreamTimeoutMs?: number;
+  /** --signing-key: the Ed25519 private key that signs reports (a file, its PEM text, or a KeyObject from the Node API). */
+  signingKey?: string | KeyObject;
+}
+
+/** A start that cannot go on; the message says what to do. */
+export class StartFailure extends Error {
+  override name = 'StartFailure';
+}
+
+/** The options checked and the scenario loaded, before anything opens. */
+export interface Checked {
+  /** The scenario file (a bundled name resolved). */
+  file: string;
+  scenario: ActiveScenario;
+  cors: CorsSetting | undefined;
+  /** --signing-key loaded: GET /admin/report?signed=true signs with it. */
+  signer?: Signer;
+}
+
+export function checkOptions(o: ServeOptions): Checked {
+  const file = resolveScenario(o.scenario);
+  if (file === undefined) throw new StartFailure(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
+  if (o.store === 'redis' && !o.redisUrl)
+    throw new StartFailure(
+      MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'),
+    );
+  const limitProblem = limitsProblem(o);
+  if (limitProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(limitProblem));
+  let cors;
+  try {
+    cors = parseCors(o.cors);
+  } catch (e) {
+    throw new StartFailure(MESSAGES.OPTION_INVALID((e as Error).message));
+  }
+  if (o.upstream !== undefined) {
+    const problem = upstreamProblem(o.upstream);
+    if (problem) throw new StartFailure(MESSAGES.OPTION_INVALID(problem));
+  }
+  let signer;
+  try {
+    signer = o.signingKey === undefined ? undefined : loadSigner(o.signingKey);
+  } catch (e) {
+    if (e instanceof SigningKeyError) throw new StartFailure(MESSAGES.OPTION_INVALID(e.message));
+    throw e;
+  }
+  try {
+    const scenario = loadScenarioFile(file);
+    if (o.upstream !== undefined) checkProxyable(scenario, file);
+    return { file, scenario, cors, signer };
+  } catch (e) {
+    if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
+    throw e;
+  }
+}
+
+export interface Opened {
+  app: FastifyInstance;
+  sim: Simulator;
+  backend: Backend;
+  /** Set when a Redis store already held a wallet whose (other) scenario applies: what to tell the user. */
+  joined?: string;
+}
+
+/** Opens the store, the simulator and its app (not listening yet). */
+export async function openServer(o: ServeOptions, checked: Checked, logger: FastifyServerOptions['logger']): Promise<Opened> {
+  let backend, sim;
+  try {
+    backend = await openBackend(o.store, o);
+    const upstream =
+      o.upstream === undefined ? undefined : { url: o.upstream, timeoutMs: o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
+    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed, upstream });
+  } catch (e) {
+    // A data file that cannot be used is never replaced: say which file and why, start nothing.
+    await backend?.close().catch(() => undefined);
+    throw new StartFailure(`wallet-sim: cannot open the ${o.store} store, nothing started:\n${(e as Error).message}`);
+  }
+  const joined =
+    // (the seed aside: a random one is drawn when neither the file nor --seed sets it)
+    JSON.stringify({ ...sim.scenario.source, seed: 0 }) === JSON.stringify({ ...checked.scenario.source, seed: 0 })
+      ? undefined
+      : `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${checked.file}): PUT /admin/scenario changes it for every process`;
+  const app = await buildApp({
+    sim,
+    path: o.path,
+    bodyLimit: o.bodyLimit,
+    adminToken: o.adminToken,
+    storeKind: o.store,
+    limits: o,
+    host: o.host,
+    allowedHosts: o.allowedHosts,
+    cors: checked.cors,
+    signer: checked.signer,
+    logger,
+  });
+  return { app, sim, backend, joined };
+}
+
+/** Listens on --host/--port; resolves with the base URL (the port it got, when 0 was asked). */
+export async function listen(app: FastifyInstance, o: Pick<ServeOptions, 'host' | 'port'> & { portFromEnv?: boolean }): Promise<string> {
+  try {
+    await app.listen({ port: o.port, host: o.host });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartFailure(MESSAGES.PORT_IN_USE(o.host, o.port, o.portFromEnv));
+    throw e;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : o.port;
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return `http://${host}:${port}`;
+}

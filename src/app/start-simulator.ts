@@ -1,0 +1,132 @@
+import { CommanderError } from 'commander';
+import { logger } from './logger.js';
+import { startCommand, type StartOptions } from './start.js';
+import type { JournalMatch, JournalPage, Player, PlayerUpdate, Report, SignedReport } from '../protocol/types.generated.js';
+import { checkOptions, listen, openServer, StartFailure } from './serve.js';
+import { closeGracefully } from '../http/shutdown.js';
+
+/**
+ * The `start` options in camelCase (`--retain-transactions` → `retainTransactions`), all optional.
+ * Defaults as `wallet-sim start`'s, except `port` (0: any free port) and `logLevel` ('silent').
+ * `--workers` and `--watch` are the CLI's alone. Environment variables are not read.
+ */
+export type StartSimulatorOptions = Partial<Omit<StartOptions, 'workers' | 'watch'>>;
+
+/** GET /admin/journal's filters (the journal's one filter language) and its paging. */
+export interface JournalFilter extends JournalMatch {
+  /** Only entries with an id greater than this. */
+  after?: number;
+  /** Without `after`: the newest n entries; with `after`: the first n after it. */
+  limit?: number;
+}
+
+/** A simulator started by startSimulator: its URLs and its admin API, each method one admin route's JSON. */
+export interface RunningSimulator {
+  /** Base URL, e.g. http://127.0.0.1:40123 (the admin API, /docs, /ui live under it). */
+  url: string;
+  /** Where the client under test sends its callbacks, e.g. http://127.0.0.1:40123/callback. */
+  callbackUrl: string;
+  /** GET /admin/report: the session's grading (optionally for one player). */
+  report(filter?: { user_id?: string }): Promise<Report>;
+  /** GET /admin/report?signed=true: the report signed with `signingKey` (rejects without one). */
+  signedReport(filter?: { user_id?: string }): Promise<SignedReport>;
+  /** POST /admin/reset: back to the scenario's initial state, journal and rule counters cleared. */
+  reset(): Promise<{ ok: true }>;
+  /** GET /admin/players. */
+  players(): Promise<Player[]>;
+  /** PUT /admin/players/:user_id: sets (or creates) a player's balance and currency. */
+  setPlayer(userId: string, player: PlayerUpdate): Promise<Player>;
+  /** GET /admin/journal: the callbacks received, oldest first. */
+  journal(filter?: JournalFilter): Promise<JournalPage>;
+  /** Stops listening (answering requests in flight first) and closes the store. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const API_DEFAULTS: StartSimulatorOptions = { port: 0, logLevel: 'silent' };
+const CLI_ONLY = new Set(['workers', 'watch']);
+
+/**
+ * Starts a simulator in this process, as `wallet-sim start` would, and resolves once it listens.
+ * Rejects with a StartFailure (its message says what to fix) when an option or the scenario is
+ * wrong, the store cannot be opened or the port is taken.
+ */
+export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
+  // signingKey may be a KeyObject or PEM text, which no command line carries: it is checked with the other options below.
+  const { signingKey, ...rest } = options;
+  const o = { ...parseOptions({ ...API_DEFAULTS, ...rest }), signingKey };
+  const checked = checkOptions(o);
+  const { app, backend } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
+  let url: string;
+  try {
+    url = await listen(app, o);
+  } catch (e) {
+    await app.close();
+    await backend.close();
+    throw e;
+  }
+
+  const headers = o.adminToken ? { authorization: `Bearer ${o.adminToken}` } : {};
+  // In-process requests to the admin routes: exactly their JSON, their checks and their errors.
+  const admin = async <T>(method: 'GET' | 'POST' | 'PUT', route: string, payload?: object): Promise<T> => {
+    const reply = await app.inject({ method, url: `/admin${route}`, headers, ...(payload ? { payload } : {}) });
+    const body = reply.json() as { message?: string };
+    if (reply.statusCode >= 400) throw new Error(`wallet-sim: ${method} /admin${route} answered ${reply.statusCode}: ${body.message}`);
+    return body as T;
+  };
+  const query = (filter: object = {}) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(filter)) if (value !== undefined) params.set(name, String(value));
+    return params.size ? `?${params}` : '';
+  };
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    callbackUrl: `${url}${o.path}`,
+    report: (filter) => admin('GET', `/report${query(filter)}`),
+    signedReport: (filter) => admin('GET', `/report${query({ ...filter, signed: true })}`),
+    reset: () => admin('POST', '/reset'),
+    players: () => admin('GET', '/players'),
+    setPlayer: (userId, player) => admin('PUT', `/players/${encodeURIComponent(userId)}`, player),
+    journal: (filter) => admin('GET', `/journal${query(filter)}`),
+    close: () =>
+      (closing ??= (async () => {
+        await closeGracefully(app, o.shutdownGraceMs);
+        await backend.close();
+      })()),
+  };
+}
+
+/**
+ * Reads the options through `start`'s own definitions (defaults, parsers, choices), so the API
+ * takes exactly what the CLI takes, an option added there included, and refuses the same way.
+ */
+function parseOptions(given: StartSimulatorOptions): StartOptions {
+  const command = startCommand();
+  const byName = new Map(command.options.filter((opt) => !CLI_ONLY.has(opt.attributeName())).map((opt) => [opt.attributeName(), opt]));
+  const argv: string[] = [];
+  for (const [name, value] of Object.entries(given) as [string, unknown][]) {
+    const option = byName.get(name);
+    if (option === undefined)
+      throw new StartFailure(
+        `wallet-sim: startSimulator has no option "${name}"; it takes these (start's options in camelCase): ${[...byName.keys()].join(', ')}`,
+      );
+    if (value === undefined || value === false) continue;
+    argv.push(value === true ? option.long! : `${option.long}=${Array.isArray(value) ? value.join(',') : String(value)}`);
+  }
+  // Tests should not change with the shell they run in: no WALLET_SIM_* here.
+  for (const option of command.options) option.envVar = undefined;
+  let parsed: StartOptions | undefined;
+  command
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
+    .action((opts: StartOptions) => {
+      parsed = opts;
+    });
+  try {
+    command.parse(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) throw new StartFailure(`wallet-sim: startSimulator: ${e.message.replace(/^error: /, '')}`);
+    throw e;
+  }
+  return parsed!;
+}

@@ -1,0 +1,257 @@
+import { andThen, type Awaitable } from '../kernel/awaitable.js';
+import { type CallbackInput, first, type Intake, readCallback } from '../protocol/seed/read.js';
+import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from '../protocol/seed/reply.js';
+import type { NewEntry } from '../journal/journal.js';
+import type { Code } from '../protocol/seed/codes.js';
+import { hasErrors } from '../protocol/findings.js';
+import type { Fired } from './scenario/rules.js';
+import { MaskedHeaders } from '../kernel/secrets.js';
+import type { Simulator } from './simulator.js';
+import type { Outcome } from './ports.js';
+import type { RuleThen } from '../protocol/types.generated.js';
+import { provisionalId, type WalletFeed } from '../grading/feed.js';
+import { maskKey, type WalletAnswer, type WalletExchange } from '../grading/wallet/exchange.js';
+import { matches } from '../kernel/secrets.js';
+
+export type { CallbackInput } from '../protocol/seed/read.js';
+export { buildReply, headerSafe } from '../protocol/seed/reply.js';
+
+/** What to send back, and what to journal once it is sent. */
+export interface CallbackOutput {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  delayMs: number;
+  drop: boolean;
+  code?: Code;
+  reason?: string;
+  /** The caller's credentials were right: only such callbacks are graded. */
+  authenticated: boolean;
+  /** Proxy mode: the callback as it went upstream and the upstream's answer, for the wallet-side grading. */
+  wallet?: { sent: WalletExchange; answer: WalletAnswer };
+  /** The journal entry; `received_at` is set when it is journalled (the field is there from the start: one shape). */
+  entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'> & { received_at?: string };
+}
+
+/**
+ * One callback, start to finish, without HTTP: read (authenticate → parse → validate) → rule (the
+ * scenario's, for an authenticated, well-formed callback) → wallet (`sim.wallet`: the local ledger
+ * or the operator's wallet behind --upstream, src/core/ports.ts) → respond (the reply and its
+ * journal entry). Nothing here throws for bad input. Served from memory, it answers at once; a
+ * shared store (Redis) or an upstream answers with a promise. (The pipeline, ./pipeline.ts, runs
+ * these steps and then journals, grades and replies.)
+ */
+export function handleCallback(sim: Simulator, input: CallbackInput): Awaitable<CallbackOutput> {
+  const intake = readCallback(sim, input);
+  return andThen(processCallback(sim, input, intake), (outcome) => respond(sim, input, intake, outcome));
+}
+
+/** What the wallet did, with the rule that fired and its effects (`then`, read once). */
+export interface Applied {
+  outcome: Outcome;
+  rule?: Fired;
+  then?: RuleThen;
+  /** Proxy mode: the exchange told to the wallet-side grading when the callback went upstream. */
+  sent?: WalletExchange;
+}
+
+/**
+ * The scenario's rule, then the wallet. Only an authenticated, well-formed callback is counted
+ * against the rules; any other goes to the wallet as it is (the local one refuses it, an upstream
+ * gets it forwarded: it must refuse it itself). `walletFeed` (proxy mode) hears of each callback
+ * going upstream as it goes.
+ */
+export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake, walletFeed?: WalletFeed): Awaitable<Applied> {
+  if (!intake.authenticated) return toWallet(sim, input, intake, walletFeed, undefined);
+  // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
+  const userId = intake.echo.user_id;
+  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
+  if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
+  const request = intake.request;
+  if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
+  if (sim.storeFailure) return { outcome: { code: 'R1', failure: `R1: ${sim.storeFailure}` } };
+  // The count is only a probability draw's input: when no rule draws, nothing waits for it (with
+  // Redis it still goes, with the journal id, in the write that carries the store's read: a round
+  // trip less).
+  const drawn = count instanceof Promise && !sim.rulesDraw ? 1 : count;
+  // Served from memory every step answers at once: no closure, no promise (the usual case, at load).
+  // Counted here, or in Redis across processes (which may fail like the store).
+  let fired: ReturnType<Simulator['chooseRule']> = undefined;
+  if (!(drawn instanceof Promise)) {
+    try {
+      fired = sim.chooseRule(request, drawn ?? 1);
+      if (!(fired instanceof Promise)) {
+        const rule = fired;
+        const applied = toWallet(sim, input, intake, walletFeed, rule);
+        return applied instanceof Promise ? applied.catch((e: unknown) => failedApply(sim, e, rule)) : applied;
+      }
+    } catch (e) {
+      return failedApply(sim, e, fired instanceof Promise ? undefined : fired);
+    }
+  }
+  let rule: Fired | undefined;
+  const chosen = drawn instanceof Promise ? drawn.then((n) => sim.chooseRule(request, n ?? 1)) : fired!;
+  return chosen
+    .then((r) => {
+      rule = r;
+      return toWallet(sim, input, intake, walletFeed, r);
+    })
+    .catch((e: unknown) => failedApply(sim, e, rule));
+}
+
+/** The wallet's part, with the rule that fired (its `then` read once here). */
+function toWallet(
+  sim: Simulator,
+  input: CallbackInput,
+  intake: Intake,
+  walletFeed: WalletFeed | undefined,
+  rule: Fired | undefined,
+): Awaitable<Applied> {
+  const then = rule?.rule.then;
+  // A forced code is answered without the wallet's part in it: an upstream never hears of it.
+  const sent = walletFeed && !then?.code ? exchangeOf(input, intake, sim.credentials.api_key) : undefined;
+  if (sent) walletFeed!.sent(sent);
+  const outcome = sim.wallet.apply({ input, intake, rule, then });
+  if (!(outcome instanceof Promise)) return { outcome, rule, then, sent };
+  return outcome.then((o) => ({ outcome: o, rule, then, sent }));
+}
+
+/** A store (or Redis) failure while choosing the rule or applying: R1, with the rule that fired if one had. */
+function failedApply(sim: Simulator, e: unknown, rule: Fired | undefined): Applied {
+  return {
+    outcome: { code: 'R1', failure: `R1: ${sim.storeFailure ?? (e as Error).message}` },
+    rule,
+    then: rule?.rule.then,
+  };
+}
+
+/** A callback going upstream as the wallet-side checks read it; its id provisional until it is journalled. */
+function exchangeOf(input: CallbackInput, intake: Intake, configuredKey: string): WalletExchange {
+  const header = (name: string) => first(input.headers[name]);
+  const body = intake.body;
+  return {
+    id: provisionalId(),
+    user: intake.echo.user_id,
+    event: intake.echo.event_type,
+    tx: transactionIdOf(body),
+    body: body !== null && typeof body === 'object' ? body : undefined,
+    // wallet-sim's schemas accept it (its credentials are judged apart).
+    valid: intake.request !== undefined && !intake.findings.some((f) => f.severity === 'error' && !f.code.startsWith('CREDENTIALS_')),
+    credentialsOk: intake.authenticated,
+    sentHeaders: { apiId: header('api-id'), callbackUrl: header('callback-url') },
+    sentConfiguredKey: matches(header('api-key') ?? '', configuredKey),
+    sentAt: Date.now(),
+  };
+}
+
+/** The exchange and its answer for the wallet-side checks, once the upstream answered (or gave up). */
+function walletLeg(sent: WalletExchange | undefined, outcome: Outcome, configuredKey: string) {
+  const answer = sent && answerOf(outcome, configuredKey);
+  return answer && { sent: sent!, answer };
+}
+
+/** What the upstream did with a forwarded callback, as the wallet-side checks read it. */
+function answerOf(outcome: Outcome, configuredKey: string): WalletAnswer | undefined {
+  const { relayed, upstream } = outcome;
+  if (!relayed || !upstream?.replied_at) return undefined;
+  const at = Date.parse(upstream.replied_at);
+  return relayed.kind === 'none'
+    ? { kind: 'none', at, why: relayed.why }
+    : { kind: 'reply', at, status: relayed.status, ...maskKey(relayed.headers, configuredKey), text: relayed.text };
+}
+
+export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule, then, sent }: Applied): CallbackOutput {
+  const decided = outcome.decision?.findings;
+  const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
+  const { user_id, event_type } = intake.echo;
+  const relayed = outcome.relayed;
+  // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
+  const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.balance;
+  const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
+  const code = outcome.code;
+  const reason =
+    relayed?.kind === 'none'
+      ? `the upstream wallet did not answer (${relayed.why}): the connection was closed without a reply`
+      : code === 'R0' || relayed
+        ? undefined
+        : (outcome.failure ?? reasonFor(code ?? 'R1', findings, then?.code ? rule!.name : undefined, balance, intake.request));
+  let headers: Record<string, string>;
+  let reply: { text: string; body: unknown };
+  let built: ReturnType<typeof buildReply> | undefined;
+  if (relayed) {
+    // The upstream's reply as it came, unless a rule replaces its body or status.
+    headers = relayed.kind === 'reply' ? relayed.headers : {};
+    reply =
+      then?.body !== undefined ? rawReply(then.body) : relayed.kind === 'reply' ? parsedReply(relayed.text) : { text: '', body: null };
+  } else {
+    headers = replyHeadersFor(sim, input, event_type, reason);
+    built = then?.body === undefined ? buildReply(code ?? 'R1', event_type ?? '', user_id ?? '', latest) : undefined;
+    reply = built ?? rawReply(then!.body);
+  }
+  const status = then?.http_status ?? (relayed?.kind === 'reply' ? relayed.status : relayed ? 0 : 200);
+  const dropped = (then?.drop_connection ?? false) || relayed?.kind === 'none';
+  return {
+    status,
+    headers,
+    body: reply.text,
+    delayMs: then?.delay_ms ?? 0,
+    drop: dropped,
+    code,
+    reason,
+    authenticated: intake.authenticated,
+    wallet: walletLeg(sent, outcome, sim.credentials.api_key),
+    entry: {
+      received_at: undefined,
+      transaction_id: transactionIdOf(intake.body),
+      event_type,
+      user_id,
+      request: {
+        method: input.method,
+        url: input.url,
+        // Masked when written: most entries are never read.
+        headers: new MaskedHeaders(input.headers),
+        body: journalledBody(input.body, intake.body, intake.authenticated),
+      },
+      reply: { status, headers: new MaskedHeaders(headers), body: reply.body, dropped },
+      code,
+      reason,
+      rule: rule && { index: rule.index, name: rule.name },
+      balance_before: outcome.decision?.balanceBefore?.toNumber(),
+      // The reply's latest_balance when it is this balance: the same number, read once.
+      balance_after: built && latest === balance ? built.body.latest_balance : balance?.toNumber(),
+      replayed: outcome.decision?.replayed ?? false,
+      findings,
+      // (no spread: one shape for every entry; an absent leg is undefined and never serialized)
+      upstream: outcome.upstream,
+    },
+  };
+}
+
+/**
+ * An R0 whose journal entry Redis did not keep (it died or froze between the ledger commit and the
+ * journal write; the entry's id is then 0) is answered R1 instead: every R0 a caller gets is in the
+ * journal, as every R0 change is in the ledger. The resend replays R0, and is journalled.
+ */
+export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutput {
+  const why = sim.storeFailure ?? 'Redis did not keep its journal entry';
+  const reason = `R1: ${why}; the callback was decided but not journalled: resend it (the same transaction_id replays R0)`;
+  const reply = buildReply('R1', out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
+  const headers = { ...out.headers, 'x-wallet-sim-reason': headerSafe(reason) };
+  return { ...out, status: 200, headers, body: reply.text, code: 'R1', reason };
+}
+
+const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });
+
+/** An upstream's reply text, and for the journal its JSON when it is JSON, else the text. */
+function parsedReply(text: string): { text: string; body: unknown } {
+  try {
+    return { text, body: JSON.parse(text) as unknown };
+  } catch {
+    return { text, body: text };
+  }
+}
+
+const transactionIdOf = (body: unknown): string | undefined => {
+  const id = (body as { transaction_id?: unknown } | undefined)?.transaction_id;
+  return typeof id === 'string' ? id : undefined;
+};

@@ -1,0 +1,268 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Awaitable } from '../kernel/awaitable.js';
+import { type CallbackOutput, processCallback, respond, unjournalled } from './handle.js';
+import { type CallbackInput, readCallback } from '../protocol/seed/read.js';
+import { eventNamed } from '../protocol/seed/index.js';
+import { isoTime } from '../text/iso-time.js';
+import type { Simulator } from './simulator.js';
+import type { GradingFeed } from '../grading/feed.js';
+import { loopLag } from './loop-lag.js';
+import { keptBody } from '../grading/graded-body.js';
+import type { Finding } from '../protocol/findings.js';
+import type { StoredEntry } from '../journal/journal.js';
+
+/** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
+function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): unknown {
+  const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
+  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) {
+    grader.settle(ticket);
+    return undefined;
+  }
+  const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;
+  return grader.arrive(
+    {
+      id,
+      at,
+      user,
+      event,
+      tx,
+      game: typeof data?.game_no === 'string' ? data.game_no : undefined,
+      total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
+      body,
+      applied: code === 'R0',
+      headers: request.headers,
+      reply,
+      lag: loopLag.at(at),
+    },
+    ticket,
+  );
+}
+
+const NO_CODES: readonly string[] = [];
+
+/** Each finding code once per callback. */
+function findingCodes(findings: readonly Finding[]): Iterable<string> {
+  if (findings.length === 0) return NO_CODES;
+  if (findings.length === 1) return [findings[0]!.code];
+  return new Set(findings.map((f) => f.code));
+}
+
+type Pending = Awaited<ReturnType<Simulator['journal']['begin']>>;
+
+/**
+ * The HTTP side of one callback, as the callback route (src/routes/callback.ts) hands it over: the
+ * request as received, and the few things the pipeline does to the connection.
+ */
+export interface CallbackExchange {
+  /** The request: method, URL, headers, the body as text. */
+  readonly input: CallbackInput;
+  /** The caller closed the connection (its own time-out): a reply now is never read. */
+  readonly clientGone: boolean;
+  /** Calls `listener` when the caller closes the connection; returns what stops that. */
+  onClose(listener: () => void): () => void;
+  /** The body's text is no longer needed (a delayed reply: the journal holds the body). */
+  forgetBody(): void;
+  /** Writes the reply. */
+  send(status: number, headers: Record<string, string>, body: string): void;
+  /** Closes the connection without a reply. */
+  drop(): void;
+  /** Whether a reply went out (or the connection was dropped). */
+  readonly sent: boolean;
+  /** A failure as a throw from the route would be: the route's error handler answers. */
+  fail(error: Error): void;
+  readonly log: {
+    info(fields: object, message: string): void;
+    error(fields: object, message: string): void;
+    isLevelEnabled?(level: string): boolean;
+  };
+}
+
+/**
+ * One callback, start to finish: read → rule → wallet → reply (./handle.ts: `readCallback`,
+ * `processCallback`, `respond`), then journal → grading → the reply written (or the connection
+ * dropped, or the reply written after a rule's delay). Each step goes on at once when the one before
+ * answered at once (the memory store and journal), after it otherwise (Redis, an upstream, a
+ * delay_ms): a callback served from memory makes no promise and waits for no turn.
+ */
+export class Answer {
+  private readonly started = performance.now();
+  private readonly arrivedAt = Date.now();
+  /** The session it arrived in grades it, whatever reset comes before its reply. */
+  private readonly grader: GradingFeed;
+  private readonly ticket: number;
+  private readonly chars: number;
+  private out!: CallbackOutput;
+  /** The body as grading keeps it. */
+  private graded: unknown;
+  private attempt: unknown;
+
+  constructor(
+    private readonly sim: Simulator,
+    private readonly http: CallbackExchange,
+  ) {
+    this.grader = sim.gradingFeed;
+    this.ticket = this.grader.expect(this.arrivedAt);
+    this.chars = http.input.body.length;
+  }
+
+  /**
+   * Answers the callback. Returns nothing, not a promise, even when a step waits: Fastify would
+   * send an empty reply for a promise that resolves before the reply is written (it waits in the
+   * batch), so a failure after a wait goes to the route's error handler here, as a throw would.
+   */
+  start(): undefined {
+    const done = this.run();
+    if (done instanceof Promise) done.catch((e: unknown) => this.failedLater(e));
+    return undefined;
+  }
+
+  private run(): Awaitable<undefined> {
+    const { input } = this.http;
+    let out: Awaitable<CallbackOutput>;
+    try {
+      // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
+      const intake = readCallback(this.sim, input);
+      const applied = processCallback(this.sim, input, intake, this.grader.wallet);
+      out =
+        applied instanceof Promise ? applied.then((a) => respond(this.sim, input, intake, a)) : respond(this.sim, input, intake, applied);
+    } catch (e) {
+      return this.failed(e);
+    }
+    return this.after(out, this.decided);
+  }
+
+  private failed(e: unknown): never {
+    this.grader.settle(this.ticket);
+    throw e;
+  }
+
+  /** `next(value)` now, or once the value resolves; a rejection is `failed`. */
+  private after<T>(value: Awaitable<T>, next: (this: Answer, value: T) => Awaitable<undefined>): Awaitable<undefined> {
+    if (!(value instanceof Promise)) return next.call(this, value);
+    return value.then(
+      (v) => next.call(this, v),
+      (e: unknown) => this.failed(e),
+    );
+  }
+
+  private decided(out: CallbackOutput): Awaitable<undefined> {
+    this.out = out;
+    let pending: Awaitable<Pending>;
+    try {
+      // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
+      this.graded = out.authenticated ? keptBody(out.entry.request.body, this.chars, this.http.input.body) : undefined;
+      // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
+      // The entry is handed over, not copied.
+      const entry = out.entry;
+      entry.received_at = isoTime(this.arrivedAt);
+      pending = this.sim.journal.begin(entry as typeof entry & { received_at: string }, this.chars);
+    } catch (e) {
+      return this.failed(e);
+    }
+    return this.after(pending, this.journalled);
+  }
+
+  private journalled(pending: Pending): Awaitable<undefined> {
+    const { out, grader } = this;
+    if (out.authenticated) this.attempt = gradedArrival(grader, this.ticket, pending.id, this.arrivedAt, out, this.graded);
+    else grader.settle(this.ticket);
+    // Proxy mode: the upstream's answer grades the operator's wallet, citing the journal entry.
+    if (out.wallet) grader.wallet?.answered(out.wallet.sent.id, { ...out.wallet.sent, id: pending.id }, out.wallet.answer);
+    return out.delayMs ? this.delayed(pending) : this.answer(pending);
+  }
+
+  private async delayed(pending: Pending): Promise<undefined> {
+    // The journal holds (or, past --journal-bytes, excerpts) the body now; the text goes.
+    this.http.forgetBody();
+    const { attempt, grader } = this;
+    // The caller giving up during the delay is when it knew the reply was lost (its time-out).
+    const off = attempt ? this.http.onClose(() => grader.closed(attempt, Date.now())) : undefined;
+    await sleep(this.out.delayMs);
+    off?.();
+    return this.answer(pending);
+  }
+
+  private answer(pending: Pending): Awaitable<undefined> {
+    const repliedAt = Date.now();
+    // The caller gave up (its own time-out) before the reply: it never read it.
+    const clientGone = this.http.clientGone;
+    const entry = pending.finish({
+      replied_at: isoTime(repliedAt),
+      duration_ms: Math.round(performance.now() - this.started),
+      client_gone: clientGone,
+    });
+    return entry instanceof Promise ? entry.then((e) => this.send(e, repliedAt, clientGone)) : this.send(entry, repliedAt, clientGone);
+  }
+
+  private send(entry: StoredEntry, repliedAt: number, clientGone: boolean): undefined {
+    const { grader, attempt, http } = this;
+    let out = this.out;
+    const kept = !(entry.id === 0 && out.code === 'R0');
+    if (!kept) out = unjournalled(this.sim, out); // Redis did not keep the entry
+    if (attempt) {
+      const body = kept ? out.entry.reply.body : { code: out.code };
+      grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
+    }
+    grader.count(out.entry.user_id, findingCodes(out.entry.findings));
+    const log = http.log;
+    // (the line's fields are not even gathered at --log-level warn, the usual level under load)
+    if (log.isLevelEnabled?.('info') !== false)
+      log.info(
+        {
+          journal_id: entry.id,
+          code: out.code,
+          reason: out.reason,
+          transaction_id: entry.transaction_id,
+          user_id: entry.user_id,
+          event_type: entry.event_type,
+        },
+        out.reason ?? out.code ?? 'no code',
+      );
+    if (out.drop) {
+      // The lost-reply case: the change is applied, the caller never hears of it.
+      http.drop();
+      return;
+    }
+    this.out = out;
+    // A delayed reply is written when its delay ends: its time is what a caller's time-out meets.
+    if (out.delayMs) this.write();
+    else if (replies.push(this) === 1) setImmediate(writeReplies);
+  }
+
+  /**
+   * As a throw from the handler would be: the route's error handler answers (R1). Once a reply is
+   * out (or the connection dropped on purpose), the failure is only logged.
+   */
+  failedLater(e: unknown): void {
+    const error = e instanceof Error ? e : new Error(String(e));
+    if (this.http.sent) {
+      this.http.log.error({ err: error }, 'callback failed after its reply');
+      return;
+    }
+    this.http.fail(error);
+  }
+
+  write(): void {
+    const { out } = this;
+    this.http.send(out.status, out.headers, out.body); // a rule may force any status
+  }
+}
+
+/**
+ * The replies decided while the event loop handles one batch of events (reads, the file store's
+ * commits, Redis answers), written together right after it, in the same turn of the loop: a
+ * caller on the same machine (a provider's tests in CI) is woken once for them instead of once
+ * per reply, which cost the wallet's process more CPU than most of a callback's own work
+ * (docs/bench.md). No timer fires in between; a delayed reply is not batched.
+ */
+const replies: Answer[] = [];
+function writeReplies(): void {
+  for (const answer of replies) {
+    try {
+      answer.write();
+    } catch (e) {
+      answer.failedLater(e);
+    }
+  }
+  replies.length = 0;
+}

@@ -1,0 +1,284 @@
+import '../protocol/seed/index.js'; // the built-in events, registered before any backend asks what an event does to its round
+import type { Journal, JournalStore } from '../journal/journal.js';
+import type { CallbackRequest, Scenario } from '../protocol/types.generated.js';
+import { type Fired, type RuleHits } from './scenario/rules.js';
+import { compileScenario } from './scenario/scenario.js';
+import type { Money } from '../kernel/money.js';
+import { RuleEngine } from './scenario/rules.js';
+import { randomSeed } from './scenario/draw.js';
+import type { ActiveScenario } from './scenario/scenario.js';
+import { matches } from '../kernel/secrets.js';
+import type { Backend, Grading } from '../backends/backend.js';
+import type { LocalBackend } from '../backends/local/local-backend.js';
+import { type Change, type Player, playerChange, type WalletState } from '../ledger/state.js';
+import type { Store } from '../ledger/store.js';
+import type { WalletConfig } from '../wallet/decide.js';
+import type { GradingSession } from '../grading/session.js';
+import type { GradingFeed } from '../grading/feed.js';
+import { LocalWallet } from '../wallet/local-wallet.js';
+import type { Wallet } from './ports.js';
+import type { WalletGraderOptions } from '../grading/wallet/wallet-grader.js';
+import { type UpstreamOptions, UpstreamWallet } from '../wallet/upstream-wallet.js';
+
+export interface SimulatorOptions {
+  /** --api-id / --api-key: override the scenario's credentials. */
+  apiId?: string;
+  apiKey?: string;
+  /** --seed: the seed of the probability draws, over the scenario's own `seed`. */
+  seed?: number;
+  /** --upstream / --upstream-timeout-ms: proxy mode, the operator's wallet answers the callbacks. */
+  upstream?: UpstreamOptions;
+}
+
+const walletConfig = (s: ActiveScenario): WalletConfig => ({
+  scale: s.scaleOf,
+  defaultCurrency: s.defaultCurrency,
+  defaultBalance: s.defaultBalance,
+  autoCreatePlayers: s.autoCreatePlayers,
+});
+
+/** The scenario's players; one listed without a currency keeps the one it has, if any. */
+const seed = (s: ActiveScenario, known: (id: string) => Player | undefined): Change[] =>
+  s.players.map((p) => playerChange({ ...p, currency: p.currency ?? known(p.user_id)?.currency ?? s.defaultCurrency }));
+
+const withSeed = (s: ActiveScenario, seed: number): ActiveScenario => ({ ...s, source: { ...s.source, seed } });
+
+/**
+ * The simulator's domain: the active scenario, its rule engine, and the backend that holds the
+ * wallet, the journal, the counters and the grading sessions (src/backends/). HTTP lives
+ * elsewhere; everything here is callable from tests directly. `J` is the journal's type: the
+ * in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously.
+ */
+export class Simulator<J extends JournalStore = JournalStore> {
+  rules: RuleEngine;
+  /** The money rules' view of the scenario: scales, defaults. */
+  config: WalletConfig;
+  /** The grading sessions: one begins at start-up and at every reset. */
+  private gradings!: Grading;
+  /** What decides and applies each callback: the local ledger, or the operator's wallet (--upstream). */
+  readonly wallet: Wallet;
+
+  /** Proxy mode: the operator wallet's callback URL (balances live there; wallet-sim keeps what it reported). */
+  get upstream(): string | undefined {
+    return this.wallet.upstream;
+  }
+
+  /**
+   * The current grading session; callbacks are folded into the session they arrived in. With a
+   * shared backend it is this process's fold of every process's events (`currentGrading()` first
+   * folds what is new).
+   */
+  get grading(): GradingSession {
+    return this.gradings.session;
+  }
+
+  /** Where the callback route sends a callback's grading events: the session it arrives in. */
+  get gradingFeed(): GradingFeed {
+    return this.gradings.feed;
+  }
+
+  /** The current session with every event folded (other processes' too): what a report reads. */
+  currentGrading(): Promise<GradingSession> {
+    return this.gradings.current();
+  }
+
+  /** Why callbacks are refused: a store write failed, or a shared store is unreachable. */
+  get storeFailure(): string | undefined {
+    return this.backend.failure;
+  }
+
+  /** The ledger's records. */
+  get store(): Store {
+    return this.backend.store;
+  }
+
+  get journal(): J {
+    return this.backend.journal as J;
+  }
+
+  private constructor(
+    public scenario: ActiveScenario,
+    readonly backend: Backend,
+    readonly options: SimulatorOptions,
+  ) {
+    this.rules = new RuleEngine(scenario.rules, this.seed);
+    this.config = walletConfig(scenario);
+    this.wallet = options.upstream ? new UpstreamWallet(this, options.upstream) : new LocalWallet(this);
+  }
+
+  /** Proxy mode: what the wallet side is graded against (the provider's declared time-out, the credentials it was given). */
+  private get walletGrading(): WalletGraderOptions | undefined {
+    if (!this.options.upstream) return undefined;
+    return { clientTimeoutMs: this.scenario.grading.client_timeout_s * 1000, credentials: this.credentials };
+  }
+
+  /** The scenario's players to seed: none in proxy mode (the players are the upstream's, listed once seen). */
+  private seedOf(s: ActiveScenario, known: (id: string) => Player | undefined): Change[] {
+    return this.options.upstream ? [] : seed(s, known);
+  }
+
+  /** Begins a new grading session (for every process); one begun by clearing the journal keeps who is logged in. */
+  newSession(keepLogins = false): Promise<void> {
+    return this.gradings.begin(keepLogins);
+  }
+
+  /**
+   * Clears the journal and begins a new session (the wallet is unchanged): grading starts afresh,
+   * and so do the players' callback counts of the probability draws.
+   */
+  async clearJournal(): Promise<void> {
+    await this.newSession(true);
+    await this.journal.reset();
+    await this.resetCallCounts();
+  }
+
+  /** The seed of the rules' probability draws: in the active scenario's document (GET /admin/scenario), shared with every process. */
+  get seed(): number {
+    return this.scenario.source.seed ?? 0;
+  }
+
+  /** Whether a rule of the active scenario has a `probability` (the start line then shows the seed). */
+  get draws(): boolean {
+    return this.scenario.rules.some((r) => r.probability !== undefined);
+  }
+
+  /** Counts an authenticated callback of `userId`: its number in the session, from 1 (the backend counts, for every process). */
+  countCall(userId: string): number | Promise<number> {
+    return this.backend.counters.countCall(userId);
+  }
+
+  /** A new session: every player's callback count starts again from 1 (the seed stays). */
+  resetCallCounts(): Promise<void> {
+    return this.backend.counters.resetCalls();
+  }
+
+  /**
+   * Starts from what the backend holds; an empty one gets the scenario's players. A shared backend
+   * (Redis) joins the wallet it holds: the first process seeds it with its scenario, later ones
+   * adopt the scenario active there (`PUT /admin/scenario` changes it for all).
+   */
+  static async open(scenario: ActiveScenario, backend: LocalBackend, options?: SimulatorOptions): Promise<Simulator<Journal>>;
+  static async open(scenario: ActiveScenario, backend: Backend, options?: SimulatorOptions): Promise<Simulator>;
+  static async open(given: ActiveScenario, backend: Backend, options: SimulatorOptions = {}): Promise<Simulator> {
+    // --seed, else the scenario's, else a random one: written into the active document, so it is
+    // shown by GET /admin/scenario and shared with the processes of a Redis store.
+    const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
+    let sim: Simulator | undefined;
+    const active = await backend.join(scenario.source, options.upstream ? [] : seed(scenario, () => undefined), (doc) => sim?.adopt(doc));
+    sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options);
+    const opened = sim;
+    sim.gradings = await backend.grading(
+      sim.scenario.grading,
+      () => opened.seed,
+      () => opened.walletGrading,
+    );
+    return sim;
+  }
+
+  /** Whether a rule draws (has a `probability`): a callback's count is its draw's input, read by nothing else. */
+  get rulesDraw(): boolean {
+    return this.rules.draws;
+  }
+
+  /** The rule for a callback (`count`: its player's callback count), counted here or, with a shared store, across every process. */
+  chooseRule(req: CallbackRequest, count: number): Fired | undefined | Promise<Fired | undefined> {
+    const shared = this.backend.counters.rules;
+    return shared ? this.rules.chooseShared(req, shared, count) : this.rules.choose(req, count);
+  }
+
+  async ruleHits(): Promise<RuleHits[]> {
+    const shared = this.backend.counters.rules;
+    return shared ? this.rules.hitsOf(await shared.read(this.rules.rules.length)) : this.rules.hits();
+  }
+
+  /** Another process changed the scenario (or reset the wallet): use it here too. */
+  private adopt(doc: Scenario): void {
+    void this.gradings.current().catch(() => undefined); // a reset elsewhere may have begun a session
+    try {
+      this.use(compileScenario(doc, 'the scenario published in Redis'));
+    } catch {
+      // Only a valid scenario is ever published; a hand-edited key keeps the old one.
+    }
+  }
+
+  private use(scenario: ActiveScenario): void {
+    this.scenario = scenario;
+    this.rules = new RuleEngine(scenario.rules, this.seed);
+    this.config = walletConfig(scenario);
+    this.gradings.use(scenario.grading);
+  }
+
+  /** The in-process state of a local backend (memory, file): for tests and the admin routes. */
+  get state(): WalletState {
+    const { state } = this.backend;
+    if (!state) throw new Error(`the ${this.backend.kind} store keeps no state in this process`);
+    return state;
+  }
+
+  get credentials(): { api_id: string; api_key: string } {
+    return {
+      api_id: this.options.apiId ?? this.scenario.credentials.api_id,
+      api_key: this.options.apiKey ?? this.scenario.credentials.api_key,
+    };
+  }
+
+  /** Which of the caller's Api-Id / Api-Key match, in constant time (the expected pair read once per scenario). */
+  checkCredentials(apiId: string, apiKey: string): { id: boolean; key: boolean } {
+    if (this.expected?.scenario !== this.scenario) this.expected = { scenario: this.scenario, ...this.credentials };
+    return { id: matches(apiId, this.expected.api_id), key: matches(apiKey, this.expected.api_key) };
+  }
+
+  private expected?: { scenario: ActiveScenario; api_id: string; api_key: string };
+
+  /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
+  async reset(): Promise<void> {
+    await this.newSession();
+    this.rules.reset();
+    await this.resetCallCounts();
+    await this.journal.reset();
+    await this.store.commit([{ op: 'clear' }, ...this.seedOf(this.scenario, () => undefined)]);
+    await this.backend.publishReset(this.scenario.source);
+  }
+
+  /**
+   * Makes a new scenario active: rules (counters reset), credentials, currencies and defaults; the
+   * players it lists get their listed balances, others and history stay. `reset` starts over.
+   */
+  async setScenario(next: ActiveScenario, reset = false): Promise<void> {
+    // The seed stays unless --seed did not set it and the new scenario names one.
+    const scenario = withSeed(next, this.options.seed ?? next.source.seed ?? this.seed);
+    this.use(scenario);
+    await this.backend.publishScenario(scenario.source);
+    if (reset) await this.reset();
+    else {
+      const known = new Map((await this.store.players()).map((p) => [p.user_id, p]));
+      await this.store.commit(this.seedOf(scenario, (id) => known.get(id)));
+    }
+  }
+
+  /** How many players the wallet holds (for /health). */
+  playerCount(): Promise<number> {
+    return this.backend.playerCount();
+  }
+
+  /** A player of a local store (memory, file), at once; any store: `store.player()`. */
+  player(userId: string): Player | undefined {
+    return this.state.players.get(userId);
+  }
+
+  /** The players of a local store (memory, file), at once; any store: `store.players()`. */
+  players(): Player[] {
+    return [...this.state.players.values()];
+  }
+
+  /**
+   * Sets (or creates) a player's balance; the currency defaults to the current one or the
+   * scenario's. Memory changes before the first await, so a caller may rely on it at once.
+   */
+  async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
+    const existing = this.backend.state ? this.player(userId) : await this.store.player(userId);
+    const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
+    await this.store.commit([playerChange(player)]);
+    return player;
+  }
+}

@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Arrival, Attempt, Completion } from './attempt.js';
+import type { EntryHeaders } from '../journal/journal.js';
+import type { GradingFeed } from './feed.js';
+import { GradingSession } from './session.js';
+import type { Thresholds } from '../core/scenario/thresholds.js';
+import type { Grading } from '../backends/backend.js';
+import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
+import type { WalletGraderOptions } from './wallet/wallet-grader.js';
+
+/** Events a session's stream keeps (the oldest go): a process that joins later folds what is left. */
+export const MAX_STREAM_EVENTS = 200_000;
+/** How long a report waits for events other processes are still writing (their callbacks in flight). */
+export const SHARED_LAG_MS = 1000;
+const BLOCK_MS = 1000;
+/** How long a finished session's (emptied) stream stays for its callbacks still in flight: above the longest delay_ms. */
+const FINISHED_TTL_S = 3600;
+
+/** How an earlier version wrote an arrival's evidence (`sb`: its body was the arrival's). */
+interface FormerSource {
+  request: { headers: EntryHeaders; body?: unknown };
+  reply: { status: number; body: unknown };
+}
+
+/** One grading event as the stream carries it. */
+type Event =
+  | { t: 'a'; k: string; a: Arrival & { source?: FormerSource }; sb?: 1 }
+  | { t: 'x'; k: string; at: number }
+  | { t: 'c'; k: string; d: Completion }
+  | { t: 'f'; u?: string; c: string[] }
+  // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
+  | { t: 'ws'; x: WalletExchange }
+  | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
+
+/**
+ * What grading reads of a reply body (`replyOutcome`, `replyBalance` in src/grading/attempt.ts):
+ * its code when a string, its latest_balance when a number; whatever else a rule's body holds is
+ * in the journal, not needed to fold.
+ */
+function replyFacts(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const { code, latest_balance } = body as { code?: unknown; latest_balance?: unknown };
+  return {
+    code: typeof code === 'string' ? code : undefined,
+    latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined,
+  };
+}
+
+interface SessionDoc {
+  id: string;
+  started_at: string;
+  /** Begun by clearing the journal: players logged in stay logged in. */
+  keep_logins?: boolean;
+}
+
+const idParts = (id: string): [number, number] => {
+  const [ms, seq] = id.split('-');
+  return [Number(ms), Number(seq)];
+};
+const after = (a: string, b: string) => {
+  const [am, as] = idParts(a);
+  const [bm, bs] = idParts(b);
+  return am > bm || (am === bm && as > bs);
+};
+
+/**
+ * One session and one verdict for every process of a Redis store. A process writes its callbacks'
+ * grading events (arrival, caller gone, reply written, findings) to the session's stream, and folds
+ * the whole stream, in the stream's order, into a grader of its own: every process folds the same
+ * events in the same order, so each gives the same report. A report first folds what the stream
+ * holds beyond what was folded, and judges windows up to a second ago (events of callbacks still
+ * in flight in other processes may be on their way).
+ *
+ *   grading:session        the current session: {"id","started_at","keep_logins"}
+ *   grading:<session id>   its events (field e: JSON), capped at MAX_STREAM_EVENTS
+ */
+export class SharedGrading implements Grading {
+  session: GradingSession;
+  private last = '0-0';
+  private reader?: Redis;
+  private readonly attempts = new Map<string, Attempt>();
+  private readonly process = randomUUID().slice(0, 8);
+  private next = 0;
+  private closedDown = false;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly prefix: string,
+    private thresholds: Thresholds,
+    private readonly seed: () => number,
+    private readonly walletOptions: () => WalletGraderOptions | undefined = () => undefined,
+  ) {
+    this.session = this.local({ id: 'pending', started_at: new Date().toISOString() });
+  }
+
+  private get sessionKey(): string {
+    return `${this.prefix}grading:session`;
+  }
+
+  private streamKey(id: string): string {
+    return `${this.prefix}grading:${id}`;
+  }
+
+  private local(doc: SessionDoc, carried?: GradingSession): GradingSession {
+    const s = new GradingSession(
+      this.thresholds,
+      this.seed(),
+      Date.parse(doc.started_at),
+      doc.keep_logins ? carried?.grader : undefined,
+      this.walletOptions(),
+    );
+    s.info.id = doc.id;
+    s.grader.lagMs = SHARED_LAG_MS;
+    return s;
+  }
+
+  /** Joins the current session (or begins the first), folds what its stream holds and follows it. */
+  async join(): Promise<void> {
+    const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString() };
+    await this.client.set(this.sessionKey, JSON.stringify(doc), 'NX');
+    await this.catchUp();
+    void this.follow();
+  }
+
+  /** Begins a new session for every process (a reset). */
+  async begin(keepLogins: boolean): Promise<void> {
+    const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString(), keep_logins: keepLogins };
+    const mine = this.session.info.id;
+    // GET and SET in one transaction (SET … GET needs Redis 6.2).
+    const replies = await this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc)).exec();
+    const previous = replies?.[0]?.[1] as string | null | undefined;
+    this.switchTo(doc);
+    // The session Redis held (another process may have begun it) and the one this process graded.
+    const old = new Set([mine]);
+    try {
+      if (previous) old.add((JSON.parse(previous) as SessionDoc).id);
+    } catch {
+      // Not a document of ours: this process's own session is emptied all the same.
+    }
+    await this.finish([...old]).catch(() => undefined);
+  }
+
+  /**
+   * Empties finished sessions' streams. No report reads a finished session, and a stream kept each
+   * reset grew Redis by a whole session of events (request bodies included) per reset. The key is
+   * left as an empty stream that expires: callbacks of the old session still in flight (their
+   * reply delayed) add their last events to it, a few at most, gone within FINISHED_TTL_S.
+   */
+  private finish(ids: readonly string[]): Promise<unknown> {
+    const multi = this.client.multi();
+    for (const id of ids) {
+      // Written and trimmed at once: the key exists (with its time to live) even if the session had no events.
+      multi.xadd(this.streamKey(id), 'MAXLEN', '0', '*', 'e', 'finished').expire(this.streamKey(id), FINISHED_TTL_S);
+    }
+    return multi.exec();
+  }
+
+  /** The scenario's thresholds changed (without a reset): the session grades with them from now. */
+  use(thresholds: Thresholds): void {
+    this.thresholds = thresholds;
+    this.session.grader.t = thresholds;
+    const wallet = this.walletOptions();
+    if (wallet) this.session.wallet?.use(wallet);
+  }
+
+  private switchTo(doc: SessionDoc): void {
+    if (doc.id === this.session.info.id) return;
+    this.session = this.local(doc, this.session);
+    this.last = '0-0';
+    this.attempts.clear();
+  }
+
+  current(): Promise<GradingSession> {
+    return this.catchUp();
+  }
+
+  /** Reads the current session and folds every event of it not folded yet. */
+  async catchUp(): Promise<GradingSession> {
+    const text = await this.client.get(this.sessionKey);
+    if (text) this.switchTo(JSON.parse(text) as SessionDoc);
+    for (;;) {
+      const key = this.streamKey(this.session.info.id);
+      const batch = await this.client.xrange(key, `(${this.last}`, '+', 'COUNT', 5000);
+      this.fold(batch);
+      if (batch.length < 5000) return this.session;
+    }
+  }
+
+  private fold(entries: [string, string[]][]): void {
+    for (const [id, fields] of entries) {
+      if (!after(id, this.last)) continue;
+      this.last = id;
+      try {
+        this.apply(JSON.parse(fields[1]!) as Event);
+      } catch {
+        // Not an event of ours: skipped.
+      }
+    }
+  }
+
+  private apply(e: Event): void {
+    const { grader } = this.session;
+    if (e.t === 'a') {
+      const { source, ...arrival } = e.a;
+      // An event written by an earlier version (one `source` object): its headers and reply.
+      if (source) Object.assign(arrival, { headers: source.request.headers, reply: source.reply });
+      this.attempts.set(e.k, grader.arrive(arrival));
+      if (this.attempts.size > MAX_STREAM_EVENTS) this.attempts.delete(this.attempts.keys().next().value!);
+    } else if (e.t === 'x') {
+      const a = this.attempts.get(e.k);
+      if (a) grader.closed(a, e.at);
+    } else if (e.t === 'c') {
+      const a = this.attempts.get(e.k);
+      if (a) grader.complete(a, e.d);
+      this.attempts.delete(e.k);
+    } else if (e.t === 'f') grader.count(e.u, e.c);
+    else if (e.t === 'ws') this.session.wallet?.sent(e.x);
+    else if (e.t === 'wa') {
+      this.session.wallet?.rekey(e.s, e.x.id);
+      this.session.wallet?.answered(e.x, e.a);
+    }
+  }
+
+  /** Folds new events as they come (a connection of its own, XREAD BLOCK), and a new session when one begins. */
+  private async follow(): Promise<void> {
+    const reader = this.client.duplicate({ lazyConnect: true, commandTimeout: BLOCK_MS + (this.client.options.commandTimeout ?? 2000) });
+    reader.on('error', () => {
+      /* reconnects by itself */
+    });
+    this.reader = reader;
+    try {
+      await reader.connect();
+    } catch {
+      /* retried below */
+    }
+    while (!this.closedDown) {
+      try {
+        const id = this.session.info.id;
+        const reply = await reader.xread('COUNT', 5000, 'BLOCK', BLOCK_MS, 'STREAMS', this.streamKey(id), this.last);
+        if (id !== this.session.info.id) continue;
+        for (const [, entries] of reply ?? []) this.fold(entries);
+        if (!reply) {
+          const text = await this.client.get(this.sessionKey);
+          if (text) this.switchTo(JSON.parse(text) as SessionDoc);
+        }
+      } catch {
+        if (!this.closedDown) await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** The route's side: events written to the stream of the session the callback arrived in. */
+  get feed(): GradingFeed<{ k: string }> {
+    const key = this.streamKey(this.session.info.id);
+    const add = (e: Event) => {
+      this.client.xadd(key, 'MAXLEN', '~', String(MAX_STREAM_EVENTS), '*', 'e', JSON.stringify(e)).catch(() => {
+        // Redis away: the callback is answered all the same; the store reports the state.
+      });
+    };
+    return {
+      expect: () => 0,
+      settle: () => undefined,
+      arrive: (a) => {
+        const ref = { k: `${this.process}-${++this.next}` };
+        // What the evidence cites (src/grading/evidence.ts) of the reply: its status and body.
+        const reply = a.reply && { status: a.reply.status, body: a.reply.body };
+        add({ t: 'a', k: ref.k, a: reply ? { ...a, reply } : a });
+        return ref;
+      },
+      closed: (ref, at) => add({ t: 'x', k: ref.k, at }),
+      complete: (ref, d) => add({ t: 'c', k: ref.k, d: { ...d, body: replyFacts(d.body) } }),
+      count: (u, codes) => {
+        const c = [...codes];
+        if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });
+      },
+      ...(this.session.wallet && {
+        wallet: {
+          sent: (x: WalletExchange) => add({ t: 'ws', x }),
+          answered: (s: number, x: WalletExchange, a: WalletAnswer) => add({ t: 'wa', s, x, a }),
+        },
+      }),
+    };
+  }
+
+  close(): void {
+    this.closedDown = true;
+    this.reader?.disconnect();
+  }
+}

@@ -1,0 +1,58 @@
+import type { ReportEvidence, ReportViolation } from '../../protocol/types.generated.js';
+import type { WalletAnswer, WalletExchange } from './exchange.js';
+
+/** Violations kept per check (the rest are counted). */
+const MAX_VIOLATIONS = 100;
+const EXCERPT_CHARS = 2000;
+
+/** One check's chances and violations, per player. */
+export class WalletTally {
+  private readonly chances = new Map<string, number>();
+  private total = 0;
+  private readonly kept: ReportViolation[] = [];
+  private readonly moreBy = new Map<string, number>();
+
+  exercise(user: string): void {
+    this.total++;
+    this.chances.set(user, (this.chances.get(user) ?? 0) + 1);
+  }
+
+  violate(message: string, x: WalletExchange, a: WalletAnswer): void {
+    const user = x.user ?? '';
+    if (this.kept.length >= MAX_VIOLATIONS) {
+      this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + 1);
+      return;
+    }
+    const v: ReportViolation = { message, journal_ids: [x.id], evidence: [evidenceOf(x, a)] };
+    if (x.user !== undefined) v.user_id = x.user;
+    if (x.tx !== undefined) v.transaction_id = x.tx;
+    this.kept.push(v);
+  }
+
+  exercised(user?: string): number {
+    return user === undefined ? this.total : (this.chances.get(user) ?? 0);
+  }
+
+  violationsOf(user?: string): { list: ReportViolation[]; more: number } {
+    const list = user === undefined ? this.kept : this.kept.filter((v) => v.user_id === user);
+    let more = 0;
+    for (const [u, n] of this.moreBy) if (user === undefined || u === user) more += n;
+    return { list, more };
+  }
+}
+
+const cut = (text: string) => (text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}… (${text.length} characters)`);
+
+/** What a violation keeps of the exchange it cites: the request body and the reply as it came (the Api-Key header masked). */
+function evidenceOf(x: WalletExchange, a: WalletAnswer): ReportEvidence {
+  const e: ReportEvidence = { journal_id: x.id, received_at: new Date(x.sentAt).toISOString() };
+  e.replied_at = new Date(a.at).toISOString();
+  e.request = cut(JSON.stringify({ body: x.body ?? null }));
+  if (a.kind === 'none') e.reply = cut(JSON.stringify({ none: a.why }));
+  else {
+    const headers = { ...a.headers };
+    if (headers['api-key'] !== undefined) headers['api-key'] = '***';
+    e.reply = cut(JSON.stringify({ status: a.status, headers, body: a.text }));
+  }
+  return e;
+}

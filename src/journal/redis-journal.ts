@@ -1,0 +1,268 @@
+import type { Redis } from 'ioredis';
+import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../backends/redis/connection.js';
+import { JournalIds } from './journal-ids.js';
+import {
+  admitInFlight,
+  DEFAULT_JOURNAL_BYTES,
+  DEFAULT_JOURNAL_SIZE,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalListener,
+  type JournalStore,
+  type NewEntry,
+  type ReplyTiming,
+  page,
+  type StoredEntry,
+} from './journal.js';
+import { type MatchFields, matchFields, matches } from './match.js';
+
+/**
+ * The journal of every wallet-sim process sharing one Redis: a capped stream, so /admin/journal,
+ * the report and the dashboard of any process see every callback whichever process served it.
+ * Entry ids come from one counter (`journal:id`), so they are unique and in arrival order across
+ * processes.
+ *
+ * Bounded as the in-memory journal is: by --journal-size entries and by --journal-bytes characters
+ * of entry JSON, the oldest entries going first, in one script with the add (every process sees
+ * the same bound). Differences, said plainly: callbacks still being answered (`inFlight`, a
+ * `delay_ms` in progress) are known to the process serving them only. While Redis is unreachable entries are not kept (the callback
+ * is still answered; its log line has it).
+ *
+ *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), rp (replayed: 1 or 0),
+ *                 c (code), r (rule name), g (game_no), tb (table_no) (these four when the entry has
+ *                 them), n (the JSON's length), e (the entry's JSON). Filters read the fields, never the JSON.
+ *   journal:id    the last id given
+ *   journal:bytes the characters of JSON the stream holds (the sum of its entries' n)
+ */
+export class RedisJournal implements JournalStore {
+  private readonly pending = new Map<number, Omit<NewEntry, 'id'> & { id: number }>();
+  private readonly listeners = new Set<JournalListener>();
+  private reader?: Redis;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly prefix: string,
+    readonly capacity = DEFAULT_JOURNAL_SIZE,
+    readonly maxBytes = DEFAULT_JOURNAL_BYTES,
+    /** Why Redis cannot serve now (the store's link): entries are then not waited for. */
+    private readonly unavailable: () => string | undefined = () => undefined,
+  ) {
+    // EVALSHA (the script is sent once per connection), as the store's own scripts are.
+    client.defineCommand('walletJournalAdd', { numberOfKeys: 2, lua: ADD });
+    this.ids = new JournalIds(client, `${prefix}journal:id`, unavailable);
+  }
+
+  private readonly ids: JournalIds;
+
+  private get streamKey(): string {
+    return `${this.prefix}journal`;
+  }
+
+  private get bytesKey(): string {
+    return `${this.prefix}journal:bytes`;
+  }
+
+  async record(entry: Omit<NewEntry, 'id'>): Promise<StoredEntry> {
+    return this.keep({ id: await this.nextId(), ...entry });
+  }
+
+  /** Bodies of this process's callbacks in flight, counted against --journal-bytes as in memory. */
+  private inFlightBytes = 0;
+
+  async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
+    const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
+    this.inFlightBytes += held;
+    const id = (await this.ids.claim(entry.user_id)) || (await this.nextId());
+    const full = { id, ...entry, duration_ms: 0 };
+    if (id) this.pending.set(id, full);
+    return {
+      id,
+      finish: ({ replied_at, duration_ms, client_gone }: ReplyTiming): Promise<StoredEntry> => {
+        this.pending.delete(id);
+        this.inFlightBytes -= held;
+        const { received_at, ...rest } = full;
+        return this.keep({ ...rest, id, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } });
+      },
+    };
+  }
+
+  /** Takes an id now for the next callback of `userId` this process journals (JournalIds.reserve). */
+  reserve(userId: string): void {
+    this.ids.reserve(userId);
+  }
+
+  /** 0 when Redis cannot give one: the entry is then not kept. */
+  private nextId(): Promise<number> {
+    return this.ids.next();
+  }
+
+  inFlight(): JournalEntry[] {
+    // Through JSON, as every reader gets an entry: its headers masked.
+    return [...this.pending.values()].map((e) => JSON.parse(JSON.stringify(e)) as JournalEntry);
+  }
+
+  private async keep(entry: NewEntry & { id: number }): Promise<StoredEntry> {
+    const text = JSON.stringify(entry);
+    const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
+    if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
+    // Not kept (id 0): Redis is away. The route then answers an R0 with R1 (see `unjournalled`).
+    if (this.unavailable()) return { ...stored, id: 0 };
+    try {
+      const keys = [this.streamKey, this.bytesKey];
+      const client = this.client as JournalClient;
+      await client.walletJournalAdd(...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
+    } catch {
+      return { ...stored, id: 0 };
+    }
+    return stored;
+  }
+
+  async select(filter: JournalFilter = {}): Promise<StoredEntry[]> {
+    const hits: StoredEntry[] = [];
+    // Read in pages: the stream is bounded by --journal-size, each page by 1,000 entries.
+    for (let from = '-'; ;) {
+      const entries = await this.client.xrange(this.streamKey, from, '+', 'COUNT', 1000);
+      for (const [, fields] of entries) {
+        const e = toStored(fields);
+        if ((filter.after === undefined || e.id > filter.after) && matches(e, filter)) hits.push(e);
+      }
+      if (entries.length < 1000) break;
+      from = `(${entries.at(-1)![0]}`;
+    }
+    // Kept in reply order; listed in arrival order (id), as the in-memory journal does.
+    return page(hits, filter);
+  }
+
+  async list(filter: JournalFilter = {}): Promise<JournalEntry[]> {
+    return (await this.select(filter)).map((e) => JSON.parse(e.text) as JournalEntry);
+  }
+
+  async count(filter: JournalFilter = {}): Promise<number> {
+    return (await this.select(filter)).length;
+  }
+
+  async reset(): Promise<void> {
+    await this.client.del(this.streamKey, this.bytesKey);
+  }
+
+  /**
+   * Every entry added to the stream from now on, by any process: read on a connection of its own
+   * (XREAD BLOCK), started with the first listener and stopped with the last.
+   */
+  subscribe(listener: JournalListener): () => void {
+    this.listeners.add(listener);
+    // From now, by the clock (stream ids start with Redis's time in ms): the reader's connection
+    // is not up yet, and "$" would miss what is added meanwhile.
+    if (!this.reader) void this.follow(`${Date.now()}-0`);
+    return () => {
+      this.listeners.delete(listener);
+      if (!this.listeners.size) this.stopReading();
+    };
+  }
+
+  private stopReading(): void {
+    this.reader?.disconnect();
+    this.reader = undefined;
+  }
+
+  private async follow(from: string): Promise<void> {
+    // XREAD BLOCK 5000 waits 5 s by design: its time-out is the block plus the commands' own.
+    const commandTimeout = BLOCK_MS + (this.client.options.commandTimeout ?? DEFAULT_REDIS_TIMEOUT_MS);
+    const reader = this.client.duplicate({ ...REDIS_OPTIONS, commandTimeout, lazyConnect: true });
+    reader.on('error', () => {
+      /* reconnects by itself */
+    });
+    this.reader = reader;
+    let last = from;
+    try {
+      await reader.connect();
+    } catch {
+      /* retried below */
+    }
+    while (this.reader === reader) {
+      try {
+        const reply = await reader.xread('COUNT', 1000, 'BLOCK', BLOCK_MS, 'STREAMS', this.streamKey, last);
+        for (const [, entries] of reply ?? []) {
+          for (const [id, fields] of entries) {
+            last = id;
+            const stored = toStored(fields);
+            for (const listener of this.listeners) listener(stored);
+          }
+        }
+      } catch {
+        // Disconnected (or stopped): wait for the reconnect.
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.stopReading();
+  }
+}
+
+/** The stream fields of an entry (see the key list above). */
+function streamFields(e: StoredEntry): string[] {
+  const fields = ['id', String(e.id), 'u', e.user_id ?? '', 'ev', e.event_type ?? '', 'tx', e.transaction_id ?? ''];
+  fields.push('rp', e.replayed ? '1' : '0');
+  if (e.code !== undefined) fields.push('c', e.code);
+  if (e.rule !== undefined) fields.push('r', e.rule);
+  if (e.game_no !== undefined) fields.push('g', e.game_no);
+  if (e.table_no !== undefined) fields.push('tb', e.table_no);
+  fields.push('n', String(e.text.length), 'e', e.text);
+  return fields;
+}
+
+function toStored(fields: string[]): StoredEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  const opt = (v: string | undefined) => (v ? v : undefined);
+  const id = Number(f.id);
+  const text = f.e ?? '{}';
+  // Written by a wallet-sim from before `rp` and the fields after it were in the stream: read them from the JSON.
+  if (f.rp === undefined) return { id, ...fieldsOfText(text), text };
+  const [replayed, code, rule, game_no, table_no] = [f.rp === '1', f.c, f.r, f.g, f.tb];
+  return { id, user_id: opt(f.u), event_type: opt(f.ev), transaction_id: opt(f.tx), replayed, code, rule, game_no, table_no, text };
+}
+
+function fieldsOfText(text: string): MatchFields {
+  try {
+    const entry = JSON.parse(text) as Partial<JournalEntry>;
+    return matchFields({ ...entry, replayed: entry.replayed === true, request: { body: entry.request?.body } });
+  } catch {
+    return {};
+  }
+}
+
+const BLOCK_MS = 5000;
+
+type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
+
+/**
+ * Adds an entry (ARGV 4…: its fields), then drops the oldest entries until the stream holds at
+ * most ARGV[1] entries and ARGV[2] characters of JSON (ARGV[3]: this entry's), never the entry
+ * just added (a count that drifted above the stream's own is reset to it). An entry written by
+ * a wallet-sim from before the byte bound has no n and counts as 0 characters, as it was never
+ * added to journal:bytes.
+ */
+const ADD = `
+local bytes = redis.call('INCRBY', KEYS[2], ARGV[3])
+redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))
+local capacity, max = tonumber(ARGV[1]), tonumber(ARGV[2])
+while bytes > max or redis.call('XLEN', KEYS[1]) > capacity do
+  if redis.call('XLEN', KEYS[1]) <= 1 then
+    -- Only this entry is left: the count had drifted (a stream trimmed or deleted by other means).
+    bytes = tonumber(ARGV[3])
+    redis.call('SET', KEYS[2], bytes)
+    break
+  end
+  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
+  local size = 0
+  for i = 1, #oldest[2], 2 do
+    if oldest[2][i] == 'n' then size = tonumber(oldest[2][i + 1]) end
+  end
+  redis.call('XDEL', KEYS[1], oldest[1])
+  bytes = redis.call('DECRBY', KEYS[2], size)
+end
+return bytes`;

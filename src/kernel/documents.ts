@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import { depthProblem } from '../text/json-depth.js';
+import { jsonSyntaxError } from '../text/json-position.js';
+import { describeErrors } from '../protocol/schemas.js';
+
+/*
+ * One loader for the JSON documents a user writes (scenario files, expectations files): read,
+ * parse, validate; every problem names the file, the JSON pointer and the reason.
+ */
+
+export interface DocumentProblem {
+  pointer: string;
+  message: string;
+}
+
+/** A document that cannot be used: every problem, each with its JSON pointer ('' = the whole document). */
+export class DocumentError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: DocumentProblem[],
+  ) {
+    const lines = problems.map((p) => `${source}: ${p.pointer ? `${p.pointer} ` : ''}${p.message}`);
+    super([...new Set(lines)].join('\n'));
+    this.name = 'DocumentError';
+  }
+}
+
+/** The error class a kind of document fails with (ScenarioError, ExpectationsError). */
+export type DocumentErrorClass = new (source: string, problems: DocumentProblem[]) => DocumentError;
+
+/** Checks a parsed document against its schema; throws `Failure` naming every problem. */
+export function checkDocument<T>(doc: unknown, validate: ValidateFunction<T>, source: string, Failure: DocumentErrorClass): T {
+  if (validate(doc)) return doc;
+  throw new Failure(source, describeErrors(validate.errors));
+}
+
+/**
+ * Reads, parses and checks a JSON document file. `check` validates the parsed document (and may
+ * compile it); a file that cannot be read or parsed fails with `Failure` too.
+ */
+export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: string) => T, Failure: DocumentErrorClass): T {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Failure(path, [{ pointer: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new Failure(path, [{ pointer: '', message: `is not valid JSON: ${jsonSyntaxError(text, e as Error)}` }]);
+  }
+  const tooDeep = depthProblem(doc);
+  if (tooDeep) throw new Failure(path, [tooDeep]);
+  return check(doc, path);
+}

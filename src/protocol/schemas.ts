@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { EVENT_SITES, listAt, withEvents } from './event-schemas.js';
+import { registeredEvents, schemasCompiledWith } from './registry.js';
+import { SCHEMAS_DIR } from '../kernel/paths.js';
+
+export interface JsonSchema {
+  $id: string;
+  [key: string]: unknown;
+}
+
+/** The files of schemas/ as they are, by $id. */
+export const schemaFiles: readonly JsonSchema[] = readdirSync(SCHEMAS_DIR)
+  .filter((f) => f.endsWith('.schema.json'))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join(SCHEMAS_DIR, f), 'utf8')) as JsonSchema);
+
+/**
+ * Every schema, by $id: the single source of the wire contract. The files of schemas/, with the
+ * events registered so far (src/protocol/registry.ts) in their lists of events: an event registered
+ * before the app is built is validated, filtered, matched and documented like a built-in one.
+ */
+export const schemas: readonly JsonSchema[] = withEvents(schemaFiles, registeredEvents());
+
+/** Every event_type the schemas accept, in their order (the built-in ones first). */
+export const eventTypes = listAt(
+  schemas.find((s) => s.$id === 'Envelope')!,
+  EVENT_SITES.find((s) => s.$id === 'Envelope')!,
+) as readonly string[];
+schemasCompiledWith(new Set(eventTypes));
+
+/** The ajv options used everywhere, Fastify's validator included: no coercion, no defaults, every error. */
+export const ajvOptions = {
+  allErrors: true,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  discriminator: true,
+  strict: false,
+} as const;
+
+let shared: Ajv | undefined;
+
+/** A validator for one schema by $id, from an ajv instance that knows all of them. */
+export function validator<T>(id: string): ValidateFunction<T> {
+  if (!shared) {
+    shared = new Ajv(ajvOptions);
+    for (const s of schemas) shared.addSchema(s);
+  }
+  const fn = shared.getSchema<T>(id);
+  if (!fn) throw new Error(`wallet-sim: no schema with $id ${id} in ${SCHEMAS_DIR}`);
+  return fn;
+}
+
+/** The pattern of a whole number written as text (a query parameter such as limit). */
+export const WHOLE_NUMBER = '^[0-9]+$';
+
+/** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
+  return (errors ?? []).map((e) => {
+    const pointer =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+        : e.keyword === 'additionalProperties'
+          ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
+          : e.instancePath;
+    const message =
+      e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'additionalProperties'
+          ? 'is not an allowed property'
+          : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
+            ? 'must be a whole number (digits only)'
+            : e.keyword === 'enum'
+              ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+              : (e.message ?? 'is invalid');
+    return { pointer: pointer || '/', message };
+  });
+}

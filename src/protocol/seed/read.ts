@@ -1,0 +1,166 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import sjson from 'secure-json-parse';
+import { type Finding, finding } from '../findings.js';
+import type { CallbackRequest } from '../types.generated.js';
+import { describeErrors, eventTypes, validator } from '../schemas.js';
+import type { Simulator } from '../../core/simulator.js';
+
+const validateRequest = validator<CallbackRequest>('CallbackRequest');
+
+export interface CallbackInput {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The body exactly as received. */
+  body: string;
+}
+
+/** A callback as read: who sent it, what it says, and every defect found on the way. */
+export interface Intake {
+  authenticated: boolean;
+  /** The parsed body, when it is readable JSON of a sane depth. */
+  body: unknown;
+  /** The body, when it is a schema-valid request. */
+  request?: CallbackRequest;
+  /** event_type and user_id as the caller sent them, when readable, for the reply's echo. */
+  echo: { event_type?: string; user_id?: string };
+  findings: Finding[];
+}
+
+/** Largest body an unauthenticated caller gets parsed (for the findings and the echo of its reply). */
+export const UNAUTHENTICATED_READ_LIMIT = 16 * 1024;
+
+/** Authenticate → parse → validate: every defect of the request becomes a finding, nothing throws. */
+export function readCallback(sim: Simulator, input: CallbackInput): Intake {
+  const findings: Finding[] = [];
+  const header = (name: string) => first(input.headers[name]);
+  const credentialFindings = authenticate(sim, header('api-id'), header('api-key'));
+  const authenticated = credentialFindings.length === 0;
+  // An unauthenticated caller gets its R2 for the price of a small body at most: a larger one is
+  // neither parsed nor validated, and only an excerpt of it is journalled.
+  const readable = authenticated || input.body.length <= UNAUTHENTICATED_READ_LIMIT;
+  const parsed = readable ? parseBody(input, findings) : undefined;
+  const echo = echoFields(parsed);
+  // No request nests this deep; a body that does would overflow the stack of every recursive walk
+  // after this one (fingerprint, journal serialisation), so it is refused here and journalled as text.
+  const tooDeep = parsed !== undefined && nestsDeeperThan(parsed, MAX_DEPTH);
+  if (tooDeep) findings.push(finding('SCHEMA', `the body nests deeper than ${MAX_DEPTH} levels`, '/'));
+  const body = tooDeep ? undefined : parsed;
+  if (header('callback-url') === undefined) findings.push(finding('CALLBACK_URL_MISSING', undefined, 'header:Callback-URL'));
+  if (!authenticated) findings.push(...credentialFindings);
+  const request = body !== undefined && validateRequest(body) ? body : undefined;
+  if (body !== undefined && !request) findings.push(...schemaFindings(body, echo));
+  if (request) timestampFindings(request.timestamp, sim.scenario.timestampSkewS, findings);
+  return { authenticated, body, request, echo, findings };
+}
+
+function schemaFindings(body: unknown, echo: Intake['echo']): Finding[] {
+  const errors = validateRequest.errors ?? [];
+  const absent = echo.event_type === undefined && (body === null || typeof body !== 'object' || !('event_type' in body));
+  return describeErrors(errors).flatMap(({ pointer, message }, i) => {
+    // The discriminator's own words ("value of tag … must be in oneOf") say nothing to a
+    // provider; a missing event_type is already reported as required.
+    if (errors[i]!.keyword !== 'discriminator') return [finding('SCHEMA', `${pointer} ${message}`, pointer)];
+    return absent ? [] : [finding('SCHEMA', `/event_type must be one of ${eventTypes.join(', ')}`, '/event_type')];
+  });
+}
+
+/** Far beyond any request (the deepest, a bet, nests 4 levels). */
+const MAX_DEPTH = 32;
+
+/**
+ * Recursive, but never deeper than `max` + 1 frames: it stops at the first level past the bound,
+ * so it cannot overflow the stack itself (and it allocates nothing, unlike a walk with a stack).
+ */
+function nestsDeeperThan(value: unknown, max: number, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > max) return true;
+  if (Array.isArray(value)) {
+    // By index: `for…in` would make a string of every index of a wide array.
+    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], max, depth + 1)) return true;
+    return false;
+  }
+  const node = value as Record<string, unknown>;
+  for (const key in node) if (nestsDeeperThan(node[key], max, depth + 1)) return true;
+  return false;
+}
+
+export const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+function parseBody(input: CallbackInput, findings: Finding[]): unknown {
+  const header = first(input.headers['content-type']) ?? '';
+  const type = header === 'application/json' ? header : header.split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json')
+    findings.push(
+      finding(
+        'CONTENT_TYPE_WRONG',
+        `Content-Type is ${type ? JSON.stringify(type) : 'missing'}, not application/json`,
+        'header:Content-Type',
+      ),
+    );
+  if (isBlank(input.body)) {
+    findings.push(finding('BODY_EMPTY'));
+    return undefined;
+  }
+  try {
+    return sjson.parse(input.body, null, { protoAction: 'error', constructorAction: 'error' });
+  } catch (e) {
+    const message = (e as Error).message;
+    if (message.startsWith('Object contains forbidden'))
+      findings.push(finding('BODY_FORBIDDEN_KEY', `the body has a forbidden key: ${message}`));
+    else findings.push(finding('BODY_NOT_JSON', `the body is not valid JSON: ${message}`));
+    return undefined;
+  }
+}
+
+/** Whether a text is empty or whitespace only, without trimming a copy of it. */
+const isBlank = (text: string): boolean => text.length === 0 || (/\s/.test(text[0]!) && text.trim() === '');
+
+/** event_type and user_id as the caller sent them, when they are readable strings. */
+function echoFields(body: unknown): { event_type?: string; user_id?: string } {
+  if (body === null || typeof body !== 'object') return {};
+  const { event_type, user_id } = body as Record<string, unknown>;
+  return {
+    event_type: typeof event_type === 'string' ? event_type : undefined,
+    user_id: typeof user_id === 'string' ? user_id : undefined,
+  };
+}
+
+/** Where a provider finds the credentials to send (an R2's reason says it). */
+const WHERE_CREDENTIALS = "send the scenario's credentials.api_id and api_key (GET /admin/scenario shows them)";
+
+function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined): Finding[] {
+  if (apiId === undefined || apiKey === undefined) {
+    const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
+    return [finding('CREDENTIALS_MISSING', `${missing} header missing; ${WHERE_CREDENTIALS}`, `header:${missing.split(' ')[0]}`)];
+  }
+  const { id: idOk, key: keyOk } = sim.checkCredentials(apiId, apiKey);
+  if (idOk && keyOk) return [];
+  return [
+    finding(
+      'CREDENTIALS_WRONG',
+      `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials; ${WHERE_CREDENTIALS}`,
+      `header:${!idOk ? 'Api-Id' : 'Api-Key'}`,
+    ),
+  ];
+}
+
+/** Adds to `out` what is wrong with the timestamp, if anything. */
+function timestampFindings(ts: number, skewS: number, out: Finding[]): void {
+  // 1e400 parses to Infinity: not a time at all, unlike a merely fractional or skewed one.
+  if (!Number.isFinite(ts)) {
+    out.push(finding('SCHEMA', `/timestamp ${ts} is not a finite number`, '/timestamp'));
+    return;
+  }
+  if (!Number.isInteger(ts))
+    out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp ${ts} is not an integer number of seconds`, '/timestamp'));
+  const off = Math.round(ts - Date.now() / 1000);
+  if (Math.abs(off) > skewS)
+    out.push(
+      finding(
+        'TIMESTAMP_SKEWED',
+        `timestamp is ${Math.abs(off)} s ${off < 0 ? 'behind' : 'ahead of'} the wallet clock (allowed ${skewS} s)${ts > 1e11 ? '; milliseconds instead of seconds?' : ''}`,
+        '/timestamp',
+      ),
+    );
+}
