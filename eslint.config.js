@@ -40,6 +40,11 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
   {
+    // The dependency-cruiser configuration is CommonJS, as the tool reads it.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     // Tests build deliberately broken bodies and read untyped JSON replies.
     files: ['test/**/*.ts'],
     // They strip ANSI colours (\x1b) from what the CLI printed.

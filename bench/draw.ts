@@ -7,6 +7,7 @@ import { compileScenario } from '../src/core/scenario/scenario.js';
 import { Simulator } from '../src/core/simulator.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
+import { openSimulator } from '../src/app/compose.js';
 
 /**
  * node dist/bench/draw.js [callbacks=200000] [rounds=5]
@@ -21,7 +22,7 @@ import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
 const [n = 200_000, rounds = 5] = process.argv.slice(2).map(Number);
 const chaos = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'chaos.json'), 'utf8')) as Scenario;
 const open = (rules: Scenario['rules']) =>
-  Simulator.open(compileScenario({ ...(BENCH_SCENARIO as Scenario), rules, seed: 1 }), new MemoryBackend());
+  openSimulator(compileScenario({ ...(BENCH_SCENARIO as Scenario), rules, seed: 1 }), new MemoryBackend());
 const targets: [string, Simulator][] = [
   ['no rules', await open([])],
   ['chaos.json rules', await open(chaos.rules)],

@@ -2,11 +2,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app/app.js';
 import { logger } from '../src/app/logger.js';
 import { compileScenario } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { injectedCpu } from './injected.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
+import { openSimulator } from '../src/app/compose.js';
 
 /**
  * node dist/bench/inject.js [requests=20000] [rounds=5] [log level=warn]   (info: redirect stdout)
@@ -28,10 +29,10 @@ function bare(withLogger: boolean): FastifyInstance {
   return app;
 }
 
-const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
+const sim = await openSimulator(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 // (c): the same app whose grading session folds nothing: (b) − (c) is the fold's cost per callback (its events are
 // still queued and handed over, src/grading/batched-feed.ts; bench/pipeline.ts --ab-grading measures grading whole).
-const ungraded = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
+const ungraded = await openSimulator(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 const { grader } = ungraded.grading;
 Object.assign(grader, { arrive: (a: object) => ({ ...a, nth: 0, outcome: 'waiting' }), complete() {}, count() {}, closed() {} });
 const targets: [string, FastifyInstance][] = [

@@ -10,6 +10,7 @@ import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { loadavg } from './measure.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
+import { openSimulator } from '../src/app/compose.js';
 
 /**
  * node dist/bench/pipeline.js [callbacks=100000] [rounds=5] [batch=50] [--ungraded | --ab-grading]
@@ -38,6 +39,7 @@ const [n = 100_000, rounds = 5, batch = 50] = process.argv
 const UNGRADED: GradingFeed = {
   expect: () => 0,
   settle: () => undefined,
+  arrived: () => undefined,
   arrive: () => undefined,
   closed() {},
   complete() {},
@@ -100,7 +102,7 @@ function abGrading(): void {
 }
 
 async function measure(ungraded: boolean): Promise<void> {
-  const real = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
+  const real = await openSimulator(compileScenario(BENCH_SCENARIO), new MemoryBackend());
   // The simulator as the pipeline sees it, with grading that keeps nothing when asked.
   const sim: Simulator = ungraded ? Object.create(real, { gradingFeed: { value: UNGRADED } }) : real;
   const headers = { host: '127.0.0.1:8080', connection: 'keep-alive', 'content-length': '300', ...HEADERS };

@@ -4,12 +4,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app/app.js';
 import { logger } from '../src/app/logger.js';
 import { compileScenario } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { injectedCpu } from './injected.js';
 import { median } from './report.js';
 import { type Profile, stageTimes } from './stage-map.js';
 import { BENCH_SCENARIO, trafficBodies } from './traffic.js';
+import { openSimulator } from '../src/app/compose.js';
 
 /**
  * node dist/bench/stages.js [requests=20000] [rounds=3]
@@ -32,7 +33,7 @@ function bare(): FastifyInstance {
   return app;
 }
 
-const sim = await Simulator.open(compileScenario(BENCH_SCENARIO), new MemoryBackend());
+const sim = await openSimulator(compileScenario(BENCH_SCENARIO), new MemoryBackend());
 const targets: [string, FastifyInstance][] = [
   ['bare Fastify, logger at warn', bare()],
   ['wallet-sim, memory store, logger at warn', await buildApp({ sim, logger: log() })],

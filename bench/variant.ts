@@ -25,10 +25,11 @@ import { ROOT } from '../src/kernel/paths.js';
 /** One edit of the compiled build: `anchor` (found exactly once in `file`) becomes `by`. */
 type Edit = [file: string, anchor: string, by: string];
 
-const UNGRADED = `{ expect: () => 0, settle: () => undefined, arrive: () => undefined, closed() {}, complete() {}, count() {} }`;
+const UNGRADED = `{ expect: () => 0, settle: () => undefined, arrived: () => undefined, arrive: () => undefined, closed() {}, complete() {}, count() {} }`;
 const ARRIVE = 'this.advance(arrival.at);\n        let tx = this.txs.get(arrival.tx);';
 const BOOK = '            fn(this, a, tx);\n        this.book(a, tx);\n        return a;';
-const ARRIVAL = "        body,\n        applied: code === 'R0',\n        headers: request.headers,\n        reply,";
+const ARRIVAL =
+  "        body: keptBody(x.requestBody, x.chars, x.text),\n        applied: code === 'R0',\n        headers: request.headers,\n        reply,";
 
 const VARIANTS: Record<string, Edit[]> = {
   ungraded: [['src/core/simulator.js', 'get gradingFeed() {', `get gradingFeed() {\n        return ${UNGRADED};`]],
@@ -37,7 +38,7 @@ const VARIANTS: Record<string, Edit[]> = {
   'no-rounds': [['src/grading/grader.js', BOOK, BOOK.replace('        this.book(a, tx);\n', '')]],
   'no-evidence': [
     [
-      'src/core/pipeline.js',
+      'src/grading/feed.js',
       ARRIVAL,
       "        body: undefined,\n        applied: code === 'R0',\n        headers: undefined,\n        reply: undefined,",
     ],

@@ -6,7 +6,8 @@
 import { buildApp } from '../src/app/app.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { compileScenario } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
+import { openSimulator } from '../src/app/compose.js';
 
 const total = Number(process.argv[2] ?? 200_000);
 const feedback = 'f'.repeat(Number(process.argv[3] ?? 4000));
@@ -16,7 +17,7 @@ const scenario = compileScenario({
   currencies: { KRW: 0 },
   defaults: { currency: 'KRW', balance: 1e12, auto_create_players: true },
 });
-const sim = await Simulator.open(scenario, new MemoryBackend({}));
+const sim = await openSimulator(scenario, new MemoryBackend({}));
 const app = await buildApp({ sim, logger: false });
 const gc = (globalThis as { gc?: () => void }).gc;
 const mib = (n: number) => (n / 1024 / 1024).toFixed(0);

@@ -5,8 +5,9 @@
 import type { CallbackRequest } from '../src/protocol/types.generated.js';
 import { decide } from '../src/wallet/decide.js';
 import { compileScenario } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
+import { openSimulator } from '../src/app/compose.js';
 
 const total = Number(process.argv[2] ?? 5_000_000);
 const retain = Number(process.argv[3] ?? 1_000_000);
@@ -18,7 +19,7 @@ const scenario = compileScenario({
   currencies: { KRW: 0 },
   defaults: { currency: 'KRW', balance: 1e12 },
 });
-const sim = await Simulator.open(scenario, new MemoryBackend({ retainTransactions: retain }));
+const sim = await openSimulator(scenario, new MemoryBackend({ retainTransactions: retain }));
 const ts = Math.floor(Date.now() / 1000);
 const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -3,13 +3,14 @@ import t from 'tap';
 import { buildApp } from '../src/app/app.js';
 import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { loadScenarioFile } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { balanceOf, bet, HEADERS, login, result, send } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
+import { openSimulator } from '../src/app/compose.js';
 
 async function open(name: string) {
-  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`)), new MemoryBackend());
+  const sim = await openSimulator(loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`)), new MemoryBackend());
   const app = await buildApp({ sim });
   return { app, sim };
 }

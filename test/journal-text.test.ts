@@ -4,9 +4,10 @@ import t from 'tap';
 import { handleCallback } from '../src/core/handle.js';
 import { entryText, Journal, type NewEntry, textBound } from '../src/journal/journal.js';
 import { compileScenario } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, TEST_SCENARIO } from './helpers/app.js';
+import { openSimulator } from '../src/app/compose.js';
 
 type Begun = Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>;
 type Done = { replied_at: string; duration_ms: number; client_gone: boolean };
@@ -55,7 +56,7 @@ const tricky: [string, string][] = [
 ];
 
 t.test('entryText equals JSON.stringify of the entry objects, for bodies a caller may send', async (t) => {
-  const sim = await Simulator.open(compileScenario(TEST_SCENARIO), new MemoryBackend());
+  const sim = await openSimulator(compileScenario(TEST_SCENARIO), new MemoryBackend());
   let id = 0;
   for (const [name, body] of tricky) {
     for (const headers of [HEADERS, { ...HEADERS, 'api-key': 'wrong-key', 'x-odd': ['a', 'b\u00e9'] as never }, {}]) {
@@ -119,7 +120,7 @@ t.test('the journal keeps that text: begin → finish, record, inFlight', async 
 });
 
 t.test('an entry kept as objects reads as the same text, and counts at least its length', async (t) => {
-  const sim = await Simulator.open(compileScenario(TEST_SCENARIO), new MemoryBackend());
+  const sim = await openSimulator(compileScenario(TEST_SCENARIO), new MemoryBackend());
   const short = '{"transaction_id":"s","event_type":"login","timestamp":1e9,"feedback_data":"f","user_id":"p","n":[1e20,1e20,1e20]}';
   const done = { replied_at: 'later', duration_ms: 12, client_gone: false };
   let lazy = 0;

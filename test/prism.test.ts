@@ -14,10 +14,11 @@ import t from 'tap';
 import { buildApp } from '../src/app/app.js';
 import { DEFAULT_SCENARIO } from '../src/kernel/paths.js';
 import { loadScenarioFile } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { readmeCallbacks } from './helpers/readme.js';
 import { loadSigner } from '../src/evidence/signing-key.js';
+import { openSimulator } from '../src/app/compose.js';
 
 t.setTimeout(180_000);
 const PRISM = createRequire(import.meta.url).resolve('@stoplight/prism-cli/dist/index.js');
@@ -80,7 +81,7 @@ async function call(base: string, c: Call): Promise<{ status: number; violations
 }
 
 t.test('Prism validating proxy: every reply matches the published document', async (t) => {
-  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
+  const sim = await openSimulator(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
   // With a signing key, so the signed report (a SignedReport) is checked against the document too.
   const app = await buildApp({ sim, bodyLimit: LIMIT, signer: loadSigner(generateKeyPairSync('ed25519').privateKey) });
   t.teardown(() => app.close());

@@ -24,7 +24,7 @@ import { DEFAULT_SCENARIO, ROOT, SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { FINDINGS } from '../src/protocol/findings.js';
 import { schemas } from '../src/protocol/schemas.js';
 import { compileScenario, loadScenarioFile } from '../src/core/scenario/scenario.js';
-import { Simulator } from '../src/core/simulator.js';
+import {} from '../src/core/simulator.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { bet, HEADERS, login, result } from './helpers/app.js';
 import { listen, post } from './helpers/net.js';
@@ -39,6 +39,7 @@ import {
   section,
   shBlocks,
 } from './helpers/readme.js';
+import { openSimulator } from '../src/app/compose.js';
 
 const cli = doc('docs/cli.md');
 const routes = doc('docs/routes.md');
@@ -84,7 +85,7 @@ t.test('every other command, each option with its env var, in docs/cli.md', asyn
 });
 
 t.test('every route, in docs/routes.md, and every route the app has is documented', async (t) => {
-  const sim = await Simulator.open(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryBackend());
+  const sim = await openSimulator(loadScenarioFile(join(SCENARIOS_DIR, 'default.json')), new MemoryBackend());
   const app = await buildApp({ sim });
   await app.ready();
   const served = routeTable(app.printRoutes({ commonPrefix: false }));
@@ -171,7 +172,7 @@ t.test('every finding code (docs/routes.md) and bundled scenario (docs/scenarios
 
 t.test("docs/scenarios.md's example scenario does what the page says", async (t) => {
   const block = /```json\n([\s\S]*?)```/.exec(scenarios)![1]!;
-  const sim = await Simulator.open(compileScenario(JSON.parse(block), 'docs/scenarios.md'), new MemoryBackend());
+  const sim = await openSimulator(compileScenario(JSON.parse(block), 'docs/scenarios.md'), new MemoryBackend());
   const app = await buildApp({ sim });
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
@@ -216,7 +217,7 @@ t.test(
       'every body is complete JSON',
     );
 
-    const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend()); // what npm start runs
+    const sim = await openSimulator(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend()); // what npm start runs
     const app = await buildApp({ sim });
     t.teardown(() => app.close());
     const base = await listen(app);

@@ -5,8 +5,9 @@ import { buildApp } from './app.js';
 import { DEFAULT_SERVER } from '../openapi/openapi.js';
 import { DEFAULT_SCENARIO } from '../kernel/paths.js';
 import { loadScenarioFile } from '../core/scenario/scenario.js';
-import { Simulator } from '../core/simulator.js';
+import {} from '../core/simulator.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
+import { openSimulator } from './compose.js';
 
 export { DEFAULT_SERVER };
 
@@ -24,7 +25,7 @@ export interface OpenapiCommandOptions {
  * generators need one); the served /openapi.json keeps "/".
  */
 export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string> {
-  const sim = await Simulator.open(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
+  const sim = await openSimulator(loadScenarioFile(DEFAULT_SCENARIO), new MemoryBackend());
   const app = await buildApp({ sim, path: o.path });
   try {
     await app.ready();

@@ -11,6 +11,7 @@ import type { KeyObject } from 'node:crypto';
 import { loadSigner, type Signer, SigningKeyError } from '../evidence/signing-key.js';
 import { checkProxyable } from '../core/scenario/proxy-check.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
+import { openSimulator } from './compose.js';
 
 /** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
 function upstreamProblem(url: string): string | undefined {
@@ -130,7 +131,7 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     backend = await openBackend(o.store, o);
     const upstream =
       o.upstream === undefined ? undefined : { url: o.upstream, timeoutMs: o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
-    sim = await Simulator.open(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed, upstream });
+    sim = await openSimulator(checked.scenario, backend, { apiId: o.apiId, apiKey: o.apiKey, seed: o.seed, upstream });
   } catch (e) {
     // A data file that cannot be used is never replaced: say which file and why, start nothing.
     await backend?.close().catch(() => undefined);

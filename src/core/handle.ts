@@ -1,37 +1,19 @@
 import { andThen, type Awaitable } from '../kernel/awaitable.js';
 import { type CallbackInput, first, type Intake, readCallback } from '../protocol/seed/read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from '../protocol/seed/reply.js';
-import type { NewEntry } from '../journal/journal.js';
-import type { Code } from '../protocol/seed/codes.js';
+import type { CallbackOutput, WalletAnswer, WalletExchange, WalletFeed } from './exchange.js';
+import { maskKey, provisionalId } from './exchange.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { Fired } from './scenario/rules.js';
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { Simulator } from './simulator.js';
 import type { Outcome } from './ports.js';
 import type { RuleThen } from '../protocol/types.generated.js';
-import { provisionalId, type WalletFeed } from '../grading/feed.js';
-import { maskKey, type WalletAnswer, type WalletExchange } from '../grading/wallet/exchange.js';
 import { matches } from '../kernel/secrets.js';
 
-export type { CallbackInput } from '../protocol/seed/read.js';
+export type { CallbackInput } from '../protocol/port.js';
+export type { CallbackOutput } from './exchange.js';
 export { buildReply, headerSafe } from '../protocol/seed/reply.js';
-
-/** What to send back, and what to journal once it is sent. */
-export interface CallbackOutput {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  delayMs: number;
-  drop: boolean;
-  code?: Code;
-  reason?: string;
-  /** The caller's credentials were right: only such callbacks are graded. */
-  authenticated: boolean;
-  /** Proxy mode: the callback as it went upstream and the upstream's answer, for the wallet-side grading. */
-  wallet?: { sent: WalletExchange; answer: WalletAnswer };
-  /** The journal entry; `received_at` is set when it is journalled (the field is there from the start: one shape). */
-  entry: Omit<NewEntry, 'id' | 'duration_ms' | 'received_at'> & { received_at?: string };
-}
 
 /**
  * One callback, start to finish, without HTTP: read (authenticate → parse → validate) → rule (the
@@ -184,7 +166,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     reply =
       then?.body !== undefined ? rawReply(then.body) : relayed.kind === 'reply' ? parsedReply(relayed.text) : { text: '', body: null };
   } else {
-    headers = replyHeadersFor(sim, input, event_type, reason);
+    headers = replyHeadersFor(sim.scenario, input, event_type, reason);
     built = then?.body === undefined ? buildReply(code ?? 'R1', event_type ?? '', user_id ?? '', latest) : undefined;
     reply = built ?? rawReply(then!.body);
   }

@@ -1,42 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../kernel/awaitable.js';
-import { type CallbackOutput, processCallback, respond, unjournalled } from './handle.js';
-import { type CallbackInput, readCallback } from '../protocol/seed/read.js';
-import { eventNamed } from '../protocol/seed/index.js';
+import { processCallback, respond, unjournalled } from './handle.js';
+import { readCallback } from '../protocol/seed/read.js';
+import type { CallbackInput } from '../protocol/port.js';
 import { isoTime } from '../text/iso-time.js';
 import type { Simulator } from './simulator.js';
-import type { GradingFeed } from '../grading/feed.js';
-import { loopLag } from './loop-lag.js';
-import { keptBody } from '../grading/graded-body.js';
+import type { CallbackOutput, ExchangeFeed, JournalledExchange, StoredEntry } from './exchange.js';
 import type { Finding } from '../protocol/findings.js';
-import type { StoredEntry } from '../journal/journal.js';
-
-/** An authenticated callback enters grading when it has a transaction_id, a player and one of the events. */
-function gradedArrival(grader: GradingFeed, ticket: number, id: number, at: number, out: CallbackOutput, body: unknown): unknown {
-  const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = out.entry;
-  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) {
-    grader.settle(ticket);
-    return undefined;
-  }
-  const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;
-  return grader.arrive(
-    {
-      id,
-      at,
-      user,
-      event,
-      tx,
-      game: typeof data?.game_no === 'string' ? data.game_no : undefined,
-      total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
-      body,
-      applied: code === 'R0',
-      headers: request.headers,
-      reply,
-      lag: loopLag.at(at),
-    },
-    ticket,
-  );
-}
 
 const NO_CODES: readonly string[] = [];
 
@@ -84,16 +54,18 @@ export interface CallbackExchange {
  * answered at once (the memory store and journal), after it otherwise (Redis, an upstream, a
  * delay_ms): a callback served from memory makes no promise and waits for no turn.
  */
-export class Answer {
+export class Answer implements JournalledExchange {
   private readonly started = performance.now();
-  private readonly arrivedAt = Date.now();
+  /** When it arrived (ms since the epoch). */
+  readonly at = Date.now();
   /** The session it arrived in grades it, whatever reset comes before its reply. */
-  private readonly grader: GradingFeed;
+  private readonly grader: ExchangeFeed;
   private readonly ticket: number;
-  private readonly chars: number;
-  private out!: CallbackOutput;
-  /** The body as grading keeps it. */
-  private graded: unknown;
+  readonly chars: number;
+  out!: CallbackOutput;
+  /** The request body as read, before the journal may cut it to an excerpt. */
+  requestBody: unknown;
+  journalId = 0;
   private attempt: unknown;
 
   constructor(
@@ -101,7 +73,7 @@ export class Answer {
     private readonly http: CallbackExchange,
   ) {
     this.grader = sim.gradingFeed;
-    this.ticket = this.grader.expect(this.arrivedAt);
+    this.ticket = this.grader.expect(this.at);
     this.chars = http.input.body.length;
   }
 
@@ -150,11 +122,11 @@ export class Answer {
     let pending: Awaitable<Pending>;
     try {
       // Taken before the journal may cut the body to an excerpt (past --journal-bytes).
-      this.graded = out.authenticated ? keptBody(out.entry.request.body, this.chars, this.http.input.body) : undefined;
+      this.requestBody = out.entry.request.body;
       // Journalled now, finished when answered: a report asked during a delay sees it unanswered.
       // The entry is handed over, not copied.
       const entry = out.entry;
-      entry.received_at = isoTime(this.arrivedAt);
+      entry.received_at = isoTime(this.at);
       pending = this.sim.journal.begin(entry as typeof entry & { received_at: string }, this.chars);
     } catch (e) {
       return this.failed(e);
@@ -164,7 +136,8 @@ export class Answer {
 
   private journalled(pending: Pending): Awaitable<undefined> {
     const { out, grader } = this;
-    if (out.authenticated) this.attempt = gradedArrival(grader, this.ticket, pending.id, this.arrivedAt, out, this.graded);
+    this.journalId = pending.id;
+    if (out.authenticated) this.attempt = grader.arrived(this, this.ticket);
     else grader.settle(this.ticket);
     // Proxy mode: the upstream's answer grades the operator's wallet, citing the journal entry.
     if (out.wallet) grader.wallet?.answered(out.wallet.sent.id, { ...out.wallet.sent, id: pending.id }, out.wallet.answer);
@@ -240,6 +213,11 @@ export class Answer {
       return;
     }
     this.http.fail(error);
+  }
+
+  /** The request body as received (until a delayed reply forgets it: grading takes it on arrival). */
+  get text(): string {
+    return this.http.input.body;
   }
 
   write(): void {

@@ -1,15 +1,26 @@
 import type { Awaitable } from '../kernel/awaitable.js';
-import type { CallbackInput, Intake } from '../protocol/seed/read.js';
+import type { CallbackInput, Intake } from '../protocol/port.js';
 import type { Money } from '../kernel/money.js';
+import type { Finding } from '../protocol/findings.js';
 import type { Code } from '../protocol/seed/codes.js';
 import type { RuleThen } from '../protocol/types.generated.js';
-import type { Fired } from './scenario/rules.js';
-import type { Decision } from '../wallet/decide.js';
+import type { Fired, RuleCounters } from './scenario/rules.js';
+import type { Ledger } from '../ledger/ledger-entry.js';
+import type { Change } from '../ledger/change.js';
+import type { WalletState } from '../ledger/state.js';
+import type { Store } from '../ledger/store.js';
+import type { Scenario } from '../protocol/types.generated.js';
+import type { WalletConfig } from '../protocol/event.js';
+import type { Grading, JournalStore, WalletGradingOptions } from './exchange.js';
+import type { Relayed, UpstreamLeg } from './wallet-leg.js';
+
+export type { Relayed, UpstreamLeg } from './wallet-leg.js';
+import type { Thresholds } from './scenario/thresholds.js';
 
 /**
- * The wallet as the callback pipeline (src/core/handle.ts) sees it: one small interface with
- * two adapters, the local ledger (./local-wallet.ts: memory, file and Redis stores) and an
- * operator's wallet behind `--upstream` (./upstream-wallet.ts). The pipeline never asks which one
+ * The wallet as the callback pipeline (./handle.ts) sees it, defined here by its user: one small interface with
+ * two adapters, the local ledger (src/wallet/local-wallet.ts: memory, file and Redis stores) and
+ * an operator's wallet behind `--upstream` (src/wallet/upstream-wallet.ts). The pipeline never asks which one
  * it has; an adapter never calls back into the pipeline.
  */
 export interface Wallet {
@@ -37,7 +48,7 @@ export interface Outcome {
   /** The reply's code, when the reply carries one the protocol knows. */
   code?: Code;
   /** The local ledger's decision (its findings, the balance before, a replay). */
-  decision?: Decision;
+  decision?: WalletDecision;
   /** Why the wallet could not answer (R1): no balance may then be claimed. */
   failure?: string;
   /** The player's balance to report (after the callback; for a refusal, as it stands). */
@@ -48,22 +59,84 @@ export interface Outcome {
   upstream?: UpstreamLeg;
 }
 
-/** An upstream's answer: an HTTP reply as it came, or none (the provider's connection is then closed). */
-export type Relayed = { kind: 'reply'; status: number; headers: Record<string, string>; text: string } | { kind: 'none'; why: string };
+/** What the pipeline reads of the local ledger's decision. */
+export interface WalletDecision {
+  /** What the caller did wrong, as far as the money rules can tell. */
+  findings: Finding[];
+  balanceBefore?: Money;
+  replayed: boolean;
+}
 
-/** The journal's record of the upstream leg (schemas/journal-entry.schema.json `upstream`). */
-export interface UpstreamLeg {
+/**
+ * Where a wallet keeps what outlives one callback: memory (this process, gone on exit), file (this
+ * process, durable) or redis (shared by every process on it). The simulator asks a backend, never
+ * which backend it is; test/backends/contract.test.ts runs one suite against all three. Defined
+ * here by its user; the backends (src/backends/) implement it. The journal and grading are not a
+ * backend's: they consume the exchange stream (./exchange.ts).
+ */
+export interface Backend {
+  readonly kind: 'memory' | 'file' | 'redis';
+  /** The ledger: players, rounds and transactions, changed one callback at a time (`transact`). */
+  readonly store: Store;
+  /** Callbacks per player in the session (the draws' input) and the rules' counters. */
+  readonly counters: Counters;
+  /** Health: why callbacks are answered R1 now (a failed write, Redis away, Redis lost the wallet's state). */
+  readonly failure: string | undefined;
+  /** The admin API's error code for that failure. */
+  readonly failureCode: 'STORE_FAILED' | 'STORE_UNREACHABLE';
+  /** The ledger's state when it lives in this process (memory, file): read at once, for tests and the admin routes. */
+  readonly state?: WalletState;
+  /**
+   * Starts on what the backend holds: an empty one gets `players`. A backend shared by several
+   * processes resolves with the scenario active there (the caller adopts it) and calls `adopt` when
+   * another process changes it or resets the wallet; a local one resolves with nothing.
+   */
+  join(scenario: Scenario, players: readonly Change[], adopt: (scenario: Scenario) => void): Promise<Scenario | undefined>;
+  /** `PUT /admin/scenario` here: the other processes of a shared backend adopt it. */
+  publishScenario(scenario: Scenario): Promise<void>;
+  /** `POST /admin/reset` here: the other processes of a shared backend start over too. */
+  publishReset(scenario: Scenario): Promise<void>;
+  /** The ledger as rows, oldest first, streamed in batches; `userId` keeps one player's. */
+  ledger(userId?: string): Promise<Ledger>;
+  playerCount(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Counts kept per session: every process of a shared backend counts together. */
+export interface Counters {
+  /** Counts an authenticated callback of `userId`: its number in the session, from 1. */
+  countCall(userId: string): number | Promise<number>;
+  /** A new session: every player's count starts again from 1. */
+  resetCalls(): Promise<void>;
+  /** The rules' match and fire counts when the backend keeps them; else the rule engine counts in this process. */
+  readonly rules?: RuleCounters;
+}
+
+/** Proxy mode (--upstream / --upstream-timeout-ms): the operator wallet that answers the callbacks. */
+export interface UpstreamOptions {
+  /** The operator wallet's callback URL. */
   url: string;
-  /** False when a rule answered locally (a forced code) and nothing went upstream. */
-  forwarded: boolean;
-  sent_at?: string;
-  replied_at?: string;
-  /** Forwarded → the upstream's reply read whole (or given up on). */
-  duration_ms?: number;
-  status?: number;
-  headers?: Record<string, string>;
-  /** The reply's body: parsed JSON, or its text when it is not JSON. */
-  body?: unknown;
-  /** Why there is no reply: a time-out, a refused or reset connection, bytes that are not HTTP. */
-  error?: string;
+  /** A reply not read whole within this is no reply (the provider's connection is then closed). */
+  timeoutMs: number;
+}
+
+/**
+ * What a simulator is made of, chosen by its composer (src/app/compose.ts): the backend (ledger,
+ * counters, sharing), the journal, the grading sessions and the wallet adapter. `J` is the
+ * journal's type, `S` a grading session's.
+ */
+export interface SimulatorParts<J extends JournalStore, S> {
+  readonly backend: Backend;
+  readonly journal: J;
+  /** The grading sessions, begun with the active scenario's thresholds; called once, after the backend joined. */
+  grading(thresholds: Thresholds, seed: () => number, wallet: () => WalletGradingOptions | undefined): Promise<Grading<S>>;
+  /** What decides and applies each callback: the local ledger, or the operator's wallet (--upstream). */
+  wallet(host: WalletHost): Wallet;
+}
+
+/** What a wallet adapter reads of the simulator it serves: the store, the money rules, whether the store failed. */
+export interface WalletHost {
+  readonly store: Store;
+  readonly config: WalletConfig;
+  readonly storeFailure: string | undefined;
 }

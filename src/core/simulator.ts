@@ -1,5 +1,5 @@
 import '../protocol/seed/index.js'; // the built-in events, registered before any backend asks what an event does to its round
-import type { Journal, JournalStore } from '../journal/journal.js';
+import type { ExchangeFeed, Grading, GradingSessionOf, JournalStore, WalletGradingOptions } from './exchange.js';
 import type { CallbackRequest, Scenario } from '../protocol/types.generated.js';
 import { type Fired, type RuleHits } from './scenario/rules.js';
 import { compileScenario } from './scenario/scenario.js';
@@ -8,17 +8,12 @@ import { RuleEngine } from './scenario/rules.js';
 import { randomSeed } from './scenario/draw.js';
 import type { ActiveScenario } from './scenario/scenario.js';
 import { matches } from '../kernel/secrets.js';
-import type { Backend, Grading } from '../backends/backend.js';
-import type { LocalBackend } from '../backends/local/local-backend.js';
 import { type Change, type Player, playerChange, type WalletState } from '../ledger/state.js';
 import type { Store } from '../ledger/store.js';
-import type { WalletConfig } from '../wallet/decide.js';
-import type { GradingSession } from '../grading/session.js';
-import type { GradingFeed } from '../grading/feed.js';
-import { LocalWallet } from '../wallet/local-wallet.js';
-import type { Wallet } from './ports.js';
-import type { WalletGraderOptions } from '../grading/wallet/wallet-grader.js';
-import { type UpstreamOptions, UpstreamWallet } from '../wallet/upstream-wallet.js';
+import type { WalletConfig } from '../protocol/event.js';
+import type { Backend, SimulatorParts, UpstreamOptions, Wallet } from './ports.js';
+
+export type { SimulatorParts } from './ports.js';
 
 export interface SimulatorOptions {
   /** --api-id / --api-key: override the scenario's credentials. */
@@ -49,12 +44,12 @@ const withSeed = (s: ActiveScenario, seed: number): ActiveScenario => ({ ...s, s
  * elsewhere; everything here is callable from tests directly. `J` is the journal's type: the
  * in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously.
  */
-export class Simulator<J extends JournalStore = JournalStore> {
+export class Simulator<J extends JournalStore = JournalStore, S = GradingSessionOf> {
   rules: RuleEngine;
   /** The money rules' view of the scenario: scales, defaults. */
   config: WalletConfig;
   /** The grading sessions: one begins at start-up and at every reset. */
-  private gradings!: Grading;
+  private gradings!: Grading<S>;
   /** What decides and applies each callback: the local ledger, or the operator's wallet (--upstream). */
   readonly wallet: Wallet;
 
@@ -68,17 +63,17 @@ export class Simulator<J extends JournalStore = JournalStore> {
    * shared backend it is this process's fold of every process's events (`currentGrading()` first
    * folds what is new).
    */
-  get grading(): GradingSession {
+  get grading(): S {
     return this.gradings.session;
   }
 
   /** Where the callback route sends a callback's grading events: the session it arrives in. */
-  get gradingFeed(): GradingFeed {
+  get gradingFeed(): ExchangeFeed {
     return this.gradings.feed;
   }
 
   /** The current session with every event folded (other processes' too): what a report reads. */
-  currentGrading(): Promise<GradingSession> {
+  currentGrading(): Promise<S> {
     return this.gradings.current();
   }
 
@@ -92,22 +87,29 @@ export class Simulator<J extends JournalStore = JournalStore> {
     return this.backend.store;
   }
 
-  get journal(): J {
-    return this.backend.journal as J;
-  }
+  readonly backend: Backend;
+  /** The last callbacks: the in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously. */
+  readonly journal: J;
 
   private constructor(
     public scenario: ActiveScenario,
-    readonly backend: Backend,
+    parts: SimulatorParts<J, S>,
     readonly options: SimulatorOptions,
   ) {
+    this.backend = parts.backend;
+    this.journal = parts.journal;
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
-    this.wallet = options.upstream ? new UpstreamWallet(this, options.upstream) : new LocalWallet(this);
+    this.wallet = parts.wallet(this);
+  }
+
+  /** How far a callback's timestamp may be from the wallet's clock (s): the active scenario's. */
+  get timestampSkewS(): number {
+    return this.scenario.timestampSkewS;
   }
 
   /** Proxy mode: what the wallet side is graded against (the provider's declared time-out, the credentials it was given). */
-  private get walletGrading(): WalletGraderOptions | undefined {
+  private get walletGrading(): WalletGradingOptions | undefined {
     if (!this.options.upstream) return undefined;
     return { clientTimeoutMs: this.scenario.grading.client_timeout_s * 1000, credentials: this.credentials };
   }
@@ -157,17 +159,20 @@ export class Simulator<J extends JournalStore = JournalStore> {
    * (Redis) joins the wallet it holds: the first process seeds it with its scenario, later ones
    * adopt the scenario active there (`PUT /admin/scenario` changes it for all).
    */
-  static async open(scenario: ActiveScenario, backend: LocalBackend, options?: SimulatorOptions): Promise<Simulator<Journal>>;
-  static async open(scenario: ActiveScenario, backend: Backend, options?: SimulatorOptions): Promise<Simulator>;
-  static async open(given: ActiveScenario, backend: Backend, options: SimulatorOptions = {}): Promise<Simulator> {
+  static async open<J extends JournalStore, S>(
+    given: ActiveScenario,
+    parts: SimulatorParts<J, S>,
+    options: SimulatorOptions = {},
+  ): Promise<Simulator<J, S>> {
     // --seed, else the scenario's, else a random one: written into the active document, so it is
     // shown by GET /admin/scenario and shared with the processes of a Redis store.
     const scenario = withSeed(given, options.seed ?? given.source.seed ?? randomSeed());
-    let sim: Simulator | undefined;
+    let sim: Simulator<J, S> | undefined;
+    const { backend } = parts;
     const active = await backend.join(scenario.source, options.upstream ? [] : seed(scenario, () => undefined), (doc) => sim?.adopt(doc));
-    sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, backend, options);
+    sim = new Simulator(active ? compileScenario(active, 'the scenario active in Redis') : scenario, parts, options);
     const opened = sim;
-    sim.gradings = await backend.grading(
+    sim.gradings = await parts.grading(
       sim.scenario.grading,
       () => opened.seed,
       () => opened.walletGrading,

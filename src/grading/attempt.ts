@@ -1,7 +1,7 @@
 import { roundKey } from '../ledger/change.js';
 import type { RoundEffect } from '../protocol/event.js';
 import { eventNamed } from '../protocol/seed/index.js';
-import type { EntryHeaders } from '../journal/journal.js';
+import type { Completion, EntryHeaders } from '../core/exchange.js';
 import { gradedBody } from './graded-body.js';
 
 /**
@@ -54,18 +54,7 @@ export interface Arrival {
   lag?: number;
 }
 
-/** How the wallet finished with an attempt. */
-export interface Completion {
-  /** When the wallet wrote the reply or closed the connection. */
-  end: number;
-  status: number;
-  /** The reply body as sent (a rule may send any body). */
-  body: unknown;
-  /** A rule closed the connection instead of answering. */
-  dropped: boolean;
-  /** The caller had closed the connection before the reply was written. */
-  clientGone: boolean;
-}
+export type { Completion } from '../core/exchange.js';
 
 /**
  * An arrival as the session holds it. Its times (`at`, `end`, `closedAt`, `knownAt`) are

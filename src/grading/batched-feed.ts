@@ -1,5 +1,6 @@
 import type { Arrival, Attempt, Completion } from './attempt.js';
-import type { GradingFeed } from './feed.js';
+import type { JournalledExchange } from '../core/exchange.js';
+import { arriveExchange, type GradingFeed } from './feed.js';
 import type { Grader } from './grader.js';
 
 /** An attempt as the route holds it: its arrival may not be folded yet. */
@@ -50,6 +51,10 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
   settle(ticket: number): undefined {
     this.push(SETTLE, ticket, undefined, undefined);
     return undefined;
+  }
+
+  arrived(x: JournalledExchange, ticket: number): PendingAttempt | undefined {
+    return arriveExchange(this, x, ticket);
   }
 
   arrive(arrival: Arrival, ticket?: number): PendingAttempt {

@@ -1,5 +1,10 @@
-import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
-import type { Arrival, Completion } from './attempt.js';
+import type { ExchangeFeed, JournalledExchange } from '../core/exchange.js';
+import { loopLag } from '../core/loop-lag.js';
+import { eventNamed } from '../protocol/registry.js';
+import type { Arrival } from './attempt.js';
+import { keptBody } from './graded-body.js';
+
+export { provisionalId, type WalletFeed } from '../core/exchange.js';
 
 /**
  * What the callback route tells grading, in the order things happen. A single process folds them a
@@ -7,32 +12,37 @@ import type { Arrival, Completion } from './attempt.js';
  * a shared store the events go to the session's stream and every process folds them
  * (src/grading/redis-feed.ts). `R` is the handle of one attempt.
  */
-export interface GradingFeed<R = unknown> {
-  /** A callback arrived at `at` and is being decided: windows after `at` wait for it. */
-  expect(at: number): number;
-  /** The callback of `ticket` will not be graded. */
-  settle(ticket: number): undefined;
+export interface GradingFeed<R = unknown> extends ExchangeFeed<R> {
   /** An authenticated callback with a transaction_id arrived. */
   arrive(arrival: Arrival, ticket?: number): R;
-  /** The caller closed the connection of an attempt still being answered. */
-  closed(attempt: R, at: number): void;
-  /** The wallet wrote the attempt's reply, or closed its connection. */
-  complete(attempt: R, done: Completion): void;
-  /** The findings of one journalled callback (any callback, refused credentials included). */
-  count(user: string | undefined, codes: Iterable<string>): void;
-  /** Proxy mode (--upstream) only: where the upstream leg of each callback goes, to grade the operator's wallet. */
-  readonly wallet?: WalletFeed;
 }
 
-/** What the pipeline tells the wallet-side grading (src/grading/wallet/wallet-grader.ts) of one forwarded callback. */
-export interface WalletFeed {
-  /** A callback is going upstream; `x.id` is a provisional id (negative), its journal id not known yet. */
-  sent(x: WalletExchange): void;
-  /** The upstream answered the callback sent as `sentAs` (or did not); `x.id` is now its journal id. */
-  answered(sentAs: number, x: WalletExchange, a: WalletAnswer): void;
+/**
+ * An exchange as grading takes it (`ExchangeFeed.arrived`): an authenticated callback enters
+ * grading when it has a transaction_id, a player and one of the events; any other settles its ticket.
+ */
+export function arriveExchange<R>(feed: GradingFeed<R>, x: JournalledExchange, ticket: number): R | undefined {
+  const arrival = arrivalOf(x);
+  if (!arrival) return feed.settle(ticket);
+  return feed.arrive(arrival, ticket);
 }
 
-/** Provisional ids of forwarded callbacks: negative (journal ids are positive), unique across the processes of a store. */
-const PROCESS_BASE = (1 + Math.floor(Math.random() * 2 ** 31)) * 2 ** 20;
-let provisional = 0;
-export const provisionalId = (): number => -(PROCESS_BASE + (++provisional % 2 ** 20));
+function arrivalOf(x: JournalledExchange): Arrival | undefined {
+  const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = x.out.entry;
+  if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) return undefined;
+  const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;
+  return {
+    id: x.journalId,
+    at: x.at,
+    user,
+    event,
+    tx,
+    game: typeof data?.game_no === 'string' ? data.game_no : undefined,
+    total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
+    body: keptBody(x.requestBody, x.chars, x.text),
+    applied: code === 'R0',
+    headers: request.headers,
+    reply,
+    lag: loopLag.at(x.at),
+  };
+}

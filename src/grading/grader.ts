@@ -10,12 +10,14 @@ import {
   newPlayer,
   newTx,
   type Player,
-  type Reducer,
+  type Reducer as ReducerOf,
   type Round,
   type Tx,
 } from './model.js';
 import { Fifo, Held } from './held.js';
-export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Reducer, type Round, type Tx } from './model.js';
+export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Round, type Tx } from './model.js';
+/** What a check does with the session's events: a small reducer over the grader's state. */
+export type Reducer = ReducerOf<Grader>;
 import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
 import { Tally } from './tally.js';
@@ -71,7 +73,7 @@ export class Grader {
     this.hooks = hooked([...reducers.values()]);
   }
 
-  private readonly hooks: Hooks;
+  private readonly hooks: Hooks<Grader>;
 
   // Whole milliseconds, as every time kept is: 4.03 s is 4030 ms, not 4030.0000000000005 (a deadline
   // a hair after the reply written at 4030 ms would let that reply count as read in time).

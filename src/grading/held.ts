@@ -1,5 +1,5 @@
-import { inPlay, type Round, type Tx } from './model.js';
-import { HeldRound } from './round-bets.js';
+import type { Attempt } from './attempt.js';
+import { inPlay, type Round, RoundBets, type Tx } from './model.js';
 
 /**
  * The transactions and rounds a session holds, the oldest forgotten beyond its limits. Each map's
@@ -113,5 +113,26 @@ export class Fifo<T> {
       this.head = 0;
     }
     return item;
+  }
+}
+
+/**
+ * A round as the session holds it: its own bets (one object, not a round and its RoundBets: a bet
+ * opens most rounds, and each object kept is one more for the garbage collector to copy).
+ */
+export class HeldRound extends RoundBets implements Round {
+  opener: Attempt | undefined = undefined;
+  settlement: Attempt | undefined = undefined;
+  marks: string[] | undefined = undefined;
+
+  constructor(
+    readonly user: string,
+    readonly game: string,
+  ) {
+    super();
+  }
+
+  get bets(): RoundBets {
+    return this;
   }
 }

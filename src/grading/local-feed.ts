@@ -3,13 +3,13 @@ import type { WalletGraderOptions } from './wallet/wallet-grader.js';
 import { BatchedFeed } from './batched-feed.js';
 import { GradingSession } from './session.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
-import type { Grading } from '../backends/backend.js';
+import type { Grading } from '../core/exchange.js';
 
 /**
  * The grading of a single process: the session's grader folds the events of each turn of the event
  * loop (src/grading/batched-feed.ts), and every one of them before the session is read.
  */
-export class LocalGrading implements Grading {
+export class LocalGrading implements Grading<GradingSession> {
   private folded: GradingSession;
   private batch: BatchedFeed;
   /** The session's feed, with the wallet side in proxy mode. */
@@ -64,6 +64,7 @@ function feedOf(session: GradingSession, batch: BatchedFeed): GradingFeed {
   return {
     expect: (at) => batch.expect(at),
     settle: (ticket) => batch.settle(ticket),
+    arrived: (x, ticket) => batch.arrived(x, ticket),
     arrive: (a, ticket) => batch.arrive(a, ticket),
     closed: (attempt, at) => batch.closed(attempt as never, at),
     complete: (attempt, done) => batch.complete(attempt as never, done),

@@ -1,6 +1,4 @@
-import type { RoundBets } from './round-bets.js';
 import type { Attempt } from './attempt.js';
-import type { Grader } from './grader.js';
 
 // The shapes of the grading state: what the session keeps per transaction, round and player, and
 // what a check (a reducer over the session's events) is.
@@ -61,19 +59,19 @@ export interface Player {
   chances: number[];
 }
 
-/** What a check does with the session's events: a small reducer over the shared state. */
-export interface Reducer {
+/** What a check does with the session's events: a small reducer over the shared state `G` (the Grader: ./grader.ts `Reducer`). */
+export interface Reducer<G> {
   /** An attempt arrived (authenticated, with a transaction_id). */
-  arrive?(g: Grader, a: Attempt, tx: Tx): void;
+  arrive?(g: G, a: Attempt, tx: Tx): void;
   /** The provider learnt its outcome (`a.outcome`, `a.knownAt`). */
-  known?(g: Grader, a: Attempt, tx: Tx): void;
+  known?(g: G, a: Attempt, tx: Tx): void;
   /** The wallet wrote its reply or closed the connection (`a.end`). */
-  ended?(g: Grader, a: Attempt, tx: Tx): void;
+  ended?(g: G, a: Attempt, tx: Tx): void;
   /**
    * A report is read at `now` (the session's time, since Grader.origin; the clock moved there): judge
    * what only the passing of time decides.
    */
-  report?(g: Grader, now: number): void;
+  report?(g: G, now: number): void;
 }
 
 /** A player's mark: a login of theirs was accepted (R0) in the session. */
@@ -110,11 +108,11 @@ export function closeWindow(tx: Tx, id: string): boolean {
   return true;
 }
 
-export type Hook = (g: Grader, a: Attempt, tx: Tx) => void;
+export type Hook<G> = (g: G, a: Attempt, tx: Tx) => void;
 
 /** Per event, only the reducers that have its hook, bound, in the table order: no optional call on all 14. */
-export type Hooks = Record<'arrive' | 'known' | 'ended', Hook[]>;
-export const hooked = (reducers: readonly Reducer[]): Hooks => ({
+export type Hooks<G> = Record<'arrive' | 'known' | 'ended', Hook<G>[]>;
+export const hooked = <G>(reducers: readonly Reducer<G>[]): Hooks<G> => ({
   arrive: reducers.flatMap((r) => (r.arrive ? [r.arrive.bind(r)] : [])),
   known: reducers.flatMap((r) => (r.known ? [r.known.bind(r)] : [])),
   ended: reducers.flatMap((r) => (r.ended ? [r.ended.bind(r)] : [])),
@@ -151,3 +149,55 @@ export const newPlayer = (user: string, checks: number): Player => ({
   marks: undefined,
   chances: new Array<number>(checks).fill(0),
 });
+
+/** An applied bet's attempt: its total is the stake (one without a total stakes nothing known). */
+type Staked = { total?: number };
+
+/**
+ * A round's bet transactions in arrival order (each once), and the stake of each applied one
+ * (its first applied total, counted once). Most rounds hold one bet: it is kept in fields, and a
+ * Map is made only for a second one (two Maps per round were most of the grading state's
+ * allocations that outlive a callback). A stake is kept as the attempt whose total it is: a number
+ * field would keep a number object of its own per round.
+ */
+export class RoundBets {
+  private first: Tx | undefined = undefined;
+  private firstStake: Staked | undefined = undefined;
+  private rest: Map<string, { tx: Tx; stake: Staked | undefined }> | undefined = undefined;
+
+  get size(): number {
+    return this.first === undefined ? 0 : 1 + (this.rest?.size ?? 0);
+  }
+
+  /** Adds a bet transaction, unless one with its id is there already. */
+  add(tx: Tx): void {
+    if (this.first === undefined) this.first = tx;
+    else if (this.first.id !== tx.id && !this.rest?.has(tx.id)) (this.rest ??= new Map()).set(tx.id, { tx, stake: undefined });
+  }
+
+  /** The stake of the bet transaction `id` (added before), unless it has one already: `applied.total`. */
+  stake(id: string, applied: Staked): void {
+    if (this.first?.id === id) this.firstStake ??= applied;
+    else {
+      const bet = this.rest?.get(id);
+      if (bet) bet.stake ??= applied;
+    }
+  }
+
+  /** The bet transactions, in arrival order. */
+  values(): Tx[] {
+    if (this.first === undefined) return [];
+    const all = [this.first];
+    if (this.rest) for (const { tx } of this.rest.values()) all.push(tx);
+    return all;
+  }
+
+  /** The stakes of the applied bet transactions. */
+  stakes(): number[] {
+    const all: number[] = [];
+    const total = this.firstStake?.total;
+    if (total !== undefined) all.push(total);
+    if (this.rest) for (const { stake } of this.rest.values()) if (stake?.total !== undefined) all.push(stake.total);
+    return all;
+  }
+}

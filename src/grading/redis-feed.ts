@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Arrival, Attempt, Completion } from './attempt.js';
-import type { EntryHeaders } from '../journal/journal.js';
-import type { GradingFeed } from './feed.js';
+import type { EntryHeaders, Grading } from '../core/exchange.js';
+import { arriveExchange, type GradingFeed } from './feed.js';
 import { GradingSession } from './session.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
-import type { Grading } from '../backends/backend.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
 import type { WalletGraderOptions } from './wallet/wallet-grader.js';
 
@@ -75,7 +74,7 @@ const after = (a: string, b: string) => {
  *   grading:session        the current session: {"id","started_at","keep_logins"}
  *   grading:<session id>   its events (field e: JSON), capped at MAX_STREAM_EVENTS
  */
-export class SharedGrading implements Grading {
+export class SharedGrading implements Grading<GradingSession> {
   session: GradingSession;
   private last = '0-0';
   private reader?: Redis;
@@ -258,9 +257,10 @@ export class SharedGrading implements Grading {
         // Redis away: the callback is answered all the same; the store reports the state.
       });
     };
-    return {
+    const feed: GradingFeed<{ k: string }> = {
       expect: () => 0,
       settle: () => undefined,
+      arrived: (x, ticket) => arriveExchange(feed, x, ticket),
       arrive: (a) => {
         const ref = { k: `${this.process}-${++this.next}` };
         // What the evidence cites (src/grading/evidence.ts) of the reply: its status and body.
@@ -281,6 +281,7 @@ export class SharedGrading implements Grading {
         },
       }),
     };
+    return feed;
   }
 
   close(): void {

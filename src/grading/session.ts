@@ -7,6 +7,13 @@ import { newGrader } from './grade.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import { WalletGrader, type WalletGraderOptions } from './wallet/wallet-grader.js';
 
+declare module '../core/exchange.js' {
+  /** The simulator's `grading` is a GradingSession. */
+  interface ConsumerTypes {
+    gradingSession: GradingSession;
+  }
+}
+
 /**
  * A grading session: it begins at start-up and at every reset, and grades only what arrived in it.
  * A callback holds the session it arrived in, so a reply written after a reset goes to the session

@@ -1,5 +1,5 @@
 import { MaskedHeaders } from '../kernel/secrets.js';
-import type { EntryHeaders, NewEntry, ReplyTiming, StoredEntry } from './journal.js';
+import type { EntryHeaders, NewEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
 import { matchFields, type MatchSource } from './match.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Journal, NewEntry, PendingEntry, ReplyTiming, StoredEntry } from './journal.js';
+import type { NewEntry, PendingEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
 
 export type BegunEntry = Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>;
 
@@ -9,7 +9,7 @@ export class Begun implements PendingEntry {
   next: Begun | undefined = undefined;
 
   constructor(
-    private readonly journal: Pick<Journal, 'finished'>,
+    private readonly journal: { finished(begun: Begun, done: ReplyTiming): StoredEntry },
     readonly id: number,
     readonly entry: BegunEntry,
     /** The body's characters it holds against the byte bound meanwhile. */

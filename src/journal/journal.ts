@@ -1,117 +1,31 @@
-import type { Awaitable } from '../kernel/awaitable.js';
-import type { Finding } from '../protocol/findings.js';
-import type { MaskedHeaders } from '../kernel/secrets.js';
-import type { UpstreamLeg } from '../core/ports.js';
+import type {
+  JournalEntry,
+  JournalFilter,
+  JournalListener,
+  JournalStore,
+  NewEntry,
+  PendingEntry,
+  ReplyTiming,
+  StoredEntry,
+} from '../core/exchange.js';
 import { entryText, KeptEntry, textBound } from './entry-text.js';
 import { Begun, InFlight } from './in-flight.js';
-import { type JournalMatch, type MatchFields, matchFields, matches } from './match.js';
+import { matchFields, matches } from './match.js';
 import { jsonExcerpt, ownString } from '../text/json-excerpt.js';
 
 export { entryText, textBound } from './entry-text.js';
-
-/** One callback as the simulator saw it: a WireMock "serve event". */
-export interface JournalEntry {
-  id: number;
-  /** When the request arrived (ISO 8601). */
-  received_at: string;
-  /**
-   * When the wallet wrote its reply or closed the connection (a dropped reply); absent while the
-   * callback is still being answered (a `delay_ms` in progress).
-   */
-  replied_at?: string;
-  duration_ms: number;
-  transaction_id?: string;
-  event_type?: string;
-  user_id?: string;
-  request: { method: string; url: string; headers: Record<string, string>; body: unknown };
-  reply: {
-    status: number;
-    headers: Record<string, string>;
-    body: unknown;
-    /** A scenario rule closed the connection instead of answering (the lost-reply case). */
-    dropped: boolean;
-    /** The caller had already closed the connection when the reply was written: it never read it. */
-    client_gone?: boolean;
-  };
-  code?: string;
-  reason?: string;
-  rule?: { index: number; name: string };
-  balance_before?: number;
-  balance_after?: number;
-  replayed: boolean;
-  findings: Finding[];
-  /** Proxy mode (--upstream): the upstream leg, what went to the operator's wallet and what came back. */
-  upstream?: UpstreamLeg;
-}
-
-/**
- * Headers of an entry being recorded: masked already, or kept as received and masked whenever the
- * entry is written as JSON (`MaskedHeaders`). An entry read back (`list`) has masked text only.
- */
-export type EntryHeaders = Readonly<Record<string, string>> | MaskedHeaders;
-
-/** An entry as it is handed to a journal: its headers may be masked only when written. */
-export type NewEntry = Omit<JournalEntry, 'request' | 'reply'> & {
-  request: Omit<JournalEntry['request'], 'headers'> & { headers: EntryHeaders };
-  reply: Omit<JournalEntry['reply'], 'headers'> & { headers: EntryHeaders };
-};
-
-/** Which entries to read: the filter language (src/journal/match.ts) and paging. */
-export interface JournalFilter extends JournalMatch {
-  /** Only entries with an id greater than this (paging forward). */
-  after?: number;
-  /** Without `after`: keep the newest n. With `after`: the first n after it. */
-  limit?: number;
-}
-
-/**
- * A recorded entry as the journal keeps it: its JSON text and, taken when it was kept, the fields
- * the filter language reads (so no filter parses the text).
- */
-export interface StoredEntry extends MatchFields {
-  readonly id: number;
-  /** The entry's JSON text; entries are parsed only when read. */
-  readonly text: string;
-}
-
-export type JournalListener = (entry: StoredEntry) => void;
-
-/** A callback recorded when it arrives and finished when it is answered. */
-export interface PendingEntry {
-  readonly id: number;
-  /** Completes the entry with the reply's timing and keeps it in the journal. */
-  finish(done: ReplyTiming): StoredEntry;
-}
-
-export interface ReplyTiming {
-  replied_at: string;
-  duration_ms: number;
-  client_gone: boolean;
-}
-
+export type {
+  EntryHeaders,
+  JournalEntry,
+  JournalFilter,
+  JournalListener,
+  JournalStore,
+  NewEntry,
+  PendingEntry,
+  ReplyTiming,
+  StoredEntry,
+} from '../core/exchange.js';
 export type { Awaitable } from '../kernel/awaitable.js';
-
-/**
- * What the routes need of a journal (WireMock's: record, list, count, reset). `Journal` below keeps
- * it in this process; src/journal/redis-journal.ts keeps it in a Redis stream that every wallet-sim
- * process sharing the ledger writes to and reads from.
- */
-export interface JournalStore {
-  record(entry: Omit<NewEntry, 'id'>): Awaitable<StoredEntry>;
-  /** `chars`: the size of the request body as received, which the entry holds until it is finished. */
-  begin(
-    entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>,
-    chars?: number,
-  ): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
-  /** Callbacks decided but not answered yet, oldest first. */
-  inFlight(): Awaitable<JournalEntry[]>;
-  select(filter?: JournalFilter): Awaitable<StoredEntry[]>;
-  list(filter?: JournalFilter): Awaitable<JournalEntry[]>;
-  count(filter?: JournalFilter): Awaitable<number>;
-  /** Calls `listener` with every entry kept from now on; returns the unsubscribe function. */
-  subscribe(listener: JournalListener): () => void;
-  reset(): Awaitable<void>;
-}
 
 export const DEFAULT_JOURNAL_SIZE = 10_000;
 export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;

@@ -1,5 +1,7 @@
 import type { JournalMatch } from '../protocol/types.generated.js';
-import type { JournalEntry } from './journal.js';
+import type { JournalEntry, MatchFields } from '../core/exchange.js';
+
+export type { MatchFields } from '../core/exchange.js';
 
 /*
  * The journal's one filter language (schemas/journal-match.schema.json, `JournalMatch`): the
@@ -8,24 +10,6 @@ import type { JournalEntry } from './journal.js';
  */
 
 export type { JournalMatch };
-
-/**
- * What the language reads of an entry. The journals take these few fields from an entry when they
- * keep it, beside its JSON text, so that no filter has to parse the text.
- */
-export interface MatchFields {
-  readonly user_id?: string;
-  readonly event_type?: string;
-  readonly transaction_id?: string;
-  /** data.game_no of the request, when a string. */
-  readonly game_no?: string;
-  /** data.table_no of the request, when a string. */
-  readonly table_no?: string;
-  readonly code?: string;
-  readonly replayed?: boolean;
-  /** The name of the scenario rule that fired. */
-  readonly rule?: string;
-}
 
 /** The parts of an entry the fields come from (a recorded entry, finished or not). */
 export type MatchSource = Pick<JournalEntry, 'user_id' | 'event_type' | 'transaction_id' | 'code' | 'replayed' | 'rule'> & {

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { depthProblem } from '../text/json-depth.js';
 import { jsonSyntaxError } from '../text/json-position.js';
-import { describeErrors } from '../protocol/schemas.js';
 
 /*
  * One loader for the JSON documents a user writes (scenario files, expectations files): read,
@@ -55,4 +54,30 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   const tooDeep = depthProblem(doc);
   if (tooDeep) throw new Failure(path, [tooDeep]);
   return check(doc, path);
+}
+
+/** The pattern of a whole number written as text (a query parameter such as limit). */
+export const WHOLE_NUMBER = '^[0-9]+$';
+
+/** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
+  return (errors ?? []).map((e) => {
+    const pointer =
+      e.keyword === 'required'
+        ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+        : e.keyword === 'additionalProperties'
+          ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
+          : e.instancePath;
+    const message =
+      e.keyword === 'required'
+        ? 'is required'
+        : e.keyword === 'additionalProperties'
+          ? 'is not an allowed property'
+          : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
+            ? 'must be a whole number (digits only)'
+            : e.keyword === 'enum'
+              ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+              : (e.message ?? 'is invalid');
+    return { pointer: pointer || '/', message };
+  });
 }

@@ -1,4 +1,4 @@
-import { roundEffectOf } from '../protocol/seed/index.js';
+import { roundEffectOf } from './round-effects.js';
 import { roundKey, type TransactionRecord } from './change.js';
 
 /** One row of the ledger, its amounts as decimal text (never a binary float). */

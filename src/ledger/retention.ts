@@ -1,6 +1,6 @@
 import { type TransactionRecord, forgottenRound, forgottenTxn, roundKey } from './change.js';
 import { ForgottenIds } from './forgotten.js';
-import { roundEffectOf } from '../protocol/registry.js';
+import { roundEffectOf } from './round-effects.js';
 
 /**
  * The newest `retain` applied transactions (docs/design.md "Bounded memory"); older ones are forgotten

@@ -5,6 +5,7 @@ import type { CallbackRequest } from './types.generated.js';
 import type { Change } from '../ledger/change.js';
 import type { Player } from '../ledger/state.js';
 import type { View } from '../ledger/store.js';
+import type { RoundEffect } from '../ledger/round-effects.js';
 
 /** What the money rules need to know of the active scenario. */
 export interface WalletConfig {
@@ -38,7 +39,7 @@ export interface MatchFields {
 }
 
 /** What an event does to its round: a bet opens it (or adds to it), a bet_result settles it. */
-export type RoundEffect = 'opens' | 'settles';
+export type { RoundEffect } from '../ledger/round-effects.js';
 
 /** A JSON Schema document with its $id (the shape of src/protocol/schemas.ts, without importing it). */
 export interface EventSchema {

@@ -1,4 +1,5 @@
-import type { EventHandler, RoundEffect } from './event.js';
+import type { EventHandler } from './event.js';
+import { recordRoundEffect } from '../ledger/round-effects.js';
 
 /*
  * The registry of callback events: the only list of them. ./index.ts registers the built-in ones;
@@ -24,6 +25,7 @@ export function registerEvent(handler: AnyHandler): void {
       `wallet-sim: the event ${handler.type} is registered after the schemas were compiled: register it before importing the app`,
     );
   registry.set(handler.type, handler);
+  recordRoundEffect(handler.type, handler.round);
 }
 
 /** Every registered event, in registration order (the built-in ones first). */
@@ -32,8 +34,7 @@ export const registeredEvents = (): readonly AnyHandler[] => [...registry.values
 /** The event of this name, or undefined when there is none. */
 export const eventNamed = (name: string | undefined): AnyHandler | undefined => (name === undefined ? undefined : registry.get(name));
 
-/** What the named event does to its round (undefined: no round, or no such event). */
-export const roundEffectOf = (name: string | undefined): RoundEffect | undefined => eventNamed(name)?.round;
+export { roundEffectOf } from '../ledger/round-effects.js';
 
 /** Called by src/protocol/schemas.ts with the event names it compiled: a later event would be missing from them. */
 export function schemasCompiledWith(names: ReadonlySet<string>): void {

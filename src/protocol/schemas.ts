@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { EVENT_SITES, listAt, withEvents } from './event-schemas.js';
 import { registeredEvents, schemasCompiledWith } from './registry.js';
 import { SCHEMAS_DIR } from '../kernel/paths.js';
@@ -53,28 +53,4 @@ export function validator<T>(id: string): ValidateFunction<T> {
   return fn;
 }
 
-/** The pattern of a whole number written as text (a query parameter such as limit). */
-export const WHOLE_NUMBER = '^[0-9]+$';
-
-/** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
-export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
-  return (errors ?? []).map((e) => {
-    const pointer =
-      e.keyword === 'required'
-        ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
-        : e.keyword === 'additionalProperties'
-          ? `${e.instancePath}/${(e.params as { additionalProperty: string }).additionalProperty}`
-          : e.instancePath;
-    const message =
-      e.keyword === 'required'
-        ? 'is required'
-        : e.keyword === 'additionalProperties'
-          ? 'is not an allowed property'
-          : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
-            ? 'must be a whole number (digits only)'
-            : e.keyword === 'enum'
-              ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-              : (e.message ?? 'is invalid');
-    return { pointer: pointer || '/', message };
-  });
-}
+export { describeErrors, WHOLE_NUMBER } from '../kernel/documents.js';

@@ -44,7 +44,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     const body = refused?.body ?? buildReply('R1', '', '', undefined).body;
     // The body was not read: no event to echo a Callback-URL for.
     const headers = replyHeadersFor(
-      sim,
+      sim.scenario,
       { method: request.method, url: request.url, headers: request.headers, body: '' },
       undefined,
       reason,

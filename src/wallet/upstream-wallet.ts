@@ -12,7 +12,7 @@ import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
 import { maskedHeaders } from '../kernel/secrets.js';
 import type { WalletConfig } from './decide.js';
-import type { Outcome, Relayed, UpstreamLeg, Wallet, WalletCall } from '../core/ports.js';
+import type { Outcome, Relayed, UpstreamLeg, UpstreamOptions, Wallet, WalletCall } from '../core/ports.js';
 
 /** What the proxy reads of the simulator: the store where it keeps what the upstream reported. */
 export interface UpstreamRecords {
@@ -20,12 +20,7 @@ export interface UpstreamRecords {
   readonly config: WalletConfig;
 }
 
-export interface UpstreamOptions {
-  /** The operator wallet's callback URL. */
-  url: string;
-  /** A reply not read whole within this is no reply (the provider's connection is then closed). */
-  timeoutMs: number;
-}
+export type { UpstreamOptions } from '../core/ports.js';
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 

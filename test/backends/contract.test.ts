@@ -8,6 +8,7 @@ import { FileBackend } from '../../src/backends/file/file-backend.js';
 import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { DEFAULT_THRESHOLDS } from '../../src/core/scenario/thresholds.js';
+import { gradingOf, journalOf } from '../../src/app/compose.js';
 import type { JournalEntry } from '../../src/journal/journal.js';
 import type { LedgerEntry } from '../../src/ledger/ledger-entry.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
@@ -121,15 +122,15 @@ for (const [kind, open] of backends) {
 
     t.test('the journal records, lists, counts and resets', async (t) => {
       const backend = await joined(t, open, { journalSize: 3 });
-      for (let n = 1; n <= 4; n++) await backend.journal.record(entry(n));
+      for (let n = 1; n <= 4; n++) await journalOf(backend).record(entry(n));
       t.same(
-        (await backend.journal.list()).map((e) => e.transaction_id),
+        (await journalOf(backend).list()).map((e) => e.transaction_id),
         ['tx-2', 'tx-3', 'tx-4'],
         'bounded by --journal-size, oldest dropped',
       );
-      t.equal(await backend.journal.count({ transaction_id: 'tx-3' }), 1);
-      await backend.journal.reset();
-      t.equal(await backend.journal.count(), 0);
+      t.equal(await journalOf(backend).count({ transaction_id: 'tx-3' }), 1);
+      await journalOf(backend).reset();
+      t.equal(await journalOf(backend).count(), 0);
     });
 
     t.test('counters: callbacks per player in the session, from 1; a new session starts again', async (t) => {
@@ -148,7 +149,7 @@ for (const [kind, open] of backends) {
 
     t.test('grading: a session at start, a new one on begin, the thresholds can change', async (t) => {
       const backend = await joined(t, open);
-      const grading = await backend.grading(DEFAULT_THRESHOLDS, () => 42);
+      const grading = await gradingOf(backend, DEFAULT_THRESHOLDS, () => 42);
       const first = (await grading.current()).info;
       t.equal(first.seed, 42, 'the session carries the seed');
       t.ok(first.id, 'and an id');

@@ -9,11 +9,12 @@ import { buildApp } from '../../src/app/app.js';
 import { SCENARIOS_DIR } from '../../src/kernel/paths.js';
 import type { CheckId, Report, Scenario } from '../../src/protocol/types.generated.js';
 import { compileScenario } from '../../src/core/scenario/scenario.js';
-import { Simulator } from '../../src/core/simulator.js';
+import {} from '../../src/core/simulator.js';
 import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import { bet, listen, login, result } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { attempt, reliably } from './provider.js';
+import { openSimulator } from '../../src/app/compose.js';
 
 const CERT = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'certification.json'), 'utf8')) as Scenario;
 const usd = { currency: 'USD' };
@@ -27,7 +28,7 @@ async function certification(t: Test, grading: Scenario['grading'] = {}, options
     rules: CERT.rules!.map((r) => (r.then.delay_ms ? { ...r, then: { delay_ms: 1500 } } : r)),
     grading: { ...CERT.grading, client_timeout_s: 1, retry_window_s: 10, round_max_age_s: 60, ...grading },
   };
-  const sim = await Simulator.open(compileScenario(doc, 'certification (test)'), new MemoryBackend());
+  const sim = await openSimulator(compileScenario(doc, 'certification (test)'), new MemoryBackend());
   const app = await buildApp({ sim, ...options });
   t.teardown(() => app.close());
   const base = await listen(app);

@@ -12,6 +12,7 @@ import { MemoryBackend } from '../../src/backends/memory/memory.js';
 import type { Backend, BackendKind, BackendOptions } from '../../src/backends/backend.js';
 import { LocalBackend } from '../../src/backends/local/local-backend.js';
 import type { Persistence } from '../../src/ledger/store.js';
+import { openSimulator } from '../../src/app/compose.js';
 
 export const CREDENTIALS = { 'api-id': 'sandbox', 'api-key': 'sandbox-key' };
 export const HEADERS = { 'content-type': 'application/json', ...CREDENTIALS, 'callback-url': 'http://provider.test/callback' };
@@ -48,7 +49,7 @@ export async function buildTestApp(scenario: Partial<Scenario> = {}, options: Te
     : 'load' in store
       ? new LocalBackend(store.kind as BackendKind, store, options)
       : store;
-  const sim = await Simulator.open(compileScenario({ ...TEST_SCENARIO, ...scenario }), backend, options);
+  const sim = await openSimulator(compileScenario({ ...TEST_SCENARIO, ...scenario }), backend, options);
   const app = await buildApp({ ...options, sim });
   return { app, sim };
 }

@@ -10,6 +10,7 @@ import { bet, buildTestApp, HEADERS, login, result, send, txid } from '../helper
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { eventually } from '../helpers/spawn-cli.js';
+import { journalOf } from '../../src/app/compose.js';
 
 const redis = await redisOrSkip(t);
 if (redis) {
@@ -103,7 +104,7 @@ if (redis) {
     }
     const replies = await Promise.all(sent);
     t.same(new Set(replies.map((r) => r.body.code)), new Set(['R0', 'R3']));
-    const entries = await store.journal.list();
+    const entries = await journalOf(store).list();
     const ids = entries.map((e) => e.id);
     t.equal(entries.length, 41, 'every callback journalled');
     t.equal(new Set(ids).size, ids.length, 'ids unique');

@@ -7,7 +7,7 @@ import { stringify } from 'safe-stable-stringify';
 import t from 'tap';
 import { LocalBackend } from '../../src/backends/local/local-backend.js';
 import { compileScenario } from '../../src/core/scenario/scenario.js';
-import { Simulator } from '../../src/core/simulator.js';
+import {} from '../../src/core/simulator.js';
 import type { Change } from '../../src/ledger/change.js';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
 import { StoreError } from '../../src/ledger/store-error.js';
@@ -15,6 +15,7 @@ import { openFile, player, tempData, txn } from '../helpers/store.js';
 import type { CallbackRequest } from '../../src/protocol/types.generated.js';
 import { legacyFingerprintOf } from '../../src/wallet/decide.js';
 import { balanceOf, bet, buildTestApp, journal, login, now, result, send } from '../helpers/app.js';
+import { openSimulator } from '../../src/app/compose.js';
 
 const logs = async (data: string) => (await readdir(join(data, '..'))).filter((n) => n.endsWith('.log')).sort();
 /** The snapshot (version 2): its header line and its records, one per line. */
@@ -353,7 +354,7 @@ t.test('a store emptied by a reset stays empty after a restart (only a new store
   const data = await tempData(t);
   const scenario = compileScenario({ name: 's', credentials: { api_id: 'a', api_key: 'k' }, players: [{ user_id: 'p1', balance: 5 }] });
   const firstStore = await FilePersistence.open(data);
-  const first = await Simulator.open(scenario, new LocalBackend('file', firstStore));
+  const first = await openSimulator(scenario, new LocalBackend('file', firstStore));
   t.same(
     first.players().map((p) => p.user_id),
     ['p1'],
@@ -362,7 +363,7 @@ t.test('a store emptied by a reset stays empty after a restart (only a new store
   await first.setScenario(compileScenario({ name: 'empty', credentials: { api_id: 'a', api_key: 'k' } }), true);
   t.same(first.players(), []);
   await firstStore.abandon();
-  const second = await Simulator.open(scenario, new LocalBackend('file', await FilePersistence.open(data)));
+  const second = await openSimulator(scenario, new LocalBackend('file', await FilePersistence.open(data)));
   t.same(second.players(), [], 'not seeded again');
   await second.store.close();
 });

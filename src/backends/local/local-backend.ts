@@ -1,19 +1,8 @@
-import { Journal } from '../../journal/journal.js';
 import type { Ledger } from '../../ledger/ledger-entry.js';
-import type { WalletGraderOptions } from '../../grading/wallet/wallet-grader.js';
-import type { Thresholds } from '../../core/scenario/thresholds.js';
-import {
-  type Backend,
-  type BackendKind,
-  type BackendOptions,
-  type Counters,
-  DEFAULT_RETAIN_TRANSACTIONS,
-  type Grading,
-} from '../backend.js';
+import { type Backend, type BackendKind, type BackendOptions, type Counters, DEFAULT_RETAIN_TRANSACTIONS } from '../backend.js';
 import type { Change } from '../../ledger/change.js';
 import { WalletState } from '../../ledger/state.js';
 import type { Persistence } from '../../ledger/store.js';
-import { LocalGrading } from '../../grading/local-feed.js';
 import { localLedger } from './ledger.js';
 import { LocalStore } from '../../ledger/local-store.js';
 
@@ -37,21 +26,21 @@ class LocalCounters implements Counters {
 
 /**
  * A backend whose state lives in this process (memory, file): the ledger is a WalletState that a
- * persistence makes durable, the journal an in-memory ring, counting and grading done here.
+ * persistence makes durable, counting done here. (Its journal and grading are in this process too:
+ * src/app/compose.ts.)
  */
 export class LocalBackend implements Backend {
   readonly store: LocalStore;
-  readonly journal: Journal;
   readonly counters = new LocalCounters();
   readonly failureCode = 'STORE_FAILED';
 
   constructor(
     readonly kind: BackendKind,
     persistence: Persistence,
-    options: BackendOptions = {},
+    /** The options it was opened with (the journal's bounds among them, for its composer). */
+    readonly options: BackendOptions = {},
   ) {
     this.store = new LocalStore(kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), persistence);
-    this.journal = new Journal(options.journalSize, options.journalBytes);
   }
 
   get state(): WalletState {
@@ -73,10 +62,6 @@ export class LocalBackend implements Backend {
 
   publishReset(): Promise<void> {
     return Promise.resolve();
-  }
-
-  grading(thresholds: Thresholds, seed: () => number, wallet?: () => WalletGraderOptions | undefined): Promise<Grading> {
-    return Promise.resolve(new LocalGrading(thresholds, seed, wallet));
   }
 
   ledger(userId?: string): Promise<Ledger> {

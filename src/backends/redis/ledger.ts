@@ -1,6 +1,6 @@
 import { type Ledger, LEDGER_BATCH, LedgerCut, type LedgerEntry, ledgerEntry } from '../../ledger/ledger-entry.js';
 import { roundKey, type TransactionRecord } from '../../ledger/change.js';
-import { roundEffectOf } from '../../protocol/registry.js';
+import { roundEffectOf } from '../../ledger/round-effects.js';
 import type { RedisStore } from './redis-store.js';
 
 /**

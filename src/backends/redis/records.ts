@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { money, sum, toJsonNumber } from '../../kernel/money.js';
 import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../../ledger/change.js';
 import type { Player, Round } from '../../ledger/state.js';
-import { roundEffectOf } from '../../protocol/registry.js';
+import { roundEffectOf } from '../../ledger/round-effects.js';
 
 /**
  * Forgotten ids (docs/design.md, "Bounded memory"), as compact as the local stores keep them: a 64-bit

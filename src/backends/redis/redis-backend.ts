@@ -1,45 +1,46 @@
-import type { WalletGraderOptions } from '../../grading/wallet/wallet-grader.js';
-import type { Thresholds } from '../../core/scenario/thresholds.js';
 import type { Ledger } from '../../ledger/ledger-entry.js';
 import type { Scenario } from '../../protocol/types.generated.js';
-import type { Backend, BackendOptions, Grading } from '../backend.js';
+import type { Backend, BackendOptions } from '../backend.js';
 import type { Change } from '../../ledger/change.js';
-import { SharedGrading } from '../../grading/redis-feed.js';
-import { RedisJournal } from '../../journal/redis-journal.js';
 import { readRedisLedger } from './ledger.js';
 import { RedisStore, type RedisStoreOptions } from './redis-store.js';
 import { RedisShared } from './shared.js';
 
 /**
  * `--store redis --redis-url <url>`: one wallet for every wallet-sim process on that Redis
- * (docs/scale-out.md). The ledger, the journal, the counters, the scenario and the grading
- * session's events are all in Redis; each process folds the events into its own grader.
+ * (docs/scale-out.md). The ledger, the counters and the scenario are in Redis; so are the journal
+ * (src/journal/redis-journal.ts) and the grading session's events (src/grading/redis-feed.ts), on
+ * this backend's connection, under its prefix.
  */
 export class RedisBackend implements Backend {
   readonly kind = 'redis';
   readonly failureCode = 'STORE_UNREACHABLE';
-  readonly journal: RedisJournal;
   readonly counters: RedisShared;
   private readonly shared: RedisShared;
-  private shareGrading?: SharedGrading;
+  /** What else is closed with the store, first: the journal and grading on its connection. */
+  private readonly users: (() => void)[] = [];
 
   private constructor(
     readonly store: RedisStore,
-    options: BackendOptions,
+    /** The options it was opened with (the journal's bounds among them, for its composer). */
+    readonly options: BackendOptions,
   ) {
-    this.journal = new RedisJournal(store.client, store.prefix, options.journalSize, options.journalBytes, () => store.link.failure);
-    this.shared = new RedisShared(
-      store.client,
-      store.prefix,
-      (sent) => store.exchange(sent),
-      (userId) => this.journal.reserve(userId),
-    );
+    this.shared = new RedisShared(store.client, store.prefix, (sent) => store.exchange(sent));
     this.counters = this.shared;
     store.onClose(() => {
-      this.shareGrading?.close();
+      for (const close of this.users) close();
       this.shared.close();
-      this.journal.close();
     });
+  }
+
+  /**
+   * Something else kept on this backend's connection (the journal, grading): `close` runs when the
+   * store closes. `reserveId` (the journal's) takes a journal id for a player's callback as it is
+   * counted, in the same round trip.
+   */
+  use(close: () => void, reserveId?: (userId: string) => void): void {
+    this.users.unshift(close);
+    if (reserveId) this.shared.reserveId = reserveId;
   }
 
   /** Connects; an unreachable Redis throws an Error naming the URL. */
@@ -73,13 +74,6 @@ export class RedisBackend implements Backend {
 
   publishReset(scenario: Scenario): Promise<void> {
     return this.shared.publishReset(scenario);
-  }
-
-  async grading(thresholds: Thresholds, seed: () => number, wallet?: () => WalletGraderOptions | undefined): Promise<Grading> {
-    const grading = new SharedGrading(this.store.client, this.store.prefix, thresholds, seed, wallet);
-    await grading.join();
-    this.shareGrading = grading;
-    return grading;
   }
 
   ledger(userId?: string): Promise<Ledger> {

@@ -43,14 +43,14 @@ export class RedisShared implements Counters {
   private version = '0';
   private subscriber?: Redis;
   private listener?: (scenario: Scenario) => void;
+  /** Takes a journal id for the player's callback being counted, in the same round trip (RedisJournal.reserve). */
+  reserveId?: (userId: string) => void;
 
   constructor(
     private readonly client: Redis,
     private readonly prefix: string,
     /** The store's link: a counter that gets no reply in time marks Redis frozen for every user. */
     private readonly exchange: <T>(sent: Promise<T>) => Promise<T> = (sent) => sent,
-    /** Takes a journal id for the player's callback being counted, in the same round trip (RedisJournal.reserve). */
-    private readonly reserveId?: (userId: string) => void,
   ) {
     client.defineCommand('walletFire', { numberOfKeys: 1, lua: FIRE });
   }

@@ -1,49 +1,8 @@
-// What the wallet-side checks read: one callback forwarded to an operator's wallet and what came
-// back. Proxy mode builds these from live traffic, `probe` from the traffic it drives; the checks
-// (src/wallet-checks/) never know which.
+// What the wallet-side checks read: the wallet leg of an exchange (src/core/exchange.ts), and the
+// ids of the checks.
 
-/** A callback sent to the wallet under test. */
-export interface WalletExchange {
-  /** The callback's journal id (proxy mode) or the probe's exchange number: the evidence a violation cites. */
-  id: number;
-  /** The request's fields, when it had them (a garbage body has none). */
-  user?: string;
-  event?: string;
-  tx?: string;
-  /** The request's parsed body (an object), or undefined when it did not parse. */
-  body?: unknown;
-  /** wallet-sim's own verdict on the request: its schemas and totals accept it. */
-  valid: boolean;
-  /** The request carried the credentials the provider was given (the scenario's). */
-  credentialsOk: boolean;
-  /** The request's own headers that a reply echoes (never its Api-Key: see `sentConfiguredKey`). */
-  sentHeaders: { apiId?: string; callbackUrl?: string };
-  /** The request's Api-Key was the configured one (so a reply may carry it back). */
-  sentConfiguredKey: boolean;
-  /** When it was sent to the wallet (ms since the epoch). */
-  sentAt: number;
-}
-
-/** What the wallet did with it: an HTTP reply (any status, any bytes), or none. */
-export type WalletAnswer =
-  | {
-      kind: 'reply';
-      /** When the reply was read whole (ms since the epoch). */
-      at: number;
-      status: number;
-      /** Header names in lower case; the Api-Key's value masked by whoever builds the answer (see `maskKey`). */
-      headers: Readonly<Record<string, string | undefined>>;
-      /** The reply's Api-Key header was the configured key. */
-      repliedConfiguredKey?: boolean;
-      /** The reply body as text, as it came. */
-      text: string;
-    }
-  | {
-      kind: 'none';
-      at: number;
-      /** Why there is no reply, for a person: "no reply within 30000 ms", "connection refused", "not HTTP". */
-      why: string;
-    };
+export type { WalletAnswer, WalletExchange } from '../../core/exchange.js';
+export { maskKey } from '../../core/exchange.js';
 
 /** The wallet-side check ids (stable: reports, JUnit and `--fail-on` name them). */
 export const WALLET_CHECK_IDS = [
@@ -55,16 +14,3 @@ export const WALLET_CHECK_IDS = [
   'WALLET_REFUSES_INVALID',
 ] as const;
 export type WalletCheckId = (typeof WALLET_CHECK_IDS)[number];
-
-/**
- * A reply's headers as the wallet-side checks keep them: the Api-Key's value masked (it is in
- * events a Redis store writes, and in evidence), and whether it was the configured key.
- */
-export function maskKey(
-  headers: Readonly<Record<string, string | undefined>>,
-  configuredKey: string,
-): { headers: Record<string, string | undefined>; repliedConfiguredKey: boolean } {
-  const key = headers['api-key'];
-  if (key === undefined) return { headers: { ...headers }, repliedConfiguredKey: false };
-  return { headers: { ...headers, 'api-key': '***' }, repliedConfiguredKey: configuredKey !== '' && key === configuredKey };
-}

@@ -3,18 +3,15 @@ import { stringify } from 'safe-stable-stringify';
 import { type Money, money, ZERO } from '../../kernel/money.js';
 import type { ReportViolation } from '../../protocol/types.generated.js';
 import { WALLET_CHECKS } from './checks.js';
-import type { WalletAnswer, WalletCheckId, WalletExchange } from './exchange.js';
+import type { WalletAnswer, WalletExchange, WalletGradingOptions } from '../../core/exchange.js';
+import type { WalletCheckId } from './exchange.js';
 import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
 import { count } from '../../text/plural.js';
 import { listedViolations } from '../listed-violations.js';
 
-export interface WalletGraderOptions {
-  /** The provider's declared time-out (the scenario's grading.client_timeout_s), in ms. */
-  clientTimeoutMs: number;
-  /** The credentials the provider was given (the scenario's). */
-  credentials: { api_id: string; api_key: string };
-}
+/** What the wallet side is graded against: the provider's declared time-out, the credentials it was given. */
+export type WalletGraderOptions = WalletGradingOptions;
 
 /** A wallet-side check as a report lists it (the provider's checks have the same shape). */
 export interface WalletCheckReport {

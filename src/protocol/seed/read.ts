@@ -1,37 +1,18 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import sjson from 'secure-json-parse';
 import { type Finding, finding } from '../findings.js';
 import type { CallbackRequest } from '../types.generated.js';
 import { describeErrors, eventTypes, validator } from '../schemas.js';
-import type { Simulator } from '../../core/simulator.js';
+import type { CallbackInput, Intake, ReadContext } from '../port.js';
+
+export type { CallbackInput, Intake } from '../port.js';
 
 const validateRequest = validator<CallbackRequest>('CallbackRequest');
-
-export interface CallbackInput {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  /** The body exactly as received. */
-  body: string;
-}
-
-/** A callback as read: who sent it, what it says, and every defect found on the way. */
-export interface Intake {
-  authenticated: boolean;
-  /** The parsed body, when it is readable JSON of a sane depth. */
-  body: unknown;
-  /** The body, when it is a schema-valid request. */
-  request?: CallbackRequest;
-  /** event_type and user_id as the caller sent them, when readable, for the reply's echo. */
-  echo: { event_type?: string; user_id?: string };
-  findings: Finding[];
-}
 
 /** Largest body an unauthenticated caller gets parsed (for the findings and the echo of its reply). */
 export const UNAUTHENTICATED_READ_LIMIT = 16 * 1024;
 
 /** Authenticate → parse → validate: every defect of the request becomes a finding, nothing throws. */
-export function readCallback(sim: Simulator, input: CallbackInput): Intake {
+export function readCallback(sim: ReadContext, input: CallbackInput): Intake {
   const findings: Finding[] = [];
   const header = (name: string) => first(input.headers[name]);
   const credentialFindings = authenticate(sim, header('api-id'), header('api-key'));
@@ -50,7 +31,7 @@ export function readCallback(sim: Simulator, input: CallbackInput): Intake {
   if (!authenticated) findings.push(...credentialFindings);
   const request = body !== undefined && validateRequest(body) ? body : undefined;
   if (body !== undefined && !request) findings.push(...schemaFindings(body, echo));
-  if (request) timestampFindings(request.timestamp, sim.scenario.timestampSkewS, findings);
+  if (request) timestampFindings(request.timestamp, sim.timestampSkewS, findings);
   return { authenticated, body, request, echo, findings };
 }
 
@@ -129,7 +110,7 @@ function echoFields(body: unknown): { event_type?: string; user_id?: string } {
 /** Where a provider finds the credentials to send (an R2's reason says it). */
 const WHERE_CREDENTIALS = "send the scenario's credentials.api_id and api_key (GET /admin/scenario shows them)";
 
-function authenticate(sim: Simulator, apiId: string | undefined, apiKey: string | undefined): Finding[] {
+function authenticate(sim: ReadContext, apiId: string | undefined, apiKey: string | undefined): Finding[] {
   if (apiId === undefined || apiKey === undefined) {
     const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
     return [finding('CREDENTIALS_MISSING', `${missing} header missing; ${WHERE_CREDENTIALS}`, `header:${missing.split(' ')[0]}`)];

@@ -1,6 +1,6 @@
 import { type Money, money } from '../../kernel/money.js';
 import { topLevelNumberTexts } from '../../kernel/raw-json.js';
-import type { WalletAnswer, WalletExchange } from '../../grading/wallet/exchange.js';
+import type { SentCallback, WireReply } from '../port.js';
 
 /** A wallet's reply as the checks read it: its code and balance (exact, from the text), and what is wrong with it. */
 export interface ReadReply {
@@ -20,7 +20,7 @@ const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
  * Reads a reply against the spec (HTTP 200, JSON body per the reply schema, echoes, headers). A
  * reply must not hand the configured Api-Key to a caller that did not send it.
  */
-export function readReply(x: WalletExchange, a: Extract<WalletAnswer, { kind: 'reply' }>): ReadReply {
+export function readReply(x: SentCallback, a: WireReply): ReadReply {
   const problems: string[] = [];
   if (a.status !== 200) problems.push(`HTTP ${a.status} (the spec answers every callback with HTTP 200 and a code in the body)`);
   const type = a.headers['content-type'];

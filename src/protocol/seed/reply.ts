@@ -3,7 +3,7 @@ import type { Finding } from '../findings.js';
 import type { CallbackReply, CallbackRequest } from '../types.generated.js';
 import { eventNamed, eventOf } from './index.js';
 import { type Money, toJsonNumber } from '../../kernel/money.js';
-import type { Simulator } from '../../core/simulator.js';
+import type { ReplyContext } from '../port.js';
 import { type CallbackInput, first, UNAUTHENTICATED_READ_LIMIT } from './read.js';
 
 /** Why a callback was not answered R0: the forcing rule, the event's own refusal, or the error findings. */
@@ -33,12 +33,12 @@ export function reasonFor(
 }
 
 export function replyHeadersFor(
-  sim: Simulator,
+  scenario: ReplyContext,
   input: CallbackInput,
   eventType: string | undefined,
   reason: string | undefined,
 ): Record<string, string> {
-  const fixed = sim.scenario.replyCredentials;
+  const fixed = scenario.replyCredentials;
   const id = fixed?.api_id ?? first(input.headers['api-id']) ?? '';
   const key = fixed?.api_key ?? first(input.headers['api-key']) ?? '';
   // Each shape made whole in one literal (a header added afterwards would take an array of its own:

@@ -1,0 +1,89 @@
+import { Simulator, type SimulatorOptions, type SimulatorParts } from '../core/simulator.js';
+import type { ActiveScenario } from '../core/scenario/scenario.js';
+import type { Thresholds } from '../core/scenario/thresholds.js';
+import type { Grading, JournalStore, WalletGradingOptions } from '../core/exchange.js';
+import type { Backend } from '../core/ports.js';
+import { LocalBackend } from '../backends/local/local-backend.js';
+import type { RedisBackend } from '../backends/redis/redis-backend.js';
+import { Journal } from '../journal/journal.js';
+import { LocalGrading } from '../grading/local-feed.js';
+import type { GradingSession } from '../grading/session.js';
+import { LocalWallet } from '../wallet/local-wallet.js';
+import { UpstreamWallet } from '../wallet/upstream-wallet.js';
+
+/*
+ * The one place that composes a simulator: the seed protocol (the core reads callbacks with it),
+ * the backend, the journal and grading that consume its exchanges, and the wallet adapter.
+ */
+
+/** A backend's journal: in this process for a local backend, in Redis beside a Redis one. One per backend. */
+export function journalOf(backend: LocalBackend): Journal;
+export function journalOf(backend: Backend): JournalStore;
+export function journalOf(backend: Backend): JournalStore {
+  let journal = journals.get(backend);
+  if (!journal) {
+    journal = isRedis(backend)
+      ? redisParts(backend).journal
+      : new Journal(localOptions(backend).journalSize, localOptions(backend).journalBytes);
+    journals.set(backend, journal);
+  }
+  return journal;
+}
+const journals = new WeakMap<Backend, JournalStore>();
+
+/** The grading sessions over a backend: folded in this process, or shared through a Redis stream. */
+export async function gradingOf(
+  backend: Backend,
+  thresholds: Thresholds,
+  seed: () => number,
+  wallet: () => WalletGradingOptions | undefined = () => undefined,
+): Promise<Grading<GradingSession>> {
+  if (!isRedis(backend)) return new LocalGrading(thresholds, seed, wallet);
+  const { SharedGrading } = await import('../grading/redis-feed.js');
+  const grading = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet);
+  await grading.join();
+  backend.use(() => grading.close());
+  return grading;
+}
+
+/**
+ * The simulator over a backend (memory, file, Redis): starts from what the backend holds (src/core/simulator.ts
+ * `Simulator.open`), with the local ledger, or the operator's wallet behind `options.upstream`.
+ */
+export async function openSimulator(
+  scenario: ActiveScenario,
+  backend: LocalBackend,
+  options?: SimulatorOptions,
+): Promise<Simulator<Journal, GradingSession>>;
+export async function openSimulator(scenario: ActiveScenario, backend: Backend, options?: SimulatorOptions): Promise<Simulator>;
+export async function openSimulator(scenario: ActiveScenario, backend: Backend, options: SimulatorOptions = {}): Promise<Simulator> {
+  if (isRedis(backend)) await loadRedisParts();
+  const { upstream } = options;
+  const parts: SimulatorParts<JournalStore, GradingSession> = {
+    backend,
+    journal: journalOf(backend),
+    grading: (thresholds, seed, wallet) => gradingOf(backend, thresholds, seed, wallet),
+    wallet: (sim) => (upstream ? new UpstreamWallet(sim, upstream) : new LocalWallet(sim)),
+  };
+  return Simulator.open(scenario, parts, options);
+}
+
+const isRedis = (backend: Backend): backend is RedisBackend => backend.kind === 'redis';
+const localOptions = (backend: Backend) => (backend instanceof LocalBackend ? backend.options : {});
+
+// The Redis journal is loaded only for a Redis backend: the memory and file stores never load ioredis.
+let RedisJournal: typeof import('../journal/redis-journal.js').RedisJournal | undefined;
+async function loadRedisParts(): Promise<void> {
+  RedisJournal ??= (await import('../journal/redis-journal.js')).RedisJournal;
+}
+
+function redisParts(backend: RedisBackend): { journal: JournalStore } {
+  if (!RedisJournal) throw new Error('wallet-sim: the Redis journal is not loaded (open the simulator with openSimulator)');
+  const { journalSize, journalBytes } = backend.options;
+  const journal = new RedisJournal(backend.client, backend.prefix, journalSize, journalBytes, () => backend.store.link.failure);
+  backend.use(
+    () => journal.close(),
+    (userId) => journal.reserve(userId),
+  );
+  return { journal };
+}
