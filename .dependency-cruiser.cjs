@@ -4,12 +4,12 @@
  */
 const LAYERS = [
   ['leaves', ['src/text/', 'src/report/', 'src/http/', 'src/protocol/[^/]+\\.generated\\.ts$']],
-  ['kernel', ['src/kernel/', 'src/evidence/', 'src/client/']],
+  ['kernel', ['src/kernel/', 'src/evidence/']],
   ['ledger', ['src/ledger/']],
   ['protocol', ['src/protocol/']],
   ['core', ['src/core/']],
   ['backends', ['src/backends/']],
-  ['consumers', ['src/wallet/', 'src/journal/', 'src/grading/', 'src/reconcile/']],
+  ['consumers', ['src/wallet/', 'src/journal/', 'src/grading/', 'src/reconcile/', 'src/client/']],
   ['faces', ['src/routes/', 'src/commands/', 'src/probe/', 'src/verify/', 'src/openapi/']],
   ['app', ['src/app/']],
   ['entry', ['src/cli\\.ts$', 'src/index\\.ts$']],
@@ -51,9 +51,8 @@ module.exports = {
     exclude: { path: '^(dist|node_modules)/' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
     reporterOptions: {
-      dot: {
-        collapsePattern: '^src/(protocol/seed|grading/wallet|grading/checks|core/scenario|backends/[^/]+|[^/]+)/',
-      },
+      // npm run graph: one box a folder (protocol/seed apart), top to bottom.
+      dot: { collapsePattern: '^src/(protocol/seed|[^/]+)', theme: { graph: { rankdir: 'TB' } } },
     },
   },
 };

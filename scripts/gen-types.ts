@@ -1,5 +1,5 @@
 // Generates what is derived, so nothing is written twice by hand: the lists of events in schemas/
-// from the event registry (src/events/), src/protocol/events.generated.ts (the event names, for the
+// from the event registry (src/protocol/seed/), src/protocol/events.generated.ts (the event names, for the
 // CLI and the dashboard) and src/protocol/types.generated.ts from schemas/*.schema.json.
 // `npm run gen:types` rewrites them; test/gen-types.test.ts fails when one is stale.
 import { readFileSync, writeFileSync } from 'node:fs';

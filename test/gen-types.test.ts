@@ -1,5 +1,5 @@
 // What is derived is checked in as it derives: the lists of events in schemas/ and the event names
-// from the event registry (src/events/), the TypeScript types from schemas/*.schema.json.
+// from the event registry (src/protocol/seed/), the TypeScript types from schemas/*.schema.json.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { EVENTS_FILE, generateTypes, generated, TYPES_FILE } from '../scripts/gen-types.js';

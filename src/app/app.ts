@@ -9,6 +9,7 @@ import Fastify, {
   type onRequestHookHandler,
 } from 'fastify';
 import { type CorsSetting, registerCors } from '../http/cors.js';
+import { HEADER_NAME } from '../protocol/seed/wire.js';
 import { unframed } from '../http/framing.js';
 import { capConnections } from '../http/stalled.js';
 import { DEFAULT_LIMITS, listenerCap, type ServerLimits, serverOptions } from '../http/limits.js';
@@ -108,7 +109,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // swagger-ui's types describe a callback hook; the plugin hands it to fastify.route, which awaits an async one.
   const onRequest = sameHost as onRequestHookHandler;
   await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest } }));
-  if (options.cors) await registerCors(app, options.cors, path);
+  // A browser client must be able to read the reply's credentials and Callback-URL echo.
+  if (options.cors) await registerCors(app, options.cors, path, Object.values(HEADER_NAME));
   await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
   await app.register(adminRoutes, {
     prefix: '/admin',

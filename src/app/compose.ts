@@ -17,19 +17,34 @@ import { UpstreamWallet } from '../wallet/upstream-wallet.js';
  */
 
 /** A backend's journal: in this process for a local backend, in Redis beside a Redis one. One per backend. */
-export function journalOf(backend: LocalBackend): Journal;
-export function journalOf(backend: Backend): JournalStore;
-export function journalOf(backend: Backend): JournalStore {
+export async function journalOf(backend: LocalBackend): Promise<Journal>;
+export async function journalOf(backend: Backend): Promise<JournalStore>;
+export async function journalOf(backend: Backend): Promise<JournalStore> {
   let journal = journals.get(backend);
   if (!journal) {
-    journal = isRedis(backend)
-      ? redisParts(backend).journal
-      : new Journal(localOptions(backend).journalSize, localOptions(backend).journalBytes);
+    journal = isRedis(backend) ? await redisJournal(backend) : localJournal(backend);
     journals.set(backend, journal);
   }
   return journal;
 }
 const journals = new WeakMap<Backend, JournalStore>();
+
+function localJournal(backend: Backend): Journal {
+  const { journalSize, journalBytes } = backend instanceof LocalBackend ? backend.options : {};
+  return new Journal(journalSize, journalBytes);
+}
+
+/** On the backend's connection, under its prefix; loaded only for Redis (the memory and file stores never load ioredis). */
+async function redisJournal(backend: RedisBackend): Promise<JournalStore> {
+  const { RedisJournal } = await import('../journal/redis-journal.js');
+  const { journalSize, journalBytes } = backend.options;
+  const journal = new RedisJournal(backend.client, backend.prefix, journalSize, journalBytes, () => backend.store.link.failure);
+  backend.use(
+    () => journal.close(),
+    (userId) => journal.reserve(userId),
+  );
+  return journal;
+}
 
 /** The grading sessions over a backend: folded in this process, or shared through a Redis stream. */
 export async function gradingOf(
@@ -57,11 +72,10 @@ export async function openSimulator(
 ): Promise<Simulator<Journal, GradingSession>>;
 export async function openSimulator(scenario: ActiveScenario, backend: Backend, options?: SimulatorOptions): Promise<Simulator>;
 export async function openSimulator(scenario: ActiveScenario, backend: Backend, options: SimulatorOptions = {}): Promise<Simulator> {
-  if (isRedis(backend)) await loadRedisParts();
   const { upstream } = options;
   const parts: SimulatorParts<JournalStore, GradingSession> = {
     backend,
-    journal: journalOf(backend),
+    journal: await journalOf(backend),
     grading: (thresholds, seed, wallet) => gradingOf(backend, thresholds, seed, wallet),
     wallet: (sim) => (upstream ? new UpstreamWallet(sim, upstream) : new LocalWallet(sim)),
   };
@@ -69,21 +83,3 @@ export async function openSimulator(scenario: ActiveScenario, backend: Backend, 
 }
 
 const isRedis = (backend: Backend): backend is RedisBackend => backend.kind === 'redis';
-const localOptions = (backend: Backend) => (backend instanceof LocalBackend ? backend.options : {});
-
-// The Redis journal is loaded only for a Redis backend: the memory and file stores never load ioredis.
-let RedisJournal: typeof import('../journal/redis-journal.js').RedisJournal | undefined;
-async function loadRedisParts(): Promise<void> {
-  RedisJournal ??= (await import('../journal/redis-journal.js')).RedisJournal;
-}
-
-function redisParts(backend: RedisBackend): { journal: JournalStore } {
-  if (!RedisJournal) throw new Error('wallet-sim: the Redis journal is not loaded (open the simulator with openSimulator)');
-  const { journalSize, journalBytes } = backend.options;
-  const journal = new RedisJournal(backend.client, backend.prefix, journalSize, journalBytes, () => backend.store.link.failure);
-  backend.use(
-    () => journal.close(),
-    (userId) => journal.reserve(userId),
-  );
-  return { journal };
-}

@@ -8,6 +8,7 @@ import { loadScenarioFile } from '../core/scenario/scenario.js';
 import {} from '../core/simulator.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
 import { openSimulator } from './compose.js';
+import { HEADER_NAME } from '../protocol/seed/wire.js';
 
 export { DEFAULT_SERVER };
 
@@ -36,7 +37,7 @@ export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string
       // The Callback-URL example names the callback where this document says the simulator is.
       const path = o.path ?? '/callback';
       const post = (doc.paths as Record<string, { post?: { parameters?: { name: string; example?: string }[] } }>)[path]?.post;
-      const param = post?.parameters?.find((p) => p.name === 'Callback-URL');
+      const param = post?.parameters?.find((p) => p.name === HEADER_NAME.callbackUrl);
       if (param) param.example = `${server.replace(/\/+$/, '')}${path}`;
     }
     return o.yaml ? stringify(doc, { aliasDuplicateObjects: false }) : `${JSON.stringify(doc, null, 2)}\n`;

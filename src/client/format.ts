@@ -1,7 +1,8 @@
 import { maskedHeaders } from '../kernel/secrets.js';
+import { HEADER } from '../protocol/seed/wire.js';
 import type { Exchange } from './http.js';
 
-const SHOWN_REPLY_HEADERS = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
+const SHOWN_REPLY_HEADERS = ['content-type', HEADER.apiId, HEADER.apiKey, HEADER.callbackUrl, HEADER.reason];
 
 /** The request and reply of one exchange, as a reader needs them to reproduce it with curl. */
 export function formatExchange(x: Exchange & { label: string }, indent = '      '): string {

@@ -1,3 +1,4 @@
+import { HEADER } from '../protocol/seed/wire.js';
 /**
  * Sends one callback the way the protocol says (spec section 4): POST, JSON body, Content-Type,
  * Callback-URL, Api-Id and Api-Key. Keeps the raw text both ways, so a reply can be judged as
@@ -31,9 +32,9 @@ export async function postCallback(url: string, body: object | string, o: SendOp
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'callback-url': o.callbackUrl ?? url,
-    'api-id': o.apiId,
-    'api-key': o.apiKey,
+    [HEADER.callbackUrl]: o.callbackUrl ?? url,
+    [HEADER.apiId]: o.apiId,
+    [HEADER.apiKey]: o.apiKey,
     ...o.headers,
   };
   const request = { method: 'POST' as const, url, headers, body: text };

@@ -6,7 +6,8 @@ import { maskedHeaders } from '../kernel/secrets.js';
 import { sendDefaults } from './send-defaults.js';
 import { apiIdOption, apiKeyOption, callbackUrlOption, markRequired, timeoutOption } from './options.js';
 import { type Money, money } from '../kernel/money.js';
-import { CODES, EVENT_TYPES, type EventType } from '../protocol/seed/codes.js';
+import { CODES, EVENT_TYPES, type EventType, SUCCESS } from '../protocol/seed/codes.js';
+import { EVENT, HEADER } from '../protocol/seed/wire.js';
 
 export interface SendOptions {
   url: string;
@@ -45,18 +46,18 @@ export function composeCallback(event: EventType, o: Omit<SendOptions, 'url' | '
   const round = { currency: o.currency, game_no: o.game ?? newGameNo('sim'), table_no: o.table };
   const line = { bet_index: '1', bet_type: o.betType, bet_amount: o.amount };
   switch (event) {
-    case 'login':
+    case EVENT.login:
       return JSON.stringify(loginRequest(envelope));
-    case 'bet':
+    case EVENT.bet:
       return JSON.stringify(betRequest(envelope, round, [line]));
-    case 'bet_result':
+    case EVENT.betResult:
       if (o.game === undefined)
         throw new InvalidArgumentError('bet_result settles a round: name it with --game <game_no> (the one the bet used)');
       return JSON.stringify(betResultRequest(envelope, round, [{ ...line, winloss: o.winloss }]));
   }
 }
 
-const SHOWN = ['content-type', 'api-id', 'api-key', 'callback-url', 'x-wallet-sim-reason'];
+const SHOWN = ['content-type', HEADER.apiId, HEADER.apiKey, HEADER.callbackUrl, HEADER.reason];
 const pretty = (text: string) => {
   try {
     return JSON.stringify(JSON.parse(text), null, 2);
@@ -158,6 +159,6 @@ export function sendCommand(): Command {
       if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
       const hint = noPathHint(o.url, exchange);
       if (hint) console.error(`\nwallet-sim send: ${hint}`);
-      process.exitCode = replyCode(exchange) === 'R0' ? 0 : 1;
+      process.exitCode = replyCode(exchange) === SUCCESS ? 0 : 1;
     });
 }

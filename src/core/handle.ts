@@ -4,6 +4,8 @@ import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } fr
 import type { CallbackOutput, WalletAnswer, WalletExchange, WalletFeed } from './exchange.js';
 import { maskKey, provisionalId } from './exchange.js';
 import { hasErrors } from '../protocol/findings.js';
+import { FAILED, SUCCESS, UNAUTHORIZED } from '../protocol/seed/codes.js';
+import { FIELD, HEADER } from '../protocol/seed/wire.js';
 import type { Fired } from './scenario/rules.js';
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { Simulator } from './simulator.js';
@@ -51,7 +53,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
-  if (sim.storeFailure) return { outcome: { code: 'R1', failure: `R1: ${sim.storeFailure}` } };
+  if (sim.storeFailure) return { outcome: { code: FAILED, failure: `${FAILED}: ${sim.storeFailure}` } };
   // The count is only a probability draw's input: when no rule draws, nothing waits for it (with
   // Redis it still goes, with the journal id, in the write that carries the store's read: a round
   // trip less).
@@ -101,7 +103,7 @@ function toWallet(
 /** A store (or Redis) failure while choosing the rule or applying: R1, with the rule that fired if one had. */
 function failedApply(sim: Simulator, e: unknown, rule: Fired | undefined): Applied {
   return {
-    outcome: { code: 'R1', failure: `R1: ${sim.storeFailure ?? (e as Error).message}` },
+    outcome: { code: FAILED, failure: `${FAILED}: ${sim.storeFailure ?? (e as Error).message}` },
     rule,
     then: rule?.rule.then,
   };
@@ -120,8 +122,8 @@ function exchangeOf(input: CallbackInput, intake: Intake, configuredKey: string)
     // wallet-sim's schemas accept it (its credentials are judged apart).
     valid: intake.request !== undefined && !intake.findings.some((f) => f.severity === 'error' && !f.code.startsWith('CREDENTIALS_')),
     credentialsOk: intake.authenticated,
-    sentHeaders: { apiId: header('api-id'), callbackUrl: header('callback-url') },
-    sentConfiguredKey: matches(header('api-key') ?? '', configuredKey),
+    sentHeaders: { apiId: header(HEADER.apiId), callbackUrl: header(HEADER.callbackUrl) },
+    sentConfiguredKey: matches(header(HEADER.apiKey) ?? '', configuredKey),
     sentAt: Date.now(),
   };
 }
@@ -148,15 +150,15 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
   const { user_id, event_type } = intake.echo;
   const relayed = outcome.relayed;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
-  const balance = outcome.failure || outcome.code === 'R2' ? undefined : outcome.balance;
-  const latest = then && 'latest_balance' in then ? then.latest_balance : balance;
+  const balance = outcome.failure || outcome.code === UNAUTHORIZED ? undefined : outcome.balance;
+  const latest = then && FIELD.latestBalance in then ? then.latest_balance : balance;
   const code = outcome.code;
   const reason =
     relayed?.kind === 'none'
       ? `the upstream wallet did not answer (${relayed.why}): the connection was closed without a reply`
-      : code === 'R0' || relayed
+      : code === SUCCESS || relayed
         ? undefined
-        : (outcome.failure ?? reasonFor(code ?? 'R1', findings, then?.code ? rule!.name : undefined, balance, intake.request));
+        : (outcome.failure ?? reasonFor(code ?? FAILED, findings, then?.code ? rule!.name : undefined, balance, intake.request));
   let headers: Record<string, string>;
   let reply: { text: string; body: unknown };
   let built: ReturnType<typeof buildReply> | undefined;
@@ -164,10 +166,14 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     // The upstream's reply as it came, unless a rule replaces its body or status.
     headers = relayed.kind === 'reply' ? relayed.headers : {};
     reply =
-      then?.body !== undefined ? rawReply(then.body) : relayed.kind === 'reply' ? parsedReply(relayed.text) : { text: '', body: null };
+      then?.body !== undefined
+        ? rawReply(then.body)
+        : relayed.kind === 'reply'
+          ? relayedReply(relayed.text, outcome)
+          : { text: '', body: null };
   } else {
     headers = replyHeadersFor(sim.scenario, input, event_type, reason);
-    built = then?.body === undefined ? buildReply(code ?? 'R1', event_type ?? '', user_id ?? '', latest) : undefined;
+    built = then?.body === undefined ? buildReply(code ?? FAILED, event_type ?? '', user_id ?? '', latest) : undefined;
     reply = built ?? rawReply(then!.body);
   }
   const status = then?.http_status ?? (relayed?.kind === 'reply' ? relayed.status : relayed ? 0 : 200);
@@ -217,12 +223,18 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
 export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutput {
   const why = sim.storeFailure ?? 'Redis did not keep its journal entry';
   const reason = `R1: ${why}; the callback was decided but not journalled: resend it (the same transaction_id replays R0)`;
-  const reply = buildReply('R1', out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
-  const headers = { ...out.headers, 'x-wallet-sim-reason': headerSafe(reason) };
-  return { ...out, status: 200, headers, body: reply.text, code: 'R1', reason };
+  const reply = buildReply(FAILED, out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
+  const headers = { ...out.headers, [HEADER.reason]: headerSafe(reason) };
+  return { ...out, status: 200, headers, body: reply.text, code: FAILED, reason };
 }
 
 const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });
+
+/** An upstream's reply text, and for the journal its body as the upstream adapter read it (once). */
+function relayedReply(text: string, outcome: Outcome): { text: string; body: unknown } {
+  const leg = outcome.upstream;
+  return leg && 'body' in leg ? { text, body: leg.body } : parsedReply(text);
+}
 
 /** An upstream's reply text, and for the journal its JSON when it is JSON, else the text. */
 function parsedReply(text: string): { text: string; body: unknown } {

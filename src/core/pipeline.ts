@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../kernel/awaitable.js';
 import { processCallback, respond, unjournalled } from './handle.js';
 import { readCallback } from '../protocol/seed/read.js';
+import { SUCCESS } from '../protocol/seed/codes.js';
 import type { CallbackInput } from '../protocol/port.js';
 import { isoTime } from '../text/iso-time.js';
 import type { Simulator } from './simulator.js';
@@ -170,7 +171,7 @@ export class Answer implements JournalledExchange {
   private send(entry: StoredEntry, repliedAt: number, clientGone: boolean): undefined {
     const { grader, attempt, http } = this;
     let out = this.out;
-    const kept = !(entry.id === 0 && out.code === 'R0');
+    const kept = !(entry.id === 0 && out.code === SUCCESS);
     if (!kept) out = unjournalled(this.sim, out); // Redis did not keep the entry
     if (attempt) {
       const body = kept ? out.entry.reply.body : { code: out.code };

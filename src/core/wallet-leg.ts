@@ -1,3 +1,5 @@
+import { HEADER } from '../protocol/seed/wire.js';
+
 // The wallet leg: one callback forwarded to an operator's wallet and what came back. Proxy mode
 // builds these from live traffic, `probe` from the traffic it drives; the wallet-side checks
 // (src/grading/wallet/) never know which.
@@ -53,9 +55,9 @@ export function maskKey(
   headers: Readonly<Record<string, string | undefined>>,
   configuredKey: string,
 ): { headers: Record<string, string | undefined>; repliedConfiguredKey: boolean } {
-  const key = headers['api-key'];
+  const key = headers[HEADER.apiKey];
   if (key === undefined) return { headers: { ...headers }, repliedConfiguredKey: false };
-  return { headers: { ...headers, 'api-key': '***' }, repliedConfiguredKey: configuredKey !== '' && key === configuredKey };
+  return { headers: { ...headers, [HEADER.apiKey]: '***' }, repliedConfiguredKey: configuredKey !== '' && key === configuredKey };
 }
 
 /** An upstream's answer: an HTTP reply as it came, or none (the provider's connection is then closed). */

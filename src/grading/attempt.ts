@@ -1,6 +1,8 @@
 import { roundKey } from '../ledger/change.js';
 import type { RoundEffect } from '../protocol/event.js';
 import { eventNamed } from '../protocol/seed/index.js';
+import { ALL_CODES, type Code, FAILED, SUCCESS, verdictOf } from '../protocol/seed/codes.js';
+import { balanceOf, codeOf } from '../protocol/seed/reply-read.js';
 import type { Completion, EntryHeaders } from '../core/exchange.js';
 import { gradedBody } from './graded-body.js';
 
@@ -13,9 +15,9 @@ import { gradedBody } from './graded-body.js';
  *   time-out);
  * - `waiting`: still being answered and younger than its time-out: no outcome yet.
  */
-export type Outcome = 'R0' | 'R1' | 'R2' | 'R3' | 'R4' | 'failed' | 'lost' | 'waiting';
+export type Outcome = Code | 'failed' | 'lost' | 'waiting';
 
-/** A registered event's name (src/events/): its grading facts are read from its module. */
+/** A registered event's name (src/protocol/seed/): its grading facts are read from its module. */
 export type GradedEvent = string;
 
 /** The reply a violation's evidence cites: the journal entry's. */
@@ -112,27 +114,24 @@ export function attemptOf(r: Arrival, nth: number, origin = 0): Attempt {
   };
 }
 
-export const DEFINITE: ReadonlySet<Outcome> = new Set<Outcome>(['R2', 'R3', 'R4']);
+export const DEFINITE: ReadonlySet<Outcome> = new Set<Outcome>(ALL_CODES.filter((c) => verdictOf(c) === 'refused'));
 /** Outcomes after which the provider does not know whether the wallet applied the callback. */
-export const UNCERTAIN: ReadonlySet<Outcome> = new Set<Outcome>(['R1', 'failed', 'lost']);
+export const UNCERTAIN: ReadonlySet<Outcome> = new Set<Outcome>([FAILED, 'failed', 'lost']);
 /** Outcomes the provider actually read. */
-export const READ: ReadonlySet<Outcome> = new Set<Outcome>(['R0', 'R1', 'R2', 'R3', 'R4', 'failed']);
-const CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
+export const READ: ReadonlySet<Outcome> = new Set<Outcome>([...ALL_CODES, 'failed']);
 
 const record = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /** What the provider read of a reply written within its time-out: its code, or `failed` when it has none. */
 export function replyOutcome(done: Completion): Outcome {
-  const reply = record(done.body);
-  const code = typeof reply?.code === 'string' && CODES.has(reply.code) ? (reply.code as Outcome) : undefined;
+  const code = codeOf(record(done.body));
   return done.status === 200 && code ? code : 'failed';
 }
 
 /** The latest_balance of a reply written within the provider's time-out, if it has one. */
 export function replyBalance(done: Completion): number | undefined {
-  const balance = record(done.body)?.latest_balance;
-  return typeof balance === 'number' ? balance : undefined;
+  return balanceOf(record(done.body));
 }
 
 /** Bets and settlements: the callbacks that move money (those of a round). */
@@ -163,7 +162,7 @@ export function arrivalOf(e: {
   const data = record(record(e.request.body)?.data);
   // Kept as the live path keeps it (src/grading/graded-body.ts), never whole.
   const body = gradedBody(e.request.body, 0);
-  const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body, applied: e.code === 'R0' };
+  const arrival: Arrival = { id: e.id, at: Date.parse(e.received_at), user, event, tx, body, applied: e.code === SUCCESS };
   if (typeof data?.game_no === 'string') arrival.game = data.game_no;
   if (typeof data?.total_bet_amount === 'number') arrival.total = data.total_bet_amount;
   arrival.headers = e.request.headers;

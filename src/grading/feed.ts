@@ -1,6 +1,7 @@
 import type { ExchangeFeed, JournalledExchange } from '../core/exchange.js';
 import { loopLag } from '../core/loop-lag.js';
 import { eventNamed } from '../protocol/registry.js';
+import { SUCCESS } from '../protocol/seed/codes.js';
 import type { Arrival } from './attempt.js';
 import { keptBody } from './graded-body.js';
 
@@ -40,7 +41,7 @@ function arrivalOf(x: JournalledExchange): Arrival | undefined {
     game: typeof data?.game_no === 'string' ? data.game_no : undefined,
     total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
     body: keptBody(x.requestBody, x.chars, x.text),
-    applied: code === 'R0',
+    applied: code === SUCCESS,
     headers: request.headers,
     reply,
     lag: loopLag.at(x.at),

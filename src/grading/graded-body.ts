@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import { jsonExcerpt, ownString } from '../text/json-excerpt.js';
+import { bodyDigest, sha256Hex } from '../kernel/digest.js';
 
 /*
  * What grading keeps of a request body, per attempt, for as long as the session lasts: never the
@@ -38,18 +38,6 @@ export interface GradedBody {
 
 const record = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** SHA-256 of the body's JSON text, keys in a stable order, timestamp aside. */
-function digestOf(body: unknown, object: Record<string, unknown> | undefined): string {
-  let rest = body;
-  if (object && 'timestamp' in object) {
-    const { timestamp: _ignored, ...others } = object;
-    rest = others;
-  }
-  return sha256(stringify(rest) ?? 'undefined');
-}
 
 /** A field's value kept as its JSON text up to this length; a longer one as a short hash of it. */
 const FIELD_TEXT_CHARS = 40;
@@ -100,7 +88,7 @@ function stakeOf(body: Record<string, unknown> | undefined): string {
     })
     .sort();
   const text = JSON.stringify([data.currency, data.total_bet_amount, data.total_winloss, items]);
-  return text.length <= STAKE_CHARS ? text : `sha256:${sha256(text)}`;
+  return text.length <= STAKE_CHARS ? text : `sha256:${sha256Hex(text)}`;
 }
 
 function excerptOf(body: unknown, chars: number, raw?: string): string {
@@ -134,7 +122,7 @@ export const asGraded = (body: unknown): GradedBody => (isGraded(body) ? body : 
 export function gradedBody(body: unknown, chars: number, raw?: string): GradedBody {
   const object = record(body);
   const graded: GradedBody = {
-    sha256: digestOf(body, object),
+    sha256: bodyDigest(body),
     stake: stakeOf(object),
     excerpt: excerptOf(body, chars, raw),
     characters: chars,

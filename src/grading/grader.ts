@@ -1,5 +1,15 @@
 import type { CheckId } from '../protocol/types.generated.js';
-import { type Arrival, type Attempt, attemptOf, type Completion, type Outcome, replyBalance, replyOutcome, roundKey } from './attempt.js';
+import {
+  type Arrival,
+  type Attempt,
+  attemptOf,
+  type Completion,
+  DEFINITE,
+  type Outcome,
+  replyBalance,
+  replyOutcome,
+  roundKey,
+} from './attempt.js';
 import {
   hooked,
   type Hooks,
@@ -20,9 +30,10 @@ export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Round, type 
 export type Reducer = ReducerOf<Grader>;
 import { Arrivals } from './arrivals.js';
 import { Deadlines } from './deadlines.js';
-import { Tally } from './tally.js';
+import { countFindings, Tally } from './tally.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import { Timing } from './timing.js';
+import { INVALID, SUCCESS, UNAUTHORIZED } from '../protocol/seed/codes.js';
 
 /**
  * The session's grading state, folded from its events as they happen (arrivals, outcomes, replies
@@ -232,11 +243,11 @@ export class Grader {
     a.knownAt = knownAt;
     const tx = held ?? this.orphan(a);
     if (outcome !== 'lost') tx.read = true;
-    if (!tx.resolved && (outcome === 'R0' || outcome === 'R2' || outcome === 'R3' || outcome === 'R4')) tx.resolved = a;
+    if (!tx.resolved && (outcome === SUCCESS || DEFINITE.has(outcome))) tx.resolved = a;
     if (a.session) {
       const p = this.player(a.user);
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
-      if (outcome === 'R0' || outcome === 'R2' || outcome === 'R3') p.lastLogin = a;
+      if (outcome === SUCCESS || outcome === UNAUTHORIZED || outcome === INVALID) p.lastLogin = a;
     }
     if (balance !== undefined) {
       const p = this.player(a.user);
@@ -262,7 +273,6 @@ export class Grader {
   }
 
   private readonly own = new Map<CheckId, unknown>();
-
   // The player last asked for: the checks of one callback ask for the same one several times.
   // Players are never removed, so the memo never goes stale.
   private lastPlayer: Player | undefined;
@@ -285,10 +295,6 @@ export class Grader {
 
   /** Findings of one journalled callback (any callback: a refused one's too), counted per player. */
   count(user: string | undefined, codes: Iterable<string>): void {
-    for (const code of codes) {
-      let byUser = this.findings.get(code);
-      if (!byUser) this.findings.set(code, (byUser = new Map()));
-      byUser.set(user ?? '', (byUser.get(user ?? '') ?? 0) + 1);
-    }
+    countFindings(this.findings, user, codes);
   }
 }

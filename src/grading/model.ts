@@ -1,4 +1,5 @@
 import type { Attempt } from './attempt.js';
+import { SUCCESS } from '../protocol/seed/codes.js';
 
 // The shapes of the grading state: what the session keeps per transaction, round and player, and
 // what a check (a reducer over the session's events) is.
@@ -119,7 +120,7 @@ export const hooked = <G>(reducers: readonly Reducer<G>[]): Hooks<G> => ({
 });
 
 /** Whether a transaction may still be resent in a way a check must recognise. */
-export const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== 'R0');
+export const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== SUCCESS);
 
 /** A transaction's state, every field in one order (one shape for all, as attempts have). */
 export function newTx(a: Attempt, count: number): Tx {

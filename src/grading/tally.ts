@@ -84,3 +84,12 @@ export class Tally {
     return { list, more };
   }
 }
+
+/** Counts each finding code of one journalled callback against its player (`findings`: code → player → count). */
+export function countFindings(findings: Map<string, Map<string, number>>, user: string | undefined, codes: Iterable<string>): void {
+  for (const code of codes) {
+    let byUser = findings.get(code);
+    if (!byUser) findings.set(code, (byUser = new Map()));
+    byUser.set(user ?? '', (byUser.get(user ?? '') ?? 0) + 1);
+  }
+}

@@ -49,14 +49,16 @@ export function parseCors(value: string | boolean | undefined): CorsSetting | un
   return setting;
 }
 
-/** Answers preflights and adds CORS headers on the callback route and the admin API, nowhere else. */
-export async function registerCors(app: FastifyInstance, setting: CorsSetting, callbackPath: string): Promise<void> {
+/**
+ * Answers preflights and adds CORS headers on the callback route and the admin API, nowhere else.
+ * `exposed`: the reply headers a browser client of the callback route may read (its credentials and echoes).
+ */
+export async function registerCors(app: FastifyInstance, setting: CorsSetting, callbackPath: string, exposed: string[]): Promise<void> {
   const off: FastifyCorsOptions = { origin: false };
   const callback: FastifyCorsOptions = {
     origin: setting.anyOrigin ? '*' : setting.origins,
     methods: ['POST'],
-    // A browser client must be able to read the reply's credentials and Callback-URL echo.
-    exposedHeaders: ['Api-Id', 'Api-Key', 'Callback-URL', 'X-Wallet-Sim-Reason'],
+    exposedHeaders: exposed,
   };
   const admin: FastifyCorsOptions = setting.origins.length
     ? { origin: setting.origins, methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'] }

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
+
 /*
  * The idempotency fingerprint: a 64-bit hash of a request's canonical form (docs/design.md
  * "Idempotency"). Computed for every callback and kept with every retained transaction, so it is
@@ -10,6 +13,25 @@
  * object ends with one. No sequence of words is the start of another value's, so two values feed
  * the same words only when they are equal as JSON.
  */
+
+/** SHA-256 of a text, in hex. */
+export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A body's canonical JSON text, the top-level `timestamp` left out (a retry may carry a new one):
+ * keys in a stable order. What every exact body digest hashes.
+ */
+export function canonicalBody(body: unknown): string {
+  let rest = body;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body) && 'timestamp' in body) {
+    const { timestamp: _ignored, ...others } = body as Record<string, unknown>;
+    rest = others;
+  }
+  return stringify(rest) ?? 'undefined';
+}
+
+/** The body's digest, timestamp aside: SHA-256 (hex) of its canonical text. Resends are compared by it. */
+export const bodyDigest = (body: unknown): string => sha256Hex(canonicalBody(body));
 
 /** The mark of the current format: not a base64url character, so never the start of an older sha256 fingerprint. */
 export const FINGERPRINT_MARK = '~';

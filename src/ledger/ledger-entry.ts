@@ -4,7 +4,7 @@ import { roundKey, type TransactionRecord } from './change.js';
 /** One row of the ledger, its amounts as decimal text (never a binary float). */
 export interface LedgerEntry {
   transaction_id: string;
-  /** An event of a round (src/events/): bet, bet_result. */
+  /** An event of a round (src/protocol/seed/): bet, bet_result. */
   event_type: string;
   user_id: string;
   game_no: string;

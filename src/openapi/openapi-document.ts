@@ -1,5 +1,6 @@
 import type { NamedExamples } from '../routes/docs.js';
 import { EVENT_SCHEMAS } from '../routes/callback-docs.js';
+import { HEADER_NAME } from '../protocol/seed/wire.js';
 
 /*
  * Passes over the whole OpenAPI document, after @fastify/swagger has built it from the routes'
@@ -84,7 +85,7 @@ export function showOnlyCallerSchemas(doc: Json): void {
   );
 }
 
-const CALLBACK_HEADERS = ['Api-Id', 'Api-Key', 'Callback-URL'] as const;
+const CALLBACK_HEADERS = [HEADER_NAME.apiId, HEADER_NAME.apiKey, HEADER_NAME.callbackUrl] as const;
 
 /** The callback's header parameters, in a document. */
 export function callbackHeaderParams(doc: Json, path: string): Json[] {
@@ -100,7 +101,7 @@ export function callbackHeaderParams(doc: Json, path: string): Json[] {
 export function addHeaderExamples(doc: Json, path: string, callbackUrl: string, credentials: Credentials): void {
   for (const param of callbackHeaderParams(doc, path)) {
     const name = param.name as (typeof CALLBACK_HEADERS)[number];
-    if (name === 'Callback-URL') {
+    if (name === HEADER_NAME.callbackUrl) {
       param.example = callbackUrl; // the request's own address replaces it in /docs/json
       continue;
     }
@@ -109,7 +110,7 @@ export function addHeaderExamples(doc: Json, path: string, callbackUrl: string, 
       configurable: true,
       get: () => {
         const creds = credentials();
-        return name === 'Api-Id' ? creds?.api_id : creds?.api_key;
+        return name === HEADER_NAME.apiId ? creds?.api_id : creds?.api_key;
       },
     });
   }

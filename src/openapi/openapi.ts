@@ -11,6 +11,7 @@ import {
   showOnlyCallerSchemas,
 } from './openapi-document.js';
 import { ROOT } from '../kernel/paths.js';
+import { EVENT, HEADER_NAME } from '../protocol/seed/wire.js';
 import type { DocumentedSchema, NamedExamples } from '../routes/docs.js';
 
 /*
@@ -36,7 +37,7 @@ export interface OpenapiOptions {
 }
 
 const DESCRIPTION = [
-  'A sandbox seamless wallet: the receiver of `login`, `bet` and `bet_result` callbacks, with an admin API to set balances, ' +
+  `A sandbox seamless wallet: the receiver of \`${EVENT.login}\`, \`${EVENT.bet}\` and \`${EVENT.betResult}\` callbacks, with an admin API to set balances, ` +
     'switch scenarios and read the journal.',
   '',
   "Try it out sends requests to this simulator. The callback's Api-Id and Api-Key examples are the active scenario's sandbox " +
@@ -103,9 +104,9 @@ export function docsSpecification(spec: Json, request: FastifyRequest, options: 
   const creds = prefilledCredentials(options);
   const path = options.path ?? '/callback';
   const values: Record<string, string | undefined> = {
-    'Api-Id': creds?.api_id,
-    'Api-Key': creds?.api_key,
-    'Callback-URL': `${request.protocol}://${request.host}${path}`,
+    [HEADER_NAME.apiId]: creds?.api_id,
+    [HEADER_NAME.apiKey]: creds?.api_key,
+    [HEADER_NAME.callbackUrl]: `${request.protocol}://${request.host}${path}`,
   };
   for (const param of callbackHeaderParams(spec, path)) {
     const value = values[param.name as string];

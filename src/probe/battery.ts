@@ -1,3 +1,5 @@
+import { FAILED, INVALID, SUCCESS, UNAUTHORIZED } from '../protocol/seed/codes.js';
+import { FIELD } from '../protocol/seed/wire.js';
 import { loginRequest } from '../protocol/seed/callbacks.js';
 import { type Money, money } from '../kernel/money.js';
 import { latencyOf, withLatency } from './latency.js';
@@ -12,7 +14,7 @@ import { readCode } from './wire.js';
  * The battery: the provider's side of the protocol played against any wallet, as a certified
  * provider plays it (same transaction_id on every resend, back-off, waits out its time-out, settles
  * every round it opened and nothing it did not). Its active checks assert what a wallet must answer;
- * the six wallet checks (src/wallet-checks/, the same as proxy mode's) grade every exchange.
+ * the six wallet checks (src/grading/wallet/, the same as proxy mode's) grade every exchange.
  */
 
 export { CHECKS, type ProbeReport } from './types.js';
@@ -60,7 +62,7 @@ async function openingLogin(s: Session): Promise<{ before?: Money; stopped?: Sto
   let stopped: Stopped | undefined;
   const t = s.target;
   await s.check('login', 'the wallet answers a login with R0 and the balance', 'Answer login with R0 and latest_balance.', async (c) => {
-    const reply = await c.send('login', loginRequest(s.env()), { expect: ['R0'] });
+    const reply = await c.send('login', loginRequest(s.env()), { expect: [SUCCESS] });
     const x = c.exchanges[reply.index]!;
     stopped = whyStop(x, reply.code, t);
     if (stopped) {
@@ -68,7 +70,7 @@ async function openingLogin(s: Session): Promise<{ before?: Money; stopped?: Sto
       c.assert('stopped', false, stopped.message, reply.index);
       return;
     }
-    before = reply.code === 'R0' ? reply.balance : undefined;
+    before = reply.code === SUCCESS ? reply.balance : undefined;
     const need = s.amount(40);
     if (before !== undefined && before.lt(need)) {
       stopped = {
@@ -96,8 +98,8 @@ function whyStop(x: ProbeReport['exchanges'][number], code: string | undefined, 
       reason: 'wrong-path',
       message: `HTTP ${x.reply.status} from ${t.url}: nothing answers callbacks at this path; check --url (the wallet's callback URL, path included)`,
     };
-  if (code === 'R2') return { reason: 'credentials', message: CREDENTIALS_REFUSED };
-  if (code === 'R3' || code === 'R1')
+  if (code === UNAUTHORIZED) return { reason: 'credentials', message: CREDENTIALS_REFUSED };
+  if (code === INVALID || code === FAILED)
     return {
       reason: 'unknown-user',
       message: `the wallet refused a login of ${t.user} (${code}): is --user a player of this wallet (and --currency its currency)?`,
@@ -112,15 +114,16 @@ async function settleLeftovers(s: Session): Promise<void> {
   const c = new Check(s, 'cleanup');
   for (const [gameNo, round] of open) {
     const reply = await c.push(gameNo);
-    if (reply?.code !== undefined && reply.code !== 'R0') round.why = `its settlement (a push: the stake back) was answered ${reply.code}`;
+    if (reply?.code !== undefined && reply.code !== SUCCESS)
+      round.why = `its settlement (a push: the stake back) was answered ${reply.code}`;
   }
 }
 
 async function finalBalance(s: Session): Promise<Money | undefined> {
   const x = (await s.wire.deliver('final login', loginRequest(s.env())))[0]!;
   const read = readCode(x);
-  if (read.code !== 'R0' || !x.reply) return undefined;
-  const text = topLevelNumberTexts(x.reply.body).get('latest_balance');
+  if (read.code !== SUCCESS || !x.reply) return undefined;
+  const text = topLevelNumberTexts(x.reply.body).get(FIELD.latestBalance);
   return text === undefined ? undefined : money(text);
 }
 

@@ -1,3 +1,4 @@
+import { NOT_ENOUGH_BALANCE, SUCCESS } from '../protocol/seed/codes.js';
 import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../protocol/seed/callbacks.js';
 import { type Money, ZERO } from '../kernel/money.js';
 import { expectSteps } from './expect-steps.js';
@@ -22,15 +23,15 @@ export async function concurrentBets(c: Check): Promise<void> {
   const rounds = Array.from({ length: CONCURRENT }, () => newRound(c.target));
   const bets = [line('1', 'P', stake)];
   const replies = await Promise.all(
-    rounds.map((r, i) => c.send(`bet ${i + 1}/${CONCURRENT}`, betRequest(c.session.env(), r, bets), { expect: ['R0'] })),
+    rounds.map((r, i) => c.send(`bet ${i + 1}/${CONCURRENT}`, betRequest(c.session.env(), r, bets), { expect: [SUCCESS] })),
   );
   replies.forEach((reply, i) => {
-    if (reply.code === 'R0') c.opened(rounds[i]!, bets);
+    if (reply.code === SUCCESS) c.opened(rounds[i]!, bets);
   });
   // Sums of simultaneous replies are judged only where serial arithmetic holds and every reply was read.
   const judge = () => judgeable(c, [...replies, ...settledSoFar]);
   const settledSoFar: Reply[] = [];
-  const ok = replies.filter((x) => x.code === 'R0');
+  const ok = replies.filter((x) => x.code === SUCCESS);
   if (judge()) expectSteps(c, ok, before, stake.neg(), 'debit');
   const debited = before?.minus(stake.times(ok.length));
   await closingBalance(c, judge() ? debited : undefined, `${before?.toFixed()} - ${ok.length} x ${stake.toFixed()}`);
@@ -46,7 +47,7 @@ export async function concurrentBets(c: Check): Promise<void> {
     ),
   );
   settledSoFar.push(...settled);
-  const credited = settled.filter((x) => x.code === 'R0');
+  const credited = settled.filter((x) => x.code === SUCCESS);
   if (judge()) expectSteps(c, credited, debited, stake, 'credit');
   await closingBalance(c, judge() ? debited?.plus(stake.times(credited.length)) : undefined, 'every stake back');
 }
@@ -66,15 +67,15 @@ export async function concurrentOverdraw(c: Check): Promise<void> {
         `bet ${i + 1}/${RACERS} of ${stake.toFixed()} (balance ${before.toFixed()})`,
         betRequest(c.session.env({ transaction_id: newTransactionId('provoke-race') }), r, bets),
         {
-          expect: ['R0', 'R4'],
+          expect: [SUCCESS, NOT_ENOUGH_BALANCE],
         },
       ),
     ),
   );
   replies.forEach((reply, i) => {
-    if (reply.code === 'R0') c.opened(rounds[i]!, bets);
+    if (reply.code === SUCCESS) c.opened(rounds[i]!, bets);
   });
-  const applied = replies.filter((x) => x.code === 'R0').length;
+  const applied = replies.filter((x) => x.code === SUCCESS).length;
   const total = stake.times(applied);
   c.assert(
     'no-overdraw',
@@ -108,7 +109,7 @@ function judgeable(c: Check, replies: Reply[]): boolean {
 
 /** A login after simultaneous callbacks: the balance they add up to (the wallet checks do not judge these). */
 async function closingBalance(c: Check, expected: Money | undefined, why: string): Promise<void> {
-  const reply = await c.send('login (balance check)', loginRequest(c.session.env()), { expect: ['R0'] });
+  const reply = await c.send('login (balance check)', loginRequest(c.session.env()), { expect: [SUCCESS] });
   if (reply.balance === undefined || expected === undefined) return;
   c.assert(
     'balance-arithmetic',

@@ -1,3 +1,4 @@
+import { SUCCESS } from '../protocol/seed/codes.js';
 import { type BetLine, betRequest, betResultRequest, newGameNo, type ResultLine, type RoundInfo } from '../protocol/seed/callbacks.js';
 import { type Money, sum } from '../kernel/money.js';
 import type { Check } from './session.js';
@@ -23,10 +24,10 @@ export async function placeBet(
 ): Promise<Reply> {
   const reply = await c.send(label, betRequest(c.session.env({ transaction_id: o.transaction_id }), r, bets), {
     // A setup bet asserts nothing: when it is refused, the check says it could not judge.
-    expect: o.setup ? undefined : (o.expect ?? ['R0']),
+    expect: o.setup ? undefined : (o.expect ?? [SUCCESS]),
     why: o.why,
   });
-  if (reply.code === 'R0') c.opened(r, bets);
+  if (reply.code === SUCCESS) c.opened(r, bets);
   else if (reply.unusable)
     c.session.unknown.push({
       game_no: r.game_no,

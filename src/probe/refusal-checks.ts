@@ -1,3 +1,4 @@
+import { FAILED, INVALID, SUCCESS } from '../protocol/seed/codes.js';
 import {
   type BetLine,
   betRequest,
@@ -19,7 +20,7 @@ import { unknownPlayer } from './unknown-player.js';
  * grade, the round it opened is settled at the end.
  */
 
-const REFUSE = ['R3', 'R1'];
+const REFUSE = [INVALID, FAILED];
 type Json = Record<string, unknown>;
 const dataOf = (body: object) => (body as { data: Json }).data;
 const firstLine = (body: object, field: 'bets' | 'bet_results') => (dataOf(body)[field] as Json[])[0]!;
@@ -114,7 +115,7 @@ async function withRound(c: Check, stake: Money, play: (r: RoundInfo, bets: BetL
   const r = newRound(c.target);
   const bets = [line('1', 'P', stake)];
   const opening = await placeBet(c, 'bet', r, bets, { setup: true });
-  if (opening.code !== 'R0') return c.skip(`the opening bet was answered ${opening.code ?? opening.unusable}, not R0`);
+  if (opening.code !== SUCCESS) return c.skip(`the opening bet was answered ${opening.code ?? opening.unusable}, not R0`);
   await play(r, bets);
   const open = c.session.open.get(r.game_no);
   // Settled as a loss: never the amounts of a settlement just refused (a provider resending a refused
@@ -127,7 +128,7 @@ async function withRound(c: Check, stake: Money, play: (r: RoundInfo, bets: BetL
 async function refusedBet(c: Check, label: string, body: object, r: RoundInfo, bets: BetLine[], valid: boolean): Promise<void> {
   await c.login();
   const reply = await c.send(label, body, { expect: REFUSE, valid });
-  if (reply.code === 'R0') c.opened(r, bets);
+  if (reply.code === SUCCESS) c.opened(r, bets);
   await c.login('login (balance check)');
 }
 
@@ -222,7 +223,7 @@ async function otherCurrency(c: Check): Promise<void> {
 
 async function betOnSettled(c: Check): Promise<void> {
   await withRound(c, c.amount(2), async (r, bets) => {
-    if ((await settle(c, 'bet_result (push)', r, results(bets, ZERO))).code !== 'R0') return c.skip('the round was not settled');
+    if ((await settle(c, 'bet_result (push)', r, results(bets, ZERO))).code !== SUCCESS) return c.skip('the round was not settled');
     const more = [line('2', 'B', c.amount(1))];
     await refusedBet(c, `another bet on the settled round ${r.game_no}`, betRequest(c.session.env(), r, more), r, more, true);
   });
@@ -277,14 +278,14 @@ async function settleNeverBet(c: Check): Promise<void> {
   const r = newRound(c.target);
   const body = betResultRequest(c.session.env(), r, [{ ...line('1', 'P', c.amount(5)), winloss: c.amount(5) }]);
   const reply = await c.send(`bet_result for round ${r.game_no}, never bet`, body, { expect: REFUSE });
-  if (reply.code !== 'R0') await c.login('login (balance check)');
+  if (reply.code !== SUCCESS) await c.login('login (balance check)');
 }
 
 async function settleSettled(c: Check): Promise<void> {
   await withRound(c, c.amount(4), async (r, bets) => {
-    if ((await settle(c, 'bet_result (win)', r, results(bets, c.amount(4)))).code !== 'R0') return c.skip('the round was not settled');
+    if ((await settle(c, 'bet_result (win)', r, results(bets, c.amount(4)))).code !== SUCCESS) return c.skip('the round was not settled');
     const again = betResultRequest(c.session.env({ transaction_id: newTransactionId('provoke-resettle') }), r, results(bets, c.amount(4)));
     const reply = await c.send(`bet_result for the settled round ${r.game_no} under a new transaction_id`, again, { expect: REFUSE });
-    if (reply.code !== 'R0') await c.login('login (balance check)');
+    if (reply.code !== SUCCESS) await c.login('login (balance check)');
   });
 }

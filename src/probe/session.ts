@@ -1,3 +1,5 @@
+import { SUCCESS } from '../protocol/seed/codes.js';
+import { FIELD } from '../protocol/seed/wire.js';
 import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../protocol/seed/callbacks.js';
 import type { Credentials } from '../client/http.js';
 import { type Money, money, sum, ZERO } from '../kernel/money.js';
@@ -127,7 +129,7 @@ export class Check {
       return reply;
     }
     reply.body = JSON.parse(last.reply!.body) as Record<string, unknown>;
-    const text = topLevelNumberTexts(last.reply!.body).get('latest_balance');
+    const text = topLevelNumberTexts(last.reply!.body).get(FIELD.latestBalance);
     if (text !== undefined) {
       reply.balanceText = text;
       reply.balance = money(text);
@@ -144,8 +146,8 @@ export class Check {
 
   /** A login, to read the balance; undefined when the wallet does not tell. */
   async login(label = 'login'): Promise<Money | undefined> {
-    const reply = await this.send(label, loginRequest(this.session.env()), { expect: ['R0'] });
-    return reply.code === 'R0' ? reply.balance : undefined;
+    const reply = await this.send(label, loginRequest(this.session.env()), { expect: [SUCCESS] });
+    return reply.code === SUCCESS ? reply.balance : undefined;
   }
 
   booked(what: string, delta: Money): void {
@@ -184,10 +186,10 @@ export class Check {
   }
 
   /** Sends a settlement of an open round and follows what became of it. */
-  async settleWith(gameNo: string, label: string, body: object, credit: Money, o: SendOptions = { expect: ['R0'] }): Promise<Reply> {
+  async settleWith(gameNo: string, label: string, body: object, credit: Money, o: SendOptions = { expect: [SUCCESS] }): Promise<Reply> {
     const open = this.session.open.get(gameNo);
     const reply = await this.send(label, body, o);
-    if (reply.code === 'R0') this.settled(gameNo, credit);
+    if (reply.code === SUCCESS) this.settled(gameNo, credit);
     else if (open && reply.unusable) {
       open.settlement = body;
       open.why = `its settlement got ${reply.unusable} on ${reply.attempts} attempts`;

@@ -1,3 +1,5 @@
+import { FAILED, INVALID, NOT_ENOUGH_BALANCE, SUCCESS, UNAUTHORIZED } from '../protocol/seed/codes.js';
+import { FIELD, HEADER_NAME } from '../protocol/seed/wire.js';
 import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../protocol/seed/callbacks.js';
 import { ZERO } from '../kernel/money.js';
 import { concurrentBets, concurrentOverdraw } from './concurrent-checks.js';
@@ -115,7 +117,7 @@ async function settleLoss(c: Check): Promise<void> {
   await c.login();
   const r = newRound(c.target);
   const bets = [line('1', 'B', c.amount(2))];
-  if ((await placeBet(c, 'bet', r, bets)).code !== 'R0') return;
+  if ((await placeBet(c, 'bet', r, bets)).code !== SUCCESS) return;
   await settle(c, 'bet_result (loss)', r, [{ ...bets[0]!, winloss: c.amount(2).neg() }]);
 }
 
@@ -123,7 +125,7 @@ async function settlePush(c: Check): Promise<void> {
   await c.login();
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(7))];
-  if ((await placeBet(c, 'bet', r, bets)).code !== 'R0') return;
+  if ((await placeBet(c, 'bet', r, bets)).code !== SUCCESS) return;
   await settle(c, 'bet_result (push)', r, [{ ...bets[0]!, winloss: ZERO }]);
 }
 
@@ -135,7 +137,7 @@ async function insufficientFunds(c: Check): Promise<void> {
   // The provocation: graded by WALLET_REFUSES_SHORT_BET, not here (one failure per root cause).
   await placeBet(c, `bet of ${over.toFixed()} (balance ${balance.toFixed()})`, r, [line('1', 'P', over)], {
     transaction_id: newTransactionId('provoke-short-bet'),
-    expect: ['R4', 'R0'],
+    expect: [NOT_ENOUGH_BALANCE, SUCCESS],
   });
   await c.login('login (balance check)');
 }
@@ -146,29 +148,33 @@ const wrongId = (c: Check) => ({ apiId: `${c.target.apiId}-wrong`, apiKey: c.tar
 async function refusedCredentials(c: Check, credentials: { apiId: string; apiKey: string }, what: string): Promise<void> {
   await c.login();
   const why = `a callback with a wrong ${what} is unauthorized`;
-  await c.send(`login with a wrong ${what}`, loginRequest(c.session.env()), { expect: ['R2'], credentials, why });
+  await c.send(`login with a wrong ${what}`, loginRequest(c.session.env()), { expect: [UNAUTHORIZED], credentials, why });
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(1))];
-  const reply = await c.send(`bet with a wrong ${what}`, betRequest(c.session.env(), r, bets), { expect: ['R2'], credentials, why });
-  if (reply.code === 'R0') c.opened(r, bets);
+  const reply = await c.send(`bet with a wrong ${what}`, betRequest(c.session.env(), r, bets), {
+    expect: [UNAUTHORIZED],
+    credentials,
+    why,
+  });
+  if (reply.code === SUCCESS) c.opened(r, bets);
   await c.login('login (balance check)');
 }
 
-const badCredentials = (c: Check) => refusedCredentials(c, wrongKey(c), 'Api-Key');
-const wrongApiId = (c: Check) => refusedCredentials(c, wrongId(c), 'Api-Id');
+const badCredentials = (c: Check) => refusedCredentials(c, wrongKey(c), HEADER_NAME.apiKey);
+const wrongApiId = (c: Check) => refusedCredentials(c, wrongId(c), HEADER_NAME.apiId);
 
 async function badCredentialsSettlement(c: Check): Promise<void> {
   await c.login();
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(3))];
-  if ((await placeBet(c, 'bet', r, bets)).code !== 'R0') return;
+  if ((await placeBet(c, 'bet', r, bets)).code !== SUCCESS) return;
   const results = [{ ...bets[0]!, winloss: c.amount(3) }];
   const forged = await c.send('bet_result (win) with a wrong Api-Key', betResultRequest(c.session.env(), r, results), {
-    expect: ['R2'],
+    expect: [UNAUTHORIZED],
     credentials: wrongKey(c),
     why: 'a settlement with a wrong Api-Key is unauthorized',
   });
-  if (forged.code === 'R0') return c.settled(r.game_no, c.amount(6));
+  if (forged.code === SUCCESS) return c.settled(r.game_no, c.amount(6));
   await c.login('login (balance check)');
   await c.push(r.game_no);
 }
@@ -178,8 +184,8 @@ async function duplicateReplay(c: Check): Promise<void> {
   const r = newRound(c.target);
   const bets = [line('1', 'P', c.amount(5))];
   const bet = betRequest(c.session.env(), r, bets);
-  const first = await c.send('bet', bet, { expect: ['R0'] });
-  if (first.code !== 'R0') return;
+  const first = await c.send('bet', bet, { expect: [SUCCESS] });
+  if (first.code !== SUCCESS) return;
   c.opened(r, bets);
   // The resends' codes and balances are WALLET_IDEMPOTENT's to grade. Each is sent as a retry is:
   // after the back-off.
@@ -187,7 +193,7 @@ async function duplicateReplay(c: Check): Promise<void> {
   await c.send('the same bet again (same transaction_id and body)', bet);
   const result = betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: c.amount(5) }]);
   const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10));
-  if (settled.code === 'R0') {
+  if (settled.code === SUCCESS) {
     await c.session.pause();
     await c.send('the same bet_result again', result);
   }
@@ -198,23 +204,23 @@ async function conflictingReuse(c: Check): Promise<void> {
   await c.login();
   const txid = newTransactionId('provoke-reuse');
   const r = newRound(c.target);
-  if ((await placeBet(c, 'bet', r, [line('1', 'B', c.amount(4))], { transaction_id: txid })).code !== 'R0') return;
+  if ((await placeBet(c, 'bet', r, [line('1', 'B', c.amount(4))], { transaction_id: txid })).code !== SUCCESS) return;
   const r2 = newRound(c.target);
   const reused = [line('1', 'P', c.amount(6))];
   await c.session.pause();
   const reply = await c.send(
     'another bet (other round, other amount) under the same transaction_id',
     betRequest(c.session.env({ transaction_id: txid }), r2, reused),
-    { expect: ['R3', 'R1'], why: 'a transaction_id names one transaction; another body under it is not a resend' },
+    { expect: [INVALID, FAILED], why: 'a transaction_id names one transaction; another body under it is not a resend' },
   );
-  if (reply.code === 'R0') c.opened(r2, reused);
+  if (reply.code === SUCCESS) c.opened(r2, reused);
   await c.login('login (balance check)');
   await c.push(r.game_no);
 }
 
 async function malformedBody(c: Check): Promise<void> {
   await c.login();
-  const text = `{"transaction_id":"${newTransactionId('bad')}","event_type":"bet","user_id":${JSON.stringify(c.target.user)},"data":{"total_bet_amount":`;
-  await c.send('a truncated JSON body', text, { expect: ['R3', 'R1'], valid: false });
+  const text = `{"transaction_id":"${newTransactionId('bad')}","event_type":"bet","user_id":${JSON.stringify(c.target.user)},"data":{"${FIELD.totalBetAmount}":`;
+  await c.send('a truncated JSON body', text, { expect: [INVALID, FAILED], valid: false });
   await c.login('login (balance check)');
 }

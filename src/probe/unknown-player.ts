@@ -1,3 +1,4 @@
+import { FAILED, INVALID, NOT_ENOUGH_BALANCE, SUCCESS, UNAUTHORIZED } from '../protocol/seed/codes.js';
 import { betRequest, betResultRequest, loginRequest, newTransactionId } from '../protocol/seed/callbacks.js';
 import { ZERO } from '../kernel/money.js';
 import { line, newRound } from './moves.js';
@@ -12,7 +13,7 @@ export async function unknownPlayer(c: Check): Promise<void> {
   const stranger = `${c.target.user}-unknown-${newTransactionId('p')}`;
   const env = () => c.session.env({ user_id: stranger });
   const login = await c.send(`login of ${stranger}, a player the wallet never saw`, loginRequest(env()));
-  if (login.unusable || login.code !== 'R0') return; // refused: right
+  if (login.unusable || login.code !== SUCCESS) return; // refused: right
   if (login.balance === undefined) return c.skip('the wallet answered R0 without a balance (see WALLET_REPLY_VALID)');
   // Created: it must then hold the player to the balance it reported.
   const over = login.balance.toDecimalPlaces(c.target.scale, 0).plus(c.session.unit);
@@ -20,10 +21,10 @@ export async function unknownPlayer(c: Check): Promise<void> {
   const bets = [line('1', 'P', over)];
   const bet = betRequest(c.session.env({ user_id: stranger, transaction_id: newTransactionId('provoke-unknown') }), r, bets);
   const reply = await c.send(`bet of ${over.toFixed()} for ${stranger} (balance ${login.balance.toFixed()})`, bet, {
-    expect: ['R4', 'R3', 'R2', 'R1'],
+    expect: [NOT_ENOUGH_BALANCE, INVALID, UNAUTHORIZED, FAILED],
     why: `the wallet answered R0 for a player it did not know and then accepted a bet above the balance it gave it: money that is not there`,
   });
-  if (reply.code === 'R0') {
+  if (reply.code === SUCCESS) {
     const push = betResultRequest(env(), r, [{ ...bets[0]!, winloss: ZERO }]);
     await c.send(`settle ${r.game_no} of ${stranger} (push)`, push);
   }

@@ -1,3 +1,5 @@
+import { FAILED, isCode } from '../protocol/seed/codes.js';
+import { EVENT } from '../protocol/seed/wire.js';
 import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
 import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../grading/wallet/exchange.js';
 import { WalletGrader } from '../grading/wallet/wallet-grader.js';
@@ -50,7 +52,7 @@ export class Wire {
   /** Sends the body, resending it (unchanged) until a definite answer or the last attempt. Returns every attempt. */
   async deliver(label: string, body: object | string, o: WireOptions = {}): Promise<LabeledExchange[]> {
     const event = typeof body === 'object' ? (body as { event_type?: string }).event_type : undefined;
-    const resend = o.resend ?? (event === 'bet' || event === 'bet_result');
+    const resend = o.resend ?? (event === EVENT.bet || event === EVENT.betResult);
     const attempts = resend ? (this.target.attempts ?? DEFAULT_ATTEMPTS) : 1;
     const out: LabeledExchange[] = [];
     let wait = this.target.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -63,7 +65,7 @@ export class Wire {
       out.push(x);
       const read = readCode(x);
       // R1 is "failed processing": not definite for a settlement (resend until R0), definite for a bet.
-      if (read.code !== undefined && !(read.code === 'R1' && event === 'bet_result')) break;
+      if (read.code !== undefined && !(read.code === FAILED && event === EVENT.betResult)) break;
     }
     return out;
   }
@@ -104,8 +106,6 @@ export class Wire {
   }
 }
 
-const CODE = /^r[0-4]$/i;
-
 /** The code of a reply, read leniently ("r0" is R0 here: the case is WALLET_REPLY_VALID's to fail, once). */
 export function readCode(x: Exchange): Read {
   if (!x.reply) return { unusable: `no reply (${x.error ?? 'connection closed'})` };
@@ -118,6 +118,6 @@ export function readCode(x: Exchange): Read {
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return { unusable: 'a reply that is not a JSON object' };
   const code = (json as { code?: unknown }).code;
-  if (typeof code !== 'string' || !CODE.test(code)) return { unusable: `code ${JSON.stringify(code)}` };
+  if (typeof code !== 'string' || !isCode(code.toUpperCase())) return { unusable: `code ${JSON.stringify(code)}` };
   return { code: code.toUpperCase() };
 }

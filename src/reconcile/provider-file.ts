@@ -10,7 +10,7 @@ import { parseJsonRecords } from './json-records.js';
 /** One transaction as the provider's own books have it. */
 export interface ProviderRecord {
   transaction_id: string;
-  /** An event of a round (src/events/): bet, bet_result. */
+  /** An event of a round (src/protocol/seed/): bet, bet_result. */
   event_type: string;
   user_id: string;
   game_no: string;

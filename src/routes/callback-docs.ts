@@ -1,4 +1,5 @@
 import { CODES, type Code } from '../protocol/seed/codes.js';
+import { HEADER_NAME } from '../protocol/seed/wire.js';
 import { type DocumentedSchema, errorBody, errorResponse, examplesOf, type Json, type NamedExamples, schemaById } from './docs.js';
 
 /*
@@ -66,10 +67,10 @@ The examples are one baccarat round of player-1 (KRW, 1,000,000): login, a bet o
 bet_result (+5,000). Their transaction_ids are fixed, so executing one twice shows the idempotent
 replay. Why a reply was not R0 is in the \`X-Wallet-Sim-Reason\` header and in \`GET /admin/journal\`.`;
 
-const credentialHeader = (name: 'Api-Id' | 'Api-Key') => ({
+const credentialHeader = (name: typeof HEADER_NAME.apiId | typeof HEADER_NAME.apiKey) => ({
   type: 'string',
   description:
-    `Must equal the active scenario's credentials.${name === 'Api-Key' ? 'api_key' : 'api_id'} (or --${name.toLowerCase()}); ` +
+    `Must equal the active scenario's credentials.${name === HEADER_NAME.apiKey ? 'api_key' : 'api_id'} (or --${name.toLowerCase()}); ` +
     'missing or different: R2.',
 });
 
@@ -80,18 +81,18 @@ const CALLBACK_URL =
 
 /** Reply headers of the callback (spec 4, plus wallet-sim's reason header). */
 const replyHeaders = {
-  'Api-Id': {
+  [HEADER_NAME.apiId]: {
     type: 'string',
     description: "On every reply: the caller's Api-Id echoed (empty when absent), or the scenario's reply_credentials.api_id.",
   },
-  'Api-Key': {
+  [HEADER_NAME.apiKey]: {
     type: 'string',
     description:
       "On every reply: the caller's Api-Key echoed (empty when absent), or the scenario's reply_credentials.api_key. " +
       'The configured key is never sent to a caller that did not know it.',
   },
-  'Callback-URL': { type: 'string', description: "On login and bet_result replies only: the request's Callback-URL echoed." },
-  'X-Wallet-Sim-Reason': {
+  [HEADER_NAME.callbackUrl]: { type: 'string', description: "On login and bet_result replies only: the request's Callback-URL echoed." },
+  [HEADER_NAME.reason]: {
     type: 'string',
     description: 'On every non-R0 reply (and a 413): why, in one line. Not part of the protocol; the journal has the same text.',
   },
@@ -111,11 +112,11 @@ export function callbackRouteSchema(bodyLimit: number): DocumentedSchema {
     headers: {
       type: 'object',
       properties: {
-        'Api-Id': credentialHeader('Api-Id'),
-        'Api-Key': credentialHeader('Api-Key'),
-        'Callback-URL': { type: 'string', description: CALLBACK_URL },
+        [HEADER_NAME.apiId]: credentialHeader(HEADER_NAME.apiId),
+        [HEADER_NAME.apiKey]: credentialHeader(HEADER_NAME.apiKey),
+        [HEADER_NAME.callbackUrl]: { type: 'string', description: CALLBACK_URL },
       },
-      required: ['Api-Id', 'Api-Key'],
+      required: [HEADER_NAME.apiId, HEADER_NAME.apiKey],
     },
     body: { $ref: 'CallbackRequest#' },
     bodyExamples: requestExamples(),
@@ -128,9 +129,9 @@ export function callbackRouteSchema(bodyLimit: number): DocumentedSchema {
       413: {
         ...errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', bodyLimit)]),
         headers: {
-          'Api-Id': replyHeaders['Api-Id'],
-          'Api-Key': replyHeaders['Api-Key'],
-          'X-Wallet-Sim-Reason': replyHeaders['X-Wallet-Sim-Reason'],
+          [HEADER_NAME.apiId]: replyHeaders[HEADER_NAME.apiId],
+          [HEADER_NAME.apiKey]: replyHeaders[HEADER_NAME.apiKey],
+          [HEADER_NAME.reason]: replyHeaders[HEADER_NAME.reason],
         },
       },
       503: errorResponse('wallet-sim is shutting down (SIGINT/SIGTERM): callbacks in flight are answered, a new one is not taken.'),

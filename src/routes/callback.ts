@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Answer, type CallbackExchange } from '../core/pipeline.js';
 import type { CallbackInput } from '../protocol/seed/read.js';
+import { FAILED } from '../protocol/seed/codes.js';
 import { buildReply, replyHeadersFor } from '../protocol/seed/reply.js';
 import { fromFastify } from '../http/errors.js';
 import { callbackRouteSchema } from './callback-docs.js';
@@ -38,10 +39,10 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
           })
         : undefined;
     const status = refused?.status ?? 200;
-    const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `R1: internal error: ${error.message}`;
+    const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `${FAILED}: internal error: ${error.message}`;
     if (!refused) request.log.error({ err: error }, 'callback failed');
     else request.log.info({ reason }, 'callback refused');
-    const body = refused?.body ?? buildReply('R1', '', '', undefined).body;
+    const body = refused?.body ?? buildReply(FAILED, '', '', undefined).body;
     // The body was not read: no event to echo a Callback-URL for.
     const headers = replyHeadersFor(
       sim.scenario,

@@ -5,6 +5,7 @@ import { matches } from '../journal/match.js';
 import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../core/simulator.js';
 import { apiError } from '../http/errors.js';
+import { ALL_CODES, SUCCESS } from '../protocol/seed/codes.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
 import { watchGrading } from './grading-events.js';
@@ -70,11 +71,18 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
         description:
           'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback; with `grading=true` also `event: grading` and `data: {"session","version"}` when the verdict changes.',
         content: {
-          'text/event-stream': { schema: { type: 'string', examples: ['id: 7\ndata: {"id":7,"event_type":"bet","code":"R0",…}\n\n'] } },
+          'text/event-stream': {
+            schema: { type: 'string', examples: [`id: 7\ndata: {"id":7,"event_type":"bet","code":"${SUCCESS}",…}\n\n`] },
+          },
         },
       },
       400: errorResponse('A filter is invalid (BAD_REQUEST): a name that is not a filter, or a value outside its list.', [
-        badQuery('GET /admin/events', QUERYSTRING, 'querystring:/code', 'must be one of "R0", "R1", "R2", "R3", "R4"'),
+        badQuery(
+          'GET /admin/events',
+          QUERYSTRING,
+          'querystring:/code',
+          `must be one of ${ALL_CODES.map((code) => `"${code}"`).join(', ')}`,
+        ),
       ]),
       ...(security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
       503: errorResponse(

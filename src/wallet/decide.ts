@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto';
-import { stringify } from 'safe-stable-stringify';
 import { eventOf } from '../protocol/seed/index.js';
 import type { WalletConfig } from '../protocol/event.js';
 import { type Money, money, toJsonNumber } from '../kernel/money.js';
@@ -9,7 +8,8 @@ import type { CallbackRequest } from '../protocol/types.generated.js';
 import type { Change } from '../ledger/change.js';
 import type { Player } from '../ledger/state.js';
 import type { Decided, View } from '../ledger/store.js';
-import { FINGERPRINT_MARK, fingerprintOf } from '../kernel/digest.js';
+import { canonicalBody, FINGERPRINT_MARK, fingerprintOf } from '../kernel/digest.js';
+import { INVALID, NOT_ENOUGH_BALANCE, SUCCESS } from '../protocol/seed/codes.js';
 
 export type { WalletConfig } from '../protocol/event.js';
 
@@ -27,7 +27,7 @@ export interface Decision extends Decided {
 /**
  * The rules of the money (docs/design.md "Wallet rules"), pure: the records read for a callback in, the
  * code, the changes and the findings out. Idempotency first, then the player, then the event's own
- * checks (src/events/). Applying the changes and making them durable are the store's.
+ * checks (src/protocol/seed/). Applying the changes and making them durable are the store's.
  */
 export function decide(view: View, req: CallbackRequest, config: WalletConfig): Decision {
   const findings: Finding[] = [];
@@ -50,13 +50,13 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
         '/transaction_id',
       ),
     );
-    return refuse('R3');
+    return refuse(INVALID);
   }
   const fingerprint = fingerprintOf(req);
   if (known) {
     if (sameRequest(known.fingerprint, fingerprint, req)) {
       findings.push(finding('TRANSACTION_REPLAYED', `transaction_id ${req.transaction_id} was already applied: replayed, nothing changed`));
-      return { ...refuse('R0'), replayed: true };
+      return { ...refuse(SUCCESS), replayed: true };
     }
     findings.push(
       finding(
@@ -65,17 +65,17 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
         '/transaction_id',
       ),
     );
-    return refuse('R3');
+    return refuse(INVALID);
   }
 
   if (!existing && !config.autoCreatePlayers) {
     findings.push(finding('PLAYER_UNKNOWN', `unknown player ${req.user_id} and auto_create_players is false`, '/user_id'));
-    return refuse('R3');
+    return refuse(INVALID);
   }
   const player: Player = existing ?? { user_id: req.user_id, balance: config.defaultBalance, currency: config.defaultCurrency };
   const event = eventOf(req);
   const outcome = event.decide(req, { view, player, isNew: !existing, config, findings });
-  if (typeof outcome === 'string') return refuse(outcome, outcome === 'R4' ? player.balance : existing?.balance);
+  if (typeof outcome === 'string') return refuse(outcome, outcome === NOT_ENOUGH_BALANCE ? player.balance : existing?.balance);
 
   const after = balanceAfter(player, outcome);
   // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.
@@ -97,7 +97,7 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
       }
     : { op: 'txn', transaction_id: req.transaction_id, user_id: player.user_id, event_type: event.type, fingerprint };
   outcome.push(txn); // (a new array: see EventHandler.decide)
-  return { code: 'R0', findings, balance: after, balanceBefore: player.balance, replayed: false, changes: outcome };
+  return { code: SUCCESS, findings, balance: after, balanceBefore: player.balance, replayed: false, changes: outcome };
 }
 
 /** The player's balance once the changes are applied. */
@@ -124,10 +124,9 @@ function sameRequest(recorded: string, fingerprint: string, req: CallbackRequest
 
 /** The fingerprint older wallet-sim versions recorded: the sha256 of the canonical JSON without the timestamp. */
 export function legacyFingerprintOf(req: CallbackRequest): string {
-  const { timestamp: _ignored, ...rest } = req;
   // 96 bits: a collision between two bodies of one transaction_id is out of reach, and a retained
   // transaction costs 16 characters instead of 43.
-  return sha256base64url(stringify(rest) ?? '');
+  return sha256base64url(canonicalBody(req));
 }
 
 /**

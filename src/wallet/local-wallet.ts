@@ -7,6 +7,7 @@ import { playerChange } from '../ledger/state.js';
 import type { Store, View } from '../ledger/store.js';
 import { type Decision, decide, type WalletConfig } from './decide.js';
 import type { Outcome, Wallet, WalletCall } from '../core/ports.js';
+import { INVALID, UNAUTHORIZED } from '../protocol/seed/codes.js';
 
 /** What the local ledger reads of the simulator: its store, its money rules, and whether the store failed. */
 export interface LocalLedger {
@@ -23,7 +24,7 @@ export class LocalWallet implements Wallet {
   constructor(private readonly ledger: LocalLedger) {}
 
   apply({ intake, then }: WalletCall): Awaitable<Outcome> {
-    if (!intake.authenticated) return { code: 'R2' };
+    if (!intake.authenticated) return { code: UNAUTHORIZED };
     const req = intake.request;
     // Not decided: R3, the player's balance as it stands (a store that cannot answer leaves it out).
     if (!req || hasErrors(intake.findings)) return this.refused(intake.echo.user_id);
@@ -34,10 +35,10 @@ export class LocalWallet implements Wallet {
   }
 
   private refused(user: string | undefined): Awaitable<Outcome> {
-    if (user === undefined || this.ledger.storeFailure) return { code: 'R3' };
+    if (user === undefined || this.ledger.storeFailure) return { code: INVALID };
     return this.ledger.store.player(user).then(
-      (player) => ({ code: 'R3' as const, balance: player?.balance }),
-      () => ({ code: 'R3' as const }),
+      (player) => ({ code: INVALID, balance: player?.balance }),
+      () => ({ code: INVALID }),
     );
   }
 

@@ -6,8 +6,8 @@ import type { Store, View } from '../ledger/store.js';
 import { eventOf } from '../protocol/seed/index.js';
 import { isoTime } from '../text/iso-time.js';
 import { type Money, money, toJsonNumber } from '../kernel/money.js';
-import { topLevelNumberTexts } from '../kernel/raw-json.js';
-import { CODES, type Code } from '../protocol/seed/codes.js';
+import { type Code, SUCCESS } from '../protocol/seed/codes.js';
+import { parseReply } from '../protocol/seed/reply-read.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
 import { maskedHeaders } from '../kernel/secrets.js';
@@ -153,7 +153,7 @@ export class UpstreamWallet implements Wallet {
     }
     leg.status = relayed.status;
     leg.headers = maskedHeaders(relayed.headers);
-    const reported = readReply(relayed.text);
+    const reported = parseReply(relayed.text);
     leg.body = reported.body;
     const outcome: Outcome = { code: reported.code, balance: reported.balance, relayed, upstream: leg };
     const request = intake.authenticated && !hasErrors(intake.findings) ? intake.request : undefined;
@@ -189,28 +189,6 @@ export class UpstreamWallet implements Wallet {
 
 const keysOf = (req: CallbackRequest) => ({ user_id: req.user_id, transaction_id: req.transaction_id, game_no: eventOf(req).gameNo(req) });
 
-/** An upstream reply's code (when it is one the protocol knows) and latest_balance (as written, exactly). */
-export function readReply(text: string): { body: unknown; code?: Code; balance?: Money } {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { body: text };
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { body };
-  const raw = (body as { code?: unknown }).code;
-  const code = typeof raw === 'string' && Object.hasOwn(CODES, raw) ? (raw as Code) : undefined;
-  const written =
-    typeof (body as { latest_balance?: unknown }).latest_balance === 'number' ? topLevelNumberTexts(text).get('latest_balance') : undefined;
-  let balance: Money | undefined;
-  try {
-    balance = written === undefined ? undefined : money(written);
-  } catch {
-    balance = undefined;
-  }
-  return { body, code, balance };
-}
-
 /**
  * What an upstream reply tells the store: the player's balance as last reported, and for an R0 to
  * a bet or a settlement not seen before, its ledger row (the amount from the callback, the balance
@@ -229,7 +207,7 @@ export function reportedChanges(
   const currency = typeof data?.currency === 'string' ? data.currency : (view.player?.currency ?? config.defaultCurrency);
   const player: Player = { user_id: req.user_id, balance, currency };
   const changes: Change[] = [{ op: 'player', user_id: player.user_id, balance: toJsonNumber(balance), currency }];
-  if (code !== 'R0' || view.transaction || !event.round) return changes;
+  if (code !== SUCCESS || view.transaction || !event.round) return changes;
   const gameNo = event.gameNo(req)!;
   const stake = typeof data?.total_bet_amount === 'number' ? money(data.total_bet_amount) : undefined;
   if (stake === undefined) return changes;

@@ -122,15 +122,16 @@ for (const [kind, open] of backends) {
 
     t.test('the journal records, lists, counts and resets', async (t) => {
       const backend = await joined(t, open, { journalSize: 3 });
-      for (let n = 1; n <= 4; n++) await journalOf(backend).record(entry(n));
+      const journal = await journalOf(backend);
+      for (let n = 1; n <= 4; n++) await journal.record(entry(n));
       t.same(
-        (await journalOf(backend).list()).map((e) => e.transaction_id),
+        (await journal.list()).map((e) => e.transaction_id),
         ['tx-2', 'tx-3', 'tx-4'],
         'bounded by --journal-size, oldest dropped',
       );
-      t.equal(await journalOf(backend).count({ transaction_id: 'tx-3' }), 1);
-      await journalOf(backend).reset();
-      t.equal(await journalOf(backend).count(), 0);
+      t.equal(await journal.count({ transaction_id: 'tx-3' }), 1);
+      await journal.reset();
+      t.equal(await journal.count(), 0);
     });
 
     t.test('counters: callbacks per player in the session, from 1; a new session starts again', async (t) => {

@@ -104,7 +104,7 @@ if (redis) {
     }
     const replies = await Promise.all(sent);
     t.same(new Set(replies.map((r) => r.body.code)), new Set(['R0', 'R3']));
-    const entries = await journalOf(store).list();
+    const entries = await (await journalOf(store)).list();
     const ids = entries.map((e) => e.id);
     t.equal(entries.length, 41, 'every callback journalled');
     t.equal(new Set(ids).size, ids.length, 'ids unique');

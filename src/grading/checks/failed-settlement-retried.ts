@@ -1,6 +1,7 @@
 import { closeWindow, mark, marked, openWindow } from '../model.js';
 import { type Attempt, DEFINITE, describe, seconds } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
+import { FAILED, SUCCESS } from '../../protocol/seed/codes.js';
 
 const ID = 'FAILED_SETTLEMENT_RETRIED';
 const DONE = `${ID}:done`;
@@ -15,11 +16,11 @@ export const failedSettlementRetried: Reducer = {
     if (a.effect !== 'settles' || marked(tx, DONE)) return;
     const tally = g.tally(ID);
     if (!marked(tx, ID)) {
-      if (a.outcome !== 'R1' && a.outcome !== 'failed') return;
+      if (a.outcome !== FAILED && a.outcome !== 'failed') return;
       mark(tx, ID);
       tally.exercise(a.user);
     }
-    if (a.outcome === 'R0' || DEFINITE.has(a.outcome)) {
+    if (a.outcome === SUCCESS || DEFINITE.has(a.outcome)) {
       mark(tx, DONE);
       tally.unpend(tx.id);
       return;
@@ -35,7 +36,7 @@ export const failedSettlementRetried: Reducer = {
         mark(tx, DONE);
         tally.unpend(tx.id);
         const what =
-          a.nth === 0 || a.outcome === 'R1' || a.outcome === 'failed'
+          a.nth === 0 || a.outcome === FAILED || a.outcome === 'failed'
             ? `${describe(a)} was answered ${a.outcome === 'failed' ? 'without a readable code' : a.outcome === 'lost' ? 'too late (reply lost)' : a.outcome}`
             : `the resends of ${a.tx} stopped at #${a.id} (its reply lost) before an R0`;
         tally.violate(`${what}, and it was not resent within ${seconds(window)}: the round is not settled`, [tx.first, a]);

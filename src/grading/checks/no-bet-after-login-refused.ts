@@ -1,6 +1,7 @@
 import { marked, mark } from '../model.js';
 import { describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
+import { INVALID, SUCCESS, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 
 const ID = 'NO_BET_AFTER_LOGIN_REFUSED';
 const FAILED = `${ID}:failed`;
@@ -8,7 +9,7 @@ const FAILED = `${ID}:failed`;
 /** After a login read as R2 or R3, no new bet for that player until a later login is read as R0. */
 export const noBetAfterLoginRefused: Reducer = {
   known(g, a) {
-    if (!a.session || (a.outcome !== 'R2' && a.outcome !== 'R3')) return;
+    if (!a.session || (a.outcome !== UNAUTHORIZED && a.outcome !== INVALID)) return;
     const p = g.player(a.user);
     if (marked(p, ID)) return;
     mark(p, ID);
@@ -18,7 +19,7 @@ export const noBetAfterLoginRefused: Reducer = {
     if (a.effect !== 'opens' || a.nth !== 0) return;
     const p = g.player(a.user);
     const login = p.lastLogin;
-    if (!login || login.outcome === 'R0' || marked(p, FAILED)) return;
+    if (!login || login.outcome === SUCCESS || marked(p, FAILED)) return;
     mark(p, FAILED);
     g.tally(ID).violate(
       `${describe(a)} came after ${describe(login)} was refused with ${login.outcome} and before any successful login`,

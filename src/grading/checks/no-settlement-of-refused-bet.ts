@@ -1,6 +1,7 @@
 import { marked, mark } from '../model.js';
 import { type Attempt, DEFINITE, describe } from '../attempt.js';
 import type { Grader, Reducer, Round, Tx } from '../grader.js';
+import { FAILED as PROCESSING_FAILED, SUCCESS } from '../../protocol/seed/codes.js';
 
 const ID = 'NO_SETTLEMENT_OF_REFUSED_BET';
 const FAILED = `${ID}:failed`;
@@ -8,7 +9,7 @@ const FAILED = `${ID}:failed`;
 const APPLIED = `${ID}:applied`;
 
 /** Whether the provider read an R0 for one of the transaction's attempts. */
-const readR0 = (tx: Tx) => tx.resolved?.outcome === 'R0' || marked(tx, APPLIED);
+const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || marked(tx, APPLIED);
 
 /**
  * What the provider knew about a round's bets when `a` arrived: `applied` when one of them was read
@@ -29,7 +30,7 @@ function betsKnown(round: Round): { state: 'applied' | 'refused' | 'open'; last?
 /** What the provider last learnt of one bet: only facts the report can cite (an R0 is never among them here). */
 function betPhrase(a: Attempt): string {
   if (DEFINITE.has(a.outcome)) return `bet ${a.tx} was refused with ${a.outcome} (#${a.id})`;
-  if (a.outcome === 'R1') return `bet ${a.tx} was answered R1 (#${a.id}), not applied or not known to be, and was not resent`;
+  if (a.outcome === PROCESSING_FAILED) return `bet ${a.tx} was answered R1 (#${a.id}), not applied or not known to be, and was not resent`;
   if (a.outcome === 'failed') return `the reply to bet ${a.tx} (#${a.id}) had no readable code and it was not resent`;
   return `the reply to bet ${a.tx} (#${a.id}) was lost and it was not resent`;
 }
@@ -38,7 +39,7 @@ function betPhrase(a: Attempt): string {
 export const noSettlementOfRefusedBet: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
     if (a.effect !== 'opens') return;
-    if (a.outcome === 'R0') {
+    if (a.outcome === SUCCESS) {
       // Rare: an R0 read after a refusal (a resend the rule no longer refused). Only then a mark.
       if (tx.resolved !== a) mark(tx, APPLIED);
       return;

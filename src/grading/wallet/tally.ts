@@ -1,3 +1,4 @@
+import { HEADER } from '../../protocol/seed/wire.js';
 import type { ReportEvidence, ReportViolation } from '../../protocol/types.generated.js';
 import type { WalletAnswer, WalletExchange } from './exchange.js';
 
@@ -51,7 +52,7 @@ function evidenceOf(x: WalletExchange, a: WalletAnswer): ReportEvidence {
   if (a.kind === 'none') e.reply = cut(JSON.stringify({ none: a.why }));
   else {
     const headers = { ...a.headers };
-    if (headers['api-key'] !== undefined) headers['api-key'] = '***';
+    if (headers[HEADER.apiKey] !== undefined) headers[HEADER.apiKey] = '***';
     e.reply = cut(JSON.stringify({ status: a.status, headers, body: a.text }));
   }
   return e;

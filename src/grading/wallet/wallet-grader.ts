@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { stringify } from 'safe-stable-stringify';
 import { type Money, money, ZERO } from '../../kernel/money.js';
 import type { ReportViolation } from '../../protocol/types.generated.js';
 import { WALLET_CHECKS } from './checks.js';
@@ -9,6 +7,9 @@ import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
 import { count } from '../../text/plural.js';
 import { listedViolations } from '../listed-violations.js';
+import { INVALID, NOT_ENOUGH_BALANCE, SUCCESS, UNAUTHORIZED } from '../../protocol/seed/codes.js';
+import { EVENT } from '../../protocol/seed/wire.js';
+import { bodyDigest } from '../../kernel/digest.js';
 
 /** What the wallet side is graded against: the provider's declared time-out, the credentials it was given. */
 export type WalletGraderOptions = WalletGradingOptions;
@@ -129,9 +130,9 @@ export class WalletGrader {
     if (!graded) {
       const invalid = this.tally('WALLET_REFUSES_INVALID');
       invalid.exercise(user);
-      if (reply.code === 'R0')
+      if (reply.verdict === 'applied')
         invalid.violate(
-          `${what(x)}: answered R0 to a callback ${x.credentialsOk ? 'that fails the schemas' : "with credentials other than the provider's"}; it should be refused (${x.credentialsOk ? 'R3' : 'R2'}) and change nothing`,
+          `${what(x)}: answered R0 to a callback ${x.credentialsOk ? 'that fails the schemas' : "with credentials other than the provider's"}; it should be refused (${x.credentialsOk ? INVALID : UNAUTHORIZED}) and change nothing`,
           x,
           a,
         );
@@ -149,19 +150,19 @@ export class WalletGrader {
     serial: boolean,
   ): boolean {
     const user = x.user!;
-    const digest = digestOf(x.body);
+    const digest = bodyDigest(x.body);
     const known = this.txs.get(x.tx!);
     const before = serial ? flight?.balanceAtSend : undefined;
     if (known?.applied && known.digest === digest) {
       const idem = this.tally('WALLET_IDEMPOTENT');
       idem.exercise(user);
-      if (reply.code === 'R2' || reply.code === 'R3' || reply.code === 'R4')
+      if (reply.verdict === 'refused')
         idem.violate(
           `${what(x)}: answered ${reply.code} to an identical resend of a transaction it applied (R0, #${known.applied.id}); replay R0 so the provider learns it was applied`,
           x,
           a,
         );
-      else if (reply.code === 'R0' && reply.balance && serial) {
+      else if (reply.verdict === 'applied' && reply.balance && serial) {
         const first = known.applied.balance;
         const fine = (first && reply.balance.eq(first)) || (before && reply.balance.eq(before));
         if (!fine) {
@@ -183,7 +184,7 @@ export class WalletGrader {
       if (stake.gt(before)) {
         const short = this.tally('WALLET_REFUSES_SHORT_BET');
         short.exercise(user);
-        if (reply.code === 'R0')
+        if (reply.verdict === 'applied')
           short.violate(
             `${what(x)}: a bet of ${stake} above the balance of ${before} it last reported was answered R0 (R4 expected)`,
             x,
@@ -191,7 +192,7 @@ export class WalletGrader {
           );
       }
     }
-    if (reply.code !== 'R0') return true;
+    if (reply.verdict !== 'applied') return true;
     this.txs.get(x.tx!)!.applied = { id: x.id, balance: reply.balance };
     if (!delta || !before || !reply.balance) return true;
     const exact = this.tally('WALLET_BALANCE_EXACT');
@@ -213,7 +214,7 @@ export class WalletGrader {
   private follow(p: PlayerState, reply: ReadReply, serial: boolean, status: number): void {
     if (status !== 200 || reply.code === undefined)
       p.balance = undefined; // applied or not, nobody knows
-    else if (reply.code === 'R0' || reply.code === 'R4') p.balance = serial ? reply.balance : undefined;
+    else if (reply.code === SUCCESS || reply.code === NOT_ENOUGH_BALANCE) p.balance = serial ? reply.balance : undefined;
     else if (!serial) p.balance = undefined;
   }
 
@@ -274,7 +275,7 @@ function deltaOf(x: WalletExchange): Money | undefined {
   const stake = data?.total_bet_amount;
   if (typeof stake !== 'number') return undefined;
   if (x.event === 'bet') return money(stake).neg();
-  if (x.event !== 'bet_result' || typeof data?.total_winloss !== 'number') return undefined;
+  if (x.event !== EVENT.betResult || typeof data?.total_winloss !== 'number') return undefined;
   return money(stake).plus(money(data.total_winloss));
 }
 
@@ -284,13 +285,3 @@ const describeDelta = (event: string, delta: Money) =>
     : event === 'bet'
       ? `a debit of ${delta.neg()}`
       : `a credit of ${delta} (stake + winloss)`;
-
-function digestOf(body: unknown): string {
-  const rest =
-    body !== null && typeof body === 'object' && !Array.isArray(body)
-      ? { ...(body as Record<string, unknown>), timestamp: undefined }
-      : body;
-  return createHash('sha256')
-    .update(stringify(rest) ?? '')
-    .digest('hex');
-}

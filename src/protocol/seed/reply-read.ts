@@ -1,18 +1,67 @@
 import { type Money, money } from '../../kernel/money.js';
 import { topLevelNumberTexts } from '../../kernel/raw-json.js';
-import type { SentCallback, WireReply } from '../port.js';
+import type { SentCallback, Verdict, WireReply } from '../port.js';
+import { type Code, isCode, SUCCESS, verdictOf } from './codes.js';
+
+// The one reader of a wallet's reply: its code, its verdict and its balance, from the text as it
+// came (proxy mode relays and records it, the wallet-side checks judge it) or from a body already
+// parsed (grading reads the reply as the provider got it).
+
+/** A reply's body, its code (when it is one the protocol knows) and latest_balance (as written, exactly). */
+export interface ParsedReply {
+  body: unknown;
+  code?: Code;
+  balance?: Money;
+}
+
+/** Parses a reply's text: a body that is not JSON is kept as the text. Never throws. */
+export function parseReply(text: string): ParsedReply {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { body: text };
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { body };
+  const code = codeOf(body);
+  const written = writtenBalance(body, text);
+  let balance: Money | undefined;
+  try {
+    balance = written === undefined ? undefined : money(written);
+  } catch {
+    balance = undefined;
+  }
+  return { body, code, balance };
+}
+
+/** The code of a parsed reply body, when it is one the protocol knows (upper case). */
+export function codeOf(body: unknown): Code | undefined {
+  const code = (body as { code?: unknown } | null | undefined)?.code;
+  return isCode(code) ? code : undefined;
+}
+
+/** The latest_balance of a parsed reply body, when it is a number. */
+export function balanceOf(body: unknown): number | undefined {
+  const balance = (body as { latest_balance?: unknown } | null | undefined)?.latest_balance;
+  return typeof balance === 'number' ? balance : undefined;
+}
+
+/** latest_balance exactly as the reply's text writes it, when it is a JSON number. */
+const writtenBalance = (body: object, text: string): string | undefined =>
+  typeof (body as { latest_balance?: unknown }).latest_balance === 'number' ? topLevelNumberTexts(text).get('latest_balance') : undefined;
 
 /** A wallet's reply as the checks read it: its code and balance (exact, from the text), and what is wrong with it. */
 export interface ReadReply {
   /** The body's code when it is one of R0-R4. */
-  code?: 'R0' | 'R1' | 'R2' | 'R3' | 'R4';
+  code?: Code;
+  /** What the code says happened: applied, refused, unknown; invalid without a code. */
+  verdict: Verdict;
   /** latest_balance, exactly as written, when it is a JSON number. */
   balance?: Money;
   /** Each way the reply breaks the spec, in words. */
   problems: string[];
 }
 
-const CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
 /** Login and bet_result replies carry Callback-URL. */
 const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
 
@@ -22,6 +71,7 @@ const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
  */
 export function readReply(x: SentCallback, a: WireReply): ReadReply {
   const problems: string[] = [];
+  const read = (out: Omit<ReadReply, 'verdict'>): ReadReply => ({ ...out, verdict: verdictOf(out.code) });
   if (a.status !== 200) problems.push(`HTTP ${a.status} (the spec answers every callback with HTTP 200 and a code in the body)`);
   const type = a.headers['content-type'];
   if (!type || !/^application\/json\s*(;|$)/i.test(type))
@@ -42,15 +92,16 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
     body = JSON.parse(a.text);
   } catch {
     problems.push(`the body is not JSON: ${JSON.stringify(a.text.slice(0, 80))}${a.text.length > 80 ? '…' : ''}`);
-    return { problems };
+    return read({ problems });
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     problems.push('the body is JSON but not an object');
-    return { problems };
+    return read({ problems });
   }
   const reply = body as Record<string, unknown>;
-  const out: ReadReply = { problems };
-  if (typeof reply.code === 'string' && CODES.has(reply.code)) out.code = reply.code as ReadReply['code'];
+  const out: Omit<ReadReply, 'verdict'> = { problems };
+  const code = codeOf(reply);
+  if (code) out.code = code;
   else problems.push(`code ${JSON.stringify(reply.code)} (must be one of R0, R1, R2, R3, R4, upper case)`);
   if (x.event !== undefined && reply.event_type !== x.event)
     problems.push(`event_type ${JSON.stringify(reply.event_type)} (must echo the request's "${x.event}")`);
@@ -59,11 +110,11 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
   if (typeof reply.timestamp !== 'number')
     problems.push(`timestamp ${JSON.stringify(reply.timestamp)} (must be a number: Unix time in seconds)`);
   if (reply.latest_balance !== undefined) {
-    const text = typeof reply.latest_balance === 'number' ? topLevelNumberTexts(a.text).get('latest_balance') : undefined;
+    const text = writtenBalance(reply, a.text);
     if (text === undefined) problems.push(`latest_balance ${JSON.stringify(reply.latest_balance)} (must be a JSON number)`);
     else out.balance = money(text);
-  } else if (out.code === 'R0') problems.push('no latest_balance on an R0 reply');
-  return out;
+  } else if (out.code === SUCCESS) problems.push('no latest_balance on an R0 reply');
+  return read(out);
 }
 
 const headerName = (lower: string) => lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
