@@ -43,6 +43,15 @@ module.exports = {
       to: {},
     },
     ...layerRules,
+    {
+      name: 'protocol-seam',
+      comment:
+        'what is specific to this spec (src/protocol/seed/) is reached through the protocol port below the consumers: ' +
+        'the core, the backends, the ledger and the port itself never name it (src/app/compose.ts picks it)',
+      severity: 'error',
+      from: { path: '^src/(kernel|evidence|ledger|core|backends)/|^src/protocol/[^/]+$' },
+      to: { path: '^src/protocol/seed/' },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

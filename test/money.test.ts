@@ -1,7 +1,7 @@
 // Exact decimal money (docs/design.md "Money is exact") and the reply's number text.
 import { Decimal } from 'decimal.js';
 import t from 'tap';
-import { buildReply } from '../src/core/handle.js';
+import { buildReply } from '../src/protocol/seed/reply.js';
 import { amountProblem, money, Money, sum, toJsonNumber, ZERO } from '../src/kernel/money.js';
 
 t.test('arithmetic is exact where binary floats drift', async (t) => {

@@ -10,6 +10,7 @@ import { LocalGrading } from '../grading/local-feed.js';
 import type { GradingSession } from '../grading/session.js';
 import { LocalWallet } from '../wallet/local-wallet.js';
 import { UpstreamWallet } from '../wallet/upstream-wallet.js';
+import { seedProtocol } from '../protocol/seed/protocol.js';
 
 /*
  * The one place that composes a simulator: the seed protocol (the core reads callbacks with it),
@@ -75,6 +76,7 @@ export async function openSimulator(scenario: ActiveScenario, backend: Backend, 
   const { upstream } = options;
   const parts: SimulatorParts<JournalStore, GradingSession> = {
     backend,
+    protocol: seedProtocol,
     journal: await journalOf(backend),
     grading: (thresholds, seed, wallet) => gradingOf(backend, thresholds, seed, wallet),
     wallet: (sim) => (upstream ? new UpstreamWallet(sim, upstream) : new LocalWallet(sim)),

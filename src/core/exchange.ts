@@ -4,9 +4,8 @@ import type { MaskedHeaders } from '../kernel/secrets.js';
 import type { JournalMatch } from '../protocol/types.generated.js';
 import type { UpstreamLeg, WalletAnswer, WalletExchange } from './wallet-leg.js';
 
-export { maskKey, type WalletAnswer, type WalletExchange } from './wallet-leg.js';
+export type { WalletAnswer, WalletExchange } from './wallet-leg.js';
 import type { Thresholds } from './scenario/thresholds.js';
-import type { Code } from '../protocol/seed/codes.js';
 
 /*
  * The exchange: one record per callback (WireMock's "serve event"), as the pipeline (./pipeline.ts)
@@ -155,7 +154,7 @@ export interface CallbackOutput {
   body: string;
   delayMs: number;
   drop: boolean;
-  code?: Code;
+  code?: string;
   reason?: string;
   /** The caller's credentials were right: only such callbacks are graded. */
   authenticated: boolean;

@@ -1,11 +1,9 @@
 import { andThen, type Awaitable } from '../kernel/awaitable.js';
-import { type CallbackInput, first, type Intake, readCallback } from '../protocol/seed/read.js';
-import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from '../protocol/seed/reply.js';
+import type { CallbackInput, Intake, OwnReply, Protocol } from '../protocol/port.js';
 import type { CallbackOutput, WalletAnswer, WalletExchange, WalletFeed } from './exchange.js';
-import { maskKey, provisionalId } from './exchange.js';
+import { provisionalId } from './exchange.js';
 import { hasErrors } from '../protocol/findings.js';
-import { FAILED, SUCCESS, UNAUTHORIZED } from '../protocol/seed/codes.js';
-import { FIELD, HEADER } from '../protocol/seed/wire.js';
+import { first } from '../http/headers.js';
 import type { Fired } from './scenario/rules.js';
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { Simulator } from './simulator.js';
@@ -15,7 +13,6 @@ import { matches } from '../kernel/secrets.js';
 
 export type { CallbackInput } from '../protocol/port.js';
 export type { CallbackOutput } from './exchange.js';
-export { buildReply, headerSafe } from '../protocol/seed/reply.js';
 
 /**
  * One callback, start to finish, without HTTP: read (authenticate → parse → validate) → rule (the
@@ -26,7 +23,7 @@ export { buildReply, headerSafe } from '../protocol/seed/reply.js';
  * these steps and then journals, grades and replies.)
  */
 export function handleCallback(sim: Simulator, input: CallbackInput): Awaitable<CallbackOutput> {
-  const intake = readCallback(sim, input);
+  const intake = sim.protocol.read(sim, input);
   return andThen(processCallback(sim, input, intake), (outcome) => respond(sim, input, intake, outcome));
 }
 
@@ -53,7 +50,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
-  if (sim.storeFailure) return { outcome: { code: FAILED, failure: `${FAILED}: ${sim.storeFailure}` } };
+  if (sim.storeFailure) return failed(sim, sim.storeFailure, undefined);
   // The count is only a probability draw's input: when no rule draws, nothing waits for it (with
   // Redis it still goes, with the journal id, in the write that carries the store's read: a round
   // trip less).
@@ -93,7 +90,7 @@ function toWallet(
 ): Awaitable<Applied> {
   const then = rule?.rule.then;
   // A forced code is answered without the wallet's part in it: an upstream never hears of it.
-  const sent = walletFeed && !then?.code ? exchangeOf(input, intake, sim.credentials.api_key) : undefined;
+  const sent = walletFeed && !then?.code ? exchangeOf(sim.protocol, input, intake, sim.credentials.api_key) : undefined;
   if (sent) walletFeed!.sent(sent);
   const outcome = sim.wallet.apply({ input, intake, rule, then });
   if (!(outcome instanceof Promise)) return { outcome, rule, then, sent };
@@ -102,15 +99,17 @@ function toWallet(
 
 /** A store (or Redis) failure while choosing the rule or applying: R1, with the rule that fired if one had. */
 function failedApply(sim: Simulator, e: unknown, rule: Fired | undefined): Applied {
-  return {
-    outcome: { code: FAILED, failure: `${FAILED}: ${sim.storeFailure ?? (e as Error).message}` },
-    rule,
-    then: rule?.rule.then,
-  };
+  return failed(sim, sim.storeFailure ?? (e as Error).message, rule);
+}
+
+/** The protocol's failed code (R1), and why: no balance may then be claimed. */
+function failed(sim: Simulator, why: string, rule: Fired | undefined): Applied {
+  const code = sim.protocol.codes.failed;
+  return { outcome: { code, failure: `${code}: ${why}` }, rule, then: rule?.rule.then };
 }
 
 /** A callback going upstream as the wallet-side checks read it; its id provisional until it is journalled. */
-function exchangeOf(input: CallbackInput, intake: Intake, configuredKey: string): WalletExchange {
+function exchangeOf({ headers }: Protocol, input: CallbackInput, intake: Intake, configuredKey: string): WalletExchange {
   const header = (name: string) => first(input.headers[name]);
   const body = intake.body;
   return {
@@ -122,26 +121,26 @@ function exchangeOf(input: CallbackInput, intake: Intake, configuredKey: string)
     // wallet-sim's schemas accept it (its credentials are judged apart).
     valid: intake.request !== undefined && !intake.findings.some((f) => f.severity === 'error' && !f.code.startsWith('CREDENTIALS_')),
     credentialsOk: intake.authenticated,
-    sentHeaders: { apiId: header(HEADER.apiId), callbackUrl: header(HEADER.callbackUrl) },
-    sentConfiguredKey: matches(header(HEADER.apiKey) ?? '', configuredKey),
+    sentHeaders: { apiId: header(headers.apiId), callbackUrl: header(headers.callbackUrl) },
+    sentConfiguredKey: matches(header(headers.apiKey) ?? '', configuredKey),
     sentAt: Date.now(),
   };
 }
 
 /** The exchange and its answer for the wallet-side checks, once the upstream answered (or gave up). */
-function walletLeg(sent: WalletExchange | undefined, outcome: Outcome, configuredKey: string) {
-  const answer = sent && answerOf(outcome, configuredKey);
+function walletLeg(protocol: Protocol, sent: WalletExchange | undefined, outcome: Outcome, configuredKey: string) {
+  const answer = sent && answerOf(protocol, outcome, configuredKey);
   return answer && { sent: sent!, answer };
 }
 
 /** What the upstream did with a forwarded callback, as the wallet-side checks read it. */
-function answerOf(outcome: Outcome, configuredKey: string): WalletAnswer | undefined {
+function answerOf(protocol: Protocol, outcome: Outcome, configuredKey: string): WalletAnswer | undefined {
   const { relayed, upstream } = outcome;
   if (!relayed || !upstream?.replied_at) return undefined;
   const at = Date.parse(upstream.replied_at);
   return relayed.kind === 'none'
     ? { kind: 'none', at, why: relayed.why }
-    : { kind: 'reply', at, status: relayed.status, ...maskKey(relayed.headers, configuredKey), text: relayed.text };
+    : { kind: 'reply', at, status: relayed.status, ...protocol.maskKey(relayed.headers, configuredKey), text: relayed.text };
 }
 
 export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule, then, sent }: Applied): CallbackOutput {
@@ -149,19 +148,22 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
   const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
   const { user_id, event_type } = intake.echo;
   const relayed = outcome.relayed;
+  const { protocol } = sim;
+  const { codes } = protocol;
   // No balance for an R2 (the caller is nobody to tell it to) nor after a store failure (it may not be durable).
-  const balance = outcome.failure || outcome.code === UNAUTHORIZED ? undefined : outcome.balance;
-  const latest = then && FIELD.latestBalance in then ? then.latest_balance : balance;
+  const balance = outcome.failure || outcome.code === codes.unauthorized ? undefined : outcome.balance;
+  const latest = then?.latest_balance !== undefined ? then.latest_balance : balance;
   const code = outcome.code;
   const reason =
     relayed?.kind === 'none'
       ? `the upstream wallet did not answer (${relayed.why}): the connection was closed without a reply`
-      : code === SUCCESS || relayed
+      : code === codes.applied || relayed
         ? undefined
-        : (outcome.failure ?? reasonFor(code ?? FAILED, findings, then?.code ? rule!.name : undefined, balance, intake.request));
+        : (outcome.failure ??
+          protocol.reason(code ?? codes.failed, findings, then?.code ? rule!.name : undefined, balance, intake.request));
   let headers: Record<string, string>;
   let reply: { text: string; body: unknown };
-  let built: ReturnType<typeof buildReply> | undefined;
+  let built: OwnReply | undefined;
   if (relayed) {
     // The upstream's reply as it came, unless a rule replaces its body or status.
     headers = relayed.kind === 'reply' ? relayed.headers : {};
@@ -172,8 +174,8 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
           ? relayedReply(relayed.text, outcome)
           : { text: '', body: null };
   } else {
-    headers = replyHeadersFor(sim.scenario, input, event_type, reason);
-    built = then?.body === undefined ? buildReply(code ?? FAILED, event_type ?? '', user_id ?? '', latest) : undefined;
+    headers = protocol.replyHeaders(sim.scenario, input, event_type, reason);
+    built = then?.body === undefined ? protocol.reply(code ?? codes.failed, event_type ?? '', user_id ?? '', latest) : undefined;
     reply = built ?? rawReply(then!.body);
   }
   const status = then?.http_status ?? (relayed?.kind === 'reply' ? relayed.status : relayed ? 0 : 200);
@@ -187,7 +189,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     code,
     reason,
     authenticated: intake.authenticated,
-    wallet: walletLeg(sent, outcome, sim.credentials.api_key),
+    wallet: walletLeg(protocol, sent, outcome, sim.credentials.api_key),
     entry: {
       received_at: undefined,
       transaction_id: transactionIdOf(intake.body),
@@ -198,7 +200,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
         url: input.url,
         // Masked when written: most entries are never read.
         headers: new MaskedHeaders(input.headers),
-        body: journalledBody(input.body, intake.body, intake.authenticated),
+        body: protocol.journalledBody(input.body, intake.body, intake.authenticated),
       },
       reply: { status, headers: new MaskedHeaders(headers), body: reply.body, dropped },
       code,
@@ -206,7 +208,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
       rule: rule && { index: rule.index, name: rule.name },
       balance_before: outcome.decision?.balanceBefore?.toNumber(),
       // The reply's latest_balance when it is this balance: the same number, read once.
-      balance_after: built && latest === balance ? built.body.latest_balance : balance?.toNumber(),
+      balance_after: built && latest === balance ? built.balance : balance?.toNumber(),
       replayed: outcome.decision?.replayed ?? false,
       findings,
       // (no spread: one shape for every entry; an absent leg is undefined and never serialized)
@@ -221,11 +223,13 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
  * journal, as every R0 change is in the ledger. The resend replays R0, and is journalled.
  */
 export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutput {
+  const { protocol } = sim;
+  const { failed, applied } = protocol.codes;
   const why = sim.storeFailure ?? 'Redis did not keep its journal entry';
-  const reason = `R1: ${why}; the callback was decided but not journalled: resend it (the same transaction_id replays R0)`;
-  const reply = buildReply(FAILED, out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
-  const headers = { ...out.headers, [HEADER.reason]: headerSafe(reason) };
-  return { ...out, status: 200, headers, body: reply.text, code: FAILED, reason };
+  const reason = `${failed}: ${why}; the callback was decided but not journalled: resend it (the same transaction_id replays ${applied})`;
+  const reply = protocol.reply(failed, out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
+  const headers = { ...out.headers, [protocol.headers.reason]: protocol.headerSafe(reason) };
+  return { ...out, status: 200, headers, body: reply.text, code: failed, reason };
 }
 
 const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });

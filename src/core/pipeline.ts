@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../kernel/awaitable.js';
 import { processCallback, respond, unjournalled } from './handle.js';
-import { readCallback } from '../protocol/seed/read.js';
-import { SUCCESS } from '../protocol/seed/codes.js';
 import type { CallbackInput } from '../protocol/port.js';
 import { isoTime } from '../text/iso-time.js';
 import type { Simulator } from './simulator.js';
@@ -94,7 +92,7 @@ export class Answer implements JournalledExchange {
     let out: Awaitable<CallbackOutput>;
     try {
       // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
-      const intake = readCallback(this.sim, input);
+      const intake = this.sim.protocol.read(this.sim, input);
       const applied = processCallback(this.sim, input, intake, this.grader.wallet);
       out =
         applied instanceof Promise ? applied.then((a) => respond(this.sim, input, intake, a)) : respond(this.sim, input, intake, applied);
@@ -171,7 +169,7 @@ export class Answer implements JournalledExchange {
   private send(entry: StoredEntry, repliedAt: number, clientGone: boolean): undefined {
     const { grader, attempt, http } = this;
     let out = this.out;
-    const kept = !(entry.id === 0 && out.code === SUCCESS);
+    const kept = !(entry.id === 0 && out.code === this.sim.protocol.codes.applied);
     if (!kept) out = unjournalled(this.sim, out); // Redis did not keep the entry
     if (attempt) {
       const body = kept ? out.entry.reply.body : { code: out.code };

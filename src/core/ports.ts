@@ -1,8 +1,7 @@
 import type { Awaitable } from '../kernel/awaitable.js';
-import type { CallbackInput, Intake } from '../protocol/port.js';
+import type { CallbackInput, Intake, Protocol } from '../protocol/port.js';
 import type { Money } from '../kernel/money.js';
 import type { Finding } from '../protocol/findings.js';
-import type { Code } from '../protocol/seed/codes.js';
 import type { RuleThen } from '../protocol/types.generated.js';
 import type { Fired, RuleCounters } from './scenario/rules.js';
 import type { Ledger } from '../ledger/ledger-entry.js';
@@ -46,7 +45,7 @@ export interface WalletCall {
 /** What the wallet did with a callback. */
 export interface Outcome {
   /** The reply's code, when the reply carries one the protocol knows. */
-  code?: Code;
+  code?: string;
   /** The local ledger's decision (its findings, the balance before, a replay). */
   decision?: WalletDecision;
   /** Why the wallet could not answer (R1): no balance may then be claimed. */
@@ -130,6 +129,8 @@ export interface SimulatorParts<J extends JournalStore, S> {
   readonly journal: J;
   /** The grading sessions, begun with the active scenario's thresholds; called once, after the backend joined. */
   grading(thresholds: Thresholds, seed: () => number, wallet: () => WalletGradingOptions | undefined): Promise<Grading<S>>;
+  /** How callbacks are read and the session's own replies written (src/protocol/seed/: this spec's). */
+  readonly protocol: Protocol;
   /** What decides and applies each callback: the local ledger, or the operator's wallet (--upstream). */
   wallet(host: WalletHost): Wallet;
 }

@@ -1,4 +1,3 @@
-import '../protocol/seed/index.js'; // the built-in events, registered before any backend asks what an event does to its round
 import type { ExchangeFeed, Grading, GradingSessionOf, JournalStore, WalletGradingOptions } from './exchange.js';
 import type { CallbackRequest, Scenario } from '../protocol/types.generated.js';
 import { type Fired, type RuleHits } from './scenario/rules.js';
@@ -12,6 +11,7 @@ import { type Change, type Player, playerChange, type WalletState } from '../led
 import type { Store } from '../ledger/store.js';
 import type { WalletConfig } from '../protocol/event.js';
 import type { Backend, SimulatorParts, UpstreamOptions, Wallet } from './ports.js';
+import type { Protocol } from '../protocol/port.js';
 
 export type { SimulatorParts } from './ports.js';
 
@@ -88,6 +88,8 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   }
 
   readonly backend: Backend;
+  /** How callbacks are read and the session's own replies written. */
+  readonly protocol: Protocol;
   /** The last callbacks: the in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously. */
   readonly journal: J;
 
@@ -97,6 +99,7 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
     readonly options: SimulatorOptions,
   ) {
     this.backend = parts.backend;
+    this.protocol = parts.protocol;
     this.journal = parts.journal;
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);

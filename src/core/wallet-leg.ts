@@ -1,5 +1,3 @@
-import { HEADER } from '../protocol/seed/wire.js';
-
 // The wallet leg: one callback forwarded to an operator's wallet and what came back. Proxy mode
 // builds these from live traffic, `probe` from the traffic it drives; the wallet-side checks
 // (src/grading/wallet/) never know which.
@@ -46,19 +44,6 @@ export type WalletAnswer =
       /** Why there is no reply, for a person: "no reply within 30000 ms", "connection refused", "not HTTP". */
       why: string;
     };
-
-/**
- * A reply's headers as the wallet-side checks keep them: the Api-Key's value masked (it is in
- * events a Redis store writes, and in evidence), and whether it was the configured key.
- */
-export function maskKey(
-  headers: Readonly<Record<string, string | undefined>>,
-  configuredKey: string,
-): { headers: Record<string, string | undefined>; repliedConfiguredKey: boolean } {
-  const key = headers[HEADER.apiKey];
-  if (key === undefined) return { headers: { ...headers }, repliedConfiguredKey: false };
-  return { headers: { ...headers, [HEADER.apiKey]: '***' }, repliedConfiguredKey: configuredKey !== '' && key === configuredKey };
-}
 
 /** An upstream's answer: an HTTP reply as it came, or none (the provider's connection is then closed). */
 export type Relayed = { kind: 'reply'; status: number; headers: Record<string, string>; text: string } | { kind: 'none'; why: string };

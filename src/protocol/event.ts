@@ -1,11 +1,13 @@
 import type { Money } from '../kernel/money.js';
-import type { Code } from './seed/codes.js';
 import type { Finding, FindingCode } from './findings.js';
 import type { CallbackRequest } from './types.generated.js';
 import type { Change } from '../ledger/change.js';
 import type { Player } from '../ledger/state.js';
 import type { View } from '../ledger/store.js';
 import type { RoundEffect } from '../ledger/round-effects.js';
+
+/** A result code of the protocol's (this spec's: R0–R4, src/protocol/seed/codes.ts). */
+export type ResultCode = string;
 
 /** What the money rules need to know of the active scenario. */
 export interface WalletConfig {
@@ -64,11 +66,11 @@ export interface EventHandler<R extends { event_type: string } = CallbackRequest
   /** What scenario rules can match on. */
   matchFields(req: R): MatchFields;
   /** The event's checks: its changes when applied (a new array, which the wallet appends to), else the code it is refused with. */
-  decide(req: R, ctx: EventContext): Change[] | Code;
+  decide(req: R, ctx: EventContext): Change[] | ResultCode;
   /** The findings its checks can raise (beyond the schema's and the envelope's), for the docs and the tests. */
   readonly findings: readonly FindingCode[];
   /** Why a refusal with this code happened, when the findings do not say it (R4). */
-  refusal?(code: Code, req: R, balance: Money | undefined): string | undefined;
+  refusal?(code: ResultCode, req: R, balance: Money | undefined): string | undefined;
   /** Its reply's fields beyond the body every reply has: it echoes the request's Callback-URL header (spec section 4). */
   readonly echoesCallbackUrl: boolean;
   /** What grading learns from it beyond its round. */

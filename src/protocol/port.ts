@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Finding } from './findings.js';
 import type { CallbackRequest } from './types.generated.js';
+import type { Money } from '../kernel/money.js';
 
 // The protocol's seam: what the layers above read of a callback and of a wallet's reply, whatever
 // the protocol. Everything specific to this spec (codes, headers, field names, events, how a
@@ -65,3 +66,51 @@ export interface WireReply {
  * not one the protocol knows: no code to go by).
  */
 export type Verdict = 'applied' | 'refused' | 'unknown' | 'invalid';
+
+/** A reply the session writes itself: its text, its body as the journal keeps it, the balance it reports. */
+export interface OwnReply {
+  text: string;
+  body: unknown;
+  /** The reported balance as the body holds it (a JSON number), when it reports one. */
+  balance?: number;
+}
+
+/**
+ * A protocol as the core uses it: how a callback is read, how the session writes its own replies,
+ * which codes and headers the pipeline names. src/protocol/seed/ is this spec's
+ * (`seedProtocol`); src/app/compose.ts picks it. The core never names a code or a header itself.
+ */
+export interface Protocol {
+  /** Authenticate → parse → validate: every defect of the request becomes a finding, nothing throws. */
+  read(session: ReadContext, input: CallbackInput): Intake;
+  /** The session's own reply with a code, echoing the event and player, reporting `balance` if given (null: none). */
+  reply(code: string, eventType: string, userId: string, balance: Money | number | null | undefined): OwnReply;
+  /** The headers of the session's own reply (`reason`: why it is not the applied code). */
+  replyHeaders(
+    session: ReplyContext,
+    input: CallbackInput,
+    eventType: string | undefined,
+    reason: string | undefined,
+  ): Record<string, string>;
+  /** Why a callback was not applied: the forcing rule, the event's own refusal, or the error findings. */
+  reason(
+    code: string,
+    findings: Finding[],
+    forcedBy: string | undefined,
+    balance: Money | undefined,
+    req: CallbackRequest | undefined,
+  ): string;
+  /** The request body as the journal keeps it (a bounded excerpt of what was refused unread). */
+  journalledBody(text: string, parsed: unknown, authenticated: boolean): unknown;
+  /** A text as a header value may carry it. */
+  headerSafe(text: string): string;
+  /** A wallet's reply headers with the key masked, and whether the key was the configured one. */
+  maskKey(
+    headers: Readonly<Record<string, string | undefined>>,
+    configuredKey: string,
+  ): { headers: Record<string, string | undefined>; repliedConfiguredKey: boolean };
+  /** The codes the pipeline answers with itself: applied, failed (outcome unknown), unauthorized. */
+  readonly codes: { readonly applied: string; readonly failed: string; readonly unauthorized: string };
+  /** The headers the pipeline reads of a callback, and the one that carries a reason. */
+  readonly headers: { readonly apiId: string; readonly apiKey: string; readonly callbackUrl: string; readonly reason: string };
+}

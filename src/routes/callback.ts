@@ -1,8 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { Answer, type CallbackExchange } from '../core/pipeline.js';
-import type { CallbackInput } from '../protocol/seed/read.js';
-import { FAILED } from '../protocol/seed/codes.js';
-import { buildReply, replyHeadersFor } from '../protocol/seed/reply.js';
+import type { CallbackInput } from '../protocol/port.js';
 import { fromFastify } from '../http/errors.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../kernel/secrets.js';
@@ -16,7 +14,7 @@ export interface CallbackRouteOptions {
 
 /**
  * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline
- * (../callback/pipeline.ts) reads, decides, journals, grades and answers. The body arrives as a
+ * (../core/pipeline.ts) reads, decides, journals, grades and answers. The body arrives as a
  * string whatever its Content-Type, so a malformed, empty or mislabelled body still gets the
  * protocol's answer (R3, HTTP 200) instead of a 400/415.
  */
@@ -39,12 +37,14 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
           })
         : undefined;
     const status = refused?.status ?? 200;
-    const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `${FAILED}: internal error: ${error.message}`;
+    const { protocol } = sim;
+    const failed = protocol.codes.failed;
+    const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `${failed}: internal error: ${error.message}`;
     if (!refused) request.log.error({ err: error }, 'callback failed');
     else request.log.info({ reason }, 'callback refused');
-    const body = refused?.body ?? buildReply(FAILED, '', '', undefined).body;
+    const body = refused?.body ?? protocol.reply(failed, '', '', undefined).body;
     // The body was not read: no event to echo a Callback-URL for.
-    const headers = replyHeadersFor(
+    const headers = protocol.replyHeaders(
       sim.scenario,
       { method: request.method, url: request.url, headers: request.headers, body: '' },
       undefined,

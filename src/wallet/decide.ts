@@ -75,7 +75,8 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
   const player: Player = existing ?? { user_id: req.user_id, balance: config.defaultBalance, currency: config.defaultCurrency };
   const event = eventOf(req);
   const outcome = event.decide(req, { view, player, isNew: !existing, config, findings });
-  if (typeof outcome === 'string') return refuse(outcome, outcome === NOT_ENOUGH_BALANCE ? player.balance : existing?.balance);
+  // (an event of this spec refuses with one of its codes)
+  if (typeof outcome === 'string') return refuse(outcome as Code, outcome === NOT_ENOUGH_BALANCE ? player.balance : existing?.balance);
 
   const after = balanceAfter(player, outcome);
   // The player's own user_id string and a shared event_type: a retained transaction holds no copies of them.

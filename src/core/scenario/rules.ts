@@ -1,4 +1,4 @@
-import { eventOf } from '../../protocol/seed/index.js';
+import { eventNamed } from '../../protocol/registry.js';
 import { type Money, money } from '../../kernel/money.js';
 import type { CallbackRequest, Rule } from '../../protocol/types.generated.js';
 import { wins } from './draw.js';
@@ -125,7 +125,7 @@ export class RuleEngine {
     const when = this.rules[i]!.when;
     if (when.event_type !== undefined && when.event_type !== req.event_type) return false;
     if (when.user_id !== undefined && when.user_id !== req.user_id) return false;
-    const fields = eventOf(req).matchFields(req);
+    const fields = eventNamed(req.event_type)!.matchFields(req);
     for (const key of ['game_no', 'table_no', 'game_type', 'currency'] as const) {
       if (when[key] !== undefined && when[key] !== fields[key]) return false;
     }

@@ -2,7 +2,7 @@
 // ids of the checks.
 
 export type { WalletAnswer, WalletExchange } from '../../core/exchange.js';
-export { maskKey } from '../../core/exchange.js';
+export { maskKey } from '../../protocol/seed/reply-read.js';
 
 /** The wallet-side check ids (stable: reports, JUnit and `--fail-on` name them). */
 export const WALLET_CHECK_IDS = [

@@ -66,7 +66,8 @@ function nestsDeeperThan(value: unknown, max: number, depth = 1): boolean {
   return false;
 }
 
-export const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+export { first } from '../../http/headers.js';
+import { first } from '../../http/headers.js';
 
 function parseBody(input: CallbackInput, findings: Finding[]): unknown {
   const header = first(input.headers['content-type']) ?? '';

@@ -2,6 +2,7 @@ import { type Money, money } from '../../kernel/money.js';
 import { topLevelNumberTexts } from '../../kernel/raw-json.js';
 import type { SentCallback, Verdict, WireReply } from '../port.js';
 import { type Code, isCode, SUCCESS, verdictOf } from './codes.js';
+import { HEADER } from './wire.js';
 
 // The one reader of a wallet's reply: its code, its verdict and its balance, from the text as it
 // came (proxy mode relays and records it, the wallet-side checks judge it) or from a body already
@@ -118,3 +119,16 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
 }
 
 const headerName = (lower: string) => lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+
+/**
+ * A reply's headers as the wallet-side checks keep them: the Api-Key's value masked (it is in
+ * events a Redis store writes, and in evidence), and whether it was the configured key.
+ */
+export function maskKey(
+  headers: Readonly<Record<string, string | undefined>>,
+  configuredKey: string,
+): { headers: Record<string, string | undefined>; repliedConfiguredKey: boolean } {
+  const key = headers[HEADER.apiKey];
+  if (key === undefined) return { headers: { ...headers }, repliedConfiguredKey: false };
+  return { headers: { ...headers, [HEADER.apiKey]: '***' }, repliedConfiguredKey: configuredKey !== '' && key === configuredKey };
+}

@@ -67,16 +67,17 @@ export function buildReply(
   eventType: string,
   userId: string,
   balance: Money | number | null | undefined,
-): { text: string; body: CallbackReply } {
+): { text: string; body: CallbackReply; balance?: number } {
   const timestamp = Math.floor(Date.now() / 1000);
   // What JSON.stringify(body) writes, field by field (the code and event are a few known words).
   const head = `{"code":${quoted(code)},"event_type":${quoted(eventType)},"timestamp":${timestamp},"user_id":${JSON.stringify(userId)}`;
   if (balance === null || balance === undefined)
-    return { text: `${head}}`, body: { code, event_type: eventType, timestamp, user_id: userId } };
+    return { text: `${head}}`, body: { code, event_type: eventType, timestamp, user_id: userId }, balance: undefined };
   const text = typeof balance === 'number' ? JSON.stringify(balance) : toJsonNumber(balance);
   // (One literal per shape, as for the headers.)
-  const body: CallbackReply = { code, event_type: eventType, timestamp, user_id: userId, latest_balance: Number(text) };
-  return { text: `${head},"latest_balance":${text}}`, body };
+  const latest = Number(text);
+  const body: CallbackReply = { code, event_type: eventType, timestamp, user_id: userId, latest_balance: latest };
+  return { text: `${head},"latest_balance":${text}}`, body, balance: latest };
 }
 
 /** JSON text of a code or an event name, kept for the few there are (any other string is quoted anew). */
