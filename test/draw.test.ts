@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import type { CallbackRequest, Rule } from '../src/protocol/types.generated.js';
 import { drawOf, wins } from '../src/core/scenario/draw.js';
+import '../src/protocol/seed/index.js'; // the built-in events (the app registers them with the protocol it picks)
 import { RuleEngine } from '../src/core/scenario/rules.js';
 import { compileScenario, ScenarioError } from '../src/core/scenario/scenario.js';
 

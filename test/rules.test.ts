@@ -1,5 +1,6 @@
 import t from 'tap';
 import type { CallbackRequest, Rule } from '../src/protocol/types.generated.js';
+import '../src/protocol/seed/index.js'; // the built-in events (the app registers them with the protocol it picks)
 import { RuleEngine } from '../src/core/scenario/rules.js';
 
 const login = (user_id: string) =>

@@ -1,10 +1,10 @@
+import './index.js'; // the built-in events, registered with the protocol (before anything reads the registry)
 import type { Protocol } from '../port.js';
 import { type Code, FAILED, SUCCESS, UNAUTHORIZED } from './codes.js';
 import { readCallback } from './read.js';
 import { maskKey } from './reply-read.js';
 import { buildReply, headerSafe, journalledBody, reasonFor, replyHeadersFor } from './reply.js';
 import { HEADER } from './wire.js';
-import './index.js'; // the built-in events, registered with the protocol
 
 /**
  * This spec (login, bet, bet_result; R0–R4; Api-Id, Api-Key, Callback-URL) as the core's protocol.
