@@ -19,6 +19,7 @@ import {
   MAX_TRANSACTIONS,
   newPlayer,
   newTx,
+  recordReport,
   type Player,
   type Reducer as ReducerOf,
   type Round,
@@ -249,11 +250,7 @@ export class Grader {
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
       if (outcome === SUCCESS || outcome === UNAUTHORIZED || outcome === INVALID) p.lastLogin = a;
     }
-    if (balance !== undefined) {
-      const p = this.player(a.user);
-      p.reported = a;
-      p.balance = balance;
-    }
+    if (balance !== undefined) recordReport(this.player(a.user), a, balance);
     for (const fn of this.hooks.known) fn(this, a, tx);
   }
 

@@ -53,6 +53,13 @@ export interface Player {
    * is updated in place rather than a new one made and kept per reply.
    */
   balance: number;
+  /**
+   * The last REPORTS_KEPT replies read with a latest_balance, as a ring (`reports` counts them all):
+   * which attempt each answered and its balance, in arrays made at the first (no object per reply).
+   */
+  reportedBy?: Attempt[];
+  reportedBalance?: Float64Array;
+  reports: number;
   /** Logins still being answered. */
   loginsInFlight: number;
   marks?: string[];
@@ -119,6 +126,34 @@ export const hooked = <G>(reducers: readonly Reducer<G>[]): Hooks<G> => ({
   ended: reducers.flatMap((r) => (r.ended ? [r.ended.bind(r)] : [])),
 });
 
+/** Replies with a balance kept per player: enough for the callbacks a provider has in flight at once. */
+export const REPORTS_KEPT = 16;
+
+/** A reply read with a latest_balance: the player's latest, and one more in its ring. */
+export function recordReport(p: Player, a: Attempt, balance: number): void {
+  p.reported = a;
+  p.balance = balance;
+  const slot = p.reports++ % REPORTS_KEPT;
+  (p.reportedBy ??= new Array<Attempt>(REPORTS_KEPT))[slot] = a;
+  (p.reportedBalance ??= new Float64Array(REPORTS_KEPT))[slot] = balance;
+}
+
+/**
+ * The slot of the latest reply with a balance that was written before `at` (the session's time a
+ * callback arrived) to a callback journalled before `id`: what the provider could have read when
+ * it sent that callback. -1 when there is none (or none kept).
+ */
+export function reportBefore(p: Player, at: number, id: number): number {
+  let best = -1;
+  const by = p.reportedBy;
+  if (!by) return best;
+  for (let i = 0; i < Math.min(p.reports, REPORTS_KEPT); i++) {
+    const r = by[i]!;
+    if (r.id < id && r.knownAt! <= at && (best < 0 || r.knownAt! > by[best]!.knownAt!)) best = i;
+  }
+  return best;
+}
+
 /** Whether a transaction may still be resent in a way a check must recognise. */
 export const inPlay = (tx: Tx) => tx.running > 0 || (tx.windows?.size ?? 0) > 0 || (!tx.resolved && tx.last.outcome !== SUCCESS);
 
@@ -146,6 +181,9 @@ export const newPlayer = (user: string, checks: number): Player => ({
   lastLogin: undefined,
   reported: undefined,
   balance: NaN,
+  reportedBy: undefined,
+  reportedBalance: undefined,
+  reports: 0,
   loginsInFlight: 0,
   marks: undefined,
   chances: new Array<number>(checks).fill(0),

@@ -589,6 +589,34 @@ const CASES: Case[] = [
   // BET_WITHIN_REPORTED_BALANCE
   {
     check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'five bets sent at once on a balance of 30: none judged by a reply written after it arrived',
+    status: 'pass',
+    now: 10 * S,
+    journal: [
+      login(u, 'l1', 0, { balance: 30 }),
+      bet(u, 'b1', S, { game: 'G1', ms: 50, balance: 20 }),
+      bet(u, 'b2', S + 1, { game: 'G2', ms: 50, balance: 10 }),
+      bet(u, 'b3', S + 2, { game: 'G3', ms: 50, balance: 0 }),
+      bet(u, 'b4', S + 3, { game: 'G4', ms: 50, code: 'R4', balance: 0 }),
+      bet(u, 'b5', S + 4, { game: 'G5', ms: 50, code: 'R4', balance: 0 }),
+    ],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: 'a bet sent after those replies were written is judged by the latest of them',
+    status: 'fail',
+    now: 10 * S,
+    journal: [
+      login(u, 'l1', 0, { balance: 30 }),
+      bet(u, 'b1', S, { game: 'G1', ms: 50, balance: 20 }),
+      bet(u, 'b2', S + 1, { game: 'G2', ms: 50, balance: 10 }),
+      bet(u, 'b3', S + 2, { game: 'G3', ms: 50, balance: 0 }),
+      bet(u, 'b4', 2 * S, { game: 'G4', code: 'R4', balance: 0 }),
+    ],
+    ids: [4, 5],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
     name: 'bets 10 after R4 reported 5',
     status: 'fail',
     now: 10 * S,

@@ -321,3 +321,37 @@ t.test('a time-out of whole milliseconds in seconds is exactly those millisecond
     ['R0', 'lost', 'R0', 'lost', 'lost', 'lost'],
   );
 });
+
+t.test("BET_WITHIN_REPORTED_BALANCE, in the pipeline's order: a reply written after a bet arrived is not held against it", async (t) => {
+  // The pipeline tells grading of a callback once it is decided and journalled, so a reply decided
+  // earlier may be folded before a bet that arrived before that reply was written (bets sent at once).
+  const R0 = (balance: number) => ({ status: 200, body: { code: 'R0', latest_balance: balance }, dropped: false, clientGone: false });
+  const rows: [string, number, string][] = [
+    ['the 4th of five bets sent at once (arrived before the others were answered)', T0 + S + 3, 'pass'],
+    ['a bet sent after those replies were written', T0 + 2 * S, 'fail'],
+  ];
+  for (const [name, at, want] of rows) {
+    const g = newGrader(DEFAULT_THRESHOLDS);
+    const login = g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true });
+    g.complete(login, { end: T0 + 5, ...R0(30) });
+    // Three bets of 10 arrive at once; each is answered 50 ms later, before the fourth is folded.
+    for (let i = 0; i < 3; i++) {
+      const a = g.arrive({
+        id: i + 2,
+        at: T0 + S + i,
+        user: u,
+        event: 'bet',
+        tx: `b${i}`,
+        game: `G${i}`,
+        total: 10,
+        body: {},
+        applied: true,
+      });
+      g.complete(a, { end: T0 + S + 50 + i, ...R0(20 - 10 * i) });
+    }
+    g.arrive({ id: 5, at, user: u, event: 'bet', tx: 'b3', game: 'G3', total: 10, body: {}, applied: false });
+    const check = reportAt(g, 10 * S).checks.find((c) => c.id === 'BET_WITHIN_REPORTED_BALANCE')!;
+    t.equal(check.status, want, `${name}: ${check.violations[0]?.message ?? 'no violation'}`);
+    if (want === 'fail') t.same(check.violations[0]!.journal_ids, [4, 5], 'cites the latest reply written before the bet');
+  }
+});
