@@ -8,7 +8,7 @@ import { gradedBody } from './graded-body.js';
 
 /**
  * What the provider learnt from one attempt:
- * - `R0`…`R4`: it read a reply with that code, in time;
+ * - a code (R0 to R4): it read a reply with that code, in time;
  * - `failed`: it read a reply in time, but one without a protocol code (another HTTP status, a raw
  *   body): as indeterminate as R1;
  * - `lost`: no reply reached it (connection dropped, it had gone, or the reply came after its
