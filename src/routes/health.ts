@@ -27,16 +27,14 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
     async (_request, reply) => {
       const upstream = sim.wallet.upstreamHealth;
       const down = (error: string) =>
-        reply
-          .code(503)
-          .send({
-            status: 'store_failed',
-            scenario: sim.scenario.source.name,
-            store: storeKind,
-            players: known,
-            error,
-            ...(upstream && { upstream }),
-          });
+        reply.code(503).send({
+          status: 'store_failed',
+          scenario: sim.scenario.source.name,
+          store: storeKind,
+          players: known,
+          error,
+          ...(upstream && { upstream }),
+        });
       if (sim.storeFailure) return down(sim.storeFailure);
       try {
         known = await sim.playerCount();
