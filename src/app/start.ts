@@ -218,7 +218,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
     const unreached = await upstreamWarning(sim);
-    if (unreached) console.error(unreached);
+    if (unreached && (!cluster.isWorker || cluster.worker?.id === 1)) console.error(unreached); // once, not per worker
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 
