@@ -123,10 +123,10 @@ for (const format of ['csv', 'json'] as const)
     const r = await reader.done;
     t.equal(r.status, 200);
     t.equal(r.headers['x-ledger-complete'], 'true', 'nothing forgotten when the read began (the header is sent first)');
+    t.match(r.error, /aborted|ECONNRESET|socket hang up/, 'the client sees an error: the chunked reply never got its last chunk');
     if (format === 'csv') {
       const lines = r.body.trimEnd().split('\r\n');
       t.ok(lines.length - 1 < ROWS, `cut short (${lines.length - 1} rows)`);
-      t.match(lines.at(-1), /^#INCOMPLETE: the wallet was reset \(POST \/admin\/reset\) while this ledger was read/);
     } else {
       t.notOk(r.body.trimEnd().endsWith(']'), 'the JSON array is never closed');
       t.throws(() => JSON.parse(r.body), 'so no JSON reader takes it for the whole ledger');

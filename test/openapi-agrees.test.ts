@@ -257,3 +257,28 @@ t.test('item 6: docs/openapi.md describes the served documents as they are', asy
   const ui = await (await served({}, '/docs/json')).doc();
   t.same(ui.servers, [{ url: '/', description: 'This simulator' }], '/docs/json is relative, as the page says');
 });
+
+t.test('proxy mode: GET /health with its upstream agrees with the document, tried or not', async (t) => {
+  const { Ajv } = await import('ajv');
+  const { ajvOptions } = await import('../src/protocol/schemas.js');
+  const { createServer } = await import('node:net');
+  const dead = createServer();
+  await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+  const { port } = dead.address() as { port: number };
+  await new Promise<void>((resolve) => dead.close(() => resolve()));
+  const { app, doc } = await served({ upstream: { url: `http://127.0.0.1:${port}/callback`, timeoutMs: 5_000 } });
+  const copy = structuredClone(await doc());
+  delete copy.components.schemas.CallbackRequest.discriminator.mapping; // (as in openapi.test.ts: ajv refuses it)
+  copy.$id = 'openapi.json';
+  const ajv = new Ajv(ajvOptions);
+  ajv.addSchema(copy);
+  const health = ajv.compile({ $ref: 'openapi.json#/components/schemas/Health' });
+  const before = (await app.inject({ url: '/health' })).json();
+  t.ok(health(before), 'not tried yet', { errors: health.errors });
+  t.same(before.upstream.reachable, null);
+  const { listen, post } = await import('./helpers/app.js');
+  await t.rejects(post(`${await listen(app)}/callback`, login('p1')), 'refused upstream: the connection closed without a reply');
+  const after = (await app.inject({ url: '/health' })).json();
+  t.ok(health(after), 'after a refused forward', { errors: health.errors });
+  t.match(after.upstream, { reachable: false, last_error: /connection refused/ });
+});

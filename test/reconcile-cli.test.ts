@@ -293,3 +293,21 @@ t.test('a ledger whose read a reset cut short: exit 2, run it again', async (t) 
     /cannot read the ledger: the ledger was cut short: the wallet was reset while it was read \(POST \/admin\/reset\); run reconcile again/,
   );
 });
+
+t.test('a ledger reply cut off at the transport (no last chunk): exit 2, run it again, never a crash', async (t) => {
+  // What GET /admin/ledger does when a reset overtakes the read (test/ledger-cut.test.ts): the chunked reply is never finished.
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8', 'x-ledger-complete': 'true' });
+    res.write('transaction_id,event_type,user_id,game_no,currency,amount,balance_after,applied_at,round_status\r\n', () => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const r = await run(['reconcile', '--url', `http://127.0.0.1:${port}`, '--provider', file('cut2.csv', `${HEADER}\n`)]);
+  t.equal(r.code, 2, r.stdout);
+  t.match(
+    r.stderr,
+    /cannot read the ledger: .*cut off before its end.*was the wallet reset \(POST \/admin\/reset\) while its ledger was read\? Run it again/,
+  );
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});

@@ -11,6 +11,7 @@ import type { KeyObject } from 'node:crypto';
 import { loadSigner, type Signer, SigningKeyError } from '../evidence/signing-key.js';
 import { checkProxyable } from '../core/scenario/proxy-check.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
+import { REACH_CHECK_MS } from '../wallet/upstream-reach.js';
 import { openSimulator } from './compose.js';
 
 /** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
@@ -156,6 +157,15 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     logger,
   });
   return { app, sim, backend, joined };
+}
+
+/**
+ * Proxy mode: one connection to the upstream (bounded, a slow name lookup included); the warning
+ * to print when it failed (wallet-sim starts anyway: the wallet may come up later).
+ */
+export async function upstreamWarning(sim: Simulator): Promise<string | undefined> {
+  const why = await sim.wallet.checkReach?.(REACH_CHECK_MS);
+  return why === undefined ? undefined : MESSAGES.UPSTREAM_UNREACHABLE(sim.wallet.upstream!, why);
 }
 
 /** Listens on --host/--port; resolves with the base URL (the port it got, when 0 was asked). */

@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { logger } from './logger.js';
 import { startCommand, type StartOptions } from './start.js';
 import type { JournalMatch, JournalPage, Player, PlayerUpdate, Report, SignedReport } from '../protocol/types.generated.js';
-import { checkOptions, listen, openServer, StartFailure } from './serve.js';
+import { checkOptions, listen, openServer, StartFailure, upstreamWarning } from './serve.js';
 import { closeGracefully } from '../http/shutdown.js';
 
 /**
@@ -55,7 +55,11 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const { signingKey, ...rest } = options;
   const o = { ...parseOptions({ ...API_DEFAULTS, ...rest }), signingKey };
   const checked = checkOptions(o);
-  const { app, backend } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
+  const { app, backend, sim } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
+  // The wallet may come up later: a warning (process 'warning' event, printed on stderr by default), not a failure.
+  const unreached = await upstreamWarning(sim);
+  if (unreached)
+    process.emitWarning(unreached.replace('wallet-sim: warning: ', 'wallet-sim: '), { code: 'WALLET_SIM_UPSTREAM_UNREACHABLE' });
   let url: string;
   try {
     url = await listen(app, o);

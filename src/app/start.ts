@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from '../http/limits.js';
 import { MESSAGES } from '../text/messages.js';
 import { bundledScenarios, DEFAULT_SCENARIO } from '../kernel/paths.js';
 import type { ActiveScenario } from '../core/scenario/scenario.js';
-import { checkOptions, listen, openServer, type ServeOptions, StartFailure } from './serve.js';
+import { checkOptions, upstreamWarning, listen, openServer, type ServeOptions, StartFailure } from './serve.js';
 import { logger } from './logger.js';
 import { int } from '../commands/options.js';
 import { watchScenario } from './watch-scenario.js';
@@ -217,6 +217,8 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
+    const unreached = await upstreamWarning(sim);
+    if (unreached && (!cluster.isWorker || cluster.worker?.id === 1)) console.error(unreached); // once, not per worker
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
 

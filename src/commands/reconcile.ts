@@ -67,7 +67,7 @@ export function reconcileCommand(): Command {
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
         const why = e.message.replace(/; is wallet-sim running there\?$/, '');
-        return fail(`cannot read the ledger: ${why}; is wallet-sim running at ${url}?`);
+        return fail(`cannot read the ledger: ${why}${/ cut off /.test(why) ? '' : `; is wallet-sim running at ${url}?`}`);
       }
       // The provider's records are streamed through the comparison: memory holds the ledger, never the file.
       const reconciler = new Reconciler(ledger.rows, ledger, o.user);

@@ -152,6 +152,11 @@ export interface CallbackOutput {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * A relayed reply's bytes, written as they are under the upstream's headers (its Content-Type
+   * untouched); wallet-sim's own replies have none and are written from `body`.
+   */
+  bytes?: Uint8Array;
   delayMs: number;
   drop: boolean;
   code?: string;

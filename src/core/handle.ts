@@ -139,7 +139,7 @@ function answerOf(protocol: Protocol, outcome: Outcome, configuredKey: string): 
   if (!relayed || !upstream?.replied_at) return undefined;
   const at = Date.parse(upstream.replied_at);
   return relayed.kind === 'none'
-    ? { kind: 'none', at, why: relayed.why }
+    ? { kind: 'none', at, why: relayed.why, ...(relayed.cause && { cause: relayed.cause }) }
     : { kind: 'reply', at, status: relayed.status, ...protocol.maskKey(relayed.headers, configuredKey), text: relayed.text };
 }
 
@@ -164,6 +164,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
   let headers: Record<string, string>;
   let reply: { text: string; body: unknown };
   let built: OwnReply | undefined;
+  let bytes: Uint8Array | undefined;
   if (relayed) {
     // The upstream's reply as it came, unless a rule replaces its body or status.
     headers = relayed.kind === 'reply' ? relayed.headers : {};
@@ -173,6 +174,8 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
         : relayed.kind === 'reply'
           ? relayedReply(relayed.text, outcome)
           : { text: '', body: null };
+    // Exactly as it came: the upstream's bytes, or a rule's body under the upstream's headers.
+    if (relayed.kind === 'reply') bytes = then?.body === undefined && relayed.bytes ? relayed.bytes : Buffer.from(reply.text);
   } else {
     headers = protocol.replyHeaders(sim.scenario, input, event_type, reason);
     built = then?.body === undefined ? protocol.reply(code ?? codes.failed, event_type ?? '', user_id ?? '', latest) : undefined;
@@ -184,6 +187,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     status,
     headers,
     body: reply.text,
+    bytes,
     delayMs: then?.delay_ms ?? 0,
     drop: dropped,
     code,
@@ -229,7 +233,7 @@ export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutpu
   const reason = `${failed}: ${why}; the callback was decided but not journalled: resend it (the same transaction_id replays ${applied})`;
   const reply = protocol.reply(failed, out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
   const headers = { ...out.headers, [protocol.headers.reason]: protocol.headerSafe(reason) };
-  return { ...out, status: 200, headers, body: reply.text, code: failed, reason };
+  return { ...out, status: 200, headers, body: reply.text, bytes: undefined, code: failed, reason };
 }
 
 const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });

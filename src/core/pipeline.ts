@@ -31,8 +31,11 @@ export interface CallbackExchange {
   onClose(listener: () => void): () => void;
   /** The body's text is no longer needed (a delayed reply: the journal holds the body). */
   forgetBody(): void;
-  /** Writes the reply. */
-  send(status: number, headers: Record<string, string>, body: string): void;
+  /**
+   * Writes the reply: wallet-sim's own as text, a relayed one as bytes under exactly the headers
+   * given (no Content-Type added or changed).
+   */
+  send(status: number, headers: Record<string, string>, body: string | Uint8Array): void;
   /** Closes the connection without a reply. */
   drop(): void;
   /** Whether a reply went out (or the connection was dropped). */
@@ -221,7 +224,7 @@ export class Answer implements JournalledExchange {
 
   write(): void {
     const { out } = this;
-    this.http.send(out.status, out.headers, out.body); // a rule may force any status
+    this.http.send(out.status, out.headers, out.bytes ?? out.body); // a rule may force any status
   }
 }
 

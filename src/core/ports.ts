@@ -8,7 +8,7 @@ import type { Ledger } from '../ledger/ledger-entry.js';
 import type { Change } from '../ledger/change.js';
 import type { WalletState } from '../ledger/state.js';
 import type { Store } from '../ledger/store.js';
-import type { Scenario } from '../protocol/types.generated.js';
+import type { Health, Scenario } from '../protocol/types.generated.js';
 import type { WalletConfig } from '../protocol/event.js';
 import type { Grading, JournalStore, WalletGradingOptions } from './exchange.js';
 import type { Relayed, UpstreamLeg } from './wallet-leg.js';
@@ -25,6 +25,10 @@ import type { Thresholds } from './scenario/thresholds.js';
 export interface Wallet {
   /** The upstream's URL when the wallet is an operator's (for /health and the start line). */
   readonly upstream?: string;
+  /** Proxy mode: the upstream's URL and whether it was reached when last tried (/health's `upstream`). */
+  readonly upstreamHealth?: NonNullable<Health['upstream']>;
+  /** Proxy mode: tries one connection to the upstream (bounded): undefined when made, else why not, in words. */
+  checkReach?(boundMs?: number): Promise<string | undefined>;
   /**
    * Decides and applies one callback as read, with the scenario rule that fired (only for an
    * authenticated, well-formed callback). A wallet held in this process answers at once.

@@ -43,10 +43,30 @@ export type WalletAnswer =
       at: number;
       /** Why there is no reply, for a person: "no reply within 30000 ms", "connection refused", "not HTTP". */
       why: string;
+      /** What kind of failure it was, when the sender could tell (the fix differs: see `NoReplyCause`). */
+      cause?: NoReplyCause;
     };
 
+/**
+ * Why a wallet gave no reply, by what fixes it: `unreachable` (no connection: refused, a name that
+ * does not resolve, a TLS handshake that fails: the URL or the wallet's being up), `timeout` (connected,
+ * no reply in time: the wallet is slow), `broken` (connected, then closed without an HTTP reply or
+ * with bytes that are not one).
+ */
+export type NoReplyCause = 'unreachable' | 'timeout' | 'broken';
+
 /** An upstream's answer: an HTTP reply as it came, or none (the provider's connection is then closed). */
-export type Relayed = { kind: 'reply'; status: number; headers: Record<string, string>; text: string } | { kind: 'none'; why: string };
+export type Relayed =
+  | {
+      kind: 'reply';
+      status: number;
+      headers: Record<string, string>;
+      /** The body as UTF-8 text (read, graded, journalled). */
+      text: string;
+      /** The body's bytes as they came: what the provider gets (`text` may have replaced invalid UTF-8). */
+      bytes?: Uint8Array;
+    }
+  | { kind: 'none'; why: string; cause?: NoReplyCause };
 
 /** The journal's record of the upstream leg (schemas/journal-entry.schema.json `upstream`). */
 export interface UpstreamLeg {

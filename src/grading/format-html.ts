@@ -46,6 +46,7 @@ ${PAGE_STYLE}
 <body>
 <h1>wallet-sim certification report</h1>
 <div class="meta">Scenario <b>${esc(r.scenario)}</b>${r.user_id === undefined ? '' : ` · player <b>${esc(r.user_id)}</b>`} · simulator ${esc(o.url)} · graded ${esc(r.generated_at)}</div>
+${r.upstream === undefined ? '' : `<div class="meta">Wallet under test <b>${esc(r.upstream)}</b> (proxy mode: every callback was forwarded there)</div>`}
 <div class="meta">${esc(sessionLine(r))} (only callbacks of this session, with the right credentials, are graded)</div>
 ${t ? `<div class="meta">Thresholds: retry window ${t.retry_window_s} s · client time-out ${t.client_timeout_s} s · retries ≥ ${t.min_retry_gap_ms} ms apart · ≤ ${t.max_attempts} attempts · rounds settled within ${t.round_max_age_s} s</div>` : ''}
 ${

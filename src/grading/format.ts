@@ -38,6 +38,9 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   const t = r.thresholds;
   const out = [
     `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${terminalText(r.user_id)}`} · ${r.generated_at}`,
+    ...(r.upstream === undefined
+      ? []
+      : [`wallet under test: ${terminalText(r.upstream)} (proxy mode: every callback was forwarded there)`]),
     sessionLine(r),
     ...(t
       ? [

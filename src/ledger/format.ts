@@ -59,9 +59,14 @@ const ROWS_PER_LOOK = 8;
  * a slice of time at a time (src/ledger/slices.ts): the text so far is handed on, and the read
  * goes on at the next turn of the event loop, so callbacks keep being answered while large
  * ledgers stream. A read cut short (LedgerCut) never ends well-formed: the JSON array is left
- * unclosed, the CSV ends with LEDGER_CUT_TEXT.
+ * unclosed, the CSV ends with LEDGER_CUT_TEXT, and `onCut` is told (the route then fails the
+ * response itself: see `cutAtTheTransport` in src/routes/ledger.ts).
  */
-export async function* ledgerText(batches: AsyncIterable<LedgerEntry[]>, format: 'json' | 'csv'): AsyncGenerator<string> {
+export async function* ledgerText(
+  batches: AsyncIterable<LedgerEntry[]>,
+  format: 'json' | 'csv',
+  onCut?: () => void,
+): AsyncGenerator<string> {
   const csv = format === 'csv';
   let text = csv ? `${LEDGER_COLUMNS.join(',')}\r\n` : '[';
   let rows = 0;
@@ -85,6 +90,7 @@ export async function* ledgerText(batches: AsyncIterable<LedgerEntry[]>, format:
     }
   } catch (e) {
     if (!(e instanceof LedgerCut)) throw e;
+    onCut?.();
     // JSON: no closing bracket, so no reader takes it for the whole ledger.
     if (csv) text += `${LEDGER_CUT_TEXT}\r\n`;
     if (text) yield text;

@@ -421,9 +421,26 @@ players: number
  */
 error?: string
 /**
- * Proxy mode (start --upstream): the operator wallet's callback URL every callback is forwarded to.
+ * Proxy mode only (start --upstream): the operator's wallet every callback is forwarded to, and whether it was reached when last tried (the check at start, then every forward).
  */
-upstream?: string
+upstream?: {
+/**
+ * The operator wallet's callback URL.
+ */
+url: string
+/**
+ * true: it answered the last connection (an HTTP reply, or a connection at start); false: it could not be reached (refused, a name that does not resolve, a TLS mismatch); null: not tried yet.
+ */
+reachable: (boolean | null)
+/**
+ * Why the last forward (or the check at start) got no reply, in words with what to do; null after a reply.
+ */
+last_error: (string | null)
+/**
+ * When that was learnt; null: not tried yet.
+ */
+checked_at: (string | null)
+}
 }
 /**
  * One serve event: the request as received (Api-Key masked), the reply as sent, the code, the reason, the scenario rule that fired, the balance before and after, and the findings (what the caller did wrong).

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { Answer, type CallbackExchange } from '../core/pipeline.js';
 import type { CallbackInput } from '../protocol/port.js';
 import { fromFastify } from '../http/errors.js';
@@ -68,6 +68,8 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   app.post(
     path,
     {
+      // Proxy mode only: a relayed reply that had no Content-Type gets none (Fastify would add one to bytes).
+      ...(sim.wallet.upstream !== undefined && { onSend: keepUntyped }),
       schema: callbackRouteSchema(bodyLimit),
       // The pipeline validates with the same schema and turns each error into a finding and an R3;
       // the schema above is for the OpenAPI document.
@@ -75,6 +77,14 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     },
     (request, reply) => new Answer(sim, new FastifyExchange(request, reply)).start(),
   );
+};
+
+/** Relayed replies that came without a Content-Type: they are written without one. */
+const untyped = new WeakSet<FastifyReply>();
+
+const keepUntyped: onSendHookHandler = (_request, reply, payload, done) => {
+  if (untyped.has(reply)) reply.removeHeader('content-type');
+  done(null, payload);
 };
 
 /**
@@ -118,7 +128,9 @@ class FastifyExchange implements CallbackExchange {
     this.input.body = '';
   }
 
-  send(status: number, headers: Record<string, string>, body: string): void {
+  send(status: number, headers: Record<string, string>, body: string | Uint8Array): void {
+    // Bytes (a relayed reply) go as they are: Fastify adds a charset to a JSON type only for text.
+    if (typeof body !== 'string' && headers['content-type'] === undefined) untyped.add(this.reply);
     this.reply
       .code(status as 200)
       .headers(headers)

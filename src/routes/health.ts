@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Simulator } from '../core/simulator.js';
 import { SHUTDOWN_503 } from './docs.js';
 
-const UP = 'The simulator answers: the active scenario, the store kind and the number of players.';
+const UP =
+  'The simulator answers: the active scenario, the store kind and the number of players; in proxy mode (start --upstream) ' +
+  'the upstream wallet, whether it was reached when last tried (the check at start, then every forward) and why not.';
 const DOWN =
   'The store cannot serve (status store_failed, error: why and what to do); callbacks get R1 meanwhile. A local store: a write ' +
   'failed, until a restart. --store redis: Redis is unreachable, or does not answer within --redis-timeout-ms (answered ' +
@@ -23,8 +25,16 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
       },
     },
     async (_request, reply) => {
+      const upstream = sim.wallet.upstreamHealth;
       const down = (error: string) =>
-        reply.code(503).send({ status: 'store_failed', scenario: sim.scenario.source.name, store: storeKind, players: known, error });
+        reply.code(503).send({
+          status: 'store_failed',
+          scenario: sim.scenario.source.name,
+          store: storeKind,
+          players: known,
+          error,
+          ...(upstream && { upstream }),
+        });
       if (sim.storeFailure) return down(sim.storeFailure);
       try {
         known = await sim.playerCount();
@@ -36,7 +46,7 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
         scenario: sim.scenario.source.name,
         store: storeKind,
         players: known,
-        ...(sim.upstream && { upstream: sim.upstream }),
+        ...(upstream && { upstream }),
       };
     },
   );

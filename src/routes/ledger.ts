@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import { apiError, sendApiError } from '../http/errors.js';
 import { ledgerText } from '../ledger/format.js';
+import { LedgerCut } from '../ledger/ledger-entry.js';
 import type { Simulator } from '../core/simulator.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { examplesOf, sentAsReturned } from './docs.js';
@@ -13,8 +14,9 @@ const LEDGER =
   'was applied and whether its round is open or settled now. Amounts are exact decimals. `format=csv` gives CSV with a header ' +
   'line. Streamed. Bounded like the wallet (`--retain-transactions`): `X-Ledger-Complete` says whether it holds every ' +
   'transaction of the session (when the read began); when not, `X-Ledger-Complete-From` says from when on it does. A read that a ' +
-  'reset (POST /admin/reset) overtakes ends visibly incomplete, never as a shorter well-formed ledger: in CSV its last line is ' +
-  '`#INCOMPLETE: …`, in JSON the array is never closed. In CSV a cell of transaction_id, user_id, game_no or currency that ' +
+  'reset (POST /admin/reset) overtakes fails at the transport, never as a shorter well-formed ledger: the connection is closed ' +
+  "before the chunked reply's last chunk, so every HTTP client sees an error; the text so far ends `#INCOMPLETE: …` in CSV, " +
+  'and in JSON the array is never closed. In CSV a cell of transaction_id, user_id, game_no or currency that ' +
   "begins with = + - @ tab CR or ' is written with a leading ' and in quotes, so a spreadsheet never runs it as a formula " +
   '(OWASP CSV injection); amounts are never changed. `wallet-sim reconcile` compares it ' +
   "with the provider's own records (docs/reconcile.md).";
@@ -92,7 +94,26 @@ export const ledgerRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocOp
       reply.header('x-ledger-complete', String(ledger.complete));
       if (ledger.completeFrom) reply.header('x-ledger-complete-from', ledger.completeFrom);
       reply.type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8');
-      return reply.send(Readable.from(ledgerText(ledger.batches, format)));
+      let cut = false;
+      return reply.send(
+        Readable.from(
+          cutAtTheTransport(
+            ledgerText(ledger.batches, format, () => (cut = true)),
+            () => cut,
+          ),
+        ),
+      );
     },
   );
 };
+
+/**
+ * The ledger's text, then, for a read a reset overtook, an error: the stream fails after the
+ * marker, and Fastify destroys the response without its last chunk. An in-band marker alone is a
+ * success to curl, fetch and a spreadsheet's import; a chunked reply that never ends is an error to
+ * every HTTP client.
+ */
+async function* cutAtTheTransport(text: AsyncIterable<string>, cut: () => boolean): AsyncGenerator<string> {
+  for await (const chunk of text) yield chunk;
+  if (cut()) throw new LedgerCut();
+}

@@ -21,6 +21,9 @@ export const MESSAGES = {
     `wallet-sim: ${count(cut, { one: 'connection still unanswered', other: 'connections still unanswered' })} after --shutdown-grace-ms ${graceMs} ${cut === 1 ? 'was' : 'were'} cut (requests in flight: a callback delayed by delay_ms, or an admin read still being sent); raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
+  UPSTREAM_UNREACHABLE: (url: string, why: string) =>
+    `wallet-sim: warning: the upstream wallet ${url} was ${why}; starting anyway ` +
+    '(callbacks are forwarded once it answers; GET /health shows upstream.reachable)',
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
   SIGNING: (keyid: string) =>
     `wallet-sim: signing reports (GET /admin/report?signed=true) with the Ed25519 key whose keyid is ${keyid}; verify them with its public key`,

@@ -88,9 +88,17 @@ export class AdminClient implements JournalSource {
   /** GET /admin/ledger as CSV (amounts as exact text), with its horizon. */
   /** The ledger as CSV (exact amounts); `userId`: that player's rows only. */
   async ledgerCsv(userId?: string): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
-    const { body, headers } = await this.get(
-      `/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`,
-    );
+    let got;
+    try {
+      got = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`);
+    } catch (e) {
+      if (e instanceof AdminError && / cut off /.test(e.message))
+        throw new AdminError(
+          `${e.message.replace(/; run it again$/, '')}: was the wallet reset (POST /admin/reset) while its ledger was read? Run it again`,
+        );
+      throw e;
+    }
+    const { body, headers } = got;
     const from = headers.get('x-ledger-complete-from');
     return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
   }
@@ -106,7 +114,13 @@ export class AdminClient implements JournalSource {
     } catch (e) {
       throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs)}; is wallet-sim running there?`);
     }
-    const body = await res.text();
+    let body: string;
+    try {
+      body = await res.text();
+    } catch (e) {
+      // The connection ended before the reply did (a ledger read a reset overtook, a wallet-sim stopped).
+      throw new AdminError(`GET ${url}: the reply was cut off before its end (${describeFetchError(e, this.timeoutMs)}); run it again`);
+    }
     if (res.status === 401)
       throw new AdminError(`GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`);
     if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);

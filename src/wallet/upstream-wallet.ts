@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { errors, Pool } from 'undici';
+import { Pool } from 'undici';
 import type { Change } from '../ledger/change.js';
 import type { Player } from '../ledger/state.js';
 import type { Store, View } from '../ledger/store.js';
@@ -12,6 +12,7 @@ import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest } from '../protocol/types.generated.js';
 import { maskedHeaders } from '../kernel/secrets.js';
 import type { WalletConfig } from './decide.js';
+import { noReplyOf, tryConnect, UpstreamReach, type UpstreamHealth } from './upstream-reach.js';
 import type { Outcome, Relayed, UpstreamLeg, UpstreamOptions, Wallet, WalletCall } from '../core/ports.js';
 
 /** What the proxy reads of the simulator: the store where it keeps what the upstream reported. */
@@ -73,8 +74,8 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string |
 /** The most of an upstream's reply read: a larger one is no reply (a wallet's reply is a few hundred bytes). */
 export const MAX_REPLY_BYTES = 1024 * 1024;
 
-/** The reply's body as UTF-8 text, refused past `limit` bytes (the upstream is not trusted to be small). */
-async function boundedText(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
+/** The reply's body, refused past `limit` bytes (the upstream is not trusted to be small). */
+async function boundedBody(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -85,7 +86,7 @@ async function boundedText(body: AsyncIterable<Buffer> & { destroy(): unknown },
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /**
@@ -99,16 +100,36 @@ export class UpstreamWallet implements Wallet {
   readonly upstream: string;
   private readonly pool: Pool;
   private readonly path: string;
+  private readonly url: URL;
+  /** Whether the upstream was reached when last tried (/health). */
+  private readonly reach: UpstreamReach;
+  /** The pool's open connections: a time-out without one is a wallet not reached, not a slow one. */
+  private connections = 0;
 
   constructor(
     private readonly records: UpstreamRecords,
     private readonly options: UpstreamOptions,
   ) {
-    const url = new URL(options.url);
+    const url = (this.url = new URL(options.url));
     this.upstream = options.url;
+    this.reach = new UpstreamReach(options.url);
     this.path = `${url.pathname}${url.search}`;
     // Time-outs are ours (an exact timer over the whole exchange), not undici's coarse ones.
     this.pool = new Pool(url.origin, { headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+    this.pool.on('connect', () => this.connections++);
+    this.pool.on('disconnect', () => (this.connections = Math.max(0, this.connections - 1)));
+  }
+
+  get upstreamHealth(): UpstreamHealth {
+    return this.reach.health;
+  }
+
+  /** One connection to the upstream (the TLS handshake too for https): undefined when made, else why not. */
+  async checkReach(boundMs?: number): Promise<string | undefined> {
+    const why = await tryConnect(this.url, boundMs);
+    if (why === undefined) this.reach.reached();
+    else this.reach.failed({ cause: 'unreachable', why });
+    return why;
   }
 
   apply(call: WalletCall): Promise<Outcome> {
@@ -137,20 +158,23 @@ export class UpstreamWallet implements Wallet {
         body: input.body,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
-      const text = await boundedText(res.body, MAX_REPLY_BYTES);
+      const bytes = await boundedBody(res.body, MAX_REPLY_BYTES);
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(endToEnd(res.headers))) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      relayed = { kind: 'reply', status: res.statusCode, headers, text };
+      relayed = { kind: 'reply', status: res.statusCode, headers, text: bytes.toString('utf8'), bytes };
     } catch (e) {
-      relayed = { kind: 'none', why: this.why(e) };
+      const no = noReplyOf(e, this.url, this.options.timeoutMs, this.connections > 0);
+      relayed = { kind: 'none', why: no.why, cause: no.cause };
     }
     const repliedAt = Date.now();
     leg.replied_at = isoTime(repliedAt);
     leg.duration_ms = Math.round(performance.now() - started);
     if (relayed.kind === 'none') {
       leg.error = relayed.why;
+      this.reach.failed({ cause: relayed.cause!, why: relayed.why }, repliedAt);
       return { relayed, upstream: leg };
     }
+    this.reach.reached(repliedAt);
     leg.status = relayed.status;
     leg.headers = maskedHeaders(relayed.headers);
     const reported = parseReply(relayed.text);
@@ -168,18 +192,6 @@ export class UpstreamWallet implements Wallet {
       // (the store's own failure is on /health)
     }
     return outcome;
-  }
-
-  private why(e: unknown): string {
-    const err = e as Error & { code?: string; cause?: { code?: string } };
-    const code = err.code ?? err.cause?.code;
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no reply within ${this.options.timeoutMs} ms`;
-    if (code === 'ECONNREFUSED') return `connection refused by ${this.upstream}`;
-    if (e instanceof errors.HTTPParserError || code === 'HPE_INVALID_CONSTANT' || /^HPE_/.test(code ?? ''))
-      return `the upstream answered bytes that are not HTTP (${err.message})`;
-    if (e instanceof errors.SocketError || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
-      return 'the upstream closed the connection without a reply';
-    return `${code ? `${code}: ` : ''}${err.message}`;
   }
 
   close(): Promise<void> {

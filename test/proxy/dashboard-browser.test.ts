@@ -40,3 +40,35 @@ else
     await page.locator('tr[data-id]', { hasText: forced.transaction_id }).click();
     t.match(await page.getByLabel('Upstream wallet').innerText(), /not forwarded/, 'a forced code never went upstream');
   });
+
+if (!missing)
+  t.test('the header names the wallet under test, and the players are read-only (no Edit, no Add player)', async (t) => {
+    const up = await startUpstream(t);
+    const proxy = await startProxy(t, {}, up.url);
+    await post(proxy.url, login('seen-player'));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+    t.teardown(() => browser.close());
+    const page = await browser.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${proxy.base}/ui`);
+    await page.getByLabel('Wallet under test').waitFor();
+    t.match(await page.locator('header.top').innerText(), `wallet under test: ${up.url}`, 'the header names the upstream');
+    const players = page.locator('section.players');
+    await players.locator('tr[data-player="seen-player"]').waitFor();
+    t.equal(await players.getByRole('button').count(), 0, 'no Edit nor Add player button (they would answer 409)');
+    t.match(await players.innerText(), /read-only.*set them in that wallet itself/s);
+
+    // The same dashboard in front of no wallet: the buttons are there, and no wallet is named.
+    const { buildTestApp, listen } = await import('../helpers/app.js');
+    const own = await buildTestApp();
+    t.teardown(() => own.app.close());
+    const base = await listen(own.app);
+    await page.goto(`${base}/ui`);
+    await page.getByRole('button', { name: 'Add player' }).waitFor();
+    await page
+      .getByRole('button', { name: /^Edit / })
+      .first()
+      .waitFor(); // Edit buttons outside proxy mode
+    t.pass('Edit buttons outside proxy mode');
+    t.equal(await page.getByLabel('Wallet under test').count(), 0);
+  });

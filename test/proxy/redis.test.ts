@@ -32,7 +32,7 @@ t.test('start --store redis --workers 2 --upstream', async (t) => {
     WALLET_SIM_LOG_LEVEL: 'silent',
   });
   t.match(proxy.stdout(), `proxying to ${up.url}`, 'the start line names the upstream');
-  t.match(await getJson(proxy.url, '/health'), { status: 'ok', store: 'redis', upstream: up.url });
+  t.match(await getJson(proxy.url, '/health'), { status: 'ok', store: 'redis', upstream: { url: up.url } });
   const url = `${proxy.url}/callback`;
   const users = ['w-1', 'w-2', 'w-3', 'w-drop'];
   // Each player on connections of its own: the two workers share them.

@@ -87,3 +87,15 @@ t.test('one player: the wallet checks of that player only', async (t) => {
   const r = reportOf(newGrader(DEFAULT_THRESHOLDS), { now: new Date(), scenario: 's', session, wallet: g, userId: 'p2' });
   t.equal(r.checks.find((c) => c.id === 'WALLET_REPLY_VALID')!.status, 'not_exercised');
 });
+
+t.test('proxy mode: the text and the HTML name the wallet under test; without it, no such line', async (t) => {
+  const upstream = 'http://wallet.staging:9000/callback?x=<b>';
+  const r = reportOf(newGrader(DEFAULT_THRESHOLDS), { now: new Date(), scenario: 's', session, wallet: failingWallet(), upstream });
+  const text = formatText(r, { url: 'u', failOn: 'error', colour: false });
+  t.match(text.split('\n')[1], `wallet under test: ${upstream}`, 'second line of the header');
+  const html = formatHtml(r, { url: 'u', failOn: 'error' });
+  t.match(html, 'Wallet under test <b>http://wallet.staging:9000/callback?x=&lt;b&gt;</b>', 'escaped');
+  const plain = reportWith();
+  t.notMatch(formatText(plain, { url: 'u', failOn: 'error', colour: false }), 'wallet under test');
+  t.notMatch(formatHtml(plain, { url: 'u', failOn: 'error' }), 'Wallet under test');
+});

@@ -8,7 +8,7 @@ import { throttle } from './format.js';
 import { Players } from './players.js';
 import { Scenario } from './scenario.js';
 import { follow, type StreamState } from './stream.js';
-import type { BundledScenario, JournalEntry, Player, Report, RuleHits, ScenarioDoc } from './types.js';
+import type { BundledScenario, Health, JournalEntry, Player, Report, RuleHits, ScenarioDoc } from './types.js';
 
 /** The most callbacks the page holds; older ones drop off the bottom (the journal keeps its own). */
 const MAX_ROWS = 2000;
@@ -35,6 +35,8 @@ function App() {
   const [bundled, setBundled] = useState<BundledScenario[]>([]);
   const [report, setReport] = useState<ReportState>({ kind: 'loading' });
   const [error, setError] = useState('');
+  /** Proxy mode: the wallet under test (GET /health's upstream), named in the header; the players are then read-only. */
+  const [upstream, setUpstream] = useState<string>();
   const pausedRef = useRef(false);
   pausedRef.current = paused;
   /** Clear hides what the journal still holds: a re-read must not bring it back. */
@@ -110,6 +112,10 @@ function App() {
     void loadScenario();
     void loadReport();
     void quietly(api<BundledScenario[]>('GET', '/admin/scenarios').then(setBundled));
+    void api<Health>('GET', '/health').then(
+      (h) => setUpstream(h.upstream?.url),
+      () => undefined, // a store that failed says so elsewhere; the header then names no wallet
+    );
     const s = follow({
       entry: (e) => {
         add([e as JournalEntry]);
@@ -159,6 +165,11 @@ function App() {
         <h1>
           wallet-sim <span class="muted">dashboard</span>
         </h1>
+        {upstream && (
+          <span class="under-test" aria-label="Wallet under test">
+            wallet under test: <code>{upstream}</code>
+          </span>
+        )}
         <span class={`live live-${paused ? 'paused' : stream.state}`} role="status" title={stream.why}>
           {paused ? 'paused' : stream.state === 'live' ? 'live' : stream.state === 'connecting' ? 'connecting…' : 'disconnected, retrying'}
         </span>
@@ -210,7 +221,7 @@ function App() {
         />
         <div class="side">
           <Checklist state={report} onShow={(id) => void show(id)} />
-          <Players players={players} currencies={currencies} onChanged={() => void loadPlayers()} />
+          <Players players={players} currencies={currencies} upstream={upstream} onChanged={() => void loadPlayers()} />
           <Scenario
             scenario={scenario}
             rules={rules}

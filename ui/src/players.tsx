@@ -3,17 +3,34 @@ import { api, ApiError } from './api.js';
 import { amount } from './format.js';
 import type { Player } from './types.js';
 
-/** Balances and currencies, each editable in place through PUT /admin/players/:user_id. */
-export function Players({ players, currencies, onChanged }: { players: Player[]; currencies: string[]; onChanged: () => void }) {
+/**
+ * Balances and currencies, each editable in place through PUT /admin/players/:user_id; read-only in
+ * proxy mode (`upstream`: the balances are the operator wallet's, and the route answers 409).
+ */
+export function Players({
+  players,
+  currencies,
+  upstream,
+  onChanged,
+}: {
+  players: Player[];
+  currencies: string[];
+  upstream?: string;
+  onChanged: () => void;
+}) {
   const [adding, setAdding] = useState(false);
+  const readOnly = upstream !== undefined;
   return (
     <section class="panel players" aria-labelledby="players-title">
       <div class="panel-head">
         <h2 id="players-title">Players</h2>
-        <button type="button" onClick={() => setAdding(!adding)} aria-expanded={adding}>
-          {adding ? 'Cancel' : 'Add player'}
-        </button>
+        {!readOnly && (
+          <button type="button" onClick={() => setAdding(!adding)} aria-expanded={adding}>
+            {adding ? 'Cancel' : 'Add player'}
+          </button>
+        )}
       </div>
+      {readOnly && <p class="muted note">The balances the wallet under test last reported (read-only): set them in that wallet itself.</p>}
       <table class="players-table">
         <thead>
           <tr>
@@ -39,7 +56,7 @@ export function Players({ players, currencies, onChanged }: { players: Player[];
             />
           )}
           {players.map((p) => (
-            <PlayerRow key={p.user_id} player={p} currencies={currencies} onSaved={onChanged} />
+            <PlayerRow key={p.user_id} player={p} currencies={currencies} readOnly={readOnly} onSaved={onChanged} />
           ))}
           {players.length === 0 && !adding && (
             <tr>
@@ -59,7 +76,17 @@ interface Problem {
   message: string;
 }
 
-function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencies: string[]; onSaved: () => void }) {
+function PlayerRow({
+  player,
+  currencies,
+  readOnly = false,
+  onSaved,
+}: {
+  player?: Player;
+  currencies: string[];
+  readOnly?: boolean;
+  onSaved: () => void;
+}) {
   const [editing, setEditing] = useState(player === undefined);
   const [userId, setUserId] = useState(player?.user_id ?? '');
   const [balance, setBalance] = useState(player ? String(player.balance) : '');
@@ -101,18 +128,20 @@ function PlayerRow({ player, currencies, onSaved }: { player?: Player; currencie
         <td class="num mono">{amount(player.balance)}</td>
         <td>{player.currency}</td>
         <td>
-          <button
-            key="edit"
-            type="button"
-            class="small"
-            onClick={(e) => {
-              e.preventDefault();
-              start();
-            }}
-            aria-label={`Edit ${player.user_id}`}
-          >
-            Edit
-          </button>
+          {!readOnly && (
+            <button
+              key="edit"
+              type="button"
+              class="small"
+              onClick={(e) => {
+                e.preventDefault();
+                start();
+              }}
+              aria-label={`Edit ${player.user_id}`}
+            >
+              Edit
+            </button>
+          )}
         </td>
       </tr>
     );

@@ -5,6 +5,9 @@ export type { Finding, Severity } from '../../src/protocol/findings.js';
 /** GET /admin/players: one player; GET /admin/journal: one serve event (schemas/). */
 export type { JournalEntry, Player } from '../../src/protocol/types.generated.js';
 
+/** GET /health (schemas/health.schema.json): in proxy mode, `upstream` names the wallet under test. */
+export type { Health } from '../../src/protocol/types.generated.js';
+
 /** GET /admin/scenario/rules: one rule's counters (schemas/rule-hits.schema.json). */
 export type RuleHits = RuleHitsList[number];
 

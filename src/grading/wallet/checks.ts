@@ -1,4 +1,4 @@
-import type { WalletCheckId } from './exchange.js';
+import type { NoReplyCause, WalletCheckId } from './exchange.js';
 
 /** One row of the wallet side's table: what the operator's wallet must do, and how to fix it. */
 export interface WalletCheck {
@@ -12,7 +12,12 @@ export interface WalletCheck {
   idle: string;
   /** One chance, singular and plural. */
   unit: readonly [one: string, many: string];
+  /** The fix when the violations say what kind of failure they were (a wallet not reached is not a slow one). */
+  fixFor?: Readonly<Record<NoReplyCause, string>>;
 }
+
+const SLOW_FIX =
+  "Answer within the provider's time-out: a later reply is a lost reply to the provider, which then resends or gives up. Find what is slow (a lock held across I/O, a slow store) or raise the agreed time-out.";
 
 /** The wallet-side checks, in report order (docs/proxy.md; ids are stable). */
 export const WALLET_CHECKS: readonly WalletCheck[] = [
@@ -54,9 +59,19 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     id: 'WALLET_ANSWERS_IN_TIME',
     severity: 'error',
     title: "Answer every callback within the provider's time-out (client_timeout_s)",
-    fix: "Answer within the provider's time-out: a later reply is a lost reply to the provider, which then resends or gives up. Find what is slow (a lock held across I/O, a slow store) or raise the agreed time-out.",
+    fix: SLOW_FIX,
     idle: 'no callback reached the wallet',
     unit: ['callback', 'callbacks'],
+    fixFor: {
+      timeout: SLOW_FIX,
+      unreachable:
+        'wallet-sim could not reach the wallet (nothing says it is slow): is the wallet up? Check the --upstream URL: its host, its port and ' +
+        'its scheme (http or https? a plain-HTTP port needs http://), and that this machine may connect to it; GET /health shows ' +
+        'upstream.reachable. Then play those callbacks again.',
+      broken:
+        'The wallet (or something in front of it) closed the connection without an HTTP reply, or answered bytes that are not HTTP: look ' +
+        "in the wallet's logs for a crash on those callbacks, and check the --upstream URL's scheme (http or https?).",
+    },
   },
   {
     id: 'WALLET_REFUSES_INVALID',

@@ -2,6 +2,7 @@
 // ids of the checks.
 
 export type { WalletAnswer, WalletExchange } from '../../core/exchange.js';
+export type { NoReplyCause } from '../../core/wallet-leg.js';
 export { maskKey } from '../../protocol/seed/reply-read.js';
 
 /** The wallet-side check ids (stable: reports, JUnit and `--fail-on` name them). */

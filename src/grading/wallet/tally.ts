@@ -1,6 +1,6 @@
 import { HEADER } from '../../protocol/seed/wire.js';
 import type { ReportEvidence, ReportViolation } from '../../protocol/types.generated.js';
-import type { WalletAnswer, WalletExchange } from './exchange.js';
+import type { NoReplyCause, WalletAnswer, WalletExchange } from './exchange.js';
 
 /** Violations kept per check (the rest are counted). */
 const MAX_VIOLATIONS = 100;
@@ -12,6 +12,8 @@ export class WalletTally {
   private total = 0;
   private readonly kept: ReportViolation[] = [];
   private readonly moreBy = new Map<string, number>();
+  /** The kinds of no-reply among the violations, per player (the fix follows them). */
+  private readonly causes = new Map<string, Set<NoReplyCause>>();
 
   exercise(user: string): void {
     this.total++;
@@ -20,6 +22,11 @@ export class WalletTally {
 
   violate(message: string, x: WalletExchange, a: WalletAnswer): void {
     const user = x.user ?? '';
+    if (a.kind === 'none' && a.cause) {
+      let set = this.causes.get(user);
+      if (!set) this.causes.set(user, (set = new Set()));
+      set.add(a.cause);
+    }
     if (this.kept.length >= MAX_VIOLATIONS) {
       this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + 1);
       return;
@@ -32,6 +39,13 @@ export class WalletTally {
 
   exercised(user?: string): number {
     return user === undefined ? this.total : (this.chances.get(user) ?? 0);
+  }
+
+  /** The kinds of no-reply among the violations (all players', or one's). */
+  causesOf(user?: string): Set<NoReplyCause> {
+    const out = new Set<NoReplyCause>();
+    for (const [u, set] of this.causes) if (user === undefined || u === user) for (const c of set) out.add(c);
+    return out;
   }
 
   violationsOf(user?: string): { list: ReportViolation[]; more: number } {

@@ -1,8 +1,8 @@
 import { type Money, money, ZERO } from '../../kernel/money.js';
 import type { ReportViolation } from '../../protocol/types.generated.js';
-import { WALLET_CHECKS } from './checks.js';
+import { type WalletCheck, WALLET_CHECKS } from './checks.js';
 import type { WalletAnswer, WalletExchange, WalletGradingOptions } from '../../core/exchange.js';
-import type { WalletCheckId } from './exchange.js';
+import type { NoReplyCause, WalletCheckId } from './exchange.js';
 import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
 import { count } from '../../text/plural.js';
@@ -109,7 +109,8 @@ export class WalletGrader {
     const inTime = this.tally('WALLET_ANSWERS_IN_TIME');
     inTime.exercise(user);
     if (a.kind === 'none') {
-      inTime.violate(`${what(x)}: no reply (${a.why})`, x, a);
+      // A wallet not reached is not a slow one: the message (and the check's fix) says which it was.
+      inTime.violate(a.cause === 'unreachable' ? `${what(x)}: ${a.why}` : `${what(x)}: no reply (${a.why})`, x, a);
       if (p) p.balance = undefined; // it may have been applied
       return;
     }
@@ -256,11 +257,20 @@ export class WalletGrader {
         status,
         exercised,
         detail,
-        fix: c.fix,
+        fix: fixOf(c, t.causesOf(userId)),
         violations: listedViolations(list, more, c.id),
       };
     });
   }
+}
+
+/** The check's fix, or the fixes for the kinds of failure its violations were (in the order unreachable, broken, timeout). */
+function fixOf(c: WalletCheck, causes: Set<NoReplyCause>): string {
+  if (!c.fixFor || causes.size === 0) return c.fix;
+  return (['unreachable', 'broken', 'timeout'] as const)
+    .filter((cause) => causes.has(cause))
+    .map((cause) => c.fixFor![cause])
+    .join(' ');
 }
 
 const what = (x: WalletExchange) => `${x.event ?? 'callback'} ${x.tx ?? ''} of ${x.user ?? '(no user_id)'} (#${x.id})`.replace('  ', ' ');

@@ -1,0 +1,161 @@
+// The upstream visible: one connection tried at start (a warning in words when it fails, and
+// wallet-sim starts anyway), GET /health's `upstream` kept up to date by the forwards, and a wallet
+// not reached told apart from a slow one in the journal and in WALLET_ANSWERS_IN_TIME.
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
+import t, { type Test } from 'tap';
+import { bet, buildTestApp, login, post, TEST_SCENARIO } from '../helpers/app.js';
+import { eventually } from '../helpers/spawn-cli.js';
+import { startSimulator } from '../../src/index.js';
+import { scenarioFile, startProxy, startUpstream, UPSTREAM_SCENARIO } from './upstream.js';
+import { start } from '../helpers/spawn-cli.js';
+
+const usd = { currency: 'USD' };
+
+/** A port nothing listens on: bound, then closed. */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A plain-HTTP server answering 200 to anything, on a free loopback port (closed when the test ends). */
+async function plainHttp(t: Test): Promise<number> {
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as { port: number }).port;
+}
+
+const health = async (app: { inject: (o: { url: string }) => Promise<{ json(): any }> }) => (await app.inject({ url: '/health' })).json();
+const inTimeOf = (proxy: Awaited<ReturnType<typeof startProxy>>) =>
+  proxy.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!;
+
+/** Runs `body`, resolving with the process warnings it raised meanwhile. */
+async function warningsOf(body: () => Promise<unknown>): Promise<Error[]> {
+  const seen: Error[] = [];
+  const listener = (w: Error) => seen.push(w);
+  process.on('warning', listener);
+  try {
+    await body();
+  } finally {
+    process.off('warning', listener);
+  }
+  return seen;
+}
+
+t.test('GET /health names the upstream and whether it answered, kept up to date by the forwards', async (t) => {
+  const up = await startUpstream(t);
+  const proxy = await startProxy(t, {}, up.url);
+  t.same((await health(proxy.app)).upstream, { url: up.url, reachable: null, last_error: null, checked_at: null }, 'not tried yet');
+  await post(proxy.url, login('p1'));
+  const after = (await health(proxy.app)).upstream;
+  t.match(after, { url: up.url, reachable: true, last_error: null }, 'a reply: reachable');
+  t.ok(Date.parse(after.checked_at) > 0, 'checked_at is a time');
+
+  const plain = await buildTestApp();
+  t.teardown(() => plain.app.close());
+  t.notOk('upstream' in (await health(plain.app)), 'absent outside proxy mode');
+});
+
+t.test('a refused connection: reachable false with the reason in words, and not charged as slow', async (t) => {
+  const proxy = await startProxy(t, {}, `http://127.0.0.1:${await deadPort()}/callback`);
+  const b = bet('p1', 'g1', [['1', 'P', 10]], usd);
+  await t.rejects(post(proxy.url, b), "the provider's connection is closed without a reply");
+  t.match((await health(proxy.app)).upstream, { reachable: false, last_error: /connection refused .*is the wallet up/ });
+  const [entry] = (await proxy.app.inject({ url: `/admin/journal?transaction_id=${b.transaction_id}` })).json().entries;
+  t.match(entry.upstream.error, /^not reached: connection refused/, 'the journal says it was not reached');
+  const inTime = inTimeOf(proxy);
+  t.equal(inTime.status, 'fail');
+  t.match(inTime.violations[0]!.message, /not reached: connection refused/);
+  t.notMatch(inTime.violations[0]!.message, /no reply within|slow/);
+  t.match(inTime.fix, /could not reach the wallet.*is the wallet up\?.*http or https\?/);
+  t.notMatch(inTime.fix, /lock held across I\/O/, 'no slowness fix for a wallet not reached');
+});
+
+t.test('https against a plain-HTTP port: said in words (use http://), never an OpenSSL string', async (t) => {
+  const port = await plainHttp(t);
+  const proxy = await startProxy(t, {}, `https://127.0.0.1:${port}/callback`);
+  const b = bet('p1', 'g1', [['1', 'P', 10]], usd);
+  await t.rejects(post(proxy.url, b));
+  const [entry] = (await proxy.app.inject({ url: `/admin/journal?transaction_id=${b.transaction_id}` })).json().entries;
+  t.match(entry.upstream.error, /does not speak TLS.*use http:\/\//);
+  t.notMatch(entry.upstream.error, /SSL routines|wrong version number|ERR_SSL/i, 'no raw OpenSSL text');
+  t.match((await health(proxy.app)).upstream, { reachable: false, last_error: /does not speak TLS/ });
+  t.match(inTimeOf(proxy).fix, /http or https\?/);
+});
+
+t.test('a slow upstream: no reply within the time-out, charged as slow (reachable, but silent)', async (t) => {
+  const held: ServerResponse[] = [];
+  const slow = createHttpServer((_req, res) => void held.push(res));
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const res of held) res.destroy();
+    return new Promise<void>((resolve) => slow.close(() => resolve()));
+  });
+  const proxy = await startProxy(t, {}, `http://127.0.0.1:${(slow.address() as { port: number }).port}/callback`, 300);
+  await t.rejects(post(proxy.url, login('p1')));
+  const inTime = inTimeOf(proxy);
+  t.match(inTime.violations[0]!.message, /no reply \(no reply within 300 ms\)/);
+  t.match(inTime.fix, /Find what is slow/);
+  t.notMatch(inTime.fix, /could not reach/);
+  t.match((await health(proxy.app)).upstream, { reachable: true, last_error: 'no reply within 300 ms' });
+});
+
+t.test('startSimulator({ upstream }): a warning naming the reason when the wallet is down, and it starts anyway', async (t) => {
+  const port = await deadPort();
+  let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  const warnings = await warningsOf(async () => {
+    sim = await startSimulator({
+      scenario: scenarioFile({ ...TEST_SCENARIO, players: [] }),
+      upstream: `http://127.0.0.1:${port}/callback`,
+    });
+  });
+  t.teardown(() => sim!.close());
+  t.equal(warnings.length, 1, 'one warning');
+  t.match(warnings[0], { code: 'WALLET_SIM_UPSTREAM_UNREACHABLE', message: /connection refused by 127\.0\.0\.1:\d+ \(is the wallet up/ });
+  t.match(warnings[0]!.message, /starting anyway/);
+  const h = await (await fetch(`${sim!.url}/health`)).json();
+  t.match(h.upstream, { reachable: false, last_error: /connection refused/ }, '/health says so at once');
+
+  const tls = await plainHttp(t);
+  let other: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  const wrongScheme = await warningsOf(async () => {
+    other = await startSimulator({ scenario: scenarioFile({ ...TEST_SCENARIO, players: [] }), upstream: `https://127.0.0.1:${tls}/x` });
+  });
+  t.teardown(() => other!.close());
+  t.match(wrongScheme[0]?.message, /does not speak TLS.*use http:\/\//, 'https against plain HTTP: the fix in words');
+  t.notMatch(wrongScheme[0]?.message, /SSL routines|wrong version number/i);
+});
+
+t.test('startSimulator({ upstream }) in front of a wallet that is up: no warning, reachable', async (t) => {
+  const up = await startUpstream(t);
+  let sim: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  const warnings = await warningsOf(async () => {
+    sim = await startSimulator({ scenario: scenarioFile(UPSTREAM_SCENARIO), upstream: up.url });
+  });
+  t.teardown(() => sim!.close());
+  t.same(warnings, []);
+  t.match((await (await fetch(`${sim!.url}/health`)).json()).upstream, { url: up.url, reachable: true, last_error: null });
+});
+
+t.test('start --upstream with the wallet down: the warning on stderr, and it listens anyway', async (t) => {
+  const port = await deadPort();
+  const started = await start(t, [
+    '--port',
+    '0',
+    '--scenario',
+    scenarioFile({ ...TEST_SCENARIO, players: [] }),
+    '--upstream',
+    `http://127.0.0.1:${port}/cb`,
+  ]);
+  t.ok(await eventually(async () => /warning: the upstream wallet .* connection refused/.test(started.stderr())), started.stderr());
+  t.match(started.stderr(), /is the wallet up/);
+  const h = await (await fetch(`${started.url}/health`)).json();
+  t.match(h, { status: 'ok', upstream: { reachable: false } });
+});
