@@ -7,7 +7,7 @@ import { topLevelNumberTexts } from '../kernel/raw-json.js';
 import { DEFAULT_BACKOFF_MS, readCode, Wire } from './wire.js';
 
 export type * from './types.js';
-import type { Assertion, CheckResult, LabeledExchange, LedgerLine, OpenRound, ProbeTarget, Reply } from './types.js';
+import type { Assertion, CheckResult, LabeledExchange, LedgerLine, OpenRound, ProbeTarget, Reply, Stopped } from './types.js';
 
 /**
  * The state of one probe run: the wire (every exchange, graded by the wallet checks), the rounds the
@@ -20,6 +20,8 @@ export class Session {
   /** Rounds whose bet never got a definite answer: the wallet may or may not have applied it, so they are not settled. */
   readonly unknown: { game_no: string; why: string }[] = [];
   readonly wire: Wire;
+  /** Why nothing more can be checked (exit 2), once the first exchanges said so. */
+  stopped?: Stopped;
 
   /** onCheck: told of each check as it finishes, so a report can be printed as the battery runs. */
   constructor(
@@ -109,6 +111,14 @@ export class Check {
 
   skip(reason: string): void {
     this.skipped ??= reason;
+  }
+
+  /** Nothing more can be checked: this check says why in one line (no list of failures), and the battery stops. */
+  stop(stopped: Stopped, exchange?: number): void {
+    this.session.stopped = stopped;
+    this.skipped = undefined;
+    this.assertions.length = 0;
+    this.assert('stopped', false, stopped.message, exchange);
   }
 
   /**

@@ -4,6 +4,7 @@ import { betRequest, betResultRequest, loginRequest, newTransactionId } from '..
 import { ZERO } from '../kernel/money.js';
 import { concurrentBets, concurrentOverdraw } from './concurrent-checks.js';
 import { line, newRound, placeBet, settle } from './moves.js';
+import { firstBetStop } from './stops.js';
 import type { Check, Session } from './session.js';
 import type { CheckName, OpenRound } from './types.js';
 
@@ -100,7 +101,13 @@ export function lastChecks(): ProbeCheck[] {
 
 async function betTwoLines(c: Check, win: OpenRound): Promise<void> {
   await c.login();
-  await placeBet(c, 'bet', win.round, win.bets);
+  const reply = await placeBet(c, 'bet', win.round, win.bets);
+  // The battery's first bet, a valid one: refused, nothing else can run (often --currency is not the player's).
+  const stake = win.bets.reduce((a, b) => a.plus(b.bet_amount), ZERO);
+  const what = `a valid bet of ${stake.toFixed()} ${c.target.currency}`;
+  const logins = [c.session.wire.exchanges[0]!, ...c.exchanges.slice(0, -1)];
+  const stopped = reply.code && firstBetStop(c.exchanges[reply.index]!, reply.code, logins, c.target, what);
+  if (stopped) c.stop(stopped, reply.index);
 }
 
 async function settleWin(c: Check, win: OpenRound): Promise<void> {
