@@ -4,6 +4,7 @@ import { loginRequest } from '../protocol/seed/callbacks.js';
 import { type Money, money } from '../kernel/money.js';
 import { latencyOf, withLatency } from './latency.js';
 import { refusalChecks } from './refusal-checks.js';
+import { leaveToOwners } from './root-cause.js';
 import { topLevelNumberTexts } from '../kernel/raw-json.js';
 import { Check, type CheckResult, Session } from './session.js';
 import { lastChecks, standardChecks } from './standard-checks.js';
@@ -44,7 +45,7 @@ export async function runProbe(target: ProbeTarget, onCheck?: (c: CheckResult) =
     startedAt,
     durationMs: Math.round(performance.now() - started),
     checks: s.checks,
-    walletChecks: stopped ? [] : withLatency(s.wire.grader.checks(), latency, target),
+    walletChecks: stopped ? [] : leaveToOwners(withLatency(s.wire.grader.checks(), latency, target), s.checks),
     latency,
     unsettled: [
       ...s.unknown,

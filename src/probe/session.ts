@@ -67,6 +67,9 @@ export class Session {
       assertions: c.assertions,
       exchanges: c.exchanges,
       skipped: c.skipped,
+      see: c.see,
+      warnings: c.warnings.length ? c.warnings : undefined,
+      ownsExchanges: c.ownsExchanges || undefined,
       durationMs: Math.round(performance.now() - started),
     };
     this.checks.push(result);
@@ -90,6 +93,10 @@ export class Check {
   readonly assertions: Assertion[] = [];
   readonly exchanges: LabeledExchange[] = [];
   skipped?: string;
+  see?: string;
+  readonly warnings: string[] = [];
+  /** Its exchanges are its own (a player no other check plays): when it fails, the wallet checks leave them to it. */
+  ownsExchanges = false;
 
   constructor(
     readonly session: Session,
@@ -111,6 +118,16 @@ export class Check {
 
   skip(reason: string): void {
     this.skipped ??= reason;
+  }
+
+  /** Not judged: the root cause is another check's failure (one root cause, one failure). */
+  notJudged(owner: string, why: string): void {
+    this.see ??= owner;
+    this.skip(why);
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
   }
 
   /** Nothing more can be checked: this check says why in one line (no list of failures), and the battery stops. */
