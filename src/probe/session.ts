@@ -20,6 +20,8 @@ export class Session {
   /** Rounds whose bet never got a definite answer: the wallet may or may not have applied it, so they are not settled. */
   readonly unknown: { game_no: string; why: string }[] = [];
   readonly wire: Wire;
+  /** The wallet applied an identical resend again (its balance moved twice): it does not key on transaction_id (WALLET_IDEMPOTENT). */
+  appliedTwice = false;
   /** Why nothing more can be checked (exit 2), once the first exchanges said so. */
   stopped?: Stopped;
 

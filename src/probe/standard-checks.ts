@@ -200,9 +200,11 @@ async function duplicateReplay(c: Check): Promise<void> {
   await c.session.pause();
   const wire = c.session.wire;
   const seen = wire.violations(IDEMPOTENT);
-  await c.send('the same bet again (same transaction_id and body)', bet);
+  const resent = await c.send('the same bet again (same transaction_id and body)', bet);
   // A resend applied again changed the round's stake: the settlement's answer is then that root cause's, not this check's.
   const twice = wire.violations(IDEMPOTENT) > seen;
+  const debitedAgain = first.balance?.minus(c.amount(5));
+  if (twice && resent.code === SUCCESS && debitedAgain && resent.balance?.eq(debitedAgain)) c.session.appliedTwice = true;
   const result = betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: c.amount(5) }]);
   const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10), { expect: twice ? undefined : [SUCCESS] });
   if (twice && settled.code !== SUCCESS)
@@ -222,7 +224,7 @@ async function conflictingReuse(c: Check): Promise<void> {
   const txid = newTransactionId('provoke-reuse');
   const r = newRound(c.target);
   if ((await placeBet(c, 'bet', r, [line('1', 'B', c.amount(4))], { transaction_id: txid })).code !== SUCCESS) return;
-  const again = c.session.wire.failing(IDEMPOTENT);
+  const again = c.session.appliedTwice;
   const r2 = newRound(c.target);
   const reused = [line('1', 'P', c.amount(6))];
   await c.session.pause();
