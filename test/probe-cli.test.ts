@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
@@ -146,6 +148,34 @@ t.test('probe exits 2 when it cannot reach the wallet, in one line', async (t) =
     failed.stdout,
     /stopped, nothing else checked \(exit 2\): cannot reach http:\/\/127\.0\.0\.1:\d+\/callback .*is the wallet running/,
   );
+});
+
+t.test('probe exits 2 at once against what is not a wallet, and against a player in another currency, in one line', async (t) => {
+  const page = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><html><head><title>It works!</title></head></html>');
+    });
+  });
+  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => page.close());
+  const wallet = await spawnZoo([]);
+  t.teardown(() => wallet.stop());
+  const probe = (url: string, ...more: string[]) =>
+    run(process.execPath, [CLI, 'probe', '--url', url, '--api-id', 'zoo', '--api-key', 'zoo-key', '--user', 'player-1', ...more]).catch(
+      (e: Failed) => e,
+    );
+  const html = await probe(`http://127.0.0.1:${(page.address() as AddressInfo).port}/`);
+  t.equal((html as Failed).code, 2, 'not a wallet: exit 2');
+  t.match(
+    html.stdout,
+    /stopped, nothing else checked \(exit 2\): http:\/\/127\.0\.0\.1:\d+\/ does not answer like a wallet: .*"It works!".*check --url/,
+  );
+  const eur = await probe(wallet.url, '--currency', 'EUR');
+  t.equal((eur as Failed).code, 2, 'another currency: exit 2');
+  t.match(eur.stdout, /stopped, nothing else checked \(exit 2\): .*--currency EUR is not player-1's currency, the wallet's is USD/);
+  t.notMatch(eur.stdout, /✗/, 'no list of failures');
 });
 
 t.test('probe never guesses a player', async (t) => {

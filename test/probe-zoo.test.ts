@@ -75,7 +75,7 @@ async function probeZoo(o: ZooOptions, user = 'player-1'): Promise<ProbeReport> 
   }
 }
 
-t.test('every zoo defect is caught and named; one root cause gives few failures', async (t) => {
+t.test('every zoo defect is caught and named; one root cause gives one failure', async (t) => {
   const rows: string[] = [];
   let caught = 0;
   for (const defect of DEFECTS) {
@@ -86,7 +86,9 @@ t.test('every zoo defect is caught and named; one root cause gives few failures'
     rows.push(`${named ? 'caught' : 'MISSED'}  ${defect.padEnd(30)} ${failed.join(', ') || '(nothing failed)'}`);
     t.ok(named, `${defect}: ${NAMED_BY[defect]} fails (failed: ${failed.join(', ') || 'nothing'})`);
     t.equal(probeExitCode(r), 1, `${defect}: exit 1`);
-    t.ok(failed.length <= 3, `${defect}: one root cause, at most 3 failing checks (${failed.length})`);
+    // A reply's time is the loaded machine's as much as the wallet's: WALLET_ANSWERS_IN_TIME is not held against the root cause.
+    const others = failed.filter((id) => id !== NAMED_BY[defect] && id !== 'WALLET_ANSWERS_IN_TIME');
+    t.same(others, [], `${defect}: one root cause, one failing check (${failed.join(', ')})`);
   }
   const rate = (100 * caught) / DEFECTS.length;
   t.comment(`catch rate: ${caught}/${DEFECTS.length} = ${rate.toFixed(1)}%\n${rows.join('\n')}`);

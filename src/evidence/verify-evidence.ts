@@ -78,19 +78,28 @@ export interface Verified {
 export function verifyEnvelope(envelope: ParsedEnvelope, key: KeyObject, keyName: string): Verified {
   const keyid = keyIdOf(key);
   const mine = envelope.signatures.filter((s) => s.keyid === keyid);
+  const payload = strictBase64(envelope.payload);
+  const verifies = (s: { sig: string }) => {
+    const sig = strictBase64(s.sig);
+    return payload !== undefined && sig !== undefined && verify(null, pae(envelope.payloadType, payload), key, sig);
+  };
   if (!mine.length) {
-    const others = envelope.signatures.map((s) => (typeof s.keyid === 'string' ? s.keyid.slice(0, 100) : '(none)')).join(', ');
+    const named = envelope.signatures.map((s) => keyIdText(s.keyid));
+    // The keyid is only a label beside the signature: a signature this key made, under another or no
+    // keyid, is an edited label, not another signer.
+    const relabelled = envelope.signatures.find(verifies);
+    if (relabelled)
+      throw invalid(
+        `the keyid was edited: the signature verifies with ${keyName} (keyid ${keyid}), but the envelope names ${keyIdText(relabelled.keyid)}; ` +
+          `the signed payload is intact, the envelope around it was changed after signing; ${GET_AGAIN}`,
+      );
     throw invalid(
-      `signed by another key (keyid ${others}), not by ${keyName} (keyid ${keyid}): ` +
+      `signed by another key (the signature names ${named.join(', ')}), not by ${keyName} (keyid ${keyid}; the signature does not verify with it): ` +
         'check that you have the public key of the wallet-sim that signed, else the envelope was edited or re-signed',
     );
   }
-  const payload = strictBase64(envelope.payload);
   if (!payload) throw invalid(`the payload is not base64: the envelope was edited; ${GET_AGAIN}`);
-  const good = mine.some((s) => {
-    const sig = strictBase64(s.sig);
-    return sig !== undefined && verify(null, pae(envelope.payloadType, payload), key, sig);
-  });
+  const good = mine.some(verifies);
   if (!good)
     throw invalid(`the signature does not match the payload (keyid ${keyid}): the envelope was edited after signing; ${GET_AGAIN}`);
   if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
@@ -107,6 +116,9 @@ export function verifyEnvelope(envelope: ParsedEnvelope, key: KeyObject, keyName
     );
   return { statement, keyid };
 }
+
+/** A signature's keyid as a message names it. */
+const keyIdText = (id: unknown) => (typeof id === 'string' && id !== '' ? `keyid ${id.slice(0, 100)}` : 'no keyid');
 
 /** The statement's report.json subject. */
 export const subjectOf = (statement: ReportStatement) =>

@@ -1,9 +1,8 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
 import { formatExchange } from '../client/format.js';
-import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
 import { latencyText } from './latency.js';
 import { probeExitCode, walletFails } from './report.js';
-import type { CheckResult, LabeledExchange, ProbeReport } from './types.js';
+import type { CheckResult, LabeledExchange, ProbeReport, ProbeWalletCheck } from './types.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';
 
 /** The request and reply of one exchange (Api-Key masked), as evidence. */
@@ -18,12 +17,17 @@ function probeRow(c: CheckResult): string {
           .map((i) => exchangeHtml(c.exchanges[i]!))
           .join('')}`
       : c.status === 'skip'
-        ? `could not judge: ${esc(c.skipped ?? '')}`
-        : '';
-  return `<tr class="${c.status}"><td><span class="badge ${c.status}">${c.status.toUpperCase()}</span></td><td><code>${esc(c.name)}</code><div class="title">${esc(c.description)}</div></td><td>${body}</td><td class="num">${c.exchanges.length}</td></tr>`;
+        ? c.see
+          ? `not judged, see <code>${esc(c.see)}</code>: ${esc(c.skipped ?? '')}`
+          : `could not judge: ${esc(c.skipped ?? '')}`
+        : c.warnings
+          ? `<ul>${c.warnings.map((w) => `<li>warning: ${esc(w)}</li>`).join('')}</ul>`
+          : '';
+  const cls = c.status === 'pass' && c.warnings ? 'warn' : c.status;
+  return `<tr class="${cls}"><td><span class="badge ${cls}">${c.status.toUpperCase()}</span>${c.warnings ? '<br><small>warning</small>' : ''}</td><td><code>${esc(c.name)}</code><div class="title">${esc(c.description)}</div></td><td>${body}</td><td class="num">${c.exchanges.length}</td></tr>`;
 }
 
-function walletRow(c: WalletCheckReport, exchanges: LabeledExchange[]): string {
+function walletRow(c: ProbeWalletCheck, exchanges: LabeledExchange[]): string {
   const evidence = [...new Set(c.violations.flatMap((v) => v.journal_ids))]
     .slice(0, 10)
     .map((id) => exchanges[id - 1])

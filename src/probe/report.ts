@@ -2,7 +2,8 @@ import { formatExchange } from '../client/format.js';
 import { type JUnitSuite, junitXml } from '../report/junit.js';
 import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
 import { latencyText } from './latency.js';
-import type { CheckResult, LabeledExchange, ProbeReport } from './types.js';
+import { count as counted } from '../text/plural.js';
+import type { CheckResult, LabeledExchange, ProbeReport, ProbeWalletCheck } from './types.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';
 
 /** Exchanges shown per failing check (the rest are counted: one root cause, a few lines). */
@@ -53,19 +54,30 @@ const indent = (text: string) =>
 
 /** One check as it finished: PASS, FAIL (with each failed rule, the fix and its exchanges) or SKIP. */
 export function formatCheck(c: CheckResult): string {
-  const mark = c.status === 'pass' ? 'PASS' : c.status === 'fail' ? 'FAIL' : 'SKIP';
-  const why = c.skipped === undefined ? '' : c.status === 'skip' ? ` (could not judge: ${c.skipped})` : ` (stopped: ${c.skipped})`;
-  const line = `${mark}  ${c.name.padEnd(28)} ${c.description}${why}`;
+  const mark = c.status === 'pass' ? (c.warnings ? 'WARN' : 'PASS') : c.status === 'fail' ? 'FAIL' : 'SKIP';
+  const line = `${mark}  ${c.name.padEnd(28)} ${c.description}${skipText(c)}`;
+  if (c.status === 'pass' && c.warnings) return [line, ...c.warnings.map((w) => `      ⚠ ${w}`)].join('\n');
   if (c.status !== 'fail') return line;
   const stop = c.assertions.find((a) => a.name === 'stopped' && !a.passed);
   if (stop) return `${line}\n      ${stop.message}`; // one line says it all: no exchange dump
   return `${line}\n${indent(failureDetails(c))}`;
 }
 
+/** Why a check was not judged: another check's root cause ("see" it), or what it could not read. */
+function skipText(c: CheckResult): string {
+  if (c.skipped === undefined) return '';
+  if (c.status !== 'skip') return ` (stopped: ${c.skipped})`;
+  return c.see ? ` (not judged, see ${c.see}: ${c.skipped})` : ` (could not judge: ${c.skipped})`;
+}
+
+/** The checks that pass with a warning, for the verdict line. */
+const warned = (r: ProbeReport) => r.checks.filter((c) => c.status === 'pass' && c.warnings).map((c) => c.name);
+
 const WALLET_MARK = { pass: 'PASS', fail: 'FAIL', pending: 'WAIT', not_exercised: 'IDLE' } as const;
 
-export function formatWalletCheck(c: WalletCheckReport, exchanges: LabeledExchange[]): string {
-  const mark = c.status === 'fail' && c.severity === 'warning' ? 'WARN' : WALLET_MARK[c.status];
+export function formatWalletCheck(c: ProbeWalletCheck, exchanges: LabeledExchange[]): string {
+  const mark =
+    c.status === 'fail' && c.severity === 'warning' ? 'WARN' : c.see && c.status === 'not_exercised' ? 'SKIP' : WALLET_MARK[c.status];
   const line = `${mark}  ${c.id.padEnd(28)} ${c.detail}`;
   return c.status === 'fail' ? `${line}\n${indent(walletFailureDetails(c, exchanges))}` : line;
 }
@@ -90,7 +102,8 @@ export function formatProbeSummary(r: ProbeReport): string {
   lines.push(
     '',
     `${r.checks.length} probe checks: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} could not judge; ` +
-      `${r.walletChecks.length} wallet checks: ${walletFailed} failed (${r.exchanges.length} callbacks, ${r.durationMs} ms) → ${code === 0 ? 'PASS' : 'FAIL'}`,
+      `${r.walletChecks.length} wallet checks: ${walletFailed} failed (${r.exchanges.length} callbacks, ${r.durationMs} ms) → ${code === 0 ? 'PASS' : 'FAIL'}` +
+      (warned(r).length ? ` (${counted(warned(r).length, { one: 'warning', other: 'warnings' })}: ${warned(r).join(', ')})` : ''),
   );
   return lines.join('\n');
 }
@@ -112,7 +125,12 @@ export function probeJUnit(r: ProbeReport): string {
         classname: 'wallet-sim.probe',
         time: c.durationMs / 1000,
         status: c.status,
-        message: c.status === 'skip' ? c.skipped : failed.map((a) => a.message).join('; '),
+        message:
+          c.status === 'skip'
+            ? `${c.see ? `see ${c.see}: ` : ''}${c.skipped}`
+            : c.warnings
+              ? c.warnings.join('; ')
+              : failed.map((a) => a.message).join('; '),
         details: c.status === 'fail' ? failureDetails(c) : undefined,
       };
     }),

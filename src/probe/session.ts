@@ -7,7 +7,7 @@ import { topLevelNumberTexts } from '../kernel/raw-json.js';
 import { DEFAULT_BACKOFF_MS, readCode, Wire } from './wire.js';
 
 export type * from './types.js';
-import type { Assertion, CheckResult, LabeledExchange, LedgerLine, OpenRound, ProbeTarget, Reply } from './types.js';
+import type { Assertion, CheckResult, LabeledExchange, LedgerLine, OpenRound, ProbeTarget, Reply, Stopped } from './types.js';
 
 /**
  * The state of one probe run: the wire (every exchange, graded by the wallet checks), the rounds the
@@ -20,6 +20,10 @@ export class Session {
   /** Rounds whose bet never got a definite answer: the wallet may or may not have applied it, so they are not settled. */
   readonly unknown: { game_no: string; why: string }[] = [];
   readonly wire: Wire;
+  /** The wallet applied an identical resend again (its balance moved twice): it does not key on transaction_id (WALLET_IDEMPOTENT). */
+  appliedTwice = false;
+  /** Why nothing more can be checked (exit 2), once the first exchanges said so. */
+  stopped?: Stopped;
 
   /** onCheck: told of each check as it finishes, so a report can be printed as the battery runs. */
   constructor(
@@ -65,6 +69,9 @@ export class Session {
       assertions: c.assertions,
       exchanges: c.exchanges,
       skipped: c.skipped,
+      see: c.see,
+      warnings: c.warnings.length ? c.warnings : undefined,
+      ownsExchanges: c.ownsExchanges || undefined,
       durationMs: Math.round(performance.now() - started),
     };
     this.checks.push(result);
@@ -88,6 +95,10 @@ export class Check {
   readonly assertions: Assertion[] = [];
   readonly exchanges: LabeledExchange[] = [];
   skipped?: string;
+  see?: string;
+  readonly warnings: string[] = [];
+  /** Its exchanges are its own (a player no other check plays): when it fails, the wallet checks leave them to it. */
+  ownsExchanges = false;
 
   constructor(
     readonly session: Session,
@@ -109,6 +120,24 @@ export class Check {
 
   skip(reason: string): void {
     this.skipped ??= reason;
+  }
+
+  /** Not judged: the root cause is another check's failure (one root cause, one failure). */
+  notJudged(owner: string, why: string): void {
+    this.see ??= owner;
+    this.skip(why);
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  /** Nothing more can be checked: this check says why in one line (no list of failures), and the battery stops. */
+  stop(stopped: Stopped, exchange?: number): void {
+    this.session.stopped = stopped;
+    this.skipped = undefined;
+    this.assertions.length = 0;
+    this.assert('stopped', false, stopped.message, exchange);
   }
 
   /**

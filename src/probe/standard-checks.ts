@@ -4,6 +4,7 @@ import { betRequest, betResultRequest, loginRequest, newTransactionId } from '..
 import { ZERO } from '../kernel/money.js';
 import { concurrentBets, concurrentOverdraw } from './concurrent-checks.js';
 import { line, newRound, placeBet, settle } from './moves.js';
+import { firstBetStop } from './stops.js';
 import type { Check, Session } from './session.js';
 import type { CheckName, OpenRound } from './types.js';
 
@@ -21,6 +22,7 @@ export interface ProbeCheck {
   run: (c: Check) => Promise<void>;
 }
 
+const IDEMPOTENT = 'WALLET_IDEMPOTENT';
 const APPLY = 'Apply a valid callback: debit the bet (or credit stake + winloss on bet_result) and answer R0 with latest_balance.';
 
 /** The standard checks, in the order they run. */
@@ -100,11 +102,17 @@ export function lastChecks(): ProbeCheck[] {
 
 async function betTwoLines(c: Check, win: OpenRound): Promise<void> {
   await c.login();
-  await placeBet(c, 'bet', win.round, win.bets);
+  const reply = await placeBet(c, 'bet', win.round, win.bets);
+  // The battery's first bet, a valid one: refused, nothing else can run (often --currency is not the player's).
+  const stake = win.bets.reduce((a, b) => a.plus(b.bet_amount), ZERO);
+  const what = `a valid bet of ${stake.toFixed()} ${c.target.currency}`;
+  const logins = [c.session.wire.exchanges[0]!, ...c.exchanges.slice(0, -1)];
+  const stopped = reply.code && firstBetStop(c.exchanges[reply.index]!, reply.code, logins, c.target, what);
+  if (stopped) c.stop(stopped, reply.index);
 }
 
 async function settleWin(c: Check, win: OpenRound): Promise<void> {
-  if (!c.session.open.has(win.round.game_no)) return c.skip('the bet check opened no round');
+  if (!c.session.open.has(win.round.game_no)) return c.notJudged('bet', 'the bet check opened no round to settle');
   await c.login();
   // P pays 1:1, the player pair 11:1.
   await settle(c, 'bet_result (win)', win.round, [
@@ -190,9 +198,20 @@ async function duplicateReplay(c: Check): Promise<void> {
   // The resends' codes and balances are WALLET_IDEMPOTENT's to grade. Each is sent as a retry is:
   // after the back-off.
   await c.session.pause();
-  await c.send('the same bet again (same transaction_id and body)', bet);
+  const wire = c.session.wire;
+  const seen = wire.violations(IDEMPOTENT);
+  const resent = await c.send('the same bet again (same transaction_id and body)', bet);
+  // A resend applied again changed the round's stake: the settlement's answer is then that root cause's, not this check's.
+  const twice = wire.violations(IDEMPOTENT) > seen;
+  const debitedAgain = first.balance?.minus(c.amount(5));
+  if (twice && resent.code === SUCCESS && debitedAgain && resent.balance?.eq(debitedAgain)) c.session.appliedTwice = true;
   const result = betResultRequest(c.session.env(), r, [{ ...bets[0]!, winloss: c.amount(5) }]);
-  const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10));
+  const settled = await c.settleWith(r.game_no, 'bet_result (win)', result, c.amount(10), { expect: twice ? undefined : [SUCCESS] });
+  if (twice && settled.code !== SUCCESS)
+    c.notJudged(
+      IDEMPOTENT,
+      `the bet's resend was not taken as a resend, so the settlement answered ${settled.code ?? settled.unusable} is not judged`,
+    );
   if (settled.code === SUCCESS) {
     await c.session.pause();
     await c.send('the same bet_result again', result);
@@ -205,14 +224,21 @@ async function conflictingReuse(c: Check): Promise<void> {
   const txid = newTransactionId('provoke-reuse');
   const r = newRound(c.target);
   if ((await placeBet(c, 'bet', r, [line('1', 'B', c.amount(4))], { transaction_id: txid })).code !== SUCCESS) return;
+  const again = c.session.appliedTwice;
   const r2 = newRound(c.target);
   const reused = [line('1', 'P', c.amount(6))];
   await c.session.pause();
   const reply = await c.send(
     'another bet (other round, other amount) under the same transaction_id',
     betRequest(c.session.env({ transaction_id: txid }), r2, reused),
-    { expect: [INVALID, FAILED], why: 'a transaction_id names one transaction; another body under it is not a resend' },
+    // A wallet that already applied an identical resend again does not key on transaction_id: that root cause is WALLET_IDEMPOTENT's.
+    { expect: again ? undefined : [INVALID, FAILED], why: 'a transaction_id names one transaction; another body under it is not a resend' },
   );
+  if (again && reply.code === SUCCESS)
+    c.notJudged(
+      IDEMPOTENT,
+      'the wallet applies an identical resend again (it does not key on transaction_id), so a reused one is not judged',
+    );
   if (reply.code === SUCCESS) c.opened(r2, reused);
   await c.login('login (balance check)');
   await c.push(r.game_no);

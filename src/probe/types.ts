@@ -1,4 +1,5 @@
 import type { BetLine, RoundInfo } from '../protocol/seed/callbacks.js';
+import type { KeyNotes } from '../client/format.js';
 import type { Credentials, Exchange } from '../client/http.js';
 import type { Money } from '../kernel/money.js';
 import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
@@ -34,6 +35,8 @@ export interface Assertion {
 export interface LabeledExchange extends Exchange {
   label: string;
   id: number;
+  /** Whether the Api-Key sent, and the one replied, is the configured key (shown beside the masked key). */
+  keys?: KeyNotes;
 }
 
 export interface CheckResult {
@@ -45,6 +48,12 @@ export interface CheckResult {
   assertions: Assertion[];
   exchanges: LabeledExchange[];
   skipped?: string;
+  /** Not judged because another check owns the root cause: its id (the reason is in `skipped`). */
+  see?: string;
+  /** What passes but should not in production (the check still passes). */
+  warnings?: string[];
+  /** Failing, this check owns its exchanges: the wallet checks' violations on them say "see" it instead of failing again. */
+  ownsExchanges?: boolean;
   durationMs: number;
 }
 
@@ -76,6 +85,9 @@ export interface OpenRound {
   why?: string;
 }
 
+/** A wallet check as the probe reports it: `see` names the probe check that owns the root cause of what it left out. */
+export type ProbeWalletCheck = WalletCheckReport & { see?: string };
+
 /** Latency of one event's replies, in ms. */
 export interface Latency {
   event: string;
@@ -87,7 +99,8 @@ export interface Latency {
 
 /** Why the probe could not check the wallet (exit 2): one line and what to do. */
 export interface Stopped {
-  reason: 'unreachable' | 'no-reply' | 'wrong-path' | 'credentials' | 'unknown-user' | 'funds';
+  reason:
+    'unreachable' | 'no-reply' | 'wrong-path' | 'not-a-wallet' | 'credentials' | 'unknown-user' | 'funds' | 'currency' | 'bet-refused';
   message: string;
 }
 
@@ -99,7 +112,7 @@ export interface ProbeReport {
   /** The probe's active checks. */
   checks: CheckResult[];
   /** The six WALLET_* checks over every exchange the probe made (the same as proxy mode's). */
-  walletChecks: WalletCheckReport[];
+  walletChecks: ProbeWalletCheck[];
   latency: Latency[];
   /** Rounds the probe opened and could not settle, each with why. */
   unsettled: { game_no: string; why: string }[];

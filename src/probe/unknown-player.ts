@@ -12,9 +12,16 @@ import type { Check } from './session.js';
 export async function unknownPlayer(c: Check): Promise<void> {
   const stranger = `${c.target.user}-unknown-${newTransactionId('p')}`;
   const env = () => c.session.env({ user_id: stranger });
+  // The stranger is this check's alone: what its exchanges break is this check's root cause, named once.
+  c.ownsExchanges = true;
   const login = await c.send(`login of ${stranger}, a player the wallet never saw`, loginRequest(env()));
   if (login.unusable || login.code !== SUCCESS) return; // refused: right
-  if (login.balance === undefined) return c.skip('the wallet answered R0 without a balance (see WALLET_REPLY_VALID)');
+  c.warn(
+    `the wallet answered ${login.code} to a login of ${stranger}, a player it never saw` +
+      `${login.balanceText === undefined ? '' : ` (balance ${login.balanceText})`}: it creates unknown players. ` +
+      `A sandbox may; a production wallet should refuse a player it does not know (${INVALID}), never open an account on sight`,
+  );
+  if (login.balance === undefined) return c.notJudged('WALLET_REPLY_VALID', `the wallet answered ${SUCCESS} without a balance`);
   // Created: it must then hold the player to the balance it reported.
   const over = login.balance.toDecimalPlaces(c.target.scale, 0).plus(c.session.unit);
   const r = newRound(c.target);

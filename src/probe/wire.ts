@@ -1,5 +1,5 @@
 import { FAILED, isCode } from '../protocol/seed/codes.js';
-import { EVENT } from '../protocol/seed/wire.js';
+import { EVENT, HEADER } from '../protocol/seed/wire.js';
 import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
 import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../grading/wallet/exchange.js';
 import { WalletGrader } from '../grading/wallet/wallet-grader.js';
@@ -47,6 +47,11 @@ export class Wire {
   /** A wallet check already fails (so a later check can leave that root cause to it). */
   failing(id: WalletCheckId): boolean {
     return this.grader.checks().some((c) => c.id === id && c.status === 'fail');
+  }
+
+  /** How many violations a wallet check has so far (a move that adds one is that check's root cause). */
+  violations(id: WalletCheckId): number {
+    return this.grader.checks().find((c) => c.id === id)?.violations.length ?? 0;
   }
 
   /** Sends the body, resending it (unchanged) until a definite answer or the last attempt. Returns every attempt. */
@@ -102,7 +107,9 @@ export class Wire {
       list.push(x.durationMs);
       this.samples.set(wx.event, list);
     }
-    return Object.assign(placeholder, x);
+    const replied = x.reply?.headers[HEADER.apiKey];
+    const keys = { request: credentials.apiKey === t.apiKey, reply: replied === undefined ? undefined : replied === t.apiKey };
+    return Object.assign(placeholder, x, { keys });
   }
 }
 

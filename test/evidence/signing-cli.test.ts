@@ -172,7 +172,17 @@ t.test('report --signed, then verify-report: valid, and every edit refused', asy
     [
       'keyid edited',
       [forged('t-keyid', { ...envelope, signatures: [{ ...envelope.signatures[0], keyid: 'ab'.repeat(32) }] })],
-      /NOT VALID: signed by another key \(keyid abab/,
+      /NOT VALID: the keyid was edited: the signature verifies with .*wallet-sim-signing\.pub\.pem \(keyid [0-9a-f]{64}\), but the envelope names keyid abab.*; the signed payload is intact/,
+    ],
+    [
+      'keyid removed',
+      [forged('t-nokeyid', { ...envelope, signatures: [{ sig: envelope.signatures[0].sig }] })],
+      /NOT VALID: the keyid was edited: the signature verifies with .* but the envelope names no keyid/,
+    ],
+    [
+      'keyid removed and the signature edited',
+      [forged('t-nokeyid-sig', { ...envelope, signatures: [{ sig: sig.toString('base64') }] })],
+      /NOT VALID: signed by another key \(the signature names no keyid\), not by .*wallet-sim-signing\.pub\.pem \(keyid [0-9a-f]{64}; the signature does not verify with it\)/,
     ],
     [
       'the edited statement re-signed with another key',

@@ -1,0 +1,84 @@
+import t from 'tap';
+import { type ProbeReport, runProbe } from '../src/probe/battery.js';
+import { formatProbeHtml } from '../src/probe/format-html.js';
+import { formatProbeReport, probeExitCode, probeJUnit, walletFails } from '../src/probe/report.js';
+import { startZooWallet, type ZooOptions } from './wallets/zoo-wallet.js';
+
+/**
+ * One root cause, one failure: a check that depends on another's root cause says "see" it instead
+ * of failing again. Masked keys say whether they are the configured one. A wallet that creates
+ * unknown players passes with a warning.
+ */
+
+const failing = (r: ProbeReport) => [
+  ...r.checks.filter((c) => c.status === 'fail').map((c) => c.name),
+  ...r.walletChecks.filter(walletFails).map((c) => c.id),
+];
+
+async function probeZoo(o: ZooOptions) {
+  const zoo = await startZooWallet(o);
+  t.teardown(() => zoo.close());
+  const report = await runProbe({
+    url: zoo.url,
+    apiId: 'zoo',
+    apiKey: 'zoo-key',
+    user: 'player-1',
+    currency: 'USD',
+    scale: 2,
+    backoffMs: 50,
+  });
+  return { report, text: formatProbeReport(report) };
+}
+
+t.test('a resend applied twice fails WALLET_IDEMPOTENT alone: the checks it breaks say "see WALLET_IDEMPOTENT"', async (t) => {
+  const { report, text } = await probeZoo({ defect: 'double-debit-resend' });
+  t.same(failing(report), ['WALLET_IDEMPOTENT'], text);
+  t.equal(probeExitCode(report), 1);
+  for (const name of ['duplicate-replay', 'conflicting-reuse']) {
+    const c = report.checks.find((x) => x.name === name)!;
+    t.equal(c.status, 'skip', `${name}: not judged`);
+    t.equal(c.see, 'WALLET_IDEMPOTENT', `${name}: sees the owner`);
+    t.match(text, new RegExp(`^SKIP {2}${name} .*\\(not judged, see WALLET_IDEMPOTENT: `, 'm'));
+  }
+  t.match(probeJUnit(report), /<skipped message="see WALLET_IDEMPOTENT: /);
+  t.ok(text.split('\n').length <= 60, `a short report: ${text.split('\n').length} lines`);
+});
+
+t.test('an unknown player given R0 on money that is not there fails unknown-player alone: the wallet checks see it', async (t) => {
+  const { report, text } = await probeZoo({ defect: 'unknown-player-r0' });
+  t.same(failing(report), ['unknown-player'], text);
+  for (const id of ['WALLET_BALANCE_EXACT', 'WALLET_REFUSES_SHORT_BET']) {
+    const c = report.walletChecks.find((x) => x.id === id)!;
+    t.equal(c.status, 'pass', `${id}: its other chances passed`);
+    t.equal(c.see, 'unknown-player', `${id}: sees the owner`);
+    t.same(c.violations, [], `${id}: nothing counted twice`);
+    t.match(text, new RegExp(`^PASS {2}${id} .*, \\d+ not judged here \\(see unknown-player\\)$`, 'm'));
+  }
+  t.ok(text.split('\n').length <= 60, `a short report: ${text.split('\n').length} lines`);
+});
+
+t.test('a masked key says whether it is the configured one', async (t) => {
+  // The defect: a wrong key gets R2 with the wallet's own (configured) key in the reply.
+  const { report, text } = await probeZoo({ defect: 'leaks-api-key' });
+  t.same(failing(report), ['WALLET_REPLY_VALID'], text);
+  t.match(text, /→ POST .*\n.*api-key: zo\*+ \(not the configured key\)\n.*\n.*← HTTP 200 .*\n.*api-key: zo\*+ \(the configured key\)/);
+  t.match(formatProbeHtml(report), /api-key: zo\*+ \(not the configured key\)/);
+  t.notMatch(text, /zoo-key/, 'never the key itself');
+});
+
+t.test('a wallet that creates unknown players passes, with a warning that a production wallet refuses them', async (t) => {
+  const { report, text } = await probeZoo({ autoCreate: '500' });
+  t.same(failing(report), [], text);
+  t.equal(probeExitCode(report), 0, 'a warning, not a failure');
+  const c = report.checks.find((x) => x.name === 'unknown-player')!;
+  t.equal(c.status, 'pass');
+  t.match(c.warnings, [
+    /a player it never saw \(balance 500\): it creates unknown players.*a production wallet should refuse a player it does not know \(R3\)/,
+  ]);
+  t.match(text, /^WARN {2}unknown-player .*\n {6}⚠ the wallet answered R0 to a login of player-1-unknown-/m);
+  t.match(text, /→ PASS \(1 warning: unknown-player\)$/m);
+  t.match(formatProbeHtml(report), /warning: the wallet answered R0 to a login of player-1-unknown-/);
+
+  const refusing = await probeZoo({});
+  t.equal(refusing.report.checks.find((x) => x.name === 'unknown-player')!.warnings, undefined, 'a wallet that refuses them: no warning');
+});
