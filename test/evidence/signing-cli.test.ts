@@ -76,12 +76,10 @@ t.test('start with a wrong key: nothing starts, the message names the option and
     ['not Ed25519', ['--signing-key', at('bad', 'rsa.pem')], {}, /rsa\.pem is an rsa key; reports are signed with Ed25519/],
     ['from the environment', [], { WALLET_SIM_SIGNING_KEY: at('bad', 'none.pem') }, /--signing-key .*none\.pem: no such file/],
   ];
-  const ran = await runAll(
-    cases.map(([, args]) => ['start', '--port', '0', ...args]),
-    {},
-  );
-  // runAll takes one env for all: the env case runs on its own.
-  ran[5] = await run(['start', '--port', '0'], cases[5]![2]);
+  // runAll takes one env for all: the env case (the last) runs on its own. Without its env it
+  // would be a plain `start` that listens until killed.
+  const ran = await runAll(cases.slice(0, -1).map(([, args]) => ['start', '--port', '0', ...args]));
+  ran.push(await run(['start', '--port', '0'], cases.at(-1)![2]));
   cases.forEach(([name, , , message], i) => {
     t.equal(ran[i]!.code, 1, `${name}: exit 1`);
     t.notMatch(ran[i]!.stdout, /listening/, `${name}: nothing started`);
