@@ -35,12 +35,21 @@ export function collect(child: ChildProcess): { stdout: () => string; stderr: ()
   return { stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** Runs a command that ends by itself. */
+/**
+ * Runs a command that ends by itself. One that has not ended after BOOT_MS is killed and the call
+ * throws: a test must not pass on a command that only ended because it was killed (a `start` that
+ * listens until then costs a minute and proves nothing).
+ */
 export async function run(args: string[], env: Record<string, string> = {}): Promise<Ran> {
   const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  const timer = setTimeout(() => child.kill('SIGKILL'), BOOT_MS);
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, BOOT_MS);
   const ran = await collect(child).exited;
   clearTimeout(timer);
+  if (killed) throw new Error(`wallet-sim ${args.join(' ')} had not ended after ${BOOT_MS} ms; killed. stderr: ${ran.stderr}`);
   return ran;
 }
 
