@@ -24,6 +24,9 @@ export const COLOR = {
   bar: '#1f4e99',
 } as const;
 
+/** A halo of paper around the words drawn over lines and bands (an SVG attribute, not a style). */
+export const HALO = ` stroke="${COLOR.paper}" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`;
+
 /** Colours that draw marks or words. */
 export const INKS = ['ink', 'muted', 'arrival', 'written', 'held', 'forced', 'dropped', 'timeout', 'gap', 'decided', 'bar'] as const;
 /** What they are drawn on: the paper and the bands. */

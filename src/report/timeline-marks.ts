@@ -1,11 +1,27 @@
 import { esc } from './html.js';
-import { COLOR } from './palette.js';
+import { COLOR, HALO } from './palette.js';
 import type { ReportEvidence } from '../protocol/types.generated.js';
 
 // The marks of a timeline (./timeline.ts): an attempt's arrival, its reply drawn by its fate, the
 // legend; and the words of times.
 
 const TOOLTIP_CHARS = 600;
+/** The picture's width in user units (it fits a 1,024 px page), and where its time axis ends. */
+export const WIDTH = 1000;
+export const EDGE = WIDTH - 20;
+
+/** Where the lanes begin (their labels are on the left of it). */
+export const GUTTER = 190;
+
+/**
+ * A mark's word, `dx` after it; before it (anchored at its end) where it would run past the edge,
+ * or where `before` is preferred and there is room (a caller gone just before the resend it made).
+ */
+function words(at: number, dx: number, y: number, text: string, color: string, prefer: 'before' | 'after' = 'after'): string {
+  const width = dx + text.length * 6.5;
+  const before = at + width > EDGE || (prefer === 'before' && at - width > GUTTER);
+  return `<text x="${n(before ? at - dx : at + dx)}" y="${y}"${before ? ' text-anchor="end"' : ''} font-size="11"${HALO} fill="${color}">${esc(text)}</text>`;
+}
 
 /** One lane's marks: an attempt (arrival) and what became of its reply. */
 export interface Mark {
@@ -49,7 +65,7 @@ export function replyMarks(m: Mark, y: number, x: (ms: number) => number, start:
   const tip = (head: string) => esc(`#${e.journal_id}: ${head}${facts.length ? `; ${facts.join('; ')}` : ''}${replyText}`);
   const ax = x(m.at);
   const cross = (cx: number, color: string, cls: string, title: string, word: string) =>
-    `<g class="mark ${cls}" data-journal-id="${e.journal_id}"><title>${title}</title><path d="M${n(cx - 6)} ${y - 6}l12 12M${n(cx - 6)} ${y + 6}l12 -12" stroke="${color}" stroke-width="3"/><text x="${n(cx + 9)}" y="${y - 8}" font-size="11" fill="${color}">${word}</text></g>`;
+    `<g class="mark ${cls}" data-journal-id="${e.journal_id}"><title>${title}</title><path d="M${n(cx - 6)} ${y - 6}l12 12M${n(cx - 6)} ${y + 6}l12 -12" stroke="${color}" stroke-width="3"/>${words(cx, 9, y - 8, word, color, cls === 'caller-gone' ? 'before' : 'after')}</g>`;
   if (m.closed !== undefined && (m.end === undefined || m.closed <= m.end)) {
     out.push(
       `<line x1="${n(ax)}" y1="${y}" x2="${n(x(m.closed))}" y2="${y}" stroke="${COLOR.muted}" stroke-width="2" stroke-dasharray="4 3"/>`,
@@ -68,7 +84,7 @@ export function replyMarks(m: Mark, y: number, x: (ms: number) => number, start:
     if (m.closed === undefined) {
       // Still being answered when the check decided: an open line to the right.
       out.push(
-        `<g class="mark unanswered" data-journal-id="${e.journal_id}"><title>${tip('not answered yet when the check decided')}</title><line x1="${n(ax)}" y1="${y}" x2="${n(ax + 40)}" y2="${y}" stroke="${COLOR.muted}" stroke-width="2" stroke-dasharray="2 3"/><text x="${n(ax + 9)}" y="${y - 8}" font-size="11" fill="${COLOR.muted}">unanswered</text></g>`,
+        `<g class="mark unanswered" data-journal-id="${e.journal_id}"><title>${tip('not answered yet when the check decided')}</title><line x1="${n(ax)}" y1="${y}" x2="${n(Math.min(ax + 40, EDGE))}" y2="${y}" stroke="${COLOR.muted}" stroke-width="2" stroke-dasharray="2 3"/>${words(ax, 9, y - 8, 'unanswered', COLOR.muted)}</g>`,
       );
     }
     return out.join('');
@@ -98,7 +114,7 @@ export function replyMarks(m: Mark, y: number, x: (ms: number) => number, start:
     : `<rect x="${n(ex - 6)}" y="${y - 6}" width="12" height="12" fill="${color}"/>`;
   const word = [e.forced, held ? `held ${duration(held)}` : ''].filter(Boolean).join(', ');
   out.push(
-    `<g class="mark reply ${cls}" data-journal-id="${e.journal_id}" data-fate="${esc(m.fate)}"><title>${tip(head)}</title>${shape}${word ? `<text x="${n(ex + 10)}" y="${y + 18}" font-size="11" fill="${color}">${esc(word)}</text>` : ''}</g>`,
+    `<g class="mark reply ${cls}" data-journal-id="${e.journal_id}" data-fate="${esc(m.fate)}"><title>${tip(head)}</title>${shape}${word ? words(ex, 10, y + 18, word, color) : ''}</g>`,
   );
   return out.join('');
 }

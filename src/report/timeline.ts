@@ -1,6 +1,6 @@
 import { esc } from './html.js';
-import { COLOR } from './palette.js';
-import { arrivalMark, duration, legend, type Mark, n, offset, replyMarks } from './timeline-marks.js';
+import { COLOR, HALO } from './palette.js';
+import { arrivalMark, duration, EDGE, GUTTER, legend, type Mark, n, offset, replyMarks, WIDTH } from './timeline-marks.js';
 import type { ReportEvidence, ReportThresholds, ReportViolation } from '../protocol/types.generated.js';
 
 // A violation's evidence drawn as a timeline: one inline SVG string (no script, no style attribute,
@@ -11,11 +11,7 @@ import type { ReportEvidence, ReportThresholds, ReportViolation } from '../proto
 // (an SVG <title>). Colours are presentation attributes from the palette (./palette.ts, tested for
 // contrast); the picture is 1,000 units wide and scales down with its container.
 
-/** The picture's width in user units (it fits a 1,024 px page). */
-export const WIDTH = 1000;
-export { offset };
-const GUTTER = 190; // lane labels
-const RIGHT = 20;
+export { offset, WIDTH };
 const TOP = 34; // the time axis
 const LANE = 56;
 const LEGEND = 46;
@@ -120,10 +116,12 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
   ]);
   const stop = max([happened, ...bands.filter((b) => b !== undefined && b <= reach)]);
   const span = Math.max(stop - start, 100);
+  // Room on the left for the first mark, on the right for the words of the last.
   const pad = span * 0.04;
+  const padRight = span * 0.12;
   const x0 = GUTTER;
-  const x1 = WIDTH - RIGHT;
-  const x = (ms: number) => x0 + ((ms - start + pad) / (span + 2 * pad)) * (x1 - x0);
+  const x1 = EDGE;
+  const x = (ms: number) => x0 + ((ms - start + pad) / (span + pad + padRight)) * (x1 - x0);
   /** A band's end: at the right edge at most. */
   const xe = (ms: number) => Math.min(x(ms), x1);
   const height = TOP + lanes.length * LANE + LEGEND;
@@ -133,7 +131,7 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
   // The time axis: ticks after the first arrival.
   const s = step(span);
   out.push(`<g class="axis"><line x1="${x0}" y1="${TOP - 6}" x2="${x1}" y2="${TOP - 6}" stroke="${COLOR.muted}"/>`);
-  for (let k = 0; k * s <= span + pad; k++) {
+  for (let k = 0; k * s <= span + padRight; k++) {
     const tx = x(start + k * s);
     out.push(
       `<line x1="${n(tx)}" y1="${TOP - 10}" x2="${n(tx)}" y2="${TOP - 2}" stroke="${COLOR.muted}"/><text x="${n(tx)}" y="${TOP - 14}" text-anchor="middle" font-size="11" fill="${COLOR.muted}">${esc(offset(k * s))}</text>`,
@@ -143,6 +141,7 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
     `<text x="8" y="${TOP - 14}" font-size="11" fill="${COLOR.muted}">${esc(new Date(start).toISOString().slice(11, 23))} UTC</text></g>`,
   );
 
+  const lanesAt = out.length;
   lanes.forEach((lane, i) => {
     const y = laneY(i);
     out.push(
@@ -162,8 +161,8 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
           j > 0
             ? ''
             : beyond
-              ? `<text x="${x1}" y="${y + 27}" text-anchor="end" font-size="10" fill="${COLOR.timeout}">${esc(`time-out at ${offset(end - start)}`)}</text>`
-              : `<text x="${n(Math.min(x(end) + 3, x1 - 44))}" y="${y + 28}" font-size="10" fill="${COLOR.timeout}">time-out</text>`;
+              ? `<text x="${x1}" y="${y + 27}" text-anchor="end" font-size="10"${HALO} fill="${COLOR.timeout}">${esc(`time-out at ${offset(end - start)}`)}</text>`
+              : `<text x="${n(Math.min(x(end) + 3, x1 - 44))}" y="${y + 28}" font-size="10"${HALO} fill="${COLOR.timeout}">time-out</text>`;
         out.push(
           `<g class="timeout"><title>${esc(`#${m.e.journal_id}: the provider's declared time-out, ${duration(timeout)} after the arrival (at ${offset(end - start)})`)}</title><rect x="${n(x(m.at))}" y="${y + 10}" width="${n(xe(end) - x(m.at))}" height="6" fill="${COLOR.timeoutBand}"/>${tip}${words}</g>`,
         );
@@ -172,7 +171,7 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
       if (next && minGap !== undefined) {
         const gap = next.at - m.at;
         out.push(
-          `<rect class="min-gap" x="${n(x(m.at))}" y="${y - 22}" width="${n(xe(m.at + minGap) - x(m.at))}" height="6" fill="${COLOR.gapBand}"><title>${esc(`minimum gap before a resend: ${minGap} ms`)}</title></rect><path class="gap" d="M${n(x(m.at))} ${y - 12}h${n(x(next.at) - x(m.at))}" stroke="${COLOR.gap}" stroke-dasharray="2 2"/><text x="${n((x(m.at) + x(next.at)) / 2)}" y="${y - 26}" text-anchor="middle" font-size="10" fill="${COLOR.gap}">${esc(`gap ${duration(gap)}`)}<title>${esc(`#${next.e.journal_id} arrived ${duration(gap)} after #${m.e.journal_id} (at least ${minGap} ms)`)}</title></text>`,
+          `<rect class="min-gap" x="${n(x(m.at))}" y="${y - 22}" width="${n(xe(m.at + minGap) - x(m.at))}" height="6" fill="${COLOR.gapBand}"><title>${esc(`minimum gap before a resend: ${minGap} ms`)}</title></rect><path class="gap" d="M${n(x(m.at))} ${y - 12}h${n(x(next.at) - x(m.at))}" stroke="${COLOR.gap}" stroke-dasharray="2 2"/><text x="${n((x(m.at) + x(next.at)) / 2)}" y="${y - 26}" text-anchor="middle" font-size="10"${HALO} fill="${COLOR.gap}">${esc(`gap ${duration(gap)}`)}<title>${esc(`#${next.e.journal_id} arrived ${duration(gap)} after #${m.e.journal_id} (at least ${minGap} ms)`)}</title></text>`,
         );
       }
       const w = windowOf(m);
@@ -187,9 +186,15 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
   });
 
   if (decided !== undefined) {
+    // The line under the lanes (their words stay readable over it), its word under them.
     const dx = n(x(decided));
+    out.splice(
+      lanesAt,
+      0,
+      `<g class="decided"><title>${esc(`the check decided at ${offset(decided - start)}: ${v.message}`)}</title><line x1="${dx}" y1="${TOP - 4}" x2="${dx}" y2="${TOP + lanes.length * LANE}" stroke="${COLOR.decided}" stroke-width="2" stroke-dasharray="6 3"/></g>`,
+    );
     out.push(
-      `<g class="decided"><title>${esc(`the check decided at ${offset(decided - start)}: ${v.message}`)}</title><line x1="${dx}" y1="${TOP - 4}" x2="${dx}" y2="${TOP + lanes.length * LANE}" stroke="${COLOR.decided}" stroke-width="2" stroke-dasharray="6 3"/><text x="${dx}" y="${TOP + lanes.length * LANE + 16}" text-anchor="${x(decided) > x1 - 60 ? 'end' : 'middle'}" font-size="11" font-weight="600" fill="${COLOR.decided}">decided</text></g>`,
+      `<text x="${dx}" y="${TOP + lanes.length * LANE + 16}" text-anchor="${x(decided) > x1 - 60 ? 'end' : 'middle'}" font-size="11" font-weight="600"${HALO} fill="${COLOR.decided}">decided</text>`,
     );
   }
   out.push(legend(height - 10));
