@@ -12,7 +12,7 @@ import { chromium, type Page } from 'playwright-core';
 import { formatHtml } from '../src/grading/format-html.js';
 import { ROOT } from '../src/kernel/paths.js';
 import { startSimulator } from '../src/index.js';
-import { playTimelineSession, TIMELINE_SCENARIO } from './timeline-session.js';
+import { playTimelineSession, SHOTS, TIMELINE_SCENARIO } from './timeline-session.js';
 
 const CHROMIUM = process.env.WALLET_SIM_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -24,15 +24,6 @@ const ARGS = [
   '--disable-component-update',
 ];
 const OUT = join(ROOT, 'docs/images');
-
-/** The pictures written, each an element of a page: file name → what it shows. */
-export const SHOTS = {
-  'timeline-report-lost.png': 'the HTML report: a bet reply dropped and never resent (LOST_REPLY_RETRIED)',
-  'timeline-report-premature.png': 'the HTML report: a resend long before the declared time-out (NO_PREMATURE_RETRY)',
-  'timeline-report-new-id.png': 'the HTML report: a resend under a new transaction_id (RETRY_SAME_TRANSACTION)',
-  'timeline-report-histogram.png': "the HTML report: the retry gaps' histogram",
-  'timeline-dashboard.png': "the dashboard's check detail: RETRY_SAME_TRANSACTION's timelines",
-} as const;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-shots-'));

@@ -14,6 +14,15 @@ const HEADERS = {
   'callback-url': 'http://provider.test/callback',
 };
 
+/** docs/certification.md's pictures of this session (scripts/screenshots.ts writes them to docs/images/): file → what it shows. */
+export const SHOTS = {
+  'timeline-report-lost.png': 'the HTML report: a bet reply dropped and never resent (LOST_REPLY_RETRIED)',
+  'timeline-report-premature.png': 'the HTML report: a resend long before the declared time-out (NO_PREMATURE_RETRY)',
+  'timeline-report-new-id.png': 'the HTML report: a resend under a new transaction_id (RETRY_SAME_TRANSACTION)',
+  'timeline-report-histogram.png': "the HTML report: the retry gaps' histogram",
+  'timeline-dashboard.png': "the dashboard's check detail: RETRY_SAME_TRANSACTION's timelines",
+} as const;
+
 /** How long the rule holds the first reply of the impatient client's bet (well past its resend). */
 export const HELD_MS = 6000;
 
@@ -36,12 +45,19 @@ export const TIMELINE_SCENARIO: Scenario = {
 };
 
 let seq = 0;
-const id = (what: string) => `${what}-${Date.now().toString(36)}-${++seq}`;
+// Readable ids (a fresh simulator per session): "eager-bet-6".
+const id = (what: string) => `${what}-${++seq}`;
 const stamp = () => Math.floor(Date.now() / 1000);
 
-const login = (user_id: string) => ({ transaction_id: id('login'), event_type: 'login', timestamp: stamp(), feedback_data: 'fb', user_id });
+const login = (user_id: string) => ({
+  transaction_id: id(`${user_id}-login`),
+  event_type: 'login',
+  timestamp: stamp(),
+  feedback_data: 'fb',
+  user_id,
+});
 const bet = (user_id: string, game_no: string, amount = 10) => ({
-  transaction_id: id('bet'),
+  transaction_id: id(`${user_id}-bet`),
   event_type: 'bet',
   timestamp: stamp(),
   feedback_data: 'fb',

@@ -1,6 +1,10 @@
 // The pictures of the report (src/report/): a violation's evidence → lanes and marks in the SVG, the
 // retry-gap histogram, and the palette's contrast. Pure: strings in, strings out.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
+import { ROOT } from '../src/kernel/paths.js';
+import { SHOTS } from '../scripts/timeline-session.js';
 import { gapHistogramSvg } from '../src/report/histogram.js';
 import { COLOR, contrast, GROUNDS, INKS } from '../src/report/palette.js';
 import { offset, timelineSvg, WIDTH } from '../src/report/timeline.js';
@@ -205,4 +209,18 @@ t.test('the palette: every colour that draws a mark or a word reads at WCAG AA (
     }
   t.equal(contrast('#000000', '#ffffff').toFixed(1), '21.0', 'the formula: black on white is 21:1');
   t.equal(contrast('#767676', '#ffffff').toFixed(2), '4.54', "the formula: WCAG's smallest AA grey on white");
+});
+
+t.test('docs/certification.md shows every picture scripts/screenshots.ts writes, and each is committed', async (t) => {
+  const doc = readFileSync(join(ROOT, 'docs/certification.md'), 'utf8');
+  for (const file of Object.keys(SHOTS)) {
+    t.match(doc, `](images/${file})`, `${file} is shown`);
+    t.ok(existsSync(join(ROOT, 'docs/images', file)), `${file} is there`);
+  }
+  const shown = [...doc.matchAll(/\]\(images\/(timeline-[^)]+)\)/g)].map((m) => m[1]);
+  t.same(
+    shown.filter((f) => !(f! in SHOTS)),
+    [],
+    'no timeline picture the script does not make',
+  );
 });
