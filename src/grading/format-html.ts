@@ -1,6 +1,6 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
 import { gapHistogramSvg } from '../report/histogram.js';
-import { timelineSvg } from '../report/timeline.js';
+import { DRAWN_PER_CHECK, timelineSvg } from '../report/timeline.js';
 import type { Report, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
 import { sidesOf } from './sides.js';
@@ -86,11 +86,16 @@ const picture = (caption: string, svg: string) =>
 function picturesRow(r: Report, c: Report['checks'][number]): string {
   const relayed = c.side === 'wallet' && r.upstream !== undefined;
   const figures = c.violations
+    .slice(0, DRAWN_PER_CHECK)
     .map((v) =>
       picture(`${v.journal_ids.map((id) => `#${id}`).join(' ')} ${v.message}`, timelineSvg(v, { thresholds: r.thresholds, relayed })),
     )
     .join('');
-  return figures ? `\n<tr class="pictures" data-check="${esc(c.id)}"><td colspan="4">${figures}</td></tr>` : '';
+  const more =
+    c.violations.length > DRAWN_PER_CHECK
+      ? `<p class="meta">The first ${DRAWN_PER_CHECK} of ${c.violations.length} violations are drawn; all are listed above.</p>`
+      : '';
+  return figures ? `\n<tr class="pictures" data-check="${esc(c.id)}"><td colspan="4">${more}${figures}</td></tr>` : '';
 }
 
 /** What a violation cites, as kept when it was found: times, request and reply (secrets masked). */

@@ -12,6 +12,9 @@ import type { ReportEvidence, ReportThresholds, ReportViolation } from '../proto
 // contrast); the picture is 1,000 units wide and scales down with its container.
 
 export { offset, WIDTH };
+
+/** The violations of one check a page draws (the rest stay listed as text): a page stays light. */
+export const DRAWN_PER_CHECK = 20;
 const TOP = 34; // the time axis
 const LANE = 56;
 const LEGEND = 46;

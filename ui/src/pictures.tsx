@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { gapHistogramSvg } from '../../src/report/histogram.js';
-import { timelineSvg } from '../../src/report/timeline.js';
+import { DRAWN_PER_CHECK, timelineSvg } from '../../src/report/timeline.js';
 import { timingPhrases } from '../../src/grading/timing-text.js';
 import type { Report } from './types.js';
 
@@ -57,7 +57,12 @@ export function Pictures({
             {check.fix ? ` Fix: ${check.fix}` : ''}
           </p>
           {check.violations.length === 0 && <p class="muted">No violation to draw.</p>}
-          {check.violations.map((v, i) => (
+          {check.violations.length > DRAWN_PER_CHECK && (
+            <p class="muted">
+              The first {DRAWN_PER_CHECK} of {check.violations.length} violations are drawn; the checklist lists them all.
+            </p>
+          )}
+          {check.violations.slice(0, DRAWN_PER_CHECK).map((v, i) => (
             <figure class="picture" data-violation={i}>
               <figcaption>
                 {v.message}
