@@ -37,6 +37,7 @@ function read(svg: string) {
     marks,
     timeouts: count('timeout'),
     minGaps: count('min-gap'),
+    waits: count('wait'),
     windows: count('window'),
     decided: count('decided'),
   };
@@ -105,6 +106,20 @@ const cases: { name: string; v: ReportViolation; relayed?: boolean; want: Partia
       marks: ['reply.delayed#1', 'arrival#1', 'reply.forced#2', 'arrival#2', 'caller-gone#3', 'reply.written#3', 'arrival#3'],
       decided: 0,
     },
+  },
+  {
+    name: 'a back-off that shrinks: three attempts, each gap and each wait after a known outcome',
+    v: {
+      message: 'b1 waited 100 ms before #3, less than the 900 ms it waited before #2: back-off must not shrink',
+      journal_ids: [2, 3],
+      decided_at: iso(1300),
+      evidence: [
+        ev(1, 'b1', 0, { end: 100, fate: 'written', outcome: 'R1', known_at: iso(100) }),
+        ev(2, 'b1', 1000, { end: 1100, fate: 'written', outcome: 'R1', known_at: iso(1100) }),
+        ev(3, 'b1', 1200, { end: 1300, fate: 'written', outcome: 'R0', known_at: iso(1300) }),
+      ],
+    },
+    want: { lanes: ['provider:b1'], minGaps: 2, waits: 2, decided: 1 },
   },
   {
     name: 'proxy mode, a wallet-side violation: the provider lane and the upstream leg as a second lane',

@@ -171,11 +171,20 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
         );
       }
       const next = sorted[j + 1];
-      if (next && minGap !== undefined) {
+      if (next) {
+        // The back-off: the gap between two sends, and the wait after the outcome was known.
         const gap = next.at - m.at;
+        if (minGap !== undefined)
+          out.push(
+            `<rect class="min-gap" x="${n(x(m.at))}" y="${y - 22}" width="${n(xe(m.at + minGap) - x(m.at))}" height="6" fill="${COLOR.gapBand}"><title>${esc(`minimum gap before a resend: ${minGap} ms`)}</title></rect>`,
+          );
         out.push(
-          `<rect class="min-gap" x="${n(x(m.at))}" y="${y - 22}" width="${n(xe(m.at + minGap) - x(m.at))}" height="6" fill="${COLOR.gapBand}"><title>${esc(`minimum gap before a resend: ${minGap} ms`)}</title></rect><path class="gap" d="M${n(x(m.at))} ${y - 12}h${n(x(next.at) - x(m.at))}" stroke="${COLOR.gap}" stroke-dasharray="2 2"/><text x="${n((x(m.at) + x(next.at)) / 2)}" y="${y - 26}" text-anchor="middle" font-size="10"${HALO} fill="${COLOR.gap}">${esc(`gap ${duration(gap)}`)}<title>${esc(`#${next.e.journal_id} arrived ${duration(gap)} after #${m.e.journal_id} (at least ${minGap} ms)`)}</title></text>`,
+          `<path class="gap" d="M${n(x(m.at))} ${y - 12}h${n(x(next.at) - x(m.at))}" stroke="${COLOR.gap}" stroke-dasharray="2 2"/><text x="${n((x(m.at) + x(next.at)) / 2)}" y="${y - 26}" text-anchor="middle" font-size="10"${HALO} fill="${COLOR.gap}">${esc(`gap ${duration(gap)}`)}<title>${esc(`#${next.e.journal_id} arrived ${duration(gap)} after #${m.e.journal_id}${minGap === undefined ? '' : ` (at least ${minGap} ms)`}`)}</title></text>`,
         );
+        if (m.known !== undefined && m.known > m.at && m.known < next.at)
+          out.push(
+            `<path class="wait" d="M${n(x(m.known))} ${y - 12}h${n(x(next.at) - x(m.known))}" stroke="${COLOR.gap}" stroke-width="3"><title>${esc(`waited ${duration(next.at - m.known)} after the outcome of #${m.e.journal_id} was known (${m.e.outcome ?? '?'}) before #${next.e.journal_id}`)}</title></path>`,
+          );
       }
       const w = windowOf(m);
       if (w !== undefined)
