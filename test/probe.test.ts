@@ -257,6 +257,12 @@ t.test('the HTML report is one self-contained, escaped file with the evidence of
   t.match(html, /a leak of the key/);
   t.match(html, /→ POST http:\/\/127\.0\.0\.1:\d+\/callback/, 'the failing request');
   t.notMatch(html, /zoo-key/, 'the Api-Key is masked everywhere');
+  t.match(
+    html,
+    /<figure class="picture"><figcaption>[^<]+<\/figcaption><svg class="timeline"[^>]*>.*?class="lane" data-lane="upstream:/s,
+    'a failing wallet check drawn as a timeline: the wallet leg',
+  );
+  t.notMatch(html, / style=/, 'no style attribute');
 });
 
 t.test('the JUnit writer escapes markup and drops characters XML 1.0 forbids', async (t) => {

@@ -160,6 +160,8 @@ export interface CallbackOutput {
   delayMs: number;
   drop: boolean;
   code?: string;
+  /** The code (or `HTTP <status>`) a scenario rule forced instead of the wallet's answer, when one did. */
+  forced: string | undefined;
   reason?: string;
   /** The caller's credentials were right: only such callbacks are graded. */
   authenticated: boolean;

@@ -191,6 +191,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     delayMs: then?.delay_ms ?? 0,
     drop: dropped,
     code,
+    forced: then?.code ?? (then?.http_status === undefined ? undefined : `HTTP ${then.http_status}`),
     reason,
     authenticated: intake.authenticated,
     wallet: walletLeg(protocol, sent, outcome, sim.credentials.api_key),

@@ -26,6 +26,28 @@ export interface EvidenceReply {
   body: unknown;
 }
 
+/**
+ * What the wallet-sim side did to an attempt's reply beyond answering it: closed the connection
+ * instead (a rule's drop_connection, or no reply from the upstream in proxy mode), held it
+ * (`delayMs`), forced its code or HTTP status (`forced`). Only a callback with one of these has an
+ * object: the pictures of a violation draw it.
+ */
+export interface Fault {
+  dropped?: true;
+  delayMs?: number;
+  forced?: string;
+}
+
+/** The fault of a callback's reply, or undefined when it was answered as the wallet decided, at once. */
+export function faultOf(drop: boolean, delayMs: number, forced: string | undefined): Fault | undefined {
+  if (!drop && !delayMs && forced === undefined) return undefined;
+  const f: Fault = {};
+  if (drop) f.dropped = true;
+  if (delayMs) f.delayMs = delayMs;
+  if (forced !== undefined) f.forced = forced;
+  return f;
+}
+
 /** One authenticated callback with a transaction_id, as it arrived. Times are epoch milliseconds. */
 export interface Arrival {
   /** Its journal id. */
@@ -54,6 +76,8 @@ export interface Arrival {
   reply?: EvidenceReply;
   /** How late this process's stamps may be when it arrived (ms; src/core/loop-lag.ts). */
   lag?: number;
+  /** What was done to its reply beyond answering it (dropped, held, forced), if anything. */
+  fault?: Fault;
 }
 
 export type { Completion } from '../core/exchange.js';
@@ -102,6 +126,7 @@ export function attemptOf(r: Arrival, nth: number, origin = 0): Attempt {
     headers: r.headers,
     reply: r.reply,
     lag: r.lag,
+    fault: r.fault,
     nth,
     end: undefined,
     closedAt: undefined,
@@ -167,5 +192,7 @@ export function arrivalOf(e: {
   if (typeof data?.total_bet_amount === 'number') arrival.total = data.total_bet_amount;
   arrival.headers = e.request.headers;
   arrival.reply = e.reply;
+  const fault = faultOf((e.reply as { dropped?: boolean }).dropped === true, 0, undefined);
+  if (fault) arrival.fault = fault;
   return arrival;
 }

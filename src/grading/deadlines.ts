@@ -27,10 +27,12 @@ export class Deadlines {
     return this.heap[0]?.at ?? Infinity;
   }
 
-  /** Fires the next deadline. */
-  fire(): void {
+  /** Fires the next deadline (`before`: told its time first). */
+  fire(before?: (at: number) => void): void {
     const item = this.pop();
-    if (item?.live) item.fn();
+    if (!item?.live) return;
+    before?.(item.at);
+    item.fn();
   }
 
   private pop(): { at: number; fn: () => void; live: boolean } | undefined {

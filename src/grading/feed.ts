@@ -2,7 +2,7 @@ import type { ExchangeFeed, JournalledExchange } from '../core/exchange.js';
 import { loopLag } from '../core/loop-lag.js';
 import { eventNamed } from '../protocol/registry.js';
 import { SUCCESS } from '../protocol/seed/codes.js';
-import type { Arrival } from './attempt.js';
+import { type Arrival, faultOf } from './attempt.js';
 import { keptBody } from './graded-body.js';
 
 export { provisionalId, type WalletFeed } from '../core/exchange.js';
@@ -45,5 +45,6 @@ function arrivalOf(x: JournalledExchange): Arrival | undefined {
     headers: request.headers,
     reply,
     lag: loopLag.at(x.at),
+    fault: faultOf(x.out.drop, x.out.delayMs, x.out.forced),
   };
 }

@@ -1,4 +1,6 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
+import { gapHistogramSvg } from '../report/histogram.js';
+import { DRAWN_PER_CHECK, timelineSvg } from '../report/timeline.js';
 import type { Report, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
 import { sidesOf } from './sides.js';
@@ -21,7 +23,7 @@ export function formatHtml(r: Report, o: { url: string; failOn: FailOn }): strin
   <td><code>${esc(c.id)}</code><div class="title">${esc(c.title)}</div></td>
   <td>${esc(c.detail ?? '')}${c.status === 'fail' ? `<div class="fix"><b>Fix:</b> ${esc(c.fix ?? '')}</div><ul>${violations}</ul>` : ''}</td>
   <td class="num">${c.exercised}</td>
-</tr>`;
+</tr>${c.status === 'fail' ? picturesRow(r, c) : ''}`;
       })
       .join('\n');
   const rounds = r.open_rounds.length
@@ -56,6 +58,7 @@ ${
         .join(' · ')}</div>`
     : ''
 }
+${t && r.timing.retry_gap_ms?.buckets ? picture('Retry gaps: the timing profile as a histogram, with the declared minimum gap and time-out', gapHistogramSvg(r.timing.retry_gap_ms.buckets, t)) : ''}
 ${r.forgotten.transactions || r.forgotten.rounds ? `<div class="meta">Grading state is bounded: the session's ${r.forgotten.transactions} oldest transactions and ${r.forgotten.rounds} oldest rounds were forgotten (judged until then).</div>` : ''}
 <div class="verdict ${failing.length ? 'ko' : 'ok'}">${failing.length ? `FAIL: ${failing.map((c) => esc(c.id)).join(', ')}` : 'No check fails'} (fail on ${o.failOn}) · ${s.pass} pass · ${s.fail} fail · ${s.pending} pending · ${s.not_exercised} not exercised</div>
 ${failingWarnings(r) && !failing.some((c) => c.severity === 'warning') ? `<div class="meta">${esc(warningsLine(r))}.</div>` : ''}
@@ -73,6 +76,26 @@ ${findingsHtml}
 </body>
 </html>
 `;
+}
+
+/** A picture with its words beside it (for screen readers and text dumps). */
+const picture = (caption: string, svg: string) =>
+  svg ? `<figure class="picture"><figcaption>${esc(caption)}</figcaption>${svg}</figure>` : '';
+
+/** A failing check's violations drawn as timelines, one per violation, each under its message, across the table's width. */
+function picturesRow(r: Report, c: Report['checks'][number]): string {
+  const relayed = c.side === 'wallet' && r.upstream !== undefined;
+  const figures = c.violations
+    .slice(0, DRAWN_PER_CHECK)
+    .map((v) =>
+      picture(`${v.journal_ids.map((id) => `#${id}`).join(' ')} ${v.message}`, timelineSvg(v, { thresholds: r.thresholds, relayed })),
+    )
+    .join('');
+  const more =
+    c.violations.length > DRAWN_PER_CHECK
+      ? `<p class="meta">The first ${DRAWN_PER_CHECK} of ${c.violations.length} violations are drawn; all are listed above.</p>`
+      : '';
+  return figures ? `\n<tr class="pictures" data-check="${esc(c.id)}"><td colspan="4">${more}${figures}</td></tr>` : '';
 }
 
 /** What a violation cites, as kept when it was found: times, request and reply (secrets masked). */

@@ -60,6 +60,8 @@ export class Grader {
   private readonly arriving = new Arrivals();
   /** The session's clock, since `origin`. */
   private clock = -Infinity;
+  /** The time of the event being folded (since `origin`): when a violation found now was decided (`decided_at`). */
+  private deciding = 0;
   /**
    * Epoch milliseconds its times count from (when it began): every time the grader keeps (its
    * attempts', windows', the clock) is relative to it, so each fits an attempt's own field as a small
@@ -80,7 +82,7 @@ export class Grader {
     this.held = new Held(limits);
     ({ txs: this.txs, rounds: this.rounds, open: this.open, forgotten: this.forgotten } = this.held);
     const players = { get: (user: string) => this.players.get(user), of: (user: string) => this.player(user) };
-    this.tallies = new Map([...reducers.keys()].map((id, i) => [id, new Tally(id, i, players, this.origin)]));
+    this.tallies = new Map([...reducers.keys()].map((id, i) => [id, new Tally(id, i, players, this.origin, () => this.deciding)]));
     for (const [id, tally] of this.tallies) this.byId[id] = tally;
     this.hooks = hooked([...reducers.values()]);
   }
@@ -150,8 +152,8 @@ export class Grader {
       const deadline = this.deadlines.peek();
       if (next <= horizon && next <= deadline) {
         this.unanswered.shift();
-        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, 'lost', next);
-      } else if (deadline <= horizon) this.deadlines.fire();
+        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, 'lost', (this.deciding = next));
+      } else if (deadline <= horizon) this.deadlines.fire((at) => (this.deciding = at));
       else break;
     }
   }
@@ -171,6 +173,7 @@ export class Grader {
     tx.count++;
     tx.last = a;
     tx.running++;
+    this.deciding = a.at;
     if (tx.prev) this.timing.resend(a.at - tx.prev.at, tx.count);
     if (a.session) this.player(a.user).loginsInFlight++;
     this.unanswered.push(a);
@@ -209,7 +212,7 @@ export class Grader {
     if (a.end !== undefined || a.closedAt !== undefined) return;
     this.advance(epochMs);
     const at = epochMs - this.origin;
-    a.closedAt = at;
+    a.closedAt = this.deciding = at;
     this.timing.closed(at - a.at);
     if (a.outcome === 'waiting') this.learn(a, 'lost', at);
   }
@@ -219,7 +222,7 @@ export class Grader {
     if (a.end !== undefined) return;
     this.advance(done.end);
     const end = done.end - this.origin;
-    a.end = end;
+    a.end = this.deciding = end;
     const held = this.txs.get(a.tx);
     const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);

@@ -29,6 +29,8 @@ export class Tally {
     private readonly index: number,
     private readonly players: { get(user: string): Player | undefined; of(user: string): Player },
     private readonly origin = 0,
+    /** The session's time (since `origin`) of the event being folded: when a violation found now was decided. */
+    private readonly now: () => number = () => NaN,
   ) {}
 
   exercise(user: string): void {
@@ -48,6 +50,8 @@ export class Tally {
     }
     const cited = [...new Map(attempts.map((a) => [a.id, a])).values()].slice(0, MAX_IDS);
     const v: ReportViolation = { message, journal_ids: cited.map((a) => a.id) };
+    const decided = this.now();
+    if (Number.isFinite(decided)) v.decided_at = new Date(this.origin + decided).toISOString();
     if (first) v.user_id = first.user;
     const transaction = tx ?? first?.tx;
     if (transaction !== undefined) v.transaction_id = transaction;

@@ -1,4 +1,5 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
+import { timelineSvg } from '../report/timeline.js';
 import { formatExchange } from '../client/format.js';
 import { latencyText } from './latency.js';
 import { probeExitCode, walletFails } from './report.js';
@@ -27,7 +28,17 @@ function probeRow(c: CheckResult): string {
   return `<tr class="${cls}"><td><span class="badge ${cls}">${c.status.toUpperCase()}</span>${c.warnings ? '<br><small>warning</small>' : ''}</td><td><code>${esc(c.name)}</code><div class="title">${esc(c.description)}</div></td><td>${body}</td><td class="num">${c.exchanges.length}</td></tr>`;
 }
 
-function walletRow(c: ProbeWalletCheck, exchanges: LabeledExchange[]): string {
+/** A wallet check's violations drawn as timelines (the wallet leg of each callback), each under its message. */
+function timelines(c: ProbeWalletCheck, clientTimeoutMs: number): string {
+  return c.violations
+    .map((v) => {
+      const svg = timelineSvg(v, { thresholds: { client_timeout_s: clientTimeoutMs / 1000 } });
+      return svg ? `<figure class="picture"><figcaption>${esc(v.message)}</figcaption>${svg}</figure>` : '';
+    })
+    .join('');
+}
+
+function walletRow(c: ProbeWalletCheck, exchanges: LabeledExchange[], clientTimeoutMs: number): string {
   const evidence = [...new Set(c.violations.flatMap((v) => v.journal_ids))]
     .slice(0, 10)
     .map((id) => exchanges[id - 1])
@@ -36,7 +47,7 @@ function walletRow(c: ProbeWalletCheck, exchanges: LabeledExchange[]): string {
     .join('');
   const body =
     c.status === 'fail'
-      ? `${esc(c.detail)}<ul>${c.violations.map((v) => `<li>${esc(v.message)}</li>`).join('')}</ul><div class="fix"><b>Fix:</b> ${esc(c.fix)}</div>${evidence}`
+      ? `${esc(c.detail)}<ul>${c.violations.map((v) => `<li>${esc(v.message)}</li>`).join('')}</ul><div class="fix"><b>Fix:</b> ${esc(c.fix)}</div>${timelines(c, clientTimeoutMs)}${evidence}`
       : esc(c.detail);
   const cls = c.status === 'fail' && !walletFails(c) ? 'warn' : c.status;
   return `<tr class="${cls}"><td><span class="badge ${cls}">${c.status.replace('_', ' ').toUpperCase()}</span>${c.severity === 'warning' ? '<br><small>warning</small>' : ''}</td><td><code>${esc(c.id)}</code><div class="title">${esc(c.title)}</div></td><td>${body}</td><td class="num">${c.exercised}</td></tr>`;
@@ -76,7 +87,7 @@ ${r.checks.map(probeRow).join('\n')}
 ${
   r.walletChecks.length
     ? `<h2>Wallet checks</h2><table><tr><th>status</th><th>check</th><th>detail</th><th>exercised</th></tr>
-${r.walletChecks.map((c) => walletRow(c, r.exchanges)).join('\n')}
+${r.walletChecks.map((c) => walletRow(c, r.exchanges, t.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS)).join('\n')}
 </table>`
     : ''
 }

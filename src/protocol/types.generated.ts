@@ -770,6 +770,10 @@ transaction_id?: string
  */
 journal_ids: number[]
 /**
+ * When the check decided (ISO 8601): the arrival, the reply or the time-out it judged, or the moment a window ran out. The timelines draw it.
+ */
+decided_at?: string
+/**
  * Bounded excerpts (secrets masked) of the journal entries it cites, kept when the violation was found: they outlive the journal.
  */
 evidence?: ReportEvidence[]
@@ -777,6 +781,9 @@ evidence?: ReportEvidence[]
 export interface ReportEvidence {
 journal_id: number
 received_at: string
+/**
+ * When the reply was written or the connection closed (ISO 8601); absent while it was unanswered.
+ */
 replied_at?: string
 /**
  * JSON of the request's headers and body, cut to 2,000 characters.
@@ -786,6 +793,39 @@ request?: string
  * JSON of the reply's status and body, cut to 2,000 characters.
  */
 reply?: string
+/**
+ * The callback's transaction_id: the timelines draw one lane per transaction_id.
+ */
+transaction_id?: string
+event_type?: string
+/**
+ * Which connection this is: the provider's callback to wallet-sim (the default), or wallet-sim's callback to the operator's wallet under test (proxy mode, probe).
+ */
+leg?: ("provider" | "upstream")
+/**
+ * What became of the reply by the time the check decided: written (at replied_at), dropped (the connection was closed instead: a rule's drop_connection, or the upstream gave none in proxy mode), caller_gone (the caller closed the connection first, at closed_at), unanswered (still being answered), no_reply (upstream leg: the wallet under test did not answer).
+ */
+fate?: ("written" | "dropped" | "caller_gone" | "unanswered" | "no_reply")
+/**
+ * A scenario rule held the reply this long before writing it.
+ */
+delay_ms?: number
+/**
+ * The code (or HTTP status, as "HTTP 503") a scenario rule forced instead of the wallet's answer.
+ */
+forced?: string
+/**
+ * When the caller closed the connection before the reply (ISO 8601).
+ */
+closed_at?: string
+/**
+ * What the provider learnt of this attempt when the check decided: the code it read, failed (a reply without a code), lost (no reply reached it in time) or waiting.
+ */
+outcome?: string
+/**
+ * When the provider learnt that outcome (ISO 8601): the reply read, the connection closed, or its time-out run out.
+ */
+known_at?: string
 }
 export interface OpenRound {
 user_id: string
@@ -827,11 +867,20 @@ first: number
  */
 p50: number
 max: number
+/**
+ * Every gap of the session counted per bucket, from_ms (inclusive) to to_ms (exclusive; null: no upper bound), in order: the timing profile's histogram.
+ */
+buckets?: ReportGapBucket[]
 } | null)
 /**
  * The most attempts of one transaction.
  */
 max_attempts: (number | null)
+}
+export interface ReportGapBucket {
+from_ms: number
+to_ms: (number | null)
+count: number
 }
 /**
  * Grading state is bounded: how many of the session's oldest transactions and rounds it forgot (their checks were judged up to then).

@@ -31,7 +31,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
         operationId: 'report',
         summary: "Certification report: how the provider's client behaved across callbacks",
         description:
-          "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation, and the provider's timing profile.\n\n" +
+          "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation (what became of each reply: written, dropped, held, forced; when the check decided: what the timelines of the HTML page and the dashboard draw), and the provider's timing profile (its retry gaps also as histogram buckets).\n\n" +
           SIGNED,
         querystring: {
           type: 'object',

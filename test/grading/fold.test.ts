@@ -105,7 +105,21 @@ t.test('the timing profile: observed time-out, retry gaps, most attempts', async
     100 * S,
     { client_timeout_s: 3 },
   );
-  t.same(r.timing, { observed_timeout_ms: null, retry_gap_ms: { first: 1000, p50: 2000, max: 3000 }, max_attempts: 3 });
+  const { buckets, ...gaps } = r.timing.retry_gap_ms!;
+  t.same(
+    { ...r.timing, retry_gap_ms: gaps },
+    { observed_timeout_ms: null, retry_gap_ms: { first: 1000, p50: 2000, max: 3000 }, max_attempts: 3 },
+  );
+  // Every gap counted in its bucket of the histogram: b1's 3 s, b2's 1 s and 2 s.
+  t.same(
+    buckets!.filter((b) => b.count > 0),
+    [
+      { from_ms: 1000, to_ms: 2000, count: 1 },
+      { from_ms: 2000, to_ms: 5000, count: 2 },
+    ],
+    'the histogram counts each gap in its bucket',
+  );
+  t.equal(buckets!.at(-1)!.to_ms, null, 'the last bucket is open-ended');
   // The caller's time-out is observed when it closes the connection before the reply (as the route sees it).
   const g = newGrader(DEFAULT_THRESHOLDS);
   for (const [i, closedAfter] of [2900, 3000, 3100].entries()) {
@@ -129,6 +143,17 @@ t.test('a violation keeps masked excerpts of the entries it cites', async (t) =>
   t.match(evidence!.request, /"api-key":"sa\*+"/);
   t.match(evidence!.request, /"transaction_id":"b1"/);
   t.match(evidence!.reply, /"status":200/);
+  // What the pictures draw: the reply's fate (dropped, never sent: not an R0 the provider read), its lane, when the check decided.
+  t.match(evidence, {
+    fate: 'dropped',
+    transaction_id: 'b1',
+    event_type: 'bet',
+    outcome: 'lost',
+    known_at: new Date(T0 + 5).toISOString(),
+  });
+  t.match(evidence!.reply, /^\{"dropped":true,"never_sent":/, 'a dropped reply says it was never sent');
+  const v = r.checks[0]!.violations[0]!;
+  t.equal(v.decided_at, new Date(T0 + 5 + 60 * S).toISOString(), 'decided when the retry window ran out');
 });
 
 t.test('a transaction still in play is not forgotten: its resend after many others is a resend', async (t) => {

@@ -102,7 +102,9 @@ t.test('report --wait: waits while a check is pending, then fails on the window 
     /<details><summary>evidence: the callbacks it cites<\/summary>.*<pre>request \{&quot;headers&quot;:.*&quot;api-key&quot;:&quot;sa\*+&quot;/s,
     'masked request excerpt',
   );
-  t.match(page, /<pre>reply \{&quot;status&quot;:200/, 'the reply excerpt');
+  // The settlement's reply was dropped: the excerpt says so, with what was never sent.
+  t.match(page, /<pre>reply \{&quot;dropped&quot;:true,&quot;never_sent&quot;:\{&quot;status&quot;:200/, 'the reply excerpt');
+  t.match(page, /<svg class="timeline"[^>]*>.*class="mark dropped"/s, 'drawn as a timeline: the dropped reply');
 });
 
 t.test('verify: "no_pending_checks" fails while a window is open and passes once none is', async (t) => {

@@ -78,6 +78,14 @@ if (redis) {
     t.equal(status(ra!, 'RETRY_UNCHANGED'), 'pass');
     t.equal(status(ra!, 'NO_RETRY_AFTER_REFUSAL'), 'fail', 'a refusal on A resent under a new id through B');
     t.equal(status(ra!, 'ONE_SETTLEMENT_PER_ROUND'), 'pass');
+    // What the pictures draw travels through the stream too: each reply's fate, when the check decided.
+    const refusal = rb!.checks.find((c) => c.id === 'NO_RETRY_AFTER_REFUSAL')!.violations[0]!;
+    t.match(
+      refusal.evidence,
+      [{ event_type: 'bet', fate: 'written', outcome: 'R4' }, { event_type: 'bet' }],
+      'the refusal, as process B folded it',
+    );
+    t.equal(refusal.decided_at, refusal.evidence![1]!.received_at, 'decided when the new id arrived');
   });
 
   t.test('a reset through one process begins the session of both', async (t) => {

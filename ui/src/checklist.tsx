@@ -1,6 +1,7 @@
 import { sidesOf } from '../../src/grading/sides.js';
 import { count } from '../../src/text/plural.js';
 import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS, warningsLine } from '../../src/grading/timing-text.js';
+import type { Picture } from './pictures.js';
 import type { Check, CheckStatus, Report } from './types.js';
 
 export type ReportState = { kind: 'loading' } | { kind: 'missing' } | { kind: 'error'; message: string } | { kind: 'ok'; report: Report };
@@ -34,7 +35,15 @@ function Summary({ report: r }: { report: Report }) {
 }
 
 /** The certification checklist of GET /admin/report, with evidence rows linking to the callbacks. */
-export function Checklist({ state, onShow }: { state: ReportState; onShow: (journalId: number) => void }) {
+export function Checklist({
+  state,
+  onShow,
+  onPicture,
+}: {
+  state: ReportState;
+  onShow: (journalId: number) => void;
+  onPicture: (p: Picture) => void;
+}) {
   return (
     <section class="panel checklist" aria-labelledby="checklist-title">
       <div class="panel-head">
@@ -60,6 +69,14 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
           </p>
           <p class="muted timing" aria-label="Timing profile">
             {timingPhrases(state.report).join(' · ')}
+            {state.report.timing.retry_gap_ms?.buckets && (
+              <>
+                {' '}
+                <button type="button" class="small show-histogram" onClick={() => onPicture({ kind: 'timing' })}>
+                  Retry gaps histogram
+                </button>
+              </>
+            )}
           </p>
           {sidesOf(state.report).map(({ side, heading, checks }, _i, sides) => (
             <>
@@ -70,7 +87,7 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
               )}
               <ul class="checks" data-side={side}>
                 {checks.map((c) => (
-                  <CheckRow check={c} onShow={onShow} />
+                  <CheckRow check={c} onShow={onShow} onPicture={onPicture} />
                 ))}
               </ul>
             </>
@@ -84,7 +101,7 @@ export function Checklist({ state, onShow }: { state: ReportState; onShow: (jour
   );
 }
 
-function CheckRow({ check: c, onShow }: { check: Check; onShow: (id: number) => void }) {
+function CheckRow({ check: c, onShow, onPicture }: { check: Check; onShow: (id: number) => void; onPicture: (p: Picture) => void }) {
   return (
     <li class={`check-item status-${c.status}`} data-check={c.id} data-status={c.status}>
       <details open={c.status === 'fail'}>
@@ -98,30 +115,35 @@ function CheckRow({ check: c, onShow }: { check: Check; onShow: (id: number) => 
         {c.violations.length === 0 ? (
           <p class="muted">No violation.</p>
         ) : (
-          <ul class="violations">
-            {c.violations.map((v) => (
-              <li>
-                {v.message}
-                {v.user_id && <span class="muted"> · {v.user_id}</span>}
-                {v.transaction_id && <span class="muted mono"> · {v.transaction_id}</span>}
-                {(v.journal_ids ?? []).map((id) => (
-                  <>
-                    {' '}
-                    <a
-                      href={`#entry-${id}`}
-                      class="journal-link"
-                      onClick={(e) => {
-                        e.preventDefault();
-                        onShow(id);
-                      }}
-                    >
-                      #{id}
-                    </a>
-                  </>
-                ))}
-              </li>
-            ))}
-          </ul>
+          <>
+            <button type="button" class="small show-timelines" onClick={() => onPicture({ kind: 'check', id: c.id })}>
+              Show as timelines
+            </button>
+            <ul class="violations">
+              {c.violations.map((v) => (
+                <li>
+                  {v.message}
+                  {v.user_id && <span class="muted"> · {v.user_id}</span>}
+                  {v.transaction_id && <span class="muted mono"> · {v.transaction_id}</span>}
+                  {(v.journal_ids ?? []).map((id) => (
+                    <>
+                      {' '}
+                      <a
+                        href={`#entry-${id}`}
+                        class="journal-link"
+                        onClick={(e) => {
+                          e.preventDefault();
+                          onShow(id);
+                        }}
+                      >
+                        #{id}
+                      </a>
+                    </>
+                  ))}
+                </li>
+              ))}
+            </ul>
+          </>
         )}
       </details>
     </li>

@@ -5,6 +5,7 @@ import { api, ApiError, token, whenUnauthorized } from './api.js';
 import { Callbacks } from './callbacks.js';
 import { Checklist, type ReportState } from './checklist.js';
 import { throttle } from './format.js';
+import { type Picture, Pictures } from './pictures.js';
 import { Players } from './players.js';
 import { Scenario } from './scenario.js';
 import { follow, type StreamState } from './stream.js';
@@ -34,6 +35,8 @@ function App() {
   const [rules, setRules] = useState<RuleHits[]>([]);
   const [bundled, setBundled] = useState<BundledScenario[]>([]);
   const [report, setReport] = useState<ReportState>({ kind: 'loading' });
+  /** The wide panel of pictures: a check's timelines, or the retry gaps' histogram. */
+  const [picture, setPicture] = useState<Picture>();
   const [error, setError] = useState('');
   /** Proxy mode: the wallet under test (GET /health's upstream), named in the header; the players are then read-only. */
   const [upstream, setUpstream] = useState<string>();
@@ -209,6 +212,9 @@ function App() {
         />
       )}
       <main class="layout">
+        {picture && report.kind === 'ok' && (
+          <Pictures report={report.report} picture={picture} onShow={(id) => void show(id)} onClose={() => setPicture(undefined)} />
+        )}
         <Callbacks
           entries={entries}
           paused={paused}
@@ -220,7 +226,7 @@ function App() {
           onClear={clear}
         />
         <div class="side">
-          <Checklist state={report} onShow={(id) => void show(id)} />
+          <Checklist state={report} onShow={(id) => void show(id)} onPicture={setPicture} />
           <Players players={players} currencies={currencies} upstream={upstream} onChanged={() => void loadPlayers()} />
           <Scenario
             scenario={scenario}
@@ -284,4 +290,8 @@ function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+// The page's "Loading…" line is replaced by the app, not kept beside it (Preact renders into the
+// element without clearing what the HTML put there).
+const root = document.getElementById('app')!;
+root.replaceChildren();
+render(<App />, root);

@@ -32,6 +32,8 @@ export class WalletTally {
       return;
     }
     const v: ReportViolation = { message, journal_ids: [x.id], evidence: [evidenceOf(x, a)] };
+    // Decided when the answer came (or the wait for it ended).
+    v.decided_at = new Date(a.at).toISOString();
     if (x.user !== undefined) v.user_id = x.user;
     if (x.tx !== undefined) v.transaction_id = x.tx;
     this.kept.push(v);
@@ -58,10 +60,17 @@ export class WalletTally {
 
 const cut = (text: string) => (text.length <= EXCERPT_CHARS ? text : `${text.slice(0, EXCERPT_CHARS)}… (${text.length} characters)`);
 
-/** What a violation keeps of the exchange it cites: the request body and the reply as it came (the Api-Key header masked). */
+/**
+ * What a violation keeps of the exchange it cites: the upstream leg (sent, answered or not), the
+ * request body and the reply as it came (the Api-Key header masked).
+ */
 function evidenceOf(x: WalletExchange, a: WalletAnswer): ReportEvidence {
   const e: ReportEvidence = { journal_id: x.id, received_at: new Date(x.sentAt).toISOString() };
   e.replied_at = new Date(a.at).toISOString();
+  e.leg = 'upstream';
+  if (x.tx !== undefined) e.transaction_id = x.tx;
+  if (x.event !== undefined) e.event_type = x.event;
+  e.fate = a.kind === 'none' ? 'no_reply' : 'written';
   e.request = cut(JSON.stringify({ body: x.body ?? null }));
   if (a.kind === 'none') e.reply = cut(JSON.stringify({ none: a.why }));
   else {
