@@ -16,9 +16,11 @@ import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/defaults.js';
 import { reportListening, runPrimary } from './workers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
+import { DEFAULT_MAX_TENANTS, type HostedOptions } from './hosted.js';
+import { startHosted } from './start-hosted.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/app/serve.ts) and what only the CLI reads. */
-export interface StartOptions extends ServeOptions {
+export interface StartOptions extends ServeOptions, HostedOptions {
   redisTimeoutMs: number;
   logLevel: string;
   logFormat?: 'json' | 'pretty';
@@ -199,10 +201,44 @@ export function startCommand(): Command {
         .default(DEFAULT_UPSTREAM_TIMEOUT_MS)
         .argParser(int(1, 2 ** 31 - 1)),
     )
+    .addOption(
+      opt(
+        '--hosted',
+        'the hosted certification sandbox: a workspace per integrator under /t/<id>/, created with POST /tenants (docs/hosted.md)',
+        'HOSTED',
+      ).default(false),
+    )
+    .addOption(
+      opt('--host-token-file <file>', "with --hosted: the file holding the host's token (32+ characters), for /tenants", 'HOST_TOKEN_FILE'),
+    )
+    .addOption(
+      opt(
+        '--host-token <token>',
+        'with --hosted: the host token itself (prefer --host-token-file: a command line is visible to ps)',
+        'HOST_TOKEN',
+      ),
+    )
+    .addOption(
+      opt(
+        '--max-tenants <n>',
+        'with --hosted: the most tenants the host holds (POST /tenants answers 409 TENANT_LIMIT past it)',
+        'MAX_TENANTS',
+      )
+        .default(DEFAULT_MAX_TENANTS)
+        .argParser(int(1, 1_000_000)),
+    )
+    .addOption(
+      opt(
+        '--public-url <url>',
+        "with --hosted: the base of the URLs handed to tenants, e.g. https://sandbox.example.com behind a TLS proxy (default: the request's own)",
+        'PUBLIC_URL',
+      ),
+    )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
       if (command.getOptionValueSource('watch') === 'env') options.watch = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_WATCH ?? '');
+      if (command.getOptionValueSource('hosted') === 'env') options.hosted = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_HOSTED ?? '');
       await start(options, command.getOptionValueSource('port') === 'env');
     });
 }
@@ -215,6 +251,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
     if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid)); // once, not per worker
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
+    if (o.hosted) return await startHosted(o, checked, portFromEnv);
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
     const unreached = await upstreamWarning(sim);

@@ -29,7 +29,8 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 
 /** What the document needs to know of the app (AppOptions has these). */
 export interface OpenapiOptions {
-  sim: { credentials: { api_id: string; api_key: string } };
+  /** The simulator whose credentials the docs show (none in hosted mode: each tenant has its own). */
+  sim?: { credentials: { api_id: string; api_key: string } };
   /** Callback path (default /callback). */
   path?: string;
   /** With --admin-token the docs never show the active credentials. */
@@ -92,7 +93,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
 /** Where Swagger UI's Try it out gets its pre-filled values: a loopback sandbox whose admin API is open. */
 export function prefilledCredentials(options: OpenapiOptions): { api_id: string; api_key: string } | undefined {
   // With --admin-token the credentials are behind the token (GET /admin/scenario); the docs must not hand them out.
-  return options.adminToken === undefined ? options.sim.credentials : undefined;
+  return options.adminToken === undefined ? options.sim?.credentials : undefined;
 }
 
 /**

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifySchema } from 'fastify';
 import { ROOT, SCENARIOS_DIR } from '../kernel/paths.js';
-import type { Simulator } from '../core/simulator.js';
-import { eventRoutes } from './events.js';
+import { eventRoutes, type EventRouteOptions } from './events.js';
 
 /** Where `npm run build:ui` writes the dashboard (shipped in the package). */
 export const UI_DIR = join(ROOT, 'dist/ui');
@@ -62,11 +61,9 @@ export function bundledScenarios(): BundledScenario[] {
  * The admin routes the dashboard adds: the event stream and the bundled scenarios. Registered
  * inside the admin plugin, so --admin-token guards them like the rest of /admin.
  */
-export const uiAdminRoutes: FastifyPluginAsync<{ sim: Simulator; security?: { bearer: never[] }[]; maxListeners?: number }> = async (
-  app,
-  { sim, security, maxListeners },
-) => {
-  await app.register(eventRoutes, { sim, security, maxListeners });
+export const uiAdminRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
+  await app.register(eventRoutes, options);
+  const { security } = options;
   const unauthorized = security
     ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } }
     : {};

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildHostedApp } from './hosted-app.js';
+import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores } from './tenants.js';
+import { openSimulator } from './compose.js';
+import { MemoryBackend } from '../backends/memory/memory.js';
+import type { Checked, ServeOptions } from './serve.js';
+import { StartFailure } from './serve.js';
+import type { BackendOptions } from '../backends/backend.js';
+
+/** `start --hosted`'s own options (start.ts defines each, its default and env var). */
+export interface HostedOptions {
+  hosted?: boolean;
+  /** --host-token-file: the file holding the host token (read trimmed of its final newline). */
+  hostTokenFile?: string;
+  /** WALLET_SIM_HOST_TOKEN, or the Node API's hostToken. */
+  hostToken?: string;
+  /** --max-tenants (default 1,000). */
+  maxTenants: number;
+  /** --public-url: the base of the URLs handed to tenants. */
+  publicUrl?: string;
+}
+
+export const DEFAULT_MAX_TENANTS = 1000;
+export const MIN_HOST_TOKEN_LENGTH = 32;
+
+/** The host token from --host-token-file or WALLET_SIM_HOST_TOKEN; a StartFailure saying what to do when there is none. */
+export function hostTokenOf(o: HostedOptions): string {
+  let token = o.hostToken;
+  if (o.hostTokenFile !== undefined) {
+    try {
+      token = readFileSync(o.hostTokenFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (e) {
+      throw new StartFailure(
+        `wallet-sim: --host-token-file ${o.hostTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: give a readable file holding the host token`,
+      );
+    }
+  }
+  if (token === undefined || token === '')
+    throw new StartFailure(
+      'wallet-sim: --hosted needs a host token: --host-token-file <file> (env WALLET_SIM_HOST_TOKEN_FILE) or WALLET_SIM_HOST_TOKEN; ' +
+        'make one with: openssl rand -base64 32 > host-token && chmod 600 host-token',
+    );
+  if (token.length < MIN_HOST_TOKEN_LENGTH)
+    throw new StartFailure(
+      `wallet-sim: the host token has ${token.length} characters, fewer than ${MIN_HOST_TOKEN_LENGTH}: ` +
+        'use a long random one, e.g. openssl rand -base64 32 > host-token',
+    );
+  return token;
+}
+
+/** Records kept in this process only (--store memory): tenants end with it. */
+export class MemoryBook implements TenantBook {
+  load(): Promise<TenantRecord[]> {
+    return Promise.resolve([]);
+  }
+  put(): Promise<void> {
+    return Promise.resolve();
+  }
+  remove(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Each tenant in its own memory backend. */
+export function memoryStores(limits: BackendOptions = {}): TenantStores {
+  return {
+    open: (record, scenario) =>
+      openSimulator(scenario, new MemoryBackend(limits), { apiId: record.credentials.api_id, apiKey: record.credentials.api_key }),
+    drop: async (_id, sim) => {
+      await sim.backend.close();
+    },
+  };
+}
+
+export interface OpenedHost {
+  app: FastifyInstance;
+  tenants: TenantRegistry;
+  /** Closes every tenant's store (after the app closed). */
+  close(): Promise<void>;
+}
+
+/** Opens the tenants (from the store when it keeps them) and the hosted app (not listening yet). */
+export async function openHostedServer(
+  o: ServeOptions & HostedOptions,
+  checked: Checked,
+  logger: FastifyServerOptions['logger'],
+): Promise<OpenedHost> {
+  const hostToken = hostTokenOf(o);
+  if (o.store !== 'memory')
+    throw new StartFailure(`wallet-sim: --hosted runs on --store memory for now; --store ${o.store} is not supported in hosted mode yet`);
+  const limits: BackendOptions = { journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions };
+  const tenants = await TenantRegistry.open(hostToken, new MemoryBook(), memoryStores(limits), o.maxTenants);
+  const app = await buildHostedApp({
+    tenants,
+    bodyLimit: o.bodyLimit,
+    storeKind: o.store,
+    limits: o,
+    host: o.host,
+    allowedHosts: o.allowedHosts,
+    cors: checked.cors,
+    signer: checked.signer,
+    logger,
+    publicUrl: o.publicUrl,
+  });
+  return { app, tenants, close: () => tenants.close() };
+}

@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.js';
+import { adminRoutes } from './admin.js';
+import { bearerOf } from './admin-guard.js';
+import { callbackRoutes } from './callback.js';
+import type { Signer } from '../evidence/signing-key.js';
+import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
+
+export interface TenantScopeOptions {
+  tenants: TenantDirectory;
+  bodyLimit: number;
+  /** Host names the admin routes answer to (--host, --allowed-hosts). */
+  allowedHosts: string[];
+  /** Event streams served at once, over every tenant, and per tenant. */
+  maxListeners: number;
+  maxListenersEach: number;
+  signer?: Signer;
+}
+
+export const TENANT_UNAUTHORIZED =
+  "the tenant's routes want Authorization: Bearer <the tenant's token> (POST /tenants showed it once; " +
+  'the host issues a new one with POST /tenants/<id>/token)';
+export const TENANT_FORBIDDEN = "this token is another tenant's: use the token of the tenant named in the URL (or the host's token)";
+
+/**
+ * Everything of one tenant, under /t/:id (register with that prefix): its callback route and its
+ * admin API, the same routes a single-tenant server has, each asking for the request's simulator.
+ * The tenant is found here, once per request, before any route runs: the pipeline never knows
+ * there are tenants.
+ *
+ * Who may call the admin routes (docs/hosted.md, "Security model"): the tenant's token or the
+ * host's. No token, or a token nobody holds: 401. Another tenant's token: 403, whether or not a
+ * tenant with this id exists, so the answers never tell existing ids from others. The host's
+ * token on an id nobody has: 404. The callback route takes no token (the protocol's Api-Id/Api-Key
+ * apply); its id is random and long enough not to be guessed.
+ */
+export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o) => {
+  const { tenants } = o;
+  const found = new WeakMap<FastifyRequest, HostedTenant>();
+  const simOf = (request: FastifyRequest) => found.get(request)!.sim;
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+  await app.register(async (callbacks: FastifyInstance) => {
+    callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const tenant = tenants.get(idOf(request));
+      if (!tenant) return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
+      found.set(request, tenant);
+      tenant.touched(true);
+      done();
+    });
+    await callbacks.register(callbackRoutes, { simOf, path: '/callback', bodyLimit: o.bodyLimit });
+  });
+
+  const authorize = (request: FastifyRequest): ApiErrorReply | undefined => {
+    const token = bearerOf(request);
+    const holder = token === undefined ? undefined : tenants.whose(token);
+    if (holder === undefined) return apiError('UNAUTHORIZED', TENANT_UNAUTHORIZED);
+    const id = idOf(request);
+    if (holder !== 'host' && holder.id !== id) return apiError('FORBIDDEN', TENANT_FORBIDDEN);
+    const tenant = holder === 'host' ? tenants.get(id) : holder;
+    if (!tenant) return apiError('TENANT_UNKNOWN', id);
+    found.set(request, tenant);
+    tenant.touched(false);
+    return undefined;
+  };
+  await app.register(adminRoutes, {
+    prefix: '/admin',
+    simOf,
+    authorize,
+    guard: { allowedHosts: o.allowedHosts },
+    maxListeners: o.maxListeners,
+    maxListenersEach: o.maxListenersEach,
+    signer: o.signer,
+    credentialsFixed: true,
+    streamsEnd: (request) => found.get(request)?.streamsEnd,
+    signedFor: (request) => {
+      const tenant = found.get(request);
+      return tenant && { id: tenant.id, name: tenant.name };
+    },
+  });
+};

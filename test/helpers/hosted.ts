@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import { buildHostedApp, type HostedAppOptions } from '../../src/app/hosted-app.js';
+import { MemoryBook, memoryStores } from '../../src/app/hosted.js';
+import { TenantRegistry } from '../../src/app/tenants.js';
+import type { BackendOptions } from '../../src/backends/backend.js';
+import { now, txid } from './app.js';
+
+export const HOST_TOKEN = 'host-token-for-tests-0123456789abcdef';
+export const asHost = { authorization: `Bearer ${HOST_TOKEN}` };
+
+export interface HostedTestApp {
+  app: FastifyInstance;
+  tenants: TenantRegistry;
+}
+
+/** A hosted app on memory stores (not listening). */
+export async function buildHostedTestApp(
+  o: Partial<HostedAppOptions> & { maxTenants?: number; backend?: BackendOptions } = {},
+): Promise<HostedTestApp> {
+  const tenants = await TenantRegistry.open(HOST_TOKEN, new MemoryBook(), memoryStores(o.backend), o.maxTenants ?? 1000);
+  const app = await buildHostedApp({ ...o, tenants });
+  return { app, tenants };
+}
+
+/** What POST /tenants answers. */
+export interface Created {
+  id: string;
+  name: string;
+  token: string;
+  callback_url: string;
+  credentials: { api_id: string; api_key: string };
+  dashboard_url: string;
+}
+
+export async function createTenant(app: FastifyInstance, body: object = { name: 'acme' }): Promise<Created> {
+  const res = await app.inject({ method: 'POST', url: '/tenants', headers: asHost, payload: body });
+  if (res.statusCode !== 201) throw new Error(`POST /tenants: HTTP ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+/** The callback headers of a tenant. */
+export const callbackHeaders = (t: Created) => ({
+  'content-type': 'application/json',
+  'api-id': t.credentials.api_id,
+  'api-key': t.credentials.api_key,
+  'callback-url': 'http://provider.test/callback',
+});
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+export const loginOf = (user_id: string) => ({
+  transaction_id: txid('login'),
+  event_type: 'login',
+  timestamp: now(),
+  feedback_data: 'fb',
+  user_id,
+});
