@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
 import { apiError, sendApiErrorText } from '../http/errors.js';
 import { tenantRoutes } from '../routes/tenants.js';
 import { tenantScope } from '../routes/tenant-scope.js';
-import type { TenantRegistry } from './tenants.js';
+import { TENANT_DEFAULTS, type TenantRegistry } from './tenants.js';
 import { DEFAULT_BODY_LIMIT } from './app.js';
 import { SHUTDOWN_503 } from '../routes/docs.js';
 
@@ -36,7 +36,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     allowedHosts,
     maxListeners,
-    maxListenersEach: Math.min(maxListeners, options.maxListenersEach ?? DEFAULT_LISTENERS_EACH),
+    maxListenersEach: Math.min(maxListeners, options.maxListenersEach ?? TENANT_DEFAULTS.listeners),
     signer: options.signer,
   });
 
@@ -65,6 +65,3 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   );
   return app;
 }
-
-/** Event streams one tenant may hold at once (GET /t/<id>/admin/events), within --max-listeners. */
-export const DEFAULT_LISTENERS_EACH = 5;

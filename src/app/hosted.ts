@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildHostedApp } from './hosted-app.js';
 import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores } from './tenants.js';
+
+export { TENANT_DEFAULTS } from './tenants.js';
 import { openSimulator } from './compose.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
 import type { Checked, ServeOptions } from './serve.js';
@@ -19,6 +21,13 @@ export interface HostedOptions {
   maxTenants: number;
   /** --public-url: the base of the URLs handed to tenants. */
   publicUrl?: string;
+  /** The per-tenant limits (--tenant-…). */
+  tenantJournalSize: number;
+  tenantJournalBytes: number;
+  tenantRetainTransactions: number;
+  tenantCallbacksPerSecond: number;
+  tenantAdminPerMinute: number;
+  tenantListeners: number;
 }
 
 export const DEFAULT_MAX_TENANTS = 1000;
@@ -89,8 +98,18 @@ export async function openHostedServer(
   const hostToken = hostTokenOf(o);
   if (o.store !== 'memory')
     throw new StartFailure(`wallet-sim: --hosted runs on --store memory for now; --store ${o.store} is not supported in hosted mode yet`);
-  const limits: BackendOptions = { journalSize: o.journalSize, journalBytes: o.journalBytes, retainTransactions: o.retainTransactions };
-  const tenants = await TenantRegistry.open(hostToken, new MemoryBook(), memoryStores(limits), o.maxTenants);
+  const backend: BackendOptions = {
+    journalSize: o.tenantJournalSize,
+    journalBytes: o.tenantJournalBytes,
+    retainTransactions: o.tenantRetainTransactions,
+  };
+  const tenants = await TenantRegistry.open({
+    hostToken,
+    book: new MemoryBook(),
+    stores: memoryStores(backend),
+    max: o.maxTenants,
+    limits: { callbacksPerSecond: o.tenantCallbacksPerSecond, adminPerMinute: o.tenantAdminPerMinute },
+  });
   const app = await buildHostedApp({
     tenants,
     bodyLimit: o.bodyLimit,
@@ -102,6 +121,7 @@ export async function openHostedServer(
     signer: checked.signer,
     logger,
     publicUrl: o.publicUrl,
+    maxListenersEach: o.tenantListeners,
   });
   return { app, tenants, close: () => tenants.close() };
 }

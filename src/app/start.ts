@@ -16,8 +16,8 @@ import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/defaults.js';
 import { reportListening, runPrimary } from './workers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
-import { DEFAULT_MAX_TENANTS, type HostedOptions } from './hosted.js';
-import { startHosted } from './start-hosted.js';
+import type { HostedOptions } from './hosted.js';
+import { addHostedOptions, startHosted } from './start-hosted.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/app/serve.ts) and what only the CLI reads. */
 export interface StartOptions extends ServeOptions, HostedOptions {
@@ -39,7 +39,7 @@ const ms = (what: string) => `${what}, in ms (0 = none)`;
 const opt = (flags: string, description: string, env: string) => new Option(flags, description).env(`WALLET_SIM_${env}`);
 
 export function startCommand(): Command {
-  return new Command('start')
+  return addHostedOptions(new Command('start'))
     .description('Start the simulated wallet and print the URL it listens on')
     .addOption(opt('--port <n>', 'port to listen on; 0 = any free port', 'PORT').default(8080).argParser(int(0, 65535)))
     .addOption(opt('--host <host>', 'interface to listen on', 'HOST').default('127.0.0.1'))
@@ -200,39 +200,6 @@ export function startCommand(): Command {
       )
         .default(DEFAULT_UPSTREAM_TIMEOUT_MS)
         .argParser(int(1, 2 ** 31 - 1)),
-    )
-    .addOption(
-      opt(
-        '--hosted',
-        'the hosted certification sandbox: a workspace per integrator under /t/<id>/, created with POST /tenants (docs/hosted.md)',
-        'HOSTED',
-      ).default(false),
-    )
-    .addOption(
-      opt('--host-token-file <file>', "with --hosted: the file holding the host's token (32+ characters), for /tenants", 'HOST_TOKEN_FILE'),
-    )
-    .addOption(
-      opt(
-        '--host-token <token>',
-        'with --hosted: the host token itself (prefer --host-token-file: a command line is visible to ps)',
-        'HOST_TOKEN',
-      ),
-    )
-    .addOption(
-      opt(
-        '--max-tenants <n>',
-        'with --hosted: the most tenants the host holds (POST /tenants answers 409 TENANT_LIMIT past it)',
-        'MAX_TENANTS',
-      )
-        .default(DEFAULT_MAX_TENANTS)
-        .argParser(int(1, 1_000_000)),
-    )
-    .addOption(
-      opt(
-        '--public-url <url>',
-        "with --hosted: the base of the URLs handed to tenants, e.g. https://sandbox.example.com behind a TLS proxy (default: the request's own)",
-        'PUBLIC_URL',
-      ),
     )
     .addOption(opt('--watch', 'reload the scenario file when it changes (an invalid edit keeps the old one)', 'WATCH').default(false))
     .action(async (options: StartOptions, command: Command) => {

@@ -6,7 +6,15 @@ import { bundledScenarios, SCENARIOS_DIR } from '../kernel/paths.js';
 import type { Scenario, Tenant, TenantCreate } from '../protocol/types.generated.js';
 import { reportOf } from '../grading/grade.js';
 import { testResults } from '../evidence/statement.js';
-import { type HostedTenant, type Issued, type TenantDirectory, TenantLimit, UnknownScenario } from '../routes/tenant-directory.js';
+import { type Clock, RateLimit } from '../http/rate-limit.js';
+import {
+  type HostedTenant,
+  type Issued,
+  type TenantDirectory,
+  TenantLimit,
+  type TenantLimits,
+  UnknownScenario,
+} from '../routes/tenant-directory.js';
 
 /*
  * Hosted mode's tenants: each holds one simulator over its own store namespace (./hosted.ts opens
@@ -16,6 +24,16 @@ import { type HostedTenant, type Issued, type TenantDirectory, TenantLimit, Unkn
 
 /** The scenario a tenant gets when POST /tenants names none. */
 export const DEFAULT_TENANT_SCENARIO = 'certification';
+
+/** Per-tenant defaults: a tenant is one integrator's certification runs, not a production load (docs/hosted.md). */
+export const TENANT_DEFAULTS = {
+  journalSize: 2_000,
+  journalBytes: 8 * 1024 * 1024,
+  retainTransactions: 100_000,
+  callbacksPerSecond: 50,
+  adminPerMinute: 600,
+  listeners: 5,
+} as const;
 
 /** What the registry keeps of a tenant (and what a durable store writes): never its token. */
 export interface TenantRecord {
@@ -53,11 +71,18 @@ class LiveTenant implements HostedTenant {
   callbacks = 0;
   lastActivity: number | undefined;
   private ender = new AbortController();
+  readonly callbackLimit: RateLimit;
+  readonly adminLimit: RateLimit;
 
   constructor(
     public record: TenantRecord,
     readonly sim: Simulator,
-  ) {}
+    limits: TenantLimits,
+    private readonly now: Clock,
+  ) {
+    this.callbackLimit = new RateLimit(limits.callbacksPerSecond, 1000, now);
+    this.adminLimit = new RateLimit(limits.adminPerMinute, 60_000, now);
+  }
 
   get id() {
     return this.record.id;
@@ -74,7 +99,7 @@ class LiveTenant implements HostedTenant {
 
   touched(callback: boolean): void {
     if (callback) this.callbacks++;
-    this.lastActivity = Date.now();
+    this.lastActivity = this.now();
   }
 
   /** Its token changed or it is gone: the streams opened with the old one end. */
@@ -96,18 +121,29 @@ export class TenantRegistry implements TenantDirectory {
     private readonly book: TenantBook,
     private readonly stores: TenantStores,
     readonly max: number,
+    private readonly limits: TenantLimits,
+    private readonly now: Clock,
   ) {}
 
   /** The registry with every tenant the book holds, each simulator opened. */
-  static async open(hostToken: string, book: TenantBook, stores: TenantStores, max: number): Promise<TenantRegistry> {
-    const registry = new TenantRegistry(sha256(hostToken), book, stores, max);
-    for (const record of await book.load()) await registry.add(record);
+  static async open(o: {
+    hostToken: string;
+    book: TenantBook;
+    stores: TenantStores;
+    /** --max-tenants. */
+    max: number;
+    limits: TenantLimits;
+    /** The rate limits' clock (tests give their own). */
+    now?: Clock;
+  }): Promise<TenantRegistry> {
+    const registry = new TenantRegistry(sha256(o.hostToken), o.book, o.stores, o.max, o.limits, o.now ?? Date.now);
+    for (const record of await o.book.load()) await registry.add(record);
     return registry;
   }
 
   private async add(record: TenantRecord): Promise<LiveTenant> {
     const scenario = compileScenario(record.scenario, `tenant ${record.id}'s scenario`);
-    const tenant = new LiveTenant(record, await this.stores.open(record, scenario));
+    const tenant = new LiveTenant(record, await this.stores.open(record, scenario), this.limits, this.now);
     this.tenants.set(record.id, tenant);
     this.byToken.set(record.token_sha256, tenant);
     return tenant;
@@ -163,6 +199,7 @@ export class TenantRegistry implements TenantDirectory {
         created_at: t.record.created_at,
         last_activity_at: t.lastActivity === undefined ? null : new Date(t.lastActivity).toISOString(),
         callbacks: t.callbacks,
+        rate_limited: t.callbackLimit.refused + t.adminLimit.refused,
         verdict: await verdictOf(t.sim),
       });
     }

@@ -15,6 +15,8 @@ export interface ApiErrorBody {
 export interface ApiErrorReply {
   status: number;
   body: ApiErrorBody;
+  /** Headers the answer carries (a 429's Retry-After and RateLimit-*). */
+  headers?: Record<string, string>;
 }
 
 export const API_ERRORS = {
@@ -102,6 +104,12 @@ export const API_ERRORS = {
       `admin writes with a body want Content-Type: application/json, got "${type}"; ` +
       "send JSON with -H 'content-type: application/json' (curl)",
   },
+  RATE_LIMITED: {
+    status: 429,
+    message: (what: string, limit: number, per: string, retryAfterS: number) =>
+      `this tenant's ${what} are limited to ${limit} per ${per} (the host's setting): ` +
+      `send again in ${retryAfterS} s (Retry-After), and spread them out (RateLimit-Remaining says how many are left)`,
+  },
   SHUTTING_DOWN: {
     status: 503,
     message: () => 'wallet-sim is shutting down and did not process this request; send it again once wallet-sim is listening again',
@@ -139,6 +147,7 @@ export function sendApiError(reply: FastifyReply, error: ApiErrorReply, details?
  * by the route's response schema.
  */
 export function sendApiErrorText(reply: FastifyReply, error: ApiErrorReply): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
   return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(error.body));
 }
 

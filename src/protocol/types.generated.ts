@@ -1114,6 +1114,10 @@ last_activity_at: (string | null)
  */
 callbacks: number
 /**
+ * Requests this process answered 429 (callbacks past --tenant-callbacks-per-second, admin requests past --tenant-admin-per-minute); counted, not journalled.
+ */
+rate_limited: number
+/**
  * The current grading session's verdict, as a signed report would state it; NOT_EXERCISED before any check was.
  */
 verdict: ("PASSED" | "WARNED" | "FAILED" | "NOT_EXERCISED")

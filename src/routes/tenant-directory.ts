@@ -1,4 +1,5 @@
 import type { Simulator } from '../core/simulator.js';
+import type { RateLimit } from '../http/rate-limit.js';
 import type { Tenant, TenantCreate } from '../protocol/types.generated.js';
 
 /*
@@ -17,6 +18,15 @@ export interface HostedTenant {
   readonly streamsEnd: AbortSignal;
   /** A callback or an admin request served for it (GET /tenants shows the count and the time). */
   touched(callback: boolean): void;
+  /** Its callbacks per second and its admin requests per minute (the host's limits). */
+  readonly callbackLimit: RateLimit;
+  readonly adminLimit: RateLimit;
+}
+
+/** The per-tenant limits of a host (start options; docs/hosted.md lists the defaults). */
+export interface TenantLimits {
+  callbacksPerSecond: number;
+  adminPerMinute: number;
 }
 
 /** A new tenant, or a rotated token: the token in clear, this once. */

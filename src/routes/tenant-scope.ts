@@ -44,6 +44,12 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const tenant = tenants.get(idOf(request));
       if (!tenant) return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
+      const taken = tenant.callbackLimit.take();
+      if (!taken.ok) {
+        const { status, body } = apiError('RATE_LIMITED', 'callbacks', tenant.callbackLimit.limit, 'second', taken.retryAfterS);
+        // Answered before the body is read, and not journalled: a flood costs its tenant little and the others nothing.
+        return void sendApiErrorText(reply, { status, body, headers: taken.headers });
+      }
       found.set(request, tenant);
       tenant.touched(true);
       done();
@@ -59,6 +65,13 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     if (holder !== 'host' && holder.id !== id) return apiError('FORBIDDEN', TENANT_FORBIDDEN);
     const tenant = holder === 'host' ? tenants.get(id) : holder;
     if (!tenant) return apiError('TENANT_UNKNOWN', id);
+    if (holder !== 'host') {
+      const taken = tenant.adminLimit.take();
+      if (!taken.ok) {
+        const { status, body } = apiError('RATE_LIMITED', 'admin requests', tenant.adminLimit.limit, 'minute', taken.retryAfterS);
+        return { status, body, headers: taken.headers };
+      }
+    }
     found.set(request, tenant);
     tenant.touched(false);
     return undefined;

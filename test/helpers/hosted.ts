@@ -3,6 +3,8 @@ import { buildHostedApp, type HostedAppOptions } from '../../src/app/hosted-app.
 import { MemoryBook, memoryStores } from '../../src/app/hosted.js';
 import { TenantRegistry } from '../../src/app/tenants.js';
 import type { BackendOptions } from '../../src/backends/backend.js';
+import type { Clock } from '../../src/http/rate-limit.js';
+import type { TenantLimits } from '../../src/routes/tenant-directory.js';
 import { now, txid } from './app.js';
 
 export const HOST_TOKEN = 'host-token-for-tests-0123456789abcdef';
@@ -15,9 +17,16 @@ export interface HostedTestApp {
 
 /** A hosted app on memory stores (not listening). */
 export async function buildHostedTestApp(
-  o: Partial<HostedAppOptions> & { maxTenants?: number; backend?: BackendOptions } = {},
+  o: Partial<HostedAppOptions> & { maxTenants?: number; backend?: BackendOptions; tenantLimits?: Partial<TenantLimits>; now?: Clock } = {},
 ): Promise<HostedTestApp> {
-  const tenants = await TenantRegistry.open(HOST_TOKEN, new MemoryBook(), memoryStores(o.backend), o.maxTenants ?? 1000);
+  const tenants = await TenantRegistry.open({
+    hostToken: HOST_TOKEN,
+    book: new MemoryBook(),
+    stores: memoryStores(o.backend),
+    max: o.maxTenants ?? 1000,
+    limits: { callbacksPerSecond: 1000, adminPerMinute: 10_000, ...o.tenantLimits },
+    now: o.now,
+  });
   const app = await buildHostedApp({ ...o, tenants });
   return { app, tenants };
 }
