@@ -76,6 +76,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
     transform: ({ schema, url }) => {
       const { bodyExamples: examples, ...rest } = (schema ?? {}) as Partial<DocumentedSchema>;
       if (examples && rest.operationId) bodyExamples.set(rest.operationId, examples);
+      withTenantId(rest, url);
       return { schema: (schema ? rest : schema) as FastifySchema, url };
     },
     transformObject: (documents) => {
@@ -144,5 +145,19 @@ export function swaggerUiOptions(options: OpenapiOptions): FastifySwaggerUiOptio
     logo: { type: 'image/svg+xml', content: Buffer.from(TITLE_SVG), href: '/docs', target: '_self' },
     // validatorUrl stays unset: @fastify/swagger-ui then passes null, so no badge calls validator.swagger.io.
     transformSpecification: (spec, request) => docsSpecification(spec as Json, request, options),
+  };
+}
+
+/**
+ * Hosted mode: a tenant's route whose own params schema names its other parameters (`:user_id`)
+ * gets the tenant's `:id` beside them in the document (the route itself is matched by its URL).
+ */
+function withTenantId(schema: Partial<DocumentedSchema>, url: string): void {
+  const params = schema.params as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  if (!params || !url.startsWith('/t/:id/') || params.properties?.id) return;
+  schema.params = {
+    ...params,
+    properties: { id: { type: 'string', description: "The tenant's id (POST /tenants answered it)." }, ...params.properties },
+    required: ['id', ...(params.required ?? [])],
   };
 }
