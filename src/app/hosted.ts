@@ -1,4 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileBackend } from '../backends/file/file-backend.js';
+import { RecordFile } from '../backends/file/record-file.js';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildHostedApp } from './hosted-app.js';
 import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores } from './tenants.js';
@@ -82,6 +86,51 @@ export function memoryStores(limits: BackendOptions = {}): TenantStores {
   };
 }
 
+/** `--store file --data <dir>`: the records in `<dir>/tenants.json`, written durably before a 201. */
+export class FileBook implements TenantBook {
+  private constructor(private readonly file: RecordFile<TenantRecord>) {}
+
+  static async open(data: string): Promise<FileBook> {
+    return new FileBook(await RecordFile.open<TenantRecord>(join(data, 'tenants.json')));
+  }
+  load(): Promise<TenantRecord[]> {
+    return Promise.resolve(this.file.all());
+  }
+  put(record: TenantRecord): Promise<void> {
+    return this.file.put(record);
+  }
+  remove(id: string): Promise<void> {
+    return this.file.remove(id);
+  }
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}
+
+/** Where a tenant's wallet lives under --data. */
+export const tenantDir = (data: string, id: string) => join(data, 'tenants', id);
+
+/** Each tenant's wallet in its own file store, `<dir>/tenants/<id>/wallet.json` (and its log, its lock). */
+export function fileStores(data: string, limits: BackendOptions): TenantStores {
+  return {
+    open: async (record, scenario) => {
+      const dir = tenantDir(data, record.id);
+      await mkdir(dir, { recursive: true });
+      const backend = await FileBackend.open(join(dir, 'wallet.json'), limits);
+      try {
+        return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
+      } catch (e) {
+        await backend.close();
+        throw e;
+      }
+    },
+    drop: async (id, sim) => {
+      await sim.backend.close();
+      await rm(tenantDir(data, id), { recursive: true, force: true });
+    },
+  };
+}
+
 export interface OpenedHost {
   app: FastifyInstance;
   tenants: TenantRegistry;
@@ -96,20 +145,36 @@ export async function openHostedServer(
   logger: FastifyServerOptions['logger'],
 ): Promise<OpenedHost> {
   const hostToken = hostTokenOf(o);
-  if (o.store !== 'memory')
-    throw new StartFailure(`wallet-sim: --hosted runs on --store memory for now; --store ${o.store} is not supported in hosted mode yet`);
+  if (o.store === 'redis')
+    throw new StartFailure(
+      'wallet-sim: --hosted runs on --store memory or --store file --data <dir>; --store redis is not supported in hosted mode yet',
+    );
+  if (o.store === 'file' && !o.data)
+    throw new StartFailure('wallet-sim: --hosted --store file needs --data <dir>: the directory that holds the tenants and their wallets');
   const backend: BackendOptions = {
     journalSize: o.tenantJournalSize,
     journalBytes: o.tenantJournalBytes,
     retainTransactions: o.tenantRetainTransactions,
   };
-  const tenants = await TenantRegistry.open({
-    hostToken,
-    book: new MemoryBook(),
-    stores: memoryStores(backend),
-    max: o.maxTenants,
-    limits: { callbacksPerSecond: o.tenantCallbacksPerSecond, adminPerMinute: o.tenantAdminPerMinute },
-  });
+  let book: TenantBook & { close?(): Promise<void> };
+  try {
+    book = o.store === 'file' ? await FileBook.open(o.data!) : new MemoryBook();
+  } catch (e) {
+    throw new StartFailure(`wallet-sim: cannot open the tenants under --data ${o.data}, nothing started:\n${(e as Error).message}`);
+  }
+  let tenants: TenantRegistry;
+  try {
+    tenants = await TenantRegistry.open({
+      hostToken,
+      book,
+      stores: o.store === 'file' ? fileStores(o.data!, backend) : memoryStores(backend),
+      max: o.maxTenants,
+      limits: { callbacksPerSecond: o.tenantCallbacksPerSecond, adminPerMinute: o.tenantAdminPerMinute },
+    });
+  } catch (e) {
+    await book.close?.();
+    throw new StartFailure(`wallet-sim: cannot open the tenants' stores, nothing started:\n${(e as Error).message}`);
+  }
   const app = await buildHostedApp({
     tenants,
     bodyLimit: o.bodyLimit,
@@ -123,5 +188,12 @@ export async function openHostedServer(
     publicUrl: o.publicUrl,
     maxListenersEach: o.tenantListeners,
   });
-  return { app, tenants, close: () => tenants.close() };
+  return {
+    app,
+    tenants,
+    close: async () => {
+      await tenants.close();
+      await book.close?.();
+    },
+  };
 }
