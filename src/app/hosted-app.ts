@@ -7,6 +7,10 @@ import { tenantScope } from '../routes/tenant-scope.js';
 import { TENANT_DEFAULTS, type TenantRegistry } from './tenants.js';
 import { DEFAULT_BODY_LIMIT } from './app.js';
 import { SHUTDOWN_503 } from '../routes/docs.js';
+import type { HostMetrics } from './metrics.js';
+import { addAdminGuard, bearerOf } from '../routes/admin-guard.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { HOST_UNAUTHORIZED } from '../routes/tenants.js';
 
 export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'adminToken'> {
   tenants: TenantRegistry;
@@ -14,6 +18,8 @@ export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'a
   publicUrl?: string;
   /** Event streams one tenant may hold open at once. */
   maxListenersEach?: number;
+  /** GET /metrics (the host's token). */
+  metrics?: HostMetrics;
 }
 
 /** A tenant's callback path as the OpenAPI document names it. */
@@ -38,7 +44,9 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     maxListeners,
     maxListenersEach: Math.min(maxListeners, options.maxListenersEach ?? TENANT_DEFAULTS.listeners),
     signer: options.signer,
+    answered: options.metrics?.answered,
   });
+  if (options.metrics) await app.register(metricsRoute, { metrics: options.metrics, tenants, allowedHosts });
 
   const hosted = { schema: { hide: true } };
   for (const route of ['/callback', '/admin', '/admin/*', '/ui', '/ui/*', '/'])
@@ -65,3 +73,34 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   );
   return app;
 }
+
+/** GET /metrics: Prometheus' text format, for the host's token only. */
+const metricsRoute: FastifyPluginAsync<{ metrics: HostMetrics; tenants: TenantRegistry; allowedHosts: string[] }> = async (
+  app,
+  { metrics, tenants, allowedHosts },
+) => {
+  addAdminGuard(app, {
+    allowedHosts,
+    authorize: (request) => (tenants.whose(bearerOf(request) ?? '') === 'host' ? undefined : apiError('UNAUTHORIZED', HOST_UNAUTHORIZED)),
+  });
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['tenants'],
+        security: [{ bearer: [] }],
+        operationId: 'metrics',
+        summary: 'Prometheus metrics: callbacks by tenant, event and code; callback latency; 429s; tenants',
+        produces: ['text/plain'],
+        response: {
+          200: {
+            description: 'The Prometheus text exposition format (version 0.0.4).',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          401: { description: `No host token, or a wrong one (UNAUTHORIZED). ${HOST_UNAUTHORIZED}.`, $ref: 'ApiError#' },
+        },
+      },
+    },
+    async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
+};

@@ -5,6 +5,7 @@ import { FileBackend } from '../backends/file/file-backend.js';
 import { RecordFile } from '../backends/file/record-file.js';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildHostedApp } from './hosted-app.js';
+import { HostMetrics } from './metrics.js';
 import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores } from './tenants.js';
 
 export { TENANT_DEFAULTS } from './tenants.js';
@@ -163,8 +164,10 @@ export async function openHostedServer(
     throw new StartFailure(`wallet-sim: cannot open the tenants under --data ${o.data}, nothing started:\n${(e as Error).message}`);
   }
   let tenants: TenantRegistry;
+  const metrics = new HostMetrics(() => tenants);
   try {
     tenants = await TenantRegistry.open({
+      watch: metrics.watch,
       hostToken,
       book,
       stores: o.store === 'file' ? fileStores(o.data!, backend) : memoryStores(backend),
@@ -187,6 +190,7 @@ export async function openHostedServer(
     logger,
     publicUrl: o.publicUrl,
     maxListenersEach: o.tenantListeners,
+    metrics,
   });
   return {
     app,

@@ -115,6 +115,9 @@ export class TenantRegistry implements TenantDirectory {
   private readonly byToken = new Map<string, LiveTenant>();
   /** Creations under way: they hold a slot of --max-tenants. */
   private creating = 0;
+  /** Set by whoever follows the tenants (metrics): a tenant added is followed until it goes. */
+  watch?: (tenant: HostedTenant) => () => void;
+  private readonly unwatch = new Map<string, () => void>();
 
   private constructor(
     private readonly hostDigest: Buffer,
@@ -135,8 +138,11 @@ export class TenantRegistry implements TenantDirectory {
     limits: TenantLimits;
     /** The rate limits' clock (tests give their own). */
     now?: Clock;
+    /** Follows each tenant while it exists (metrics): called as it is added, its result as it goes. */
+    watch?: (tenant: HostedTenant) => () => void;
   }): Promise<TenantRegistry> {
     const registry = new TenantRegistry(sha256(o.hostToken), o.book, o.stores, o.max, o.limits, o.now ?? Date.now);
+    registry.watch = o.watch;
     for (const record of await o.book.load()) await registry.add(record);
     return registry;
   }
@@ -146,7 +152,13 @@ export class TenantRegistry implements TenantDirectory {
     const tenant = new LiveTenant(record, await this.stores.open(record, scenario), this.limits, this.now);
     this.tenants.set(record.id, tenant);
     this.byToken.set(record.token_sha256, tenant);
+    if (this.watch) this.unwatch.set(record.id, this.watch(tenant));
     return tenant;
+  }
+
+  /** Every tenant, oldest first. */
+  all(): HostedTenant[] {
+    return [...this.tenants.values()];
   }
 
   get size(): number {
@@ -217,6 +229,8 @@ export class TenantRegistry implements TenantDirectory {
   private async forget(tenant: LiveTenant): Promise<void> {
     this.tenants.delete(tenant.id);
     this.byToken.delete(tenant.record.token_sha256);
+    this.unwatch.get(tenant.id)?.();
+    this.unwatch.delete(tenant.id);
     tenant.endStreams();
     await this.stores.drop(tenant.id, tenant.sim);
   }

@@ -15,6 +15,8 @@ export interface TenantScopeOptions {
   maxListeners: number;
   maxListenersEach: number;
   signer?: Signer;
+  /** A tenant's callback answered after `seconds` (metrics). */
+  answered?: (seconds: number) => void;
 }
 
 export const TENANT_UNAUTHORIZED =
@@ -52,8 +54,15 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
       }
       found.set(request, tenant);
       tenant.touched(true);
+      request.log = request.log.child({ tenant: tenant.id });
       done();
     });
+    const { answered } = o;
+    if (answered)
+      callbacks.addHook('onResponse', (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        answered(reply.elapsedTime / 1000);
+        done();
+      });
     await callbacks.register(callbackRoutes, { simOf, path: '/callback', bodyLimit: o.bodyLimit });
   });
 
@@ -74,6 +83,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     }
     found.set(request, tenant);
     tenant.touched(false);
+    request.log = request.log.child({ tenant: tenant.id });
     return undefined;
   };
   await app.register(adminRoutes, {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildHostedApp, type HostedAppOptions } from '../../src/app/hosted-app.js';
 import { MemoryBook, memoryStores } from '../../src/app/hosted.js';
 import { TenantRegistry } from '../../src/app/tenants.js';
+import { HostMetrics } from '../../src/app/metrics.js';
 import type { BackendOptions } from '../../src/backends/backend.js';
 import type { Clock } from '../../src/http/rate-limit.js';
 import type { TenantLimits } from '../../src/routes/tenant-directory.js';
@@ -19,7 +20,10 @@ export interface HostedTestApp {
 export async function buildHostedTestApp(
   o: Partial<HostedAppOptions> & { maxTenants?: number; backend?: BackendOptions; tenantLimits?: Partial<TenantLimits>; now?: Clock } = {},
 ): Promise<HostedTestApp> {
-  const tenants = await TenantRegistry.open({
+  let tenants: TenantRegistry | undefined;
+  const metrics = new HostMetrics(() => tenants!);
+  tenants = await TenantRegistry.open({
+    watch: metrics.watch,
     hostToken: HOST_TOKEN,
     book: new MemoryBook(),
     stores: memoryStores(o.backend),
@@ -27,7 +31,7 @@ export async function buildHostedTestApp(
     limits: { callbacksPerSecond: 1000, adminPerMinute: 10_000, ...o.tenantLimits },
     now: o.now,
   });
-  const app = await buildHostedApp({ ...o, tenants });
+  const app = await buildHostedApp({ metrics, ...o, tenants });
   return { app, tenants };
 }
 

@@ -21,6 +21,7 @@ t.test('hosted mode: /openapi.json documents the host routes and every tenant ro
     '/t/{id}/admin/report',
     '/t/{id}/admin/events',
     '/health',
+    '/metrics',
   ])
     t.ok(paths.includes(path), `documents ${path}`);
   for (const path of ['/callback', '/admin/players', '/ui']) t.notOk(paths.includes(path), `${path} is not a route in hosted mode`);
