@@ -4,6 +4,8 @@ import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
 import { apiError, sendApiErrorText } from '../http/errors.js';
 import { tenantRoutes } from '../routes/tenants.js';
 import { tenantScope } from '../routes/tenant-scope.js';
+import { tenantUiRoutes } from '../routes/ui.js';
+import { unframed } from '../http/framing.js';
 import { TENANT_DEFAULTS, type TenantRegistry } from './tenants.js';
 import { DEFAULT_BODY_LIMIT } from './app.js';
 import { SHUTDOWN_503 } from '../routes/docs.js';
@@ -49,7 +51,8 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   if (options.metrics) await app.register(metricsRoute, { metrics: options.metrics, tenants, allowedHosts });
 
   const hosted = { schema: { hide: true } };
-  for (const route of ['/callback', '/admin', '/admin/*', '/ui', '/ui/*', '/'])
+  await unframed(app, (scope) => scope.register(tenantUiRoutes));
+  for (const route of ['/callback', '/admin', '/admin/*', '/ui', '/'])
     app.all(route, hosted, async (request, reply) => sendApiErrorText(reply, apiError('HOSTED', `${request.method} ${route}`)));
 
   app.get(

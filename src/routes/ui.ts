@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifySchema } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifySchema } from 'fastify';
 import { ROOT, SCENARIOS_DIR } from '../kernel/paths.js';
 import { eventRoutes, type EventRouteOptions } from './events.js';
 
@@ -27,9 +27,29 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
     return;
   }
   const html = readFileSync(index, 'utf8');
-  app.get('/ui', hide, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html),
-  );
+  app.get('/ui', hide, async (_request, reply) => page(reply, html));
+  await app.register(fastifyStatic, { root: UI_DIR, prefix: '/ui/', decorateReply: false, index: false, schemaHide: true });
+};
+
+const page = (reply: FastifyReply, html: string) =>
+  reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html);
+
+/**
+ * Hosted mode: a tenant's dashboard at /t/:id/ui, the same page for every id (it holds no data,
+ * so it tells no tenant from another: it asks for the token and calls /t/:id/admin/… with it),
+ * and its assets under /ui/.
+ */
+export const tenantUiRoutes: FastifyPluginAsync = async (app) => {
+  const hide = { schema: { hide: true } };
+  const index = join(UI_DIR, 'index.html');
+  if (!existsSync(index)) {
+    app.get('/t/:id/ui', hide, async (_request, reply) =>
+      reply.code(503).type('text/plain').send(`wallet-sim: the dashboard is not built (${index} is missing): run npm run build`),
+    );
+    return;
+  }
+  const html = readFileSync(index, 'utf8');
+  app.get('/t/:id/ui', hide, async (_request, reply) => page(reply, html));
   await app.register(fastifyStatic, { root: UI_DIR, prefix: '/ui/', decorateReply: false, index: false, schemaHide: true });
 };
 
