@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Simulator } from '../core/simulator.js';
 import { type ActiveScenario, compileScenario, loadScenarioFile } from '../core/scenario/scenario.js';
 import { bundledScenarios, SCENARIOS_DIR } from '../kernel/paths.js';
+import { checkHostable } from '../core/scenario/proxy-check.js';
 import type { Scenario, Tenant, TenantCreate } from '../protocol/types.generated.js';
 import { reportOf } from '../grading/grade.js';
 import { testResults } from '../evidence/statement.js';
@@ -269,7 +270,9 @@ function scenarioOf(given: TenantCreate['scenario']): ActiveScenario {
       );
     return loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`));
   }
-  return compileScenario(given, 'scenario');
+  const scenario = compileScenario(given, 'scenario');
+  checkHostable(scenario, 'scenario');
+  return scenario;
 }
 
 /** The current session's verdict as a signed statement would state it. */

@@ -3,7 +3,7 @@ import { apiError, sendApiError } from '../http/errors.js';
 import { amountProblem, money } from '../kernel/money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../core/scenario/scenario.js';
-import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { checkHostable, checkProxyable } from '../core/scenario/proxy-check.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../core/simulator.js';
 import type { EndOf, SignedFor, SimOf } from './sim-of.js';
@@ -47,7 +47,7 @@ interface AdminRouteOptions {
   signer?: Signer;
   /** Hosted mode: who may call (the tenant's token or the host's), in place of `token`. */
   authorize?: AdminGuardOptions['authorize'];
-  /** Hosted mode: the credentials are the tenant's, fixed; a scenario's own are ignored (and the answer says so). */
+  /** Hosted mode: the credentials are the tenant's, fixed; a scenario's own are ignored (and the answer says so); a delay_ms is capped. */
   credentialsFixed?: boolean;
   /** Hosted mode: ends a request's event stream when its token is rotated. */
   streamsEnd?: EndOf;
@@ -229,6 +229,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       const sim = simOf(request);
       const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
       if (sim.upstream) checkProxyable(next, 'scenario'); // no set_balance while proxying: also a 400
+      if (credentialsFixed) checkHostable(next, 'scenario'); // hosted: no delay_ms past the cap
       await sim.setScenario(next, request.query.reset === 'true');
       const ignored = credentialsFixed && request.body.credentials !== undefined;
       return { ok: true, name: next.source.name, reset: request.query.reset === 'true', ...(ignored && { note: CREDENTIALS_FIXED }) };

@@ -144,6 +144,7 @@ t.test('bad input never creates a tenant nor reads a host file', async (t) => {
     ['an unknown scenario', { name: 'x', scenario: 'nope' }],
     ['an invalid scenario', { name: 'x', scenario: { name: 'broken' } }],
     ['another property', { name: 'x', admin: true }],
+    ['a delay_ms over 60 s', { name: 'x', scenario: { ...TEST_SCENARIO, rules: [{ when: {}, then: { delay_ms: 60_001 } }] } }],
     ['not JSON', '{"name":'],
   ];
   for (const [what, payload] of bad) {
@@ -181,4 +182,12 @@ t.test("a tenant's credentials are fixed: a scenario's own are ignored, and the 
     payload: JSON.stringify(loginOf('player-1')),
   });
   t.equal(login.json().code, 'R0', 'the generated credentials still apply');
+  const slow = await app.inject({
+    method: 'PUT',
+    url: `/t/${a.id}/admin/scenario`,
+    headers: bearer(a.token),
+    payload: { ...TEST_SCENARIO, rules: [{ when: {}, then: { delay_ms: 90_000 } }] },
+  });
+  t.equal(slow.statusCode, 400, 'a delay_ms past the hosted cap is refused');
+  t.match(slow.json(), { error: 'SCENARIO_INVALID', details: [{ pointer: '/rules/0/then/delay_ms', message: /<= 60000 on a hosted/ }] });
 });
