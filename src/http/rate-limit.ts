@@ -1,17 +1,17 @@
 /*
  * A fixed-window request counter (hosted mode's per-tenant limits): `limit` requests per window,
  * the window starting at the first request after the last one ended. The clock is injected, so
- * tests never wait for a window to pass. The headers follow the IETF draft's first form
- * (RateLimit-Limit / -Remaining / -Reset, in seconds), as express-rate-limit and others send them.
+ * tests never wait for a window to pass. A refusal's headers follow the IETF draft's first form
+ * (RateLimit-Limit / -Remaining / -Reset, in seconds), as express-rate-limit and others send them;
+ * a request that passes gets none (nothing is built for it).
  */
 
 export type Clock = () => number;
 
-export interface Taken {
-  ok: boolean;
-  /** The headers the answer carries: RateLimit-* always, Retry-After when refused. */
+export interface Refused {
+  /** The headers of the 429: Retry-After and RateLimit-*. */
   headers: Record<string, string>;
-  /** Refused: seconds until the window ends. */
+  /** Seconds until the window ends. */
   retryAfterS: number;
 }
 
@@ -27,23 +27,25 @@ export class RateLimit {
     private readonly now: Clock = Date.now,
   ) {}
 
-  /** One request: counted in the current window, or refused when it is used up. */
-  take(): Taken {
+  /** One request: undefined when counted in the current window; the 429's headers when it is used up. */
+  take(): Refused | undefined {
     const now = this.now();
     if (now - this.windowStart >= this.windowMs) {
       this.windowStart = now;
       this.used = 0;
     }
-    const resetS = Math.max(1, Math.ceil((this.windowStart + this.windowMs - now) / 1000));
-    const ok = this.used < this.limit;
-    if (ok) this.used++;
-    else this.refused++;
-    const headers: Record<string, string> = {
+    if (this.used < this.limit) {
+      this.used++;
+      return undefined; // nothing allocated on the way of a callback that passes
+    }
+    this.refused++;
+    const retryAfterS = Math.max(1, Math.ceil((this.windowStart + this.windowMs - now) / 1000));
+    const headers = {
+      'retry-after': String(retryAfterS),
       'ratelimit-limit': String(this.limit),
-      'ratelimit-remaining': String(this.limit - this.used),
-      'ratelimit-reset': String(resetS),
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': String(retryAfterS),
     };
-    if (!ok) headers['retry-after'] = String(resetS);
-    return { ok, headers, retryAfterS: resetS };
+    return { headers, retryAfterS };
   }
 }
