@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   reconcile: async () => (await import('./commands/reconcile.js')).reconcileCommand(),
   keygen: async () => (await import('./commands/keygen.js')).keygenCommand(),
   'verify-report': async () => (await import('./commands/verify-report.js')).verifyReportCommand(),
+  tenant: async () => (await import('./commands/tenant.js')).tenantCommand(),
 };
 
 const program = new Command('wallet-sim')

@@ -1,5 +1,11 @@
 /** The package's Node API: `import { startSimulator } from 'wallet-sim'` (docs/node-api.md). */
-export { type JournalFilter, type RunningSimulator, startSimulator, type StartSimulatorOptions } from './app/start-simulator.js';
+export {
+  type JournalFilter,
+  type RunningHost,
+  type RunningSimulator,
+  startSimulator,
+  type StartSimulatorOptions,
+} from './app/start-simulator.js';
 export { StartFailure } from './app/serve.js';
 export type {
   CallbackReply,
@@ -13,4 +19,7 @@ export type {
   ReportStatement,
   Scenario,
   SignedReport,
+  Tenant,
+  TenantCreate,
+  TenantCreated,
 } from './protocol/types.generated.js';

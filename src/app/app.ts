@@ -18,8 +18,9 @@ import { adminRoutes } from '../routes/admin.js';
 import { hostGuard } from '../routes/admin-guard.js';
 import { callbackRoutes } from '../routes/callback.js';
 import { healthRoutes } from '../routes/health.js';
+import { always } from '../routes/sim-of.js';
 import { uiRoutes } from '../routes/ui.js';
-import { openapiOptions, swaggerUiOptions } from '../openapi/openapi.js';
+import { type OpenapiOptions, openapiOptions, swaggerUiOptions } from '../openapi/openapi.js';
 import { ScenarioError } from '../core/scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
 import { installShutdownGate } from '../http/shutdown.js';
@@ -57,6 +58,39 @@ export const MAX_PARAM_LENGTH = 16 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const path = options.path ?? '/callback';
+  const { app, allowedHosts } = await appFrame(options, limits);
+  // Proxy mode's connections to the upstream close with the server (after the replies in flight).
+  app.addHook('onClose', () => options.sim.wallet.close());
+  // A browser client must be able to read the reply's credentials and Callback-URL echo.
+  if (options.cors) await registerCors(app, options.cors, path, Object.values(HEADER_NAME));
+  const simOf = always(options.sim);
+  await app.register(callbackRoutes, {
+    simOf,
+    path,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    relays: options.sim.wallet.upstream !== undefined,
+  });
+  await app.register(adminRoutes, {
+    prefix: '/admin',
+    simOf,
+    token: options.adminToken,
+    guard: { allowedHosts, corsOrigins: options.cors?.origins },
+    maxListeners: listenerCap(limits),
+    signer: options.signer,
+  });
+  await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
+  await unframed(app, (scope) => scope.register(uiRoutes));
+  return app;
+}
+
+/** What a single-tenant app and a hosted one (./hosted-app.ts) share. */
+export type FrameOptions = Omit<AppOptions, 'sim'> & OpenapiOptions;
+
+/**
+ * The app without its simulator's routes: server limits, the shutdown gate, the schemas, the one
+ * error handler, the OpenAPI document, Swagger UI and /openapi.json.
+ */
+export async function appFrame(options: FrameOptions, limits: ServerLimits): Promise<{ app: FastifyInstance; allowedHosts: string[] }> {
   const app = Fastify({
     logger: options.logger ?? false,
     // One line per callback comes from the callback route itself (with code and reason).
@@ -72,8 +106,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   capConnections(app.server, limits.maxConnections);
   installShutdownGate(app);
-  // Proxy mode's connections to the upstream close with the server (after the replies in flight).
-  app.addHook('onClose', () => options.sim.wallet.close());
   for (const schema of schemas) app.addSchema(schema);
 
   app.setNotFoundHandler(notFoundHandler);
@@ -109,25 +141,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // swagger-ui's types describe a callback hook; the plugin hands it to fastify.route, which awaits an async one.
   const onRequest = sameHost as onRequestHookHandler;
   await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest } }));
-  // A browser client must be able to read the reply's credentials and Callback-URL echo.
-  if (options.cors) await registerCors(app, options.cors, path, Object.values(HEADER_NAME));
-  await app.register(callbackRoutes, { sim: options.sim, path, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT });
-  await app.register(adminRoutes, {
-    prefix: '/admin',
-    sim: options.sim,
-    token: options.adminToken,
-    guard: { allowedHosts, corsOrigins: options.cors?.origins },
-    maxListeners: listenerCap(limits),
-    signer: options.signer,
-  });
-  await app.register(healthRoutes, { sim: options.sim, storeKind: options.storeKind ?? 'memory' });
-  await unframed(app, (scope) => scope.register(uiRoutes));
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
   app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({
     ...app.swagger(),
     servers: [{ url: `${request.protocol}://${request.host}` }],
   }));
-  return app;
+  return { app, allowedHosts };
 }
 
 /** The query parameters a route's schema names. */

@@ -1,8 +1,19 @@
 import { CommanderError } from 'commander';
 import { logger } from './logger.js';
 import { startCommand, type StartOptions } from './start.js';
-import type { JournalMatch, JournalPage, Player, PlayerUpdate, Report, SignedReport } from '../protocol/types.generated.js';
-import { checkOptions, listen, openServer, StartFailure, upstreamWarning } from './serve.js';
+import type {
+  JournalMatch,
+  JournalPage,
+  Player,
+  PlayerUpdate,
+  Report,
+  SignedReport,
+  Tenant,
+  TenantCreate,
+  TenantCreated,
+} from '../protocol/types.generated.js';
+import { type Checked, checkOptions, listen, openServer, StartFailure, upstreamWarning } from './serve.js';
+import { hostTokenOf, openHostedServer } from './hosted.js';
 import { closeGracefully } from '../http/shutdown.js';
 
 /**
@@ -42,6 +53,21 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
+/** A hosted wallet-sim started by startSimulator({ hosted: true, hostToken }): the host's routes, each method one route's JSON. */
+export interface RunningHost {
+  /** Base URL, e.g. http://127.0.0.1:40123 (the tenants live under /t/<id>/). */
+  url: string;
+  /** POST /tenants: a tenant with its URLs, credentials and token (shown this once). */
+  createTenant(tenant: TenantCreate): Promise<TenantCreated>;
+  /** GET /tenants. */
+  tenants(): Promise<Tenant[]>;
+  /** DELETE /tenants/:id: the tenant and all its data. */
+  deleteTenant(id: string): Promise<void>;
+  /** POST /tenants/:id/token: a new token (the old one stops working). */
+  rotateTenantToken(id: string): Promise<TenantCreated>;
+  close(): Promise<void>;
+}
+
 const API_DEFAULTS: StartSimulatorOptions = { port: 0, logLevel: 'silent' };
 const CLI_ONLY = new Set(['workers', 'watch']);
 
@@ -50,11 +76,14 @@ const CLI_ONLY = new Set(['workers', 'watch']);
  * Rejects with a StartFailure (its message says what to fix) when an option or the scenario is
  * wrong, the store cannot be opened or the port is taken.
  */
-export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator> {
+export async function startSimulator(options: StartSimulatorOptions & { hosted: true }): Promise<RunningHost>;
+export async function startSimulator(options?: StartSimulatorOptions): Promise<RunningSimulator>;
+export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator | RunningHost> {
   // signingKey may be a KeyObject or PEM text, which no command line carries: it is checked with the other options below.
   const { signingKey, ...rest } = options;
   const o = { ...parseOptions({ ...API_DEFAULTS, ...rest }), signingKey };
   const checked = checkOptions(o);
+  if (o.hosted) return startHost(o, checked);
   const { app, backend, sim } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
   // The wallet may come up later: a warning (process 'warning' event, printed on stderr by default), not a failure.
   const unreached = await upstreamWarning(sim);
@@ -133,4 +162,43 @@ function parseOptions(given: StartSimulatorOptions): StartOptions {
     throw e;
   }
   return parsed!;
+}
+
+/** startSimulator({ hosted: true }): the host, its methods the host routes (in-process requests with the host token). */
+async function startHost(o: StartOptions, checked: Checked): Promise<RunningHost> {
+  const { app, close } = await openHostedServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
+  let url: string;
+  try {
+    url = await listen(app, o);
+  } catch (e) {
+    await app.close();
+    await close();
+    throw e;
+  }
+  const headers = { authorization: `Bearer ${hostTokenOf(o)}` };
+  const host = async <T>(method: 'GET' | 'POST' | 'DELETE', route: string, payload?: object): Promise<T> => {
+    const reply = await app.inject({ method, url: route, headers, ...(payload ? { payload } : {}) });
+    const body = reply.body ? (reply.json() as { message?: string }) : undefined;
+    if (reply.statusCode >= 400) throw new Error(`wallet-sim: ${method} ${route} answered ${reply.statusCode}: ${body?.message}`);
+    return body as T;
+  };
+  // The URLs handed out name the listening address (an in-process request has no Host of its own).
+  const located = (t: TenantCreated): TenantCreated => ({
+    ...t,
+    callback_url: `${url}/t/${t.id}/callback`,
+    dashboard_url: `${url}/t/${t.id}/ui`,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    createTenant: async (tenant) => located(await host<TenantCreated>('POST', '/tenants', tenant)),
+    tenants: () => host('GET', '/tenants'),
+    deleteTenant: (id) => host('DELETE', `/tenants/${encodeURIComponent(id)}`),
+    rotateTenantToken: async (id) => located(await host<TenantCreated>('POST', `/tenants/${encodeURIComponent(id)}/token`)),
+    close: () =>
+      (closing ??= (async () => {
+        await closeGracefully(app, o.shutdownGraceMs);
+        await close();
+      })()),
+  };
 }

@@ -16,9 +16,11 @@ import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../journal/journal.
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from '../backends/redis/defaults.js';
 import { reportListening, runPrimary } from './workers.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
+import type { HostedOptions } from './hosted.js';
+import { addHostedOptions, startHosted } from './start-hosted.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/app/serve.ts) and what only the CLI reads. */
-export interface StartOptions extends ServeOptions {
+export interface StartOptions extends ServeOptions, HostedOptions {
   redisTimeoutMs: number;
   logLevel: string;
   logFormat?: 'json' | 'pretty';
@@ -37,7 +39,7 @@ const ms = (what: string) => `${what}, in ms (0 = none)`;
 const opt = (flags: string, description: string, env: string) => new Option(flags, description).env(`WALLET_SIM_${env}`);
 
 export function startCommand(): Command {
-  return new Command('start')
+  return addHostedOptions(new Command('start'))
     .description('Start the simulated wallet and print the URL it listens on')
     .addOption(opt('--port <n>', 'port to listen on; 0 = any free port', 'PORT').default(8080).argParser(int(0, 65535)))
     .addOption(opt('--host <host>', 'interface to listen on', 'HOST').default('127.0.0.1'))
@@ -203,6 +205,7 @@ export function startCommand(): Command {
     .action(async (options: StartOptions, command: Command) => {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
       if (command.getOptionValueSource('watch') === 'env') options.watch = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_WATCH ?? '');
+      if (command.getOptionValueSource('hosted') === 'env') options.hosted = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_HOSTED ?? '');
       await start(options, command.getOptionValueSource('port') === 'env');
     });
 }
@@ -215,6 +218,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
     if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid)); // once, not per worker
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
+    if (o.hosted) return await startHosted(o, checked, portFromEnv);
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
     if (joined) console.error(joined);
     const unreached = await upstreamWarning(sim);

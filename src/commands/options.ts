@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Command, Help, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from '../client/http.js';
 
@@ -56,6 +57,30 @@ export const callbackUrlOption = () =>
 /** --admin-token for a simulator started with --admin-token (verify, report, tail). */
 export const adminTokenOption = () =>
   new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN');
+
+/** A token file's text, trimmed of its final newline (a usage error naming the file when it cannot be read). */
+export function readTokenFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InvalidArgumentError(
+      `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give the file holding the token`,
+    );
+  }
+  const token = text.replace(/\r?\n$/, '');
+  if (!token) throw new InvalidArgumentError(`${path} is empty: give the file holding the token`);
+  return token;
+}
+
+/** --token-file: a hosted tenant's token (or any admin token) from a file, with --url <host>/t/<id> (verify, report, reconcile, tail). */
+export const tokenFileOption = () =>
+  new Option('--token-file <file>', "file holding the admin token (a hosted tenant's, with --url <host>/t/<id>); wins over --admin-token")
+    .env('WALLET_SIM_TOKEN_FILE')
+    .argParser(readTokenFile);
+
+/** The token to send: --token-file's (read at parse time), else --admin-token. */
+export const adminTokenOf = (o: { adminToken?: string; tokenFile?: string }): string | undefined => o.tokenFile ?? o.adminToken;
 
 /** --api-id and --api-key: the credentials a callback carries (send, probe; start has its own meaning). */
 export const apiIdOption = () => new Option('--api-id <id>', 'Api-Id header to send').env('WALLET_SIM_API_ID');

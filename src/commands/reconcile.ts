@@ -7,7 +7,7 @@ import { formatReconciliation, reconciliationJUnit } from '../reconcile/format.j
 import { ProviderFileError, readProviderFile } from '../reconcile/provider-file.js';
 import { Reconciler } from '../reconcile/reconcile.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
-import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface ReconcileOptions {
   url: string;
@@ -15,6 +15,8 @@ interface ReconcileOptions {
   user?: string;
   junit?: string;
   adminToken?: string;
+  /** --token-file, read: the token itself. */
+  tokenFile?: string;
 }
 
 /** The ledger's CSV (our own format) as rows: cells escaped against spreadsheet formulas read back as the text itself. */
@@ -53,6 +55,7 @@ export function reconcileCommand(): Command {
     )
     .addOption(junitOption('also write JUnit XML (one test case per mismatch kind)'))
     .addOption(adminTokenOption())
+    .addOption(tokenFileOption())
     .action(async (o: ReconcileOptions) => {
       const started = performance.now();
       const url = o.url.replace(/\/+$/, '');
@@ -62,7 +65,7 @@ export function reconcileCommand(): Command {
       };
       let ledger: { rows: LedgerEntry[]; complete: boolean; completeFrom?: number };
       try {
-        const { csv, complete, completeFrom } = await new AdminClient(url, o.adminToken).ledgerCsv(o.user);
+        const { csv, complete, completeFrom } = await new AdminClient(url, adminTokenOf(o)).ledgerCsv(o.user);
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;

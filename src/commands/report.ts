@@ -7,7 +7,7 @@ import { formatHtml } from '../grading/format-html.js';
 import type { DsseEnvelope, Report } from '../protocol/types.generated.js';
 import { reportBeside } from '../evidence/beside.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
-import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface ReportOptions {
   url: string;
@@ -17,6 +17,8 @@ interface ReportOptions {
   failOn: FailOn;
   wait?: number;
   adminToken?: string;
+  /** --token-file, read: the token itself. */
+  tokenFile?: string;
   signed?: string;
 }
 
@@ -99,13 +101,14 @@ export function reportCommand(): Command {
       'ask for the report signed (needs start --signing-key): write the DSSE envelope to <file> and the report it covers beside it (<file> with .report.json for .json), for verify-report',
     )
     .addOption(adminTokenOption())
+    .addOption(tokenFileOption())
     .action(async (o: ReportOptions) => {
       const started = performance.now();
       const url = o.url.replace(/\/+$/, '');
       let report: Report;
       let signed: Awaited<ReturnType<AdminClient['signedReport']>> | undefined;
       try {
-        const client = new AdminClient(url, o.adminToken);
+        const client = new AdminClient(url, adminTokenOf(o));
         report = await readReport(client, o.user, o.wait);
         if (o.signed !== undefined) {
           // Read once more, signed: the checklist printed is the report the envelope covers.

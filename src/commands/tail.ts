@@ -2,13 +2,15 @@ import { Command, Option } from 'commander';
 import { describeFetchError } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
-import { adminTokenOption, markRequired, simulatorUrlOption } from './options.js';
+import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, simulatorUrlOption } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 
 interface TailOptions {
   url: string;
   json: boolean;
   adminToken?: string;
+  /** --token-file, read: the token itself. */
+  tokenFile?: string;
   token?: string;
   /** The filters, by the option's camelCase name (userId for --user-id). */
   [filter: string]: unknown;
@@ -17,7 +19,8 @@ interface TailOptions {
 const MESSAGES = {
   CANNOT_CONNECT: (url: string, why: string) =>
     `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
-  LOCKED: (url: string) => `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`,
+  LOCKED: (url: string) =>
+    `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`,
   CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
   REFUSED: (url: string, message: string) => `wallet-sim tail: ${url} refused the filters: ${message}`,
 } as const;
@@ -37,11 +40,12 @@ export function tailCommand(): Command {
     .addOption(simulatorUrlOption())
     .option('--json', 'one journal entry per line, as JSON', false)
     .addOption(adminTokenOption())
+    .addOption(tokenFileOption())
     .addOption(new Option('--token <token>', 'same as --admin-token').hideHelp());
   for (const f of FILTERS) command.addOption(f.option);
   return command.action(async (o: TailOptions) => {
     const filters = new URLSearchParams(FILTERS.flatMap((f) => (typeof o[f.key] === 'string' ? [[f.name, o[f.key] as string]] : [])));
-    process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? o.adminToken, filters);
+    process.exitCode = await tail(o.url.replace(/\/+$/, ''), o.json, o.token ?? adminTokenOf(o), filters);
   });
 }
 

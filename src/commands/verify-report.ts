@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { markRequired } from './options.js';
+import { terminalText } from '../text/terminal-text.js';
 import { PUBLIC_KEY_FILE, reportBeside } from '../evidence/beside.js';
 import { checkReport, EvidenceProblem, parseEnvelope, parsePublicKey, subjectOf, verifyEnvelope } from '../evidence/verify-evidence.js';
 
 interface VerifyReportOptions {
   publicKey: string;
   report?: string;
+  /** A hosted tenant's id: the statement must name it (else exit 1). */
+  tenant?: string;
 }
 
 /** A file's bytes, or an EvidenceProblem (unreadable) naming it and what to give instead. */
@@ -30,6 +33,7 @@ export function verifyReportCommand(): Command {
       .argument('<envelope>', 'the envelope file written by wallet-sim report --signed (a DSSE envelope)')
       .requiredOption('--public-key <pem>', `the signer's public key (${PUBLIC_KEY_FILE}, from wallet-sim keygen)`)
       .option('--report <file>', "the report the envelope covers (default: the envelope's name with .report.json for .json)")
+      .option('--tenant <id>', "a hosted tenant's id: the report must be that tenant's (exit 1 when the statement names another, or none)")
       // A usage error (no --public-key, no envelope) is "cannot verify" (2), never 1, which says "tampered".
       .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2))
       .action((envelopeFile: string, o: VerifyReportOptions) => {
@@ -46,11 +50,20 @@ export function verifyReportCommand(): Command {
           const p = statement.predicate;
           const a = subjectOf(statement)!.annotations ?? {};
           const scenario = p.configuration?.[0];
+          const tenant = a.tenant_id === undefined ? undefined : { id: String(a.tenant_id), name: String(a.tenant_name) };
+          if (o.tenant !== undefined && tenant?.id !== o.tenant)
+            throw new EvidenceProblem(
+              'invalid',
+              tenant === undefined
+                ? `the report names no tenant (it comes from a single-tenant wallet-sim), not tenant ${terminalText(o.tenant)}`
+                : `the report is tenant ${terminalText(tenant.id)}'s ("${terminalText(tenant.name)}"), not tenant ${terminalText(o.tenant)}'s: ask that tenant for its own report`,
+            );
           const list = (ids: string[] | undefined) => (ids?.length ? ids.join(', ') : 'none');
           console.log(
             [
               `valid: ${envelopeFile} is signed by keyid ${keyid} (${o.publicKey}) and ${reportFile} is the report it covers`,
               `verdict: ${p.result}`,
+              ...(tenant ? [`tenant: ${terminalText(tenant.id)} ("${terminalText(tenant.name)}")`] : []),
               `scenario: ${scenario?.name ?? '?'} (sha256 ${scenario?.digest?.sha256 ?? '?'})`,
               `session: ${String(a.session_id)}, seed ${String(a.seed)}, ${String(a.started_at)} → ${String(a.ended_at)}` +
                 (a.user_id === undefined ? '' : `, player ${String(a.user_id)} only`) +

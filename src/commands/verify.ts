@@ -4,13 +4,15 @@ import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { ExpectationsError, loadExpectations } from '../verify/expectations.js';
 import { formatVerifyReport, verifyJUnit } from '../verify/report.js';
 import { verify } from '../verify/verify.js';
-import { adminTokenOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
 
 interface VerifyOptions {
   url: string;
   expect: string;
   junit?: string;
   adminToken?: string;
+  /** --token-file, read: the token itself. */
+  tokenFile?: string;
 }
 
 export function verifyCommand(): Command {
@@ -22,12 +24,13 @@ export function verifyCommand(): Command {
     .requiredOption('--expect <file>', 'expectations file (schemas/expectations.schema.json)')
     .addOption(junitOption())
     .addOption(adminTokenOption())
+    .addOption(tokenFileOption())
     .action(async (o: VerifyOptions) => {
       const startedAt = new Date().toISOString();
       const started = performance.now();
       try {
         const expectations = loadExpectations(o.expect);
-        const outcome = await verify(expectations, new AdminClient(o.url, o.adminToken));
+        const outcome = await verify(expectations, new AdminClient(o.url, adminTokenOf(o)));
         console.log(formatVerifyReport(o.url, outcome));
         if (o.junit) writeFileSync(o.junit, verifyJUnit(o.url, outcome, startedAt, (performance.now() - started) / 1000));
         process.exitCode = outcome.results.every((r) => r.passed) ? 0 : 1;

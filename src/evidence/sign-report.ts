@@ -4,7 +4,7 @@ import { ROOT } from '../kernel/paths.js';
 import type { Report, SignedReport } from '../protocol/types.generated.js';
 import { IN_TOTO_PAYLOAD_TYPE, pae } from './dsse.js';
 import type { Signer } from './signing-key.js';
-import { reportStatement } from './statement.js';
+import { reportStatement, type Tenant } from './statement.js';
 
 /** wallet-sim's version, as the statement's configuration names it. */
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -14,9 +14,9 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
  * a newline: a file a person can read), the statement about it, and its DSSE envelope. The text is
  * sent as a string, so no client's JSON round trip can change a byte the digest covers.
  */
-export function signReport(signer: Signer, report: Report, scenario: unknown): SignedReport {
+export function signReport(signer: Signer, report: Report, scenario: unknown, tenant?: Tenant): SignedReport {
   const reportText = `${JSON.stringify(report, null, 2)}\n`;
-  const payload = Buffer.from(JSON.stringify(reportStatement({ reportText, report, scenario, version: VERSION })), 'utf8');
+  const payload = Buffer.from(JSON.stringify(reportStatement({ reportText, report, scenario, version: VERSION, tenant })), 'utf8');
   const sig = signer.sign(pae(IN_TOTO_PAYLOAD_TYPE, payload));
   return {
     envelope: {

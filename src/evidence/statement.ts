@@ -37,9 +37,17 @@ export interface StatementInput {
   /** The active scenario document (GET /admin/scenario). */
   scenario: unknown;
   version: string;
+  /** Hosted mode: the tenant whose session it is (named, so one integrator cannot pass off another's report). */
+  tenant?: Tenant;
 }
 
-export function reportStatement({ reportText, report, scenario, version }: StatementInput): ReportStatement {
+/** A hosted tenant as a signed statement names it. */
+export interface Tenant {
+  id: string;
+  name: string;
+}
+
+export function reportStatement({ reportText, report, scenario, version, tenant }: StatementInput): ReportStatement {
   // Set by proxy mode when it grades an upstream wallet; read generically so this file need not know its shape.
   const upstream = (report as { upstream?: unknown }).upstream;
   const annotations: Record<string, unknown> = {
@@ -49,6 +57,7 @@ export function reportStatement({ reportText, report, scenario, version }: State
     ended_at: report.generated_at,
     ...(report.user_id === undefined ? {} : { user_id: report.user_id }),
     ...(upstream === undefined ? {} : { upstream }),
+    ...(tenant === undefined ? {} : { tenant_id: tenant.id, tenant_name: tenant.name }),
   };
   const { result, passedTests, warnedTests, failedTests } = testResults(report.checks);
   return {

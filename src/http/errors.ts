@@ -15,6 +15,8 @@ export interface ApiErrorBody {
 export interface ApiErrorReply {
   status: number;
   body: ApiErrorBody;
+  /** Headers the answer carries (a 429's Retry-After and RateLimit-*). */
+  headers?: Record<string, string>;
 }
 
 export const API_ERRORS = {
@@ -38,7 +40,10 @@ export const API_ERRORS = {
   },
   CONTENT_LENGTH_WRONG: { status: 400, message: () => 'Content-Length does not match the body that was sent: let your client compute it' },
   SCENARIO_INVALID: { status: 400, message: (detail: string) => detail },
-  UNAUTHORIZED: { status: 401, message: () => 'the admin API wants Authorization: Bearer <--admin-token>' },
+  UNAUTHORIZED: {
+    status: 401,
+    message: (wanted: string = 'the admin API wants Authorization: Bearer <--admin-token>') => wanted,
+  },
   FORBIDDEN: { status: 403, message: (detail: string) => detail },
   HOST_NOT_ALLOWED: {
     status: 403,
@@ -53,6 +58,17 @@ export const API_ERRORS = {
       `the admin API refuses requests from web pages of another site (${origin}), ` +
       'so no page you open can drive it; ' +
       'to let a page of yours call it, start wallet-sim with --cors ORIGIN naming that exact origin (env WALLET_SIM_CORS)',
+  },
+  TENANT_UNKNOWN: {
+    status: 404,
+    message: (id: string) =>
+      `no tenant ${id} on this host: check the URL the host gave you (POST /tenants answered it; GET /tenants lists them)`,
+  },
+  HOSTED: {
+    status: 404,
+    message: (route: string) =>
+      `wallet-sim runs hosted (start --hosted): ${route} is a tenant's, under /t/<tenant id>/ ` +
+      '(e.g. POST /t/<id>/callback, GET /t/<id>/admin/report, /t/<id>/ui); the host creates tenants with POST /tenants',
   },
   PLAYER_UNKNOWN: { status: 404, message: (userId: string) => `no player ${userId}: create it with PUT /admin/players/${userId}` },
   NOT_FOUND: { status: 404, message: (detail: string) => `${detail}: the routes are listed at /docs` },
@@ -69,6 +85,11 @@ export const API_ERRORS = {
       `wallet-sim is proxying to ${upstream} (--upstream): balances live in the upstream wallet, which wallet-sim does not write; ` +
       "set the test player's balance in the upstream wallet (GET /admin/players lists the balances it last reported)",
   },
+  TENANT_LIMIT: {
+    status: 409,
+    message: (max: number) =>
+      `this host holds ${max} tenants, its most (--max-tenants): delete one (DELETE /tenants/:id) or start the host with a higher --max-tenants`,
+  },
   BODY_TOO_LARGE: {
     status: 413,
     message: (limit: number) => `the body is over the ${limit}-byte limit; send less or start with --body-limit`,
@@ -82,6 +103,12 @@ export const API_ERRORS = {
     message: (type: string) =>
       `admin writes with a body want Content-Type: application/json, got "${type}"; ` +
       "send JSON with -H 'content-type: application/json' (curl)",
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: (what: string, limit: number, per: string, retryAfterS: number) =>
+      `this tenant's ${what} are limited to ${limit} per ${per} (the host's setting): ` +
+      `send again in ${retryAfterS} s (Retry-After), and spread them out (RateLimit-Remaining says how many are left)`,
   },
   SHUTTING_DOWN: {
     status: 503,
@@ -120,6 +147,7 @@ export function sendApiError(reply: FastifyReply, error: ApiErrorReply, details?
  * by the route's response schema.
  */
 export function sendApiErrorText(reply: FastifyReply, error: ApiErrorReply): FastifyReply {
+  if (error.headers) reply.headers(error.headers);
   return reply.code(error.status).type('application/json; charset=utf-8').send(JSON.stringify(error.body));
 }
 

@@ -29,7 +29,8 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:8080';
 
 /** What the document needs to know of the app (AppOptions has these). */
 export interface OpenapiOptions {
-  sim: { credentials: { api_id: string; api_key: string } };
+  /** The simulator whose credentials the docs show (none in hosted mode: each tenant has its own). */
+  sim?: { credentials: { api_id: string; api_key: string } };
   /** Callback path (default /callback). */
   path?: string;
   /** With --admin-token the docs never show the active credentials. */
@@ -75,6 +76,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
     transform: ({ schema, url }) => {
       const { bodyExamples: examples, ...rest } = (schema ?? {}) as Partial<DocumentedSchema>;
       if (examples && rest.operationId) bodyExamples.set(rest.operationId, examples);
+      withTenantId(rest, url);
       return { schema: (schema ? rest : schema) as FastifySchema, url };
     },
     transformObject: (documents) => {
@@ -92,7 +94,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
 /** Where Swagger UI's Try it out gets its pre-filled values: a loopback sandbox whose admin API is open. */
 export function prefilledCredentials(options: OpenapiOptions): { api_id: string; api_key: string } | undefined {
   // With --admin-token the credentials are behind the token (GET /admin/scenario); the docs must not hand them out.
-  return options.adminToken === undefined ? options.sim.credentials : undefined;
+  return options.adminToken === undefined ? options.sim?.credentials : undefined;
 }
 
 /**
@@ -143,5 +145,19 @@ export function swaggerUiOptions(options: OpenapiOptions): FastifySwaggerUiOptio
     logo: { type: 'image/svg+xml', content: Buffer.from(TITLE_SVG), href: '/docs', target: '_self' },
     // validatorUrl stays unset: @fastify/swagger-ui then passes null, so no badge calls validator.swagger.io.
     transformSpecification: (spec, request) => docsSpecification(spec as Json, request, options),
+  };
+}
+
+/**
+ * Hosted mode: a tenant's route whose own params schema names its other parameters (`:user_id`)
+ * gets the tenant's `:id` beside them in the document (the route itself is matched by its URL).
+ */
+function withTenantId(schema: Partial<DocumentedSchema>, url: string): void {
+  const params = schema.params as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  if (!params || !url.startsWith('/t/:id/') || params.properties?.id) return;
+  schema.params = {
+    ...params,
+    properties: { id: { type: 'string', description: "The tenant's id (POST /tenants answered it)." }, ...params.properties },
+    required: ['id', ...(params.required ?? [])],
   };
 }

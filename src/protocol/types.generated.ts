@@ -421,6 +421,10 @@ players: number
  */
 error?: string
 /**
+ * Hosted mode only (start --hosted): the tenants this host holds.
+ */
+tenants?: number
+/**
  * Proxy mode only (start --upstream): the operator's wallet every callback is forwarded to, and whether it was reached when last tried (the check at start, then every forward).
  */
 upstream?: {
@@ -614,7 +618,7 @@ currency: string
 export interface ReportStatement {
 _type: "https://in-toto.io/Statement/v1"
 /**
- * One: name report.json, digest.sha256 of the report's bytes, annotations session_id, seed, started_at, ended_at (the moment it was graded), and user_id (a report of one player) and upstream (proxy mode) when present.
+ * One: name report.json, digest.sha256 of the report's bytes, annotations session_id, seed, started_at, ended_at (the moment it was graded), and user_id (a report of one player), upstream (proxy mode) and tenant_id and tenant_name (a hosted tenant's report) when present.
  * 
  * @minItems 1
  */
@@ -1091,4 +1095,79 @@ envelope: DsseEnvelope
  * The report (a Report) as JSON text, indented, ending in a newline: write it byte for byte; its sha256 is the statement's subject digest.
  */
 report: string
+}
+/**
+ * Body of POST /tenants (hosted mode): the workspace of one integrator.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "TenantCreate".
+ */
+export interface TenantCreate {
+/**
+ * 1 to 64 printable characters; not unique. Shown escaped wherever it appears.
+ */
+name: string
+/**
+ * The name of a bundled scenario (GET /t/:id/admin/scenarios lists them), or a whole scenario document; default certification. A scenario's credentials are ignored: the tenant's are generated.
+ */
+scenario?: (string | Scenario)
+}
+/**
+ * The answer to POST /tenants and POST /tenants/:id/token (hosted mode). The token is shown here once: the host keeps only its hash.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "TenantCreated".
+ */
+export interface TenantCreated {
+id: string
+name: string
+/**
+ * The tenant's admin token: Authorization: Bearer <token> on /t/<id>/admin/… and /t/<id>/probe.
+ */
+token: string
+/**
+ * Where the integrator's client sends its callbacks.
+ */
+callback_url: string
+/**
+ * The Api-Id and Api-Key its callbacks must carry: generated, fixed for the tenant's life.
+ */
+credentials: {
+api_id: string
+api_key: string
+}
+/**
+ * The tenant's dashboard; it asks for the token.
+ */
+dashboard_url: string
+}
+/**
+ * A tenant as GET /tenants lists it (hosted mode): never its token.
+ * 
+ * This interface was referenced by `WalletSimSchemas`'s JSON-Schema
+ * via the `definition` "Tenant".
+ */
+export interface Tenant {
+/**
+ * Random, URL-safe, 128 bits: its paths are /t/<id>/…
+ */
+id: string
+name: string
+created_at: string
+/**
+ * The last callback or admin request this process served for it; null: none yet.
+ */
+last_activity_at: (string | null)
+/**
+ * Callbacks this process answered for it since it started.
+ */
+callbacks: number
+/**
+ * Requests this process answered 429 (callbacks past --tenant-callbacks-per-second, admin requests past --tenant-admin-per-minute); counted, not journalled.
+ */
+rate_limited: number
+/**
+ * The current grading session's verdict, as a signed report would state it; NOT_EXERCISED before any check was.
+ */
+verdict: ("PASSED" | "WARNED" | "FAILED" | "NOT_EXERCISED")
 }

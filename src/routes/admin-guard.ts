@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { apiError, type ApiErrorBody, sendApiErrorText } from '../http/errors.js';
+import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.js';
 import { depthProblem } from '../text/json-depth.js';
 import { matches } from '../kernel/secrets.js';
 
@@ -11,6 +11,8 @@ export interface AdminGuardOptions {
   allowedHosts?: string[];
   /** Origins a page may call the admin API from (the explicit origins of --cors; never "any"). */
   corsOrigins?: string[];
+  /** Hosted mode: who may call (a tenant's token or the host's: src/routes/tenant-scope.ts), in place of `token`. */
+  authorize?: (request: FastifyRequest) => ApiErrorReply | undefined | Promise<ApiErrorReply | undefined>;
 }
 
 /**
@@ -29,8 +31,9 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
   const origins = new Set((o.corsOrigins ?? []).map((s) => s.toLowerCase()));
   const expected = o.token;
 
+  const { authorize } = o;
   app.addHook('onRequest', async (request, reply) => {
-    const refusal = refuse(request);
+    const refusal = refuse(request) ?? (authorize && (await authorize(request))) ?? refuseWrite(request);
     if (refusal) return sendApiErrorText(reply, refusal);
   });
   // Before the schema: a body nested thousands deep would overflow every recursive walk after it.
@@ -41,7 +44,7 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
     return sendApiErrorText(reply, { status, body: { ...body, details: [tooDeep] } });
   });
 
-  function refuse(request: FastifyRequest): { status: number; body: ApiErrorBody } | undefined {
+  function refuse(request: FastifyRequest): ApiErrorReply | undefined {
     const host = request.headers.host;
     if (host !== undefined && !hostAllowed(host)) return apiError('HOST_NOT_ALLOWED', host);
 
@@ -55,10 +58,14 @@ export function addAdminGuard(app: FastifyInstance, o: AdminGuardOptions): void 
     }
 
     if (expected !== undefined) {
-      const given = /^bearer +(.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const given = bearerOf(request) ?? '';
       if (!matches(given, expected)) return apiError('UNAUTHORIZED');
     }
+    return undefined;
+  }
 
+  /** A write's body must be JSON (after the caller is known: a hosted caller learns nothing before its token). */
+  function refuseWrite(request: FastifyRequest): ApiErrorReply | undefined {
     if (WRITES.has(request.method)) {
       const type = request.headers['content-type'];
       const length = request.headers['content-length'];
@@ -93,6 +100,9 @@ function hostMatcher(allowedHosts: string[] = []): (host: string) => boolean {
     return name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0 || names.has(name);
   };
 }
+
+/** The token of `Authorization: Bearer <token>` (scheme case-insensitive, RFC 7235), if any. */
+export const bearerOf = (request: FastifyRequest): string | undefined => /^bearer +(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

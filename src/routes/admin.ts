@@ -3,9 +3,10 @@ import { apiError, sendApiError } from '../http/errors.js';
 import { amountProblem, money } from '../kernel/money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../core/scenario/scenario.js';
-import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { checkHostable, checkProxyable } from '../core/scenario/proxy-check.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../core/simulator.js';
+import type { EndOf, SignedFor, SimOf } from './sim-of.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { uiAdminRoutes } from './ui.js';
 import { journalRoutes } from './journal.js';
@@ -31,16 +32,27 @@ const SET_SCENARIO =
   'their balances; other players and history stay. `?reset=true` starts over from the new scenario. An invalid scenario is refused ' +
   'with 400 naming each bad field by JSON pointer, and the old one stays active. While proxying (start --upstream), a rule with ' +
   '`set_balance` is refused the same way (the balances live in the upstream wallet).';
+const CREDENTIALS_FIXED =
+  "the scenario's credentials were ignored: a tenant's Api-Id and Api-Key are fixed when it is created (the host's POST /tenants showed them)";
 const RULE_HITS = 'For each rule of the active scenario: how often it matched and fired, and whether `times` is used up.';
 
 interface AdminRouteOptions {
-  sim: Simulator;
+  simOf: SimOf;
   token?: string;
   guard?: Omit<AdminGuardOptions, 'token'>;
-  /** Event stream listeners served at once (GET /admin/events). */
+  /** Event stream listeners served at once (GET /admin/events); hosted mode: and per tenant. */
   maxListeners?: number;
+  maxListenersEach?: number;
   /** --signing-key: signs GET /admin/report?signed=true. */
   signer?: Signer;
+  /** Hosted mode: who may call (the tenant's token or the host's), in place of `token`. */
+  authorize?: AdminGuardOptions['authorize'];
+  /** Hosted mode: the credentials are the tenant's, fixed; a scenario's own are ignored (and the answer says so); a delay_ms is capped. */
+  credentialsFixed?: boolean;
+  /** Hosted mode: ends a request's event stream when its token is rotated. */
+  streamsEnd?: EndOf;
+  /** Hosted mode: the tenant a signed report names. */
+  signedFor?: SignedFor;
 }
 
 const playerUpdateSummary = (v: Record<string, unknown>) =>
@@ -51,9 +63,11 @@ const playerUpdateSummary = (v: Record<string, unknown>) =>
  * itself; adminSchema adds what the guard in front of every admin route can answer. Replies are
  * what the handlers return (sentAsReturned): the response schemas are for the document.
  */
-export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { sim, token, guard, maxListeners, signer }) => {
-  addAdminGuard(app, { ...guard, token });
-  const docs = { locked: token !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
+export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o) => {
+  const { simOf, token, guard, maxListeners, maxListenersEach, signer } = o;
+  const { authorize, credentialsFixed, streamsEnd, signedFor } = o;
+  addAdminGuard(app, { ...guard, token, authorize });
+  const docs = { locked: token !== undefined || authorize !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
   app.get(
     '/players',
@@ -65,7 +79,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
         response: { 200: { description: 'Every player with its balance and currency.', type: 'array', items: { $ref: 'Player#' } } },
       }),
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      const sim = simOf(request);
       if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
       return (await sim.store.players()).map(view);
     },
@@ -86,6 +101,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
       }),
     },
     async (request, reply) => {
+      const sim = simOf(request);
       if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
       const p = await sim.store.player(request.params.user_id);
       return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
@@ -117,6 +133,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
       }),
     },
     async (request, reply) => {
+      const sim = simOf(request);
       if (sim.upstream) return sendApiError(reply, apiError('BALANCES_UPSTREAM', sim.upstream));
       const { balance, currency } = request.body;
       const cur = currency ?? (await sim.store.player(request.params.user_id))?.currency ?? sim.scenario.defaultCurrency;
@@ -140,14 +157,14 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
         },
       }),
     },
-    async () => {
-      await sim.reset();
+    async (request) => {
+      await simOf(request).reset();
       return { ok: true };
     },
   );
 
-  await app.register(journalRoutes, { sim, docs }); // GET and DELETE /admin/journal
-  await app.register(ledgerRoutes, { sim, docs }); // GET /admin/ledger
+  await app.register(journalRoutes, { simOf, docs }); // GET and DELETE /admin/journal
+  await app.register(ledgerRoutes, { simOf, docs }); // GET /admin/ledger
 
   app.get(
     '/scenario',
@@ -159,7 +176,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
         response: { 200: { description: 'The active scenario document, as loaded.', $ref: 'Scenario#' } },
       }),
     },
-    async () => sim.scenario.source,
+    async (request) => simOf(request).scenario.source,
   );
 
   app.get(
@@ -172,7 +189,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
         response: { 200: { description: RULE_HITS, $ref: 'RuleHits#' } },
       }),
     },
-    async () => sim.ruleHits(),
+    async (request) => simOf(request).ruleHits(),
   );
 
   app.put<{ Body: Scenario; Querystring: { reset?: string } }>(
@@ -187,7 +204,14 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
         body: { $ref: 'Scenario#' },
         bodyExamples: namedExamples('Scenario', (v) => `${String(v.name)}: ${String(v.description ?? '')}`),
         response: {
-          200: { description: 'The scenario is active.', ...ok({ name: { type: 'string' }, reset: { type: 'boolean' } }) },
+          200: {
+            description: 'The scenario is active.',
+            ...ok({
+              name: { type: 'string' },
+              reset: { type: 'boolean' },
+              note: { type: 'string', description: "Hosted mode: the scenario's `credentials` were ignored (a tenant's are fixed)." },
+            }),
+          },
           400: errorResponse(
             `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
               'Nothing changed, the old scenario stays active.',
@@ -202,15 +226,19 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, { 
       }),
     },
     async (request) => {
+      const sim = simOf(request);
       const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
       if (sim.upstream) checkProxyable(next, 'scenario'); // no set_balance while proxying: also a 400
+      if (credentialsFixed) checkHostable(next, 'scenario'); // hosted: no delay_ms past the cap
       await sim.setScenario(next, request.query.reset === 'true');
-      return { ok: true, name: next.source.name, reset: request.query.reset === 'true' };
+      const ignored = credentialsFixed && request.body.credentials !== undefined;
+      return { ok: true, name: next.source.name, reset: request.query.reset === 'true', ...(ignored && { note: CREDENTIALS_FIXED }) };
     },
   );
 
-  await app.register(uiAdminRoutes, { sim, security: adminSecurity(docs), maxListeners }); // GET /admin/events, /admin/scenarios
-  await app.register(reportRoutes, { sim, locked: token !== undefined, signer });
+  // GET /admin/events, /admin/scenarios
+  await app.register(uiAdminRoutes, { simOf, security: adminSecurity(docs), maxListeners, maxListenersEach, streamsEnd });
+  await app.register(reportRoutes, { simOf, locked: token !== undefined || authorize !== undefined, signer, signedFor });
 };
 
 /** A local store's failure is latched until a restart; a shared store (Redis) is only unreachable for now. */

@@ -4,12 +4,14 @@ import type { CallbackInput } from '../protocol/port.js';
 import { fromFastify } from '../http/errors.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../kernel/secrets.js';
-import type { Simulator } from '../core/simulator.js';
+import type { SimOf } from './sim-of.js';
 
 export interface CallbackRouteOptions {
-  sim: Simulator;
+  simOf: SimOf;
   path: string;
   bodyLimit: number;
+  /** Proxy mode: replies relayed from the upstream wallet (one without a Content-Type is written without one). */
+  relays?: boolean;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface CallbackRouteOptions {
  * string whatever its Content-Type, so a malformed, empty or mislabelled body still gets the
  * protocol's answer (R3, HTTP 200) instead of a 400/415.
  */
-export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { sim, path, bodyLimit }) => {
+export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { simOf, path, bodyLimit, relays }) => {
   app.removeAllContentTypeParsers();
   const asText = (_req: unknown, body: string | Buffer, done: (err: null, body: string | Buffer) => void) => done(null, body);
   // The same parser twice: Fastify caches the parser of a named type, while the catch-all is looked
@@ -37,6 +39,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
           })
         : undefined;
     const status = refused?.status ?? 200;
+    const sim = simOf(request);
     const { protocol } = sim;
     const failed = protocol.codes.failed;
     const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `${failed}: internal error: ${error.message}`;
@@ -69,13 +72,13 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     path,
     {
       // Proxy mode only: a relayed reply that had no Content-Type gets none (Fastify would add one to bytes).
-      ...(sim.wallet.upstream !== undefined && { onSend: keepUntyped }),
+      ...(relays && { onSend: keepUntyped }),
       schema: callbackRouteSchema(bodyLimit),
       // The pipeline validates with the same schema and turns each error into a finding and an R3;
       // the schema above is for the OpenAPI document.
       validatorCompiler: () => () => true,
     },
-    (request, reply) => new Answer(sim, new FastifyExchange(request, reply)).start(),
+    (request, reply) => new Answer(simOf(request), new FastifyExchange(request, reply)).start(),
   );
 };
 

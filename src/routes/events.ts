@@ -4,6 +4,7 @@ import type { StoredEntry } from '../journal/journal.js';
 import { matches } from '../journal/match.js';
 import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../core/simulator.js';
+import type { EndOf, SimOf } from './sim-of.js';
 import { apiError } from '../http/errors.js';
 import { ALL_CODES, SUCCESS } from '../protocol/seed/codes.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
@@ -11,7 +12,7 @@ import { badQuery, matchQuerystring } from './journal.js';
 import { watchGrading } from './grading-events.js';
 
 export interface EventRouteOptions {
-  sim: Simulator;
+  simOf: SimOf;
   /** The admin routes' OpenAPI security (set when --admin-token locks them). */
   security?: { bearer: never[] }[];
   /** A listener whose unsent output grows past this is disconnected (default 1 MiB). */
@@ -20,6 +21,10 @@ export interface EventRouteOptions {
   heartbeatMs?: number;
   /** Listeners served at once; one more is answered 503 LISTENERS_FULL (default 100). */
   maxListeners?: number;
+  /** Hosted mode: listeners of one simulator (a tenant) served at once, within `maxListeners`. */
+  maxListenersEach?: number;
+  /** Hosted mode: a request's stream ends when this signal fires (its token was rotated). */
+  streamsEnd?: EndOf;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -45,11 +50,14 @@ const QUERYSTRING = matchQuerystring({
 
 /** GET /events (under /admin): the journal's subscription as a text/event-stream. */
 export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
-  const { sim, security } = options;
+  const { simOf, security, streamsEnd } = options;
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const maxListeners = options.maxListeners ?? DEFAULT_MAX_LISTENERS;
   let listeners = 0;
+  const maxEach = options.maxListenersEach ?? maxListeners;
+  /** Listeners per simulator: one tenant's streams never take every slot. */
+  const each = new WeakMap<Simulator, number>();
   // Ended as soon as shutdown begins: a stream never ends by itself, so close() (and SIGTERM)
   // would otherwise wait for it the whole grace period and then count it as a request cut.
   const streams = new Set<() => void>();
@@ -94,12 +102,15 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/events', { schema }, (request, reply) => {
     const match = matchOfText(request.query);
-    if (listeners >= maxListeners) {
+    const sim = simOf(request);
+    const mine = each.get(sim) ?? 0;
+    if (listeners >= maxListeners || mine >= maxEach) {
       // Closed, not kept alive: a refused listener that stays connected would hold a slot all the same.
-      const { status, body } = apiError('LISTENERS_FULL', maxListeners);
+      const { status, body } = apiError('LISTENERS_FULL', listeners >= maxListeners ? maxListeners : maxEach);
       return reply.code(status).header('connection', 'close').send(body);
     }
     listeners++;
+    each.set(sim, mine + 1);
     // Headers set before the stream began (CORS under --cors) go out with it.
     const early = reply.getHeaders() as OutgoingHttpHeaders;
     reply.hijack();
@@ -116,7 +127,9 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       if (closed) return;
       closed = true;
       listeners--;
+      each.set(sim, (each.get(sim) ?? 1) - 1);
       streams.delete(end);
+      ended?.removeEventListener('abort', end);
       unsubscribe();
       stopGrading?.();
       clearInterval(heartbeat);
@@ -129,6 +142,8 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       if (res.writableNeedDrain) res.destroy(); // a listener that does not read would hold it until the grace ends
     };
     streams.add(end);
+    const ended = streamsEnd?.(request);
+    ended?.addEventListener('abort', end);
     const write = eventWriter(res, maxBuffered, () => {
       request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
       close();

@@ -4,7 +4,7 @@ import type { ApiErrorBody } from '../http/errors.js';
 import type { StoredEntry } from '../journal/journal.js';
 import { MATCH_FIELDS, matchOfText } from '../journal/match-text.js';
 import { WHOLE_NUMBER } from '../protocol/schemas.js';
-import type { Simulator } from '../core/simulator.js';
+import type { SimOf } from './sim-of.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { errorBody, errorResponse, type Json, sentAsReturned } from './docs.js';
 
@@ -53,7 +53,7 @@ export function badQuery(route: string, querystring: Json, pointer: string, mess
 }
 
 /** GET and DELETE /journal (under /admin): the journal, filtered and paged, streamed from the entries' text. */
-export const journalRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocOptions }> = async (app, { sim, docs }) => {
+export const journalRoutes: FastifyPluginAsync<{ simOf: SimOf; docs: AdminDocOptions }> = async (app, { simOf, docs }) => {
   app.get<{ Querystring: JournalQuery }>(
     '/journal',
     {
@@ -76,7 +76,7 @@ export const journalRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocO
     async (request, reply) => {
       const { limit, after } = request.query;
       const number = (s: string | undefined) => (s === undefined ? undefined : Number(s));
-      const entries = await sim.journal.select({ ...matchOfText(request.query), after: number(after), limit: number(limit) });
+      const entries = await simOf(request).journal.select({ ...matchOfText(request.query), after: number(after), limit: number(limit) });
       // Streamed from the entries' own text: never one string the size of the whole journal.
       return reply.type('application/json').send(Readable.from(journalDocument(entries)));
     },
@@ -92,8 +92,8 @@ export const journalRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocO
         response: { 204: { description: 'The journal is empty; a new grading session began (the wallet is unchanged).', type: 'null' } },
       }),
     },
-    async (_request, reply) => {
-      await sim.clearJournal();
+    async (request, reply) => {
+      await simOf(request).clearJournal();
       return reply.code(204).send();
     },
   );

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { apiError, sendApiError } from '../http/errors.js';
 import { ledgerText } from '../ledger/format.js';
 import { LedgerCut } from '../ledger/ledger-entry.js';
-import type { Simulator } from '../core/simulator.js';
+import type { SimOf } from './sim-of.js';
 import { type AdminDocOptions, adminSchema } from './admin-docs.js';
 import { examplesOf, sentAsReturned } from './docs.js';
 import { badQuery } from './journal.js';
@@ -55,7 +55,7 @@ const CSV_EXAMPLE =
   't3,bet_result,player-1,G1,USD,19.5,1009.5,2026-11-23T10:00:01.000Z,settled\r\n';
 
 /** GET /ledger (under /admin): the wallet's books, to reconcile against the provider's. */
-export const ledgerRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocOptions }> = async (app, { sim, docs }) => {
+export const ledgerRoutes: FastifyPluginAsync<{ simOf: SimOf; docs: AdminDocOptions }> = async (app, { simOf, docs }) => {
   app.get<{ Querystring: { user_id?: string; format?: 'json' | 'csv' } }>(
     '/ledger',
     {
@@ -88,6 +88,7 @@ export const ledgerRoutes: FastifyPluginAsync<{ sim: Simulator; docs: AdminDocOp
       }),
     },
     async (request, reply) => {
+      const sim = simOf(request);
       if (sim.storeFailure) return sendApiError(reply, apiError(sim.backend.failureCode, sim.storeFailure));
       const format = request.query.format ?? 'json';
       const ledger = await sim.backend.ledger(request.query.user_id);

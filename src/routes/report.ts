@@ -3,7 +3,7 @@ import { apiError, sendApiError } from '../http/errors.js';
 import { signReport } from '../evidence/sign-report.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { reportOf } from '../grading/grade.js';
-import type { Simulator } from '../core/simulator.js';
+import type { SignedFor, SimOf } from './sim-of.js';
 import { errorBody, errorResponse, sentAsReturned } from './docs.js';
 
 const SIGNED =
@@ -16,9 +16,9 @@ const SIGNED =
  * grading state (folded from the callbacks as they happened) at this moment — no journal is read.
  * `?signed=true` signs it (src/evidence/) when the server holds a signing key.
  */
-export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean; signer?: Signer }> = async (
+export const reportRoutes: FastifyPluginAsync<{ simOf: SimOf; locked?: boolean; signer?: Signer; signedFor?: SignedFor }> = async (
   app,
-  { sim, locked, signer },
+  { simOf, locked, signer, signedFor },
 ) => {
   app.get<{ Querystring: { user_id?: string; signed?: 'true' | 'false' } }>(
     '/report',
@@ -62,6 +62,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
     async (request, reply) => {
       const signed = request.query.signed === 'true';
       if (signed && !signer) return sendApiError(reply, apiError('SIGNING_NOT_ENABLED'));
+      const sim = simOf(request);
       const { grader, info, wallet } = await sim.currentGrading();
       const report = reportOf(grader, {
         now: new Date(),
@@ -71,7 +72,7 @@ export const reportRoutes: FastifyPluginAsync<{ sim: Simulator; locked?: boolean
         wallet, // proxy mode: the operator wallet's side
         upstream: sim.wallet.upstream,
       });
-      return signed ? signReport(signer!, report, sim.scenario.source) : report;
+      return signed ? signReport(signer!, report, sim.scenario.source, signedFor?.(request)) : report;
     },
   );
 };

@@ -1,10 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifySchema } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifySchema } from 'fastify';
 import { ROOT, SCENARIOS_DIR } from '../kernel/paths.js';
-import type { Simulator } from '../core/simulator.js';
-import { eventRoutes } from './events.js';
+import { eventRoutes, type EventRouteOptions } from './events.js';
 
 /** Where `npm run build:ui` writes the dashboard (shipped in the package). */
 export const UI_DIR = join(ROOT, 'dist/ui');
@@ -28,9 +27,29 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
     return;
   }
   const html = readFileSync(index, 'utf8');
-  app.get('/ui', hide, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html),
-  );
+  app.get('/ui', hide, async (_request, reply) => page(reply, html));
+  await app.register(fastifyStatic, { root: UI_DIR, prefix: '/ui/', decorateReply: false, index: false, schemaHide: true });
+};
+
+const page = (reply: FastifyReply, html: string) =>
+  reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).header('cache-control', 'no-cache').send(html);
+
+/**
+ * Hosted mode: a tenant's dashboard at /t/:id/ui, the same page for every id (it holds no data,
+ * so it tells no tenant from another: it asks for the token and calls /t/:id/admin/… with it),
+ * and its assets under /ui/.
+ */
+export const tenantUiRoutes: FastifyPluginAsync = async (app) => {
+  const hide = { schema: { hide: true } };
+  const index = join(UI_DIR, 'index.html');
+  if (!existsSync(index)) {
+    app.get('/t/:id/ui', hide, async (_request, reply) =>
+      reply.code(503).type('text/plain').send(`wallet-sim: the dashboard is not built (${index} is missing): run npm run build`),
+    );
+    return;
+  }
+  const html = readFileSync(index, 'utf8');
+  app.get('/t/:id/ui', hide, async (_request, reply) => page(reply, html));
   await app.register(fastifyStatic, { root: UI_DIR, prefix: '/ui/', decorateReply: false, index: false, schemaHide: true });
 };
 
@@ -62,11 +81,9 @@ export function bundledScenarios(): BundledScenario[] {
  * The admin routes the dashboard adds: the event stream and the bundled scenarios. Registered
  * inside the admin plugin, so --admin-token guards them like the rest of /admin.
  */
-export const uiAdminRoutes: FastifyPluginAsync<{ sim: Simulator; security?: { bearer: never[] }[]; maxListeners?: number }> = async (
-  app,
-  { sim, security, maxListeners },
-) => {
-  await app.register(eventRoutes, { sim, security, maxListeners });
+export const uiAdminRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
+  await app.register(eventRoutes, options);
+  const { security } = options;
   const unauthorized = security
     ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } }
     : {};

@@ -122,8 +122,22 @@ export class AdminClient implements JournalSource {
       throw new AdminError(`GET ${url}: the reply was cut off before its end (${describeFetchError(e, this.timeoutMs)}); run it again`);
     }
     if (res.status === 401)
-      throw new AdminError(`GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN)`);
+      throw new AdminError(
+        `GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`,
+      );
+    if (res.status === 403 && this.token !== undefined)
+      throw new AdminError(`GET ${url}: 403, ${errorMessage(body) ?? 'this token may not read it'}`);
     if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
     return { status: res.status, body, headers: res.headers };
+  }
+}
+
+/** The `message` of an API error body, if it is one. */
+function errorMessage(body: string): string | undefined {
+  try {
+    const message = (JSON.parse(body) as { message?: unknown } | null)?.message;
+    return typeof message === 'string' ? message : undefined;
+  } catch {
+    return undefined;
   }
 }

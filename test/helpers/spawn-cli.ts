@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import { ROOT } from '../../src/kernel/paths.js';
 
 export const CLI = join(ROOT, 'dist/src/cli.js');
-export const LISTENING = /^wallet-sim listening on (http:\/\/127\.0\.0\.1:(\d+)) /;
+export const LISTENING = /^wallet-sim (?:hosted sandbox )?listening on (http:\/\/127\.0\.0\.1:(\d+)) /;
 /** Generous: a loaded CI machine (two test files at once, each starting processes) may be slow to boot node. */
 export const BOOT_MS = 60_000;
 

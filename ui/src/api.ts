@@ -1,7 +1,15 @@
 // The admin API as the page uses it: same origin, the --admin-token kept for this tab only
 // (sessionStorage), JSON bodies always labelled application/json (the admin guard wants it).
 
-const TOKEN_KEY = 'wallet-sim.admin-token';
+/**
+ * Where the admin API is: `/admin` of this server, or, on a hosted tenant's dashboard
+ * (`/t/<id>/ui`), that tenant's `/t/<id>/admin`. The page itself is the same for every tenant.
+ */
+export const TENANT_BASE = /^\/t\/[^/]+(?=\/ui$)/.exec(location.pathname)?.[0] ?? '';
+export const tenantId = TENANT_BASE ? decodeURIComponent(TENANT_BASE.slice('/t/'.length)) : undefined;
+
+/** One token per tenant dashboard (and one for a single-tenant wallet-sim). */
+const TOKEN_KEY = `wallet-sim.admin-token${TENANT_BASE}`;
 
 export const token = {
   get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
@@ -40,7 +48,9 @@ export const whenUnauthorized = (f: () => void) => {
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  // A tenant's admin routes are its own; the rest (/health) is the server's.
+  const url = path.startsWith('/admin/') ? `${TENANT_BASE}${path}` : path;
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) {
     onUnauthorized();
     throw new Unauthorized(`${method} ${path}: the admin API wants its token`);

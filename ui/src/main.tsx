@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import './style.css';
-import { api, ApiError, token, whenUnauthorized } from './api.js';
+import { api, ApiError, tenantId, token, whenUnauthorized } from './api.js';
 import { Callbacks } from './callbacks.js';
 import { Checklist, type ReportState } from './checklist.js';
 import { throttle } from './format.js';
@@ -268,10 +268,17 @@ function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
           if (value) onToken(value);
         }}
       >
-        <h2 id="token-title">Admin token</h2>
-        <p>
-          This simulator runs with <code>--admin-token</code>. Enter it to use the dashboard; it is kept for this browser tab only.
-        </p>
+        <h2 id="token-title">{tenantId === undefined ? 'Admin token' : 'Tenant token'}</h2>
+        {tenantId === undefined ? (
+          <p>
+            This simulator runs with <code>--admin-token</code>. Enter it to use the dashboard; it is kept for this browser tab only.
+          </p>
+        ) : (
+          <p>
+            This is tenant <code>{tenantId}</code> of a hosted wallet-sim. Enter the token its host gave you; it is kept for this browser
+            tab only.
+          </p>
+        )}
         <label for="admin-token">Token</label>
         <input
           id="admin-token"

@@ -1,6 +1,6 @@
 // GET /admin/events read with fetch() (not EventSource), so the Authorization header of
 // --admin-token goes with it. Reconnects after a drop; the caller fills the gap from the journal.
-import { authHeaders, Unauthorized } from './api.js';
+import { authHeaders, Unauthorized, TENANT_BASE } from './api.js';
 
 export type StreamState = 'connecting' | 'live' | 'down';
 
@@ -40,7 +40,7 @@ export function follow(handlers: StreamHandlers): { stop: () => void } {
 }
 
 async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected: () => void): Promise<void> {
-  const res = await fetch('/admin/events?grading=true', {
+  const res = await fetch(`${TENANT_BASE}/admin/events?grading=true`, {
     headers: { accept: 'text/event-stream', ...authHeaders() },
     signal,
     cache: 'no-store',

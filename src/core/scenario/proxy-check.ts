@@ -22,3 +22,26 @@ export function checkProxyable(scenario: ActiveScenario | Scenario, source: stri
   );
   if (problems.length) throw new ScenarioError(source, problems);
 }
+
+/** The longest `delay_ms` a hosted tenant's rule may have: a held reply holds a connection of a shared host. */
+export const HOSTED_MAX_DELAY_MS = 60_000;
+
+/**
+ * What a hosted tenant's scenario cannot do (start --hosted): delay a reply longer than
+ * HOSTED_MAX_DELAY_MS. Throws a ScenarioError naming each such rule, so POST /tenants and
+ * PUT /t/:id/admin/scenario refuse it alike (400).
+ */
+export function checkHostable(scenario: ActiveScenario | Scenario, source: string): void {
+  const doc = 'source' in scenario ? scenario.source : scenario;
+  const problems = (doc.rules ?? []).flatMap((rule, i) =>
+    (rule.then.delay_ms ?? 0) <= HOSTED_MAX_DELAY_MS
+      ? []
+      : [
+          {
+            pointer: `/rules/${i}/then/delay_ms`,
+            message: `must be <= ${HOSTED_MAX_DELAY_MS} on a hosted wallet-sim (a held reply holds one of the host's shared connections): shorten it, or run wallet-sim yourself for longer delays`,
+          },
+        ],
+  );
+  if (problems.length) throw new ScenarioError(source, problems);
+}

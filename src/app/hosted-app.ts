@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify';
+import { appFrame, type FrameOptions } from './app.js';
+import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
+import { apiError, sendApiErrorText } from '../http/errors.js';
+import { tenantRoutes } from '../routes/tenants.js';
+import { tenantScope } from '../routes/tenant-scope.js';
+import { tenantUiRoutes } from '../routes/ui.js';
+import { unframed } from '../http/framing.js';
+import { TENANT_DEFAULTS, type TenantRegistry } from './tenants.js';
+import { DEFAULT_BODY_LIMIT } from './app.js';
+import { SHUTDOWN_503 } from '../routes/docs.js';
+import type { HostMetrics } from './metrics.js';
+import { addAdminGuard, bearerOf } from '../routes/admin-guard.js';
+import type { FastifyPluginAsync } from 'fastify';
+import { HOST_UNAUTHORIZED } from '../routes/tenants.js';
+
+export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'adminToken'> {
+  tenants: TenantRegistry;
+  /** --public-url: the base of the URLs handed to tenants (default: each request's scheme and Host). */
+  publicUrl?: string;
+  /** Event streams one tenant may hold open at once. */
+  maxListenersEach?: number;
+  /** GET /metrics (the host's token). */
+  metrics?: HostMetrics;
+}
+
+/** A tenant's callback path as the OpenAPI document names it. */
+const TENANT_CALLBACK = '/t/{id}/callback';
+
+/**
+ * The hosted sandbox's HTTP face (start --hosted): the host's routes (/tenants), each tenant's
+ * routes under /t/:id/ (the single-tenant routes, over the tenant's simulator), /health, /docs
+ * and /openapi.json. The single-tenant routes answer 404 naming the tenant form.
+ */
+export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const { tenants } = options;
+  const { app, allowedHosts } = await appFrame({ ...options, path: TENANT_CALLBACK }, limits);
+  const maxListeners = listenerCap(limits);
+  await app.register(tenantRoutes, { tenants, allowedHosts, publicUrl: options.publicUrl });
+  await app.register(tenantScope, {
+    prefix: '/t/:id',
+    tenants,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    allowedHosts,
+    maxListeners,
+    maxListenersEach: Math.min(maxListeners, options.maxListenersEach ?? TENANT_DEFAULTS.listeners),
+    signer: options.signer,
+    answered: options.metrics?.answered,
+  });
+  if (options.metrics) await app.register(metricsRoute, { metrics: options.metrics, tenants, allowedHosts });
+
+  const hosted = { schema: { hide: true } };
+  await unframed(app, (scope) => scope.register(tenantUiRoutes));
+  for (const route of ['/callback', '/admin', '/admin/*', '/ui', '/'])
+    app.all(route, hosted, async (request, reply) => sendApiErrorText(reply, apiError('HOSTED', `${request.method} ${route}`)));
+
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['health'],
+        operationId: 'health',
+        summary: 'Liveness of the host: the store kind and the number of tenants',
+        response: {
+          200: {
+            description:
+              'The host answers. `scenario` is "hosted" and `players` 0: each tenant has its own (GET /t/<id>/admin/players); `tenants` counts them.',
+            $ref: 'Health#',
+          },
+          503: { description: SHUTDOWN_503, $ref: 'ApiError#' },
+        },
+      },
+    },
+    async () => ({ status: 'ok', scenario: 'hosted', store: options.storeKind ?? 'memory', players: 0, tenants: tenants.size }),
+  );
+  return app;
+}
+
+/** GET /metrics: Prometheus' text format, for the host's token only. */
+const metricsRoute: FastifyPluginAsync<{ metrics: HostMetrics; tenants: TenantRegistry; allowedHosts: string[] }> = async (
+  app,
+  { metrics, tenants, allowedHosts },
+) => {
+  addAdminGuard(app, {
+    allowedHosts,
+    authorize: (request) => (tenants.whose(bearerOf(request) ?? '') === 'host' ? undefined : apiError('UNAUTHORIZED', HOST_UNAUTHORIZED)),
+  });
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['tenants'],
+        security: [{ bearer: [] }],
+        operationId: 'metrics',
+        summary: 'Prometheus metrics: callbacks by tenant, event and code; callback latency; 429s; tenants',
+        produces: ['text/plain'],
+        response: {
+          200: {
+            description: 'The Prometheus text exposition format (version 0.0.4).',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          401: { description: `No host token, or a wrong one (UNAUTHORIZED). ${HOST_UNAUTHORIZED}.`, $ref: 'ApiError#' },
+        },
+      },
+    },
+    async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
+};

@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileBackend } from '../backends/file/file-backend.js';
+import { RecordFile } from '../backends/file/record-file.js';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildHostedApp } from './hosted-app.js';
+import { HostMetrics } from './metrics.js';
+import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores } from './tenants.js';
+
+export { TENANT_DEFAULTS } from './tenants.js';
+import { openSimulator } from './compose.js';
+import { MemoryBackend } from '../backends/memory/memory.js';
+import type { Checked, ServeOptions } from './serve.js';
+import { StartFailure } from './serve.js';
+import type { BackendOptions } from '../backends/backend.js';
+
+/** `start --hosted`'s own options (start.ts defines each, its default and env var). */
+export interface HostedOptions {
+  hosted?: boolean;
+  /** --host-token-file: the file holding the host token (read trimmed of its final newline). */
+  hostTokenFile?: string;
+  /** WALLET_SIM_HOST_TOKEN, or the Node API's hostToken. */
+  hostToken?: string;
+  /** --max-tenants (default 1,000). */
+  maxTenants: number;
+  /** --public-url: the base of the URLs handed to tenants. */
+  publicUrl?: string;
+  /** The per-tenant limits (--tenant-…). */
+  tenantJournalSize: number;
+  tenantJournalBytes: number;
+  tenantRetainTransactions: number;
+  tenantCallbacksPerSecond: number;
+  tenantAdminPerMinute: number;
+  tenantListeners: number;
+}
+
+export const DEFAULT_MAX_TENANTS = 1000;
+export const MIN_HOST_TOKEN_LENGTH = 32;
+
+/** The host token from --host-token-file or WALLET_SIM_HOST_TOKEN; a StartFailure saying what to do when there is none. */
+export function hostTokenOf(o: HostedOptions): string {
+  let token = o.hostToken;
+  if (o.hostTokenFile !== undefined) {
+    try {
+      token = readFileSync(o.hostTokenFile, 'utf8').replace(/\r?\n$/, '');
+    } catch (e) {
+      throw new StartFailure(
+        `wallet-sim: --host-token-file ${o.hostTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: give a readable file holding the host token`,
+      );
+    }
+  }
+  if (token === undefined || token === '')
+    throw new StartFailure(
+      'wallet-sim: --hosted needs a host token: --host-token-file <file> (env WALLET_SIM_HOST_TOKEN_FILE) or WALLET_SIM_HOST_TOKEN; ' +
+        'make one with: openssl rand -base64 32 > host-token && chmod 600 host-token',
+    );
+  if (token.length < MIN_HOST_TOKEN_LENGTH)
+    throw new StartFailure(
+      `wallet-sim: the host token has ${token.length} characters, fewer than ${MIN_HOST_TOKEN_LENGTH}: ` +
+        'use a long random one, e.g. openssl rand -base64 32 > host-token',
+    );
+  return token;
+}
+
+/** Records kept in this process only (--store memory): tenants end with it. */
+export class MemoryBook implements TenantBook {
+  load(): Promise<TenantRecord[]> {
+    return Promise.resolve([]);
+  }
+  put(): Promise<void> {
+    return Promise.resolve();
+  }
+  remove(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Each tenant in its own memory backend. */
+export function memoryStores(limits: BackendOptions = {}): TenantStores {
+  return {
+    open: (record, scenario) =>
+      openSimulator(scenario, new MemoryBackend(limits), { apiId: record.credentials.api_id, apiKey: record.credentials.api_key }),
+    drop: async (_id, sim) => {
+      await sim.backend.close();
+    },
+  };
+}
+
+/** `--store file --data <dir>`: the records in `<dir>/tenants.json`, written durably before a 201. */
+export class FileBook implements TenantBook {
+  private constructor(private readonly file: RecordFile<TenantRecord>) {}
+
+  static async open(data: string): Promise<FileBook> {
+    return new FileBook(await RecordFile.open<TenantRecord>(join(data, 'tenants.json')));
+  }
+  load(): Promise<TenantRecord[]> {
+    return Promise.resolve(this.file.all());
+  }
+  put(record: TenantRecord): Promise<void> {
+    return this.file.put(record);
+  }
+  remove(id: string): Promise<void> {
+    return this.file.remove(id);
+  }
+  close(): Promise<void> {
+    return this.file.close();
+  }
+}
+
+/** Where a tenant's wallet lives under --data. */
+export const tenantDir = (data: string, id: string) => join(data, 'tenants', id);
+
+/** Each tenant's wallet in its own file store, `<dir>/tenants/<id>/wallet.json` (and its log, its lock). */
+export function fileStores(data: string, limits: BackendOptions): TenantStores {
+  return {
+    open: async (record, scenario) => {
+      const dir = tenantDir(data, record.id);
+      await mkdir(dir, { recursive: true });
+      const backend = await FileBackend.open(join(dir, 'wallet.json'), limits);
+      try {
+        return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
+      } catch (e) {
+        await backend.close();
+        throw e;
+      }
+    },
+    drop: async (id, sim) => {
+      await sim.backend.close();
+      await rm(tenantDir(data, id), { recursive: true, force: true });
+    },
+  };
+}
+
+export interface OpenedHost {
+  app: FastifyInstance;
+  tenants: TenantRegistry;
+  /** Closes every tenant's store (after the app closed). */
+  close(): Promise<void>;
+}
+
+/** Opens the tenants (from the store when it keeps them) and the hosted app (not listening yet). */
+export async function openHostedServer(
+  o: ServeOptions & HostedOptions,
+  checked: Checked,
+  logger: FastifyServerOptions['logger'],
+): Promise<OpenedHost> {
+  const hostToken = hostTokenOf(o);
+  if (o.store === 'redis')
+    throw new StartFailure(
+      'wallet-sim: --hosted runs on --store memory or --store file --data <dir>; --store redis is not supported in hosted mode yet',
+    );
+  if (o.store === 'file' && !o.data)
+    throw new StartFailure('wallet-sim: --hosted --store file needs --data <dir>: the directory that holds the tenants and their wallets');
+  const backend: BackendOptions = {
+    journalSize: o.tenantJournalSize,
+    journalBytes: o.tenantJournalBytes,
+    retainTransactions: o.tenantRetainTransactions,
+  };
+  let book: TenantBook & { close?(): Promise<void> };
+  try {
+    book = o.store === 'file' ? await FileBook.open(o.data!) : new MemoryBook();
+  } catch (e) {
+    throw new StartFailure(`wallet-sim: cannot open the tenants under --data ${o.data}, nothing started:\n${(e as Error).message}`);
+  }
+  let tenants: TenantRegistry;
+  const metrics = new HostMetrics(() => tenants);
+  try {
+    tenants = await TenantRegistry.open({
+      watch: metrics.watch,
+      hostToken,
+      book,
+      stores: o.store === 'file' ? fileStores(o.data!, backend) : memoryStores(backend),
+      max: o.maxTenants,
+      limits: { callbacksPerSecond: o.tenantCallbacksPerSecond, adminPerMinute: o.tenantAdminPerMinute },
+    });
+  } catch (e) {
+    await book.close?.();
+    throw new StartFailure(`wallet-sim: cannot open the tenants' stores, nothing started:\n${(e as Error).message}`);
+  }
+  const app = await buildHostedApp({
+    tenants,
+    bodyLimit: o.bodyLimit,
+    storeKind: o.store,
+    limits: o,
+    host: o.host,
+    allowedHosts: o.allowedHosts,
+    cors: checked.cors,
+    signer: checked.signer,
+    logger,
+    publicUrl: o.publicUrl,
+    maxListenersEach: o.tenantListeners,
+    metrics,
+  });
+  return {
+    app,
+    tenants,
+    close: async () => {
+      await tenants.close();
+      await book.close?.();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { describeFetchError } from '../client/http.js';
+import { markRequired, readTokenFile } from './options.js';
+import { terminalText } from '../text/terminal-text.js';
+import type { Tenant, TenantCreated } from '../protocol/types.generated.js';
+
+/*
+ * `wallet-sim tenant create|list|delete|rotate`: the host's routes (/tenants) of a hosted
+ * wallet-sim, from a terminal. Exit 0 done, 1 refused (the answer says why), 2 unreachable or unusable input.
+ */
+
+interface HostOptions {
+  url: string;
+  /** --host-token-file, read: the token itself. */
+  hostTokenFile: string;
+  json: boolean;
+}
+
+const TIMEOUT_MS = 30_000;
+
+class Refused extends Error {}
+
+const hostOptions = (command: Command): Command =>
+  markRequired(command)
+    .addOption(
+      new Option('--url <url>', 'the hosted wallet-sim, e.g. https://sandbox.example.com (without /tenants)')
+        .env('WALLET_SIM_URL')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--host-token-file <file>', 'file holding the host token (start --host-token-file)')
+        .env('WALLET_SIM_HOST_TOKEN_FILE')
+        .argParser(readTokenFile)
+        .makeOptionMandatory(),
+    )
+    .option('--json', 'print the answer as JSON', false);
+
+async function call(o: HostOptions, method: string, path: string, body?: unknown): Promise<unknown> {
+  const url = `${o.url.replace(/\/+$/, '')}${path}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${o.hostTokenFile}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (e) {
+    throw new Error(`${method} ${url}: ${describeFetchError(e, TIMEOUT_MS)}; is a hosted wallet-sim (start --hosted) running there?`, {
+      cause: e,
+    });
+  }
+  const text = await res.text();
+  if (res.status >= 400) {
+    let message = text.slice(0, 500);
+    try {
+      message = (JSON.parse(text) as { message?: string }).message ?? message;
+    } catch {
+      /* not JSON */
+    }
+    throw new Refused(`${method} ${url}: HTTP ${res.status}: ${message}`);
+  }
+  return text ? (JSON.parse(text) as unknown) : undefined;
+}
+
+/** Runs one subcommand: its exit code from what happened. */
+async function run(what: () => Promise<void>): Promise<void> {
+  try {
+    await what();
+    process.exitCode = 0;
+  } catch (e) {
+    console.error(`wallet-sim tenant: ${terminalText((e as Error).message)}`);
+    process.exitCode = e instanceof Refused ? 1 : 2;
+  }
+}
+
+/** --scenario: a bundled scenario's name, or a scenario file sent whole. */
+function scenarioOf(given: string | undefined): unknown {
+  if (given === undefined || !existsSync(given)) return given;
+  try {
+    return JSON.parse(readFileSync(given, 'utf8')) as unknown;
+  } catch (e) {
+    throw new Error(`--scenario ${given}: ${(e as Error).message}; give a bundled scenario's name or a scenario file (JSON)`, {
+      cause: e,
+    });
+  }
+}
+
+const shown = (t: TenantCreated) =>
+  [
+    `tenant ${t.id} ("${terminalText(t.name)}")`,
+    `  callback URL: ${t.callback_url}`,
+    `  Api-Id:       ${t.credentials.api_id}`,
+    `  Api-Key:      ${t.credentials.api_key}`,
+    `  dashboard:    ${t.dashboard_url}`,
+    `  token:        ${t.token}`,
+    '  (the token is shown this once: hand it to the integrator; the host keeps only its hash)',
+  ].join('\n');
+
+export function tenantCommand(): Command {
+  const tenant = new Command('tenant').description(
+    "A hosted wallet-sim's tenants (start --hosted): create, list, delete, rotate a token; with the host token",
+  );
+  tenant.addCommand(
+    hostOptions(new Command('create'))
+      .description('Create a tenant: prints its callback URL, credentials, dashboard and token (shown once)')
+      .requiredOption('--name <name>', "the integrator's name (1 to 64 printable characters)")
+      .option('--scenario <name|file>', 'a bundled scenario (default certification) or a scenario file')
+      .action((o: HostOptions & { name: string; scenario?: string }) =>
+        run(async () => {
+          const created = (await call(o, 'POST', '/tenants', { name: o.name, scenario: scenarioOf(o.scenario) })) as TenantCreated;
+          console.log(o.json ? JSON.stringify(created, null, 2) : shown(created));
+        }),
+      ),
+  );
+  tenant.addCommand(
+    hostOptions(new Command('list'))
+      .description('List the tenants: id, name, last activity, callbacks, verdict')
+      .action((o: HostOptions) =>
+        run(async () => {
+          const listed = (await call(o, 'GET', '/tenants')) as Tenant[];
+          if (o.json) return console.log(JSON.stringify(listed, null, 2));
+          if (!listed.length) return console.log('no tenants: create one with wallet-sim tenant create --name <name>');
+          for (const t of listed)
+            console.log(
+              `${t.id}  ${t.verdict.padEnd(13)} ${String(t.callbacks).padStart(7)} callbacks  last ${t.last_activity_at ?? 'never'}  "${terminalText(t.name)}"`,
+            );
+        }),
+      ),
+  );
+  tenant.addCommand(
+    hostOptions(new Command('delete'))
+      .description('Delete a tenant and all its data')
+      .argument('<id>', "the tenant's id")
+      .action((id: string, o: HostOptions) =>
+        run(async () => {
+          await call(o, 'DELETE', `/tenants/${encodeURIComponent(id)}`);
+          console.log(`deleted tenant ${terminalText(id)}`);
+        }),
+      ),
+  );
+  tenant.addCommand(
+    hostOptions(new Command('rotate'))
+      .description('Give a tenant a new token (the old one stops working; its credentials stay)')
+      .argument('<id>', "the tenant's id")
+      .action((id: string, o: HostOptions) =>
+        run(async () => {
+          const rotated = (await call(o, 'POST', `/tenants/${encodeURIComponent(id)}/token`)) as TenantCreated;
+          console.log(o.json ? JSON.stringify(rotated, null, 2) : shown(rotated));
+        }),
+      ),
+  );
+  return tenant;
+}

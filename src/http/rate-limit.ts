@@ -1,0 +1,51 @@
+/*
+ * A fixed-window request counter (hosted mode's per-tenant limits): `limit` requests per window,
+ * the window starting at the first request after the last one ended. The clock is injected, so
+ * tests never wait for a window to pass. A refusal's headers follow the IETF draft's first form
+ * (RateLimit-Limit / -Remaining / -Reset, in seconds), as express-rate-limit and others send them;
+ * a request that passes gets none (nothing is built for it).
+ */
+
+export type Clock = () => number;
+
+export interface Refused {
+  /** The headers of the 429: Retry-After and RateLimit-*. */
+  headers: Record<string, string>;
+  /** Seconds until the window ends. */
+  retryAfterS: number;
+}
+
+export class RateLimit {
+  private windowStart = -Infinity;
+  private used = 0;
+  /** Requests refused since the start (counted, never journalled one by one). */
+  refused = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    private readonly now: Clock = Date.now,
+  ) {}
+
+  /** One request: undefined when counted in the current window; the 429's headers when it is used up. */
+  take(): Refused | undefined {
+    const now = this.now();
+    if (now - this.windowStart >= this.windowMs) {
+      this.windowStart = now;
+      this.used = 0;
+    }
+    if (this.used < this.limit) {
+      this.used++;
+      return undefined; // nothing allocated on the way of a callback that passes
+    }
+    this.refused++;
+    const retryAfterS = Math.max(1, Math.ceil((this.windowStart + this.windowMs - now) / 1000));
+    const headers = {
+      'retry-after': String(retryAfterS),
+      'ratelimit-limit': String(this.limit),
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': String(retryAfterS),
+    };
+    return { headers, retryAfterS };
+  }
+}

@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.js';
+import { adminRoutes } from './admin.js';
+import { bearerOf } from './admin-guard.js';
+import { callbackRoutes } from './callback.js';
+import type { Signer } from '../evidence/signing-key.js';
+import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
+
+export interface TenantScopeOptions {
+  tenants: TenantDirectory;
+  bodyLimit: number;
+  /** Host names the admin routes answer to (--host, --allowed-hosts). */
+  allowedHosts: string[];
+  /** Event streams served at once, over every tenant, and per tenant. */
+  maxListeners: number;
+  maxListenersEach: number;
+  signer?: Signer;
+  /** A tenant's callback answered after `seconds` (metrics). */
+  answered?: (seconds: number) => void;
+}
+
+export const TENANT_UNAUTHORIZED =
+  "the tenant's routes want Authorization: Bearer <the tenant's token> (POST /tenants showed it once; " +
+  'the host issues a new one with POST /tenants/<id>/token)';
+export const TENANT_FORBIDDEN = "this token is another tenant's: use the token of the tenant named in the URL (or the host's token)";
+
+/**
+ * Everything of one tenant, under /t/:id (register with that prefix): its callback route and its
+ * admin API, the same routes a single-tenant server has, each asking for the request's simulator.
+ * The tenant is found here, once per request, before any route runs: the pipeline never knows
+ * there are tenants.
+ *
+ * Who may call the admin routes (docs/hosted.md, "Security model"): the tenant's token or the
+ * host's. No token, or a token nobody holds: 401. Another tenant's token: 403, whether or not a
+ * tenant with this id exists, so the answers never tell existing ids from others. The host's
+ * token on an id nobody has: 404. The callback route takes no token (the protocol's Api-Id/Api-Key
+ * apply); its id is random and long enough not to be guessed.
+ */
+/** The request's log lines carry the tenant id: its own logger's bindings, no second child logger. */
+function tagged(request: FastifyRequest, tenant: string): void {
+  const log = request.log as FastifyRequest['log'] & { setBindings?: (bindings: object) => void };
+  if (log.setBindings) log.setBindings({ tenant });
+}
+
+export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o) => {
+  const { tenants } = o;
+  const found = new WeakMap<FastifyRequest, HostedTenant>();
+  const simOf = (request: FastifyRequest) => found.get(request)!.sim;
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
+
+  await app.register(async (callbacks: FastifyInstance) => {
+    callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const tenant = tenants.get(idOf(request));
+      if (!tenant) return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
+      const refused = tenant.callbackLimit.take();
+      if (refused) {
+        const { status, body } = apiError('RATE_LIMITED', 'callbacks', tenant.callbackLimit.limit, 'second', refused.retryAfterS);
+        // Answered before the body is read, and not journalled: a flood costs its tenant little and the others nothing.
+        return void sendApiErrorText(reply, { status, body, headers: refused.headers });
+      }
+      found.set(request, tenant);
+      tenant.touched(true);
+      tagged(request, tenant.id);
+      done();
+    });
+    const { answered } = o;
+    if (answered)
+      callbacks.addHook('onResponse', (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        answered(reply.elapsedTime / 1000);
+        done();
+      });
+    await callbacks.register(callbackRoutes, { simOf, path: '/callback', bodyLimit: o.bodyLimit });
+  });
+
+  const authorize = (request: FastifyRequest): ApiErrorReply | undefined => {
+    const token = bearerOf(request);
+    const holder = token === undefined ? undefined : tenants.whose(token);
+    if (holder === undefined) return apiError('UNAUTHORIZED', TENANT_UNAUTHORIZED);
+    const id = idOf(request);
+    if (holder !== 'host' && holder.id !== id) return apiError('FORBIDDEN', TENANT_FORBIDDEN);
+    const tenant = holder === 'host' ? tenants.get(id) : holder;
+    if (!tenant) return apiError('TENANT_UNKNOWN', id);
+    if (holder !== 'host') {
+      const refused = tenant.adminLimit.take();
+      if (refused) {
+        const { status, body } = apiError('RATE_LIMITED', 'admin requests', tenant.adminLimit.limit, 'minute', refused.retryAfterS);
+        return { status, body, headers: refused.headers };
+      }
+    }
+    found.set(request, tenant);
+    tenant.touched(false);
+    tagged(request, tenant.id);
+    return undefined;
+  };
+  await app.register(adminRoutes, {
+    prefix: '/admin',
+    simOf,
+    authorize,
+    guard: { allowedHosts: o.allowedHosts },
+    maxListeners: o.maxListeners,
+    maxListenersEach: o.maxListenersEach,
+    signer: o.signer,
+    credentialsFixed: true,
+    streamsEnd: (request) => found.get(request)?.streamsEnd,
+    signedFor: (request) => {
+      const tenant = found.get(request);
+      return tenant && { id: tenant.id, name: tenant.name };
+    },
+  });
+};
