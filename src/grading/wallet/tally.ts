@@ -21,6 +21,12 @@ export class WalletTally {
   }
 
   violate(message: string, x: WalletExchange, a: WalletAnswer): void {
+    this.violateAll(message, [[x, a]]);
+  }
+
+  /** One violation citing several exchanges (a history of overlapping callbacks): the first names the player. */
+  violateAll(message: string, cited: readonly (readonly [WalletExchange, WalletAnswer])[]): void {
+    const [x, a] = cited[0]!;
     const user = x.user ?? '';
     if (a.kind === 'none' && a.cause) {
       let set = this.causes.get(user);
@@ -31,7 +37,11 @@ export class WalletTally {
       this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + 1);
       return;
     }
-    const v: ReportViolation = { message, journal_ids: [x.id], evidence: [evidenceOf(x, a)] };
+    const v: ReportViolation = {
+      message,
+      journal_ids: cited.map(([c]) => c.id),
+      evidence: cited.map(([c, answer]) => evidenceOf(c, answer)),
+    };
     if (x.user !== undefined) v.user_id = x.user;
     if (x.tx !== undefined) v.transaction_id = x.tx;
     this.kept.push(v);
