@@ -25,6 +25,8 @@ export interface Overlapped {
   /** An identical resend of a transaction the wallet answered R0, with that first reply's balance. */
   resend?: boolean;
   first?: Money;
+  /** Its balance failed WALLET_IDEMPOTENT: not taken as the player's. */
+  untrusted?: boolean;
 }
 
 export type HistoryVerdict = { verdict: 'ok' } | { verdict: 'unknown'; why: string } | { verdict: 'illegal'; message: string };

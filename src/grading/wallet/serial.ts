@@ -22,6 +22,7 @@ export function judgeSerial(op: Overlapped, reference: ReferenceLedger, tally: (
   const user = x.user!;
   const graded = x.valid && x.credentialsOk && x.body !== undefined;
   const verdict = reply?.verdict ?? 'invalid';
+  if (op.untrusted) return;
   if (!graded || op.resend) {
     // Not the reference's to decide: its balance is taken as reported (an R0's or R4's), or unknown.
     if (reply && (reply.code === SUCCESS || reply.code === NOT_ENOUGH_BALANCE) && reply.balance && a.kind === 'reply' && a.status === 200)

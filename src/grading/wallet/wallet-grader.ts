@@ -202,6 +202,7 @@ export class WalletGrader {
             a,
           );
           this.reference.forget(user);
+          op.untrusted = true;
         }
       }
       return;
