@@ -29,6 +29,7 @@ const NAMED_BY: Record<Defect, string> = {
   'lowercase-code': 'WALLET_REPLY_VALID',
   'no-balance-on-r0': 'WALLET_REPLY_VALID',
   'no-echo': 'WALLET_REPLY_VALID',
+  'balance-as-string': 'WALLET_REPLY_VALID',
   slow: 'WALLET_ANSWERS_IN_TIME',
   'garbage-bytes': 'WALLET_ANSWERS_IN_TIME',
   'non-json': 'WALLET_REPLY_VALID',
