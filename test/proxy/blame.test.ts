@@ -40,7 +40,7 @@ async function provider(url: string, lenient: boolean): Promise<void> {
     if (code !== 'R0' && !(lenient && code === undefined)) continue;
     const settlement = result(user, game, [['1', 'P', 10, 5]], usd);
     for (const gap of [0, 600, 900]) {
-      // Resends spaced beyond min_retry_gap_ms (500) and growing, each within retry_window_s (2).
+      // Resends spaced beyond min_retry_gap_ms (500) and growing, each within retry_window_s (3).
       if (gap) await new Promise((resolve) => setTimeout(resolve, gap));
       const answer = await read(url, settlement);
       if (answer !== undefined && answer !== 'R1') break;
@@ -56,10 +56,15 @@ async function failing(
 ): Promise<{ provider: string[]; wallet: string[] }> {
   const zoo = await spawnZoo(['--api-id', 'sandbox', '--api-key', 'sandbox-key', ...zooArgs]);
   t.teardown(() => zoo.stop());
-  const proxy = await startProxy(t, { grading: { client_timeout_s: 3, retry_window_s: 2 }, rules } as object, zoo.url, 10_000);
+  const proxy = await startProxy(
+    t,
+    { grading: { client_timeout_s: 3, retry_window_s: 3, round_max_age_s: 4 }, rules } as object,
+    zoo.url,
+    10_000,
+  );
   await provider(proxy.url, lenient);
-  // Past the retry window: every window the provider left open has closed.
-  await new Promise((resolve) => setTimeout(resolve, 2500));
+  // Past the retry window and the rounds' age: every window the provider left open has closed.
+  await new Promise((resolve) => setTimeout(resolve, 4500));
   const report = (await getJson(proxy.base, '/admin/report')) as Report;
   const ids = (side: string) => report.checks.filter((c) => c.side === side && c.status === 'fail').map((c) => c.id);
   return { provider: ids('provider'), wallet: ids('wallet') };
