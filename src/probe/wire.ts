@@ -3,6 +3,7 @@ import { EVENT, HEADER } from '../protocol/seed/wire.js';
 import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
 import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../grading/wallet/exchange.js';
 import { WalletGrader } from '../grading/wallet/wallet-grader.js';
+import { ZERO } from '../kernel/money.js';
 import type { LabeledExchange, ProbeTarget } from './types.js';
 
 /**
@@ -41,6 +42,8 @@ export class Wire {
     this.grader = new WalletGrader({
       clientTimeoutMs: target.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
       credentials: { api_id: target.apiId, api_key: target.apiKey },
+      // The wallet rules the reference judges by: the player's currency and its digits, as probe was told them.
+      config: { scale: () => target.scale, defaultCurrency: target.currency, defaultBalance: ZERO, autoCreatePlayers: true },
     });
   }
 

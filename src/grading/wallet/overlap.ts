@@ -2,9 +2,10 @@ import type { Money } from '../../kernel/money.js';
 import type { Change } from '../../ledger/change.js';
 import type { WalletAnswer, WalletExchange } from '../../core/exchange.js';
 import { NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
+import { EVENT } from '../../protocol/seed/wire.js';
 import type { ReadReply } from '../../protocol/seed/reply-read.js';
 import type { CallbackRequest } from '../../protocol/types.generated.js';
-import { type HistoryOp, linearize } from './history.js';
+import { type HistoryOp, linearize, MAX_OPS } from './history.js';
 import type { ReferenceLedger, Scratch } from './reference.js';
 
 /**
@@ -54,13 +55,18 @@ const codeOf = (o: Overlapped) => (o.answer?.kind === 'reply' && o.answer.status
 export function judgeHistory(
   reference: ReferenceLedger,
   ops: readonly Overlapped[],
-  o: { start: Money | undefined; opaque: boolean },
+  o: { start: Money | undefined; opaque: boolean; rootCause?: string },
 ): HistoryVerdict {
   const judged = ops.filter(graded);
   const user = ops[0]!.x.user!;
-  const negative = ops.find((op) => op.reply?.balance?.isNeg() && (codeOf(op) === SUCCESS || codeOf(op) === NOT_ENOUGH_BALANCE));
+  // A bet applied below zero from a balance that was not: whatever the order, an overdraft.
+  const negative =
+    o.start?.isNeg() === true
+      ? undefined
+      : ops.find((op) => op.x.event === EVENT.bet && codeOf(op) === SUCCESS && op.reply?.balance?.isNeg());
   let verdict: HistoryVerdict;
-  if (negative) {
+  if (o.rootCause) verdict = { verdict: 'unknown', why: `see ${o.rootCause}` };
+  else if (negative) {
     verdict = {
       verdict: 'illegal',
       message: `${ops.length} overlapping callbacks of ${user}: ${describe(negative)} reported a negative balance (${negative.reply!.balance}): the wallet let simultaneous callbacks overdraw the balance (${replies(ops)})`,
@@ -82,7 +88,10 @@ export function judgeHistory(
       }
       verdict =
         found.verdict === 'unknown'
-          ? { verdict: 'unknown', why: `the search stopped after ${found.steps} steps` }
+          ? {
+              verdict: 'unknown',
+              why: found.steps ? `past the search's bound of ${found.steps} steps` : `more than ${MAX_OPS} callbacks at once`,
+            }
           : {
               verdict: 'illegal',
               message: `${ops.length} overlapping callbacks of ${user}: no serial order of them explains what the wallet answered, from the balance of ${o.start} (${replies(ops)}): a lost update or a double debit; the wallet rules answer them as if one after another`,

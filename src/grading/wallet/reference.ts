@@ -134,6 +134,11 @@ export class ReferenceLedger {
     return round !== undefined && this.tainted.has(round);
   }
 
+  /** The wallet applied a callback the reference cannot read (invalid, other credentials): its round is no longer followed. */
+  taint(user: string, gameNo: string): void {
+    this.tainted.add(roundKey(user, gameNo));
+  }
+
   /** Makes sure the player is there (with a placeholder balance until one is reported) and its currency named. */
   private ready(req: CallbackRequest): void {
     const user = req.user_id;

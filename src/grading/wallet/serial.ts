@@ -16,7 +16,12 @@ import type { WalletTally } from './tally.js';
  * wallet: its balance is what the wallet reported, or unknown after an answer nobody can read.
  */
 /** A callback no other of its player overlapped: judged against the reference at once. */
-export function judgeSerial(op: Overlapped, reference: ReferenceLedger, tally: (id: WalletCheckId) => WalletTally): void {
+export function judgeSerial(
+  op: Overlapped,
+  reference: ReferenceLedger,
+  tally: (id: WalletCheckId) => WalletTally,
+  failed: (id: WalletCheckId, user: string) => boolean,
+): void {
   const { x, reply } = op;
   const a = op.answer!;
   const user = x.user!;
@@ -67,6 +72,8 @@ export function judgeSerial(op: Overlapped, reference: ReferenceLedger, tally: (
         x,
         a,
       );
+    // A wallet that applies identical resends again keeps no transaction_ids at all: a reused one is that root cause.
+    else if (ref.kind === 'round' && ref.rule?.startsWith('TRANSACTION_REUSED') && failed('WALLET_IDEMPOTENT', user)) void 0;
     else if (ref.kind === 'round') tally('WALLET_ROUND_RULES').violate(`${what(x)}: ${answered} (${ref.rule})`, x, a);
     else if (ref.kind === 'invalid') tally('WALLET_REFUSES_INVALID').violate(`${what(x)}: ${answered} (${ref.rule})`, x, a);
     reference.follow(req, reply!.balance);

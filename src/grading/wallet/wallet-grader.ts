@@ -71,7 +71,7 @@ export class WalletGrader {
   /** Exchanges sent and not answered, for ANSWERS_IN_TIME's pending count: id → player. */
   private readonly waiting = new Map<number, string>();
   /** Histories of overlapping callbacks that could not be judged (past the search's bound), per player. */
-  private readonly undecided = new Map<string, number>();
+  private readonly undecided = new Map<string, { n: number; why: Set<string> }>();
   private readonly reference: ReferenceLedger;
   /** Sends and answers, numbered in the order they happened (a history's real-time order). */
   private seq = 0;
@@ -146,13 +146,24 @@ export class WalletGrader {
     if (op) op.reply = reply;
 
     const graded = x.valid && x.credentialsOk && x.body !== undefined;
-    if (!graded) this.refusesInvalid(x, a, reply);
+    if (!graded) {
+      this.refusesInvalid(x, a, reply);
+      // Applied (or perhaps): the round it names is the wallet's own from now on.
+      const game = gameOf(x.body);
+      if (x.user !== undefined && game !== undefined && reply?.verdict !== 'refused') this.reference.taint(x.user, game);
+    }
     if (!p || !op) return;
     if (graded && x.tx !== undefined) this.idempotent(op, reply, p.episode.length === 1 && p.inFlight.size === 0);
     else if (!graded && reply?.verdict !== 'refused') p.opaque = true; // it may have moved money unseen
 
     if (p.inFlight.size > 0) return; // the episode goes on: judged once its last callback is answered
-    if (p.episode.length === 1) judgeSerial(op, this.reference, (id) => this.tally(id));
+    if (p.episode.length === 1)
+      judgeSerial(
+        op,
+        this.reference,
+        (id) => this.tally(id),
+        (id, u) => this.failed(id, u),
+      );
     else this.history(x.user!, p);
   }
 
@@ -216,13 +227,20 @@ export class WalletGrader {
     const ops = p.episode;
     const safe = this.tally('WALLET_CONCURRENCY_SAFE');
     const start = this.reference.balance(user);
-    const judged = judgeHistory(this.reference, ops, { start, opaque: p.opaque });
+    // One root cause, one failure: a player whose serial arithmetic or balance check already failed is not judged again here.
+    const rootCause = (['WALLET_BALANCE_EXACT', 'WALLET_REFUSES_SHORT_BET'] as const).find(
+      (id) => this.tally(id).violationsOf(user).list.length > 0,
+    );
+    const judged = judgeHistory(this.reference, ops, { start, opaque: p.opaque, rootCause });
     if (judged.verdict === 'ok') {
       safe.exercise(user);
       return;
     }
     if (judged.verdict === 'unknown') {
-      this.undecided.set(user, (this.undecided.get(user) ?? 0) + 1);
+      const u = this.undecided.get(user) ?? { n: 0, why: new Set<string>() };
+      u.n++;
+      u.why.add(judged.why);
+      this.undecided.set(user, u);
       return;
     }
     safe.exercise(user);
@@ -230,6 +248,11 @@ export class WalletGrader {
       judged.message,
       ops.map((o) => [o.x, o.answer!] as const),
     );
+  }
+
+  /** Whether `user` already failed `id` (a later symptom of the same root cause is left to it). */
+  failed(id: WalletCheckId, user: string): boolean {
+    return this.tally(id).violationsOf(user).list.length > 0;
   }
 
   private player(user: string): PlayerState {
@@ -256,11 +279,17 @@ export class WalletGrader {
       let pending = 0;
       if (c.id === 'WALLET_ANSWERS_IN_TIME') for (const u of this.waiting.values()) if (userId === undefined || u === userId) pending++;
       let undecided = 0;
-      if (c.id === 'WALLET_CONCURRENCY_SAFE') for (const [u, n] of this.undecided) if (userId === undefined || u === userId) undecided += n;
+      const why = new Set<string>();
+      if (c.id === 'WALLET_CONCURRENCY_SAFE')
+        for (const [u, d] of this.undecided)
+          if (userId === undefined || u === userId) {
+            undecided += d.n;
+            for (const w of d.why) why.add(w);
+          }
       const failed = list.length + more;
       const status = failed ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
       const [one, other] = c.unit;
-      const couldNot = undecided ? `${count(undecided, { one, other })} could not be judged (past the search's bound)` : '';
+      const couldNot = undecided ? `${count(undecided, { one, other })} could not be judged (${[...why].join('; ')})` : '';
       const detail =
         status === 'not_exercised'
           ? couldNot
@@ -289,4 +318,10 @@ function fixOf(c: WalletCheck, causes: Set<NoReplyCause>): string {
     .filter((cause) => causes.has(cause))
     .map((cause) => c.fixFor![cause])
     .join(' ');
+}
+
+/** The game_no a callback's body names, when it names one (read loosely: the body may be invalid). */
+function gameOf(body: unknown): string | undefined {
+  const game = (body as { data?: { game_no?: unknown } } | undefined)?.data?.game_no;
+  return typeof game === 'string' ? game : undefined;
 }
