@@ -1,12 +1,10 @@
 import { type Money, money } from '../../kernel/money.js';
-import type { ReportViolation } from '../../protocol/types.generated.js';
-import { type WalletCheck, WALLET_CHECKS } from './checks.js';
+import { WALLET_CHECKS } from './checks.js';
+import { checkReports, type WalletCheckReport } from './check-reports.js';
 import type { WalletAnswer, WalletExchange, WalletGradingOptions } from '../../core/exchange.js';
-import type { NoReplyCause, WalletCheckId } from './exchange.js';
+import type { WalletCheckId } from './exchange.js';
 import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
-import { count } from '../../text/plural.js';
-import { listedViolations } from '../listed-violations.js';
 import { INVALID, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 import { bodyDigest } from '../../kernel/digest.js';
 import type { WalletConfig } from '../../protocol/event.js';
@@ -17,18 +15,7 @@ import { judgeHistory, type Overlapped } from './overlap.js';
 /** What the wallet side is graded against: the provider's declared time-out, the credentials it was given, the wallet rules. */
 export type WalletGraderOptions = WalletGradingOptions;
 
-/** A wallet-side check as a report lists it (the provider's checks have the same shape). */
-export interface WalletCheckReport {
-  id: WalletCheckId;
-  side: 'wallet';
-  title: string;
-  severity: 'error' | 'warning';
-  status: 'pass' | 'fail' | 'pending' | 'not_exercised';
-  exercised: number;
-  detail: string;
-  fix: string;
-  violations: ReportViolation[];
-}
+export type { WalletCheckReport } from './check-reports.js';
 
 /** The wallet rules when none are given: two fraction digits, unknown players followed as the wallet reports them. */
 const DEFAULT_CONFIG: WalletConfig = {
@@ -272,52 +259,18 @@ export class WalletGrader {
 
   /** The wallet-side checks as a report lists them (`userId`: one player's). */
   checks(userId?: string): WalletCheckReport[] {
-    return WALLET_CHECKS.map((c) => {
-      const t = this.tally(c.id);
-      const exercised = t.exercised(userId);
-      const { list, more } = t.violationsOf(userId);
-      let pending = 0;
-      if (c.id === 'WALLET_ANSWERS_IN_TIME') for (const u of this.waiting.values()) if (userId === undefined || u === userId) pending++;
-      let undecided = 0;
-      const why = new Set<string>();
-      if (c.id === 'WALLET_CONCURRENCY_SAFE')
-        for (const [u, d] of this.undecided)
-          if (userId === undefined || u === userId) {
-            undecided += d.n;
-            for (const w of d.why) why.add(w);
-          }
-      const failed = list.length + more;
-      const status = failed ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
-      const [one, other] = c.unit;
-      const couldNot = undecided ? `${count(undecided, { one, other })} could not be judged (${[...why].join('; ')})` : '';
-      const detail =
-        status === 'not_exercised'
-          ? couldNot
-            ? `${couldNot}; none judged`
-            : c.idle
-          : `${count(exercised, { one, other })}: ${Math.max(0, exercised - failed)} passed, ${failed} failed${pending ? `, ${pending} still unanswered` : ''}${couldNot ? `; ${couldNot}` : ''}`;
-      return {
-        id: c.id,
-        side: 'wallet',
-        title: c.title,
-        severity: c.severity,
-        status,
-        exercised,
-        detail,
-        fix: fixOf(c, t.causesOf(userId)),
-        violations: listedViolations(list, more, c.id),
-      };
-    });
+    const mine = (u: string) => userId === undefined || u === userId;
+    let pending = 0;
+    for (const u of this.waiting.values()) if (mine(u)) pending++;
+    let undecided = 0;
+    const why = new Set<string>();
+    for (const [u, d] of this.undecided)
+      if (mine(u)) {
+        undecided += d.n;
+        for (const w of d.why) why.add(w);
+      }
+    return checkReports((id) => this.tally(id), userId, { pending, undecided, why: [...why] });
   }
-}
-
-/** The check's fix, or the fixes for the kinds of failure its violations were (in the order unreachable, broken, timeout). */
-function fixOf(c: WalletCheck, causes: Set<NoReplyCause>): string {
-  if (!c.fixFor || causes.size === 0) return c.fix;
-  return (['unreachable', 'broken', 'timeout'] as const)
-    .filter((cause) => causes.has(cause))
-    .map((cause) => c.fixFor![cause])
-    .join(' ');
 }
 
 /** The game_no a callback's body names, when it names one (read loosely: the body may be invalid). */
