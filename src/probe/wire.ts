@@ -10,7 +10,7 @@ import type { LabeledExchange, ProbeTarget } from './types.js';
  * The probe's side of the wire, as a certified provider sends: one transaction, resent with the same
  * body (so the same transaction_id) while it has no definite answer, after waiting out the time-out,
  * with growing waits; never resent after a definite answer (R0, R2, R3, R4). Every exchange goes to
- * one WalletGrader (the six WALLET_* checks, as proxy mode runs them) and into the latency samples.
+ * one WalletGrader (the eight WALLET_* checks, as proxy mode runs them) and into the latency samples.
  */
 
 export const DEFAULT_CLIENT_TIMEOUT_MS = 3000;
