@@ -226,6 +226,11 @@ export interface WalletGradingOptions {
   credentials: { api_id: string; api_key: string };
   /** The wallet rules the reference ledger judges by (the scenario's currencies and defaults). */
   config?: WalletConfig;
+  /**
+   * Every round is seen from its first bet (probe plays its own players); without it (proxy mode)
+   * a round may have begun before the session, and what rests on its earlier bets is not judged.
+   */
+  closedWorld?: boolean;
 }
 
 /**

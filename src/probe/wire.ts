@@ -43,6 +43,7 @@ export class Wire {
       clientTimeoutMs: target.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
       credentials: { api_id: target.apiId, api_key: target.apiKey },
       // The wallet rules the reference judges by: the player's currency and its digits, as probe was told them.
+      closedWorld: true,
       config: { scale: () => target.scale, defaultCurrency: target.currency, defaultBalance: ZERO, autoCreatePlayers: true },
     });
   }

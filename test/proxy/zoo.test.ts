@@ -110,11 +110,13 @@ for (const [defect, check, args] of CASES)
     t.same(await failingChecks(t, defect, args), [check]);
   });
 
+// settle-unknown-round is not among them: in proxy mode a round may have begun before the session,
+// so a settlement of a round the session never saw bet is not judged (probe, which plays its own
+// rounds, catches it: test/probe-zoo.test.ts).
 const ROUND_CASES: [string, WalletCheckId][] = [
   ['no-player-lock', 'WALLET_CONCURRENCY_SAFE'],
   ['accepts-bad-totals', 'WALLET_REFUSES_INVALID'],
   ['resettle-new-txid', 'WALLET_ROUND_RULES'],
-  ['settle-unknown-round', 'WALLET_ROUND_RULES'],
   ['accepts-bet-on-settled-round', 'WALLET_ROUND_RULES'],
   ['any-currency', 'WALLET_ROUND_RULES'],
 ];

@@ -97,8 +97,9 @@ export function reply(x: WalletExchange, o: ReplyOptions = {}): WalletAnswer {
 export const none = (x: WalletExchange, why = 'no reply within 30000 ms'): WalletAnswer => ({ kind: 'none', at: x.sentAt + 30_000, why });
 export const step = (x: WalletExchange, o?: ReplyOptions): Step => ({ ex: x, reply: reply(x, o) });
 
-export function grade(steps: Step[], timeoutMs = 10_000): Map<WalletCheckId, WalletCheckReport> {
-  const g = new WalletGrader({ clientTimeoutMs: timeoutMs, credentials: KEY });
+/** `closedWorld`: as probe grades (every round seen from its first bet); else as proxy mode does. */
+export function grade(steps: Step[], timeoutMs = 10_000, closedWorld = false): Map<WalletCheckId, WalletCheckReport> {
+  const g = new WalletGrader({ clientTimeoutMs: timeoutMs, credentials: KEY, closedWorld });
   const sent = new Map<number, WalletExchange>();
   for (const s of steps) {
     if ('ex' in s) {

@@ -55,6 +55,9 @@ const KIND_OF: Partial<Record<FindingCode, RefusalKind>> = {
   // players are not rules an operator's wallet must share: not judged.
 };
 
+/** Round rules that rest on the round's bets before: not judged where a round may have begun before the session. */
+const BEFORE_THE_SESSION = new Set<FindingCode>(['ROUND_UNKNOWN', 'STAKE_MISMATCH', 'BET_INDEX_UNKNOWN', 'BET_MISMATCH']);
+
 /** The balance a player is given while the operator's wallet has reported none (no bet of a test is short of it). */
 const UNKNOWN_BALANCE = money('1000000000');
 /** Transactions the reference keeps for idempotency. */
@@ -99,7 +102,15 @@ export class ReferenceLedger {
   /** Rounds the operator's wallet moved where the reference would not: not judged from then on. */
   private readonly tainted = new Set<string>();
 
-  constructor(private config: WalletConfig) {}
+  /**
+   * `closedWorld`: every round of the players is the reference's to see from its first bet (probe
+   * plays its own); else (proxy mode) a round may have begun before the session, so what rests on
+   * its bets before (a round never bet, a stake or bet_index that differs) is not judged.
+   */
+  constructor(
+    private config: WalletConfig,
+    private readonly closedWorld = false,
+  ) {}
 
   use(config: WalletConfig): void {
     this.config = config;
@@ -144,25 +155,27 @@ export class ReferenceLedger {
     const user = req.user_id;
     const currency = currencyOf(req);
     const p = this.state.players.get(user);
+    // A player's currency is the one of the callbacks it names until the wallet applies one of them.
     if (!p) {
       this.state.apply(playerChange({ user_id: user, balance: UNKNOWN_BALANCE, currency: currency ?? this.config.defaultCurrency }));
       this.unknown.add(user);
-      if (currency === undefined) this.provisional.add(user);
-    } else if (currency !== undefined && this.provisional.has(user)) {
+      this.provisional.add(user);
+    } else if (currency !== undefined && this.provisional.has(user) && p.currency !== currency)
       this.state.apply(playerChange({ ...p, currency }));
-      this.provisional.delete(user);
-    }
   }
 
   /** What the reference would answer to `req` now (nothing applied). */
   decide(req: CallbackRequest): ReferenceAnswer {
     this.ready(req);
-    return answerOf(this.store.view(keysOf(req)), req, this.config);
+    return answerOf(this.store.view(keysOf(req)), req, this.config, this.closedWorld);
   }
 
-  /** Applies what a decision changes. */
+  /** Applies what a decision changes (a bet applied names its player's currency for good). */
   apply(changes: readonly Change[]): void {
-    for (const c of changes) this.state.apply(c);
+    for (const c of changes) {
+      this.state.apply(c);
+      if (c.op === 'bets') this.provisional.delete(c.user_id);
+    }
   }
 
   /**
@@ -174,13 +187,15 @@ export class ReferenceLedger {
     this.ready(req);
     const view = this.store.view(keysOf(req));
     const forced = view.player
-      ? answerOf({ ...view, player: { ...view.player, balance: raised(view.player.balance) } }, req, this.config)
+      ? answerOf({ ...view, player: { ...view.player, balance: raised(view.player.balance) } }, req, this.config, this.closedWorld)
       : undefined;
+    const event = eventOf(req);
+    const game = event.gameNo(req);
     if (forced?.code === SUCCESS) this.apply(forced.changes);
-    else {
-      const round = roundOf(req);
-      if (round !== undefined) this.tainted.add(round);
-    }
+    else if (event.round === 'settles' && game !== undefined)
+      // The wallet settled it: settled it stays (a second settlement is judged).
+      this.state.apply({ op: 'round', user_id: req.user_id, game_no: game, currency: '', stake: '0', bets: [], settled: true });
+    else if (game !== undefined) this.tainted.add(roundKey(req.user_id, game));
     if (reported !== undefined) this.report(req.user_id, reported);
     else this.forget(req.user_id);
   }
@@ -218,13 +233,13 @@ export class ReferenceLedger {
         if (t) base.push({ ...t, op: 'txn' });
       }
     }
-    const config = this.config;
+    const { config, closedWorld } = this;
     return {
       decide(path: readonly Change[], req: CallbackRequest): ReferenceAnswer {
         const state = new WalletState(RETAIN);
         for (const c of base) state.apply(c);
         for (const c of path) state.apply(c);
-        return answerOf(new LocalStore('scratch', state, inMemory).view(keysOf(req)), req, config);
+        return answerOf(new LocalStore('scratch', state, inMemory).view(keysOf(req)), req, config, closedWorld);
       },
     };
   }
@@ -239,7 +254,7 @@ export interface Scratch {
 const raised = (balance: Money): Money => (balance.isNeg() ? UNKNOWN_BALANCE : balance.plus(UNKNOWN_BALANCE));
 
 /** The money rules' decision on a view, read as the reference's answer. */
-function answerOf(view: View, req: CallbackRequest, config: WalletConfig): ReferenceAnswer {
+function answerOf(view: View, req: CallbackRequest, config: WalletConfig, closedWorld: boolean): ReferenceAnswer {
   const d = decide(view, req, { ...config, autoCreatePlayers: true });
   const balance = d.balance ?? view.player?.balance ?? money(0);
   if (d.code === SUCCESS) return { code: d.code, balance, replayed: d.replayed, changes: d.changes };
@@ -257,6 +272,6 @@ function answerOf(view: View, req: CallbackRequest, config: WalletConfig): Refer
   // The body's own rules first (they hold whatever the state), then the round's; wallet-sim's own bounds are not judged.
   const errors = d.findings.filter((f) => f.severity === 'error');
   const first = errors.find((f) => KIND_OF[f.code] === 'invalid') ?? errors.find((f) => KIND_OF[f.code] === 'round') ?? errors[0];
-  const kind = (first && KIND_OF[first.code]) ?? 'unjudged';
+  const kind = (first && (closedWorld || !BEFORE_THE_SESSION.has(first.code)) && KIND_OF[first.code]) || 'unjudged';
   return { code: d.code, balance, replayed: false, kind, rule: first ? `${first.code}: ${first.message}` : undefined, changes: [] };
 }

@@ -66,7 +66,7 @@ export class WalletGrader {
   version = 0;
 
   constructor(private options: WalletGraderOptions) {
-    this.reference = new ReferenceLedger(options.config ?? DEFAULT_CONFIG);
+    this.reference = new ReferenceLedger(options.config ?? DEFAULT_CONFIG, options.closedWorld);
   }
 
   /** The thresholds or credentials changed without a new session. */
