@@ -94,3 +94,32 @@ t.test("a reply a rule forces is the scenario's: graded on the provider's side",
   t.same(p, ['FAILED_SETTLEMENT_RETRIED']);
   t.same(wallet, []);
 });
+
+t.test('a correct wallet and a correct provider: a lost reply and its resend, simultaneous bets, a delay: nothing fails', async (t) => {
+  const zoo = await spawnZoo(['--api-id', 'sandbox', '--api-key', 'sandbox-key']);
+  t.teardown(() => zoo.stop());
+  const rules = [
+    { name: 'lost', when: { event_type: 'bet', user_id: 'player-1' }, then: { drop_connection: true }, times: 1 },
+    { name: 'late', when: { event_type: 'bet_result', user_id: 'player-2' }, then: { delay_ms: 300 } },
+  ];
+  const proxy = await startProxy(t, { grading: { client_timeout_s: 3 }, rules } as object, zoo.url, 10_000);
+  const url = proxy.url;
+  await read(url, login('player-1'));
+  const lostBet = bet('player-1', 'lost-1', [['1', 'P', 10]], usd);
+  t.equal(await read(url, lostBet), undefined, 'the first reply is lost');
+  await new Promise((resolve) => setTimeout(resolve, 700)); // the provider knew at once (a closed connection); a gap above 500 ms
+  t.equal(await read(url, lostBet), 'R0', 'the resend is replayed');
+  t.equal(await read(url, result('player-1', 'lost-1', [['1', 'P', 10, 5]], usd)), 'R0');
+  await read(url, login('player-2'));
+  const games = [1, 2, 3, 4, 5].map((i) => `sim-${i}`);
+  const codes = await Promise.all(games.map((g) => read(url, bet('player-2', g, [['1', 'P', 10]], usd))));
+  t.same(codes, ['R0', 'R0', 'R0', 'R0', 'R0']);
+  await Promise.all(games.map((g) => read(url, result('player-2', g, [['1', 'P', 10, -10]], usd))));
+  await read(url, login('player-2'));
+  const report = (await getJson(proxy.base, '/admin/report')) as Report;
+  const failed = report.checks.filter((c) => c.status === 'fail').map((c) => `${c.side}:${c.id} ${c.violations[0]?.message ?? ''}`);
+  t.same(failed, [], 'no failing check on either side');
+  const wallet = new Map(report.checks.filter((c) => c.side === 'wallet').map((c) => [c.id, c.status]));
+  t.equal(wallet.get('WALLET_IDEMPOTENT'), 'pass', 'the resend exercised idempotency');
+  t.equal(wallet.get('WALLET_CONCURRENCY_SAFE'), 'pass', 'the simultaneous bets were judged as a history');
+});
