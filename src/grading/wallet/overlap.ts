@@ -38,6 +38,8 @@ interface Tried {
   balance: Money;
   /** A bit per callback of the history that the order applied. */
   applied: number;
+  /** The balance right after each transaction the order applied (a replay of it may report that one). */
+  after: string;
 }
 
 /** Model steps one history may take (ten simultaneous bets that no order explains take about 10,000). */
@@ -123,11 +125,18 @@ function search(scratch: Scratch, ops: readonly Overlapped[], start: Money) {
     const ref = scratch.decide(s.path, op.x.body as CallbackRequest);
     const reported = op.reply?.balance;
     const code = codeOf(op);
-    const apply = (): Tried => ({ path: [...s.path, ...ref.changes], balance: ref.balance, applied: s.applied | bit.get(op)! });
+    const apply = (): Tried => ({
+      path: [...s.path, ...ref.changes],
+      balance: ref.balance,
+      applied: s.applied | bit.get(op)!,
+      after: ref.replayed ? s.after : `${s.after}${JSON.stringify([op.x.tx, ref.balance.toFixed()])}`,
+    });
+    const firstHere = (m: Money) => s.after.includes(JSON.stringify([op.x.tx, m.toFixed()]));
     if (code === SUCCESS) {
       if (ref.code !== SUCCESS) return [];
       // A replay may report the first reply's balance or the current one (the protocol leaves the choice).
-      if (reported && !reported.eq(ref.balance) && !(ref.replayed && op.first && reported.eq(op.first))) return [];
+      const replayOk = (m: Money) => ref.replayed && ((op.first && m.eq(op.first)) || firstHere(m));
+      if (reported && !reported.eq(ref.balance) && !replayOk(reported)) return [];
       return [apply()];
     }
     if (code === NOT_ENOUGH_BALANCE) return reported && !reported.eq(s.balance) ? [] : [s];
@@ -137,9 +146,9 @@ function search(scratch: Scratch, ops: readonly Overlapped[], start: Money) {
   };
   return linearize<Tried, Overlapped>(
     history,
-    { path: [], balance: start, applied: 0 },
+    { path: [], balance: start, applied: 0, after: '' },
     step,
-    (s) => `${s.balance.toFixed()}|${s.applied}`,
+    (s) => `${s.balance.toFixed()}|${s.applied}|${s.after}`,
     BUDGET,
   );
 }
