@@ -54,13 +54,13 @@ t.test('start, probe, verify: the built CLI end to end', async (t) => {
     '--html',
     html,
   ]);
-  t.match(probe.stdout, /28 probe checks: 28 passed, 0 failed, 0 could not judge; 6 wallet checks: 0 failed .* → PASS/);
+  t.match(probe.stdout, /28 probe checks: 28 passed, 0 failed, 0 could not judge; 8 wallet checks: 0 failed .* → PASS/);
   t.match(probe.stdout, /balance of player-usd: before 1000 USD, after 1001\.3 USD/);
   const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
   const [cases, wallet] = doc.testsuites.testsuite;
   t.equal(cases.tests, '28');
   t.equal(cases.failures, '0');
-  t.equal(wallet.tests, '6');
+  t.equal(wallet.tests, '8');
   t.equal(wallet.failures, '0');
   t.match(readFileSync(html, 'utf8'), /The wallet passes every check/);
 

@@ -6,6 +6,7 @@ import type { UpstreamLeg, WalletAnswer, WalletExchange } from './wallet-leg.js'
 
 export type { WalletAnswer, WalletExchange } from './wallet-leg.js';
 import type { Thresholds } from './scenario/thresholds.js';
+import type { WalletConfig } from '../protocol/event.js';
 
 /*
  * The exchange: one record per callback (WireMock's "serve event"), as the pipeline (./pipeline.ts)
@@ -225,6 +226,13 @@ export interface WalletGradingOptions {
   clientTimeoutMs: number;
   /** The credentials the provider was given (the scenario's). */
   credentials: { api_id: string; api_key: string };
+  /** The wallet rules the reference ledger judges by (the scenario's currencies and defaults). */
+  config?: WalletConfig;
+  /**
+   * Every round is seen from its first bet (probe plays its own players); without it (proxy mode)
+   * a round may have begun before the session, and what rests on its earlier bets is not judged.
+   */
+  closedWorld?: boolean;
 }
 
 /**

@@ -114,7 +114,7 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   /** Proxy mode: what the wallet side is graded against (the provider's declared time-out, the credentials it was given). */
   private get walletGrading(): WalletGradingOptions | undefined {
     if (!this.options.upstream) return undefined;
-    return { clientTimeoutMs: this.scenario.grading.client_timeout_s * 1000, credentials: this.credentials };
+    return { clientTimeoutMs: this.scenario.grading.client_timeout_s * 1000, credentials: this.credentials, config: this.config };
   }
 
   /** The scenario's players to seed: none in proxy mode (the players are the upstream's, listed once seen). */

@@ -67,6 +67,12 @@ export interface Arrival {
   /** The wallet applied it or replayed it (its code was R0), whatever the provider saw. */
   applied: boolean;
   /**
+   * Proxy mode: the upstream's own reply, relayed as it came (no rule replaced it), fails
+   * WALLET_REPLY_VALID. For the provider it is a reply of unknown outcome, as a lost one: retrying
+   * and giving up are both right, and the wallet's side owns the fault.
+   */
+  excused?: boolean;
+  /**
    * What else a violation's evidence cites: the request's headers as journalled (masked, or masked
    * when written: evidence is written as JSON) and the reply. Two fields rather than one object
    * holding both: an attempt is kept for as long as its transaction, and every object it keeps
@@ -123,6 +129,7 @@ export function attemptOf(r: Arrival, nth: number, origin = 0): Attempt {
     total: r.total,
     body: r.body,
     applied: r.applied,
+    excused: r.excused ?? false,
     headers: r.headers,
     reply: r.reply,
     lag: r.lag,

@@ -2,6 +2,7 @@ import type { ExchangeFeed, JournalledExchange } from '../core/exchange.js';
 import { loopLag } from '../core/loop-lag.js';
 import { eventNamed } from '../protocol/registry.js';
 import { SUCCESS } from '../protocol/seed/codes.js';
+import { readReply } from '../protocol/seed/reply-read.js';
 import { type Arrival, faultOf } from './attempt.js';
 import { keptBody } from './graded-body.js';
 
@@ -32,6 +33,7 @@ function arrivalOf(x: JournalledExchange): Arrival | undefined {
   const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = x.out.entry;
   if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) return undefined;
   const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;
+  const excused = upstreamAtFault(x);
   return {
     id: x.journalId,
     at: x.at,
@@ -41,10 +43,23 @@ function arrivalOf(x: JournalledExchange): Arrival | undefined {
     game: typeof data?.game_no === 'string' ? data.game_no : undefined,
     total: typeof data?.total_bet_amount === 'number' ? data.total_bet_amount : undefined,
     body: keptBody(x.requestBody, x.chars, x.text),
-    applied: code === SUCCESS,
+    applied: code === SUCCESS && !excused,
+    excused,
     headers: request.headers,
     reply,
     lag: loopLag.at(x.at),
     fault: faultOf(x.out.drop, x.out.delayMs, x.out.forced),
   };
+}
+
+/**
+ * Proxy mode: the provider got the upstream's own reply (status and bytes as it came, not a rule's
+ * drop, status or body) and that reply fails WALLET_REPLY_VALID: the fault is the wallet's.
+ */
+function upstreamAtFault(x: JournalledExchange): boolean {
+  const leg = x.out.wallet;
+  if (!leg || leg.answer.kind !== 'reply' || x.out.drop) return false;
+  const { answer } = leg;
+  if (x.out.status !== answer.status || x.out.body !== answer.text) return false;
+  return readReply(leg.sent, answer).problems.length > 0;
 }

@@ -185,7 +185,8 @@ export class Grader {
   /** What an arrival changes in its round and player, once the checks have judged it against the state before. */
   private book(a: Attempt, tx: Tx): void {
     if (a.session) {
-      if (a.applied) mark(this.player(a.user), LOGGED_IN);
+      // A login whose reply the wallet garbled may have succeeded: the provider's next bet is not held against it.
+      if (a.applied || a.excused) mark(this.player(a.user), LOGGED_IN);
       return;
     }
     if (a.game === undefined) return;
@@ -198,7 +199,7 @@ export class Grader {
         round.opener = a;
         this.held.opened(a.round!, round);
       }
-    } else if (a.effect === 'settles' && a.applied) {
+    } else if (a.effect === 'settles' && (a.applied || a.excused)) {
       const round = this.open.get(a.round!);
       if (round?.opener && !round.settlement) {
         round.settlement = a;
@@ -239,6 +240,7 @@ export class Grader {
     if (done.dropped) this.learn(a, 'lost', end, undefined, held);
     else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? end, timeoutAt), undefined, held);
     else if (end > timeoutAt) this.learn(a, 'lost', timeoutAt, undefined, held);
+    else if (a.excused) this.learn(a, 'failed', end, undefined, held);
     else this.learn(a, replyOutcome(done), end, replyBalance(done), held);
   }
 

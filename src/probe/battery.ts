@@ -16,7 +16,7 @@ import { readCode } from './wire.js';
  * The battery: the provider's side of the protocol played against any wallet, as a certified
  * provider plays it (same transaction_id on every resend, back-off, waits out its time-out, settles
  * every round it opened and nothing it did not). Its active checks assert what a wallet must answer;
- * the six wallet checks (src/grading/wallet/, the same as proxy mode's) grade every exchange.
+ * the eight wallet checks (src/grading/wallet/, the same as proxy mode's) grade every exchange.
  */
 
 export { CHECKS, type ProbeReport } from './types.js';

@@ -22,6 +22,7 @@ export async function concurrentBets(c: Check): Promise<void> {
   const stake = c.amount(1);
   const rounds = Array.from({ length: CONCURRENT }, () => newRound(c.target));
   const bets = [line('1', 'P', stake)];
+  const judged = c.session.wire.violations('WALLET_CONCURRENCY_SAFE');
   const replies = await Promise.all(
     rounds.map((r, i) => c.send(`bet ${i + 1}/${CONCURRENT}`, betRequest(c.session.env(), r, bets), { expect: [SUCCESS] })),
   );
@@ -29,7 +30,7 @@ export async function concurrentBets(c: Check): Promise<void> {
     if (reply.code === SUCCESS) c.opened(rounds[i]!, bets);
   });
   // Sums of simultaneous replies are judged only where serial arithmetic holds and every reply was read.
-  const judge = () => judgeable(c, [...replies, ...settledSoFar]);
+  const judge = () => judgeable(c, [...replies, ...settledSoFar], judged);
   const settledSoFar: Reply[] = [];
   const ok = replies.filter((x) => x.code === SUCCESS);
   if (judge()) expectSteps(c, ok, before, stake.neg(), 'debit');
@@ -60,6 +61,7 @@ export async function concurrentOverdraw(c: Check): Promise<void> {
   if (!stake.gt(0)) return c.skip(`a balance of ${before.toFixed()} is too small to race`);
   const rounds = Array.from({ length: RACERS }, () => newRound(c.target));
   const bets = [line('1', 'P', stake)];
+  const judged = c.session.wire.violations('WALLET_CONCURRENCY_SAFE');
   const replies = await Promise.all(
     rounds.map((r, i) =>
       // provoke-: bets answered after the first replies exceed the balance those replies report.
@@ -77,6 +79,13 @@ export async function concurrentOverdraw(c: Check): Promise<void> {
   });
   const applied = replies.filter((x) => x.code === SUCCESS).length;
   const total = stake.times(applied);
+  if (c.session.wire.violations('WALLET_CONCURRENCY_SAFE') > judged) {
+    // The history of the burst already fails the wallet check: one root cause, one failure.
+    c.notJudged('WALLET_CONCURRENCY_SAFE', `${applied} of ${RACERS} simultaneous bets were answered R0: WALLET_CONCURRENCY_SAFE fails`);
+    await c.login('login (balance check)');
+    for (const r of rounds) await c.push(r.game_no);
+    return;
+  }
   c.assert(
     'no-overdraw',
     total.lte(before),
@@ -94,7 +103,11 @@ export async function concurrentOverdraw(c: Check): Promise<void> {
  * (WALLET_BALANCE_EXACT names that root cause once), nor when a reply could not be read (it may
  * have moved money unseen).
  */
-function judgeable(c: Check, replies: Reply[]): boolean {
+function judgeable(c: Check, replies: Reply[], judged: number): boolean {
+  if (c.session.wire.violations('WALLET_CONCURRENCY_SAFE') > judged) {
+    c.notJudged('WALLET_CONCURRENCY_SAFE', 'the simultaneous replies already fail WALLET_CONCURRENCY_SAFE');
+    return false;
+  }
   if (c.session.wire.failing('WALLET_BALANCE_EXACT')) {
     c.skip('serial arithmetic already fails (WALLET_BALANCE_EXACT), so simultaneous sums are not judged');
     return false;

@@ -87,7 +87,11 @@ export function formatProbeSummary(r: ProbeReport): string {
   if (r.stopped) return `\nstopped, nothing else checked (exit 2): ${r.stopped.message}`;
   const count = (s: CheckResult['status']) => r.checks.filter((c) => c.status === s).length;
   const walletFailed = r.walletChecks.filter(walletFails).length;
-  const lines = ['', 'wallet checks (the same six as proxy mode grades):', ...r.walletChecks.map((c) => formatWalletCheck(c, r.exchanges))];
+  const lines = [
+    '',
+    `wallet checks (the same ${r.walletChecks.length} as proxy mode grades):`,
+    ...r.walletChecks.map((c) => formatWalletCheck(c, r.exchanges)),
+  ];
   lines.push('', `latency: ${latencyText(r.latency) || 'no replies'}`);
   lines.push(
     r.unsettled.length

@@ -111,7 +111,7 @@ export interface ProbeReport {
   durationMs: number;
   /** The probe's active checks. */
   checks: CheckResult[];
-  /** The six WALLET_* checks over every exchange the probe made (the same as proxy mode's). */
+  /** The WALLET_* checks over every exchange the probe made (the same as proxy mode's). */
   walletChecks: ProbeWalletCheck[];
   latency: Latency[];
   /** Rounds the probe opened and could not settle, each with why. */

@@ -3,13 +3,14 @@ import { EVENT, HEADER } from '../protocol/seed/wire.js';
 import { type Credentials, DEFAULT_TIMEOUT_MS, type Exchange, postCallback } from '../client/http.js';
 import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../grading/wallet/exchange.js';
 import { WalletGrader } from '../grading/wallet/wallet-grader.js';
+import { ZERO } from '../kernel/money.js';
 import type { LabeledExchange, ProbeTarget } from './types.js';
 
 /**
  * The probe's side of the wire, as a certified provider sends: one transaction, resent with the same
  * body (so the same transaction_id) while it has no definite answer, after waiting out the time-out,
  * with growing waits; never resent after a definite answer (R0, R2, R3, R4). Every exchange goes to
- * one WalletGrader (the six WALLET_* checks, as proxy mode runs them) and into the latency samples.
+ * one WalletGrader (the eight WALLET_* checks, as proxy mode runs them) and into the latency samples.
  */
 
 export const DEFAULT_CLIENT_TIMEOUT_MS = 3000;
@@ -41,6 +42,9 @@ export class Wire {
     this.grader = new WalletGrader({
       clientTimeoutMs: target.clientTimeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
       credentials: { api_id: target.apiId, api_key: target.apiKey },
+      // The wallet rules the reference judges by: the player's currency and its digits, as probe was told them.
+      closedWorld: true,
+      config: { scale: () => target.scale, defaultCurrency: target.currency, defaultBalance: ZERO, autoCreatePlayers: true },
     });
   }
 

@@ -79,7 +79,7 @@ t.test('an HTTP error with a non-JSON body is relayed as it came, and judged by 
   const report = (await proxy.app.inject({ url: '/admin/report' })).json();
   t.equal(report.upstream, proxy.sim.wallet.upstream, 'the report names the upstream');
   t.match(report.upstream, /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-  t.equal(report.checks.filter((c: { side: string }) => c.side === 'wallet').length, 6, "the wallet's six checks follow the provider's");
+  t.equal(report.checks.filter((c: { side: string }) => c.side === 'wallet').length, 8, "the wallet's eight checks follow the provider's");
 });
 
 t.test('an upstream that compresses when asked: the proxy asks for the reply as it is', async (t) => {

@@ -1,7 +1,9 @@
 // The wallet side through the proxy: a correct operator wallet fails no check, and each faulty one
-// (the zoo, test/wallets/: one defect per process) fails exactly its own check. The same script
-// plays every wallet: a login, a bet and its resend, a settlement, a bet beyond the balance, a
-// callback the schemas refuse, and one with credentials other than the provider's.
+// (the zoo, test/wallets/: one defect per process) fails exactly its own check. Two scripts play
+// every wallet. `basic`: a login, a bet and its resend, a settlement, a bet beyond the balance, a
+// callback the schemas refuse, and one with credentials other than the provider's. `rounds`: five
+// simultaneous bets of 10 on a balance of 30, a bet whose total disagrees with its lines, a round
+// settled twice, a round never bet settled, a bet on a settled round, a bet in another currency.
 import t, { type Test } from 'tap';
 import type { WalletCheckId } from '../../src/grading/wallet/exchange.js';
 import { bet, HEADERS, login, post, result } from '../helpers/app.js';
@@ -31,13 +33,45 @@ async function play(url: string): Promise<void> {
   await send(url, login('player-2'), { ...HEADERS, 'api-id': 'someone-else' });
 }
 
-/** Plays the script through a proxy in front of the zoo with `defect`; the wallet-side checks that fail. */
-async function failingChecks(t: Test, defect: string | undefined, zooArgs: string[] = []): Promise<string[]> {
-  const zoo = await spawnZoo(['--api-id', 'sandbox', '--api-key', 'sandbox-key', ...(defect ? ['--defect', defect] : []), ...zooArgs]);
+async function rounds(url: string): Promise<void> {
+  await send(url, login('racer'));
+  // Sent at once: a wallet that checks the balance, then debits without a lock, lets all five through.
+  await Promise.all([1, 2, 3, 4, 5].map((i) => send(url, bet('racer', `race-${i}`, [['1', 'P', 10]], usd))));
+  await send(url, login('racer'));
+  await send(url, login('player-1'));
+  await send(url, bet('player-1', 'g4', [['1', 'P', 10]], { ...usd, total: 20 })); // totals that disagree
+  await send(url, bet('player-1', 'g5', [['1', 'P', 10]], usd));
+  await send(url, result('player-1', 'g5', [['1', 'P', 10, 5]], usd));
+  await send(url, result('player-1', 'g5', [['1', 'P', 10, 5]], usd)); // settled again, a new transaction_id
+  await send(url, bet('player-1', 'g5', [['2', 'B', 5]], usd)); // a bet on the settled round
+  await send(url, result('player-1', 'g6', [['1', 'P', 10, 5]], usd)); // a round never bet
+  await send(url, bet('player-1', 'g7', [['1', 'P', 10]], { currency: 'EUR' })); // not the player's currency
+  await send(url, login('player-1'));
+}
+
+const SCRIPTS = { basic: play, rounds };
+
+/** Plays a script through a proxy in front of the zoo with `defect`; the wallet-side checks that fail. */
+async function failingChecks(
+  t: Test,
+  defect: string | undefined,
+  zooArgs: string[] = [],
+  script: keyof typeof SCRIPTS = 'basic',
+): Promise<string[]> {
+  const zoo = await spawnZoo([
+    '--api-id',
+    'sandbox',
+    '--api-key',
+    'sandbox-key',
+    '--player',
+    'racer=30:USD',
+    ...(defect ? ['--defect', defect] : []),
+    ...zooArgs,
+  ]);
   t.teardown(() => zoo.stop());
   // The provider's declared time-out: 3 s, wide enough for a loaded machine (the slow wallet answers in 4.5 s).
   const proxy = await startProxy(t, { grading: { client_timeout_s: 3 } }, zoo.url, 10_000);
-  await play(proxy.url);
+  await SCRIPTS[script](proxy.url);
   return proxy.sim.grading
     .wallet!.checks()
     .filter((c) => c.status === 'fail')
@@ -46,6 +80,10 @@ async function failingChecks(t: Test, defect: string | undefined, zooArgs: strin
 
 t.test('a correct operator wallet: no failing wallet-side check', async (t) => {
   t.same(await failingChecks(t, undefined), []);
+});
+
+t.test('a correct operator wallet, rounds and simultaneous bets: no failing wallet-side check', async (t) => {
+  t.same(await failingChecks(t, undefined, [], 'rounds'), []);
 });
 
 t.test('a correct wallet, slow but within the time-out, with extra headers: no failing check', async (t) => {
@@ -70,4 +108,20 @@ const CASES: [string, WalletCheckId, string[]?][] = [
 for (const [defect, check, args] of CASES)
   t.test(`${defect}: exactly ${check} fails`, async (t) => {
     t.same(await failingChecks(t, defect, args), [check]);
+  });
+
+// settle-unknown-round is not among them: in proxy mode a round may have begun before the session,
+// so a settlement of a round the session never saw bet is not judged (probe, which plays its own
+// rounds, catches it: test/probe-zoo.test.ts).
+const ROUND_CASES: [string, WalletCheckId][] = [
+  ['no-player-lock', 'WALLET_CONCURRENCY_SAFE'],
+  ['accepts-bad-totals', 'WALLET_REFUSES_INVALID'],
+  ['resettle-new-txid', 'WALLET_ROUND_RULES'],
+  ['accepts-bet-on-settled-round', 'WALLET_ROUND_RULES'],
+  ['any-currency', 'WALLET_ROUND_RULES'],
+];
+
+for (const [defect, check] of ROUND_CASES)
+  t.test(`${defect}, the rounds script: exactly ${check} fails`, async (t) => {
+    t.same(await failingChecks(t, defect, [], 'rounds'), [check]);
   });

@@ -1,4 +1,4 @@
-// The wallet side in the report: `side` on every check, the wallet's six after the provider's 14
+// The wallet side in the report: `side` on every check, the wallet's eight after the provider's 14
 // only when a WalletGrader is given, a second JUnit suite, a second list in the text and the HTML,
 // and --fail-on over both.
 import t from 'tap';
@@ -43,9 +43,9 @@ t.test('without a wallet: the provider side only, as before', async (t) => {
   t.notMatch(formatText(r, { url: 'u', failOn: 'error', colour: false }), "operator's wallet");
 });
 
-t.test('with a wallet: 20 checks, two suites, two lists, --fail-on over both', async (t) => {
+t.test('with a wallet: 22 checks, two suites, two lists, --fail-on over both', async (t) => {
   const r = reportWith(failingWallet());
-  t.equal(r.checks.length, 20);
+  t.equal(r.checks.length, 22);
   t.same(
     r.checks.slice(14).map((c) => [c.id, c.side]),
     [
@@ -55,10 +55,12 @@ t.test('with a wallet: 20 checks, two suites, two lists, --fail-on over both', a
       ['WALLET_REFUSES_SHORT_BET', 'wallet'],
       ['WALLET_ANSWERS_IN_TIME', 'wallet'],
       ['WALLET_REFUSES_INVALID', 'wallet'],
+      ['WALLET_ROUND_RULES', 'wallet'],
+      ['WALLET_CONCURRENCY_SAFE', 'wallet'],
     ],
   );
   t.equal(r.summary.fail, 1);
-  t.equal(r.summary.pass + r.summary.fail + r.summary.pending + r.summary.not_exercised, 20);
+  t.equal(r.summary.pass + r.summary.fail + r.summary.pending + r.summary.not_exercised, 22);
   const valid = r.checks.find((c) => c.id === 'WALLET_REPLY_VALID')!;
   t.equal(valid.status, 'fail');
   t.match(valid.violations[0]!.message, /HTTP 500/);
@@ -70,7 +72,7 @@ t.test('with a wallet: 20 checks, two suites, two lists, --fail-on over both', a
     suites.map((s) => [s['@_name'], s.testcase.length, s['@_failures']]),
     [
       ['wallet-sim certification', 14, '0'],
-      ['wallet-sim certification: operator wallet', 6, '1'],
+      ['wallet-sim certification: operator wallet', 8, '1'],
     ],
   );
   const text = formatText(r, { url: 'u', failOn: 'error', colour: false });

@@ -22,6 +22,7 @@
  * | lowercase-code              | codes are written "r0", "r3", …                                                         |
  * | no-balance-on-r0            | R0 replies to bet and bet_result lack latest_balance                                    |
  * | no-echo                     | replies lack user_id and event_type                                                     |
+ * | balance-as-string           | latest_balance is written as a JSON string ("990.00")                                   |
  * | slow                        | bet_result replies come after --slow-ms (default 5000) ms                               |
  * | garbage-bytes               | bet_result is applied, then answered with bytes that are not HTTP and a closed socket   |
  * | non-json                    | bet_result is applied, then answered HTTP 200 with the text "OK"                        |
@@ -63,6 +64,7 @@ export const DEFECTS = [
   'lowercase-code',
   'no-balance-on-r0',
   'no-echo',
+  'balance-as-string',
   'slow',
   'garbage-bytes',
   'non-json',

@@ -43,7 +43,12 @@ type Data = Record<string, unknown>;
 const LIMIT = money('1e15');
 const refuse = (reason: string): Outcome => ({ code: 'R3', reason });
 /** A simulated database round trip: where a missing per-player lock lets another callback in. */
-const dbRoundTrip = () => new Promise<void>((resolve) => setTimeout(resolve, 25));
+const dbRoundTrip = (ms = 25) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * The round trip of the wallet without a lock: long enough that bets sent at once through a proxy on
+ * a loaded machine all read the balance before any debits it (so the race shows every time).
+ */
+const RACE_MS = 300;
 
 export class ZooLedger {
   readonly players = new Map<string, Player>();
@@ -163,7 +168,7 @@ export class ZooLedger {
     }
     if (this.has('no-player-lock')) {
       const seen = p.balance;
-      await dbRoundTrip();
+      await dbRoundTrip(RACE_MS);
       if (seen.lt(total)) return { code: 'R4', balance: p.balance };
     } else {
       await dbRoundTrip();

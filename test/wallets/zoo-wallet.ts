@@ -119,7 +119,8 @@ export async function startZooWallet(o: ZooOptions = {}): Promise<ZooWallet> {
     parts.push(`"timestamp":${Math.floor(Date.now() / 1000)}`);
     if (defect !== 'no-echo') parts.push(`"user_id":${JSON.stringify(body.user_id ?? '')}`);
     // Written from the exact decimal's text, never through a binary float.
-    if (out.balance !== undefined && !dropBalance) parts.push(`"latest_balance":${numberText(out.balance)}`);
+    if (out.balance !== undefined && !dropBalance)
+      parts.push(`"latest_balance":${defect === 'balance-as-string' ? JSON.stringify(out.balance.toFixed(2)) : numberText(out.balance)}`);
     return `{${parts.join(',')}}`;
   }
 

@@ -15,6 +15,15 @@ export const failedSettlementRetried: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
     if (a.effect !== 'settles' || marked(tx, DONE)) return;
     const tally = g.tally(ID);
+    if (a.excused) {
+      // The wallet garbled its reply: giving up is as right as resending.
+      if (marked(tx, ID)) {
+        mark(tx, DONE);
+        closeWindow(tx, ID);
+        tally.unpend(tx.id);
+      }
+      return;
+    }
     if (!marked(tx, ID)) {
       if (a.outcome !== FAILED && a.outcome !== 'failed') return;
       mark(tx, ID);

@@ -7,9 +7,11 @@ const ID = 'NO_SETTLEMENT_OF_REFUSED_BET';
 const FAILED = `${ID}:failed`;
 /** A bet transaction read as R0 after a first definite answer that was not (a refused bet resent and then applied). */
 const APPLIED = `${ID}:applied`;
+/** A bet transaction the wallet answered with a garbled reply (proxy mode): it may have been applied. */
+const EXCUSED = `${ID}:excused`;
 
 /** Whether the provider read an R0 for one of the transaction's attempts. */
-const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || marked(tx, APPLIED);
+const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || marked(tx, APPLIED) || marked(tx, EXCUSED);
 
 /**
  * What the provider knew about a round's bets when `a` arrived: `applied` when one of them was read
@@ -39,6 +41,7 @@ function betPhrase(a: Attempt): string {
 export const noSettlementOfRefusedBet: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
     if (a.effect !== 'opens') return;
+    if (a.excused) return void mark(tx, EXCUSED);
     if (a.outcome === SUCCESS) {
       // Rare: an R0 read after a refusal (a resend the rule no longer refused). Only then a mark.
       if (tx.resolved !== a) mark(tx, APPLIED);

@@ -12,7 +12,8 @@ const LATE = `${ID}:late`;
  */
 export const roundsSettled: Reducer = {
   arrive(g, a) {
-    if (!a.applied || a.game === undefined) return;
+    // A settlement the wallet answered with a garbled reply counts as sent: the provider may give up on it.
+    if (!(a.applied || (a.excused && a.effect === 'settles')) || a.game === undefined) return;
     const round = g.roundOf(a);
     const tally = g.tally(ID);
     const key = a.round!;

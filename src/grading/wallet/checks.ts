@@ -76,9 +76,28 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
   {
     id: 'WALLET_REFUSES_INVALID',
     severity: 'warning',
-    title: 'Refuse what the schemas refuse: an invalid callback or one with other credentials is never answered R0',
-    fix: "Validate every callback before applying it (required fields and their types, totals that add up, amounts > 0 with the currency's digits) and check Api-Id and Api-Key: answer R3 (invalid) or R2 (credentials) and change nothing.",
+    title:
+      'Refuse what the wallet rules refuse for the body or the credentials: an invalid callback (schema, totals, digits) or one with other credentials is never answered R0',
+    fix: 'Validate every callback before applying it (required fields and their types, totals that are the sums of their lines, amounts > 0 with no more digits than the currency has, a winloss never below -bet_amount, a result_detail that is a JSON object) and check Api-Id and Api-Key: answer R3 (invalid) or R2 (credentials) and change nothing.',
     idle: 'no invalid or wrongly credentialed callback reached the wallet',
     unit: ['invalid or wrongly credentialed callback', 'invalid or wrongly credentialed callbacks'],
+  },
+  {
+    id: 'WALLET_ROUND_RULES',
+    severity: 'error',
+    title:
+      "Keep a round's rules: no R0 to a settlement of a round never bet or already settled, a bet on a settled round, a transaction_id reused with another body, or a bet in another currency than the player's",
+    fix: "Keep each round (user_id, game_no) with its bets and its state: refuse (R3) a bet_result for a round without bets or already settled (whatever its transaction_id), a bet on a settled round, a settlement whose stake or bet_index differs from the bets, a transaction_id already applied to another body, and a currency other than the player's.",
+    idle: 'no callback that the wallet rules refuse for its round, its currency or a reused transaction_id reached the wallet',
+    unit: ['callback refused by a round rule', 'callbacks refused by a round rule'],
+  },
+  {
+    id: 'WALLET_CONCURRENCY_SAFE',
+    severity: 'error',
+    title:
+      "Apply one player's simultaneous callbacks as if one after another: some serial order of them explains every balance reported, and none is negative",
+    fix: "Serialize each player's callbacks around the balance: take a per-player lock (or a row lock, or a compare-and-set retried on conflict) across read, check and debit, so that two bets never both pass the balance check on the same balance (a lost update, an overdraft).",
+    idle: 'no callbacks of one player overlapped (sent before the previous reply came back)',
+    unit: ['history of overlapping callbacks', 'histories of overlapping callbacks'],
   },
 ];

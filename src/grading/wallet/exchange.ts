@@ -13,5 +13,7 @@ export const WALLET_CHECK_IDS = [
   'WALLET_REFUSES_SHORT_BET',
   'WALLET_ANSWERS_IN_TIME',
   'WALLET_REFUSES_INVALID',
+  'WALLET_ROUND_RULES',
+  'WALLET_CONCURRENCY_SAFE',
 ] as const;
 export type WalletCheckId = (typeof WALLET_CHECK_IDS)[number];

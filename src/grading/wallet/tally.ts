@@ -21,6 +21,12 @@ export class WalletTally {
   }
 
   violate(message: string, x: WalletExchange, a: WalletAnswer): void {
+    this.violateAll(message, [[x, a]]);
+  }
+
+  /** One violation citing several exchanges (a history of overlapping callbacks): the first names the player. */
+  violateAll(message: string, cited: readonly (readonly [WalletExchange, WalletAnswer])[]): void {
+    const [x, a] = cited[0]!;
     const user = x.user ?? '';
     if (a.kind === 'none' && a.cause) {
       let set = this.causes.get(user);
@@ -31,9 +37,13 @@ export class WalletTally {
       this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + 1);
       return;
     }
-    const v: ReportViolation = { message, journal_ids: [x.id], evidence: [evidenceOf(x, a)] };
-    // Decided when the answer came (or the wait for it ended).
-    v.decided_at = new Date(a.at).toISOString();
+    const v: ReportViolation = {
+      message,
+      journal_ids: cited.map(([c]) => c.id),
+      evidence: cited.map(([c, answer]) => evidenceOf(c, answer)),
+    };
+    // Decided when the last cited answer came (or the wait for it ended).
+    v.decided_at = new Date(Math.max(...cited.map(([, answer]) => answer.at))).toISOString();
     if (x.user !== undefined) v.user_id = x.user;
     if (x.tx !== undefined) v.transaction_id = x.tx;
     this.kept.push(v);

@@ -1,47 +1,39 @@
-import { type Money, money, ZERO } from '../../kernel/money.js';
-import type { ReportViolation } from '../../protocol/types.generated.js';
-import { type WalletCheck, WALLET_CHECKS } from './checks.js';
+import { type Money, money } from '../../kernel/money.js';
+import { WALLET_CHECKS } from './checks.js';
+import { checkReports, type WalletCheckReport } from './check-reports.js';
 import type { WalletAnswer, WalletExchange, WalletGradingOptions } from '../../core/exchange.js';
-import type { NoReplyCause, WalletCheckId } from './exchange.js';
+import type { WalletCheckId } from './exchange.js';
 import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
-import { count } from '../../text/plural.js';
-import { listedViolations } from '../listed-violations.js';
-import { INVALID, NOT_ENOUGH_BALANCE, SUCCESS, UNAUTHORIZED } from '../../protocol/seed/codes.js';
-import { EVENT } from '../../protocol/seed/wire.js';
+import { INVALID, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 import { bodyDigest } from '../../kernel/digest.js';
+import type { WalletConfig } from '../../protocol/event.js';
+import { ReferenceLedger } from './reference.js';
+import { judgeSerial, what } from './serial.js';
+import { judgeHistory, type Overlapped } from './overlap.js';
 
-/** What the wallet side is graded against: the provider's declared time-out, the credentials it was given. */
+/** What the wallet side is graded against: the provider's declared time-out, the credentials it was given, the wallet rules. */
 export type WalletGraderOptions = WalletGradingOptions;
 
-/** A wallet-side check as a report lists it (the provider's checks have the same shape). */
-export interface WalletCheckReport {
-  id: WalletCheckId;
-  side: 'wallet';
-  title: string;
-  severity: 'error' | 'warning';
-  status: 'pass' | 'fail' | 'pending' | 'not_exercised';
-  exercised: number;
-  detail: string;
-  fix: string;
-  violations: ReportViolation[];
-}
+export type { WalletCheckReport } from './check-reports.js';
+
+/** The wallet rules when none are given: two fraction digits, unknown players followed as the wallet reports them. */
+const DEFAULT_CONFIG: WalletConfig = {
+  scale: () => 2,
+  defaultCurrency: 'USD',
+  defaultBalance: money(0),
+  autoCreatePlayers: true,
+};
 
 /** Transactions remembered for idempotency (the oldest are forgotten). */
 const MAX_TRANSACTIONS = 50_000;
-/** One player's balance as the wallet last reported it, and the callbacks of theirs in flight. */
-interface PlayerState {
-  /** The balance last reported; undefined when unknown (none yet, or a callback may have moved it unseen). */
-  balance?: Money;
-  /** Callbacks of this player sent and not yet answered, with whether another overlapped each. */
-  inFlight: Map<number, Flight>;
-}
 
-interface Flight {
-  /** Another callback of the same player was in flight at some moment while this one was. */
-  overlapped: boolean;
-  /** The player's balance when it was sent. */
-  balanceAtSend?: Money;
+/** One player's callbacks in flight, and the episode they belong to (callbacks since the player last had none in flight). */
+interface PlayerState {
+  inFlight: Map<number, Overlapped>;
+  episode: Overlapped[];
+  /** The episode cannot be judged as a history (a callback in it may have moved money the reference cannot follow). */
+  opaque: boolean;
 }
 
 interface TxState {
@@ -53,10 +45,11 @@ interface TxState {
 
 /**
  * The operator's wallet graded from what it answered: a fold over exchanges (`sent`, then
- * `answered`), one per session. It assumes what certification uses: dedicated test players whose
- * balances move only through these callbacks. It never fails what it cannot judge: a balance is
- * compared only for a callback that no other callback of the same player overlapped, against a
- * balance that no unanswered callback may have moved since.
+ * `answered`), one per session. Beside it runs the reference (./reference.ts): wallet-sim's own
+ * wallet as a shadow ledger, which says what a correct wallet would have answered. A callback
+ * answered while no other of its player was in flight is judged at once against it; callbacks of
+ * one player that overlapped are judged together once the last is answered, as a history
+ * (./overlap.ts). It never fails what it cannot judge.
  */
 export class WalletGrader {
   private readonly players = new Map<string, PlayerState>();
@@ -64,14 +57,22 @@ export class WalletGrader {
   private readonly tallies = new Map<WalletCheckId, WalletTally>(WALLET_CHECKS.map((c) => [c.id, new WalletTally()]));
   /** Exchanges sent and not answered, for ANSWERS_IN_TIME's pending count: id → player. */
   private readonly waiting = new Map<number, string>();
+  /** Histories of overlapping callbacks that could not be judged (past the search's bound), per player. */
+  private readonly undecided = new Map<string, { n: number; why: Set<string> }>();
+  private readonly reference: ReferenceLedger;
+  /** Sends and answers, numbered in the order they happened (a history's real-time order). */
+  private seq = 0;
   /** Grows with every change (the dashboard's cue to refresh). */
   version = 0;
 
-  constructor(private options: WalletGraderOptions) {}
+  constructor(private options: WalletGraderOptions) {
+    this.reference = new ReferenceLedger(options.config ?? DEFAULT_CONFIG, options.closedWorld);
+  }
 
   /** The thresholds or credentials changed without a new session. */
   use(options: WalletGraderOptions): void {
     this.options = options;
+    this.reference.use(options.config ?? DEFAULT_CONFIG);
   }
 
   /** A callback went to the wallet. */
@@ -80,9 +81,13 @@ export class WalletGrader {
     this.waiting.set(x.id, x.user ?? '');
     if (x.user === undefined) return;
     const p = this.player(x.user);
-    const overlapped = p.inFlight.size > 0;
-    for (const f of p.inFlight.values()) f.overlapped = true;
-    p.inFlight.set(x.id, { overlapped, balanceAtSend: p.balance });
+    if (p.inFlight.size === 0) {
+      p.episode = [];
+      p.opaque = false;
+    }
+    const op: Overlapped = { x, call: ++this.seq };
+    p.inFlight.set(x.id, op);
+    p.episode.push(op);
   }
 
   /** The exchange sent as `from` is `to` from now on (proxy mode cites its journal id, known once journalled). */
@@ -91,8 +96,8 @@ export class WalletGrader {
     const flights = user === undefined ? undefined : this.players.get(user)?.inFlight;
     if (user === undefined || from === to || !this.waiting.delete(from)) return;
     this.waiting.set(to, user);
-    const flight = flights?.get(from);
-    if (flight && flights!.delete(from)) flights!.set(to, flight);
+    const op = flights?.get(from);
+    if (op && flights!.delete(from)) flights!.set(to, op);
   }
 
   /** The wallet answered it, or did not (`a.kind === 'none'`). A callback not `sent` first is taken as sent now. */
@@ -102,69 +107,91 @@ export class WalletGrader {
     this.version++;
     const user = x.user ?? '';
     const p = x.user === undefined ? undefined : this.player(x.user);
-    const flight = p?.inFlight.get(x.id);
+    const op = p?.inFlight.get(x.id);
     p?.inFlight.delete(x.id);
-    const serial = flight !== undefined && !flight.overlapped;
+    if (op) Object.assign(op, { x, answer: a, ret: ++this.seq });
 
     const inTime = this.tally('WALLET_ANSWERS_IN_TIME');
     inTime.exercise(user);
+    let reply: ReadReply | undefined;
     if (a.kind === 'none') {
       // A wallet not reached is not a slow one: the message (and the check's fix) says which it was.
       inTime.violate(a.cause === 'unreachable' ? `${what(x)}: ${a.why}` : `${what(x)}: no reply (${a.why})`, x, a);
-      if (p) p.balance = undefined; // it may have been applied
-      return;
-    }
-    const ms = a.at - x.sentAt;
-    if (ms > this.options.clientTimeoutMs)
-      inTime.violate(
-        `${what(x)}: answered after ${ms} ms, beyond the provider's time-out of ${this.options.clientTimeoutMs} ms (to the provider, a lost reply)`,
-        x,
-        a,
-      );
-
-    const reply = readReply(x, a);
-    const valid = this.tally('WALLET_REPLY_VALID');
-    valid.exercise(user);
-    if (reply.problems.length) valid.violate(`${what(x)}: ${reply.problems.join('; ')}`, x, a);
-
-    const graded = x.valid && x.credentialsOk;
-    if (!graded) {
-      const invalid = this.tally('WALLET_REFUSES_INVALID');
-      invalid.exercise(user);
-      if (reply.verdict === 'applied')
-        invalid.violate(
-          `${what(x)}: answered R0 to a callback ${x.credentialsOk ? 'that fails the schemas' : "with credentials other than the provider's"}; it should be refused (${x.credentialsOk ? INVALID : UNAUTHORIZED}) and change nothing`,
+    } else {
+      const ms = a.at - x.sentAt;
+      if (ms > this.options.clientTimeoutMs)
+        inTime.violate(
+          `${what(x)}: answered after ${ms} ms, beyond the provider's time-out of ${this.options.clientTimeoutMs} ms (to the provider, a lost reply)`,
           x,
           a,
         );
-    } else if (p && x.tx !== undefined && !this.money(x, a, reply, p, flight, serial)) return void (p.balance = undefined);
-    if (p) this.follow(p, reply, serial, a.status);
+      reply = readReply(x, a);
+      const valid = this.tally('WALLET_REPLY_VALID');
+      valid.exercise(user);
+      if (reply.problems.length) valid.violate(`${what(x)}: ${reply.problems.join('; ')}`, x, a);
+    }
+    if (op) op.reply = reply;
+
+    const graded = x.valid && x.credentialsOk && x.body !== undefined;
+    if (!graded) {
+      this.refusesInvalid(x, a, reply);
+      // Applied (or perhaps): the round it names is the wallet's own from now on.
+      const game = gameOf(x.body);
+      if (x.user !== undefined && game !== undefined && reply?.verdict !== 'refused') this.reference.taint(x.user, game);
+    }
+    if (!p || !op) return;
+    if (graded && x.tx !== undefined) this.idempotent(op, reply, p.episode.length === 1 && p.inFlight.size === 0);
+    else if (!graded && reply?.verdict !== 'refused') p.opaque = true; // it may have moved money unseen
+
+    if (p.inFlight.size > 0) return; // the episode goes on: judged once its last callback is answered
+    if (p.episode.length === 1)
+      judgeSerial(
+        op,
+        this.reference,
+        (id) => this.tally(id),
+        (id, u) => this.failed(id, u),
+      );
+    else this.history(x.user!, p);
   }
 
-  /** The money checks of a valid callback; false when its reply's balance cannot be trusted (a resend answered with another). */
-  private money(
-    x: WalletExchange,
-    a: WalletAnswer,
-    reply: ReadReply,
-    p: PlayerState,
-    flight: Flight | undefined,
-    serial: boolean,
-  ): boolean {
+  /** A callback the schemas or the credentials refuse: never R0. */
+  private refusesInvalid(x: WalletExchange, a: WalletAnswer, reply: ReadReply | undefined): void {
+    const invalid = this.tally('WALLET_REFUSES_INVALID');
+    invalid.exercise(x.user ?? '');
+    if (reply?.verdict === 'applied')
+      invalid.violate(
+        `${what(x)}: answered R0 to a callback ${x.credentialsOk ? 'that fails the schemas' : "with credentials other than the provider's"}; it should be refused (${x.credentialsOk ? INVALID : UNAUTHORIZED}) and change nothing`,
+        x,
+        a,
+      );
+  }
+
+  /**
+   * Idempotency: an identical resend of a transaction answered R0 is replayed (R0, nothing moved).
+   * Marks `op` when it is such a resend. Its balance is judged here only when no other callback
+   * of the player overlapped it (a history judges it otherwise).
+   */
+  private idempotent(op: Overlapped, reply: ReadReply | undefined, serial: boolean): void {
+    const { x } = op;
+    const a = op.answer!;
     const user = x.user!;
     const digest = bodyDigest(x.body);
     const known = this.txs.get(x.tx!);
-    const before = serial ? flight?.balanceAtSend : undefined;
+    if (!known) this.remember(x.tx!, { digest });
     if (known?.applied && known.digest === digest) {
+      op.resend = true;
+      op.first = known.applied.balance;
       const idem = this.tally('WALLET_IDEMPOTENT');
       idem.exercise(user);
-      if (reply.verdict === 'refused')
+      if (reply?.verdict === 'refused')
         idem.violate(
           `${what(x)}: answered ${reply.code} to an identical resend of a transaction it applied (R0, #${known.applied.id}); replay R0 so the provider learns it was applied`,
           x,
           a,
         );
-      else if (reply.verdict === 'applied' && reply.balance && serial) {
+      else if (reply?.verdict === 'applied' && reply.balance && serial) {
         const first = known.applied.balance;
+        const before = this.reference.balance(user);
         const fine = (first && reply.balance.eq(first)) || (before && reply.balance.eq(before));
         if (!fine) {
           idem.violate(
@@ -172,56 +199,52 @@ export class WalletGrader {
             x,
             a,
           );
-          return false;
+          this.reference.forget(user);
+          op.untrusted = true;
         }
       }
-      return true;
+      return;
     }
-    if (!known) this.remember(x.tx!, { digest });
-    else if (known.digest !== digest) return true; // another body under a used id: the provider's defect; the wallet should refuse it
-    const delta = deltaOf(x);
-    if (x.event === 'bet' && delta && before) {
-      const stake = delta.neg();
-      if (stake.gt(before)) {
-        const short = this.tally('WALLET_REFUSES_SHORT_BET');
-        short.exercise(user);
-        if (reply.verdict === 'applied')
-          short.violate(
-            `${what(x)}: a bet of ${stake} above the balance of ${before} it last reported was answered R0 (R4 expected)`,
-            x,
-            a,
-          );
-      }
-    }
-    if (reply.verdict !== 'applied') return true;
-    this.txs.get(x.tx!)!.applied = { id: x.id, balance: reply.balance };
-    if (!delta || !before || !reply.balance) return true;
-    const exact = this.tally('WALLET_BALANCE_EXACT');
-    exact.exercise(user);
-    const expected = before.plus(delta);
-    if (!reply.balance.eq(expected))
-      exact.violate(
-        `${what(x)}: the balance went from ${before} to ${reply.balance}; ${describeDelta(x.event!, delta)} makes it ${expected} (off by ${reply.balance.minus(expected)})`,
-        x,
-        a,
-      );
-    return true;
+    if (known && known.digest !== digest) return; // a reused id with another body: the reference judges it
+    if (reply?.verdict === 'applied') this.txs.get(x.tx!)!.applied ??= { id: x.id, balance: reply.balance };
   }
 
-  /**
-   * The player's balance after a reply: known again from a callback no other overlapped; unknown
-   * after one that may have moved it unseen.
-   */
-  private follow(p: PlayerState, reply: ReadReply, serial: boolean, status: number): void {
-    if (status !== 200 || reply.code === undefined)
-      p.balance = undefined; // applied or not, nobody knows
-    else if (reply.code === SUCCESS || reply.code === NOT_ENOUGH_BALANCE) p.balance = serial ? reply.balance : undefined;
-    else if (!serial) p.balance = undefined;
+  /** The callbacks of one player that overlapped, judged together once the last was answered. */
+  private history(user: string, p: PlayerState): void {
+    const ops = p.episode;
+    const safe = this.tally('WALLET_CONCURRENCY_SAFE');
+    const start = this.reference.balance(user);
+    // One root cause, one failure: a player whose serial arithmetic or balance check already failed is not judged again here.
+    const rootCause = (['WALLET_BALANCE_EXACT', 'WALLET_REFUSES_SHORT_BET'] as const).find(
+      (id) => this.tally(id).violationsOf(user).list.length > 0,
+    );
+    const judged = judgeHistory(this.reference, ops, { start, opaque: p.opaque, rootCause });
+    if (judged.verdict === 'ok') {
+      safe.exercise(user);
+      return;
+    }
+    if (judged.verdict === 'unknown') {
+      const u = this.undecided.get(user) ?? { n: 0, why: new Set<string>() };
+      u.n++;
+      u.why.add(judged.why);
+      this.undecided.set(user, u);
+      return;
+    }
+    safe.exercise(user);
+    safe.violateAll(
+      judged.message,
+      ops.map((o) => [o.x, o.answer!] as const),
+    );
+  }
+
+  /** Whether `user` already failed `id` (a later symptom of the same root cause is left to it). */
+  failed(id: WalletCheckId, user: string): boolean {
+    return this.tally(id).violationsOf(user).list.length > 0;
   }
 
   private player(user: string): PlayerState {
     let p = this.players.get(user);
-    if (!p) this.players.set(user, (p = { inFlight: new Map() }));
+    if (!p) this.players.set(user, (p = { inFlight: new Map(), episode: [], opaque: false }));
     return p;
   }
 
@@ -236,62 +259,22 @@ export class WalletGrader {
 
   /** The wallet-side checks as a report lists them (`userId`: one player's). */
   checks(userId?: string): WalletCheckReport[] {
-    return WALLET_CHECKS.map((c) => {
-      const t = this.tally(c.id);
-      const exercised = t.exercised(userId);
-      const { list, more } = t.violationsOf(userId);
-      let pending = 0;
-      if (c.id === 'WALLET_ANSWERS_IN_TIME') for (const u of this.waiting.values()) if (userId === undefined || u === userId) pending++;
-      const failed = list.length + more;
-      const status = failed ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
-      const [one, other] = c.unit;
-      const detail =
-        status === 'not_exercised'
-          ? c.idle
-          : `${count(exercised, { one, other })}: ${Math.max(0, exercised - failed)} passed, ${failed} failed${pending ? `, ${pending} still unanswered` : ''}`;
-      return {
-        id: c.id,
-        side: 'wallet',
-        title: c.title,
-        severity: c.severity,
-        status,
-        exercised,
-        detail,
-        fix: fixOf(c, t.causesOf(userId)),
-        violations: listedViolations(list, more, c.id),
-      };
-    });
+    const mine = (u: string) => userId === undefined || u === userId;
+    let pending = 0;
+    for (const u of this.waiting.values()) if (mine(u)) pending++;
+    let undecided = 0;
+    const why = new Set<string>();
+    for (const [u, d] of this.undecided)
+      if (mine(u)) {
+        undecided += d.n;
+        for (const w of d.why) why.add(w);
+      }
+    return checkReports((id) => this.tally(id), userId, { pending, undecided, why: [...why] });
   }
 }
 
-/** The check's fix, or the fixes for the kinds of failure its violations were (in the order unreachable, broken, timeout). */
-function fixOf(c: WalletCheck, causes: Set<NoReplyCause>): string {
-  if (!c.fixFor || causes.size === 0) return c.fix;
-  return (['unreachable', 'broken', 'timeout'] as const)
-    .filter((cause) => causes.has(cause))
-    .map((cause) => c.fixFor![cause])
-    .join(' ');
+/** The game_no a callback's body names, when it names one (read loosely: the body may be invalid). */
+function gameOf(body: unknown): string | undefined {
+  const game = (body as { data?: { game_no?: unknown } } | undefined)?.data?.game_no;
+  return typeof game === 'string' ? game : undefined;
 }
-
-const what = (x: WalletExchange) => `${x.event ?? 'callback'} ${x.tx ?? ''} of ${x.user ?? '(no user_id)'} (#${x.id})`.replace('  ', ' ');
-
-/**
- * How a callback answered R0 moves the balance: −stake (bet), stake + winloss (bet_result), 0
- * (login); undefined when its amounts are not numbers.
- */
-function deltaOf(x: WalletExchange): Money | undefined {
-  if (x.event === 'login') return ZERO;
-  const data = (x.body as { data?: { total_bet_amount?: unknown; total_winloss?: unknown } } | undefined)?.data;
-  const stake = data?.total_bet_amount;
-  if (typeof stake !== 'number') return undefined;
-  if (x.event === 'bet') return money(stake).neg();
-  if (x.event !== EVENT.betResult || typeof data?.total_winloss !== 'number') return undefined;
-  return money(stake).plus(money(data.total_winloss));
-}
-
-const describeDelta = (event: string, delta: Money) =>
-  event === 'login'
-    ? 'a login moves nothing, which'
-    : event === 'bet'
-      ? `a debit of ${delta.neg()}`
-      : `a credit of ${delta} (stake + winloss)`;

@@ -1,0 +1,167 @@
+import type { Money } from '../../kernel/money.js';
+import type { Change } from '../../ledger/change.js';
+import type { WalletAnswer, WalletExchange } from '../../core/exchange.js';
+import { NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
+import { EVENT } from '../../protocol/seed/wire.js';
+import type { ReadReply } from '../../protocol/seed/reply-read.js';
+import type { CallbackRequest } from '../../protocol/types.generated.js';
+import { type HistoryOp, linearize, MAX_OPS } from './history.js';
+import type { ReferenceLedger, Scratch } from './reference.js';
+
+/**
+ * Callbacks of one player that overlapped (each sent before another's reply came back), judged as
+ * a history: the wallet passes when some serial order of them, keeping the real-time order, makes
+ * the reference (./reference.ts) answer what the wallet answered: every R0 an R0 with the balance
+ * the wallet reported, every R4's balance the balance as it stood. A callback without a readable
+ * answer may or may not have been applied: both are tried. A negative balance fails in any order.
+ */
+
+/** One callback of an episode: sent (`call`), answered (`ret`), and how, in the grader's numbering. */
+export interface Overlapped {
+  x: WalletExchange;
+  call: number;
+  ret?: number;
+  answer?: WalletAnswer;
+  reply?: ReadReply;
+  /** An identical resend of a transaction the wallet answered R0, with that first reply's balance. */
+  resend?: boolean;
+  first?: Money;
+  /** Its balance failed WALLET_IDEMPOTENT: not taken as the player's. */
+  untrusted?: boolean;
+}
+
+export type HistoryVerdict = { verdict: 'ok' } | { verdict: 'unknown'; why: string } | { verdict: 'illegal'; message: string };
+
+/** A state of the search: the reference's changes along the order tried, the balance they leave, which callbacks they applied. */
+interface Tried {
+  path: readonly Change[];
+  balance: Money;
+  /** A bit per callback of the history that the order applied. */
+  applied: number;
+  /** The balance right after each transaction the order applied (a replay of it may report that one). */
+  after: string;
+}
+
+/** Model steps one history may take (ten simultaneous bets that no order explains take about 10,000). */
+const BUDGET = 50_000;
+
+const graded = (o: Overlapped) => o.x.valid && o.x.credentialsOk && o.x.body !== undefined && o.x.tx !== undefined;
+/** The reply's code when it is one the protocol knows and came with HTTP 200. */
+const codeOf = (o: Overlapped) => (o.answer?.kind === 'reply' && o.answer.status === 200 ? o.reply?.code : undefined);
+
+/**
+ * Judges the episode `ops` of one player (every one answered), then brings the reference up to what
+ * the wallet did: the order found, or (when none explains it, or it could not be judged) each R0
+ * followed as the wallet answered it, with the balance unknown until the next callback reports one.
+ */
+export function judgeHistory(
+  reference: ReferenceLedger,
+  ops: readonly Overlapped[],
+  o: { start: Money | undefined; opaque: boolean; rootCause?: string },
+): HistoryVerdict {
+  const judged = ops.filter(graded);
+  const user = ops[0]!.x.user!;
+  // A bet applied below zero from a balance that was not: whatever the order, an overdraft.
+  const negative =
+    o.start?.isNeg() === true
+      ? undefined
+      : ops.find((op) => op.x.event === EVENT.bet && codeOf(op) === SUCCESS && op.reply?.balance?.isNeg());
+  let verdict: HistoryVerdict;
+  if (o.rootCause) verdict = { verdict: 'unknown', why: `see ${o.rootCause}` };
+  else if (negative) {
+    verdict = {
+      verdict: 'illegal',
+      message: `${ops.length} overlapping callbacks of ${user}: ${describe(negative)} reported a negative balance (${negative.reply!.balance}): the wallet let simultaneous callbacks overdraw the balance (${replies(ops)})`,
+    };
+  } else if (o.opaque) verdict = { verdict: 'unknown', why: 'a callback among them may have moved money the wallet rules would not' };
+  else if (o.start === undefined) verdict = { verdict: 'unknown', why: "the player's balance before them is not known" };
+  else {
+    const reqs = judged.map((op) => op.x.body as CallbackRequest);
+    if (reqs.some((r) => reference.isTainted(r))) verdict = { verdict: 'unknown', why: 'a round among them is no longer followed' };
+    else {
+      const found = search(reference.scratch(reqs), judged, o.start);
+      if (found.verdict === 'ok') {
+        reference.apply(found.state.path);
+        // A callback without a readable answer leaves the balance open (applied or not).
+        if (judged.every((op) => op.reply?.verdict === 'applied' || op.reply?.verdict === 'refused'))
+          reference.report(user, found.state.balance);
+        else reference.forget(user);
+        return { verdict: 'ok' };
+      }
+      verdict =
+        found.verdict === 'unknown'
+          ? {
+              verdict: 'unknown',
+              why: found.steps ? `past the search's bound of ${found.steps} steps` : `more than ${MAX_OPS} callbacks at once`,
+            }
+          : {
+              verdict: 'illegal',
+              message: `${ops.length} overlapping callbacks of ${user}: no serial order of them explains what the wallet answered, from the balance of ${o.start} (${replies(ops)}): a lost update or a double debit; the wallet rules answer them as if one after another`,
+            };
+    }
+  }
+  // Follow the wallet: each R0 as it answered, in the order it answered; the balance is then unknown.
+  for (const op of [...judged].sort((a, b) => a.ret! - b.ret!)) {
+    if (op.reply?.verdict !== 'applied' || op.resend) continue;
+    const req = op.x.body as CallbackRequest;
+    try {
+      const ref = reference.decide(req);
+      if (ref.code === SUCCESS) reference.apply(ref.changes);
+      else reference.follow(req, undefined);
+    } catch {
+      reference.follow(req, undefined);
+    }
+  }
+  reference.forget(user);
+  return verdict;
+}
+
+/** The orders the real-time order allows, tried until one explains every answer. */
+function search(scratch: Scratch, ops: readonly Overlapped[], start: Money) {
+  const history: HistoryOp<Overlapped>[] = ops.map((op) => ({ call: op.call, ret: op.ret!, input: op }));
+  const bit = new Map(ops.map((op, i) => [op, 1 << i]));
+  const step = (s: Tried, h: HistoryOp<Overlapped>): Tried[] => {
+    const op = h.input;
+    const ref = scratch.decide(s.path, op.x.body as CallbackRequest);
+    const reported = op.reply?.balance;
+    const code = codeOf(op);
+    const apply = (): Tried => ({
+      path: [...s.path, ...ref.changes],
+      balance: ref.balance,
+      applied: s.applied | bit.get(op)!,
+      after: ref.replayed ? s.after : `${s.after}${JSON.stringify([op.x.tx, ref.balance.toFixed()])}`,
+    });
+    const firstHere = (m: Money) => s.after.includes(JSON.stringify([op.x.tx, m.toFixed()]));
+    if (code === SUCCESS) {
+      if (ref.code !== SUCCESS) return [];
+      // A replay may report the first reply's balance or the current one (the protocol leaves the choice).
+      const replayOk = (m: Money) => ref.replayed && ((op.first && m.eq(op.first)) || firstHere(m));
+      if (reported && !reported.eq(ref.balance) && !replayOk(reported)) return [];
+      return [apply()];
+    }
+    if (code === NOT_ENOUGH_BALANCE) return reported && !reported.eq(s.balance) ? [] : [s];
+    if (op.reply?.verdict === 'refused') return [s];
+    // No readable answer: applied or not.
+    return ref.code === SUCCESS && !ref.replayed ? [apply(), s] : [s];
+  };
+  return linearize<Tried, Overlapped>(
+    history,
+    { path: [], balance: start, applied: 0, after: '' },
+    step,
+    (s) => `${s.balance.toFixed()}|${s.applied}|${s.after}`,
+    BUDGET,
+  );
+}
+
+const describe = (op: Overlapped) => `${op.x.event ?? 'callback'} ${op.x.tx ?? ''} (#${op.x.id})`.replace('  ', ' ');
+
+/** What the wallet answered to each, in the order it answered: "bet t1 (#3) R0 20". */
+function replies(ops: readonly Overlapped[]): string {
+  return [...ops]
+    .sort((a, b) => a.ret! - b.ret!)
+    .map((op) => {
+      const answer = op.reply?.code ?? (op.answer?.kind === 'none' ? 'no reply' : 'no readable code');
+      return `${describe(op)} ${answer}${op.reply?.balance ? ` ${op.reply.balance}` : ''}`;
+    })
+    .join(', ');
+}

@@ -1,0 +1,277 @@
+import { type Money, money, toJsonNumber } from '../../kernel/money.js';
+import type { Change } from '../../ledger/change.js';
+import { LocalStore } from '../../ledger/local-store.js';
+import { playerChange, roundChange, roundKey, WalletState } from '../../ledger/state.js';
+import type { Persistence, RecordKeys, View } from '../../ledger/store.js';
+import type { FindingCode } from '../../protocol/findings.js';
+import { eventOf } from '../../protocol/seed/index.js';
+import { type Code, NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
+import type { CallbackRequest } from '../../protocol/types.generated.js';
+import { decide, type WalletConfig } from '../../wallet/decide.js';
+
+/**
+ * The reference: wallet-sim's own wallet, run beside an operator's wallet as a shadow ledger, to say
+ * what a correct wallet would have answered. It is the code `--store memory` runs — the ledger's
+ * state and store (src/ledger/) and the money rules (`decide`, src/wallet/decide.ts) — over an
+ * in-process state that holds only the players the operator's wallet reported on. A player's
+ * balance is seeded from the first balance the operator's wallet reports, and set again to what it
+ * reports whenever the two part (one defect, one failure: the next callback is judged afresh).
+ */
+
+/** Why the reference would refuse a callback, by the wallet check that owns that kind of refusal. */
+export type RefusalKind = 'invalid' | 'round' | 'short' | 'unjudged';
+
+/** What the reference would answer to one callback, and what applying it would change. */
+export interface ReferenceAnswer {
+  code: Code;
+  /** The balance it would report (the player's, when refused). */
+  balance: Money;
+  /** A resend of a transaction the reference applied: replayed, nothing changes. */
+  replayed: boolean;
+  /** Why it refuses (absent for an R0). */
+  kind?: RefusalKind;
+  /** The rule it refuses by, in words (the first error finding, or the short balance). */
+  rule?: string;
+  changes: readonly Change[];
+}
+
+/** The rules a wallet's R0 breaks, by finding: the body's own (WALLET_REFUSES_INVALID) or the round's (WALLET_ROUND_RULES). */
+const KIND_OF: Partial<Record<FindingCode, RefusalKind>> = {
+  TOTAL_MISMATCH: 'invalid',
+  AMOUNT_SCALE: 'invalid',
+  AMOUNT_NOT_FINITE: 'invalid',
+  AMOUNT_INEXACT: 'invalid',
+  WINLOSS_BELOW_STAKE: 'invalid',
+  RESULT_DETAIL_NOT_JSON: 'invalid',
+  BET_INDEX_REPEATED: 'invalid',
+  ROUND_SETTLED: 'round',
+  ROUND_UNKNOWN: 'round',
+  STAKE_MISMATCH: 'round',
+  BET_INDEX_UNKNOWN: 'round',
+  BET_MISMATCH: 'round',
+  CURRENCY_MISMATCH: 'round',
+  TRANSACTION_REUSED: 'round',
+  // wallet-sim's own bounds (bets per round, amounts below 10^15 minor units, retention) and unknown
+  // players are not rules an operator's wallet must share: not judged.
+};
+
+/** Round rules that rest on the round's bets before: not judged where a round may have begun before the session. */
+const BEFORE_THE_SESSION = new Set<FindingCode>(['ROUND_UNKNOWN', 'STAKE_MISMATCH', 'BET_INDEX_UNKNOWN', 'BET_MISMATCH']);
+
+/** The balance a player is given while the operator's wallet has reported none (no bet of a test is short of it). */
+const UNKNOWN_BALANCE = money('1000000000');
+/** Transactions the reference keeps for idempotency. */
+const RETAIN = 50_000;
+
+const done = Promise.resolve();
+/** The memory store's persistence: nothing to make durable. */
+const inMemory: Persistence = {
+  kind: 'memory',
+  immediate: true,
+  load: () => Promise.resolve([]),
+  commit: () => done,
+  flush: () => done,
+  close: () => done,
+};
+
+/** The records one callback reads: its player, its round, its transaction_id. */
+export const keysOf = (req: CallbackRequest): RecordKeys => ({
+  user_id: req.user_id,
+  transaction_id: req.transaction_id,
+  game_no: eventOf(req).gameNo(req),
+});
+
+/** The round of a callback (its key), if it has one. */
+export function roundOf(req: CallbackRequest): string | undefined {
+  const game = eventOf(req).gameNo(req);
+  return game === undefined ? undefined : roundKey(req.user_id, game);
+}
+
+/** The currency a callback names, if it names one. */
+const currencyOf = (req: CallbackRequest): string | undefined => {
+  const c = (req as { data?: { currency?: unknown } }).data?.currency;
+  return typeof c === 'string' ? c : undefined;
+};
+
+export class ReferenceLedger {
+  private readonly store = new LocalStore('reference', new WalletState(RETAIN), inMemory);
+  /** Players whose balance the operator's wallet has not reported yet (or that may have moved unseen). */
+  private readonly unknown = new Set<string>();
+  /** Players whose currency is a guess (seeded by a login): the first round callback names it. */
+  private readonly provisional = new Set<string>();
+  /** Rounds the operator's wallet moved where the reference would not: not judged from then on. */
+  private readonly tainted = new Set<string>();
+
+  /**
+   * `closedWorld`: every round of the players is the reference's to see from its first bet (probe
+   * plays its own); else (proxy mode) a round may have begun before the session, so what rests on
+   * its bets before (a round never bet, a stake or bet_index that differs) is not judged.
+   */
+  constructor(
+    private config: WalletConfig,
+    private readonly closedWorld = false,
+  ) {}
+
+  use(config: WalletConfig): void {
+    this.config = config;
+  }
+
+  private get state(): WalletState {
+    return this.store.state;
+  }
+
+  /** The player's balance as the reference holds it, when known. */
+  balance(user: string): Money | undefined {
+    if (this.unknown.has(user)) return undefined;
+    return this.state.players.get(user)?.balance;
+  }
+
+  /** The operator's wallet reported this balance: the reference takes it (seeds the player, or follows the wallet). */
+  report(user: string, balance: Money): void {
+    const p = this.state.players.get(user);
+    this.state.apply(playerChange({ user_id: user, balance, currency: p?.currency ?? this.config.defaultCurrency }));
+    if (!p) this.provisional.add(user);
+    this.unknown.delete(user);
+  }
+
+  /** The player's balance may have moved unseen (a callback without a readable answer). */
+  forget(user: string): void {
+    if (this.state.players.has(user)) this.unknown.add(user);
+  }
+
+  /** The callback touches a round the reference no longer follows. */
+  isTainted(req: CallbackRequest): boolean {
+    const round = roundOf(req);
+    return round !== undefined && this.tainted.has(round);
+  }
+
+  /** The wallet applied a callback the reference cannot read (invalid, other credentials): its round is no longer followed. */
+  taint(user: string, gameNo: string): void {
+    this.tainted.add(roundKey(user, gameNo));
+  }
+
+  /** Makes sure the player is there (with a placeholder balance until one is reported) and its currency named. */
+  private ready(req: CallbackRequest): void {
+    const user = req.user_id;
+    const currency = currencyOf(req);
+    const p = this.state.players.get(user);
+    // A player's currency is the one of the callbacks it names until the wallet applies one of them.
+    if (!p) {
+      this.state.apply(playerChange({ user_id: user, balance: UNKNOWN_BALANCE, currency: currency ?? this.config.defaultCurrency }));
+      this.unknown.add(user);
+      this.provisional.add(user);
+    } else if (currency !== undefined && this.provisional.has(user) && p.currency !== currency)
+      this.state.apply(playerChange({ ...p, currency }));
+  }
+
+  /** What the reference would answer to `req` now (nothing applied). */
+  decide(req: CallbackRequest): ReferenceAnswer {
+    this.ready(req);
+    return answerOf(this.store.view(keysOf(req)), req, this.config, this.closedWorld);
+  }
+
+  /** Applies what a decision changes (a bet applied names its player's currency for good). */
+  apply(changes: readonly Change[]): void {
+    for (const c of changes) {
+      this.state.apply(c);
+      if (c.op === 'bets') this.provisional.delete(c.user_id);
+    }
+  }
+
+  /**
+   * The operator's wallet applied `req` (R0) where the reference refuses it: follow it as far as the
+   * money rules can (a bet short of balance is applied as if it were covered), else leave its round
+   * unjudged from now on. Its balance is then what the wallet reports, or unknown.
+   */
+  follow(req: CallbackRequest, reported: Money | undefined): void {
+    this.ready(req);
+    const view = this.store.view(keysOf(req));
+    const forced = view.player
+      ? answerOf({ ...view, player: { ...view.player, balance: raised(view.player.balance) } }, req, this.config, this.closedWorld)
+      : undefined;
+    const event = eventOf(req);
+    const game = event.gameNo(req);
+    if (forced?.code === SUCCESS) this.apply(forced.changes);
+    else if (event.round === 'settles' && game !== undefined)
+      // The wallet settled it: settled it stays (a second settlement is judged).
+      this.state.apply({ op: 'round', user_id: req.user_id, game_no: game, currency: '', stake: '0', bets: [], settled: true });
+    else if (game !== undefined) this.tainted.add(roundKey(req.user_id, game));
+    if (reported !== undefined) this.report(req.user_id, reported);
+    else this.forget(req.user_id);
+  }
+
+  /**
+   * A scratch copy of the records `reqs` read, for a search over orders of them: `at(path)` is the
+   * reference after `path`'s changes, decided with the same code.
+   */
+  scratch(reqs: readonly CallbackRequest[]): Scratch {
+    for (const r of reqs) this.ready(r);
+    const base: Change[] = [];
+    const players = new Set<string>();
+    const rounds = new Set<string>();
+    const txs = new Set<string>();
+    const s = this.state;
+    for (const req of reqs) {
+      const { user_id, transaction_id, game_no } = keysOf(req);
+      if (!players.has(user_id)) {
+        players.add(user_id);
+        const p = s.players.get(user_id);
+        if (p) base.push(playerChange(p));
+      }
+      if (game_no !== undefined) {
+        const key = roundKey(user_id, game_no);
+        if (!rounds.has(key)) {
+          rounds.add(key);
+          const r = s.rounds.get(key);
+          if (r) base.push(roundChange(r));
+          if (s.settled.has(key)) base.push({ op: 'round', user_id, game_no, currency: '', stake: '0', bets: [], settled: true });
+        }
+      }
+      if (!txs.has(transaction_id)) {
+        txs.add(transaction_id);
+        const t = s.transactions.get(transaction_id);
+        if (t) base.push({ ...t, op: 'txn' });
+      }
+    }
+    const { config, closedWorld } = this;
+    return {
+      decide(path: readonly Change[], req: CallbackRequest): ReferenceAnswer {
+        const state = new WalletState(RETAIN);
+        for (const c of base) state.apply(c);
+        for (const c of path) state.apply(c);
+        return answerOf(new LocalStore('scratch', state, inMemory).view(keysOf(req)), req, config, closedWorld);
+      },
+    };
+  }
+}
+
+/** The reference over a copy of some records: what it would answer after a path of changes. */
+export interface Scratch {
+  decide(path: readonly Change[], req: CallbackRequest): ReferenceAnswer;
+}
+
+/** A balance no bet of a test is short of: a wallet that applied a short bet is followed with it. */
+const raised = (balance: Money): Money => (balance.isNeg() ? UNKNOWN_BALANCE : balance.plus(UNKNOWN_BALANCE));
+
+/** The money rules' decision on a view, read as the reference's answer. */
+function answerOf(view: View, req: CallbackRequest, config: WalletConfig, closedWorld: boolean): ReferenceAnswer {
+  const d = decide(view, req, { ...config, autoCreatePlayers: true });
+  const balance = d.balance ?? view.player?.balance ?? money(0);
+  if (d.code === SUCCESS) return { code: d.code, balance, replayed: d.replayed, changes: d.changes };
+  if (d.code === NOT_ENOUGH_BALANCE) {
+    const stake = (req as { data?: { total_bet_amount?: number } }).data?.total_bet_amount;
+    return {
+      code: d.code,
+      balance,
+      replayed: false,
+      kind: 'short',
+      rule: `a bet of ${stake === undefined ? '?' : toJsonNumber(money(stake))} above the balance of ${balance.toFixed()} is refused (${NOT_ENOUGH_BALANCE})`,
+      changes: [],
+    };
+  }
+  // The body's own rules first (they hold whatever the state), then the round's; wallet-sim's own bounds are not judged.
+  const errors = d.findings.filter((f) => f.severity === 'error');
+  const first = errors.find((f) => KIND_OF[f.code] === 'invalid') ?? errors.find((f) => KIND_OF[f.code] === 'round') ?? errors[0];
+  const kind = (first && (closedWorld || !BEFORE_THE_SESSION.has(first.code)) && KIND_OF[first.code]) || 'unjudged';
+  return { code: d.code, balance, replayed: false, kind, rule: first ? `${first.code}: ${first.message}` : undefined, changes: [] };
+}

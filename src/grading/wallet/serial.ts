@@ -1,0 +1,112 @@
+import { type Money, money } from '../../kernel/money.js';
+import type { WalletExchange } from '../../core/exchange.js';
+import { NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
+import type { ReadReply } from '../../protocol/seed/reply-read.js';
+import type { CallbackRequest } from '../../protocol/types.generated.js';
+import type { WalletCheckId } from './exchange.js';
+import type { Overlapped } from './overlap.js';
+import type { ReferenceAnswer, ReferenceLedger } from './reference.js';
+import type { WalletTally } from './tally.js';
+
+/**
+ * One callback no other of its player overlapped, judged at once against the reference: where the
+ * wallet answered R0 and the reference would not, the check that owns that kind of refusal fails
+ * (WALLET_REFUSES_SHORT_BET, WALLET_ROUND_RULES, WALLET_REFUSES_INVALID), citing the rule; where
+ * both applied it, the balances must agree (WALLET_BALANCE_EXACT). The reference then follows the
+ * wallet: its balance is what the wallet reported, or unknown after an answer nobody can read.
+ */
+/** A callback no other of its player overlapped: judged against the reference at once. */
+export function judgeSerial(
+  op: Overlapped,
+  reference: ReferenceLedger,
+  tally: (id: WalletCheckId) => WalletTally,
+  failed: (id: WalletCheckId, user: string) => boolean,
+): void {
+  const { x, reply } = op;
+  const a = op.answer!;
+  const user = x.user!;
+  const graded = x.valid && x.credentialsOk && x.body !== undefined;
+  const verdict = reply?.verdict ?? 'invalid';
+  if (op.untrusted) return;
+  if (!graded || op.resend) {
+    // Not the reference's to decide: its balance is taken as reported (an R0's or R4's), or unknown.
+    if (reply && (reply.code === SUCCESS || reply.code === NOT_ENOUGH_BALANCE) && reply.balance && a.kind === 'reply' && a.status === 200)
+      reference.report(user, reply.balance);
+    else if (verdict === 'invalid' || verdict === 'unknown') reference.forget(user);
+    return;
+  }
+  const req = x.body as CallbackRequest;
+  let ref: ReferenceAnswer;
+  try {
+    if (reference.isTainted(req)) throw new Error('a round the reference no longer follows');
+    ref = reference.decide(req);
+  } catch {
+    return followWallet(reference, req, reply);
+  }
+  const before = reference.balance(user);
+  if (ref.kind === 'round') tally('WALLET_ROUND_RULES').exercise(user);
+  if (ref.kind === 'invalid') tally('WALLET_REFUSES_INVALID').exercise(user);
+  if (ref.kind === 'short' && before) tally('WALLET_REFUSES_SHORT_BET').exercise(user);
+
+  if (verdict === 'applied') {
+    if (ref.code === SUCCESS) {
+      reference.apply(ref.changes);
+      if (before && reply!.balance && !ref.replayed) {
+        const exact = tally('WALLET_BALANCE_EXACT');
+        exact.exercise(user);
+        if (!reply!.balance.eq(ref.balance))
+          exact.violate(
+            `${what(x)}: the balance went from ${before} to ${reply!.balance}; ${describeMove(before, ref.balance, x.event)} (off by ${reply!.balance.minus(ref.balance)})`,
+            x,
+            a,
+          );
+      }
+      if (reply!.balance) reference.report(user, reply!.balance);
+      else reference.forget(user);
+      return;
+    }
+    const answered = `answered R0 where the wallet rules answer ${ref.code}`;
+    if (ref.kind === 'short' && before)
+      tally('WALLET_REFUSES_SHORT_BET').violate(
+        `${what(x)}: a bet of ${stakeOf(req)} above the balance of ${before} it last reported was answered R0 (${NOT_ENOUGH_BALANCE} expected)`,
+        x,
+        a,
+      );
+    // A wallet that applies identical resends again keeps no transaction_ids at all: a reused one is that root cause.
+    else if (ref.kind === 'round' && ref.rule?.startsWith('TRANSACTION_REUSED') && failed('WALLET_IDEMPOTENT', user)) void 0;
+    else if (ref.kind === 'round') tally('WALLET_ROUND_RULES').violate(`${what(x)}: ${answered} (${ref.rule})`, x, a);
+    else if (ref.kind === 'invalid') tally('WALLET_REFUSES_INVALID').violate(`${what(x)}: ${answered} (${ref.rule})`, x, a);
+    reference.follow(req, reply!.balance);
+    return;
+  }
+  if (verdict === 'refused') {
+    if (reply!.code === NOT_ENOUGH_BALANCE && reply!.balance && a.kind === 'reply' && a.status === 200)
+      reference.report(user, reply!.balance);
+    return;
+  }
+  // No readable answer (R1, a reply that is not one, none): it may have been applied.
+  if (ref.code === SUCCESS && !ref.replayed) reference.forget(user);
+}
+
+/** A callback the reference cannot decide: the wallet's balance is taken as it reports it. */
+function followWallet(reference: ReferenceLedger, req: CallbackRequest, reply: ReadReply | undefined): void {
+  if (reply?.verdict === 'applied') reference.follow(req, reply.balance);
+  else if (reply?.code === NOT_ENOUGH_BALANCE && reply.balance) reference.report(req.user_id, reply.balance);
+  else if (reply?.verdict !== 'refused') reference.forget(req.user_id);
+}
+
+export const what = (x: WalletExchange) =>
+  `${x.event ?? 'callback'} ${x.tx ?? ''} of ${x.user ?? '(no user_id)'} (#${x.id})`.replace('  ', ' ');
+
+/** A bet's total stake, as the request wrote it. */
+const stakeOf = (req: CallbackRequest): string => {
+  const stake = (req as { data?: { total_bet_amount?: unknown } }).data?.total_bet_amount;
+  return typeof stake === 'number' ? money(stake).toFixed() : '?';
+};
+
+/** What the wallet rules make of the balance: "a debit of 10 makes it 90". */
+function describeMove(before: Money, after: Money, event: string | undefined): string {
+  const delta = after.minus(before);
+  if (event === 'login') return `a login moves nothing, which makes it ${after}`;
+  return delta.isNeg() ? `a debit of ${delta.neg()} makes it ${after}` : `a credit of ${delta} (stake + winloss) makes it ${after}`;
+}
