@@ -62,11 +62,7 @@ export class Grader {
   private clock = -Infinity;
   /** The time of the event being folded (since `origin`): when a violation found now was decided (`decided_at`). */
   private deciding = 0;
-  /**
-   * Epoch milliseconds its times count from (when it began): every time the grader keeps (its
-   * attempts', windows', the clock) is relative to it, so each fits an attempt's own field as a small
-   * integer (src/grading/attempt.ts). Its methods take and report epoch times.
-   */
+  /** Epoch ms its times count from: the times it keeps are relative, small integers (attempt.ts); its methods take epoch times. */
   readonly origin = Date.now();
   /**
    * How far behind the wall clock a report judges windows: 0 when every event is folded as it

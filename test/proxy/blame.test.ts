@@ -39,8 +39,10 @@ async function provider(url: string, lenient: boolean): Promise<void> {
     const code = await read(url, bet(user, game, [['1', 'P', 10]], usd));
     if (code !== 'R0' && !(lenient && code === undefined)) continue;
     const settlement = result(user, game, [['1', 'P', 10, 5]], usd);
-    for (const gap of [0, 600, 900]) {
+    for (const gap of [0, 600, 1300]) {
       // Resends spaced beyond min_retry_gap_ms (500) and growing, each within retry_window_s (3).
+      // Growing by far more than RETRY_BACKOFF's tolerance: on a loaded machine a reply read late
+      // lengthens one wait by hundreds of ms, and 600 then 900 could then look like a shrink (600 then 1300 cannot).
       if (gap) await new Promise((resolve) => setTimeout(resolve, gap));
       const answer = await read(url, settlement);
       if (answer !== undefined && answer !== 'R1') break;

@@ -7,20 +7,10 @@ import { Checklist, type ReportState } from './checklist.js';
 import { throttle } from './format.js';
 import { type Picture, Pictures } from './pictures.js';
 import { Players } from './players.js';
+import { INITIAL, MAX_ROWS, merge } from './rows.js';
 import { Scenario } from './scenario.js';
 import { follow, type StreamState } from './stream.js';
 import type { BundledScenario, Health, JournalEntry, Player, Report, RuleHits, ScenarioDoc } from './types.js';
-
-/** The most callbacks the page holds; older ones drop off the bottom (the journal keeps its own). */
-const MAX_ROWS = 2000;
-const INITIAL = 200;
-
-/** Newest first, one row per id. */
-function merge(rows: JournalEntry[], more: JournalEntry[]): JournalEntry[] {
-  const byId = new Map(rows.map((e) => [e.id, e]));
-  for (const e of more) byId.set(e.id, e);
-  return [...byId.values()].sort((a, b) => b.id - a.id).slice(0, MAX_ROWS);
-}
 
 function App() {
   const [session, setSession] = useState(0);
