@@ -84,3 +84,15 @@ export interface Persistence {
    */
   snapshotFrom?(state: StateRecords): void;
 }
+
+const done = Promise.resolve();
+
+/** Keeps nothing: the in-process state is all there is, gone on exit (`--store memory`, the reference ledger). */
+export const NO_PERSISTENCE: Persistence = {
+  kind: 'memory',
+  immediate: true,
+  load: () => Promise.resolve([]),
+  commit: () => done,
+  flush: () => done,
+  close: () => done,
+};

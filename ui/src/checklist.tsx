@@ -1,4 +1,5 @@
 import { sidesOf } from '../../src/grading/sides.js';
+import { JournalLinks } from './journal-links.js';
 import { count } from '../../src/text/plural.js';
 import { failingWarnings, sessionLine, timingPhrases, WARNING_MEANS, warningsLine } from '../../src/grading/timing-text.js';
 import type { Picture } from './pictures.js';
@@ -125,21 +126,7 @@ function CheckRow({ check: c, onShow, onPicture }: { check: Check; onShow: (id: 
                   {v.message}
                   {v.user_id && <span class="muted"> · {v.user_id}</span>}
                   {v.transaction_id && <span class="muted mono"> · {v.transaction_id}</span>}
-                  {(v.journal_ids ?? []).map((id) => (
-                    <>
-                      {' '}
-                      <a
-                        href={`#entry-${id}`}
-                        class="journal-link"
-                        onClick={(e) => {
-                          e.preventDefault();
-                          onShow(id);
-                        }}
-                      >
-                        #{id}
-                      </a>
-                    </>
-                  ))}
+                  <JournalLinks ids={v.journal_ids ?? []} onShow={onShow} />
                 </li>
               ))}
             </ul>

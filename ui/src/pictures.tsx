@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
+import { JournalLinks } from './journal-links.js';
 import { gapHistogramSvg } from '../../src/report/histogram.js';
 import { DRAWN_PER_CHECK, timelineSvg } from '../../src/report/timeline.js';
 import { timingPhrases } from '../../src/grading/timing-text.js';
@@ -66,21 +67,7 @@ export function Pictures({
             <figure class="picture" data-violation={i}>
               <figcaption>
                 {v.message}
-                {v.journal_ids.map((id) => (
-                  <>
-                    {' '}
-                    <a
-                      href={`#entry-${id}`}
-                      class="journal-link"
-                      onClick={(e) => {
-                        e.preventDefault();
-                        onShow(id);
-                      }}
-                    >
-                      #{id}
-                    </a>
-                  </>
-                ))}
+                <JournalLinks ids={v.journal_ids} onShow={onShow} />
               </figcaption>
               <Svg svg={timelineSvg(v, { thresholds: r.thresholds, relayed })} />
             </figure>

@@ -2,7 +2,7 @@ import { type Money, money, toJsonNumber } from '../../kernel/money.js';
 import type { Change } from '../../ledger/change.js';
 import { LocalStore } from '../../ledger/local-store.js';
 import { playerChange, roundChange, roundKey, WalletState } from '../../ledger/state.js';
-import type { Persistence, RecordKeys, View } from '../../ledger/store.js';
+import { NO_PERSISTENCE, type RecordKeys, type View } from '../../ledger/store.js';
 import type { FindingCode } from '../../protocol/findings.js';
 import { eventOf } from '../../protocol/seed/index.js';
 import { type Code, NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
@@ -63,17 +63,6 @@ const UNKNOWN_BALANCE = money('1000000000');
 /** Transactions the reference keeps for idempotency. */
 const RETAIN = 50_000;
 
-const done = Promise.resolve();
-/** The memory store's persistence: nothing to make durable. */
-const inMemory: Persistence = {
-  kind: 'memory',
-  immediate: true,
-  load: () => Promise.resolve([]),
-  commit: () => done,
-  flush: () => done,
-  close: () => done,
-};
-
 /** The records one callback reads: its player, its round, its transaction_id. */
 export const keysOf = (req: CallbackRequest): RecordKeys => ({
   user_id: req.user_id,
@@ -94,7 +83,7 @@ const currencyOf = (req: CallbackRequest): string | undefined => {
 };
 
 export class ReferenceLedger {
-  private readonly store = new LocalStore('reference', new WalletState(RETAIN), inMemory);
+  private readonly store = new LocalStore('reference', new WalletState(RETAIN), NO_PERSISTENCE);
   /** Players whose balance the operator's wallet has not reported yet (or that may have moved unseen). */
   private readonly unknown = new Set<string>();
   /** Players whose currency is a guess (seeded by a login): the first round callback names it. */
@@ -239,7 +228,7 @@ export class ReferenceLedger {
         const state = new WalletState(RETAIN);
         for (const c of base) state.apply(c);
         for (const c of path) state.apply(c);
-        return answerOf(new LocalStore('scratch', state, inMemory).view(keysOf(req)), req, config, closedWorld);
+        return answerOf(new LocalStore('scratch', state, NO_PERSISTENCE).view(keysOf(req)), req, config, closedWorld);
       },
     };
   }
