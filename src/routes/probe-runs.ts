@@ -83,7 +83,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
   const runOf = (request: FastifyRequest) => runsOf(request).runs.get((request.params as { run: string }).run);
 
   app.post<{ Body: { url: string; api_id: string; api_key: string; user: string; currency?: string; decimals?: number } }>(
-    '/',
+    '',
     {
       schema: START_SCHEMA,
     },
@@ -154,7 +154,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
   );
 
   app.get(
-    '/',
+    '',
     {
       schema: LIST_SCHEMA,
     },
