@@ -143,10 +143,6 @@ export const API_ERRORS = {
     status: 409,
     message: (run: string) => `probe run ${run} has no report yet: it is still going (GET /t/<id>/probe/${run}/events follows it)`,
   },
-  PROBE_SIGNED_UNAVAILABLE: {
-    status: 501,
-    message: () => 'signed probe reports are not available yet: take the JSON report (or ?format=html|junit)',
-  },
   INTERNAL: { status: 500, message: (detail: string) => `unexpected error (${detail}); the log has the stack` },
 } as const;
 

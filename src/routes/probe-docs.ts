@@ -112,14 +112,19 @@ export const REPORT_SCHEMA = {
   tags: ['probe'],
   security,
   operationId: 'probeRunReport',
-  summary: "A finished probe run's report: JSON (the CLI's probe report), ?format=html or ?format=junit",
+  summary: "A finished probe run's report: JSON (the CLI's probe report), ?format=html, ?format=junit or ?signed=true",
   params: runParams,
   querystring: {
     type: 'object',
     additionalProperties: false,
     properties: {
       format: { type: 'string', enum: ['json', 'html', 'junit'], default: 'json' },
-      signed: { type: 'string', enum: ['true', 'false'], description: 'Not available yet for probe runs (501).' },
+      signed: {
+        type: 'string',
+        enum: ['true', 'false'],
+        description:
+          'true (a host started with --signing-key): the SignedReport of the JSON report, naming the tenant; wallet-sim verify-report checks it.',
+      },
     },
   },
   response: {
@@ -134,6 +139,5 @@ export const REPORT_SCHEMA = {
     ...AUTH,
     404: errorResponse('No such run of this tenant (PROBE_RUN_UNKNOWN); or ?signed=true without --signing-key (SIGNING_NOT_ENABLED).'),
     409: errorResponse('The run is still going (PROBE_NOT_FINISHED).'),
-    501: errorResponse('?signed=true: signed probe reports are not available yet (PROBE_SIGNED_UNAVAILABLE).'),
   },
 } as const;

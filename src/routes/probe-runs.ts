@@ -11,6 +11,8 @@ import { probeExitCode, probeJUnit } from '../probe/report.js';
 import { guardedAgent, targetRefusal } from '../probe/targets.js';
 import type { CheckResult, ProbeReport } from '../probe/types.js';
 import { sentAsReturned } from './docs.js';
+import type { Signer } from '../evidence/signing-key.js';
+import { signProbeReport } from './probe-sign.js';
 import { EVENTS_SCHEMA, LIST_SCHEMA, REPORT_SCHEMA, RUN_SCHEMA, START_SCHEMA, VERDICTS } from './probe-docs.js';
 
 /** Probe as a service's defaults (docs/hosted.md): runs a tenant may start an hour, runs kept. */
@@ -18,7 +20,9 @@ export const PROBE_DEFAULTS = { runsPerHour: 20, kept: 20 } as const;
 
 export interface ProbeRunsOptions {
   /** The tenant of the request (set by the scope's authorization, which runs first). */
-  tenantOf: (request: FastifyRequest) => string;
+  tenantOf: (request: FastifyRequest) => { id: string; name: string };
+  /** --signing-key: ?signed=true signs a run's report. */
+  signer?: Signer;
   /** --allow-private-targets: no address check (a host on a private network, tests). */
   allowPrivateTargets?: boolean;
   runsPerHour?: number;
@@ -74,7 +78,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
     await agent?.close();
   });
   const runsOf = (request: FastifyRequest): TenantRuns => {
-    const id = o.tenantOf(request);
+    const { id } = o.tenantOf(request);
     let t = byTenant.get(id);
     if (!t)
       byTenant.set(id, (t = { runs: new Map(), quota: new RateLimit(o.runsPerHour ?? PROBE_DEFAULTS.runsPerHour, 3_600_000, o.now) }));
@@ -219,18 +223,27 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
     async (request, reply) => {
       const run = runOf(request);
       if (!run) return sendApiError(reply, apiError('PROBE_RUN_UNKNOWN', (request.params as { run: string }).run));
-      if (request.query.signed === 'true') return sendApiError(reply, apiError('PROBE_SIGNED_UNAVAILABLE'));
+      const signed = request.query.signed === 'true';
+      if (signed && !o.signer) return sendApiError(reply, apiError('SIGNING_NOT_ENABLED'));
       if (!run.report) {
         if (run.state === 'running') return sendApiError(reply, apiError('PROBE_NOT_FINISHED', run.id));
         return sendApiError(reply, apiError('PROBE_RUN_UNKNOWN', `${run.id}'s report (${run.message ?? 'the run failed'})`));
       }
       const format = request.query.format ?? 'json';
+      if (signed && format !== 'json')
+        return sendApiError(reply, apiError('BAD_REQUEST', 'signed=true signs the JSON report: leave format out'));
       if (format === 'html') return reply.type('text/html; charset=utf-8').send(formatProbeHtml(run.report));
       if (format === 'junit') return reply.type('application/xml; charset=utf-8').send(probeJUnit(run.report));
       // The key the tenant gave is its secret: masked in every exchange's headers, as the HTML masks it.
-      const text = JSON.stringify(run.report, (key, value: unknown) =>
-        key === 'headers' && value !== null && typeof value === 'object' ? maskedHeaders(value as Record<string, string>) : value,
-      );
+      const masked = (key: string, value: unknown) =>
+        key === 'headers' && value !== null && typeof value === 'object' ? maskedHeaders(value as Record<string, string>) : value;
+      if (signed) {
+        const reportText = `${JSON.stringify(run.report, masked, 2)}\n`;
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify(signProbeReport(o.signer!, reportText, run.report, run, o.tenantOf(request))));
+      }
+      const text = JSON.stringify(run.report, masked);
       return reply.type('application/json; charset=utf-8').send(text);
     },
   );

@@ -117,7 +117,11 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     async (scope: FastifyInstance) => {
       addAdminGuard(scope, { allowedHosts: o.allowedHosts, authorize });
       await scope.register(probeRoutes, {
-        tenantOf: (request) => found.get(request)!.id,
+        tenantOf: (request) => {
+          const { id, name } = found.get(request)!;
+          return { id, name };
+        },
+        signer: o.signer,
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,
       });

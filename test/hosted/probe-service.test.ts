@@ -1,8 +1,11 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { XMLParser } from 'fast-xml-parser';
+import { loadSigner } from '../../src/evidence/signing-key.js';
+import { checkReport, parseEnvelope, subjectOf, verifyEnvelope } from '../../src/evidence/verify-evidence.js';
 import { runProbe } from '../../src/probe/battery.js';
 import { guardedAgent, refusedClass } from '../../src/probe/targets.js';
 import { buildTestApp, listen } from '../helpers/app.js';
@@ -49,7 +52,8 @@ t.test('a run against a correct wallet: 202, 409 while it runs, PASS, its events
   const target = await buildTestApp();
   const url = `${await listen(target.app)}/callback`;
   t.teardown(() => target.app.close());
-  const { app } = await buildHostedTestApp({ allowPrivateTargets: true });
+  const pair = generateKeyPairSync('ed25519');
+  const { app } = await buildHostedTestApp({ allowPrivateTargets: true, signer: loadSigner(pair.privateKey) });
   t.teardown(() => app.close());
   const a = await createTenant(app, { name: 'Acme' });
   const b = await createTenant(app, { name: 'Bravo' });
@@ -99,7 +103,16 @@ t.test('a run against a correct wallet: 202, 409 while it runs, PASS, its events
   t.equal(junit.statusCode, 200);
   t.ok(new XMLParser().parse(junit.body).testsuites, 'JUnit XML');
   const signed = await app.inject({ url: `/t/${a.id}/probe/${run}/report?signed=true`, headers: bearer(a.token) });
-  t.equal(signed.statusCode, 501, 'signed probe reports: said not to be there, not faked');
+  t.equal(signed.statusCode, 200, signed.body);
+  const { envelope, report: reportText } = signed.json() as { envelope: object; report: string };
+  const { statement } = verifyEnvelope(parseEnvelope(JSON.stringify(envelope), 'envelope'), pair.publicKey, 'pub.pem');
+  checkReport(statement, Buffer.from(reportText), 'report');
+  t.equal(statement.predicate.result, 'PASSED');
+  t.ok(statement.predicate.passedTests!.includes('duplicate-replay'), "the probe's checks are the tests");
+  t.ok(statement.predicate.passedTests!.includes('WALLET_IDEMPOTENT'), 'and the wallet checks');
+  t.match(subjectOf(statement)!.annotations, { tenant_id: a.id, tenant_name: 'Acme', probe_target: url });
+  t.notOk(reportText.includes('sandbox-key'), 'the signed report masks the key too');
+  t.equal(JSON.parse(reportText).target.url, url);
 
   const list = await app.inject({ url: `/t/${a.id}/probe`, headers: bearer(a.token) });
   t.same(
@@ -196,6 +209,11 @@ t.test(
     t.ok(redirecting.hits() >= 1);
     t.equal(elsewhere.hits(), 0, 'the redirect was not followed');
     const over = await start(app, a, { url: `http://127.0.0.1:${redirecting.port}/callback`, ...SANDBOX });
+    t.equal(
+      (await app.inject({ url: `/t/${a.id}/probe/${res.json().run}/report?signed=true`, headers: bearer(a.token) })).json().error,
+      'SIGNING_NOT_ENABLED',
+      'signed=true on a host without --signing-key: 404',
+    );
     t.equal(over.statusCode, 429);
     t.equal(over.json().error, 'RATE_LIMITED');
     t.match(over.json().message, /probe runs are limited to 1 per hour/);
