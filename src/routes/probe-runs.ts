@@ -20,7 +20,11 @@ export const PROBE_DEFAULTS = { runsPerHour: 20, kept: 20 } as const;
 
 export interface ProbeRunsOptions {
   /** The tenant of the request (set by the scope's authorization, which runs first). */
-  tenantOf: (request: FastifyRequest) => { id: string; name: string };
+  tenantOf: (request: FastifyRequest) => { id: string; name: string; streamsEnd?: AbortSignal };
+  /** Whether a tenant still exists (a deleted one's runs are dropped). */
+  exists?: (id: string) => boolean;
+  /** Run event streams one tenant may hold open at once (--tenant-listeners). */
+  maxListenersEach?: number;
   /** --signing-key: ?signed=true signs a run's report. */
   signer?: Signer;
   /** --allow-private-targets: no address check (a host on a private network, tests). */
@@ -77,6 +81,12 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
   app.addHook('onClose', async () => {
     await agent?.close();
   });
+  /** Open event streams: their ends (at shutdown) and how many each tenant holds. */
+  const streams = new Set<() => void>();
+  const streamsOf = new Map<string, number>();
+  app.addHook('preClose', async () => {
+    for (const end of [...streams]) end();
+  });
   const runsOf = (request: FastifyRequest): TenantRuns => {
     const { id } = o.tenantOf(request);
     let t = byTenant.get(id);
@@ -92,6 +102,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
       schema: START_SCHEMA,
     },
     async (request, reply) => {
+      if (o.exists) for (const id of byTenant.keys()) if (!o.exists(id)) byTenant.delete(id);
       const tenant = runsOf(request);
       if (tenant.running) return sendApiError(reply, apiError('PROBE_RUNNING', tenant.running.id));
       const b = request.body;
@@ -185,6 +196,13 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
     async (request, reply) => {
       const run = runOf(request);
       if (!run) return sendApiError(reply, apiError('PROBE_RUN_UNKNOWN', (request.params as { run: string }).run));
+      const holder = o.tenantOf(request);
+      const mine = streamsOf.get(holder.id) ?? 0;
+      const cap = o.maxListenersEach ?? Infinity;
+      if (mine >= cap && run.state === 'running') {
+        const { status, body } = apiError('LISTENERS_FULL', cap);
+        return reply.code(status).header('connection', 'close').send(body);
+      }
       const early = reply.getHeaders() as OutgoingHttpHeaders;
       reply.hijack();
       const res = reply.raw;
@@ -205,11 +223,21 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
         write(event, data);
         if (event === 'end') finish();
       };
+      let open = true;
+      // Ended when the run ends, the listener goes, the token is rotated (as the admin streams) or the host shuts down.
       const finish = () => {
+        if (!open) return;
+        open = false;
         run.listeners.delete(listener);
+        streams.delete(finish);
+        holder.streamsEnd?.removeEventListener('abort', finish);
+        streamsOf.set(holder.id, (streamsOf.get(holder.id) ?? 1) - 1);
         if (!res.writableEnded) res.end();
       };
+      streamsOf.set(holder.id, mine + 1);
       run.listeners.add(listener);
+      streams.add(finish);
+      holder.streamsEnd?.addEventListener('abort', finish);
       res.on('close', finish);
     },
   );

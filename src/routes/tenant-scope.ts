@@ -118,9 +118,11 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
       addAdminGuard(scope, { allowedHosts: o.allowedHosts, authorize });
       await scope.register(probeRoutes, {
         tenantOf: (request) => {
-          const { id, name } = found.get(request)!;
-          return { id, name };
+          const { id, name, streamsEnd } = found.get(request)!;
+          return { id, name, streamsEnd };
         },
+        exists: (id) => tenants.get(id) !== undefined,
+        maxListenersEach: o.maxListenersEach,
         signer: o.signer,
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,

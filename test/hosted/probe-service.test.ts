@@ -9,7 +9,7 @@ import { checkReport, parseEnvelope, subjectOf, verifyEnvelope } from '../../src
 import { runProbe } from '../../src/probe/battery.js';
 import { guardedAgent, refusedClass } from '../../src/probe/targets.js';
 import { buildTestApp, listen } from '../helpers/app.js';
-import { bearer, buildHostedTestApp, createTenant, type Created } from '../helpers/hosted.js';
+import { asHost, bearer, buildHostedTestApp, createTenant, type Created } from '../helpers/hosted.js';
 
 const SANDBOX = { api_id: 'sandbox', api_key: 'sandbox-key', user: 'usd', currency: 'USD' };
 
@@ -220,3 +220,31 @@ t.test(
     t.ok(over.headers['retry-after']);
   },
 );
+
+t.test('progress read with fetch and the Bearer token while the run goes; rotating the token ends the stream', async (t) => {
+  const held: import('node:http').ServerResponse[] = [];
+  const slow = await counting((res) => void held.push(res));
+  t.teardown(() => slow.server.close());
+  const { app } = await buildHostedTestApp({ allowPrivateTargets: true });
+  t.teardown(() => app.close());
+  const base = await listen(app);
+  const a = await createTenant(app);
+  const res = await start(app, a, { url: `http://127.0.0.1:${slow.port}/callback`, ...SANDBOX });
+  t.equal(res.statusCode, 202);
+  const { run } = res.json() as { run: string };
+  const stream = await fetch(`${base}/t/${a.id}/probe/${run}/events`, { headers: bearer(a.token) });
+  t.equal(stream.status, 200);
+  t.match(stream.headers.get('content-type'), /^text\/event-stream/);
+  const reader = stream.body!.getReader();
+  const first = await reader.read();
+  t.match(new TextDecoder().decode(first.value), /wallet-sim probe run/);
+  const rotated = await app.inject({ method: 'POST', url: `/tenants/${a.id}/token`, headers: asHost });
+  t.equal(rotated.statusCode, 200);
+  let done = false;
+  while (!done) done = (await reader.read()).done;
+  t.pass('the stream ended with the old token');
+  for (const r of held) r.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"R2"}');
+  const after = { ...a, token: rotated.json().token as string };
+  const ended_ = await ended(app, after, run);
+  t.equal(ended_.verdict, 'NOT_CHECKED', 'credentials refused: nothing could be checked');
+});
