@@ -53,6 +53,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     answered: options.metrics?.answered,
     allowPrivateTargets: options.allowPrivateTargets,
     probeRunsPerHour: options.probeRunsPerHour,
+    probeEnded: options.metrics?.probeEnded,
   });
   if (options.metrics) await app.register(metricsRoute, { metrics: options.metrics, tenants, allowedHosts });
 

@@ -23,6 +23,8 @@ export interface ProbeRunsOptions {
   tenantOf: (request: FastifyRequest) => { id: string; name: string; streamsEnd?: AbortSignal };
   /** Whether a tenant still exists (a deleted one's runs are dropped). */
   exists?: (id: string) => boolean;
+  /** A run ended (metrics): the tenant and the outcome (the verdict, or "failed"). */
+  ended?: (tenant: string, outcome: string) => void;
   /** Run event streams one tenant may hold open at once (--tenant-listeners). */
   maxListenersEach?: number;
   /** --signing-key: ?signed=true signs a run's report. */
@@ -103,6 +105,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
     },
     async (request, reply) => {
       if (o.exists) for (const id of byTenant.keys()) if (!o.exists(id)) byTenant.delete(id);
+      const tenantId = o.tenantOf(request).id;
       const tenant = runsOf(request);
       if (tenant.running) return sendApiError(reply, apiError('PROBE_RUNNING', tenant.running.id));
       const b = request.body;
@@ -146,24 +149,26 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
         const line = { name: c.name, status: c.status, duration_ms: c.durationMs };
         run.checks.push(line);
         emit('check', line);
-      })
-        .then(
-          (report) => {
-            run.report = report;
-            run.state = 'done';
-            run.verdict = VERDICTS[probeExitCode(report)];
-            if (report.stopped) run.message = report.stopped.message;
-          },
-          (e: unknown) => {
-            run.state = 'failed';
-            run.message = `the probe itself failed: ${(e as Error).message}`;
-          },
-        )
-        .finally(() => {
-          run.ended_at = new Date().toISOString();
-          if (tenant.running === run) tenant.running = undefined;
-          emit('end', view(run));
-        });
+      }).then(
+        (report) => {
+          run.report = report;
+          run.verdict = VERDICTS[probeExitCode(report)];
+          if (report.stopped) run.message = report.stopped.message;
+          end('done');
+        },
+        (e: unknown) => {
+          run.message = `the probe itself failed: ${(e as Error).message}`;
+          end('failed');
+        },
+      );
+      // Everything a reader of the run sees change, at once: the state last of the run's fields.
+      const end = (state: State) => {
+        run.ended_at = new Date().toISOString();
+        run.state = state;
+        if (tenant.running === run) tenant.running = undefined;
+        o.ended?.(tenantId, run.verdict ?? run.state);
+        emit('end', view(run));
+      };
       return reply.code(202).send({ run: run.id });
     },
   );

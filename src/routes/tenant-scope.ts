@@ -20,6 +20,8 @@ export interface TenantScopeOptions {
   allowPrivateTargets?: boolean;
   /** --tenant-probe-runs: probe runs a tenant may start an hour. */
   probeRunsPerHour?: number;
+  /** A tenant's probe run ended, with its outcome (metrics). */
+  probeEnded?: (tenant: string, outcome: string) => void;
   /** A tenant's callback answered after `seconds` (metrics). */
   answered?: (seconds: number) => void;
 }
@@ -126,6 +128,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         signer: o.signer,
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,
+        ended: o.probeEnded,
       });
     },
     { prefix: '/probe' },

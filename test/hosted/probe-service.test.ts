@@ -114,6 +114,8 @@ t.test('a run against a correct wallet: 202, 409 while it runs, PASS, its events
   t.notOk(reportText.includes('sandbox-key'), 'the signed report masks the key too');
   t.equal(JSON.parse(reportText).target.url, url);
 
+  const metrics = await app.inject({ url: '/metrics', headers: asHost });
+  t.match(metrics.body, `wallet_sim_probe_runs_total{tenant="${a.id}",outcome="PASS"} 1`);
   const list = await app.inject({ url: `/t/${a.id}/probe`, headers: bearer(a.token) });
   t.same(
     list.json().map((r: { run: string }) => r.run),
