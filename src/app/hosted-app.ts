@@ -20,6 +20,10 @@ export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'a
   publicUrl?: string;
   /** Event streams one tenant may hold open at once. */
   maxListenersEach?: number;
+  /** --allow-private-targets: the hosted probe may go to the host's own networks. */
+  allowPrivateTargets?: boolean;
+  /** --tenant-probe-runs: probe runs a tenant may start an hour (default 20). */
+  probeRunsPerHour?: number;
   /** GET /metrics (the host's token). */
   metrics?: HostMetrics;
 }
@@ -47,6 +51,9 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     maxListenersEach: Math.min(maxListeners, options.maxListenersEach ?? TENANT_DEFAULTS.listeners),
     signer: options.signer,
     answered: options.metrics?.answered,
+    allowPrivateTargets: options.allowPrivateTargets,
+    probeRunsPerHour: options.probeRunsPerHour,
+    probeEnded: options.metrics?.probeEnded,
   });
   if (options.metrics) await app.register(metricsRoute, { metrics: options.metrics, tenants, allowedHosts });
 

@@ -33,6 +33,10 @@ export interface HostedOptions {
   tenantCallbacksPerSecond: number;
   tenantAdminPerMinute: number;
   tenantListeners: number;
+  /** --tenant-probe-runs: probe runs a tenant may start an hour. */
+  tenantProbeRuns?: number;
+  /** --allow-private-targets: the hosted probe may go to loopback, private and link-local addresses. */
+  allowPrivateTargets?: boolean;
 }
 
 export const DEFAULT_MAX_TENANTS = 1000;
@@ -190,6 +194,8 @@ export async function openHostedServer(
     logger,
     publicUrl: o.publicUrl,
     maxListenersEach: o.tenantListeners,
+    allowPrivateTargets: o.allowPrivateTargets,
+    probeRunsPerHour: o.tenantProbeRuns,
     metrics,
   });
   return {

@@ -13,6 +13,7 @@ export class HostMetrics {
   readonly registry = new Registry();
   private readonly callbacks: Counter<'tenant' | 'event' | 'code'>;
   private readonly latency: Histogram;
+  private readonly probeRuns: Counter<'tenant' | 'outcome'>;
   /** The label sets each tenant used, removed with it (a deleted tenant leaves no series behind). */
   private readonly seen = new Map<string, Set<string>>();
 
@@ -28,6 +29,12 @@ export class HostMetrics {
       name: 'wallet_sim_callback_duration_seconds',
       help: "Time from a tenant's callback arriving to its reply written (a rule's delay_ms included).",
       buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.probeRuns = new Counter({
+      name: 'wallet_sim_probe_runs_total',
+      help: 'Probe runs ended (POST /t/<id>/probe), by tenant and outcome: PASS, FAIL, NOT_CHECKED, or failed (the probe itself).',
+      labelNames: ['tenant', 'outcome'],
       registers,
     });
     new Counter({
@@ -71,6 +78,11 @@ export class HostMetrics {
       }
       this.seen.delete(tenant.id);
     };
+  };
+
+  /** A tenant's probe run ended. */
+  probeEnded = (tenant: string, outcome: string): void => {
+    this.probeRuns.inc({ tenant, outcome });
   };
 
   /** A tenant's callback answered after `seconds`. */

@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { type Command, Option } from 'commander';
 import { int } from '../commands/options.js';
+import { PROBE_DEFAULTS } from '../routes/probe-runs.js';
 import { MESSAGES } from '../text/messages.js';
 import { closeGracefully } from '../http/shutdown.js';
 import { logger } from './logger.js';
@@ -105,5 +106,21 @@ export function addHostedOptions(command: Command): Command {
       )
         .default(TENANT_DEFAULTS.listeners)
         .argParser(int(1, 100_000)),
+    )
+    .addOption(
+      opt(
+        '--tenant-probe-runs <n>',
+        'with --hosted: probe runs a tenant may start an hour (POST /t/<id>/probe answers 429 past it)',
+        'TENANT_PROBE_RUNS',
+      )
+        .default(PROBE_DEFAULTS.runsPerHour)
+        .argParser(int(1, 100_000)),
+    )
+    .addOption(
+      opt(
+        '--allow-private-targets',
+        'with --hosted: let POST /t/<id>/probe go to loopback, private, shared and link-local addresses (a host on a private network; never on a public host)',
+        'ALLOW_PRIVATE_TARGETS',
+      ),
     );
 }

@@ -206,6 +206,8 @@ export function startCommand(): Command {
       // commander turns any value of a flag's env var into true; WALLET_SIM_WATCH=false must not.
       if (command.getOptionValueSource('watch') === 'env') options.watch = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_WATCH ?? '');
       if (command.getOptionValueSource('hosted') === 'env') options.hosted = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_HOSTED ?? '');
+      if (command.getOptionValueSource('allowPrivateTargets') === 'env')
+        options.allowPrivateTargets = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_ALLOW_PRIVATE_TARGETS ?? '');
       await start(options, command.getOptionValueSource('port') === 'env');
     });
 }

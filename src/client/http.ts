@@ -16,6 +16,10 @@ export interface SendOptions extends Credentials {
   /** Extra or replacing headers (lower-case names). */
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** The connection's agent (an undici Dispatcher: the hosted probe's checks the address connected to). */
+  dispatcher?: unknown;
+  /** 'manual': a redirect is the reply, not followed (the hosted probe). Default: followed, as fetch does. */
+  redirect?: 'follow' | 'manual';
 }
 
 export interface Exchange {
@@ -40,7 +44,15 @@ export async function postCallback(url: string, body: object | string, o: SendOp
   const request = { method: 'POST' as const, url, headers, body: text };
   const started = performance.now();
   try {
-    const res = await fetch(url, { method: 'POST', headers, body: text, signal: AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) });
+    const init: RequestInit & { dispatcher?: unknown } = {
+      method: 'POST',
+      headers,
+      body: text,
+      signal: AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    };
+    if (o.redirect) init.redirect = o.redirect;
+    if (o.dispatcher) init.dispatcher = o.dispatcher;
+    const res = await fetch(url, init);
     const replyBody = await res.text();
     const replyHeaders: Record<string, string> = {};
     res.headers.forEach((value, name) => {

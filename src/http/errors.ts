@@ -125,6 +125,24 @@ export const API_ERRORS = {
     message: (detail: string) => `${detail}; balances held in memory may not be durable, so none are shown until a restart`,
   },
   STORE_UNREACHABLE: { status: 503, message: (detail: string) => `${detail}; ask again once it is back` },
+  PROBE_TARGET_REFUSED: {
+    status: 400,
+    message: (detail: string) =>
+      `probe target refused: ${detail}; this host probes public addresses only (it was not started with --allow-private-targets)`,
+  },
+  PROBE_RUNNING: {
+    status: 409,
+    message: (run: string) =>
+      `probe run ${run} is still going (one run at a time per tenant): follow it at GET /t/<id>/probe/${run}/events`,
+  },
+  PROBE_RUN_UNKNOWN: {
+    status: 404,
+    message: (run: string) => `no probe run ${run} (the last 20 runs are kept): GET /t/<id>/probe lists them`,
+  },
+  PROBE_NOT_FINISHED: {
+    status: 409,
+    message: (run: string) => `probe run ${run} has no report yet: it is still going (GET /t/<id>/probe/${run}/events follows it)`,
+  },
   INTERNAL: { status: 500, message: (detail: string) => `unexpected error (${detail}); the log has the stack` },
 } as const;
 

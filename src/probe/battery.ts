@@ -102,4 +102,5 @@ async function finalBalance(s: Session): Promise<Money | undefined> {
   return text === undefined ? undefined : money(text);
 }
 
-const withoutKey = ({ apiKey: _hidden, ...shown }: ProbeTarget): Omit<ProbeTarget, 'apiKey'> => shown;
+const withoutKey = ({ apiKey: _hidden, transport: _connections, ...shown }: ProbeTarget): Omit<ProbeTarget, 'apiKey' | 'transport'> =>
+  shown;

@@ -19,6 +19,8 @@ export interface ProbeTarget extends Credentials {
   backoffMs?: number;
   /** Attempts per transaction, the first included (default 3). */
   attempts?: number;
+  /** How the connections go (the hosted probe: an agent that checks each address, redirects not followed); not reported. */
+  transport?: { dispatcher?: unknown; redirect?: 'manual' };
 }
 
 export type Status = 'pass' | 'fail' | 'skip';
@@ -105,7 +107,7 @@ export interface Stopped {
 }
 
 export interface ProbeReport {
-  target: Omit<ProbeTarget, 'apiKey'>;
+  target: Omit<ProbeTarget, 'apiKey' | 'transport'>;
   stopped?: Stopped;
   startedAt: string;
   durationMs: number;

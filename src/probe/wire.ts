@@ -100,7 +100,11 @@ export class Wire {
     const placeholder = { label, id } as LabeledExchange;
     this.exchanges.push(placeholder);
     this.grader.sent(wx);
-    const x: Exchange = await postCallback(t.url, body, { ...credentials, timeoutMs: t.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    const x: Exchange = await postCallback(t.url, body, {
+      ...credentials,
+      timeoutMs: t.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...t.transport,
+    });
     const at = Date.now();
     const answer: WalletAnswer = x.reply
       ? { kind: 'reply', at, status: x.reply.status, ...maskKey(x.reply.headers, t.apiKey), text: x.reply.body }

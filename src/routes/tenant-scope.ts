@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.js';
 import { adminRoutes } from './admin.js';
-import { bearerOf } from './admin-guard.js';
+import { addAdminGuard, bearerOf } from './admin-guard.js';
+import { probeRoutes } from './probe-runs.js';
 import { callbackRoutes } from './callback.js';
 import type { Signer } from '../evidence/signing-key.js';
 import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
@@ -15,6 +16,12 @@ export interface TenantScopeOptions {
   maxListeners: number;
   maxListenersEach: number;
   signer?: Signer;
+  /** --allow-private-targets: the hosted probe may go to loopback, private and link-local addresses. */
+  allowPrivateTargets?: boolean;
+  /** --tenant-probe-runs: probe runs a tenant may start an hour. */
+  probeRunsPerHour?: number;
+  /** A tenant's probe run ended, with its outcome (metrics). */
+  probeEnded?: (tenant: string, outcome: string) => void;
   /** A tenant's callback answered after `seconds` (metrics). */
   answered?: (seconds: number) => void;
 }
@@ -107,4 +114,23 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
       return tenant && { id: tenant.id, name: tenant.name };
     },
   });
+  // Probe as a service: the same authorization as the admin routes.
+  await app.register(
+    async (scope: FastifyInstance) => {
+      addAdminGuard(scope, { allowedHosts: o.allowedHosts, authorize });
+      await scope.register(probeRoutes, {
+        tenantOf: (request) => {
+          const { id, name, streamsEnd } = found.get(request)!;
+          return { id, name, streamsEnd };
+        },
+        exists: (id) => tenants.get(id) !== undefined,
+        maxListenersEach: o.maxListenersEach,
+        signer: o.signer,
+        allowPrivateTargets: o.allowPrivateTargets,
+        runsPerHour: o.probeRunsPerHour,
+        ended: o.probeEnded,
+      });
+    },
+    { prefix: '/probe' },
+  );
 };

@@ -20,6 +20,10 @@ t.test('hosted mode: /openapi.json documents the host routes and every tenant ro
     '/t/{id}/admin/players',
     '/t/{id}/admin/report',
     '/t/{id}/admin/events',
+    '/t/{id}/probe',
+    '/t/{id}/probe/{run}',
+    '/t/{id}/probe/{run}/events',
+    '/t/{id}/probe/{run}/report',
     '/health',
     '/metrics',
   ])
@@ -28,6 +32,8 @@ t.test('hosted mode: /openapi.json documents the host routes and every tenant ro
   t.ok(doc.paths['/tenants']!.post!.security, 'POST /tenants wants the host token');
   t.ok(doc.paths['/t/{id}/admin/players']!.get!.security, "a tenant's admin route wants a token");
   t.notOk(doc.paths['/t/{id}/callback']!.post!.security, "a tenant's callback takes no token (Api-Id/Api-Key apply)");
+  t.ok(doc.paths['/t/{id}/probe']!.post!.security, 'starting a probe run wants a token');
+  t.ok(doc.paths['/t/{id}/probe/{run}/report']!.get!.security, "a run's report wants a token");
   for (const name of ['Tenant', 'TenantCreate', 'TenantCreated']) t.ok(doc.components.schemas[name], `component ${name}`);
   const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
