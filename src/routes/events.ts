@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifySchema } from 'fastify';
 import type { StoredEntry } from '../journal/journal.js';
 import { matches } from '../journal/match.js';
@@ -6,6 +6,7 @@ import { matchOfText } from '../journal/match-text.js';
 import type { Simulator } from '../core/simulator.js';
 import type { EndOf, SimOf } from './sim-of.js';
 import { apiError } from '../http/errors.js';
+import { openEventStream } from './event-stream.js';
 import { ALL_CODES, SUCCESS } from '../protocol/seed/codes.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
@@ -111,17 +112,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     }
     listeners++;
     each.set(sim, mine + 1);
-    // Headers set before the stream began (CORS under --cors) go out with it.
-    const early = reply.getHeaders() as OutgoingHttpHeaders;
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      ...early,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    });
-    res.write(': wallet-sim journal events\n\n');
+    const res = openEventStream(reply, 'wallet-sim journal events');
     let closed = false;
     const close = () => {
       if (closed) return;

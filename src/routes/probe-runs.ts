@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { apiError, sendApiError } from '../http/errors.js';
+import { openEventStream } from './event-stream.js';
 import { type Clock, RateLimit } from '../http/rate-limit.js';
 import { maskedHeaders } from '../kernel/secrets.js';
 import { runProbe } from '../probe/battery.js';
@@ -208,17 +208,8 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
         const { status, body } = apiError('LISTENERS_FULL', cap);
         return reply.code(status).header('connection', 'close').send(body);
       }
-      const early = reply.getHeaders() as OutgoingHttpHeaders;
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        ...early,
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-      });
+      const res = openEventStream(reply, 'wallet-sim probe run');
       const write = (event: string, data: object) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      res.write(': wallet-sim probe run\n\n');
       for (const line of run.checks) write('check', line);
       if (run.state !== 'running') {
         write('end', view(run));
