@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { historyFile } from './history.js';
+import { hostedTarget } from './hosted.js';
 import { loadavg, measureAll } from './measure.js';
 import {
   BARE,
@@ -14,6 +15,7 @@ import {
   CPU_PROF,
   DURATION,
   HISTORY,
+  HOSTED,
   LIGHT,
   MIN_R0_SHARE,
   PROXY,
@@ -88,6 +90,7 @@ async function main(): Promise<void> {
         command: [...wallet('memory'), '--upstream', `${upstream.url}/callback`],
       });
     }
+    if (HOSTED) extra.push(await hostedTarget(dir, wallet('memory')));
     const redis = REDIS ? await startRedisServer(dir) : undefined;
     if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));
     const onRedis = (workers: number): Target => ({
@@ -150,6 +153,15 @@ async function main(): Promise<void> {
         check(
           (x ?? Infinity) <= TARGETS.cpuToCompare,
           `memory server CPU per callback <= ${TARGETS.cpuToCompare}x the --compare build's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(1)} µs against ${cpuMedian(lean)} µs; aim 1x)`,
+        );
+      }
+      // The hosted layer's cost: a tenant's callback against the single-tenant one, in the same rounds.
+      const hosted = HOSTED ? targets.findIndex((t) => t.name.startsWith('(h)')) : -1;
+      if (hosted > 0) {
+        const x = roundsRatio(all[hosted]!, all[1]!, cpuOf);
+        check(
+          (x ?? Infinity) <= TARGETS.hostedToSingle,
+          `hosted: a tenant's callback's server CPU <= ${TARGETS.hostedToSingle}x the single-tenant one's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(hosted)} µs against ${cpuMedian(1)} µs)`,
         );
       }
       // A closed loop of CONNECTIONS clients waits CONNECTIONS ÷ (req/s) on average (Little's law),

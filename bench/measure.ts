@@ -57,7 +57,7 @@ export async function measure(t: Target, server: Server, run: number | 'rate'): 
     url: server.url,
     connections: run === 'rate' ? LIGHT : CONNECTIONS,
     duration: DURATION,
-    requests: traffic(counts),
+    requests: traffic(counts, server.route),
   });
   const cpuAfter = cpuMs(server.child.pid);
   const redisAfter = t.redisPid !== undefined ? cpuMs(t.redisPid) : undefined;
@@ -106,13 +106,14 @@ export async function measureAll(targets: Target[]): Promise<{ best: Measured[];
       const server = await startServer(t);
       servers.push(server);
       if (t.sse) server.sse = await listen(server.url);
+      if (t.setup) server.route = await t.setup(server.url);
       console.log(`up in ${server.startupMs} ms${t.sse ? ', one /admin/events listener attached' : ''}`);
       if (WARMUP > 0)
         await autocannon({
           url: server.url,
           connections: CONNECTIONS,
           duration: WARMUP,
-          requests: traffic({ r0: 0, nonR0: 0, samples: [] }),
+          requests: traffic({ r0: 0, nonR0: 0, samples: [] }, server.route),
         });
     }
     const all: Measured[][] = targets.map(() => []);

@@ -12,6 +12,7 @@ import { ROOT } from '../src/kernel/paths.js';
  *                 [--gc]                                        (each run also: bytes allocated and promoted, GC pauses per request)
  *                 [--sse]                                       (also the memory store with one /admin/events listener)
  *                 [--proxy]                                     (also proxy mode: wallet-sim --upstream before a memory store)
+ *                 [--hosted]                                    (also a tenant's callback path on a hosted wallet-sim of 1,000 tenants)
  *                 [--burn 20,50,100]                            (also bare Fastify doing that many µs of work per request)
  *                 [--soak <minutes> [--soak-players 50] [--soak-seed 1]]  (instead: the chaos soak, bench/soak.ts)
  *
@@ -72,6 +73,8 @@ export const SSE = flag('sse');
  * wallet without the proxy, so the difference is what a proxied callback adds.
  */
 export const PROXY = flag('proxy');
+/** Also the hosted sandbox: a tenant's callback on a wallet-sim --hosted holding 1,000 tenants (bench/hosted.ts). */
+export const HOSTED = flag('hosted');
 const list = (name: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? (args[i + 1] ?? '').split(' ').filter(Boolean) : [];

@@ -13,6 +13,14 @@ export interface Target {
   /** redis targets: the bench's redis-server, whose CPU is measured apart. */
   redisPid?: number;
   sse?: boolean;
+  /** Run once the server listens (e.g. creating tenants): where its traffic goes, when not POST /callback. */
+  setup?: (url: string) => Promise<Route>;
+}
+
+/** Where a target's callbacks go and with which headers (a hosted tenant's path and credentials). */
+export interface Route {
+  path: string;
+  headers: Record<string, string>;
 }
 
 export interface Server {
@@ -22,6 +30,7 @@ export interface Server {
   /** --gc: sums of the server's `--trace-gc-nvp` lines so far. */
   gc?: GcTotals;
   sse?: { events: number; close(): void };
+  route?: Route;
 }
 
 /**

@@ -92,7 +92,7 @@ export interface ReplyCounts {
 }
 
 /** autocannon's requests: login → bet → bet_result per connection cycle (autocannon resets the context each cycle). */
-export function autocannonRequests(counts: ReplyCounts): autocannon.Request[] {
+export function autocannonRequests(counts: ReplyCounts, route?: { path: string; headers: Record<string, string> }): autocannon.Request[] {
   const { envelope, game } = envelopes();
   let next = 0;
   const onResponse = (status: number, body: string) => {
@@ -105,8 +105,8 @@ export function autocannonRequests(counts: ReplyCounts): autocannon.Request[] {
   type Ctx = { user?: string; game?: string };
   const post = (build: (ctx: Ctx) => object): autocannon.Request => ({
     method: 'POST',
-    path: '/callback',
-    headers: HEADERS,
+    path: route?.path ?? '/callback',
+    headers: route?.headers ?? HEADERS,
     setupRequest: (req, ctx) => {
       req.body = JSON.stringify(build(ctx as Ctx));
       return req;

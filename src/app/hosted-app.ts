@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { appFrame, type FrameOptions } from './app.js';
 import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
 import { apiError, sendApiErrorText } from '../http/errors.js';
@@ -39,7 +39,7 @@ const TENANT_CALLBACK = '/t/{id}/callback';
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { tenants } = options;
-  const { app, allowedHosts } = await appFrame({ ...options, path: TENANT_CALLBACK }, limits);
+  const { app, allowedHosts } = await appFrame({ ...options, path: TENANT_CALLBACK, childLoggerFactory: tenantLogger }, limits);
   const maxListeners = listenerCap(limits);
   await app.register(tenantRoutes, { tenants, allowedHosts, publicUrl: options.publicUrl });
   await app.register(tenantScope, {
@@ -83,6 +83,18 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   );
   return app;
 }
+
+/** A tenant's path: /t/<id>/… (the id as the URL has it). */
+const TENANT_PATH = /^\/t\/([^/?#]+)/;
+
+/**
+ * Each request's log lines carry the tenant id its URL names, bound when Fastify makes the
+ * request's logger: the one child logger a request has anyway, not a second binding per request.
+ */
+const tenantLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, raw) {
+  const tenant = TENANT_PATH.exec(raw.url ?? '')?.[1];
+  return logger.child(tenant === undefined ? bindings : { ...bindings, tenant }, options);
+};
 
 /** GET /metrics: Prometheus' text format, for the host's token only. */
 const metricsRoute: FastifyPluginAsync<{ metrics: HostMetrics; tenants: TenantRegistry; allowedHosts: string[] }> = async (

@@ -15,7 +15,7 @@ export class HostMetrics {
   private readonly latency: Histogram;
   private readonly probeRuns: Counter<'tenant' | 'outcome'>;
   /** The label sets each tenant used, removed with it (a deleted tenant leaves no series behind). */
-  private readonly seen = new Map<string, Set<string>>();
+  private readonly seen = new Map<string, Map<string, { inc(): void }>>();
 
   constructor(tenants: () => TenantRegistry) {
     const registers = [this.registry];
@@ -62,17 +62,20 @@ export class HostMetrics {
 
   /** Follows a tenant's journal (its callbacks by event and code); the returned function stops, forgetting its series. */
   watch = (tenant: HostedTenant): (() => void) => {
-    const labels = new Set<string>();
-    this.seen.set(tenant.id, labels);
+    // One counter child per event and code, found by a string key: no label object hashed per callback.
+    const children = new Map<string, { inc(): void }>();
+    this.seen.set(tenant.id, children);
     const unsubscribe = tenant.sim.journal.subscribe((entry) => {
       const event = entry.event_type ?? '';
       const code = entry.code ?? '';
-      labels.add(`${event}\u0000${code}`);
-      this.callbacks.inc({ tenant: tenant.id, event, code });
+      const key = `${event}\u0000${code}`;
+      let child = children.get(key);
+      if (!child) children.set(key, (child = this.callbacks.labels({ tenant: tenant.id, event, code })));
+      child.inc();
     });
     return () => {
       unsubscribe();
-      for (const pair of labels) {
+      for (const pair of children.keys()) {
         const [event, code] = pair.split('\u0000');
         this.callbacks.remove({ tenant: tenant.id, event: event!, code: code! });
       }

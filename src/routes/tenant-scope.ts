@@ -41,14 +41,9 @@ export const TENANT_FORBIDDEN = "this token is another tenant's: use the token o
  * host's. No token, or a token nobody holds: 401. Another tenant's token: 403, whether or not a
  * tenant with this id exists, so the answers never tell existing ids from others. The host's
  * token on an id nobody has: 404. The callback route takes no token (the protocol's Api-Id/Api-Key
- * apply); its id is random and long enough not to be guessed.
+ * apply); its id is random and long enough not to be guessed. Log lines carry the tenant id: the
+ * hosted app binds it to each request's logger (./hosted-app.ts, `tenantLogger`).
  */
-/** The request's log lines carry the tenant id: its own logger's bindings, no second child logger. */
-function tagged(request: FastifyRequest, tenant: string): void {
-  const log = request.log as FastifyRequest['log'] & { setBindings?: (bindings: object) => void };
-  if (log.setBindings) log.setBindings({ tenant });
-}
-
 export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o) => {
   const { tenants } = o;
   const found = new WeakMap<FastifyRequest, HostedTenant>();
@@ -67,7 +62,6 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
       }
       found.set(request, tenant);
       tenant.touched(true);
-      tagged(request, tenant.id);
       done();
     });
     const { answered } = o;
@@ -96,7 +90,6 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     }
     found.set(request, tenant);
     tenant.touched(false);
-    tagged(request, tenant.id);
     return undefined;
   };
   await app.register(adminRoutes, {
