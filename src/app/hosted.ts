@@ -9,6 +9,7 @@ import { HostMetrics } from './metrics.js';
 import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores } from './tenants.js';
 
 export { TENANT_DEFAULTS } from './tenants.js';
+import { TENANT_DEFAULTS } from './tenants.js';
 import { openSimulator } from './compose.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
 import type { Checked, ServeOptions } from './serve.js';
@@ -30,7 +31,11 @@ export interface HostedOptions {
   tenantJournalSize: number;
   tenantJournalBytes: number;
   tenantRetainTransactions: number;
+  /** --tenant-players (default 10,000). */
+  tenantPlayers?: number;
   tenantCallbacksPerSecond: number;
+  /** --tenant-callbacks-in-flight (default 100). */
+  tenantCallbacksInFlight?: number;
   tenantAdminPerMinute: number;
   tenantListeners: number;
   /** --tenant-probe-runs: probe runs a tenant may start an hour. */
@@ -160,6 +165,7 @@ export async function openHostedServer(
     journalSize: o.tenantJournalSize,
     journalBytes: o.tenantJournalBytes,
     retainTransactions: o.tenantRetainTransactions,
+    maxPlayers: o.tenantPlayers ?? TENANT_DEFAULTS.players,
   };
   let book: TenantBook & { close?(): Promise<void> };
   try {
@@ -176,7 +182,12 @@ export async function openHostedServer(
       book,
       stores: o.store === 'file' ? fileStores(o.data!, backend) : memoryStores(backend),
       max: o.maxTenants,
-      limits: { callbacksPerSecond: o.tenantCallbacksPerSecond, adminPerMinute: o.tenantAdminPerMinute },
+      maxPlayers: backend.maxPlayers,
+      limits: {
+        callbacksPerSecond: o.tenantCallbacksPerSecond,
+        adminPerMinute: o.tenantAdminPerMinute,
+        callbacksInFlight: o.tenantCallbacksInFlight,
+      },
     });
   } catch (e) {
     await book.close?.();

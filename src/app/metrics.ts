@@ -39,7 +39,7 @@ export class HostMetrics {
     });
     new Counter({
       name: 'wallet_sim_rate_limited_total',
-      help: 'Requests answered 429, by tenant and kind (callback: past --tenant-callbacks-per-second; admin: past --tenant-admin-per-minute).',
+      help: 'Requests answered 429, by tenant and kind (callback: past --tenant-callbacks-per-second; in_flight: past --tenant-callbacks-in-flight; admin: past --tenant-admin-per-minute).',
       labelNames: ['tenant', 'kind'],
       registers,
       collect() {
@@ -47,6 +47,7 @@ export class HostMetrics {
         for (const t of tenants().all()) {
           if (t.callbackLimit.refused) this.inc({ tenant: t.id, kind: 'callback' }, t.callbackLimit.refused);
           if (t.adminLimit.refused) this.inc({ tenant: t.id, kind: 'admin' }, t.adminLimit.refused);
+          if (t.inFlight.refused) this.inc({ tenant: t.id, kind: 'in_flight' }, t.inFlight.refused);
         }
       },
     });

@@ -82,11 +82,29 @@ export function addHostedOptions(command: Command): Command {
     )
     .addOption(
       opt(
+        '--tenant-players <n>',
+        "with --hosted: players each tenant's wallet holds at most (a new one past it: R3 PLAYER_LIMIT, PUT …/players 409)",
+        'TENANT_PLAYERS',
+      )
+        .default(TENANT_DEFAULTS.players)
+        .argParser(int(1, 100_000_000)),
+    )
+    .addOption(
+      opt(
         '--tenant-callbacks-per-second <n>',
         'with --hosted: callbacks a tenant may send per second, per process (past it: 429 with Retry-After)',
         'TENANT_CALLBACKS_PER_SECOND',
       )
         .default(TENANT_DEFAULTS.callbacksPerSecond)
+        .argParser(int(1, 1_000_000)),
+    )
+    .addOption(
+      opt(
+        '--tenant-callbacks-in-flight <n>',
+        'with --hosted: callbacks a tenant may have being answered at once, a delayed reply counting until written (past it: 429)',
+        'TENANT_CALLBACKS_IN_FLIGHT',
+      )
+        .default(TENANT_DEFAULTS.callbacksInFlight)
         .argParser(int(1, 1_000_000)),
     )
     .addOption(

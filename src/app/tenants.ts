@@ -7,7 +7,7 @@ import { checkHostable } from '../core/scenario/proxy-check.js';
 import type { Scenario, Tenant, TenantCreate } from '../protocol/types.generated.js';
 import { reportOf } from '../grading/grade.js';
 import { testResults } from '../evidence/statement.js';
-import { type Clock, RateLimit } from '../http/rate-limit.js';
+import { type Clock, InFlightLimit, RateLimit } from '../http/rate-limit.js';
 import {
   type HostedTenant,
   type Issued,
@@ -31,7 +31,9 @@ export const TENANT_DEFAULTS = {
   journalSize: 2_000,
   journalBytes: 8 * 1024 * 1024,
   retainTransactions: 100_000,
+  players: 10_000,
   callbacksPerSecond: 50,
+  callbacksInFlight: 100,
   adminPerMinute: 600,
   listeners: 5,
 } as const;
@@ -74,6 +76,7 @@ class LiveTenant implements HostedTenant {
   private ender = new AbortController();
   readonly callbackLimit: RateLimit;
   readonly adminLimit: RateLimit;
+  readonly inFlight: InFlightLimit;
 
   constructor(
     public record: TenantRecord,
@@ -83,6 +86,7 @@ class LiveTenant implements HostedTenant {
   ) {
     this.callbackLimit = new RateLimit(limits.callbacksPerSecond, 1000, now);
     this.adminLimit = new RateLimit(limits.adminPerMinute, 60_000, now);
+    this.inFlight = new InFlightLimit(limits.callbacksInFlight ?? TENANT_DEFAULTS.callbacksInFlight);
   }
 
   get id() {
@@ -127,6 +131,8 @@ export class TenantRegistry implements TenantDirectory {
     readonly max: number,
     private readonly limits: TenantLimits,
     private readonly now: Clock,
+    /** --tenant-players: a scenario listing more is refused. */
+    private readonly maxPlayers?: number,
   ) {}
 
   /** The registry with every tenant the book holds, each simulator opened. */
@@ -137,12 +143,14 @@ export class TenantRegistry implements TenantDirectory {
     /** --max-tenants. */
     max: number;
     limits: TenantLimits;
+    /** --tenant-players (the stores hold each tenant to it; a scenario listing more is refused). */
+    maxPlayers?: number;
     /** The rate limits' clock (tests give their own). */
     now?: Clock;
     /** Follows each tenant while it exists (metrics): called as it is added, its result as it goes. */
     watch?: (tenant: HostedTenant) => () => void;
   }): Promise<TenantRegistry> {
-    const registry = new TenantRegistry(sha256(o.hostToken), o.book, o.stores, o.max, o.limits, o.now ?? Date.now);
+    const registry = new TenantRegistry(sha256(o.hostToken), o.book, o.stores, o.max, o.limits, o.now ?? Date.now, o.maxPlayers);
     registry.watch = o.watch;
     for (const record of await o.book.load()) await registry.add(record);
     return registry;
@@ -180,7 +188,7 @@ export class TenantRegistry implements TenantDirectory {
     if (this.tenants.size + this.creating >= this.max) throw new TenantLimit(this.max);
     this.creating++;
     try {
-      const scenario = scenarioOf(request.scenario); // a ScenarioError or UnknownScenario: nothing created
+      const scenario = scenarioOf(request.scenario, this.maxPlayers); // a ScenarioError or UnknownScenario: nothing created
       const token = newToken();
       const record: TenantRecord = {
         id: newTenantId(),
@@ -212,7 +220,7 @@ export class TenantRegistry implements TenantDirectory {
         created_at: t.record.created_at,
         last_activity_at: t.lastActivity === undefined ? null : new Date(t.lastActivity).toISOString(),
         callbacks: t.callbacks,
-        rate_limited: t.callbackLimit.refused + t.adminLimit.refused,
+        rate_limited: t.callbackLimit.refused + t.adminLimit.refused + t.inFlight.refused,
         verdict: await verdictOf(t.sim),
       });
     }
@@ -260,7 +268,7 @@ export class TenantRegistry implements TenantDirectory {
 }
 
 /** A bundled scenario's name (never a path: a tenant reads no file of the host) or a whole document. */
-function scenarioOf(given: TenantCreate['scenario']): ActiveScenario {
+function scenarioOf(given: TenantCreate['scenario'], maxPlayers?: number): ActiveScenario {
   if (given === undefined || typeof given === 'string') {
     const name = given ?? DEFAULT_TENANT_SCENARIO;
     const names = bundledScenarios();
@@ -271,7 +279,7 @@ function scenarioOf(given: TenantCreate['scenario']): ActiveScenario {
     return loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`));
   }
   const scenario = compileScenario(given, 'scenario');
-  checkHostable(scenario, 'scenario');
+  checkHostable(scenario, 'scenario', maxPlayers);
   return scenario;
 }
 

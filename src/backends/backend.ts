@@ -13,6 +13,8 @@ export interface BackendOptions {
   journalBytes?: number;
   /** --retain-transactions: applied transactions remembered for idempotency (default 1,000,000). */
   retainTransactions?: number;
+  /** Hosted mode's --tenant-players: the most players the wallet holds (a new one past it: R3 PLAYER_LIMIT); unbounded when absent. */
+  maxPlayers?: number;
 }
 
 export const DEFAULT_RETAIN_TRANSACTIONS = 1_000_000;

@@ -102,6 +102,8 @@ export interface Backend {
   /** The ledger as rows, oldest first, streamed in batches; `userId` keeps one player's. */
   ledger(userId?: string): Promise<Ledger>;
   playerCount(): Promise<number>;
+  /** The most players it holds (hosted mode's --tenant-players); unbounded when absent. */
+  readonly maxPlayers?: number;
   close(): Promise<void>;
 }
 

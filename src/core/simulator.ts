@@ -1,3 +1,4 @@
+import { PlayerLimit } from './player-limit.js';
 import type { ExchangeFeed, Grading, GradingSessionOf, JournalStore, WalletGradingOptions } from './exchange.js';
 import type { CallbackRequest, Scenario } from '../protocol/types.generated.js';
 import { type Fired, type RuleHits } from './scenario/rules.js';
@@ -280,11 +281,14 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   }
 
   /**
-   * Sets (or creates) a player's balance; the currency defaults to the current one or the
+   * Sets (or creates) a player's balance (a new one past the backend's `maxPlayers`: PlayerLimit);
+   * the currency defaults to the current one or the
    * scenario's. Memory changes before the first await, so a caller may rely on it at once.
    */
   async setPlayer(userId: string, balance: Money, currency?: string): Promise<Player> {
     const existing = this.backend.state ? this.player(userId) : await this.store.player(userId);
+    const max = this.backend.maxPlayers;
+    if (!existing && max !== undefined && (await this.backend.playerCount()) >= max) throw new PlayerLimit(max);
     const player = { user_id: userId, balance, currency: currency ?? existing?.currency ?? this.scenario.defaultCurrency };
     await this.store.commit([playerChange(player)]);
     return player;

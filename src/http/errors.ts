@@ -85,6 +85,12 @@ export const API_ERRORS = {
       `wallet-sim is proxying to ${upstream} (--upstream): balances live in the upstream wallet, which wallet-sim does not write; ` +
       "set the test player's balance in the upstream wallet (GET /admin/players lists the balances it last reported)",
   },
+  PLAYER_LIMIT: {
+    status: 409,
+    message: (max: number) =>
+      `this workspace holds ${max} players, its most (the host's --tenant-players): set the balance of a player it has, ` +
+      "or POST /admin/reset to start over with the scenario's players",
+  },
   TENANT_LIMIT: {
     status: 409,
     message: (max: number) =>
@@ -109,6 +115,12 @@ export const API_ERRORS = {
     message: (what: string, limit: number, per: string, retryAfterS: number) =>
       `this tenant's ${what} are limited to ${limit} per ${per} (the host's setting): ` +
       `send again in ${retryAfterS} s (Retry-After), and spread them out (RateLimit-Remaining says how many are left)`,
+  },
+  IN_FLIGHT_LIMITED: {
+    status: 429,
+    message: (limit: number) =>
+      `this tenant already has ${limit} callbacks being answered, its most at once (the host's --tenant-callbacks-in-flight; ` +
+      'a reply a rule delays counts until it is written): wait for those replies, then send again (Retry-After)',
   },
   SHUTTING_DOWN: {
     status: 503,

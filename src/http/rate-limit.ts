@@ -49,3 +49,29 @@ export class RateLimit {
     return { headers, retryAfterS };
   }
 }
+
+/**
+ * Requests being answered at once (hosted mode's callbacks in flight: a reply a rule delays holds
+ * its connection until it is written). `take` counts one in, `release` one out.
+ */
+export class InFlightLimit {
+  count = 0;
+  /** Requests refused since the start. */
+  refused = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** True when one more may be answered now (it is counted); false when `limit` are already. */
+  take(): boolean {
+    if (this.count >= this.limit) {
+      this.refused++;
+      return false;
+    }
+    this.count++;
+    return true;
+  }
+
+  release(): void {
+    this.count--;
+  }
+}

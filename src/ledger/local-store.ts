@@ -15,6 +15,8 @@ export class LocalStore implements Store {
     readonly kind: string,
     readonly state: WalletState,
     private readonly persistence: Persistence,
+    /** The most players it holds (hosted mode's --tenant-players): a view of a new player past it says `playersFull`. */
+    readonly maxPlayers = Number.POSITIVE_INFINITY,
   ) {
     persistence.snapshotFrom?.(state);
   }
@@ -44,13 +46,15 @@ export class LocalStore implements Store {
     const transaction = s.transactions.get(transaction_id);
     // The round's key is made once (it is JSON text) for its three lookups.
     const key = game_no === undefined ? undefined : roundKey(user_id, game_no);
+    const player = s.players.get(user_id);
     return {
-      player: s.players.get(user_id),
+      player,
       round: key === undefined ? undefined : s.rounds.get(key),
       roundSettled: key !== undefined && s.settled.has(key),
       roundForgotten: key !== undefined && s.index.forgotten.has(forgottenRound(key)),
       transaction,
       transactionForgotten: !transaction && s.mayHaveForgotten(transaction_id),
+      playersFull: !player && s.players.size >= this.maxPlayers,
     };
   }
 

@@ -21,6 +21,8 @@ export interface View {
   readonly transaction?: TransactionRecord;
   /** The transaction_id may be one the store applied and then forgot. */
   readonly transactionForgotten: boolean;
+  /** The player is unknown and the store holds as many players as it may (hosted mode's --tenant-players). */
+  readonly playersFull?: boolean;
 }
 
 /** What a decision hands the store: the changes to commit as one unit (none for a refusal or a replay). */

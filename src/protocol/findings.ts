@@ -39,6 +39,7 @@ export const FINDINGS = {
   BET_INDEX_REPEATED: ['error', 'a bet_index appears twice in the round'],
   CURRENCY_MISMATCH: ['error', "the currency differs from the player's or the round's"],
   PLAYER_UNKNOWN: ['error', 'unknown player and auto_create_players is false'],
+  PLAYER_LIMIT: ['error', 'unknown player and the hosted workspace holds as many players as it may (--tenant-players)'],
   ROUND_SETTLED: ['error', 'the round is already settled'],
   ROUND_UNKNOWN: ['error', 'no open round with this game_no for this player'],
   STAKE_MISMATCH: ['error', "total_bet_amount differs from the round's stake"],

@@ -6,6 +6,7 @@ import { compileScenario } from '../core/scenario/scenario.js';
 import { checkHostable, checkProxyable } from '../core/scenario/proxy-check.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../core/simulator.js';
+import { PlayerLimit } from '../core/player-limit.js';
 import type { EndOf, SignedFor, SimOf } from './sim-of.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { uiAdminRoutes } from './ui.js';
@@ -126,9 +127,11 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
               `currency's scale. ${UNREADABLE_400} Nothing changed.`,
             [invalid('/balance', 'must be >= 0'), invalid('/balance', '10.5 has 1 fraction digit; KRW allows 0'), ...UNREADABLE, TOO_DEEP],
           ),
-          409: errorResponse('Proxy mode (start --upstream): balances live in the upstream wallet (BALANCES_UPSTREAM). Nothing changed.', [
-            errorBody('BALANCES_UPSTREAM', 'http://wallet.staging:8080/callback'),
-          ]),
+          409: errorResponse(
+            'Proxy mode (start --upstream): balances live in the upstream wallet (BALANCES_UPSTREAM). Hosted mode: a new player past ' +
+              "the host's --tenant-players (PLAYER_LIMIT). Nothing changed.",
+            [errorBody('BALANCES_UPSTREAM', 'http://wallet.staging:8080/callback'), errorBody('PLAYER_LIMIT', 1000)],
+          ),
         },
       }),
     },
@@ -141,7 +144,12 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       const problem = amountProblem(amount, cur, sim.scenario.scaleOf(cur));
       const details = problem && [{ pointer: '/balance', message: problem.message }];
       if (problem) return sendApiError(reply, apiError('BAD_REQUEST', `/balance ${problem.message}`), details);
-      return view(await sim.setPlayer(request.params.user_id, amount, cur));
+      try {
+        return view(await sim.setPlayer(request.params.user_id, amount, cur));
+      } catch (e) {
+        if (e instanceof PlayerLimit) return sendApiError(reply, apiError('PLAYER_LIMIT', e.max));
+        throw e;
+      }
     },
   );
 
@@ -229,7 +237,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       const sim = simOf(request);
       const next = compileScenario(request.body, 'scenario'); // a ScenarioError becomes a 400 naming each field
       if (sim.upstream) checkProxyable(next, 'scenario'); // no set_balance while proxying: also a 400
-      if (credentialsFixed) checkHostable(next, 'scenario'); // hosted: no delay_ms past the cap
+      if (credentialsFixed) checkHostable(next, 'scenario', sim.backend.maxPlayers); // hosted: no delay_ms past the cap, nor too many players
       await sim.setScenario(next, request.query.reset === 'true');
       const ignored = credentialsFixed && request.body.credentials !== undefined;
       return { ok: true, name: next.source.name, reset: request.query.reset === 'true', ...(ignored && { note: CREDENTIALS_FIXED }) };

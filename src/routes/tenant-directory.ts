@@ -1,5 +1,5 @@
 import type { Simulator } from '../core/simulator.js';
-import type { RateLimit } from '../http/rate-limit.js';
+import type { InFlightLimit, RateLimit } from '../http/rate-limit.js';
 import type { Tenant, TenantCreate } from '../protocol/types.generated.js';
 
 /*
@@ -21,12 +21,16 @@ export interface HostedTenant {
   /** Its callbacks per second and its admin requests per minute (the host's limits). */
   readonly callbackLimit: RateLimit;
   readonly adminLimit: RateLimit;
+  /** Its callbacks being answered at once (delayed replies included). */
+  readonly inFlight: InFlightLimit;
 }
 
 /** The per-tenant limits of a host (start options; docs/hosted.md lists the defaults). */
 export interface TenantLimits {
   callbacksPerSecond: number;
   adminPerMinute: number;
+  /** Callbacks being answered at once (default TENANT_DEFAULTS.callbacksInFlight). */
+  callbacksInFlight?: number;
 }
 
 /** A new tenant, or a rotated token: the token in clear, this once. */

@@ -60,6 +60,13 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         // Answered before the body is read, and not journalled: a flood costs its tenant little and the others nothing.
         return void sendApiErrorText(reply, { status, body, headers: refused.headers });
       }
+      if (!tenant.inFlight.take()) {
+        const { status, body } = apiError('IN_FLIGHT_LIMITED', tenant.inFlight.limit);
+        return void sendApiErrorText(reply, { status, body, headers: { 'retry-after': '1' } });
+      }
+      // Counted out when its reply is written or its connection closes (a delayed reply holds it until then).
+      const { inFlight } = tenant;
+      reply.raw.once('close', () => inFlight.release());
       found.set(request, tenant);
       tenant.touched(true);
       done();

@@ -72,6 +72,16 @@ export function decide(view: View, req: CallbackRequest, config: WalletConfig): 
     findings.push(finding('PLAYER_UNKNOWN', `unknown player ${req.user_id} and auto_create_players is false`, '/user_id'));
     return refuse(INVALID);
   }
+  if (!existing && view.playersFull) {
+    findings.push(
+      finding(
+        'PLAYER_LIMIT',
+        `unknown player ${req.user_id}: this workspace holds as many players as it may; reuse a player or reset it`,
+        '/user_id',
+      ),
+    );
+    return refuse(INVALID);
+  }
   const player: Player = existing ?? { user_id: req.user_id, balance: config.defaultBalance, currency: config.defaultCurrency };
   const event = eventOf(req);
   const outcome = event.decide(req, { view, player, isNew: !existing, config, findings });

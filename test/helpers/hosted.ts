@@ -28,6 +28,7 @@ export async function buildHostedTestApp(
     book: new MemoryBook(),
     stores: memoryStores(o.backend),
     max: o.maxTenants ?? 1000,
+    maxPlayers: o.backend?.maxPlayers,
     limits: { callbacksPerSecond: 1000, adminPerMinute: 10_000, ...o.tenantLimits },
     now: o.now,
   });

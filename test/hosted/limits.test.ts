@@ -2,6 +2,16 @@ import t from 'tap';
 import { asHost, bearer, buildHostedTestApp, callbackHeaders, createTenant, type Created, loginOf } from '../helpers/hosted.js';
 import type { FastifyInstance } from 'fastify';
 
+/** A small scenario of the test's own: auto-created USD players. */
+const SMALL = {
+  name: 'small',
+  credentials: { api_id: 'ignored', api_key: 'ignored' },
+  currencies: { USD: 2 },
+  defaults: { currency: 'USD', balance: 100, auto_create_players: true },
+  players: [] as object[],
+  rules: [] as object[],
+};
+
 const callback = (app: FastifyInstance, tenant: Created, user = 'alice') =>
   app.inject({ method: 'POST', url: `/t/${tenant.id}/callback`, headers: callbackHeaders(tenant), payload: JSON.stringify(loginOf(user)) });
 
@@ -96,3 +106,70 @@ t.test('event streams per tenant are capped: one more is 503 LISTENERS_FULL, oth
   t.ok(ended, "the rotated token's stream ended");
   other.controller.abort();
 });
+
+t.test(
+  'players: a new player past --tenant-players is R3 PLAYER_LIMIT (PUT: 409), known players go on; a scenario listing more is refused',
+  async (t) => {
+    const { app } = await buildHostedTestApp({ backend: { maxPlayers: 2 } });
+    t.teardown(() => app.close());
+    const a = await createTenant(app, { name: 'small', scenario: { ...SMALL, players: [] } });
+    t.equal((await callback(app, a, 'p1')).json().code, 'R0');
+    t.equal((await callback(app, a, 'p2')).json().code, 'R0');
+    const full = await callback(app, a, 'p3');
+    t.equal(full.json().code, 'R3', 'a third player is refused with the protocol code');
+    const journal = (await app.inject({ url: `/t/${a.id}/admin/journal?user_id=p3`, headers: bearer(a.token) })).json();
+    t.match(journal.entries[0].findings, [{ code: 'PLAYER_LIMIT' }], 'the journal says why');
+    t.equal((await callback(app, a, 'p1')).json().code, 'R0', 'a known player still plays');
+    const put = await app.inject({
+      method: 'PUT',
+      url: `/t/${a.id}/admin/players/p4`,
+      headers: { ...bearer(a.token), 'content-type': 'application/json' },
+      payload: { balance: 10 },
+    });
+    t.equal(put.statusCode, 409);
+    t.match(put.json(), { error: 'PLAYER_LIMIT', message: /2 players.*reset/ });
+    const players = (await app.inject({ url: `/t/${a.id}/admin/players`, headers: bearer(a.token) })).json();
+    t.equal(players.length, 2, 'nothing was created');
+
+    const many = await app.inject({
+      method: 'POST',
+      url: '/tenants',
+      headers: { ...asHost, 'content-type': 'application/json' },
+      payload: {
+        name: 'big',
+        scenario: { ...SMALL, players: ['x', 'y', 'z'].map((user_id) => ({ user_id, balance: 1, currency: 'USD' })) },
+      },
+    });
+    t.equal(many.statusCode, 400);
+    t.match(many.json().details, [{ pointer: '/players', message: /3 players.*--tenant-players/ }]);
+  },
+);
+
+t.test(
+  'callbacks in flight: past --tenant-callbacks-in-flight 429 IN_FLIGHT_LIMITED; free again once the held replies are written',
+  async (t) => {
+    const { app, tenants } = await buildHostedTestApp({ tenantLimits: { callbacksInFlight: 2 } });
+    t.teardown(() => app.close());
+    const held = { ...SMALL, rules: [{ name: 'hold logins', when: { event_type: 'login' }, then: { delay_ms: 400 } }] };
+    const a = await createTenant(app, { name: 'held', scenario: held });
+    const b = await createTenant(app, { name: 'other', scenario: held });
+    const first = [callback(app, a, 'p1'), callback(app, a, 'p2')];
+    const live = tenants.get(a.id)!;
+    while (live.inFlight.count < 2) await new Promise((r) => setImmediate(r));
+    const refused = await callback(app, a, 'p3');
+    t.equal(refused.statusCode, 429);
+    t.equal(refused.headers['retry-after'], '1');
+    t.match(refused.json(), { error: 'IN_FLIGHT_LIMITED', message: /2 callbacks being answered.*delay/ });
+    const other = callback(app, b, 'q1');
+    t.same(
+      (await Promise.all(first)).map((r) => r.json().code),
+      ['R0', 'R0'],
+      'the held replies are written',
+    );
+    t.equal((await other).json().code, 'R0', "another tenant's callbacks are not counted against this one");
+    t.equal(live.inFlight.count, 0, 'every written reply counted out');
+    t.equal((await callback(app, a, 'p3')).json().code, 'R0');
+    const journal = (await app.inject({ url: `/t/${a.id}/admin/journal`, headers: bearer(a.token) })).json();
+    t.equal(journal.count, 3, 'the refused callback is not journalled');
+  },
+);

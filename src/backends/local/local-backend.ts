@@ -40,7 +40,16 @@ export class LocalBackend implements Backend {
     /** The options it was opened with (the journal's bounds among them, for its composer). */
     readonly options: BackendOptions = {},
   ) {
-    this.store = new LocalStore(kind, new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS), persistence);
+    this.store = new LocalStore(
+      kind,
+      new WalletState(options.retainTransactions ?? DEFAULT_RETAIN_TRANSACTIONS),
+      persistence,
+      options.maxPlayers,
+    );
+  }
+
+  get maxPlayers(): number | undefined {
+    return this.options.maxPlayers;
   }
 
   get state(): WalletState {

@@ -27,12 +27,22 @@ export function checkProxyable(scenario: ActiveScenario | Scenario, source: stri
 export const HOSTED_MAX_DELAY_MS = 60_000;
 
 /**
- * What a hosted tenant's scenario cannot do (start --hosted): delay a reply longer than
+ * What a hosted tenant's scenario cannot do (start --hosted): list more players than --tenant-players, or delay a reply longer than
  * HOSTED_MAX_DELAY_MS. Throws a ScenarioError naming each such rule, so POST /tenants and
  * PUT /t/:id/admin/scenario refuse it alike (400).
  */
-export function checkHostable(scenario: ActiveScenario | Scenario, source: string): void {
+export function checkHostable(scenario: ActiveScenario | Scenario, source: string, maxPlayers = Number.POSITIVE_INFINITY): void {
   const doc = 'source' in scenario ? scenario.source : scenario;
+  const listed = doc.players?.length ?? 0;
+  const tooMany =
+    listed > maxPlayers
+      ? [
+          {
+            pointer: '/players',
+            message: `lists ${listed} players, more than the ${maxPlayers} a hosted workspace holds (--tenant-players): list fewer`,
+          },
+        ]
+      : [];
   const problems = (doc.rules ?? []).flatMap((rule, i) =>
     (rule.then.delay_ms ?? 0) <= HOSTED_MAX_DELAY_MS
       ? []
@@ -43,5 +53,5 @@ export function checkHostable(scenario: ActiveScenario | Scenario, source: strin
           },
         ],
   );
-  if (problems.length) throw new ScenarioError(source, problems);
+  if (problems.length || tooMany.length) throw new ScenarioError(source, [...tooMany, ...problems]);
 }
