@@ -9,6 +9,7 @@ import t from 'tap';
 import { bet, HEADERS, login, post, result } from './helpers/app.js';
 import { run, runAll, start } from './helpers/spawn-cli.js';
 import { ledgerText } from '../src/ledger/format.js';
+import { ProviderFileError, readProviderFile } from '../src/reconcile/provider-file.js';
 import { LedgerCut, type LedgerEntry } from '../src/ledger/ledger-entry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-reconcile-'));
@@ -119,14 +120,26 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
     ['table.txt', 'x', 'the format follows the extension: name the file .csv or .json'],
   ];
   const paths = cases.map(([name, text]) => file(name, text));
+  // Each file's message, from the reader the command streams the file through (in this process: a
+  // CLI start per case cost a second of CPU each); the command itself with two of them below.
+  for (const [i, [name, , message]] of cases.entries()) {
+    const read = await readProviderFile(paths[i]!, () => {}).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    t.ok(read instanceof ProviderFileError, name);
+    t.equal(read?.message.slice(0, `${paths[i]}: ${message}`.length), `${paths[i]}: ${message}`, name);
+  }
   // The ledger is read first, then the provider file is streamed through the comparison.
   const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const spawned = [0, 5];
   const ran = await runAll([
-    ...paths.map((path) => ['reconcile', '--url', sim.url, '--provider', path]),
+    ...spawned.map((i) => ['reconcile', '--url', sim.url, '--provider', paths[i]!]),
     ['reconcile', '--url', 'http://127.0.0.1:9', '--provider', file('ok.csv', `${HEADER}\n`)],
   ]);
-  for (const [i, [name, , message]] of cases.entries()) {
-    const r = ran[i]!;
+  for (const [k, i] of spawned.entries()) {
+    const [name, , message] = cases[i]!;
+    const r = ran[k]!;
     t.equal(r.code, 2, name);
     const expected = `wallet-sim reconcile: ${paths[i]}: ${message}`;
     t.equal(r.stderr.trim().split('\n')[0]!.slice(0, expected.length), expected, name);
@@ -244,12 +257,24 @@ t.test('a provider file not in UTF-8: named, with how to convert it, exit 2; a U
     ['utf16-no-bom.csv', Buffer.from(text, 'utf16le'), 2, /line 1, column 2: a NUL byte: .*UTF-16 or UTF-32 without a byte order mark/],
     ['invalid.json', Buffer.from('[{"transaction_id":"t\xff"}]', 'latin1'), 2, /line 1, column 22: byte 0xFF is not UTF-8/],
   ];
+  // The command end to end where the outcome differs (agree, BOM, one refusal); every refusal's
+  // message from the reader the command streams the file through, in this process.
+  const spawned = 3;
   const ran = await runAll(
-    cases.map(([name, bytes]) => ['reconcile', '--url', sim.url, '--provider', file(name, bytes as unknown as string)]),
+    cases.slice(0, spawned).map(([name, bytes]) => ['reconcile', '--url', sim.url, '--provider', file(name, bytes as unknown as string)]),
   );
   for (const [i, [name, , code, shown]] of cases.entries()) {
-    t.equal(ran[i]!.code, code, `${name}: exit ${code}: ${ran[i]!.stderr}`);
-    t.match(code ? ran[i]!.stderr : ran[i]!.stdout, shown, name);
+    if (i < spawned) {
+      t.equal(ran[i]!.code, code, `${name}: exit ${code}: ${ran[i]!.stderr}`);
+      t.match(code ? ran[i]!.stderr : ran[i]!.stdout, shown, name);
+      continue;
+    }
+    const read = await readProviderFile(file(name, cases[i]![1] as unknown as string), () => {}).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    t.ok(read instanceof ProviderFileError, name);
+    t.match(read?.message, shown, name);
   }
 });
 
