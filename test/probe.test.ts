@@ -218,11 +218,12 @@ t.test('a lower-case code is one failure (WALLET_REPLY_VALID), not one per check
 });
 
 t.test('latency per event is measured, apart from how long the probe waits', async (t) => {
-  const { report, text } = await probeZoo({ delayMs: 120 }, { clientTimeoutMs: 5000 });
+  // Every reply 30 ms late: each of the probe's ~130 callbacks waits it, so it is kept short.
+  const { report, text } = await probeZoo({ delayMs: 30 }, { clientTimeoutMs: 5000 });
   t.same(failing(report), []);
   for (const event of ['login', 'bet', 'bet_result']) {
     const l = report.latency.find((x) => x.event === event)!;
-    t.ok(l.p50 >= 120 && l.p99 >= l.p50 && l.max >= l.p99, `${event}: p50 ${l.p50}, p99 ${l.p99}, max ${l.max}`);
+    t.ok(l.p50 >= 30 && l.p99 >= l.p50 && l.max >= l.p99, `${event}: p50 ${l.p50}, p99 ${l.p99}, max ${l.max}`);
   }
   t.match(text, /WALLET_ANSWERS_IN_TIME .*login p50 \d+ ms, p99 \d+ ms .*the provider's time-out: 5000 ms/);
 });
