@@ -24,7 +24,7 @@ export function RunView({ run }: { run: ProbeRun }) {
       {run.state === 'done' && <Reports run={run.run} key={run.run} />}
       <table class="probe-checks">
         <caption class="muted">
-          {run.checks.length} checks {run.state === 'running' ? 'done so far' : 'run'}
+          {run.checks.length} {run.checks.length === 1 ? 'check' : 'checks'} {run.state === 'running' ? 'done so far' : 'run'}
         </caption>
         <thead>
           <tr>

@@ -67,9 +67,19 @@ export function startProblem(e: unknown): Problem {
   return { text: `The host did not start the run: ${e.message}` };
 }
 
+/** The probe's own words name its command line's options: here they are the form's fields (no time-out to set). */
+export const inFormTerms = (message: string) =>
+  message
+    .replace('--api-id/--api-key', 'the Api-Id and Api-Key')
+    .replace(/ A slow wallet needs a longer --timeout/, '')
+    .replace(/--url\b/g, 'the Wallet callback URL')
+    .replace(/--user\b/g, 'the Player')
+    .replace(/--currency\b/g, 'the Currency');
+
 /** The one sentence a run's state comes to (the page's status line, read out by screen readers). */
 export function runSentence(run: ProbeRun): string {
-  if (run.state === 'running') return `Probing ${run.target.url}: ${run.checks.length} checks done so far…`;
+  // Said once while it runs (the status line is read out on each change): the count is in the table.
+  if (run.state === 'running') return `Probing ${run.target.url}: the checks appear below as they finish…`;
   if (run.state === 'failed')
     return `The run failed: ${run.message ?? 'the probe itself stopped'}. Start it again; if it fails again, tell the host's operator.`;
   const failed = run.checks.filter((c) => c.status === 'fail').length;
@@ -78,5 +88,5 @@ export function runSentence(run: ProbeRun): string {
     return `PASS: the wallet passed every check (${run.checks.length - skipped} passed${skipped ? `, ${skipped} skipped` : ''}).`;
   if (run.verdict === 'FAIL')
     return `FAIL: ${failed} of ${run.checks.length} checks failed. The HTML report says what to change for each; fix them and run again.`;
-  return `NOT CHECKED: the probe could not check the wallet. ${run.message ?? ''}`.trim();
+  return `NOT CHECKED: the probe could not check the wallet: ${inFormTerms(run.message ?? 'see the report')}.`.replace(/([.?])\.$/, '$1');
 }
