@@ -54,6 +54,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     allowPrivateTargets: options.allowPrivateTargets,
     probeRunsPerHour: options.probeRunsPerHour,
     probeEnded: options.metrics?.probeEnded,
+    upstreamError: options.metrics?.upstreamError,
   });
   if (options.metrics) await app.register(metricsRoute, { metrics: options.metrics, tenants, allowedHosts });
 
@@ -112,7 +113,7 @@ const metricsRoute: FastifyPluginAsync<{ metrics: HostMetrics; tenants: TenantRe
         tags: ['tenants'],
         security: [{ bearer: [] }],
         operationId: 'metrics',
-        summary: 'Prometheus metrics: callbacks by tenant, event and code; callback latency; 429s; tenants',
+        summary: 'Prometheus metrics: callbacks by tenant, event and code; callback latency; probe runs; upstream errors; 429s; tenants',
         produces: ['text/plain'],
         response: {
           200: {

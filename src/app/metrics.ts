@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HostedTenant } from '../routes/tenant-directory.js';
+import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { TenantRegistry } from './tenants.js';
 
 /*
@@ -14,6 +15,7 @@ export class HostMetrics {
   private readonly callbacks: Counter<'tenant' | 'event' | 'code'>;
   private readonly latency: Histogram;
   private readonly probeRuns: Counter<'tenant' | 'outcome'>;
+  private readonly upstreamErrors: Counter<'tenant' | 'kind'>;
   /** The label sets each tenant used, removed with it (a deleted tenant leaves no series behind). */
   private readonly seen = new Map<string, Map<string, { inc(): void }>>();
 
@@ -35,6 +37,14 @@ export class HostMetrics {
       name: 'wallet_sim_probe_runs_total',
       help: 'Probe runs ended (POST /t/<id>/probe), by tenant and outcome: PASS, FAIL, NOT_CHECKED, or failed (the probe itself).',
       labelNames: ['tenant', 'outcome'],
+      registers,
+    });
+    this.upstreamErrors = new Counter({
+      name: 'wallet_sim_upstream_errors_total',
+      help:
+        'Probe runs that could not check their target, by tenant and kind: unreachable, no-reply, wrong-path, not-a-wallet ' +
+        '(something answered, not a protocol reply), address-refused (resolved to a refused address at connect time).',
+      labelNames: ['tenant', 'kind'],
       registers,
     });
     new Counter({
@@ -87,6 +97,11 @@ export class HostMetrics {
   /** A tenant's probe run ended. */
   probeEnded = (tenant: string, outcome: string): void => {
     this.probeRuns.inc({ tenant, outcome });
+  };
+
+  /** A tenant's probe run could not check its target (src/probe/upstream-errors.ts). */
+  upstreamError = (tenant: string, kind: UpstreamErrorKind): void => {
+    this.upstreamErrors.inc({ tenant, kind });
   };
 
   /** A tenant's callback answered after `seconds`. */

@@ -19,7 +19,9 @@ import { closeGracefully } from '../http/shutdown.js';
 /**
  * The `start` options in camelCase (`--retain-transactions` → `retainTransactions`), all optional.
  * Defaults as `wallet-sim start`'s, except `port` (0: any free port) and `logLevel` ('silent').
- * `--workers` and `--watch` are the CLI's alone. Environment variables are not read.
+ * `--workers` and `--watch` are the CLI's alone. Environment variables are not read. Hosted mode's
+ * own options come the same way, e.g. `{ hosted: true, hostToken, allowPrivateTargets: true,
+ * tenantProbeRuns: 5 }` (a probe of a wallet on 127.0.0.1, five runs a tenant an hour).
  */
 export type StartSimulatorOptions = Partial<Omit<StartOptions, 'workers' | 'watch'>>;
 

@@ -64,6 +64,9 @@ function mappedV4(a: string): string | undefined {
 
 export class TargetRefused extends Error {}
 
+/** How a connection refused at connect time ends its message (src/probe/upstream-errors.ts counts it). */
+export const REBINDING_REFUSED = 'refused (DNS rebinding)';
+
 /** Why the probe may not go to this URL (one line naming the address class), or undefined. Resolves the name. */
 export async function targetRefusal(url: string): Promise<string | undefined> {
   let parsed: URL;
@@ -106,7 +109,7 @@ export function guardedAgent(): Agent {
         const cls = refusedClass(address);
         if (cls)
           return callback(
-            Object.assign(new TargetRefused(`${hostname} now resolves to ${address}, a ${cls} address: refused (DNS rebinding)`), {
+            Object.assign(new TargetRefused(`${hostname} now resolves to ${address}, a ${cls} address: ${REBINDING_REFUSED}`), {
               code: 'ETARGETREFUSED',
             }),
             [],

@@ -10,6 +10,7 @@ import { formatProbeHtml } from '../probe/format-html.js';
 import { probeExitCode, probeJUnit } from '../probe/report.js';
 import { guardedAgent, targetRefusal } from '../probe/targets.js';
 import type { CheckResult, ProbeReport } from '../probe/types.js';
+import { upstreamErrorOf, type UpstreamErrorKind } from '../probe/upstream-errors.js';
 import { sentAsReturned } from './docs.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { signProbeReport } from './probe-sign.js';
@@ -25,6 +26,8 @@ export interface ProbeRunsOptions {
   exists?: (id: string) => boolean;
   /** A run ended (metrics): the tenant and the outcome (the verdict, or "failed"). */
   ended?: (tenant: string, outcome: string) => void;
+  /** A run's target could not be reached, or did not answer as a wallet (metrics): the tenant and the kind. */
+  upstreamError?: (tenant: string, kind: UpstreamErrorKind) => void;
   /** Run event streams one tenant may hold open at once (--tenant-listeners). */
   maxListenersEach?: number;
   /** --signing-key: ?signed=true signs a run's report. */
@@ -154,6 +157,8 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
           run.report = report;
           run.verdict = VERDICTS[probeExitCode(report)];
           if (report.stopped) run.message = report.stopped.message;
+          const upstream = upstreamErrorOf(report);
+          if (upstream) o.upstreamError?.(tenantId, upstream);
           end('done');
         },
         (e: unknown) => {

@@ -5,6 +5,7 @@ import { addAdminGuard, bearerOf } from './admin-guard.js';
 import { probeRoutes } from './probe-runs.js';
 import { callbackRoutes } from './callback.js';
 import type { Signer } from '../evidence/signing-key.js';
+import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
 
 export interface TenantScopeOptions {
@@ -22,6 +23,8 @@ export interface TenantScopeOptions {
   probeRunsPerHour?: number;
   /** A tenant's probe run ended, with its outcome (metrics). */
   probeEnded?: (tenant: string, outcome: string) => void;
+  /** A tenant's probe run could not reach its target, or got no wallet's answer (metrics). */
+  upstreamError?: (tenant: string, kind: UpstreamErrorKind) => void;
   /** A tenant's callback answered after `seconds` (metrics). */
   answered?: (seconds: number) => void;
 }
@@ -129,6 +132,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,
         ended: o.probeEnded,
+        upstreamError: o.upstreamError,
       });
     },
     { prefix: '/probe' },

@@ -48,3 +48,13 @@ export function post(url: string, payload: object, headers: Record<string, strin
     req.end(data);
   });
 }
+
+/** A loopback port nothing listens on: one a listener had, closed (a connection there is refused). */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

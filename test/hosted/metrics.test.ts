@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import t from 'tap';
+import { closedPort } from '../helpers/net.js';
 import { asHost, bearer, buildHostedTestApp, callbackHeaders, createTenant, loginOf } from '../helpers/hosted.js';
 
 t.test('GET /metrics: callbacks by tenant, event and code, latency, 429s and tenants, for the host token only', async (t) => {
@@ -42,4 +45,46 @@ t.test('GET /metrics: callbacks by tenant, event and code, latency, 429s and ten
 
   const tagged = lines.map((l) => JSON.parse(l) as { tenant?: string; msg?: string }).filter((l) => l.tenant === a.id);
   t.ok(tagged.length > 0, "the log lines of a tenant's requests carry its id");
+});
+
+t.test('GET /metrics: upstream errors, by tenant and kind, for probe runs that could not check their target', async (t) => {
+  const { app } = await buildHostedTestApp({ allowPrivateTargets: true });
+  t.teardown(() => app.close());
+  // A port nothing listens on, and a listener that answers a web page.
+  const page = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Home</title>');
+  });
+  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => page.close());
+  const pagePort = (page.address() as AddressInfo).port;
+
+  const a = await createTenant(app, { name: 'Acme' });
+  const b = await createTenant(app, { name: 'Bravo' });
+  const probe = { api_id: 'x', api_key: 'y', user: 'usd', currency: 'USD' };
+  const runs: [typeof a, string][] = [];
+  for (const [x, port] of [
+    [a, await closedPort()],
+    [b, pagePort],
+  ] as const) {
+    const res = await app.inject({
+      method: 'POST',
+      url: `/t/${x.id}/probe`,
+      headers: { ...bearer(x.token), 'content-type': 'application/json' },
+      payload: { url: `http://127.0.0.1:${port}/callback`, ...probe },
+    });
+    t.equal(res.statusCode, 202, res.body);
+    runs.push([x, res.json().run]);
+  }
+  for (const [x, run] of runs)
+    for (let state = 'running'; state === 'running';) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      state = (await app.inject({ url: `/t/${x.id}/probe/${run}`, headers: bearer(x.token) })).json().state;
+    }
+
+  const text = (await app.inject({ url: '/metrics', headers: asHost })).body;
+  t.match(text, '# TYPE wallet_sim_upstream_errors_total counter');
+  t.match(text, `wallet_sim_upstream_errors_total{tenant="${a.id}",kind="unreachable"} 1`);
+  t.match(text, `wallet_sim_upstream_errors_total{tenant="${b.id}",kind="not-a-wallet"} 1`);
+  t.match(text, `wallet_sim_probe_runs_total{tenant="${a.id}",outcome="NOT_CHECKED"} 1`);
 });

@@ -8,6 +8,7 @@ import { loadSigner } from '../../src/evidence/signing-key.js';
 import { checkReport, parseEnvelope, subjectOf, verifyEnvelope } from '../../src/evidence/verify-evidence.js';
 import { runProbe } from '../../src/probe/battery.js';
 import { guardedAgent, refusedClass } from '../../src/probe/targets.js';
+import { upstreamErrorOf } from '../../src/probe/upstream-errors.js';
 import { buildTestApp, listen } from '../helpers/app.js';
 import { asHost, bearer, buildHostedTestApp, createTenant, type Created } from '../helpers/hosted.js';
 
@@ -191,6 +192,7 @@ t.test(
     t.ok(report.stopped, 'the run could not check the wallet');
     t.match(JSON.stringify(report.checks[0]), /localhost now resolves to [^ ]+, a loopback address: refused \(DNS rebinding\)/);
     t.equal(listener.hits(), 0, 'nothing reached the listener');
+    t.equal(upstreamErrorOf(report), 'address-refused', 'counted in /metrics as such');
   },
 );
 

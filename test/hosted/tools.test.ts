@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startSimulator } from '../../src/index.js';
 import { run } from '../helpers/spawn-cli.js';
+import { closedPort } from '../helpers/net.js';
 import { callbackHeaders, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-hosted-tools-'));
@@ -72,4 +73,30 @@ t.test('an operator hosts, integrators certify, each signed report names its ten
 t.test('startSimulator({ hosted: true }) refuses a short host token, saying what to do', async (t) => {
   await t.rejects(startSimulator({ hosted: true, hostToken: 'short' }), { name: 'StartFailure', message: /fewer than 32.*openssl rand/ });
   await t.rejects(startSimulator({ hosted: true }), { message: /--host-token-file/ });
+});
+
+t.test("startSimulator({ hosted: true }) takes the CLI's probe options: allowPrivateTargets, tenantProbeRuns", async (t) => {
+  const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN, allowPrivateTargets: true, tenantProbeRuns: 1 });
+  t.teardown(() => host.close());
+  const acme = await host.createTenant({ name: 'Acme' });
+  // A loopback port nothing listens on: refused without allowPrivateTargets, probed (and found unreachable) with it.
+  const body = JSON.stringify({ url: `http://127.0.0.1:${await closedPort()}/callback`, api_id: 'a', api_key: 'k', user: 'usd' });
+  const probe = () =>
+    fetch(`${host.url}/t/${acme.id}/probe`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' },
+      body,
+    });
+  const first = await probe();
+  t.equal(first.status, 202, 'a loopback target is probed');
+  const { run } = (await first.json()) as { run: string };
+  for (let state = 'running'; state === 'running'; await new Promise((resolve) => setTimeout(resolve, 100)))
+    state = (
+      (await (await fetch(`${host.url}/t/${acme.id}/probe/${run}`, { headers: { authorization: `Bearer ${acme.token}` } })).json()) as {
+        state: string;
+      }
+    ).state;
+  const second = await probe();
+  t.equal(second.status, 429, 'one run an hour');
+  t.ok(second.headers.get('retry-after'));
 });

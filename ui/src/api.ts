@@ -27,13 +27,15 @@ export class Unauthorized extends Error {
   override name = 'Unauthorized';
 }
 
-/** A 4xx with the admin API's error body (`details` name fields by JSON pointer). */
+/** A 4xx with the admin API's error body (`details` name fields by JSON pointer; `code` its `error`; a 429's Retry-After). */
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly status: number,
     message: string,
     readonly details: { pointer: string; message: string }[] = [],
+    readonly code?: string,
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }
@@ -46,22 +48,40 @@ export const whenUnauthorized = (f: () => void) => {
 };
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders() };
+  const text = (await call(method, path, 'application/json', body)).text;
+  return (text ? safeParse(text) : undefined) as T;
+}
+
+/** A GET whose answer is kept as sent (a report to save): its text and its type. */
+export const apiText = (path: string) => call('GET', path, '*/*');
+
+async function call(method: string, path: string, accept: string, body?: unknown): Promise<{ text: string; type: string }> {
+  const headers: Record<string, string> = { accept, ...authHeaders() };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  // A tenant's admin routes are its own; the rest (/health) is the server's.
-  const url = path.startsWith('/admin/') ? `${TENANT_BASE}${path}` : path;
+  // A tenant's admin and probe routes are its own; the rest (/health) is the server's.
+  const url = /^\/(admin\/|probe)/.test(path) ? `${TENANT_BASE}${path}` : path;
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) {
     onUnauthorized();
     throw new Unauthorized(`${method} ${path}: the admin API wants its token`);
   }
   const text = await res.text();
-  const doc = text ? safeParse(text) : undefined;
   if (!res.ok) {
-    const e = (doc ?? {}) as { message?: string; details?: { pointer: string; message: string }[] };
-    throw new ApiError(res.status, e.message ?? `${method} ${path}: HTTP ${res.status}`, e.details);
+    const e = ((text ? safeParse(text) : undefined) ?? {}) as {
+      error?: string;
+      message?: string;
+      details?: { pointer: string; message: string }[];
+    };
+    const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
+    throw new ApiError(
+      res.status,
+      e.message ?? `${method} ${path}: HTTP ${res.status}`,
+      e.details,
+      e.error,
+      Number.isFinite(retryAfter) ? retryAfter : undefined,
+    );
   }
-  return doc as T;
+  return { text, type: res.headers.get('content-type') ?? 'application/octet-stream' };
 }
 
 function safeParse(text: string): unknown {

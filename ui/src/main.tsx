@@ -1,19 +1,23 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import './style.css';
-import { api, ApiError, tenantId, token, whenUnauthorized } from './api.js';
+import { api, ApiError, token, whenUnauthorized } from './api.js';
 import { Callbacks } from './callbacks.js';
 import { Checklist, type ReportState } from './checklist.js';
 import { throttle } from './format.js';
 import { type Picture, Pictures } from './pictures.js';
 import { Players } from './players.js';
+import { ProbePage } from './probe-page.js';
 import { INITIAL, MAX_ROWS, merge } from './rows.js';
 import { Scenario } from './scenario.js';
 import { follow, type StreamState } from './stream.js';
+import { TokenPrompt } from './token-prompt.js';
 import type { BundledScenario, Health, JournalEntry, Player, Report, RuleHits, ScenarioDoc } from './types.js';
+import { PageLinks, usePage } from './pages.js';
 
 function App() {
   const [session, setSession] = useState(0);
+  const page = usePage();
   const [needToken, setNeedToken] = useState(false);
   const [stream, setStream] = useState<{ state: StreamState; why?: string }>({ state: 'connecting' });
   const [entries, setEntries] = useState<JournalEntry[]>([]);
@@ -167,6 +171,7 @@ function App() {
           {paused ? 'paused' : stream.state === 'live' ? 'live' : stream.state === 'connecting' ? 'connecting…' : 'disconnected, retrying'}
         </span>
         <span class="spacer" />
+        <PageLinks page={page} />
         <nav aria-label="Links">
           <a href="/docs">API docs</a>
         </nav>
@@ -201,7 +206,8 @@ function App() {
           }}
         />
       )}
-      <main class="layout">
+      {page === 'probe' && <ProbePage key={session} />}
+      <main class="layout" hidden={page !== 'callbacks'}>
         {picture && report.kind === 'ok' && (
           <Pictures report={report.report} picture={picture} onShow={(id) => void show(id)} onClose={() => setPicture(undefined)} />
         )}
@@ -236,54 +242,6 @@ function App() {
         ))}
       </datalist>
     </>
-  );
-}
-
-/** The admin API answered 401: ask for --admin-token, kept in sessionStorage (this tab only). */
-function TokenPrompt({ onToken }: { onToken: (token: string) => void }) {
-  const [value, setValue] = useState('');
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    input.current?.focus();
-  }, []);
-  return (
-    <div class="overlay">
-      <form
-        class="token-prompt"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="token-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (value) onToken(value);
-        }}
-      >
-        <h2 id="token-title">{tenantId === undefined ? 'Admin token' : 'Tenant token'}</h2>
-        {tenantId === undefined ? (
-          <p>
-            This simulator runs with <code>--admin-token</code>. Enter it to use the dashboard; it is kept for this browser tab only.
-          </p>
-        ) : (
-          <p>
-            This is tenant <code>{tenantId}</code> of a hosted wallet-sim. Enter the token its host gave you; it is kept for this browser
-            tab only.
-          </p>
-        )}
-        <label for="admin-token">Token</label>
-        <input
-          id="admin-token"
-          ref={input}
-          type="password"
-          name="token"
-          autocomplete="off"
-          value={value}
-          onInput={(e) => setValue(e.currentTarget.value)}
-        />
-        <button type="submit" class="primary">
-          Use token
-        </button>
-      </form>
-    </div>
   );
 }
 

@@ -1,6 +1,7 @@
 // GET /admin/events read with fetch() (not EventSource), so the Authorization header of
 // --admin-token goes with it. Reconnects after a drop; the caller fills the gap from the journal.
 import { authHeaders, Unauthorized, TENANT_BASE } from './api.js';
+import { readEvents } from './sse.js';
 
 export type StreamState = 'connecting' | 'live' | 'down';
 
@@ -50,28 +51,12 @@ async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected
   connected();
   handlers.state('live');
   handlers.open();
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (event.startsWith('event: grading')) {
-        handlers.grading();
-        continue;
-      }
-      for (const line of event.split('\n')) {
-        if (!line.startsWith('data:')) continue; // id:, comments (heartbeats)
-        try {
-          handlers.entry(JSON.parse(line.slice(5)));
-        } catch {
-          /* not ours */
-        }
-      }
+  await readEvents(res.body, (event, data) => {
+    if (event === 'grading') return handlers.grading();
+    try {
+      handlers.entry(JSON.parse(data));
+    } catch {
+      /* not ours */
     }
-  }
+  });
 }

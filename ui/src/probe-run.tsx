@@ -1,0 +1,110 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+import { type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
+import { runSentence } from './probe-words.js';
+
+const VERDICT_CLASS = { PASS: 'status-pass', FAIL: 'status-fail', NOT_CHECKED: 'status-pending' } as const;
+
+/** One run: its status line (live for screen readers), its checks as they arrive, and its reports to save. */
+export function RunView({ run }: { run: ProbeRun }) {
+  const tone = run.state === 'running' ? 'running' : run.state === 'failed' ? 'status-fail' : VERDICT_CLASS[run.verdict ?? 'NOT_CHECKED'];
+  return (
+    <section class="panel probe-run" aria-labelledby="probe-run-title">
+      <div class="panel-head">
+        <h2 id="probe-run-title">
+          Run <code>{run.run}</code>
+        </h2>
+        <span class="muted small-text">
+          {run.target.url} · {run.target.user} · {run.target.currency}
+        </span>
+      </div>
+      <p class={`verdict ${tone}`} role="status" aria-live="polite">
+        {runSentence(run)}
+      </p>
+      {run.state === 'done' && <Reports run={run.run} key={run.run} />}
+      <table class="probe-checks">
+        <caption class="muted">
+          {run.checks.length} {run.checks.length === 1 ? 'check' : 'checks'} {run.state === 'running' ? 'done so far' : 'run'}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">check</th>
+            <th scope="col">result</th>
+            <th scope="col" class="num">
+              ms
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {run.checks.map((c) => (
+            <tr key={c.name} data-check={c.name}>
+              <td>
+                <code>{c.name}</code>
+              </td>
+              <td>
+                <span class={`status status-${c.status === 'skip' ? 'not_exercised' : c.status}`}>{c.status}</span>
+              </td>
+              <td class="num">{c.duration_ms}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** The finished run's report, saved as a file: signed (the evidence), JSON, HTML or JUnit. */
+function Reports({ run }: { run: string }) {
+  const [saved, setSaved] = useState<{ file: string; signedFor?: SignedFor }>();
+  const [problem, setProblem] = useState('');
+  const [busy, setBusy] = useState(false);
+  const save = async (form: ReportForm) => {
+    setBusy(true);
+    setProblem('');
+    try {
+      setSaved(await saveReport(run, form));
+    } catch (e) {
+      setSaved(undefined);
+      setProblem(
+        e instanceof ApiError && e.code === 'SIGNING_NOT_ENABLED'
+          ? 'This host signs no reports (it runs without --signing-key): save the JSON, HTML or JUnit report, or ask its operator for signed ones.'
+          : `The report could not be read: ${(e as Error).message}`,
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="probe-reports">
+      <span class="muted">Save the report:</span>
+      {(Object.keys(REPORTS) as ReportForm[]).map((form) => (
+        <button type="button" class={form === 'signed' ? 'primary' : undefined} disabled={busy} onClick={() => void save(form)}>
+          {REPORTS[form].label}
+        </button>
+      ))}
+      <p class="small-text" role="status">
+        {saved && (
+          <>
+            Saved <code>{saved.file}</code>
+            {saved.signedFor && (
+              <>
+                {' '}
+                — signed for tenant <strong class="tenant-name">{saved.signedFor.tenantName}</strong> (
+                <code>{saved.signedFor.tenantId}</code>), result {saved.signedFor.result}. Check it with{' '}
+                <code>
+                  wallet-sim verify-report {saved.file} --public-key {"<the host's public key>"}
+                </code>
+                .
+              </>
+            )}
+          </>
+        )}
+      </p>
+      {problem && (
+        <p class="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </div>
+  );
+}

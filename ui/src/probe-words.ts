@@ -1,0 +1,92 @@
+// What the probe page says when the host refuses a run: what happened, and what to do next.
+import { ApiError, Unauthorized } from './api.js';
+import type { ProbeRun } from './probe-api.js';
+
+/** The form's fields, by the JSON pointer the API names them with. */
+export const FIELDS = {
+  '/url': 'Wallet callback URL',
+  '/api_id': 'Api-Id',
+  '/api_key': 'Api-Key',
+  '/user': 'Player (user_id)',
+  '/currency': 'Currency',
+  '/decimals': 'Decimals',
+} as const;
+export type Field = keyof typeof FIELDS;
+
+export interface Problem {
+  text: string;
+  /** The field at fault, when one is. */
+  field?: Field;
+  /** A run of this tenant is going: the page follows it. */
+  running?: boolean;
+}
+
+/** In about so long, and at what time (a 429's Retry-After). */
+export function retryIn(seconds: number, now = Date.now()): string {
+  const at = new Date(now + seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const span = seconds < 90 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
+  return `${span} (at ${at})`;
+}
+
+/** A refused POST /t/<id>/probe, in words. */
+export function startProblem(e: unknown): Problem {
+  if (e instanceof Unauthorized) return { text: "Enter this tenant's token (the host gave it to you with the tenant), then start again." };
+  if (!(e instanceof ApiError))
+    return { text: `The host did not answer (${(e as Error).message}): check your connection, then start the run again.` };
+  switch (e.code) {
+    case 'PROBE_TARGET_REFUSED': {
+      const detail = /^probe target refused: (.*?)(; this host probes.*)?$/.exec(e.message)?.[1] ?? e.message;
+      return {
+        field: '/url',
+        text:
+          `The host will not probe this URL: ${detail}. It probes public addresses only: ` +
+          'give the URL your wallet answers at from the internet (not localhost, nor a private, shared or link-local address).',
+      };
+    }
+    case 'PROBE_RUNNING':
+      return {
+        running: true,
+        text: 'A run of yours is still going (one at a time): follow it below, and start the next once it has its verdict.',
+      };
+    case 'RATE_LIMITED':
+      return {
+        text:
+          'You have started as many probe runs as this host allows in an hour. ' +
+          (e.retryAfterS === undefined ? 'Try again later.' : `Try again in ${retryIn(e.retryAfterS)}.`) +
+          ' The previous runs and their reports stay below.',
+      };
+    case 'FORBIDDEN':
+      return {
+        text: 'This token is another tenant\'s: use "Forget token" at the top, then enter the token the host gave for this tenant.',
+      };
+  }
+  const detail = e.details[0];
+  if (detail && detail.pointer in FIELDS)
+    return { field: detail.pointer as Field, text: `${FIELDS[detail.pointer as Field]}: ${detail.message}. Correct it and start again.` };
+  if (/\/url\b/.test(e.message)) return { field: '/url', text: `Wallet callback URL: ${e.message}. Give an http:// or https:// URL.` };
+  return { text: `The host did not start the run: ${e.message}` };
+}
+
+/** The probe's own words name its command line's options: here they are the form's fields (no time-out to set). */
+export const inFormTerms = (message: string) =>
+  message
+    .replace('--api-id/--api-key', 'the Api-Id and Api-Key')
+    .replace(/ A slow wallet needs a longer --timeout/, '')
+    .replace(/--url\b/g, 'the Wallet callback URL')
+    .replace(/--user\b/g, 'the Player')
+    .replace(/--currency\b/g, 'the Currency');
+
+/** The one sentence a run's state comes to (the page's status line, read out by screen readers). */
+export function runSentence(run: ProbeRun): string {
+  // Said once while it runs (the status line is read out on each change): the count is in the table.
+  if (run.state === 'running') return `Probing ${run.target.url}: the checks appear below as they finish…`;
+  if (run.state === 'failed')
+    return `The run failed: ${run.message ?? 'the probe itself stopped'}. Start it again; if it fails again, tell the host's operator.`;
+  const failed = run.checks.filter((c) => c.status === 'fail').length;
+  const skipped = run.checks.filter((c) => c.status === 'skip').length;
+  if (run.verdict === 'PASS')
+    return `PASS: the wallet passed every check (${run.checks.length - skipped} passed${skipped ? `, ${skipped} skipped` : ''}).`;
+  if (run.verdict === 'FAIL')
+    return `FAIL: ${failed} of ${run.checks.length} checks failed. The HTML report says what to change for each; fix them and run again.`;
+  return `NOT CHECKED: the probe could not check the wallet: ${inFormTerms(run.message ?? 'see the report')}.`.replace(/([.?])\.$/, '$1');
+}
