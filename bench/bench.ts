@@ -98,8 +98,16 @@ async function main(): Promise<void> {
       redisPid: redis!.child.pid,
       command: [...wallet('redis'), '--redis-url', redis!.url, '--redis-prefix', `bench-${workers}:`, '--workers', String(workers)],
     });
+    // --hosted --redis: a tenant's callback on a hosted wallet-sim over the same Redis (one process).
+    const hostedOnRedis = async () =>
+      hostedTarget(dir, [...wallet('redis'), '--redis-url', redis!.url, '--redis-prefix', 'bench-h:'], '(hr)', ', redis store');
     const targets: Target[] = REDIS
-      ? [{ name: '(a) bare Fastify', ceiling: true, command: [BARE] }, memory, ...WORKERS.map(onRedis)]
+      ? [
+          { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
+          memory,
+          ...WORKERS.map(onRedis),
+          ...(HOSTED ? [await hostedOnRedis()] : []),
+        ]
       : HISTORY
         ? [
             { name: '(a) bare Fastify', ceiling: true, command: [BARE] },
@@ -156,12 +164,18 @@ async function main(): Promise<void> {
         );
       }
       // The hosted layer's cost: a tenant's callback against the single-tenant one, in the same rounds.
-      const hosted = HOSTED ? targets.findIndex((t) => t.name.startsWith('(h)')) : -1;
-      if (hosted > 0) {
-        const x = roundsRatio(all[hosted]!, all[1]!, cpuOf);
+      // The hosted layer's cost: a tenant's callback against the single-tenant one of the same store, in the same rounds.
+      for (const [label, single] of [
+        ['(h)', '(b)'],
+        ['(hr)', '(r1)'],
+      ] as const) {
+        const h = HOSTED ? targets.findIndex((t) => t.name.startsWith(`${label} `)) : -1;
+        const one = targets.findIndex((t) => t.name.startsWith(`${single} `));
+        if (h < 0 || one < 0) continue;
+        const x = roundsRatio(all[h]!, all[one]!, cpuOf);
         check(
           (x ?? Infinity) <= TARGETS.hostedToSingle,
-          `hosted: a tenant's callback's server CPU <= ${TARGETS.hostedToSingle}x the single-tenant one's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(hosted)} µs against ${cpuMedian(1)} µs)`,
+          `hosted ${label}: a tenant's callback's server CPU <= ${TARGETS.hostedToSingle}x the single-tenant ${single}'s, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(h)} µs against ${cpuMedian(one)} µs)`,
         );
       }
       // A closed loop of CONNECTIONS clients waits CONNECTIONS ÷ (req/s) on average (Little's law),

@@ -16,15 +16,15 @@ export const HOSTED_TENANTS = 1000;
  * difference from (b) is what the hosted layer itself costs a callback: finding the tenant, its
  * rate-limit count, its metrics.
  */
-export async function hostedTarget(dir: string, wallet: string[]): Promise<Target> {
-  const tokenFile = join(dir, 'host-token');
+export async function hostedTarget(dir: string, wallet: string[], label = '(h)', store = ''): Promise<Target> {
+  const tokenFile = join(dir, `host-token${label.replace(/\W/g, '')}`);
   const hostToken = randomBytes(32).toString('base64url');
   await writeFile(tokenFile, hostToken, { mode: 0o600 });
   // `wallet` is a single-tenant command line: its --scenario goes (tenants get theirs from POST /tenants).
   const at = wallet.indexOf('--scenario');
   const command = [...wallet.slice(0, at), ...wallet.slice(at + 2)];
   return {
-    name: `(h) wallet-sim --hosted, a tenant's callback, ${HOSTED_TENANTS.toLocaleString('en')} tenants`,
+    name: `${label} wallet-sim --hosted${store}, a tenant's callback, ${HOSTED_TENANTS.toLocaleString('en')} tenants`,
     command: [
       ...command,
       '--hosted',
