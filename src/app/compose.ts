@@ -56,7 +56,8 @@ export async function gradingOf(
 ): Promise<Grading<GradingSession>> {
   if (!isRedis(backend)) return new LocalGrading(thresholds, seed, wallet);
   const { SharedGrading } = await import('../grading/redis-feed.js');
-  const grading = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet);
+  // A hosted tenant's (the backend on a shared subscriber): folded on demand, no reader of its own.
+  const grading = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet, backend.channels);
   await grading.join();
   backend.use(() => grading.close());
   return grading;
