@@ -44,7 +44,10 @@ async function redisJournal(backend: RedisBackend): Promise<JournalStore> {
     () => journal.close(),
     (userId) => journal.reserve(userId),
   );
-  return journal;
+  if (!backend.channels) return journal;
+  // A hosted tenant's: its metrics hear this process's entries (no reader of every process's per tenant).
+  const { TappedJournal } = await import('../journal/tapped-journal.js');
+  return new TappedJournal(journal);
 }
 
 /** The grading sessions over a backend: folded in this process, or shared through a Redis stream. */

@@ -60,11 +60,13 @@ export class HostMetrics {
     });
   }
 
-  /** Follows a tenant's journal (its callbacks by event and code); the returned function stops, forgetting its series. */
+  /** Follows a tenant's journal (its callbacks by event and code, answered by this process); the returned function stops, forgetting its series. */
   watch = (tenant: HostedTenant): (() => void) => {
     const labels = new Set<string>();
     this.seen.set(tenant.id, labels);
-    const unsubscribe = tenant.sim.journal.subscribe((entry) => {
+    // The entries this process kept (with several processes on Redis, each counts its own callbacks).
+    const { journal } = tenant.sim;
+    const unsubscribe = (journal.tap ?? journal.subscribe).call(journal, (entry) => {
       const event = entry.event_type ?? '';
       const code = entry.code ?? '';
       labels.add(`${event}\u0000${code}`);
