@@ -8,6 +8,8 @@ import type { RedisBackend } from '../backends/redis/redis-backend.js';
 import { Journal } from '../journal/journal.js';
 import { LocalGrading } from '../grading/local-feed.js';
 import type { GradingSession } from '../grading/session.js';
+import type { SharedGrading } from '../grading/redis-feed.js';
+import type { OnDemandGrading } from '../grading/on-demand.js';
 import { LocalWallet } from '../wallet/local-wallet.js';
 import { UpstreamWallet } from '../wallet/upstream-wallet.js';
 import { seedProtocol } from '../protocol/seed/protocol.js';
@@ -59,8 +61,11 @@ export async function gradingOf(
 ): Promise<Grading<GradingSession>> {
   if (!isRedis(backend)) return new LocalGrading(thresholds, seed, wallet);
   const { SharedGrading } = await import('../grading/redis-feed.js');
-  // A hosted tenant's (the backend on a shared subscriber): folded on demand, no reader of its own.
-  const grading = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet, backend.channels);
+  const shared = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet);
+  const { channels } = backend;
+  let grading: SharedGrading | OnDemandGrading = shared;
+  // A hosted tenant's (a backend on the process's shared subscriber): folded on demand, no reader of its own.
+  if (channels) grading = new (await import('../grading/on-demand.js')).OnDemandGrading(shared, backend.client, backend.prefix, channels);
   await grading.join();
   backend.use(() => grading.close());
   return grading;

@@ -142,15 +142,15 @@ export class RedisBook implements TenantBook, SharedBook {
   /** Word from another process, a reconnect of the subscriber, or `tenants:version` moved (checked every TENANTS_CHECK_MS). */
   follow(changed: () => void): void {
     let version: string | null | undefined;
-    const check = () =>
-      this.client.get(this.keys[2]).then(
+    const check = (): void =>
+      void this.client.get(this.keys[2]).then(
         (now) => {
           if (version !== undefined && now !== version) changed();
           version = now;
         },
         () => undefined, // Redis away: the next check
       );
-    void check();
+    check();
     this.timer = setInterval(check, TENANTS_CHECK_MS).unref();
     void this.hub.channels
       .listen(

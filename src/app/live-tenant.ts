@@ -13,7 +13,6 @@ import type { TenantRecord } from './tenant-book.js';
 /** The scenario a tenant gets when POST /tenants names none. */
 export const DEFAULT_TENANT_SCENARIO = 'certification';
 
-
 /** A tenant this process serves: its record, its simulator, what this process counted for it. */
 export class LiveTenant implements HostedTenant {
   callbacks = 0;

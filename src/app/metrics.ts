@@ -60,7 +60,10 @@ export class HostMetrics {
     });
   }
 
-  /** Follows a tenant's journal (its callbacks by event and code, answered by this process); the returned function stops, forgetting its series. */
+  /**
+   * Follows a tenant's journal (its callbacks by event and code, answered by this process); the
+   * returned function stops, forgetting its series.
+   */
   watch = (tenant: HostedTenant): (() => void) => {
     const labels = new Set<string>();
     this.seen.set(tenant.id, labels);

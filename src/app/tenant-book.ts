@@ -53,4 +53,3 @@ export interface TenantStores {
   /** Closes the simulator's store and deletes everything it held. */
   drop(id: string, sim: Simulator): Promise<void>;
 }
-

@@ -7,15 +7,12 @@ import { GradingSession } from './session.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
 import type { WalletGraderOptions } from './wallet/wallet-grader.js';
-import type { Channels } from '../backends/redis/channels.js';
 
 /** Events a session's stream keeps (the oldest go): a process that joins later folds what is left. */
 export const MAX_STREAM_EVENTS = 200_000;
 /** How long a report waits for events other processes are still writing (their callbacks in flight). */
 export const SHARED_LAG_MS = 1000;
 const BLOCK_MS = 1000;
-/** Folding on demand (hosted mode): reading the session at most this often starts a fold of what is new. */
-export const FOLD_EVERY_MS = 250;
 /** How long a finished session's (emptied) stream stays for its callbacks still in flight: above the longest delay_ms. */
 const FINISHED_TTL_S = 3600;
 
@@ -76,19 +73,9 @@ const after = (a: string, b: string) => {
  *
  *   grading:session        the current session: {"id","started_at","keep_logins"}
  *   grading:<session id>   its events (field e: JSON), capped at MAX_STREAM_EVENTS
- *   grading:events         pub/sub, folding on demand only: {"from": <process>} when a session begins
- *
- * Following: a single-tenant process reads new events as they come on a connection of its own
- * (XREAD BLOCK). Given `channels` (hosted mode: thousands of sessions in one process), it folds on
- * demand instead: a report folds what is new anyway, reading `session` (the dashboard's grading
- * events) starts a fold at most every FOLD_EVERY_MS, and a new session begun by another process is
- * word on `grading:events`, so this process's callbacks go to the new session's stream at once.
  */
 export class SharedGrading implements Grading<GradingSession> {
-  private folded: GradingSession;
-  /** When folding on demand: the last fold that reading `session` started. */
-  private foldedAt = 0;
-  private unlisten?: () => void;
+  session: GradingSession;
   private last = '0-0';
   private reader?: Redis;
   private readonly attempts = new Map<string, Attempt>();
@@ -102,27 +89,8 @@ export class SharedGrading implements Grading<GradingSession> {
     private thresholds: Thresholds,
     private readonly seed: () => number,
     private readonly walletOptions: () => WalletGraderOptions | undefined = () => undefined,
-    /** Hosted mode: the process's shared subscriber; the session is then folded on demand, with no reader of its own. */
-    private readonly channels?: Channels,
   ) {
-    this.folded = this.local({ id: 'pending', started_at: new Date().toISOString() });
-  }
-
-  /** The session as folded so far (folding on demand: what is new is being read, at most every FOLD_EVERY_MS). */
-  get session(): GradingSession {
-    if (this.channels && Date.now() - this.foldedAt >= FOLD_EVERY_MS) {
-      this.foldedAt = Date.now();
-      void this.catchUp().catch(() => undefined);
-    }
-    return this.folded;
-  }
-
-  set session(session: GradingSession) {
-    this.folded = session;
-  }
-
-  private get wordChannel(): string {
-    return `${this.prefix}grading:events`;
+    this.session = this.local({ id: 'pending', started_at: new Date().toISOString() });
   }
 
   private get sessionKey(): string {
@@ -146,20 +114,15 @@ export class SharedGrading implements Grading<GradingSession> {
     return s;
   }
 
-  /** Joins the current session (or begins the first), folds what its stream holds and follows it. */
-  async join(): Promise<void> {
+  /**
+   * Joins the current session (or begins the first), folds what its stream holds and follows it
+   * (`follow` false: folds on demand only, src/grading/on-demand.ts, with no connection of its own).
+   */
+  async join(follow = true): Promise<void> {
     const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString() };
     await this.client.set(this.sessionKey, JSON.stringify(doc), 'NX');
     await this.catchUp();
-    if (!this.channels) return void this.follow();
-    const onWord = () => void this.catchUp().catch(() => undefined);
-    this.unlisten = await this.channels.listen(
-      this.wordChannel,
-      (message) => {
-        if ((JSON.parse(message) as { from?: string }).from !== this.process) onWord();
-      },
-      onWord,
-    );
+    if (follow) void this.follow();
   }
 
   /** Begins a new session for every process (a reset). */
@@ -170,7 +133,6 @@ export class SharedGrading implements Grading<GradingSession> {
     const replies = await this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc)).exec();
     const previous = replies?.[0]?.[1] as string | null | undefined;
     this.switchTo(doc);
-    if (this.channels) await this.client.publish(this.wordChannel, JSON.stringify({ from: this.process })).catch(() => undefined);
     // The session Redis held (another process may have begun it) and the one this process graded.
     const old = new Set([mine]);
     try {
@@ -199,14 +161,14 @@ export class SharedGrading implements Grading<GradingSession> {
   /** The scenario's thresholds changed (without a reset): the session grades with them from now. */
   use(thresholds: Thresholds): void {
     this.thresholds = thresholds;
-    this.folded.grader.t = thresholds;
+    this.session.grader.t = thresholds;
     const wallet = this.walletOptions();
-    if (wallet) this.folded.wallet?.use(wallet);
+    if (wallet) this.session.wallet?.use(wallet);
   }
 
   private switchTo(doc: SessionDoc): void {
-    if (doc.id === this.folded.info.id) return;
-    this.folded = this.local(doc, this.folded);
+    if (doc.id === this.session.info.id) return;
+    this.session = this.local(doc, this.session);
     this.last = '0-0';
     this.attempts.clear();
   }
@@ -220,10 +182,10 @@ export class SharedGrading implements Grading<GradingSession> {
     const text = await this.client.get(this.sessionKey);
     if (text) this.switchTo(JSON.parse(text) as SessionDoc);
     for (;;) {
-      const key = this.streamKey(this.folded.info.id);
+      const key = this.streamKey(this.session.info.id);
       const batch = await this.client.xrange(key, `(${this.last}`, '+', 'COUNT', 5000);
       this.fold(batch);
-      if (batch.length < 5000) return this.folded;
+      if (batch.length < 5000) return this.session;
     }
   }
 
@@ -240,7 +202,7 @@ export class SharedGrading implements Grading<GradingSession> {
   }
 
   private apply(e: Event): void {
-    const { grader } = this.folded;
+    const { grader } = this.session;
     if (e.t === 'a') {
       const { source, ...arrival } = e.a;
       // An event written by an earlier version (one `source` object): its headers and reply.
@@ -255,10 +217,10 @@ export class SharedGrading implements Grading<GradingSession> {
       if (a) grader.complete(a, e.d);
       this.attempts.delete(e.k);
     } else if (e.t === 'f') grader.count(e.u, e.c);
-    else if (e.t === 'ws') this.folded.wallet?.sent(e.x);
+    else if (e.t === 'ws') this.session.wallet?.sent(e.x);
     else if (e.t === 'wa') {
-      this.folded.wallet?.rekey(e.s, e.x.id);
-      this.folded.wallet?.answered(e.x, e.a);
+      this.session.wallet?.rekey(e.s, e.x.id);
+      this.session.wallet?.answered(e.x, e.a);
     }
   }
 
@@ -328,6 +290,5 @@ export class SharedGrading implements Grading<GradingSession> {
   close(): void {
     this.closedDown = true;
     this.reader?.disconnect();
-    this.unlisten?.();
   }
 }

@@ -25,7 +25,11 @@ if (redis) {
   const json = async (res: Response) => ({ status: res.status, body: (await res.json().catch(() => undefined)) as any });
   const create = async (base: string, name: string): Promise<Created> => {
     const res = await json(
-      await fetch(`${base}/tenants`, { method: 'POST', headers: { ...asHost, 'content-type': 'application/json' }, body: JSON.stringify({ name }) }),
+      await fetch(`${base}/tenants`, {
+        method: 'POST',
+        headers: { ...asHost, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      }),
     );
     if (res.status !== 201) throw new Error(`POST /tenants: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as Created;
@@ -74,10 +78,13 @@ if (redis) {
     const rotated = await json(await fetch(`${a}/tenants/${x.id}/token`, { method: 'POST', headers: asHost }));
     t.equal(rotated.status, 200);
     t.equal((await get(b, `/t/${x.id}/admin/players`, rotated.body.token)).status, 200, 'the new token on B');
-    t.ok(await eventually(async () => (await get(b, `/t/${x.id}/admin/players`, x.token)).status === 401, 5000), 'the old token refused on B');
+    t.ok(
+      await eventually(async () => (await get(b, `/t/${x.id}/admin/players`, x.token)).status === 401, 5000),
+      'the old token refused on B',
+    );
   });
 
-  t.test("every key of a tenant is under its prefix; a deleted tenant is refused on both and its keys go", async (t) => {
+  t.test('every key of a tenant is under its prefix; a deleted tenant is refused on both and its keys go', async (t) => {
     const z = await create(a, 'Zulu');
     t.equal((await callback(b, z, loginOf('carol'))).body.code, 'R0');
     const base = `${prefix}t:${z.id}:`;
