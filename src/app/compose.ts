@@ -8,6 +8,8 @@ import type { RedisBackend } from '../backends/redis/redis-backend.js';
 import { Journal } from '../journal/journal.js';
 import { LocalGrading } from '../grading/local-feed.js';
 import type { GradingSession } from '../grading/session.js';
+import type { SharedGrading } from '../grading/redis-feed.js';
+import type { OnDemandGrading } from '../grading/on-demand.js';
 import { LocalWallet } from '../wallet/local-wallet.js';
 import { UpstreamWallet } from '../wallet/upstream-wallet.js';
 import { seedProtocol } from '../protocol/seed/protocol.js';
@@ -44,7 +46,10 @@ async function redisJournal(backend: RedisBackend): Promise<JournalStore> {
     () => journal.close(),
     (userId) => journal.reserve(userId),
   );
-  return journal;
+  if (!backend.channels) return journal;
+  // A hosted tenant's: its metrics hear this process's entries (no reader of every process's per tenant).
+  const { TappedJournal } = await import('../journal/tapped-journal.js');
+  return new TappedJournal(journal);
 }
 
 /** The grading sessions over a backend: folded in this process, or shared through a Redis stream. */
@@ -56,7 +61,11 @@ export async function gradingOf(
 ): Promise<Grading<GradingSession>> {
   if (!isRedis(backend)) return new LocalGrading(thresholds, seed, wallet);
   const { SharedGrading } = await import('../grading/redis-feed.js');
-  const grading = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet);
+  const shared = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet);
+  const { channels } = backend;
+  let grading: SharedGrading | OnDemandGrading = shared;
+  // A hosted tenant's (a backend on the process's shared subscriber): folded on demand, no reader of its own.
+  if (channels) grading = new (await import('../grading/on-demand.js')).OnDemandGrading(shared, backend.client, backend.prefix, channels);
   await grading.join();
   backend.use(() => grading.close());
   return grading;

@@ -141,6 +141,14 @@ export function fileStores(data: string, limits: BackendOptions): TenantStores {
   };
 }
 
+/** Where the tenants' records and wallets live: memory, files under --data, or Redis (loaded only then: ioredis). */
+async function openBook(o: ServeOptions & HostedOptions, limits: BackendOptions) {
+  if (o.store === 'file') return { book: await FileBook.open(o.data!), stores: fileStores(o.data!, limits) };
+  if (o.store !== 'redis') return { book: new MemoryBook(), stores: memoryStores(limits) };
+  const { openRedisTenants } = await import('./hosted-redis.js');
+  return openRedisTenants({ url: o.redisUrl!, base: o.redisPrefix, timeoutMs: o.redisTimeoutMs, max: o.maxTenants, limits });
+}
+
 export interface OpenedHost {
   app: FastifyInstance;
   tenants: TenantRegistry;
@@ -155,10 +163,6 @@ export async function openHostedServer(
   logger: FastifyServerOptions['logger'],
 ): Promise<OpenedHost> {
   const hostToken = hostTokenOf(o);
-  if (o.store === 'redis')
-    throw new StartFailure(
-      'wallet-sim: --hosted runs on --store memory or --store file --data <dir>; --store redis is not supported in hosted mode yet',
-    );
   if (o.store === 'file' && !o.data)
     throw new StartFailure('wallet-sim: --hosted --store file needs --data <dir>: the directory that holds the tenants and their wallets');
   const backend: BackendOptions = {
@@ -168,10 +172,12 @@ export async function openHostedServer(
     maxPlayers: o.tenantPlayers ?? TENANT_DEFAULTS.players,
   };
   let book: TenantBook & { close?(): Promise<void> };
+  let stores: TenantStores;
   try {
-    book = o.store === 'file' ? await FileBook.open(o.data!) : new MemoryBook();
+    ({ book, stores } = await openBook(o, backend));
   } catch (e) {
-    throw new StartFailure(`wallet-sim: cannot open the tenants under --data ${o.data}, nothing started:\n${(e as Error).message}`);
+    const where = o.store === 'redis' ? 'in Redis' : `under --data ${o.data}`;
+    throw new StartFailure(`wallet-sim: cannot open the tenants ${where}, nothing started:\n${(e as Error).message}`);
   }
   let tenants: TenantRegistry;
   const metrics = new HostMetrics(() => tenants);
@@ -180,7 +186,7 @@ export async function openHostedServer(
       watch: metrics.watch,
       hostToken,
       book,
-      stores: o.store === 'file' ? fileStores(o.data!, backend) : memoryStores(backend),
+      stores,
       max: o.maxTenants,
       maxPlayers: backend.maxPlayers,
       limits: {

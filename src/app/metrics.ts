@@ -71,12 +71,17 @@ export class HostMetrics {
     });
   }
 
-  /** Follows a tenant's journal (its callbacks by event and code); the returned function stops, forgetting its series. */
+  /**
+   * Follows a tenant's journal (its callbacks by event and code, answered by this process); the
+   * returned function stops, forgetting its series.
+   */
   watch = (tenant: HostedTenant): (() => void) => {
     // One counter child per event and code, found by a string key: no label object hashed per callback.
     const children = new Map<string, { inc(): void }>();
     this.seen.set(tenant.id, children);
-    const unsubscribe = tenant.sim.journal.subscribe((entry) => {
+    // The entries this process kept (with several processes on Redis, each counts its own callbacks).
+    const { journal } = tenant.sim;
+    const unsubscribe = (journal.tap ?? journal.subscribe).call(journal, (entry) => {
       const event = entry.event_type ?? '';
       const code = entry.code ?? '';
       const key = `${event}\u0000${code}`;

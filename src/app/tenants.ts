@@ -1,30 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { join } from 'node:path';
-import type { Simulator } from '../core/simulator.js';
-import { type ActiveScenario, compileScenario, loadScenarioFile } from '../core/scenario/scenario.js';
-import { bundledScenarios, SCENARIOS_DIR } from '../kernel/paths.js';
-import { checkHostable } from '../core/scenario/proxy-check.js';
-import type { Scenario, Tenant, TenantCreate } from '../protocol/types.generated.js';
-import { reportOf } from '../grading/grade.js';
-import { testResults } from '../evidence/statement.js';
-import { type Clock, InFlightLimit, RateLimit } from '../http/rate-limit.js';
-import {
-  type HostedTenant,
-  type Issued,
-  type TenantDirectory,
-  TenantLimit,
-  type TenantLimits,
-  UnknownScenario,
-} from '../routes/tenant-directory.js';
+import { compileScenario } from '../core/scenario/scenario.js';
+import type { Tenant, TenantCreate } from '../protocol/types.generated.js';
+import type { Clock } from '../http/rate-limit.js';
+import { DEFAULT_CALLBACKS_IN_FLIGHT, LiveTenant, scenarioOf, verdictOf } from './live-tenant.js';
+import { type TenantBook, TenantGone, type TenantRecord, type TenantStores } from './tenant-book.js';
+import { type HostedTenant, type Issued, type TenantDirectory, TenantLimit, type TenantLimits } from '../routes/tenant-directory.js';
+
+export type { SharedBook, TenantBook, TenantRecord, TenantStores } from './tenant-book.js';
 
 /*
  * Hosted mode's tenants: each holds one simulator over its own store namespace (./hosted.ts opens
  * it), found by id or by the hash of its token. Tokens are never kept: only their SHA-256 (they are
  * 256 random bits, so a fast hash is enough), compared as digests.
  */
-
-/** The scenario a tenant gets when POST /tenants names none. */
-export const DEFAULT_TENANT_SCENARIO = 'certification';
 
 /** Per-tenant defaults: a tenant is one integrator's certification runs, not a production load (docs/hosted.md). */
 export const TENANT_DEFAULTS = {
@@ -33,86 +21,16 @@ export const TENANT_DEFAULTS = {
   retainTransactions: 100_000,
   players: 10_000,
   callbacksPerSecond: 50,
-  callbacksInFlight: 100,
+  callbacksInFlight: DEFAULT_CALLBACKS_IN_FLIGHT,
   adminPerMinute: 600,
   listeners: 5,
 } as const;
-
-/** What the registry keeps of a tenant (and what a durable store writes): never its token. */
-export interface TenantRecord {
-  id: string;
-  name: string;
-  created_at: string;
-  token_sha256: string;
-  credentials: { api_id: string; api_key: string };
-  /** The scenario it was created with. */
-  scenario: Scenario;
-}
-
-/** Where the records live: memory, a file, Redis (./tenant-books.ts). */
-export interface TenantBook {
-  load(): Promise<TenantRecord[]>;
-  /** Durable before it resolves (a 201 is never lost). */
-  put(record: TenantRecord): Promise<void>;
-  remove(id: string): Promise<void>;
-}
-
-/** Opens a tenant's simulator over its own namespace of the store; `drop` deletes its data. */
-export interface TenantStores {
-  open(record: TenantRecord, scenario: ActiveScenario): Promise<Simulator>;
-  /** Closes the simulator's store and deletes everything it held. */
-  drop(id: string, sim: Simulator): Promise<void>;
-}
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 /** 128 random bits, URL-safe: a path nobody guesses. */
 export const newTenantId = () => random(16);
 const newToken = () => `wst_${random(32)}`;
-
-class LiveTenant implements HostedTenant {
-  callbacks = 0;
-  lastActivity: number | undefined;
-  private ender = new AbortController();
-  readonly callbackLimit: RateLimit;
-  readonly adminLimit: RateLimit;
-  readonly inFlight: InFlightLimit;
-
-  constructor(
-    public record: TenantRecord,
-    readonly sim: Simulator,
-    limits: TenantLimits,
-    private readonly now: Clock,
-  ) {
-    this.callbackLimit = new RateLimit(limits.callbacksPerSecond, 1000, now);
-    this.adminLimit = new RateLimit(limits.adminPerMinute, 60_000, now);
-    this.inFlight = new InFlightLimit(limits.callbacksInFlight ?? TENANT_DEFAULTS.callbacksInFlight);
-  }
-
-  get id() {
-    return this.record.id;
-  }
-  get name() {
-    return this.record.name;
-  }
-  get credentials() {
-    return this.record.credentials;
-  }
-  get streamsEnd(): AbortSignal {
-    return this.ender.signal;
-  }
-
-  touched(callback: boolean): void {
-    if (callback) this.callbacks++;
-    this.lastActivity = this.now();
-  }
-
-  /** Its token changed or it is gone: the streams opened with the old one end. */
-  endStreams(): void {
-    this.ender.abort();
-    this.ender = new AbortController();
-  }
-}
 
 export class TenantRegistry implements TenantDirectory {
   private readonly tenants = new Map<string, LiveTenant>();
@@ -123,6 +41,13 @@ export class TenantRegistry implements TenantDirectory {
   /** Set by whoever follows the tenants (metrics): a tenant added is followed until it goes. */
   watch?: (tenant: HostedTenant) => () => void;
   private readonly unwatch = new Map<string, () => void>();
+  /** A shared book: ids created here and not in the book yet (a sync does not take them for deleted). */
+  private readonly pendingIds = new Set<string>();
+  /** Per tenant id, what is under way (a refresh, a rotation, a removal): one at a time. */
+  private readonly busy = new Map<string, Promise<unknown>>();
+  private syncing?: Promise<void>;
+  private queued?: Promise<void>;
+  private closed = false;
 
   private constructor(
     private readonly hostDigest: Buffer,
@@ -153,6 +78,7 @@ export class TenantRegistry implements TenantDirectory {
     const registry = new TenantRegistry(sha256(o.hostToken), o.book, o.stores, o.max, o.limits, o.now ?? Date.now, o.maxPlayers);
     registry.watch = o.watch;
     for (const record of await o.book.load()) await registry.add(record);
+    o.book.others?.follow(() => void registry.sync().catch(() => undefined));
     return registry;
   }
 
@@ -184,9 +110,75 @@ export class TenantRegistry implements TenantDirectory {
     return this.byToken.get(digest.toString('hex'));
   }
 
+  /** The tenant with this id: one this process serves, or (a shared book) one another process created. */
+  async find(id: string): Promise<HostedTenant | undefined> {
+    return this.tenants.get(id) ?? (this.book.others ? this.serial(id, () => this.refresh(id)) : undefined);
+  }
+
+  /** Who holds `token`, asking a shared book when no tenant of this process does (a tenant created or rotated elsewhere). */
+  async holder(token: string): Promise<'host' | HostedTenant | undefined> {
+    const known = this.whose(token);
+    if (known || !this.book.others) return known;
+    const digest = sha256(token).toString('hex');
+    const id = await this.book.others.idOfToken(digest);
+    if (id === undefined) return undefined;
+    const tenant = await this.serial(id, () => this.refresh(id));
+    return tenant?.record.token_sha256 === digest ? tenant : undefined;
+  }
+
+  /** Runs `run` after whatever is under way for tenant `id` (one refresh, rotation or removal at a time). */
+  private serial<T>(id: string, run: () => Promise<T>): Promise<T> {
+    const mine = (this.busy.get(id) ?? Promise.resolve()).catch(() => undefined).then(run);
+    this.busy.set(id, mine);
+    const done = () => {
+      if (this.busy.get(id) === mine) this.busy.delete(id);
+    };
+    mine.then(done, done);
+    return mine;
+  }
+
+  /** This process's copy of tenant `id` brought in line with the shared book: added, its token changed, or dropped. */
+  private async refresh(id: string): Promise<LiveTenant | undefined> {
+    const record = await this.book.others!.find(id);
+    const known = this.tenants.get(id);
+    if (!record) {
+      if (known && !this.pendingIds.has(id)) await this.forget(known);
+      return this.pendingIds.has(id) ? known : undefined;
+    }
+    if (!known) return this.closed ? undefined : this.add(record);
+    if (known.record.token_sha256 !== record.token_sha256) this.retoken(known, record);
+    return known;
+  }
+
+  /**
+   * Catches up with what other processes did to the tenants (a shared book; its `follow` calls
+   * this): one sync at a time, and one more queued when asked meanwhile.
+   */
+  sync(): Promise<void> {
+    if (!this.book.others || this.closed) return Promise.resolve();
+    if (this.queued) return this.queued;
+    if (!this.syncing) return (this.syncing = this.syncOnce().finally(() => (this.syncing = undefined)));
+    return (this.queued = this.syncing
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.sync();
+      }));
+  }
+
+  private async syncOnce(): Promise<void> {
+    const index = await this.book.others!.index();
+    for (const id of new Set([...index.keys(), ...this.tenants.keys()])) {
+      const known = this.tenants.get(id);
+      if (known?.record.token_sha256 === index.get(id) || this.closed) continue;
+      await this.serial(id, () => this.refresh(id)).catch(() => undefined); // (a record that does not compile stays out)
+    }
+  }
+
   async create(request: TenantCreate): Promise<Issued> {
     if (this.tenants.size + this.creating >= this.max) throw new TenantLimit(this.max);
     this.creating++;
+    let id: string | undefined;
     try {
       const scenario = scenarioOf(request.scenario, this.maxPlayers); // a ScenarioError or UnknownScenario: nothing created
       const token = newToken();
@@ -198,6 +190,7 @@ export class TenantRegistry implements TenantDirectory {
         credentials: { api_id: `tenant-${random(6)}`, api_key: random(24) },
         scenario: scenario.source,
       };
+      this.pendingIds.add((id = record.id));
       const tenant = await this.add(record);
       try {
         await this.book.put(record);
@@ -208,10 +201,12 @@ export class TenantRegistry implements TenantDirectory {
       return { tenant, token };
     } finally {
       this.creating--;
+      if (id) this.pendingIds.delete(id);
     }
   }
 
   async list(): Promise<Tenant[]> {
+    await this.sync().catch(() => undefined); // (Redis away: this process's tenants)
     const listed: Tenant[] = [];
     for (const t of this.tenants.values()) {
       listed.push({
@@ -228,11 +223,13 @@ export class TenantRegistry implements TenantDirectory {
   }
 
   async remove(id: string): Promise<boolean> {
-    const tenant = this.tenants.get(id);
-    if (!tenant) return false;
-    await this.book.remove(id);
-    await this.forget(tenant);
-    return true;
+    if (!(await this.find(id))) return false;
+    return this.serial(id, async () => {
+      await this.book.remove(id);
+      const tenant = this.tenants.get(id);
+      if (tenant) await this.forget(tenant);
+      return true;
+    });
   }
 
   private async forget(tenant: LiveTenant): Promise<void> {
@@ -245,48 +242,41 @@ export class TenantRegistry implements TenantDirectory {
   }
 
   async rotate(id: string): Promise<Issued | undefined> {
-    const tenant = this.tenants.get(id);
-    if (!tenant) return undefined;
-    const token = newToken();
-    const record = { ...tenant.record, token_sha256: sha256(token).toString('hex') };
-    await this.book.put(record);
+    if (!(await this.find(id))) return undefined;
+    return this.serial(id, async () => {
+      const tenant = this.tenants.get(id);
+      if (!tenant) return undefined;
+      const token = newToken();
+      const record = { ...tenant.record, token_sha256: sha256(token).toString('hex') };
+      try {
+        await this.book.put(record, true);
+      } catch (e) {
+        if (!(e instanceof TenantGone)) throw e;
+        await this.forget(tenant); // deleted by another process meanwhile
+        return undefined;
+      }
+      this.retoken(tenant, record);
+      return { tenant, token };
+    });
+  }
+
+  /** A new token digest for a tenant: the old token stops working, its streams end. */
+  private retoken(tenant: LiveTenant, record: TenantRecord): void {
     this.byToken.delete(tenant.record.token_sha256);
     tenant.record = record;
     this.byToken.set(record.token_sha256, tenant);
     tenant.endStreams();
-    return { tenant, token };
   }
 
   /** Every tenant's simulator closed (the host is stopping). */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.syncing?.catch(() => undefined);
+    await Promise.all([...this.busy.values()].map((p) => p.catch(() => undefined)));
     for (const t of this.tenants.values()) {
       t.endStreams();
       await t.sim.wallet.close();
       await t.sim.backend.close();
     }
   }
-}
-
-/** A bundled scenario's name (never a path: a tenant reads no file of the host) or a whole document. */
-function scenarioOf(given: TenantCreate['scenario'], maxPlayers?: number): ActiveScenario {
-  if (given === undefined || typeof given === 'string') {
-    const name = given ?? DEFAULT_TENANT_SCENARIO;
-    const names = bundledScenarios();
-    if (!names.includes(name))
-      throw new UnknownScenario(
-        `/scenario "${name}" is no bundled scenario: name one of ${names.join(', ')}, or send a whole scenario document`,
-      );
-    return loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`));
-  }
-  const scenario = compileScenario(given, 'scenario');
-  checkHostable(scenario, 'scenario', maxPlayers);
-  return scenario;
-}
-
-/** The current session's verdict as a signed statement would state it. */
-async function verdictOf(sim: Simulator): Promise<Tenant['verdict']> {
-  const { grader, info } = await sim.currentGrading();
-  const report = reportOf(grader, { now: new Date(), scenario: sim.scenario.source.name, session: { ...info, seed: sim.seed } });
-  if (report.checks.every((c) => c.status === 'not_exercised')) return 'NOT_EXERCISED';
-  return testResults(report.checks).result;
 }

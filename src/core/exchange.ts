@@ -114,6 +114,11 @@ export interface JournalStore {
   count(filter?: JournalFilter): Awaitable<number>;
   /** Calls `listener` with every entry kept from now on; returns the unsubscribe function. */
   subscribe(listener: JournalListener): () => void;
+  /**
+   * A journal shared by several processes: `listener` hears only the entries this process keeps
+   * (hosted mode's metrics, per process). Without it, `subscribe` hears only those anyway.
+   */
+  tap?(listener: JournalListener): () => void;
   reset(): Awaitable<void>;
 }
 

@@ -114,12 +114,15 @@ export class SharedGrading implements Grading<GradingSession> {
     return s;
   }
 
-  /** Joins the current session (or begins the first), folds what its stream holds and follows it. */
-  async join(): Promise<void> {
+  /**
+   * Joins the current session (or begins the first), folds what its stream holds and follows it
+   * (`follow` false: folds on demand only, src/grading/on-demand.ts, with no connection of its own).
+   */
+  async join(follow = true): Promise<void> {
     const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString() };
     await this.client.set(this.sessionKey, JSON.stringify(doc), 'NX');
     await this.catchUp();
-    void this.follow();
+    if (follow) void this.follow();
   }
 
   /** Begins a new session for every process (a reset). */

@@ -42,9 +42,14 @@ export interface Issued {
 export interface TenantDirectory {
   /** --max-tenants. */
   readonly max: number;
+  /** A tenant this process serves (no store read). */
   get(id: string): HostedTenant | undefined;
-  /** Who holds `token`: the host, a tenant, or nobody. */
+  /** Who holds `token` among the host and the tenants this process serves (no store read). */
   whose(token: string): 'host' | HostedTenant | undefined;
+  /** As `get`, asking the store when this process does not serve it yet (several processes on one Redis). */
+  find(id: string): Promise<HostedTenant | undefined>;
+  /** As `whose`, asking the store when no tenant of this process holds it (a tenant created or rotated by another process). */
+  holder(token: string): Promise<'host' | HostedTenant | undefined>;
   /** Creates a tenant (a TenantLimit at --max-tenants; a ScenarioError for a bad scenario). */
   create(request: TenantCreate): Promise<Issued>;
   list(): Promise<Tenant[]>;

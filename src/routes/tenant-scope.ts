@@ -54,8 +54,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
   await app.register(async (callbacks: FastifyInstance) => {
-    callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      const tenant = tenants.get(idOf(request));
+    const admit = (request: FastifyRequest, reply: FastifyReply, done: () => void, tenant: HostedTenant | undefined) => {
       if (!tenant) return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
       const refused = tenant.callbackLimit.take();
       if (refused) {
@@ -73,6 +72,15 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
       found.set(request, tenant);
       tenant.touched(true);
       done();
+    };
+    callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const tenant = tenants.get(idOf(request));
+      if (tenant) return admit(request, reply, done, tenant);
+      // Not served here yet: created by another process on the same store, or no tenant at all.
+      tenants.find(idOf(request)).then(
+        (found) => admit(request, reply, done, found),
+        (e: Error) => void sendApiErrorText(reply, apiError('STORE_UNREACHABLE', e.message)),
+      );
     });
     const { answered } = o;
     if (answered)
@@ -83,13 +91,20 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     await callbacks.register(callbackRoutes, { simOf, path: '/callback', bodyLimit: o.bodyLimit });
   });
 
-  const authorize = (request: FastifyRequest): ApiErrorReply | undefined => {
+  const authorize = async (request: FastifyRequest): Promise<ApiErrorReply | undefined> => {
+    try {
+      return await admitted(request);
+    } catch (e) {
+      return apiError('STORE_UNREACHABLE', (e as Error).message); // (a store shared with other processes, unreachable)
+    }
+  };
+  const admitted = async (request: FastifyRequest): Promise<ApiErrorReply | undefined> => {
     const token = bearerOf(request);
-    const holder = token === undefined ? undefined : tenants.whose(token);
+    const holder = token === undefined ? undefined : (tenants.whose(token) ?? (await tenants.holder(token)));
     if (holder === undefined) return apiError('UNAUTHORIZED', TENANT_UNAUTHORIZED);
     const id = idOf(request);
     if (holder !== 'host' && holder.id !== id) return apiError('FORBIDDEN', TENANT_FORBIDDEN);
-    const tenant = holder === 'host' ? tenants.get(id) : holder;
+    const tenant = holder === 'host' ? (tenants.get(id) ?? (await tenants.find(id))) : holder;
     if (!tenant) return apiError('TENANT_UNKNOWN', id);
     if (holder !== 'host') {
       const refused = tenant.adminLimit.take();

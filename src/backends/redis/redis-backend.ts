@@ -5,6 +5,7 @@ import type { Change } from '../../ledger/change.js';
 import { readRedisLedger } from './ledger.js';
 import { RedisStore, type RedisStoreOptions } from './redis-store.js';
 import { RedisShared } from './shared.js';
+import type { Channels } from './channels.js';
 
 /**
  * `--store redis --redis-url <url>`: one wallet for every wallet-sim process on that Redis
@@ -24,8 +25,13 @@ export class RedisBackend implements Backend {
     readonly store: RedisStore,
     /** The options it was opened with (the journal's bounds among them, for its composer). */
     readonly options: BackendOptions,
+    /**
+     * Hosted mode: the subscriber this wallet shares with the process's others (src/backends/redis/hub.ts);
+     * the grading session then folds on demand instead of reading on a connection of its own.
+     */
+    readonly channels?: Channels,
   ) {
-    this.shared = new RedisShared(store.client, store.prefix, (sent) => store.exchange(sent));
+    this.shared = new RedisShared(store.client, store.prefix, (sent) => store.exchange(sent), channels);
     this.counters = this.shared;
     store.onClose(() => {
       for (const close of this.users) close();
@@ -46,6 +52,11 @@ export class RedisBackend implements Backend {
   /** Connects; an unreachable Redis throws an Error naming the URL. */
   static async open(url: string, options: BackendOptions & Omit<RedisStoreOptions, 'retainTransactions'> = {}): Promise<RedisBackend> {
     return new RedisBackend(await RedisStore.open(url, { ...options, retainTransactions: options.retainTransactions }), options);
+  }
+
+  /** A wallet on a store over a shared connection, its word through `channels` (RedisHub.backend). */
+  static over(store: RedisStore, options: BackendOptions, channels: Channels): RedisBackend {
+    return new RedisBackend(store, options, channels);
   }
 
   /** The store's connection and key prefix (the journal, the counters and the grading use them too). */

@@ -49,22 +49,34 @@ export class RedisStore implements Store {
     readonly link: RedisLink,
     readonly prefix: string,
     readonly retain: number,
+    /** Whether the connection is this store's own (closed with it), or shared by several stores (hosted mode's tenants). */
+    private readonly ownsLink = true,
   ) {
     this.at = new Generation(prefix, link.url);
   }
 
-  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
+  /** A connection ready for stores: their scripts defined, its writes coalesced (one per connection). */
+  static async connect(url: string, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS): Promise<RedisLink> {
     const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
     client.defineCommand('walletRead', { lua: READ });
     coalesceWrites(client);
+    return new RedisLink(client, url, timeoutMs);
+  }
+
+  static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    return RedisStore.over(await RedisStore.connect(url, options.timeoutMs), options, true);
+  }
+
+  /** A store on a connection from `connect` (`owned`: closed with the store; else shared and left open). */
+  static async over(link: RedisLink, options: RedisStoreOptions = {}, owned = false): Promise<RedisStore> {
     const store = new RedisStore(
-      new RedisLink(client, url, timeoutMs),
+      link,
       options.prefix ?? DEFAULT_REDIS_PREFIX,
       options.retainTransactions ?? Number.POSITIVE_INFINITY,
+      owned,
     );
-    await client.set(store.genKey, '0', 'NX');
+    await link.client.set(store.genKey, '0', 'NX');
     await store.refreshGeneration();
     return store;
   }
@@ -278,9 +290,9 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.link.close();
+    if (this.ownsLink) this.link.close();
     for (const closer of this.closers.splice(0)) closer();
     await this.locks.idle();
-    this.client.disconnect();
+    if (this.ownsLink) this.client.disconnect();
   }
 }

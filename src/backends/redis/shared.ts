@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Scenario } from '../../protocol/types.generated.js';
 import type { RuleCounters } from '../../core/scenario/rules.js';
 import type { Counters } from '../backend.js';
-import { REDIS_OPTIONS } from './connection.js';
+import { type Channels, ownChannels } from './channels.js';
 
 /** Fires a rule unless it fired `times` already (ARGV[2] empty: no cap), atomically. */
 const FIRE = `
@@ -41,7 +41,8 @@ function results(replies: [Error | null, unknown][] | null): unknown[] {
 export class RedisShared implements Counters {
   readonly id = randomUUID();
   private version = '0';
-  private subscriber?: Redis;
+  /** Stops listening to the other processes' word. */
+  private unlisten?: () => void;
   private listener?: (scenario: Scenario) => void;
   /** Takes a journal id for the player's callback being counted, in the same round trip (RedisJournal.reserve). */
   reserveId?: (userId: string) => void;
@@ -51,6 +52,8 @@ export class RedisShared implements Counters {
     private readonly prefix: string,
     /** The store's link: a counter that gets no reply in time marks Redis frozen for every user. */
     private readonly exchange: <T>(sent: Promise<T>) => Promise<T> = (sent) => sent,
+    /** Where word of the other processes comes from: a subscriber of its own, or one shared by the process's wallets (hosted mode). */
+    private readonly channels: Channels = ownChannels(client),
   ) {
     client.defineCommand('walletFire', { numberOfKeys: 1, lua: FIRE });
   }
@@ -77,22 +80,15 @@ export class RedisShared implements Counters {
       string | null,
     ];
     this.version = version ?? '0';
-    this.subscriber = this.client.duplicate({ ...REDIS_OPTIONS, commandTimeout: this.client.options.commandTimeout, lazyConnect: true });
-    this.subscriber.on('error', () => {
-      /* reconnects by itself; callbacks report the state */
-    });
-    this.subscriber.on('message', (_channel: string, message: string) => {
-      const { from } = JSON.parse(message) as { from: string };
-      if (from !== this.id) void this.resync();
-    });
-    // After a reconnect, what was published meanwhile was missed: read the state again.
-    let first = true;
-    this.subscriber.on('ready', () => {
-      void this.subscriber!.subscribe(this.key('events')).catch(() => {});
-      if (!first) void this.resync();
-      first = false;
-    });
-    await this.subscriber.connect();
+    this.unlisten = await this.channels.listen(
+      this.key('events'),
+      (message) => {
+        const { from } = JSON.parse(message) as { from: string };
+        if (from !== this.id) void this.resync();
+      },
+      // After a reconnect, what was published meanwhile was missed: read the state again.
+      () => void this.resync(),
+    );
     return set === 'OK' ? undefined : (JSON.parse(doc) as Scenario);
   }
 
@@ -188,6 +184,6 @@ export class RedisShared implements Counters {
   };
 
   close(): void {
-    this.subscriber?.disconnect();
+    this.unlisten?.();
   }
 }

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { BackendOptions } from '../backends/backend.js';
+import { RedisHub } from '../backends/redis/hub.js';
+import { escapeGlob } from '../backends/redis/records.js';
+import { TenantLimit } from '../routes/tenant-directory.js';
+import { openSimulator } from './compose.js';
+import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type TenantStores } from './tenant-book.js';
+
+/*
+ * `start --hosted --store redis`: every process on one Redis serves every tenant (docs/hosted.md,
+ * "Several processes on Redis"). Under --redis-prefix (`wallet-sim:` by default):
+ *
+ *   tenants            hash id → the tenant's record (JSON: name, token digest, credentials, scenario)
+ *   tenants:tokens     hash token digest → id
+ *   tenants:version    bumped by every creation, rotation and deletion
+ *   tenants:events     pub/sub: {"from": <process>} after each of them
+ *   t:<id>:…           everything of tenant <id>: its wallet, counters, scenario, journal, grading
+ *                      (the single-tenant keys of docs/scale-out.md, under this prefix)
+ */
+
+/** How often a process checks `tenants:version` (the bound when word of a change was lost). */
+export const TENANTS_CHECK_MS = 1000;
+
+/** Where tenant `id`'s keys live. */
+export const tenantPrefix = (base: string, id: string) => `${base}t:${id}:`;
+
+/** Adds or replaces a record: 0 when a new one would pass --max-tenants, -1 when the one replaced is gone. */
+const PUT = `
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old then
+  redis.call('HDEL', KEYS[2], cjson.decode(old).token_sha256)
+elseif ARGV[5] == '1' then
+  return -1
+elseif redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+redis.call('INCR', KEYS[3])
+return 1
+`;
+
+const REMOVE = `
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if not old then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], cjson.decode(old).token_sha256)
+redis.call('INCR', KEYS[3])
+return 1
+`;
+
+type BookClient = Redis & {
+  tenantPut(...args: string[]): Promise<number>;
+  tenantRemove(...args: string[]): Promise<number>;
+};
+
+const parsed = (text: string): TenantRecord | undefined => {
+  try {
+    return JSON.parse(text) as TenantRecord;
+  } catch {
+    return undefined; // not a record of ours (edited by hand): left out
+  }
+};
+
+/** The tenants' records in Redis, shared by every process: a write is acknowledged by Redis before its answer. */
+export class RedisBook implements TenantBook, SharedBook {
+  readonly others = this;
+  private readonly from = randomUUID();
+  private timer?: NodeJS.Timeout;
+  private unlisten?: () => void;
+
+  constructor(
+    private readonly hub: RedisHub,
+    private readonly base: string,
+    /** --max-tenants, over every process. */
+    private readonly max: number,
+  ) {
+    hub.client.defineCommand('tenantPut', { numberOfKeys: 3, lua: PUT });
+    hub.client.defineCommand('tenantRemove', { numberOfKeys: 3, lua: REMOVE });
+  }
+
+  private get keys(): [string, string, string] {
+    return [`${this.base}tenants`, `${this.base}tenants:tokens`, `${this.base}tenants:version`];
+  }
+
+  /** The channel of word between processes (it matches one of `patterns`). */
+  private get channel(): string {
+    return `${this.base}tenants:events`;
+  }
+
+  /** What the hub's subscriber must hear: this book's word and every tenant's. */
+  static patterns(base: string): string[] {
+    return [`${escapeGlob(base)}tenants:events`, `${escapeGlob(tenantPrefix(base, ''))}*`];
+  }
+
+  private send<T>(sent: Promise<T>): Promise<T> {
+    return this.hub.link.exchange(sent);
+  }
+
+  private get client(): BookClient {
+    return this.hub.client as BookClient;
+  }
+
+  async load(): Promise<TenantRecord[]> {
+    const all = await this.send(this.client.hgetall(this.keys[0]));
+    const records = Object.values(all).flatMap((text) => parsed(text) ?? []);
+    return records.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+  }
+
+  async put(record: TenantRecord, replacing = false): Promise<void> {
+    const args = [record.id, JSON.stringify(record), record.token_sha256, String(this.max), replacing ? '1' : ''];
+    const done = await this.send(this.client.tenantPut(...this.keys, ...args));
+    if (done === 0) throw new TenantLimit(this.max);
+    if (done === -1) throw new TenantGone(`tenant ${record.id} was deleted`);
+    await this.tell();
+  }
+
+  async remove(id: string): Promise<void> {
+    if (await this.send(this.client.tenantRemove(...this.keys, id))) await this.tell();
+  }
+
+  /** Word to the other processes: they sync at once rather than at their next check. */
+  private tell(): Promise<unknown> {
+    return this.client.publish(this.channel, JSON.stringify({ from: this.from })).catch(() => undefined);
+  }
+
+  async find(id: string): Promise<TenantRecord | undefined> {
+    const text = await this.send(this.client.hget(this.keys[0], id));
+    return text === null ? undefined : parsed(text);
+  }
+
+  async idOfToken(digest: string): Promise<string | undefined> {
+    return (await this.send(this.client.hget(this.keys[1], digest))) ?? undefined;
+  }
+
+  async index(): Promise<Map<string, string>> {
+    const byDigest = await this.send(this.client.hgetall(this.keys[1]));
+    return new Map(Object.entries(byDigest).map(([digest, id]) => [id, digest]));
+  }
+
+  /** Word from another process, a reconnect of the subscriber, or `tenants:version` moved (checked every TENANTS_CHECK_MS). */
+  follow(changed: () => void): void {
+    let version: string | null | undefined;
+    const check = (): void =>
+      void this.client.get(this.keys[2]).then(
+        (now) => {
+          if (version !== undefined && now !== version) changed();
+          version = now;
+        },
+        () => undefined, // Redis away: the next check
+      );
+    check();
+    this.timer = setInterval(check, TENANTS_CHECK_MS).unref();
+    void this.hub.channels
+      .listen(
+        this.channel,
+        (message) => {
+          if ((JSON.parse(message) as { from?: string }).from !== this.from) changed();
+        },
+        changed,
+      )
+      .then((stop) => (this.unlisten = stop));
+  }
+
+  /** Stops following, and closes the hub's connections (after the registry closed its tenants). */
+  close(): Promise<void> {
+    clearInterval(this.timer);
+    this.unlisten?.();
+    this.hub.close();
+    return Promise.resolve();
+  }
+}
+
+/** Each tenant's wallet on the hub's connections, under `<base>t:<id>:`; a dropped tenant's keys are swept. */
+export function redisStores(hub: RedisHub, base: string, limits: BackendOptions): TenantStores {
+  return {
+    open: async (record, scenario) => {
+      const backend = await hub.backend(tenantPrefix(base, record.id), limits);
+      try {
+        return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
+      } catch (e) {
+        await backend.close();
+        throw e;
+      }
+    },
+    drop: async (id, sim) => {
+      await sim.backend.close();
+      // In the background: a tenant's keys are bounded (its limits), and nothing reads them any more.
+      void hub.sweep(tenantPrefix(base, id)).catch(() => undefined);
+    },
+  };
+}
+
+/** The book and the stores of a hosted process on Redis, on one hub (the book's `close`, after the registry's, closes it). */
+export async function openRedisTenants(o: { url: string; base: string; timeoutMs?: number; max: number; limits: BackendOptions }) {
+  const hub = await RedisHub.open(o.url, RedisBook.patterns(o.base), o.timeoutMs);
+  return { book: new RedisBook(hub, o.base, o.max), stores: redisStores(hub, o.base, o.limits) };
+}

@@ -1,0 +1,121 @@
+// docs/hosted.md, "Several processes on Redis": two hosted wallet-sims (two hosts in this process,
+// each with its own connections) on one redis-server serve every tenant, keep each tenant's keys
+// under its prefix, and hold two connections each however many tenants there are.
+import t from 'tap';
+import { Redis } from 'ioredis';
+import { startSimulator } from '../../src/app/start-simulator.js';
+import { bet } from '../helpers/app.js';
+import { eventually } from '../helpers/spawn-cli.js';
+import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
+
+const redis = await redisOrSkip(t);
+if (redis) {
+  const prefix = uniquePrefix('hosted');
+  const hosts = [];
+  for (let i = 0; i < 2; i++) {
+    const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN, store: 'redis', redisUrl: redis.url, redisPrefix: prefix });
+    t.teardown(() => host.close());
+    hosts.push(host);
+  }
+  const [a, b] = hosts.map((h) => h.url) as [string, string];
+  const admin = new Redis(redis.url);
+  t.teardown(() => admin.disconnect());
+
+  const json = async (res: Response) => ({ status: res.status, body: (await res.json().catch(() => undefined)) as any });
+  const create = async (base: string, name: string): Promise<Created> => {
+    const res = await json(
+      await fetch(`${base}/tenants`, {
+        method: 'POST',
+        headers: { ...asHost, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      }),
+    );
+    if (res.status !== 201) throw new Error(`POST /tenants: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as Created;
+  };
+  const callback = (base: string, tenant: Created, body: object) =>
+    fetch(`${base}/t/${tenant.id}/callback`, { method: 'POST', headers: callbackHeaders(tenant), body: JSON.stringify(body) }).then(json);
+  const get = (base: string, path: string, token: string) => fetch(`${base}${path}`, { headers: bearer(token) }).then(json);
+  const journalOf = async (base: string, tenant: Created) =>
+    ((await get(base, `/t/${tenant.id}/admin/journal`, tenant.token)).body.entries as { user_id: string }[]).map((e) => e.user_id);
+  /** Every key under the prefix (SCAN). */
+  const keys = async (match = `${prefix}*`) => {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await admin.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      found.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+    return found;
+  };
+  const connections = async () => ((await admin.client('LIST')) as string).trim().split('\n').length;
+
+  t.test('a tenant created on one process is served by the other, and two tenants see only their own traffic', async (t) => {
+    const x = await create(a, 'Acme');
+    const y = await create(b, 'Bravo');
+    // At once, on the other process: its first request finds the tenant in Redis.
+    t.equal((await callback(b, x, loginOf('alice'))).body.code, 'R0', "x's callback served by B");
+    const placed = await callback(a, x, bet('alice', 'G1', [['1', 'P', 100]], { currency: 'USD' }));
+    t.equal(placed.body.code, 'R0', "x's bet served by A");
+    t.equal((await callback(a, y, loginOf('bob'))).body.code, 'R0', "y's callback served by A");
+    t.equal((await callback(b, y, loginOf('mallory'))).body.code, 'R0');
+
+    for (const base of [a, b]) {
+      t.same(await journalOf(base, x), ['alice', 'alice'], "x's journal: both processes' callbacks, nothing of y's");
+      t.same(await journalOf(base, y), ['bob', 'mallory'], "y's journal: nothing of x's");
+      t.equal((await get(base, `/t/${x.id}/admin/players/alice`, x.token)).body.balance, placed.body.latest_balance, 'one ledger');
+      t.equal((await get(base, `/t/${y.id}/admin/players/alice`, y.token)).status, 404, "x's player is not y's");
+      t.equal((await get(base, `/t/${x.id}/admin/journal`, y.token)).status, 403, "y's token opens nothing of x");
+    }
+    const reports = await Promise.all([a, b].map((base) => get(base, `/t/${x.id}/admin/report`, x.token)));
+    const exercised = (r: { body: { checks: { status: string }[] } }) => r.body.checks.filter((c) => c.status !== 'not_exercised').length;
+    t.ok(exercised(reports[0]!) > 0, "x's report graded its callbacks");
+    t.equal(exercised(reports[0]!), exercised(reports[1]!), 'the same grading on both processes');
+
+    // A rotation on A: the new token opens x on B at once, the old one stops within the documented bound.
+    const rotated = await json(await fetch(`${a}/tenants/${x.id}/token`, { method: 'POST', headers: asHost }));
+    t.equal(rotated.status, 200);
+    t.equal((await get(b, `/t/${x.id}/admin/players`, rotated.body.token)).status, 200, 'the new token on B');
+    t.ok(
+      await eventually(async () => (await get(b, `/t/${x.id}/admin/players`, x.token)).status === 401, 5000),
+      'the old token refused on B',
+    );
+  });
+
+  t.test('every key of a tenant is under its prefix; a deleted tenant is refused on both and its keys go', async (t) => {
+    const z = await create(a, 'Zulu');
+    t.equal((await callback(b, z, loginOf('carol'))).body.code, 'R0');
+    const base = `${prefix}t:${z.id}:`;
+    const registry = new Set([`${prefix}tenants`, `${prefix}tenants:tokens`, `${prefix}tenants:version`]);
+    const strays = (await keys()).filter((k) => !registry.has(k) && !/^t:[\w-]+:/.test(k.slice(prefix.length)));
+    t.same(strays, [], 'every key is the registry or under a tenant prefix');
+    t.ok((await keys(`${base}*`)).length > 0, "z's keys are under its prefix");
+
+    const deleted = await fetch(`${b}/tenants/${z.id}`, { method: 'DELETE', headers: asHost });
+    t.equal(deleted.status, 204);
+    const refused = async (host: string) =>
+      (await callback(host, z, loginOf('carol'))).status === 404 && (await get(host, `/t/${z.id}/admin/players`, z.token)).status === 401;
+    t.ok(await refused(b), 'refused at once by the process that deleted it');
+    t.ok(await eventually(() => refused(a), 5000), 'refused by the other within the bound');
+    t.ok(await eventually(async () => (await keys(`${base}*`)).length === 0, 5000), "z's keys are gone");
+  });
+
+  t.test('connections stay flat as tenants are added', async (t) => {
+    const before = await connections();
+    t.ok(before <= 5, `${before} connections: two per process (commands, subscriber) and this test's`);
+    const made: Created[] = [];
+    for (let i = 0; i < 20; i++) made.push(await create(i % 2 ? a : b, `tenant ${i}`));
+    // Both processes serve all of them (each has opened each tenant's wallet).
+    for (const base of [a, b]) {
+      const ok = await eventually(async () => {
+        const listed = (await json(await fetch(`${base}/tenants`, { headers: asHost }))).body as { id: string }[];
+        return made.every((m) => listed.some((l) => l.id === m.id));
+      }, 10_000);
+      t.ok(ok, 'every tenant listed by each process');
+    }
+    t.equal((await callback(a, made[1]!, loginOf('dave'))).body.code, 'R0');
+    t.equal(await connections(), before, 'as many after 20 tenants more');
+  });
+}
