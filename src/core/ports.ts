@@ -7,7 +7,7 @@ import type { Fired, RuleCounters } from './scenario/rules.js';
 import type { Ledger } from '../ledger/ledger-entry.js';
 import type { Change } from '../ledger/change.js';
 import type { WalletState } from '../ledger/state.js';
-import type { Store } from '../ledger/store.js';
+import type { Seal, Store } from '../ledger/store.js';
 import type { Health, Scenario } from '../protocol/types.generated.js';
 import type { WalletConfig } from '../protocol/event.js';
 import type { Grading, JournalStore, WalletGradingOptions } from './exchange.js';
@@ -44,6 +44,11 @@ export interface WalletCall {
   rule?: Fired;
   /** The rule's effects, as the pipeline read them (once). */
   then?: RuleThen;
+  /**
+   * A shared store writes what this builds (the callback's journal entry and grading event) in the
+   * same atomic step as the decision it is given (Store.transact's `seal`); undefined: written apart.
+   */
+  seal?: (outcome: Outcome) => Seal | undefined;
 }
 
 /** What the wallet did with a callback. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Arrival, Attempt, Completion } from './attempt.js';
 import type { EntryHeaders, Grading } from '../core/exchange.js';
-import { arriveExchange, type GradingFeed } from './feed.js';
+import { arrivalOf, arriveExchange, type GradingFeed } from './feed.js';
 import { GradingSession } from './session.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
@@ -28,6 +28,9 @@ type Event =
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
+  // A callback answered at once, as its commit wrote it (journal id `i`, a field of its own): arrival,
+  // completion and findings (`a`, `c` and `f` in one).
+  | { t: 's'; a?: Arrival; d?: Completion; u?: string; c?: string[]; i?: number }
   // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
   | { t: 'ws'; x: WalletExchange }
   | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
@@ -191,7 +194,9 @@ export class SharedGrading implements Grading<GradingSession> {
       if (!after(id, this.last)) continue;
       this.last = id;
       try {
-        this.apply(JSON.parse(fields[1]!) as Event);
+        const e = JSON.parse(fields[1]!) as Event;
+        if (e.t === 's' && fields[2] === 'i') e.i = Number(fields[3]);
+        this.apply(e);
       } catch {
         // Not an event of ours: skipped.
       }
@@ -213,6 +218,9 @@ export class SharedGrading implements Grading<GradingSession> {
       const a = this.attempts.get(e.k);
       if (a) grader.complete(a, e.d);
       this.attempts.delete(e.k);
+    } else if (e.t === 's') {
+      if (e.a && e.d) grader.complete(grader.arrive({ ...e.a, id: e.i ?? 0 }), e.d);
+      if (e.c) grader.count(e.u, e.c);
     } else if (e.t === 'f') grader.count(e.u, e.c);
     else if (e.t === 'ws') this.session.wallet?.sent(e.x);
     else if (e.t === 'wa') {
@@ -273,6 +281,20 @@ export class SharedGrading implements Grading<GradingSession> {
       count: (u, codes) => {
         const c = [...codes];
         if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });
+      },
+      sealed: (x, d, codes) => {
+        const a = arrivalOf(x);
+        const c = [...codes];
+        if (!a && !c.length) return undefined;
+        const u = x.out.entry.user_id;
+        const e: Event = {
+          t: 's',
+          // (as `arrive` and `complete` write them: of the reply, what evidence cites and folding reads)
+          ...(a && { a: a.reply ? { ...a, reply: { status: a.reply.status, body: a.reply.body } } : a, d: { ...d, body: replyFacts(d.body) } }),
+          ...(u !== undefined && c.length && { u }),
+          ...(c.length && { c }),
+        };
+        return { key, maxLen: MAX_STREAM_EVENTS, event: JSON.stringify(e) };
       },
       ...(this.session.wallet && {
         wallet: {

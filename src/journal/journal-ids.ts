@@ -23,7 +23,7 @@ export class JournalIds {
 
   constructor(
     private readonly client: Redis,
-    private readonly key: string,
+    readonly key: string,
     /** Why Redis cannot serve now: no id is then asked for (0). */
     private readonly unavailable: () => string | undefined,
   ) {}
