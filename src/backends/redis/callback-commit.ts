@@ -30,8 +30,8 @@ export class RecordCache {
     if (marker === undefined || playerValue === undefined) return undefined;
     const values: (string | null)[] = [String(at.n), marker, playerValue, null];
     if (round !== undefined) values.push(this.values.get(round) ?? null, this.values.get(settled!) ?? null);
-    // (assumed: the transaction is new, nothing of it forgotten; the commit checks it)
-    return viewOf(at, watch, [values, watch.hashes.map(() => 0), 1, watch.required.length]);
+    // (assumed: the transaction is new, nothing of it forgotten, an absent player not listed; the commit checks it)
+    return viewOf(at, watch, [values, watch.hashes.map(() => 0), 0, watch.required.length]);
   }
 
   /** Keeps what Redis holds for a callback's player and round (read, or answered by a failed check). */
@@ -95,13 +95,14 @@ export async function commitCallback<T extends Decided>(
   seal?: (decided: T) => Seal | undefined,
 ): Promise<T> {
   let answered: Read | undefined; // what the last failed check answered
+  let raced = false; // beaten on what Redis answered: read afresh after the back-off
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const failure = ctx.failure();
     if (failure) throw new Error(failure);
     const gen = ctx.at.n;
     const watch = watchOf(ctx.at, keys);
-    let read = answered ?? ctx.cache.read(ctx.at, watch);
-    const fromRedis = answered !== undefined || read === undefined;
+    let read: Read | undefined = answered ?? (raced ? undefined : ctx.cache.read(ctx.at, watch));
+    const fromRedis: boolean = answered !== undefined || read === undefined;
     answered = undefined;
     if (!read) {
       read = await readView(ctx.client, ctx.at, watch, (sent) => ctx.exchange(sent));
@@ -127,10 +128,15 @@ export async function commitCallback<T extends Decided>(
     }
     const current = reply.slice(1) as ReadReply;
     ctx.cache.remember(watch, current[0]);
-    answered = viewOf(ctx.at, watch, current); // (undefined: reset by another process: read the new generation)
+    raced = fromRedis;
+    if (!raced) {
+      // The cache was stale: decide again on what the check answered (undefined: reset by another process).
+      answered = viewOf(ctx.at, watch, current);
+      continue;
+    }
     // Decided on what Redis answered and still beaten: another process won the race. A jittered
-    // back-off, so that two that collided do not collide again in lockstep.
-    if (fromRedis) await sleep(Math.random() * Math.min(2 ** attempt, 50));
+    // back-off, so that two that collided do not collide again in lockstep; then a fresh read.
+    await sleep(Math.random() * Math.min(2 ** attempt, 50));
   }
   throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
 }

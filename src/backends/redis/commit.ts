@@ -9,7 +9,7 @@ import type { Watch } from './view.js';
  *
  * 1. Check: every watched key (generation, marker, player, transaction, round, settled round) still
  *    holds the value the decision was made on ('' for absent), the ids are forgotten or not as
- *    assumed, and the required keys exist. If not, change nothing and answer what a read would
+ *    assumed, the required keys exist and an absent player is not listed. If not, change nothing and answer what a read would
  *    (READ's reply): the failed check is the next attempt's read.
  * 2. Apply the writes (flat: each its number of words, then the words), trim the transaction index
  *    to the bound (forgetting the oldest ids), count the callback when asked.
@@ -40,7 +40,11 @@ i = i + 2 + 2 * h
 local players, user, r = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
 local present = redis.call('EXISTS', unpack(ARGV, i + 3, i + 2 + r))
 if present < r then same = false end
-if not same then return {0, values, flags, redis.call('SISMEMBER', players, user), present} end
+-- A player absent but listed: Redis lost the state (the process then says so).
+local listed = 0
+if not values[3] then listed = redis.call('SISMEMBER', players, user) end
+if listed == 1 then same = false end
+if not same then return {0, values, flags, listed, present} end
 i = i + 3 + r
 for _ = 1, tonumber(ARGV[i]) do
   local n = tonumber(ARGV[i + 1])
