@@ -53,7 +53,7 @@ export function processCallback(
   if (!intake.authenticated) return toWallet(sim, input, intake, walletFeed, undefined);
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
-  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
+  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId, !sim.rulesDraw);
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);

@@ -112,8 +112,12 @@ export interface Backend {
 
 /** Counts kept per session: every process of a shared backend counts together. */
 export interface Counters {
-  /** Counts an authenticated callback of `userId`: its number in the session, from 1. */
-  countCall(userId: string): number | Promise<number>;
+  /**
+   * Counts an authenticated callback of `userId`: its number in the session, from 1. `unread`: no
+   * rule draws, nobody reads the number (a shared backend may then count it in the callback's
+   * commit, and resolve with 0).
+   */
+  countCall(userId: string, unread?: boolean): number | Promise<number>;
   /** A new session: every player's count starts again from 1. */
   resetCalls(): Promise<void>;
   /** The rules' match and fire counts when the backend keeps them; else the rule engine counts in this process. */

@@ -60,24 +60,30 @@ if (redis) {
     return perCallback;
   };
 
-  const oneScript = (t: Test, perCallback: string[][]) => {
-    for (const [i, commands] of perCallback.entries())
-      t.same(
-        commands,
-        ['hincrby', 'evalsha'],
-        `callback ${i + 1}: the count, then one script: check, commit, journal entry and grading event (${commands.join(' ')})`,
-      );
+  const sent = (t: Test, perCallback: string[][], expected: string[], what: string) => {
+    for (const [i, commands] of perCallback.entries()) t.same(commands, expected, `callback ${i + 1}: ${what} (${commands.join(' ')})`);
   };
 
-  t.test('a login, a bet and its result: one script each, after the count', async (t) => {
-    // No rule draws, so nothing waits for the count: the script leaves in the same write.
-    oneScript(t, await commandsOf(t));
+  t.test('a login, a bet and its result: one script each, the count in it', async (t) => {
+    // No rule draws, so nobody reads the count: the script counts the callback too.
+    sent(t, await commandsOf(t), ['evalsha'], 'one script: check, commit, count, journal entry and grading event');
   });
 
   t.test('a rule that draws: the script waits for the count, the draw input', async (t) => {
     // It draws (so every callback's count is read), for another player (so it never fires here).
     const draws = { name: 'elsewhere', when: { user_id: 'someone-else' }, then: { code: 'R1' as const }, probability: 0.5 };
-    oneScript(t, await commandsOf(t, { rules: [draws] }));
+    sent(t, await commandsOf(t, { rules: [draws] }), ['hincrby', 'evalsha'], 'the count, then one script');
+  });
+
+  t.test('counts kept: in the script, or on their own when no script takes them', async (t) => {
+    const { app, store } = await open(t);
+    await send(app, login('c1'), HEADERS);
+    // Concurrent callbacks of one player: the first script takes the counts of its turn, the rest go on their own.
+    const replies = await Promise.all(Array.from({ length: 5 }, () => send(app, login('c1'), HEADERS)));
+    t.ok(replies.every((r) => r.body.code === 'R0'));
+    // A refused one (no timestamp: R3 without the ledger) is counted too.
+    await send(app, { ...login('c1'), timestamp: undefined }, HEADERS);
+    t.ok(await eventually(async () => (await store.client.hget(`${store.prefix}calls`, 'c1')) === '7'), 'seven callbacks counted');
   });
 
   t.test('ids unique and every entry kept, valid and refused callbacks of one player together', async (t) => {

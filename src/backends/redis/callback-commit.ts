@@ -79,6 +79,8 @@ export interface CommitContext {
   ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[];
   /** The transaction index's bound, or undefined (none). */
   trim(gen: number): [string, number, string] | undefined;
+  /** The player's callbacks counted and not sent yet: the hash, the player, how many (RedisShared.takeCount). */
+  takeCount(userId: string): [string, string, number] | undefined;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function commitCallback<T extends Decided>(
 ): Promise<T> {
   let answered: Read | undefined; // what the last failed check answered
   let raced = false; // beaten on what Redis answered: read afresh after the back-off
+  let count: [string, string, number] | undefined | false = false; // (taken with the first script)
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const failure = ctx.failure();
     if (failure) throw new Error(failure);
@@ -114,9 +117,11 @@ export async function commitCallback<T extends Decided>(
     // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
     if (!decided.changes.length && !sealed && fromRedis) return decided;
     const ops = decided.changes.length ? ctx.ops(gen, decided.changes, read.round) : [];
+    if (count === false) count = ctx.takeCount(keys.user_id);
+    const trim = ops.length ? ctx.trim(gen) : undefined;
     let reply: CommitReply;
     try {
-      reply = await ctx.exchange(ctx.client.walletCommit(...commitArgs(watch, read, ops, ops.length ? ctx.trim(gen) : undefined, sealed)));
+      reply = await ctx.exchange(ctx.client.walletCommit(...commitArgs(watch, read, { ops, trim, count }, sealed)));
     } catch (e) {
       ctx.cache.forget(watch);
       throw e;

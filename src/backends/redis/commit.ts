@@ -12,7 +12,7 @@ import type { Watch } from './view.js';
  *    assumed, the required keys exist and an absent player is not listed. If not, change nothing and answer what a read would
  *    (READ's reply): the failed check is the next attempt's read.
  * 2. Apply the writes (flat: each its number of words, then the words), trim the transaction index
- *    to the bound (forgetting the oldest ids), count the callback when asked.
+ *    to the bound (forgetting the oldest ids), count the player's callbacks when asked (RedisShared.takeCount).
  * 3. Number and add the journal entry (its JSON is `{"id":<id>` and the tail the process built),
  *    trimmed to the journal's bounds, and add the grading event with that id.
  *
@@ -66,6 +66,12 @@ if ARGV[i] == '1' then
 else
   i = i + 1
 end
+if ARGV[i] == '1' then
+  redis.call('HINCRBY', ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+  i = i + 4
+else
+  i = i + 1
+end
 local id = 0
 if ARGV[i] == '1' then
   id = redis.call('INCR', ARGV[i + 3])
@@ -95,14 +101,18 @@ export interface Expected {
   flags: readonly number[];
 }
 
-/** The commit script's ARGV. `trim`: the order list, its bound and the forgotten key (or none: no bound). */
-export function commitArgs(
-  watch: Watch,
-  expected: Expected,
-  ops: readonly Op[],
-  trim: [string, number, string] | undefined,
-  seal: Seal | undefined,
-): (string | number)[] {
+/**
+ * What a commit writes: `ops`; `trim`: the order list, its bound and the forgotten key (or none: no
+ * bound); `count`: callbacks to count (the hash, the player, how many).
+ */
+export interface Writes {
+  ops: readonly Op[];
+  trim?: [string, number, string];
+  count?: [string, string, number];
+}
+
+/** The commit script's ARGV. */
+export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count }: Writes, seal: Seal | undefined): (string | number)[] {
   const { watched, hashes, required } = watch;
   const args: (string | number)[] = [watched.length, ...watched];
   for (const v of expected.values) args.push(v ?? '');
@@ -111,6 +121,8 @@ export function commitArgs(
   args.push(ops.length);
   for (const op of ops) args.push(op.length, ...op);
   if (trim) args.push(1, ...trim);
+  else args.push(0);
+  if (count) args.push(1, ...count);
   else args.push(0);
   if (!seal) {
     args.push(0);

@@ -44,6 +44,8 @@ export class RedisStore implements Store {
   /** The records of the players this process served, and what a callback's commit needs (./callback-commit.ts). */
   private readonly cache = new RecordCache();
   private readonly callbacks: CommitContext;
+  /** The callbacks of a player counted and not sent yet (RedisShared.takeCount): its commit script counts them. */
+  takeCount?: CommitContext['takeCount'];
   private closed = false;
   private readonly closers: (() => void)[] = [];
 
@@ -61,6 +63,7 @@ export class RedisStore implements Store {
       exchange: (sent) => this.exchange(sent),
       ops: (gen, changes, round) => this.ops(gen, changes, round),
       trim: (gen) => this.trim(gen),
+      takeCount: (userId) => this.takeCount?.(userId),
     };
   }
 
