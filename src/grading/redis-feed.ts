@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Arrival, Attempt, Completion } from './attempt.js';
 import type { EntryHeaders, Grading } from '../core/exchange.js';
-import { arrivalOf, arriveExchange, type GradingFeed } from './feed.js';
+import { arriveExchange, type GradingFeed } from './feed.js';
+import { replyFacts, type SealedEvent, sealedEvent } from './sealed-event.js';
 import { GradingSession } from './session.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
@@ -28,26 +29,10 @@ type Event =
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
-  // A callback answered at once, as its commit wrote it (journal id `i`, a field of its own): arrival,
-  // completion and findings (`a`, `c` and `f` in one).
-  | { t: 's'; a?: Arrival; d?: Completion; u?: string; c?: string[]; i?: number }
+  | SealedEvent
   // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
   | { t: 'ws'; x: WalletExchange }
   | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
-
-/**
- * What grading reads of a reply body (`replyOutcome`, `replyBalance` in src/grading/attempt.ts):
- * its code when a string, its latest_balance when a number; whatever else a rule's body holds is
- * in the journal, not needed to fold.
- */
-function replyFacts(body: unknown): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
-  const { code, latest_balance } = body as { code?: unknown; latest_balance?: unknown };
-  return {
-    code: typeof code === 'string' ? code : undefined,
-    latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined,
-  };
-}
 
 interface SessionDoc {
   id: string;
@@ -283,18 +268,8 @@ export class SharedGrading implements Grading<GradingSession> {
         if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });
       },
       sealed: (x, d, codes) => {
-        const a = arrivalOf(x);
-        const c = [...codes];
-        if (!a && !c.length) return undefined;
-        const u = x.out.entry.user_id;
-        const e: Event = {
-          t: 's',
-          // (as `arrive` and `complete` write them: of the reply, what evidence cites and folding reads)
-          ...(a && { a: a.reply ? { ...a, reply: { status: a.reply.status, body: a.reply.body } } : a, d: { ...d, body: replyFacts(d.body) } }),
-          ...(u !== undefined && c.length && { u }),
-          ...(c.length && { c }),
-        };
-        return { key, maxLen: MAX_STREAM_EVENTS, event: JSON.stringify(e) };
+        const event = sealedEvent(x, d, codes);
+        return event === undefined ? undefined : { key, maxLen: MAX_STREAM_EVENTS, event };
       },
       ...(this.session.wallet && {
         wallet: {
