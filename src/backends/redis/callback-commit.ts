@@ -9,12 +9,12 @@ import { type Read, readView, viewOf, type Watch, watchOf } from './view.js';
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
 export const MAX_ATTEMPTS = 20;
 
-/** Keys cached at most (players, open rounds, settled rounds): the oldest go first. */
+/** Keys cached at most (players, open rounds): the oldest go first. */
 const MAX_CACHED = 50_000;
 
 /**
- * The records this process last read or wrote for the players it serves (player, round, settled
- * round; never a transaction: each callback names a new one). A callback of a player served before
+ * The records this process last read or wrote for the players it serves (player, open round and
+ * whether it is settled; never a transaction: each callback names a new one). A callback of a player served before
  * is decided on them and committed in one script that checks they still hold: stale is never
  * wrong, it only costs an attempt (the failed check answers the current values). Callbacks of one
  * player run one at a time in this process (KeyLocks), so its entries change under no decision.
@@ -39,13 +39,19 @@ export class RecordCache {
     for (const i of [2, 4, 5]) if (i < watch.watched.length) this.set(watch.watched[i]!, values[i] ?? null);
   }
 
-  /** Keeps what a commit wrote to the callback's player and round. */
+  /**
+   * Keeps what a commit wrote to the callback's player and open round. A round settled goes (its
+   * game is over: a late callback of it finds it absent in the cache, and the check says otherwise).
+   */
   wrote(watch: Watch, ops: readonly Op[]): void {
-    const mine = new Set([2, 4, 5].map((i) => watch.watched[i]));
+    const [, , player, , round, settled] = watch.watched;
     for (const [command, key, value] of ops) {
-      if (key === undefined || !mine.has(key)) continue;
+      if (key === undefined || (key !== player && key !== round)) continue;
       if (command === 'SET') this.set(key, value ?? null);
-      else if (command === 'DEL') this.set(key, null);
+      else if (command === 'DEL') {
+        this.values.delete(key);
+        this.values.delete(settled!);
+      }
     }
   }
 
