@@ -4,7 +4,7 @@ import type { Decided, RecordKeys, Seal, View } from '../../ledger/store.js';
 import { type CommitReply, commitArgs } from './commit.js';
 import type { Generation } from './generation.js';
 import type { CasClient, Op, ReadReply } from './records.js';
-import { type Read, readView, viewOf, type Watch, watchOf } from './view.js';
+import { type Read, readView, recordsView, viewOf, type Watch, watchOf } from './view.js';
 
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
 export const MAX_ATTEMPTS = 20;
@@ -31,7 +31,10 @@ export class RecordCache {
     const values: (string | null)[] = [String(at.n), marker, playerValue, null];
     if (round !== undefined) values.push(this.values.get(round) ?? null, this.values.get(settled!) ?? null);
     // (assumed: the transaction is new, nothing of it forgotten, an absent player not listed; the commit checks it)
-    return viewOf(at, watch, [values, watch.hashes.map(() => 0), 0, watch.required.length]);
+    return recordsView(
+      values,
+      watch.hashes.map(() => 0),
+    );
   }
 
   /** Keeps what Redis holds for a callback's player and round (read, or answered by a failed check). */

@@ -88,9 +88,14 @@ export async function readView(
  */
 export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present]: ReadReply): Read | undefined {
   if (at.follow(values[0]!, values[1]!)) return undefined;
-  const [, , player, txn, round, settled] = values;
-  if (!player && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
+  if (!values[2] && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
   if (present < watch.required.length) throw at.lost('no scenario key');
+  return recordsView(values, forgotten);
+}
+
+/** The view of a callback's records as read or kept (the script checks them): watched values and forgotten flags. */
+export function recordsView(values: (string | null)[], forgotten: number[]): Read {
+  const [, , player, txn, round, settled] = values;
   const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
   return {
     view: {
