@@ -188,6 +188,7 @@ export class RedisShared implements Counters {
 
   /** A new session: every player's callback count starts again (reset, DELETE /admin/journal). */
   async resetCalls(): Promise<void> {
+    this.unsent.clear(); // (callbacks of the session that ends)
     await this.client.del(this.key('calls'));
   }
 
