@@ -21,7 +21,7 @@ import type { SealedEntry } from '../ledger/store.js';
 /**
  * The journal of every wallet-sim process sharing one Redis: a capped stream, so /admin/journal,
  * the report and the dashboard of any process see every callback whichever process served it.
- * Entry ids come from one counter (`journal:id`), so they are unique and in arrival order across
+ * Entry ids come from one counter (`journal:id`), so they are unique and in the order decided across
  * processes.
  *
  * Bounded as the in-memory journal is: by --journal-size entries and by --journal-bytes characters
@@ -74,7 +74,7 @@ export class RedisJournal implements JournalStore {
   async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
     const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += held;
-    const id = (await this.ids.claim(entry.user_id)) || (await this.nextId());
+    const id = await this.nextId();
     const full = { id, ...entry, duration_ms: 0 };
     if (id) this.pending.set(id, full);
     return {
@@ -114,11 +114,6 @@ export class RedisJournal implements JournalStore {
     };
     const match = matchFields(done);
     return { entry: sealed, stored: (id: number): StoredEntry => ({ id, ...match, text: `{"id":${id}${tail}` }) };
-  }
-
-  /** Takes an id now for the next callback of `userId` this process journals (JournalIds.reserve). */
-  reserve(userId: string): void {
-    this.ids.reserve(userId);
   }
 
   /** 0 when Redis cannot give one: the entry is then not kept. */
