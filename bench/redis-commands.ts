@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { CLI } from './options.js';
 import { cpuMs, startRedisServer, startServer, stopServer } from './servers.js';
-import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
+import { BENCH_SCENARIO, HEADERS, PLAYERS, trafficBodies } from './traffic.js';
 
 /**
  * node dist/bench/redis-commands.js [cycles=1000] [workers=1] [connections=1]
  *
  * What one callback of the bench's traffic (login → bet → bet_result, bench/traffic.ts) costs Redis,
- * on a redis-server of its own, per callback after a warm-up of 100 cycles: the bytes in and out,
+ * on a redis-server of its own, per callback after a warm-up that serves every player once: the bytes in and out,
  * the read events Redis handled (one per round trip when one callback is in flight at a time:
  * `connections` 1), the CPU of redis-server and of wallet-sim, the time inside Redis by command;
  * then, with MONITOR, the commands wallet-sim sends (by name) and those its scripts run, and the
@@ -84,8 +84,15 @@ async function main(): Promise<void> {
     };
     const next = await generator();
     const callers: (() => string)[] = [];
-    for (let i = 0; i < connections; i++) callers.push(await generator());
-    await send(wallet.url, next, 300, 1); // warm-up
+    for (let i = 0; i < connections; i++) {
+      const caller = await generator();
+      // Each caller starts at a player of its own (the traffic's players in turn), as connections do.
+      for (let skip = 0; skip < 3 * Math.floor((i * PLAYERS) / connections); skip++) caller();
+      callers.push(caller);
+    }
+    // Warm-up: every player served once (a process keeps the records of the players it served: what
+    // a callback costs once its process knows the player), scripts loaded.
+    await send(wallet.url, next, 3 * PLAYERS, 1);
     // The grading events written without waiting are folded by now.
     await new Promise((r) => setTimeout(r, 300));
     await redis.config('RESETSTAT');

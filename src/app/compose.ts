@@ -42,10 +42,9 @@ async function redisJournal(backend: RedisBackend): Promise<JournalStore> {
   const { RedisJournal } = await import('../journal/redis-journal.js');
   const { journalSize, journalBytes } = backend.options;
   const journal = new RedisJournal(backend.client, backend.prefix, journalSize, journalBytes, () => backend.store.link.failure);
-  backend.use(
-    () => journal.close(),
-    (userId) => journal.reserve(userId),
-  );
+  // (no journal id taken with the callback's count: a callback answered at once is numbered by its
+  // commit script; the others take theirs when journalled)
+  backend.use(() => journal.close());
   if (!backend.channels) return journal;
   // A hosted tenant's: its metrics hear this process's entries (no reader of every process's per tenant).
   const { TappedJournal } = await import('../journal/tapped-journal.js');

@@ -6,6 +6,7 @@ import type { UpstreamLeg, WalletAnswer, WalletExchange } from './wallet-leg.js'
 
 export type { WalletAnswer, WalletExchange } from './wallet-leg.js';
 import type { Thresholds } from './scenario/thresholds.js';
+import type { SealedEntry, SealedEvent } from '../ledger/store.js';
 import type { WalletConfig } from '../protocol/event.js';
 
 /*
@@ -107,6 +108,16 @@ export interface JournalStore {
     entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>,
     chars?: number,
   ): Awaitable<{ readonly id: number; finish(done: ReplyTiming): Awaitable<StoredEntry> }>;
+  /**
+   * A shared journal (Redis): the entry of a callback answered at once, finished (its reply timed to
+   * the commit), as the store writes it in the callback's commit (Store.transact's `seal`), and the
+   * entry kept once the store numbered it. Undefined when it must be written apart (past the bounds,
+   * Redis away); a journal without it writes every entry apart.
+   */
+  seal?(
+    entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>,
+    done: ReplyTiming,
+  ): { entry: SealedEntry; stored(id: number): StoredEntry } | undefined;
   /** Callbacks decided but not answered yet, oldest first. */
   inFlight(): Awaitable<JournalEntry[]>;
   select(filter?: JournalFilter): Awaitable<StoredEntry[]>;
@@ -210,6 +221,13 @@ export interface ExchangeFeed<H = unknown> {
   count(user: string | undefined, codes: Iterable<string>): void;
   /** Proxy mode (--upstream) only: where the upstream leg of each callback goes, to grade the operator's wallet. */
   readonly wallet?: WalletFeed;
+  /**
+   * A shared session (Redis): everything of a callback answered at once (`arrived`, `complete`,
+   * `count`) as one event, which the store writes in the callback's commit with its journal id
+   * (Store.transact's `seal`); undefined when there is nothing to grade. A feed without it is told
+   * each step apart.
+   */
+  sealed?(x: JournalledExchange, done: Completion, codes: Iterable<string>): SealedEvent | undefined;
 }
 
 /** What the pipeline tells the wallet-side grading of one forwarded callback. */

@@ -8,6 +8,7 @@ import type { Fired } from './scenario/rules.js';
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { Simulator } from './simulator.js';
 import type { Outcome } from './ports.js';
+import type { Seal } from '../ledger/store.js';
 import type { RuleThen } from '../protocol/types.generated.js';
 import { matches } from '../kernel/secrets.js';
 
@@ -42,11 +43,17 @@ export interface Applied {
  * gets it forwarded: it must refuse it itself). `walletFeed` (proxy mode) hears of each callback
  * going upstream as it goes.
  */
-export function processCallback(sim: Simulator, input: CallbackInput, intake: Intake, walletFeed?: WalletFeed): Awaitable<Applied> {
+export function processCallback(
+  sim: Simulator,
+  input: CallbackInput,
+  intake: Intake,
+  walletFeed?: WalletFeed,
+  seal?: (applied: Applied) => Seal | undefined,
+): Awaitable<Applied> {
   if (!intake.authenticated) return toWallet(sim, input, intake, walletFeed, undefined);
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
-  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId);
+  const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId, !sim.rulesDraw);
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
   if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
@@ -63,7 +70,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
       fired = sim.chooseRule(request, drawn ?? 1);
       if (!(fired instanceof Promise)) {
         const rule = fired;
-        const applied = toWallet(sim, input, intake, walletFeed, rule);
+        const applied = toWallet(sim, input, intake, walletFeed, rule, seal);
         return applied instanceof Promise ? applied.catch((e: unknown) => failedApply(sim, e, rule)) : applied;
       }
     } catch (e) {
@@ -75,7 +82,7 @@ export function processCallback(sim: Simulator, input: CallbackInput, intake: In
   return chosen
     .then((r) => {
       rule = r;
-      return toWallet(sim, input, intake, walletFeed, r);
+      return toWallet(sim, input, intake, walletFeed, r, seal);
     })
     .catch((e: unknown) => failedApply(sim, e, rule));
 }
@@ -87,12 +94,14 @@ function toWallet(
   intake: Intake,
   walletFeed: WalletFeed | undefined,
   rule: Fired | undefined,
+  seal?: (applied: Applied) => Seal | undefined,
 ): Awaitable<Applied> {
   const then = rule?.rule.then;
   // A forced code is answered without the wallet's part in it: an upstream never hears of it.
   const sent = walletFeed && !then?.code ? exchangeOf(sim.protocol, input, intake, sim.credentials.api_key) : undefined;
   if (sent) walletFeed!.sent(sent);
-  const outcome = sim.wallet.apply({ input, intake, rule, then });
+  // (a shared store journals and grades the callback in its commit: `seal` builds what it writes)
+  const outcome = sim.wallet.apply({ input, intake, rule, then, seal: seal && ((o) => seal({ outcome: o, rule, then, sent })) });
   if (!(outcome instanceof Promise)) return { outcome, rule, then, sent };
   return outcome.then((o) => ({ outcome: o, rule, then, sent }));
 }

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Awaitable } from '../kernel/awaitable.js';
-import { processCallback, respond, unjournalled } from './handle.js';
-import type { CallbackInput } from '../protocol/port.js';
+import { type Applied, processCallback, respond, unjournalled } from './handle.js';
+import type { CallbackInput, Intake } from '../protocol/port.js';
+import type { Seal } from '../ledger/store.js';
 import { isoTime } from '../text/iso-time.js';
 import type { Simulator } from './simulator.js';
 import type { CallbackOutput, ExchangeFeed, JournalledExchange, StoredEntry } from './exchange.js';
@@ -69,6 +70,8 @@ export class Answer implements JournalledExchange {
   requestBody: unknown;
   journalId = 0;
   private attempt: unknown;
+  /** Journalled and graded by the store's commit itself (Redis: one script): what it decided and kept. */
+  private sealed?: { out: CallbackOutput; entry: StoredEntry };
 
   constructor(
     private readonly sim: Simulator,
@@ -96,9 +99,13 @@ export class Answer implements JournalledExchange {
     try {
       // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
       const intake = this.sim.protocol.read(this.sim, input);
-      const applied = processCallback(this.sim, input, intake, this.grader.wallet);
+      // A shared store (Redis) journals and grades the callback in the step that commits it.
+      const seal = this.sim.journal.seal && this.grader.sealed ? (a: Applied) => this.seal(intake, a) : undefined;
+      const applied = processCallback(this.sim, input, intake, this.grader.wallet, seal);
       out =
-        applied instanceof Promise ? applied.then((a) => respond(this.sim, input, intake, a)) : respond(this.sim, input, intake, applied);
+        applied instanceof Promise
+          ? applied.then((a) => this.sealed?.out ?? respond(this.sim, input, intake, a))
+          : respond(this.sim, input, intake, applied);
     } catch (e) {
       return this.failed(e);
     }
@@ -119,7 +126,37 @@ export class Answer implements JournalledExchange {
     );
   }
 
+  /**
+   * What the store's commit writes besides the ledger for this decision (called again for each
+   * attempt): the journal entry, finished, and the grading event, when the reply is written at
+   * once (no delay, no drop, the caller still there). Its reply is timed to the commit. Any other
+   * callback is journalled and graded apart, as what it waits for happens after the commit.
+   */
+  private seal(intake: Intake, applied: Applied): Seal | undefined {
+    this.sealed = undefined;
+    const { sim, http } = this;
+    if (http.clientGone) return undefined;
+    const out = respond(sim, http.input, intake, applied);
+    if (out.delayMs || out.drop) return undefined;
+    const repliedAt = Date.now();
+    const entry = out.entry;
+    entry.received_at = isoTime(this.at);
+    const timing = { replied_at: isoTime(repliedAt), duration_ms: Math.round(performance.now() - this.started), client_gone: false };
+    const kept = sim.journal.seal!(entry as typeof entry & { received_at: string }, timing);
+    if (!kept) return undefined;
+    // What the grading event reads of this exchange (its journal id comes with it from the commit).
+    this.out = out;
+    this.requestBody = entry.request.body;
+    const done = { end: repliedAt, status: out.status, body: entry.reply.body, dropped: false, clientGone: false };
+    return {
+      entry: kept.entry,
+      event: this.grader.sealed!(this, done, findingCodes(entry.findings)),
+      committed: (id) => (this.sealed = { out, entry: kept.stored(id) }),
+    };
+  }
+
   private decided(out: CallbackOutput): Awaitable<undefined> {
+    if (this.sealed?.out === out) return this.committed(this.sealed.entry);
     this.out = out;
     let pending: Awaitable<Pending>;
     try {
@@ -179,7 +216,29 @@ export class Answer implements JournalledExchange {
       grader.complete(attempt, { end: repliedAt, status: out.status, body, dropped: out.drop, clientGone });
     }
     grader.count(out.entry.user_id, findingCodes(out.entry.findings));
-    const log = http.log;
+    this.logged(entry, out);
+    if (out.drop) {
+      // The lost-reply case: the change is applied, the caller never hears of it.
+      http.drop();
+      return;
+    }
+    this.out = out;
+    // A delayed reply is written when its delay ends: its time is what a caller's time-out meets.
+    if (out.delayMs) this.write();
+    else if (replies.push(this) === 1) setImmediate(writeReplies);
+  }
+
+  /** Committed, journalled and graded in one step (the seal's): the reply goes. */
+  private committed(entry: StoredEntry): undefined {
+    this.out = this.sealed!.out;
+    this.journalId = entry.id;
+    this.logged(entry, this.out);
+    if (replies.push(this) === 1) setImmediate(writeReplies);
+    return undefined;
+  }
+
+  private logged(entry: StoredEntry, out: CallbackOutput): void {
+    const log = this.http.log;
     // (the line's fields are not even gathered at --log-level warn, the usual level under load)
     if (log.isLevelEnabled?.('info') !== false)
       log.info(
@@ -193,15 +252,6 @@ export class Answer implements JournalledExchange {
         },
         out.reason ?? out.code ?? 'no code',
       );
-    if (out.drop) {
-      // The lost-reply case: the change is applied, the caller never hears of it.
-      http.drop();
-      return;
-    }
-    this.out = out;
-    // A delayed reply is written when its delay ends: its time is what a caller's time-out meets.
-    if (out.delayMs) this.write();
-    else if (replies.push(this) === 1) setImmediate(writeReplies);
   }
 
   /**

@@ -7,7 +7,7 @@ import type { Fired, RuleCounters } from './scenario/rules.js';
 import type { Ledger } from '../ledger/ledger-entry.js';
 import type { Change } from '../ledger/change.js';
 import type { WalletState } from '../ledger/state.js';
-import type { Store } from '../ledger/store.js';
+import type { Seal, Store } from '../ledger/store.js';
 import type { Health, Scenario } from '../protocol/types.generated.js';
 import type { WalletConfig } from '../protocol/event.js';
 import type { Grading, JournalStore, WalletGradingOptions } from './exchange.js';
@@ -44,6 +44,11 @@ export interface WalletCall {
   rule?: Fired;
   /** The rule's effects, as the pipeline read them (once). */
   then?: RuleThen;
+  /**
+   * A shared store writes what this builds (the callback's journal entry and grading event) in the
+   * same atomic step as the decision it is given (Store.transact's `seal`); undefined: written apart.
+   */
+  seal?: (outcome: Outcome) => Seal | undefined;
 }
 
 /** What the wallet did with a callback. */
@@ -109,8 +114,12 @@ export interface Backend {
 
 /** Counts kept per session: every process of a shared backend counts together. */
 export interface Counters {
-  /** Counts an authenticated callback of `userId`: its number in the session, from 1. */
-  countCall(userId: string): number | Promise<number>;
+  /**
+   * Counts an authenticated callback of `userId`: its number in the session, from 1. `unread`: no
+   * rule draws, nobody reads the number (a shared backend may then count it in the callback's
+   * commit, and resolve with 0).
+   */
+  countCall(userId: string, unread?: boolean): number | Promise<number>;
   /** A new session: every player's count starts again from 1. */
   resetCalls(): Promise<void>;
   /** The rules' match and fire counts when the backend keeps them; else the rule engine counts in this process. */

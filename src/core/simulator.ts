@@ -149,8 +149,8 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   }
 
   /** Counts an authenticated callback of `userId`: its number in the session, from 1 (the backend counts, for every process). */
-  countCall(userId: string): number | Promise<number> {
-    return this.backend.counters.countCall(userId);
+  countCall(userId: string, unread?: boolean): number | Promise<number> {
+    return this.backend.counters.countCall(userId, unread);
   }
 
   /** A new session: every player's callback count starts again from 1 (the seed stays). */

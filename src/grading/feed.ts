@@ -29,7 +29,8 @@ export function arriveExchange<R>(feed: GradingFeed<R>, x: JournalledExchange, t
   return feed.arrive(arrival, ticket);
 }
 
-function arrivalOf(x: JournalledExchange): Arrival | undefined {
+/** What grading takes of an exchange on arrival: undefined when it is not graded. */
+export function arrivalOf(x: JournalledExchange): Arrival | undefined {
   const { transaction_id: tx, user_id: user, event_type: event, request, reply, code } = x.out.entry;
   if (tx === undefined || user === undefined || event === undefined || !eventNamed(event)) return undefined;
   const data = (request.body as { data?: { game_no?: unknown; total_bet_amount?: unknown } } | null)?.data;

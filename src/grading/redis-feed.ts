@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Arrival, Attempt, Completion } from './attempt.js';
 import type { EntryHeaders, Grading } from '../core/exchange.js';
 import { arriveExchange, type GradingFeed } from './feed.js';
+import { replyFacts, type SealedEvent, sealedEvent } from './sealed-event.js';
 import { GradingSession } from './session.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
@@ -28,23 +29,10 @@ type Event =
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
+  | SealedEvent
   // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
   | { t: 'ws'; x: WalletExchange }
   | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
-
-/**
- * What grading reads of a reply body (`replyOutcome`, `replyBalance` in src/grading/attempt.ts):
- * its code when a string, its latest_balance when a number; whatever else a rule's body holds is
- * in the journal, not needed to fold.
- */
-function replyFacts(body: unknown): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
-  const { code, latest_balance } = body as { code?: unknown; latest_balance?: unknown };
-  return {
-    code: typeof code === 'string' ? code : undefined,
-    latest_balance: typeof latest_balance === 'number' ? latest_balance : undefined,
-  };
-}
 
 interface SessionDoc {
   id: string;
@@ -194,7 +182,9 @@ export class SharedGrading implements Grading<GradingSession> {
       if (!after(id, this.last)) continue;
       this.last = id;
       try {
-        this.apply(JSON.parse(fields[1]!) as Event);
+        const e = JSON.parse(fields[1]!) as Event;
+        if (e.t === 's' && fields[2] === 'i') e.i = Number(fields[3]);
+        this.apply(e);
       } catch {
         // Not an event of ours: skipped.
       }
@@ -216,6 +206,9 @@ export class SharedGrading implements Grading<GradingSession> {
       const a = this.attempts.get(e.k);
       if (a) grader.complete(a, e.d);
       this.attempts.delete(e.k);
+    } else if (e.t === 's') {
+      if (e.a && e.d) grader.complete(grader.arrive({ ...e.a, id: e.i ?? 0 }), e.d);
+      if (e.c) grader.count(e.u, e.c);
     } else if (e.t === 'f') grader.count(e.u, e.c);
     else if (e.t === 'ws') this.session.wallet?.sent(e.x);
     else if (e.t === 'wa') {
@@ -276,6 +269,10 @@ export class SharedGrading implements Grading<GradingSession> {
       count: (u, codes) => {
         const c = [...codes];
         if (c.length) add({ t: 'f', ...(u === undefined ? {} : { u }), c });
+      },
+      sealed: (x, d, codes) => {
+        const event = sealedEvent(x, d, codes);
+        return event === undefined ? undefined : { key, maxLen: MAX_STREAM_EVENTS, event };
       },
       ...(this.session.wallet && {
         wallet: {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../backends/redis/connection.js';
+import { JOURNAL_ADD } from '../backends/redis/journal-add.js';
 import { JournalIds } from './journal-ids.js';
 import {
   admitInFlight,
@@ -15,11 +16,12 @@ import {
   type StoredEntry,
 } from './journal.js';
 import { type MatchFields, matchFields, matches } from './match.js';
+import type { SealedEntry } from '../ledger/store.js';
 
 /**
  * The journal of every wallet-sim process sharing one Redis: a capped stream, so /admin/journal,
  * the report and the dashboard of any process see every callback whichever process served it.
- * Entry ids come from one counter (`journal:id`), so they are unique and in arrival order across
+ * Entry ids come from one counter (`journal:id`), so they are unique and in the order decided across
  * processes.
  *
  * Bounded as the in-memory journal is: by --journal-size entries and by --journal-bytes characters
@@ -72,7 +74,7 @@ export class RedisJournal implements JournalStore {
   async begin(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, chars = 0) {
     const held = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += held;
-    const id = (await this.ids.claim(entry.user_id)) || (await this.nextId());
+    const id = await this.nextId();
     const full = { id, ...entry, duration_ms: 0 };
     if (id) this.pending.set(id, full);
     return {
@@ -86,9 +88,32 @@ export class RedisJournal implements JournalStore {
     };
   }
 
-  /** Takes an id now for the next callback of `userId` this process journals (JournalIds.reserve). */
-  reserve(userId: string): void {
-    this.ids.reserve(userId);
+  /**
+   * The entry of a callback answered at once, as its commit script writes it (src/backends/redis/commit.ts):
+   * finished as `begin` + `finish` would, its JSON without the id (the script numbers it). Undefined
+   * when it must go apart: not kept (no room in the bounds) or Redis away (the commit fails anyway).
+   */
+  seal(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, { replied_at, duration_ms, client_gone }: ReplyTiming) {
+    // The shape `begin` then `finish` give it (the same key order: the same JSON).
+    const full = { id: 0, ...entry, duration_ms: 0 };
+    const { received_at, ...rest } = full;
+    const done = { ...rest, id: 0, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } };
+    const text = JSON.stringify(done);
+    // (an id of 16 digits at most)
+    if (this.capacity <= 0 || text.length + 16 > this.maxBytes || this.unavailable()) return undefined;
+    const tail = text.slice(ID_ZERO.length);
+    const fields = streamFields({ id: 0, ...matchFields(done), text: '' });
+    const sealed: SealedEntry = {
+      keys: [this.streamKey, this.bytesKey, this.ids.key],
+      capacity: this.capacity,
+      maxBytes: this.maxBytes,
+      // Between `id` and `n`: what a filter reads.
+      fields: fields.slice(2, -4),
+      tail,
+      chars: text.length - 1,
+    };
+    const match = matchFields(done);
+    return { entry: sealed, stored: (id: number): StoredEntry => ({ id, ...match, text: `{"id":${id}${tail}` }) };
   }
 
   /** 0 when Redis cannot give one: the entry is then not kept. */
@@ -236,33 +261,11 @@ function fieldsOfText(text: string): MatchFields {
 }
 
 const BLOCK_MS = 5000;
+/** How an entry's JSON begins before its id is known: `{"id":0`. */
+const ID_ZERO = '{"id":0';
 
 type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
 
-/**
- * Adds an entry (ARGV 4…: its fields), then drops the oldest entries until the stream holds at
- * most ARGV[1] entries and ARGV[2] characters of JSON (ARGV[3]: this entry's), never the entry
- * just added (a count that drifted above the stream's own is reset to it). An entry written by
- * a wallet-sim from before the byte bound has no n and counts as 0 characters, as it was never
- * added to journal:bytes.
- */
-const ADD = `
-local bytes = redis.call('INCRBY', KEYS[2], ARGV[3])
-redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))
-local capacity, max = tonumber(ARGV[1]), tonumber(ARGV[2])
-while bytes > max or redis.call('XLEN', KEYS[1]) > capacity do
-  if redis.call('XLEN', KEYS[1]) <= 1 then
-    -- Only this entry is left: the count had drifted (a stream trimmed or deleted by other means).
-    bytes = tonumber(ARGV[3])
-    redis.call('SET', KEYS[2], bytes)
-    break
-  end
-  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
-  local size = 0
-  for i = 1, #oldest[2], 2 do
-    if oldest[2][i] == 'n' then size = tonumber(oldest[2][i + 1]) end
-  end
-  redis.call('XDEL', KEYS[1], oldest[1])
-  bytes = redis.call('DECRBY', KEYS[2], size)
-end
-return bytes`;
+/** Adds an entry (ARGV 4…: its fields; ARGV 1–3: the bounds and its n) and trims (JOURNAL_ADD). */
+const ADD = `${JOURNAL_ADD}
+return journal_add(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), {unpack(ARGV, 4)})`;

@@ -8,7 +8,17 @@ import type { JournalFilter, JournalListener, JournalStore, NewEntry, ReplyTimin
 export class TappedJournal implements JournalStore {
   private readonly taps = new Set<JournalListener>();
 
-  constructor(private readonly shared: JournalStore) {}
+  /** The shared journal's entry written by the callback's commit script: heard once the store numbered it. */
+  readonly seal?: JournalStore['seal'];
+
+  constructor(private readonly shared: JournalStore) {
+    const seal = shared.seal?.bind(shared);
+    if (seal)
+      this.seal = (entry, done) => {
+        const sealed = seal(entry, done);
+        return sealed && { entry: sealed.entry, stored: (id: number) => this.told(sealed.stored(id)) };
+      };
+  }
 
   private told(entry: StoredEntry): StoredEntry {
     for (const tap of this.taps) tap(entry);

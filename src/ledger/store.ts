@@ -31,6 +31,38 @@ export interface Decided {
 }
 
 /**
+ * What a shared store (Redis) writes in the same atomic step as a callback's commit, so that a
+ * callback is one script: its journal entry and its grading event, built from each attempt's
+ * decision (src/core/pipeline.ts). A store that keeps neither (memory, file) never asks for one.
+ */
+export interface Seal {
+  readonly entry: SealedEntry;
+  readonly event?: SealedEvent;
+  /** The commit went through: the entry was kept with this id. */
+  committed(id: number): void;
+}
+
+/** A journal entry numbered in the commit's step: its JSON is `{"id":<id>` then `tail`. */
+export interface SealedEntry {
+  /** The journal's stream, its byte count and its id counter. */
+  readonly keys: readonly [stream: string, bytes: string, id: string];
+  readonly capacity: number;
+  readonly maxBytes: number;
+  /** The stream fields between `id` and `n`. */
+  readonly fields: readonly string[];
+  readonly tail: string;
+  /** The JSON's length (UTF-16 units) without the id's digits. */
+  readonly chars: number;
+}
+
+/** One grading event, appended to the session's stream with the entry's id (field `i`). */
+export interface SealedEvent {
+  readonly key: string;
+  readonly maxLen: number;
+  readonly event: string;
+}
+
+/**
  * The wallet's records and their durability: what a memory, file or remote (Redis) store
  * implements. The money rules never touch a store directly: they decide on a View, and the store
  * commits what they decided.
@@ -45,7 +77,7 @@ export interface Store {
    * on is durable. Rejects when the store failed; nothing is then acknowledged. A store whose
    * changes are durable once applied (memory) returns the decision itself.
    */
-  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Awaitable<T>;
+  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T, seal?: (decided: T) => Seal | undefined): Awaitable<T>;
   /** Commits changes decided outside a callback (admin updates, scenario seeds, reset). */
   commit(changes: readonly Change[]): Promise<void>;
   player(userId: string): Promise<Player | undefined>;

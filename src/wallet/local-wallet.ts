@@ -23,14 +23,18 @@ export interface LocalLedger {
 export class LocalWallet implements Wallet {
   constructor(private readonly ledger: LocalLedger) {}
 
-  apply({ intake, then }: WalletCall): Awaitable<Outcome> {
+  apply({ intake, then, seal }: WalletCall): Awaitable<Outcome> {
     if (!intake.authenticated) return { code: UNAUTHORIZED };
     const req = intake.request;
     // Not decided: R3, the player's balance as it stands (a store that cannot answer leaves it out).
     if (!req || hasErrors(intake.findings)) return this.refused(intake.echo.user_id);
     const { store, config } = this.ledger;
     const keys = { user_id: req.user_id, transaction_id: req.transaction_id, game_no: eventOf(req).gameNo(req) };
-    const decided = store.transact(keys, (view) => decideWithRule(view, req, then, config));
+    const decided = store.transact(
+      keys,
+      (view) => decideWithRule(view, req, then, config),
+      seal && ((decision) => seal(outcomeOf(decision))),
+    );
     return decided instanceof Promise ? decided.then(outcomeOf) : outcomeOf(decided);
   }
 

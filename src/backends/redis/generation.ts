@@ -24,6 +24,11 @@ export class Generation {
   n = 0;
   /** The marker this process works under (undefined until it has seen one). */
   private epoch?: string;
+
+  /** The marker this process works under, as a commit expects to find it (undefined: not seen yet). */
+  get marker(): string | undefined {
+    return this.epoch;
+  }
   /** Keys that must exist besides these two (the active scenario). */
   readonly vital: string[] = [];
   /** Why the state counts as lost, since a read found it so (cleared by a read that finds it whole). */

@@ -15,7 +15,7 @@ import { roundEffectOf } from '../../ledger/round-effects.js';
  * `<forgotten>` itself is where a wallet-sim before the buckets kept them: still read.
  * `<forgotten>:count` counts them (the ledger is complete while it is absent).
  */
-const FORGET = `
+export const FORGET = `
 local function raw(h) return (string.sub(h, 5):gsub('..', function(c) return string.char(tonumber(c, 16)) end)) end
 local function forget(key, h)
   redis.call('APPEND', key .. ':' .. string.sub(h, 1, 4), raw(h))

@@ -33,6 +33,7 @@ export class RedisBackend implements Backend {
   ) {
     this.shared = new RedisShared(store.client, store.prefix, (sent) => store.exchange(sent), channels);
     this.counters = this.shared;
+    store.takeCount = (userId) => this.shared.takeCount(userId); // (counted in the player's commit script)
     store.onClose(() => {
       for (const close of this.users) close();
       this.shared.close();

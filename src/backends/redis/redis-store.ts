@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Change, type PlayerRecord, roundKey, type RoundRecord } from '../../ledger/change.js';
 import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
@@ -6,9 +5,10 @@ import { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
 import { coalesceWrites } from './coalesce.js';
 import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
-import { readView } from './view.js';
+import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
+import { COMMIT } from './commit.js';
 import type { Player } from '../../ledger/state.js';
-import type { Decided, RecordKeys, Store, View } from '../../ledger/store.js';
+import type { Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
 
 export interface RedisStoreOptions {
   /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */
@@ -19,8 +19,7 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
 }
 
-/** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
-export const MAX_ATTEMPTS = 20;
+export { MAX_ATTEMPTS } from './callback-commit.js';
 
 /**
  * The ledger in Redis (docs/scale-out.md): any number of wallet-sim processes sharing one
@@ -42,6 +41,11 @@ export class RedisStore implements Store {
   /** The generation this process works on; lost state (generation.ts). */
   private readonly at: Generation;
   private readonly locks = new KeyLocks();
+  /** The records of the players this process served, and what a callback's commit needs (./callback-commit.ts). */
+  private readonly cache = new RecordCache();
+  private readonly callbacks: CommitContext;
+  /** The callbacks of a player counted and not sent yet (RedisShared.takeCount): its commit script counts them. */
+  takeCount?: CommitContext['takeCount'];
   private closed = false;
   private readonly closers: (() => void)[] = [];
 
@@ -53,6 +57,16 @@ export class RedisStore implements Store {
     private readonly ownsLink = true,
   ) {
     this.at = new Generation(prefix, link.url);
+    this.callbacks = {
+      client: link.client as CommitContext['client'],
+      at: this.at,
+      cache: this.cache,
+      failure: () => this.failure,
+      exchange: (sent) => this.exchange(sent),
+      ops: (gen, changes, round) => this.ops(gen, changes, round),
+      trim: (gen) => this.trim(gen),
+      takeCount: (userId) => this.takeCount?.(userId),
+    };
   }
 
   /** A connection ready for stores: their scripts defined, its writes coalesced (one per connection). */
@@ -60,6 +74,7 @@ export class RedisStore implements Store {
     const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
     client.defineCommand('walletRead', { lua: READ });
+    client.defineCommand('walletCommit', { numberOfKeys: 0, lua: COMMIT });
     coalesceWrites(client);
     return new RedisLink(client, url, timeoutMs);
   }
@@ -121,26 +136,10 @@ export class RedisStore implements Store {
     return this.at.genKey;
   }
 
-  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
+  transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T, seal?: (decided: T) => Seal | undefined): Promise<T> {
     // Callbacks of one player run one after the other in this process: contention is only ever
     // between processes, so the number of attempts stays small (about the number of processes).
-    return this.locks.run(keys.user_id, () => this.attempt(keys, decide));
-  }
-
-  private async attempt<T extends Decided>(keys: RecordKeys, decide: (view: View) => T): Promise<T> {
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      if (this.failure) throw new Error(this.failure);
-      const gen = this.at.n;
-      const read = await readView(this.client, this.at, keys, (sent) => this.exchange(sent));
-      if (!read) continue; // another process reset the wallet: read the new generation
-      const decided = decide(read.view);
-      // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
-      if (!decided.changes.length) return decided;
-      if (await this.cas({ expect: read.expect, ops: this.ops(gen, decided.changes, read.round), trim: this.trim(gen) })) return decided;
-      // Jittered back-off: two processes that collided do not collide again in lockstep.
-      await sleep(Math.random() * Math.min(2 ** attempt, 50));
-    }
-    throw new Error(`the records of ${keys.user_id} kept changing under ${MAX_ATTEMPTS} attempts (other wallet-sim processes); retry`);
+    return this.locks.run(keys.user_id, () => commitCallback(this.callbacks, keys, decide, seal));
   }
 
   private cas(doc: CasDocument): Promise<boolean> {
@@ -194,6 +193,7 @@ export class RedisStore implements Store {
         [this.at.markerKey, marker ?? false],
       ];
       if (await this.cas({ expect, ops })) {
+        this.cache.clear(); // (stale entries only cost an attempt; these records were just replaced)
         const before = this.at.n;
         this.at.adopt(gen, epoch ?? undefined);
         for (const old of new Set([from, before])) if (old !== undefined && old !== gen) void this.dropGeneration(old);

@@ -4,6 +4,10 @@ import type { Scenario } from '../../protocol/types.generated.js';
 import type { RuleCounters } from '../../core/scenario/rules.js';
 import type { Counters } from '../backend.js';
 import { type Channels, ownChannels } from './channels.js';
+import { beforeWrite } from './coalesce.js';
+
+/** What an unread count resolves with (nobody reads it). */
+const UNREAD = Promise.resolve(0);
 
 /** Fires a rule unless it fired `times` already (ARGV[2] empty: no cap), atomically. */
 const FIRE = `
@@ -143,8 +147,21 @@ export class RedisShared implements Counters {
     return [this.key(`rules:${this.version}:matched`), this.key(`rules:${this.version}:fired`)];
   }
 
-  /** Counts a callback of `userId` for every process: its number in the session, from 1. */
-  countCall(userId: string): Promise<number> {
+  /** Counts not sent yet, by player (`countCall` unread): the player's commit script takes them, or this turn's write. */
+  private readonly unsent = new Map<string, number>();
+
+  /**
+   * Counts a callback of `userId` for every process: its number in the session, from 1. Unread (no
+   * rule draws), the count goes with the player's commit script when that leaves in this turn of the
+   * event loop (`takeCount`), else on its own in the same write: no command of its own, in the usual case.
+   */
+  countCall(userId: string, unread?: boolean): Promise<number> {
+    if (unread) {
+      const n = this.unsent.get(userId) ?? 0;
+      this.unsent.set(userId, n + 1);
+      if (this.unsent.size === 1 && n === 0) beforeWrite(this.client, () => this.sendCounts());
+      return UNREAD;
+    }
     // Through the store's link, as the rule counters: a count that gets no reply names Redis.
     const count = this.exchange(this.client.hincrby(this.key('calls'), userId, 1));
     // The callback's journal id, taken in the same write: journalling it waits for no round trip.
@@ -152,8 +169,22 @@ export class RedisShared implements Counters {
     return count;
   }
 
+  /** The callbacks of `userId` counted and not sent yet, for its commit script to count: the hash, the player, how many. */
+  takeCount(userId: string): [string, string, number] | undefined {
+    const n = this.unsent.get(userId);
+    if (n === undefined) return undefined;
+    this.unsent.delete(userId);
+    return [this.key('calls'), userId, n];
+  }
+
+  private sendCounts(): void {
+    for (const [userId, n] of this.unsent) this.exchange(this.client.hincrby(this.key('calls'), userId, n)).catch(() => {});
+    this.unsent.clear();
+  }
+
   /** A new session: every player's callback count starts again (reset, DELETE /admin/journal). */
   async resetCalls(): Promise<void> {
+    this.unsent.clear(); // (callbacks of the session that ends)
     await this.client.del(this.key('calls'));
   }
 

@@ -7,16 +7,50 @@ import {
   type TransactionRecord,
 } from '../../ledger/change.js';
 import type { Generation } from './generation.js';
-import { type CasClient, hash64, storedId, toPlayer, toRound } from './records.js';
+import { type CasClient, hash64, idOf, type ReadReply, storedId, toPlayer, toRound } from './records.js';
 import type { RecordKeys, View } from '../../ledger/store.js';
 
 /** What one callback read: its view, and what the commit must find unchanged. */
 export interface Read {
   view: View;
-  /** The keys read and their values (null: absent), for the compare-and-set. */
-  expect: [string, string | false][];
   /** The open round as read (the bets of a commit add to it). */
   round?: RoundRecord;
+  /** The watched values as read (null: absent) and the forgotten flags: what the commit script checks. */
+  values: (string | null)[];
+  flags: number[];
+}
+
+/** The keys of one callback's records and what the read and the commit check with them. */
+export interface Watch {
+  /** Generation, marker, player, transaction, and round and settled round when it has one. */
+  watched: string[];
+  /** The 64-bit hashes of the transaction id and of the round (when it has one): forgotten or not. */
+  hashes: string[];
+  forgottenKey: string;
+  playersKey: string;
+  /** The player's id as the players set holds it. */
+  user: string;
+  /** Keys that must exist (the active scenario, the generation): gone means Redis lost the state. */
+  required: string[];
+}
+
+export function watchOf(at: Generation, keys: RecordKeys): Watch {
+  const gen = at.n;
+  const roundId = keys.game_no === undefined ? undefined : roundKey(keys.user_id, keys.game_no);
+  return {
+    watched: [
+      at.genKey,
+      at.markerKey,
+      at.key(gen, 'player', keys.user_id),
+      at.key(gen, 'txn', keys.transaction_id),
+      ...(roundId ? [at.key(gen, 'round', roundId), at.key(gen, 'settled', roundId)] : []),
+    ],
+    hashes: [hash64(forgottenTxn(keys.transaction_id)), ...(roundId ? [hash64(forgottenRound(roundId))] : [])],
+    forgottenKey: at.key(gen, 'forgotten'),
+    playersKey: at.key(gen, 'players'),
+    user: storedId(keys.user_id),
+    required: [...at.vital, at.genKey],
+  };
 }
 
 /**
@@ -28,37 +62,40 @@ export interface Read {
 export async function readView(
   client: CasClient,
   at: Generation,
-  keys: RecordKeys,
+  watch: Watch,
   exchange: <T>(sent: Promise<T>) => Promise<T>,
 ): Promise<Read | undefined> {
-  const gen = at.n;
-  const roundId = keys.game_no === undefined ? undefined : roundKey(keys.user_id, keys.game_no);
-  const watched = [
-    at.genKey,
-    at.markerKey,
-    at.key(gen, 'player', keys.user_id),
-    at.key(gen, 'txn', keys.transaction_id),
-    ...(roundId ? [at.key(gen, 'round', roundId), at.key(gen, 'settled', roundId)] : []),
-  ];
-  const hashes = [hash64(forgottenTxn(keys.transaction_id)), ...(roundId ? [hash64(forgottenRound(roundId))] : [])];
-  const required = [...at.vital, at.genKey];
-  const [values, forgotten, listed, present] = await exchange(
+  const { watched, hashes, required } = watch;
+  const reply = await exchange(
     client.walletRead(
       watched.length + 2 + required.length,
       ...watched,
-      at.key(gen, 'forgotten'),
-      at.key(gen, 'players'),
+      watch.forgottenKey,
+      watch.playersKey,
       ...required,
       watched.length,
       hashes.length,
       ...hashes,
-      storedId(keys.user_id),
+      watch.user,
     ),
   );
+  return viewOf(at, watch, reply);
+}
+
+/**
+ * The view of what Redis answered (a read, or a commit whose check failed): undefined when another
+ * process reset the wallet meanwhile; throws when Redis lost the wallet's state.
+ */
+export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present]: ReadReply): Read | undefined {
   if (at.follow(values[0]!, values[1]!)) return undefined;
+  if (!values[2] && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
+  if (present < watch.required.length) throw at.lost('no scenario key');
+  return recordsView(values, forgotten);
+}
+
+/** The view of a callback's records as read or kept (the script checks them): watched values and forgotten flags. */
+export function recordsView(values: (string | null)[], forgotten: number[]): Read {
   const [, , player, txn, round, settled] = values;
-  if (!player && listed === 1) throw at.lost(`player ${JSON.stringify(keys.user_id)} listed but gone`);
-  if (present < required.length) throw at.lost('no scenario key');
   const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
   return {
     view: {
@@ -69,7 +106,8 @@ export async function readView(
       transaction: txn ? (JSON.parse(txn) as TransactionRecord) : undefined,
       transactionForgotten: !txn && forgotten[0] === 1,
     },
-    expect: watched.map((key, i) => [key, values[i] ?? false]),
     round: roundRecord,
+    values,
+    flags: forgotten,
   };
 }

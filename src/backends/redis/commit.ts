@@ -1,0 +1,136 @@
+import type { Seal } from '../../ledger/store.js';
+import { JOURNAL_ADD } from './journal-add.js';
+import { FORGET, type Op, type ReadReply } from './records.js';
+import type { Watch } from './view.js';
+
+/**
+ * A callback's one script (docs/scale-out.md, "One callback, one script"): check, write, journal,
+ * grade, in one atomic step.
+ *
+ * 1. Check: every watched key (generation, marker, player, transaction, round, settled round) still
+ *    holds the value the decision was made on ('' for absent), the ids are forgotten or not as
+ *    assumed, the required keys exist and an absent player is not listed. If not, change nothing and answer what a read would
+ *    (READ's reply): the failed check is the next attempt's read.
+ * 2. Apply the writes (flat: each its number of words, then the words), trim the transaction index
+ *    to the bound (forgetting the oldest ids), count the player's callbacks when asked (RedisShared.takeCount).
+ * 3. Number and add the journal entry (its JSON is `{"id":<id>` and the tail the process built),
+ *    trimmed to the journal's bounds, and add the grading event with that id.
+ *
+ * Answers {1, journal id (0: no entry)} or {0, values, forgotten flags, listed, required present}.
+ * Whether anything is forgotten at all is one EXISTS (`<forgotten>:count`, or the set a wallet-sim
+ * before the buckets wrote): the lookups only run once something was.
+ */
+export const COMMIT = `${FORGET}${JOURNAL_ADD}
+local i = 1
+local w = tonumber(ARGV[i])
+local values = redis.call('MGET', unpack(ARGV, i + 1, i + w))
+local same = true
+for k = 1, w do
+  if (values[k] or '') ~= ARGV[i + w + k] then same = false end
+end
+i = i + 2 * w + 1
+local fkey, h = ARGV[i], tonumber(ARGV[i + 1])
+local any = redis.call('EXISTS', fkey, fkey .. ':count') > 0
+local flags = {}
+for k = 1, h do
+  flags[k] = any and forgotten(fkey, ARGV[i + 1 + k]) or 0
+  if flags[k] ~= tonumber(ARGV[i + 1 + h + k]) then same = false end
+end
+i = i + 2 + 2 * h
+local players, user, r = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+local present = redis.call('EXISTS', unpack(ARGV, i + 3, i + 2 + r))
+if present < r then same = false end
+-- A player absent but listed: Redis lost the state (the process then says so).
+local listed = 0
+if not values[3] then listed = redis.call('SISMEMBER', players, user) end
+if listed == 1 then same = false end
+if not same then return {0, values, flags, listed, present} end
+i = i + 3 + r
+for _ = 1, tonumber(ARGV[i]) do
+  local n = tonumber(ARGV[i + 1])
+  redis.call(unpack(ARGV, i + 2, i + 1 + n))
+  i = i + 1 + n
+end
+i = i + 1
+if ARGV[i] == '1' then
+  local order, forgot = ARGV[i + 1], ARGV[i + 3]
+  local excess = redis.call('LLEN', order) - tonumber(ARGV[i + 2])
+  while excess > 0 do
+    local e = cjson.decode(redis.call('LPOP', order))
+    forget(forgot, e.th)
+    redis.call('DEL', e.t)
+    if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
+    excess = excess - 1
+  end
+  i = i + 4
+else
+  i = i + 1
+end
+if ARGV[i] == '1' then
+  redis.call('HINCRBY', ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+  i = i + 4
+else
+  i = i + 1
+end
+local id = 0
+if ARGV[i] == '1' then
+  id = redis.call('INCR', ARGV[i + 3])
+  local sid = tostring(id)
+  local n = tonumber(ARGV[i + 6]) + #sid
+  local nf = tonumber(ARGV[i + 8])
+  local fields = {'id', sid, unpack(ARGV, i + 9, i + 8 + nf)}
+  fields[#fields + 1] = 'n'
+  fields[#fields + 1] = tostring(n)
+  fields[#fields + 1] = 'e'
+  fields[#fields + 1] = '{"id":' .. sid .. ARGV[i + 7]
+  journal_add(ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), n, fields)
+  i = i + 9 + nf
+  if ARGV[i] == '1' then
+    redis.call('XADD', ARGV[i + 1], 'MAXLEN', '~', ARGV[i + 2], '*', 'e', ARGV[i + 3], 'i', sid)
+  end
+end
+return {1, id}
+`;
+
+/** What the commit script answers: committed with the journal id, or the current values (READ's reply). */
+export type CommitReply = [1, number] | [0, ...ReadReply];
+
+/** What a commit must find unchanged: the watched values ('' for absent) and forgotten flags as decided on. */
+export interface Expected {
+  values: readonly (string | null)[];
+  flags: readonly number[];
+}
+
+/**
+ * What a commit writes: `ops`; `trim`: the order list, its bound and the forgotten key (or none: no
+ * bound); `count`: callbacks to count (the hash, the player, how many).
+ */
+export interface Writes {
+  ops: readonly Op[];
+  trim?: [string, number, string];
+  count?: [string, string, number];
+}
+
+/** The commit script's ARGV. */
+export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count }: Writes, seal: Seal | undefined): (string | number)[] {
+  const { watched, hashes, required } = watch;
+  const args: (string | number)[] = [watched.length, ...watched];
+  for (const v of expected.values) args.push(v ?? '');
+  args.push(watch.forgottenKey, hashes.length, ...hashes, ...expected.flags);
+  args.push(watch.playersKey, watch.user, required.length, ...required);
+  args.push(ops.length);
+  for (const op of ops) args.push(op.length, ...op);
+  if (trim) args.push(1, ...trim);
+  else args.push(0);
+  if (count) args.push(1, ...count);
+  else args.push(0);
+  if (!seal) {
+    args.push(0);
+    return args;
+  }
+  const { entry, event } = seal;
+  args.push(1, ...entry.keys, entry.capacity, entry.maxBytes, entry.chars, entry.tail, entry.fields.length, ...entry.fields);
+  if (event) args.push(1, event.key, event.maxLen, event.event);
+  else args.push(0);
+  return args;
+}
