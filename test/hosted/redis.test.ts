@@ -69,6 +69,15 @@ if (redis) {
       t.equal((await get(base, `/t/${y.id}/admin/players/alice`, y.token)).status, 404, "x's player is not y's");
       t.equal((await get(base, `/t/${x.id}/admin/journal`, y.token)).status, 403, "y's token opens nothing of x");
     }
+    // A tenant's callback on a warm player is one script, as a single-tenant one is (docs/scale-out.md).
+    const scripts = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec((await admin.info('commandstats')) as string)?.[1] ?? 0);
+    const before = await scripts();
+    t.equal((await callback(a, x, bet('alice', 'G2', [['1', 'P', 1]], { currency: 'USD' }))).body.code, 'R0');
+    t.equal((await scripts()) - before, 1, "one EVALSHA for a tenant's bet: commit, journal entry and grading event");
+    // Each process counts the callbacks it answered, those its commit script journalled included.
+    const metrics = async (base: string) => (await fetch(`${base}/metrics`, { headers: asHost })).text();
+    t.match(await metrics(a), `wallet_sim_callbacks_total{tenant="${x.id}",event="bet",code="R0"} 2`, "A counts x's bets");
+    t.match(await metrics(b), `wallet_sim_callbacks_total{tenant="${x.id}",event="login",code="R0"} 1`, "B counts x's login");
     const reports = await Promise.all([a, b].map((base) => get(base, `/t/${x.id}/admin/report`, x.token)));
     const exercised = (r: { body: { checks: { status: string }[] } }) => r.body.checks.filter((c) => c.status !== 'not_exercised').length;
     t.ok(exercised(reports[0]!) > 0, "x's report graded its callbacks");
