@@ -9,8 +9,7 @@ import t from 'tap';
 import { bet, buildTestApp, HEADERS, listen, login, post, result } from '../helpers/app.js';
 import { run, runAll, start } from '../helpers/spawn-cli.js';
 import { runHere } from '../helpers/run-here.js';
-import { startCommand } from '../../src/app/start.js';
-import { checkOptions, type ServeOptions, StartFailure } from '../../src/app/serve.js';
+import { checkStart } from '../helpers/start-options.js';
 import { verifyReportCommand } from '../../src/commands/verify-report.js';
 
 // The cases are independent (their own files and simulators): side by side.
@@ -80,12 +79,11 @@ t.test('start with a wrong key: nothing starts, the message names the option and
     ['not Ed25519', ['--signing-key', at('bad', 'rsa.pem')], {}, /rsa\.pem is an rsa key; reports are signed with Ed25519/],
     ['from the environment', [], { WALLET_SIM_SIGNING_KEY: at('bad', 'none.pem') }, /--signing-key .*none\.pem: no such file/],
   ];
-  // Each option's message from the checks `start` makes before it opens anything, on the options
-  // its parser gives (in this process: a `start` spawned costs a second of CPU); the command itself
+  // Each case's message from the checks `start` makes before it opens anything, on the options its
+  // parser gives (in this process: a `start` spawned costs a second of CPU); the command itself
   // below for one given as the option and the one from the environment.
   for (const [name, args, env, message] of cases) {
-    if (Object.keys(env).length) continue;
-    const refusal = await startRefusal(['--port', '0', ...args]);
+    const refusal = checkStart(['--port', '0', ...args], env);
     t.match(refusal, message, `${name}: the message`);
     t.match(refusal, /nothing started/, `${name}: says nothing started`);
   }
@@ -101,23 +99,6 @@ t.test('start with a wrong key: nothing starts, the message names the option and
     t.match(ran[k]!.stderr, /nothing started/, `${name}: says so`);
   }
 });
-
-/** The message `start` refuses these options with (StartFailure), or 'accepted'. */
-async function startRefusal(args: string[]): Promise<string> {
-  let options: ServeOptions | undefined;
-  await startCommand()
-    .action((o: ServeOptions) => {
-      options = o;
-    })
-    .parseAsync(args, { from: 'user' });
-  try {
-    checkOptions(options!);
-    return 'accepted';
-  } catch (e) {
-    if (!(e instanceof StartFailure)) throw e;
-    return e.message;
-  }
-}
 
 /** Builds an envelope as DSSE specifies it, signed with any key (to forge the "another key" case). */
 function envelopeSignedBy(payload: Buffer, key: ReturnType<typeof generateKeyPairSync>['privateKey']) {
