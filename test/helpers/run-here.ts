@@ -13,12 +13,22 @@ export interface RanHere {
   stderr: string;
 }
 
+/** The run going on: console and process.exitCode are the process's own, so runs take turns. */
+let turn: Promise<unknown> = Promise.resolve();
+
 /**
  * Runs `command` (a fresh one from its factory, e.g. verifyReportCommand()) under a `wallet-sim`
- * program, as `wallet-sim <name> ...args`. Only for actions that print through console and set
- * process.exitCode, never process.exit (a usage error exits: spawn those).
+ * program, as `wallet-sim <name> ...args`, after any other run of this process has ended. Only for
+ * actions that print through console and set process.exitCode, never process.exit (a usage error
+ * exits: spawn those).
  */
-export async function runHere(command: Command, args: string[]): Promise<RanHere> {
+export function runHere(command: Command, args: string[]): Promise<RanHere> {
+  const ran = turn.then(() => runNow(command, args));
+  turn = ran.catch(() => undefined);
+  return ran;
+}
+
+async function runNow(command: Command, args: string[]): Promise<RanHere> {
   const out: string[] = [];
   const err: string[] = [];
   const { log, error } = console;
