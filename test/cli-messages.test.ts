@@ -6,6 +6,10 @@ import { formatCheck } from '../src/probe/report.js';
 import type { CheckResult } from '../src/probe/session.js';
 import { buildTestApp, listen } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run, runAll } from './helpers/spawn-cli.js';
+import { runHere } from './helpers/run-here.js';
+import { probeCommand } from '../src/commands/probe.js';
+import { sendCommand } from '../src/commands/send.js';
+import { verifyCommand } from '../src/commands/verify.js';
 
 t.setTimeout(120_000); // each case starts the built CLI: seconds on a busy machine
 // The cases are independent (a CLI process or an app each): two at a time.
@@ -21,6 +25,8 @@ async function closedPort(): Promise<number> {
 }
 
 // That --help marks the required options of send, verify and probe: cli.test.ts, which reads every --help.
+// Each command is spawned as a user runs it for one message of each exit; its other messages come
+// from its action in this process (test/helpers/run-here.ts: a spawn costs 0.3 s of CPU or more).
 
 t.test('send: an invalid URL is refused before anything is printed', async (t) => {
   const r = await run(['send', 'login', '--url', 'localhost:8080/callback']);
@@ -50,20 +56,19 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   const file = `${dir}/wallet-sim-empty-expect-${process.pid}.json`;
   (await import('node:fs')).writeFileSync(file, '{}');
   t.teardown(() => import('node:fs').then((fs) => fs.rmSync(file, { force: true })));
-  const [wrong, right] = await runAll([
-    ['verify', '--url', `${base}/callback`, '--expect', file],
-    ['verify', '--url', base, '--expect', file],
-  ]);
-  t.equal(wrong!.code, 2);
-  t.match(wrong!.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
-  t.equal(right!.code, 0, 'the base URL works');
+  const wrong = await runHere(verifyCommand(), ['--url', `${base}/callback`, '--expect', file]);
+  const right = await runHere(verifyCommand(), ['--url', base, '--expect', file]);
+  t.equal(wrong.code, 2);
+  t.match(wrong.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
+  t.equal(right.code, 0, 'the base URL works');
 });
 
 t.test('probe: wrong credentials are one clear line, not every check failing, and exit 2 (not checked)', async (t) => {
   const { app } = await buildTestApp();
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
-  const r = await run(['probe', '--url', url, '--api-id', 'sandbox', '--api-key', 'wrong', '--user', 'usd']);
+  // (Spawned, exit 2 when the probe cannot go on: probe-cli.test.ts.)
+  const r = await runHere(probeCommand(), ['--url', url, '--api-id', 'sandbox', '--api-key', 'wrong', '--user', 'usd']);
   t.equal(r.code, 2);
   t.match(r.stdout, /^FAIL {2}login .*\n {6}credentials refused \(R2\): check --api-id\/--api-key\n/m);
   t.ok(r.stdout.trim().split('\n').length <= 6, `a few lines, not hundreds:\n${r.stdout}`);
@@ -90,8 +95,9 @@ t.test('probe: a check that failed before it could finish is FAIL (stopped: …)
 });
 
 t.test('probe: each check is printed as it finishes', async (t) => {
-  // Settlements answered 150 ms late: the battery takes seconds, the login line must not wait for it.
-  const { app } = await buildTestApp({ rules: [{ name: 'slow', when: { event_type: 'bet_result' }, then: { delay_ms: 150 } }] });
+  // Settlements answered 100 ms late: the battery then takes 2.5 s or more after the login (some 28 of
+  // them are sent one after another), the login line must not wait for it.
+  const { app } = await buildTestApp({ rules: [{ name: 'slow', when: { event_type: 'bet_result' }, then: { delay_ms: 100 } }] });
   t.teardown(() => app.close());
   const url = `${await listen(app)}/callback`;
   const started = Date.now();
@@ -135,7 +141,7 @@ t.test('send: a --url without a path (the base URL) is told the callback path', 
   const { app } = await buildTestApp();
   t.teardown(() => app.close());
   const base = await listen(app);
-  const r = await run(['send', 'login', '--url', base]);
+  const r = await runHere(sendCommand(), ['login', '--url', base]);
   t.equal(r.code, 1);
   t.match(r.stderr, `--url is the callback URL, e.g. --url ${base}/callback`);
 });

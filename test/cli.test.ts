@@ -5,7 +5,22 @@ import { join } from 'node:path';
 import t from 'tap';
 import { DEFAULT_SCENARIO } from '../src/kernel/paths.js';
 import { example, HEADERS, login, post } from './helpers/app.js';
-import { BOOT_MS, eventually, LISTENING, run, runAll, start } from './helpers/spawn-cli.js';
+import { BOOT_MS, eventually, LISTENING, type Ran, run, runAll, start } from './helpers/spawn-cli.js';
+import { runHere } from './helpers/run-here.js';
+import { checkStart } from './helpers/start-options.js';
+import { Command } from 'commander';
+import { startCommand } from '../src/app/start.js';
+import { openapiCommand } from '../src/app/openapi-command.js';
+import { keygenCommand } from '../src/commands/keygen.js';
+import { probeCommand } from '../src/commands/probe.js';
+import { reconcileCommand } from '../src/commands/reconcile.js';
+import { reportCommand } from '../src/commands/report.js';
+import { sendCommand } from '../src/commands/send.js';
+import { tailCommand } from '../src/commands/tail.js';
+import { tenantCommand } from '../src/commands/tenant.js';
+import { validateCommand } from '../src/commands/validate.js';
+import { verifyCommand } from '../src/commands/verify.js';
+import { verifyReportCommand } from '../src/commands/verify-report.js';
 
 // Every case spawns node; the whole file needs more than tap's default 30 s on a busy machine.
 t.setTimeout(300_000);
@@ -57,11 +72,12 @@ t.test('start --port 0: one line with the URL, a full round over a real socket, 
   await t.rejects(fetch(`${sim.url}/health`), 'no longer listening');
 });
 
-t.test('WALLET_SIM_PORT=0 and WALLET_SIM_API_KEY are read from the environment', async (t) => {
-  const sim = await start(t, ['--log-level', 'silent'], {
+t.test('WALLET_SIM_PORT=0, WALLET_SIM_API_KEY and WALLET_SIM_LOG_FORMAT are read from the environment', async (t) => {
+  const sim = await start(t, [], {
     WALLET_SIM_PORT: '0',
     WALLET_SIM_API_KEY: 'from-env',
     WALLET_SIM_API_ID: 'env-id',
+    WALLET_SIM_LOG_FORMAT: 'pretty',
   });
   t.not(sim.port, 8080, 'not the default port');
   const old = await post(`${sim.url}/callback`, login('player-1'));
@@ -69,7 +85,23 @@ t.test('WALLET_SIM_PORT=0 and WALLET_SIM_API_KEY are read from the environment',
   const res = await post(`${sim.url}/callback`, login('player-1'), { ...HEADERS, 'api-id': 'env-id', 'api-key': 'from-env' });
   t.equal(res.body.code, 'R0', 'the env credentials do');
   t.equal(res.body.latest_balance, 1000000);
+  const logged = () =>
+    sim
+      .stdout()
+      .split('\n')
+      .filter((l) => l && !LISTENING.test(l));
+  t.ok(await eventually(async () => logged().some((l) => l.includes('INFO: R0')), BOOT_MS), 'the callbacks are logged');
   t.equal((await sim.stop()).code, 0);
+  // (JSON lines when piped by default: the default log level's case below; --log-format pretty: front-door.test.ts.)
+  const what = 'WALLET_SIM_LOG_FORMAT=pretty';
+  const lines = logged();
+  for (const line of lines) t.throws(() => JSON.parse(line), `${what}: not JSON: ${line}`);
+  t.match(
+    lines.find((l) => l.includes('INFO: R0')),
+    /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0 \{.*"code":"R0".*\}$/,
+    `${what}: time, level and message, its fields on the same line`,
+  );
+  t.notMatch(lines.join('\n'), /\x1b\[/, `${what}: no colour codes when not a terminal`);
 });
 
 t.test('start --path and --api-key flags', async (t) => {
@@ -122,14 +154,16 @@ t.test('validate', async (t) => {
       players: [{ user_id: 'p', balance: 1.5, currency: 'KRW' }],
     }),
   );
-  // independent processes: run them side by side
-  const [goodRun, badRun, scaleRun, mixedRun, startRun] = await Promise.all([
-    run(['validate', DEFAULT_SCENARIO, good]),
-    run(['validate', bad]),
-    run(['validate', scale]),
-    run(['validate', good, notJson, missing]),
-    run(['start', '--port', '0', '--scenario', bad]),
-  ]);
+  // The command end to end where a file is ok and others not (exit 1, both streams), and a start
+  // refusing a bad file; the other outcomes through validate's own action, in this process (a spawn
+  // each cost 0.3 s of CPU).
+  const [mixedRun, startRun] = (await runAll([
+    ['validate', good, notJson, missing],
+    ['start', '--port', '0', '--scenario', bad],
+  ])) as [Ran, Ran];
+  const goodRun = await runHere(validateCommand(), [DEFAULT_SCENARIO, good]);
+  const badRun = await runHere(validateCommand(), [bad]);
+  const scaleRun = await runHere(validateCommand(), [scale]);
 
   t.test('good files exit 0', async (t) => {
     t.equal(goodRun.code, 0);
@@ -168,7 +202,7 @@ t.test('validate', async (t) => {
 t.test('--help on every command exits 0 and lists the options', async (t) => {
   const top = await run(['--help']);
   t.equal(top.code, 0);
-  const commands = [...top.stdout.matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help');
+  const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help');
   for (const c of ['start', 'validate', 'openapi']) t.ok(commands.includes(c), `${c} is listed`);
   const expected: Record<string, string[]> = {
     start: [
@@ -194,27 +228,55 @@ t.test('--help on every command exits 0 and lists the options', async (t) => {
     verify: ['--url', '--expect'],
     probe: ['--url', '--api-id', '--api-key', '--user'],
   };
-  const helps = await runAll(
-    commands.map((command) => [command, '--help']),
-    {},
-    3,
-  );
-  for (const [i, command] of commands.entries()) {
-    const ran = helps[i]!;
-    t.equal(ran.code, 0, `${command} --help exits 0`);
-    t.match(ran.stdout, `Usage: wallet-sim ${command}`);
-    for (const option of expected[command] ?? ['--help']) t.match(ran.stdout, option, `${command} --help lists ${option}`);
+  t.same([...commands].sort(), Object.keys(COMMANDS).sort(), 'each command listed is read below');
+  // Each command's help from the command itself, in this process, as a pipe shows it (a spawn each
+  // cost 0.3 to 1 s of CPU); spawned end to end for two whose help must exit 0 although a required
+  // option is missing: the very text, on stdout.
+  const helps = Object.fromEntries(commands.filter((c) => c in COMMANDS).map((command) => [command, helpOf(command)]));
+  const spawned = ['probe', 'verify-report'];
+  const ran = await runAll(spawned.map((command) => [command, '--help']));
+  for (const [i, command] of spawned.entries()) {
+    t.equal(ran[i]!.code, 0, `${command} --help exits 0 (spawned)`);
+    t.equal(ran[i]!.stdout, helps[command], `${command} --help prints its help (spawned)`);
+  }
+  for (const command of commands) {
+    const help = helps[command]!;
+    t.match(help, `Usage: wallet-sim ${command}`);
+    for (const option of expected[command] ?? ['--help']) t.match(help, option, `${command} --help lists ${option}`);
     for (const o of required[command] ?? [])
-      t.match(ran.stdout, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
-    if (required[command]) t.notMatch(ran.stdout, /--timeout <ms>\s+\(required\)/, `${command}: optional options are not marked`);
+      t.match(help, new RegExp(`^  ${o} <[^>]+>\\s+\\(required\\) `, 'm'), `${command} --help: ${o} (required)`);
+    if (required[command]) t.notMatch(help, /--timeout <ms>\s+\(required\)/, `${command}: optional options are not marked`);
   }
   for (const c of Object.keys(required)) t.ok(commands.includes(c), `${c} is listed`);
   t.match(
-    helps[commands.indexOf('start')]!.stdout.replace(/\s+/g, ' '),
+    helps.start!.replace(/\s+/g, ' '),
     'the name of a bundled scenario: certification, chaos, default, flaky, insufficient-funds',
     'start --help lists the bundled scenarios',
   );
 });
+
+/** The commands of src/cli.ts, by name. */
+const COMMANDS: Record<string, () => Command> = {
+  start: startCommand,
+  validate: validateCommand,
+  openapi: openapiCommand,
+  probe: probeCommand,
+  send: sendCommand,
+  verify: verifyCommand,
+  tail: tailCommand,
+  report: reportCommand,
+  reconcile: reconcileCommand,
+  keygen: keygenCommand,
+  'verify-report': verifyReportCommand,
+  tenant: tenantCommand,
+};
+
+/** What `wallet-sim <command> --help` prints to a pipe: no colour, 80 columns (commander's width when stdout is no terminal). */
+function helpOf(name: string): string {
+  const command = COMMANDS[name]!().configureOutput({ getOutHelpWidth: () => 80, getOutHasColors: () => false });
+  new Command('wallet-sim').addCommand(command);
+  return command.helpInformation();
+}
 
 t.test('at the default log level, start prints exactly one line before any callback, then only log lines', async (t) => {
   const sim = await start(t, ['--port', '0']);
@@ -229,7 +291,7 @@ t.test('at the default log level, start prints exactly one line before any callb
   t.ok(await eventually(async () => lines().length >= 2, BOOT_MS), 'the callback is logged');
   const after = lines();
   t.equal(after.length, 2, 'then one JSON line per callback, nothing for /health');
-  t.match(JSON.parse(after[1]!), { code: 'R0', msg: 'R0' });
+  t.match(JSON.parse(after[1]!), { level: 30, code: 'R0', msg: 'R0' }, 'piped: one JSON object per line, without --log-format');
   await sim.stop();
   const plain = sim
     .stdout()
@@ -240,57 +302,19 @@ t.test('at the default log level, start prints exactly one line before any callb
 });
 
 t.test('--scenario takes the name of a bundled scenario; an unknown name lists them', async (t) => {
-  // (start --help lists them: the --help case above.)
-  const unknown = await run(['start', '--port', '0', '--scenario', 'flakey']);
-  t.equal(unknown.code, 1);
-  t.match(unknown.stderr, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
-  t.match(unknown.stderr, /one of the bundled scenarios: certification, chaos, default, flaky, /);
-  t.notMatch(unknown.stderr, 'ENOENT');
-
-  // independent processes: start them side by side
-  const [byName, byFile, env] = await Promise.all([
-    ...['flaky', 'flaky.json'].map((given) => start(t, ['--port', '0', '--log-level', 'silent', '--scenario', given])),
-    start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' }),
-  ]);
-  for (const [given, sim] of [
-    ['flaky', byName!],
-    ['flaky.json', byFile!],
-  ] as const) {
-    t.match(sim.stdout(), 'scenario "flaky"', `--scenario ${given}`);
-    t.equal(((await (await fetch(`${sim.url}/admin/scenario`)).json()) as { name: string }).name, 'flaky');
+  // (start --help lists them: the --help case above.) What start makes of each name, from its
+  // options' checks in this process (a start spawned costs a second of CPU or more); an unknown name
+  // refused by the command itself: cli-messages.test.ts; a name given in the environment, spawned here.
+  const unknown = checkStart(['--port', '0', '--scenario', 'flakey']);
+  t.match(unknown, 'no scenario file flakey, and no bundled scenario of that name; nothing started');
+  t.match(unknown, /one of the bundled scenarios: certification, chaos, default, flaky, /);
+  t.notMatch(unknown, 'ENOENT');
+  for (const given of ['flaky', 'flaky.json']) {
+    const checked = checkStart(['--port', '0', '--scenario', given]);
+    t.equal(typeof checked === 'string' ? checked : checked.scenario.source.name, 'flaky', `--scenario ${given}`);
   }
-  t.match(env!.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
-});
 
-t.test('--log-format: JSON lines when piped by default, readable lines with pretty', async (t) => {
-  const logLines = async (args: string[], env: Record<string, string> = {}) => {
-    const sim = await start(t, ['--port', '0', ...args], env);
-    await post(`${sim.url}/callback`, login('player-1'));
-    t.ok(await eventually(async () => sim.stdout().split('\n').filter(Boolean).length >= 2, BOOT_MS), 'the callback is logged');
-    await sim.stop();
-    return sim
-      .stdout()
-      .split('\n')
-      .filter((l) => l && !LISTENING.test(l));
-  };
-  const [piped, pretty, prettyEnv] = await Promise.all([
-    logLines([]),
-    logLines(['--log-format', 'pretty']),
-    logLines([], { WALLET_SIM_LOG_FORMAT: 'pretty' }),
-  ]);
-  t.ok(piped.length >= 1);
-  t.match(JSON.parse(piped[0]!), { level: 30, code: 'R0', msg: 'R0' }, 'piped: one JSON object per line');
-  for (const [what, lines] of [
-    ['--log-format pretty', pretty],
-    ['WALLET_SIM_LOG_FORMAT=pretty', prettyEnv],
-  ] as const) {
-    t.ok(lines.length >= 1, `${what}: logs`);
-    t.throws(() => JSON.parse(lines[0]!), `${what}: not JSON`);
-    t.match(
-      lines[0],
-      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0 \{.*"code":"R0".*\}$/,
-      `${what}: time, level and message, its fields on the same line`,
-    );
-    t.notMatch(lines.join('\n'), /\x1b\[/, `${what}: no colour codes when not a terminal`);
-  }
+  const env = await start(t, ['--port', '0', '--log-level', 'silent'], { WALLET_SIM_SCENARIO: 'slow-wallet' });
+  t.equal(((await (await fetch(`${env.url}/admin/scenario`)).json()) as { name: string }).name, 'slow-wallet');
+  t.match(env.stdout(), 'scenario "slow-wallet"', 'WALLET_SIM_SCENARIO=slow-wallet');
 });

@@ -117,5 +117,8 @@ t.test('the pretty log: one line per callback', async (t) => {
   const callbacks = lines.filter((l) => /INFO.*R0/.test(l));
   t.equal(callbacks.length, 2, ran.stdout);
   t.match(callbacks[0], /"user_id":"player-1".*"event_type":"login"/, 'its fields on the same line');
+  // (The same from WALLET_SIM_LOG_FORMAT: cli.test.ts.)
+  t.match(callbacks[0], /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: R0 \{.*"code":"R0".*\}$/, 'time, level and message, then its fields');
+  t.notMatch(ran.stdout, /\x1b\[/, 'no colour codes when not a terminal');
   t.equal(lines.length, 3, 'and nothing else but the start line');
 });

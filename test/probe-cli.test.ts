@@ -10,6 +10,9 @@ import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { ROOT } from '../src/kernel/paths.js';
 import { spawnZoo } from './wallets/spawn-zoo.js';
+import { startZooWallet } from './wallets/zoo-wallet.js';
+import { runHere } from './helpers/run-here.js';
+import { probeCommand } from '../src/commands/probe.js';
 
 const run = promisify(execFile);
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -128,9 +131,11 @@ t.test('probe exits 1 against a broken wallet (a zoo wallet as a child process),
 });
 
 t.test('probe exits 2 when it cannot reach the wallet, in one line', async (t) => {
-  const wallet = await spawnZoo([]);
-  const url = wallet.url;
-  await wallet.stop();
+  // A loopback port nothing listens on (bound, then released).
+  const gone = createServer();
+  await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(gone.address() as AddressInfo).port}/callback`;
+  await new Promise((resolve) => gone.close(resolve));
   const failed = await run(process.execPath, [
     CLI,
     'probe',
@@ -160,8 +165,9 @@ t.test('probe exits 2 at once against what is not a wallet, and against a player
   });
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   t.teardown(() => page.close());
-  const wallet = await spawnZoo([]);
-  t.teardown(() => wallet.stop());
+  // The wallet in this process (the zoo wallet as a child process: the case above).
+  const wallet = await startZooWallet();
+  t.teardown(() => wallet.close());
   const probe = (url: string, ...more: string[]) =>
     run(process.execPath, [CLI, 'probe', '--url', url, '--api-id', 'zoo', '--api-key', 'zoo-key', '--user', 'player-1', ...more]).catch(
       (e: Failed) => e,
@@ -172,8 +178,20 @@ t.test('probe exits 2 at once against what is not a wallet, and against a player
     html.stdout,
     /stopped, nothing else checked \(exit 2\): http:\/\/127\.0\.0\.1:\d+\/ does not answer like a wallet: .*"It works!".*check --url/,
   );
-  const eur = await probe(wallet.url, '--currency', 'EUR');
-  t.equal((eur as Failed).code, 2, 'another currency: exit 2');
+  // The same exit spawned just above: this one through the command's action in this process.
+  const eur = await runHere(probeCommand(), [
+    '--url',
+    wallet.url,
+    '--api-id',
+    'zoo',
+    '--api-key',
+    'zoo-key',
+    '--user',
+    'player-1',
+    '--currency',
+    'EUR',
+  ]);
+  t.equal(eur.code, 2, 'another currency: exit 2');
   t.match(eur.stdout, /stopped, nothing else checked \(exit 2\): .*--currency EUR is not player-1's currency, the wallet's is USD/);
   t.notMatch(eur.stdout, /✗/, 'no list of failures');
 });

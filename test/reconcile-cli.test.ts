@@ -1,13 +1,18 @@
 // `wallet-sim reconcile` as a user runs it: the built CLI, a real simulator, provider files on disk.
+// The simulator runs in this process on a real socket (a `start` spawned cost two seconds of CPU);
+// the command is spawned once or twice per behaviour (exit code, the streams), its other cases go
+// through its own action in this process (test/helpers/run-here.ts: a spawn costs 0.3 s of CPU).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import t from 'tap';
-import { bet, HEADERS, login, post, result } from './helpers/app.js';
-import { run, runAll, start } from './helpers/spawn-cli.js';
+import t, { type Test } from 'tap';
+import { bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
+import { type Ran, run, runAll } from './helpers/spawn-cli.js';
+import { runHere } from './helpers/run-here.js';
+import { reconcileCommand } from '../src/commands/reconcile.js';
 import { ledgerText } from '../src/ledger/format.js';
 import { ProviderFileError, readProviderFile } from '../src/reconcile/provider-file.js';
 import { LedgerCut, type LedgerEntry } from '../src/ledger/ledger-entry.js';
@@ -19,6 +24,16 @@ const HEADER = 'transaction_id,event_type,user_id,game_no,amount,status,round_st
 // The two cases are independent: they run side by side.
 t.jobs = 2;
 
+/** A simulator listening on a loopback port, closed after the test. */
+async function simulator(tt: Test): Promise<{ url: string }> {
+  const { app } = await buildTestApp();
+  tt.teardown(() => app.close());
+  return { url: await listen(app) };
+}
+
+/** `wallet-sim reconcile ...args`, through the command's action in this process. */
+const reconcileHere = (args: string[]) => runHere(reconcileCommand(), args);
+
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);
@@ -26,7 +41,7 @@ const file = (name: string, text: string) => {
 };
 
 t.test('reconcile against a running simulator: each mismatch kind, an exact match, unresolved rows', async (t) => {
-  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const sim = await simulator(t);
   const cb = `${sim.url}/callback`;
   const b1 = bet('rec', 'G1', [['1', 'P', 10.1]], usd);
   const r1 = result('rec', 'G1', [['1', 'P', 10.1, 5]], usd);
@@ -59,25 +74,27 @@ t.test('reconcile against a running simulator: each mismatch kind, an exact matc
     ['ROUND_STATE_MISMATCH', csv(rows.b1, rows.r1, rows.b2.replace(',open', ',settled')), /ROUND_STATE_MISMATCH\s+.*G2/],
   ];
   const junitOf = (kind: string) => join(dir, `${kind.replace(/\W+/g, '-')}.xml`);
-  // Every run reads the same ledger: side by side, two at a time.
-  const [exact, agreeJson, ...ran] = await runAll([
+  const reconcile = (kind: string, text: string) => [
+    '--url',
+    sim.url,
+    '--provider',
+    file(`${kind.replace(/\W+/g, '-')}.csv`, text),
+    '--junit',
+    junitOf(kind),
+  ];
+  // Spawned: an exact match (0) and one mismatch (1), side by side; the rest in this process.
+  const [exact, first] = (await runAll([
     ['reconcile', '--url', sim.url, '--provider', file('exact.csv', csv(rows.b1, rows.r1, rows.b2))],
-    ['reconcile', '--url', sim.url, '--provider', file('exact.json', json)],
-    ...cases.map(([kind, text]) => [
-      'reconcile',
-      '--url',
-      sim.url,
-      '--provider',
-      file(`${kind.replace(/\W+/g, '-')}.csv`, text),
-      '--junit',
-      junitOf(kind),
-    ]),
-  ]);
-  t.equal(exact!.code, 0, exact!.stderr);
-  t.match(exact!.stdout, /3 wallet row\(s\) .* against 3 provider record\(s\): 0 mismatch\(es\), 0 unresolved — they agree/);
-  t.equal(agreeJson!.code, 0, 'JSON by its extension; a pending record the wallet never applied is unresolved, not a mismatch');
-  t.match(agreeJson!.stdout, /0 mismatch\(es\), 1 unresolved/);
-  t.match(agreeJson!.stdout, /never-sent: pending at the provider/);
+    ['reconcile', ...reconcile(cases[0]![0], cases[0]![1])],
+  ])) as [Ran, Ran];
+  const agreeJson = await reconcileHere(['--url', sim.url, '--provider', file('exact.json', json)]);
+  const ran: { code: number | null; stdout: string }[] = [first];
+  for (const [kind, text] of cases.slice(1)) ran.push(await reconcileHere(reconcile(kind, text)));
+  t.equal(exact.code, 0, exact.stderr);
+  t.match(exact.stdout, /3 wallet row\(s\) .* against 3 provider record\(s\): 0 mismatch\(es\), 0 unresolved — they agree/);
+  t.equal(agreeJson.code, 0, 'JSON by its extension; a pending record the wallet never applied is unresolved, not a mismatch');
+  t.match(agreeJson.stdout, /0 mismatch\(es\), 1 unresolved/);
+  t.match(agreeJson.stdout, /never-sent: pending at the provider/);
 
   for (const [i, [kind, , shown]] of cases.entries()) {
     const r = ran[i]!;
@@ -131,7 +148,7 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
     t.equal(read?.message.slice(0, `${paths[i]}: ${message}`.length), `${paths[i]}: ${message}`, name);
   }
   // The ledger is read first, then the provider file is streamed through the comparison.
-  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const sim = await simulator(t);
   const spawned = [0, 5];
   const ran = await runAll([
     ...spawned.map((i) => ['reconcile', '--url', sim.url, '--provider', paths[i]!]),
@@ -150,7 +167,7 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
 });
 
 t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back unchanged; every field compared; --user", async (t) => {
-  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const sim = await simulator(t);
   const cb = `${sim.url}/callback`;
   const evil = '=HYPERLINK("http://evil.example","x")';
   const b1 = { ...bet(evil, '@G1', [['1', 'P', 10]], usd), transaction_id: '+t1' };
@@ -186,9 +203,10 @@ t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back 
           return [c[0], c[1], c[2], c[3], c[4], c[5], 'ok', c[8]].join(',');
         }),
     ].join('\r\n') + '\r\n';
-  const [agree, copied, fields, repeat, onlyEvil, onlyEvilMissing] = await runAll([
+  // Spawned: the provider's own export agreeing (0) and the fields disagreeing (1, with JUnit);
+  // the other files through the command's action in this process.
+  const [agree, fields] = (await runAll([
     ['reconcile', '--url', sim.url, '--provider', file('own.csv', csv(own(), b2Line, otherLine))],
-    ['reconcile', '--url', sim.url, '--provider', file('from-ledger.csv', fromLedger)],
     [
       'reconcile',
       '--url',
@@ -198,18 +216,33 @@ t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back 
       '--junit',
       join(dir, 'fields.xml'),
     ],
-    ['reconcile', '--url', sim.url, '--provider', file('repeat.csv', csv(own(), b2Line, otherLine, own()))],
-    ['reconcile', '--url', sim.url, '--provider', file('only.csv', csv(own(), b2Line, 'x9,bet,nobody,G,1,ok,open')), '--user', evil],
-    ['reconcile', '--url', sim.url, '--provider', file('only-missing.csv', csv(own(), otherLine)), '--user', evil],
+  ])) as [Ran, Ran];
+  const copied = await reconcileHere(['--url', sim.url, '--provider', file('from-ledger.csv', fromLedger)]);
+  const repeat = await reconcileHere(['--url', sim.url, '--provider', file('repeat.csv', csv(own(), b2Line, otherLine, own()))]);
+  const onlyEvil = await reconcileHere([
+    '--url',
+    sim.url,
+    '--provider',
+    file('only.csv', csv(own(), b2Line, 'x9,bet,nobody,G,1,ok,open')),
+    '--user',
+    evil,
   ]);
-  t.equal(agree!.code, 0, `ids beginning with = + - @ ' agree with the provider's own export: ${agree!.stdout}${agree!.stderr}`);
-  t.equal(copied!.code, 0, `a provider file made from the ledger's CSV agrees too: ${copied!.stdout}${copied!.stderr}`);
+  const onlyEvilMissing = await reconcileHere([
+    '--url',
+    sim.url,
+    '--provider',
+    file('only-missing.csv', csv(own(), otherLine)),
+    '--user',
+    evil,
+  ]);
+  t.equal(agree.code, 0, `ids beginning with = + - @ ' agree with the provider's own export: ${agree.stdout}${agree.stderr}`);
+  t.equal(copied.code, 0, `a provider file made from the ledger's CSV agrees too: ${copied.stdout}${copied.stderr}`);
 
-  t.equal(fields!.code, 1, 'the same ids and amounts under another user_id, game_no or event_type disagree');
-  t.match(fields!.stdout, /FIELD_MISMATCH \(3\)/);
-  t.match(fields!.stdout, /user_id "=HYPERLINK.*" in the wallet, "someone-else" at the provider/);
-  t.match(fields!.stdout, /game_no "'G2" in the wallet, "G9" at the provider/);
-  t.match(fields!.stdout, /event_type "bet" in the wallet, "bet_result" at the provider/);
+  t.equal(fields.code, 1, 'the same ids and amounts under another user_id, game_no or event_type disagree');
+  t.match(fields.stdout, /FIELD_MISMATCH \(3\)/);
+  t.match(fields.stdout, /user_id "=HYPERLINK.*" in the wallet, "someone-else" at the provider/);
+  t.match(fields.stdout, /game_no "'G2" in the wallet, "G9" at the provider/);
+  t.match(fields.stdout, /event_type "bet" in the wallet, "bet_result" at the provider/);
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(join(dir, 'fields.xml'), 'utf8'));
   const tc = xml.testsuites.testsuite.testcase as { name: string; failure?: unknown }[];
   t.same(
@@ -218,19 +251,19 @@ t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back 
     'its own JUnit case',
   );
 
-  t.equal(repeat!.code, 2, 'a transaction the wallet applied, listed twice: unreadable');
-  t.match(repeat!.stderr, /line 5, column 1: transaction_id "\+t1" repeats \(first on line 2\)/);
+  t.equal(repeat.code, 2, 'a transaction the wallet applied, listed twice: unreadable');
+  t.match(repeat.stderr, /line 5, column 1: transaction_id "\+t1" repeats \(first on line 2\)/);
 
-  t.equal(onlyEvil!.code, 0, `--user: that player's rows only; others set aside: ${onlyEvil!.stdout}`);
-  t.match(onlyEvil!.stdout, /for player "=HYPERLINK.*" only: 2 wallet row\(s\) .* against 2 provider record\(s\)/);
-  t.match(onlyEvil!.stdout, /1 provider record\(s\) of other players set aside/);
-  t.equal(onlyEvilMissing!.code, 1, "--user: that player's own rows are still compared");
-  t.match(onlyEvilMissing!.stdout, /UNKNOWN_TO_PROVIDER\s+-t2/);
-  t.notMatch(onlyEvilMissing!.stdout, new RegExp(other.transaction_id), "another player's row is not the wallet's side here");
+  t.equal(onlyEvil.code, 0, `--user: that player's rows only; others set aside: ${onlyEvil.stdout}`);
+  t.match(onlyEvil.stdout, /for player "=HYPERLINK.*" only: 2 wallet row\(s\) .* against 2 provider record\(s\)/);
+  t.match(onlyEvil.stdout, /1 provider record\(s\) of other players set aside/);
+  t.equal(onlyEvilMissing.code, 1, "--user: that player's own rows are still compared");
+  t.match(onlyEvilMissing.stdout, /UNKNOWN_TO_PROVIDER\s+-t2/);
+  t.notMatch(onlyEvilMissing.stdout, new RegExp(other.transaction_id), "another player's row is not the wallet's side here");
 });
 
 t.test('a provider file not in UTF-8: named, with how to convert it, exit 2; a UTF-8 BOM is fine', async (t) => {
-  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
+  const sim = await simulator(t);
   const b = bet('joão', 'G1', [['1', 'P', 1]], usd);
   t.equal((await post(`${sim.url}/callback`, b, HEADERS)).body.code, 'R0');
   const text = `${HEADER}\n${b.transaction_id},bet,joão,G1,1,ok,open\n`;
@@ -257,14 +290,13 @@ t.test('a provider file not in UTF-8: named, with how to convert it, exit 2; a U
     ['utf16-no-bom.csv', Buffer.from(text, 'utf16le'), 2, /line 1, column 2: a NUL byte: .*UTF-16 or UTF-32 without a byte order mark/],
     ['invalid.json', Buffer.from('[{"transaction_id":"t\xff"}]', 'latin1'), 2, /line 1, column 22: byte 0xFF is not UTF-8/],
   ];
-  // The command end to end where the outcome differs (agree, BOM, one refusal); every refusal's
-  // message from the reader the command streams the file through, in this process.
-  const spawned = 3;
-  const ran = await runAll(
-    cases.slice(0, spawned).map(([name, bytes]) => ['reconcile', '--url', sim.url, '--provider', file(name, bytes as unknown as string)]),
-  );
+  // The command where the outcome differs: agreeing (plain and with a BOM) through its action in
+  // this process, one refusal spawned end to end; every other refusal's message from the reader the
+  // command streams the file through, in this process.
+  const args = (i: number) => ['--url', sim.url, '--provider', file(cases[i]![0], cases[i]![1] as unknown as string)];
+  const ran = [await reconcileHere(args(0)), await reconcileHere(args(1)), await run(['reconcile', ...args(2)])];
   for (const [i, [name, , code, shown]] of cases.entries()) {
-    if (i < spawned) {
+    if (i < ran.length) {
       t.equal(ran[i]!.code, code, `${name}: exit ${code}: ${ran[i]!.stderr}`);
       t.match(code ? ran[i]!.stderr : ran[i]!.stdout, shown, name);
       continue;

@@ -1,9 +1,10 @@
-// `wallet-sim tail` against a real `wallet-sim start`, both spawned as a user runs them.
+// `wallet-sim tail` spawned as a user runs it, against a simulator in this process listening on a
+// real socket (a spawned `start` cost two seconds of CPU each, and is not what is under test here).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
-import { HEADERS, login } from './helpers/app.js';
-import { CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
+import { buildTestApp, HEADERS, listen, login } from './helpers/app.js';
+import { CLI, cleanEnv, collect, run } from './helpers/spawn-cli.js';
 
 t.setTimeout(120_000);
 // The cases are independent (a simulator and a tail each): two at a time.
@@ -17,6 +18,13 @@ function tail(tt: Test, args: string[]) {
     await io.exited;
   });
   return io;
+}
+
+/** A simulator listening on a loopback port, closed after the test (after its tail: teardowns run last first). */
+async function simulator(tt: Test, adminToken?: string): Promise<{ url: string }> {
+  const { app } = await buildTestApp({}, { adminToken });
+  tt.teardown(() => app.close());
+  return { url: await listen(app) };
 }
 
 /** A loopback port nothing listens on (taken, then released). */
@@ -50,7 +58,7 @@ const send = (url: string, body: object) =>
   );
 
 t.test('one readable line per callback', async (t) => {
-  const sim = await start(t, ['--port', '0']);
+  const sim = await simulator(t);
   const io = tail(t, ['--url', sim.url]);
   // The stream is up once the server has a listener; a callback sent before that is not replayed.
   t.ok(
@@ -70,7 +78,7 @@ t.test('one readable line per callback', async (t) => {
 });
 
 t.test('--json prints journal entries, one per line', async (t) => {
-  const sim = await start(t, ['--port', '0']);
+  const sim = await simulator(t);
   const io = tail(t, ['--url', sim.url, '--json']);
   t.ok(
     await sendUntil(
@@ -85,7 +93,7 @@ t.test('--json prints journal entries, one per line', async (t) => {
 });
 
 t.test('the filters of the journal as options: only the matching callbacks', async (t) => {
-  const sim = await start(t, ['--port', '0']);
+  const sim = await simulator(t);
   const io = tail(t, ['--url', sim.url, '--json', '--user-id', 'player-2', '--event-type', 'login', '--replayed', 'false']);
   const lines = () => io.stdout().split('\n').filter(Boolean);
   // Pairs until the stream is up (a callback sent before that is not replayed)…
@@ -117,7 +125,7 @@ t.test('the filters of the journal as options: only the matching callbacks', asy
 });
 
 t.test('the admin token is sent', async (t) => {
-  const sim = await start(t, ['--port', '0', '--admin-token', 'tok']);
+  const sim = await simulator(t, 'tok');
   const refused = await run(['tail', '--url', sim.url]);
   t.equal(refused.code, 2, 'without the token: exit 2');
   t.match(refused.stderr, /401.*--admin-token/);

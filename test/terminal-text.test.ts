@@ -6,7 +6,12 @@ import { inspect } from 'node:util';
 import { isSecretHeader, MaskedHeaders, maskedHeaders } from '../src/kernel/secrets.js';
 import { terminalText } from '../src/text/terminal-text.js';
 import { bet, buildTestApp, HEADERS, journal, listen, login, post, send } from './helpers/app.js';
-import { BOOT_MS, CLI, cleanEnv, collect, run, start } from './helpers/spawn-cli.js';
+import { BOOT_MS, CLI, cleanEnv, collect, run } from './helpers/spawn-cli.js';
+import { runHere } from './helpers/run-here.js';
+import { formatEntry } from '../src/commands/tail.js';
+import { reportCommand } from '../src/commands/report.js';
+import { formatText } from '../src/grading/format.js';
+import type { Report } from '../src/protocol/types.generated.js';
 
 t.setTimeout(120_000);
 // The cases are independent: the two that start the CLI run side by side.
@@ -121,49 +126,67 @@ t.test("secrets stay masked wherever an entry leaves: in flight, the journal, th
   nowhere(JSON.stringify(report), 'the report');
 });
 
-t.test('wallet-sim tail prints a hostile user_id escaped, as lines and as JSON', async (t) => {
-  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
-  // Four tails, two at a time, each fed until the hostile login shows up in it.
-  const variants = [false, true].flatMap((json) => [false, true].map((noColor) => ({ json, noColor })));
-  for (const pair of [variants.slice(0, 2), variants.slice(2)])
-    await Promise.all(
-      pair.map(async ({ json, noColor }) => {
-        const child = spawn(process.execPath, [CLI, 'tail', '--url', sim.url, ...(json ? ['--json'] : [])], {
-          env: cleanEnv(noColor ? { NO_COLOR: '1' } : {}),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        const io = collect(child);
-        // The stream is up once the server has a listener: send until the line shows up.
-        // Bounded like a CLI start (BOOT_MS): a loaded machine may take long to start the tail.
-        for (const until = Date.now() + BOOT_MS; !io.stdout().includes('evil') && Date.now() < until;) {
-          await post(`${sim.url}/callback`, login(HOSTILE_USER));
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        child.kill('SIGTERM');
-        await io.exited;
-        const what = `${json ? '--json' : 'lines'}${noColor ? ', NO_COLOR' : ''}`;
-        t.ok(io.stdout().includes('evil'), `${what}: the tail showed the hostile login within ${BOOT_MS} ms`);
-        t.match(io.stdout(), 'evil\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b?25l', `${what}: the user_id shows, escaped`);
-        t.notMatch(io.stdout(), RAW_CONTROL, `${what}: no raw ESC, BEL or C1 reaches the terminal`);
-        if (json) t.equal(JSON.parse(io.stdout().split('\n')[0]!).user_id, HOSTILE_USER, 'the JSON still reads back the same');
-      }),
-    );
+/** Text with the colours a terminal gets (SGR: ESC [ n m) taken out: what is left must hold no raw control character. */
+const uncoloured = (text: string) => text.replace(/\u001b\[\d+m/g, '');
+
+// The CLI's output goes to a pipe here, where it is never coloured: each command spawned once as
+// a user runs it, against a simulator in this process; the coloured form, which a terminal gets,
+// from the command's formatter in this process.
+t.test('wallet-sim tail prints a hostile user_id escaped, as lines and as JSON; coloured too', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  // Two tails side by side, each fed until the hostile login shows up in it.
+  await Promise.all(
+    [false, true].map(async (json) => {
+      const child = spawn(process.execPath, [CLI, 'tail', '--url', url, ...(json ? ['--json'] : [])], {
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const io = collect(child);
+      // The stream is up once the server has a listener: send until the line shows up.
+      // Bounded like a CLI start (BOOT_MS): a loaded machine may take long to start the tail.
+      for (const until = Date.now() + BOOT_MS; !io.stdout().includes('evil') && Date.now() < until;) {
+        await post(`${url}/callback`, login(HOSTILE_USER));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill('SIGTERM');
+      await io.exited;
+      const what = json ? '--json' : 'lines';
+      t.ok(io.stdout().includes('evil'), `${what}: the tail showed the hostile login within ${BOOT_MS} ms`);
+      t.match(io.stdout(), 'evil\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b?25l', `${what}: the user_id shows, escaped`);
+      t.notMatch(io.stdout(), RAW_CONTROL, `${what}: no raw ESC, BEL or C1 reaches the terminal`);
+      if (json) t.equal(JSON.parse(io.stdout().split('\n')[0]!).user_id, HOSTILE_USER, 'the JSON still reads back the same');
+    }),
+  );
+  const [entry] = await journal(app, { user_id: HOSTILE_USER });
+  const coloured = formatEntry(entry, true);
+  t.match(coloured, /\u001b\[\d+m/, 'a terminal gets colours');
+  t.match(coloured, 'evil\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b?25l', 'coloured: the user_id shows, escaped');
+  t.notMatch(uncoloured(coloured), RAW_CONTROL, 'coloured: no raw control character but the colours');
 });
 
-t.test('wallet-sim report prints a hostile user_id and game_no escaped', async (t) => {
-  const sim = await start(t, ['--port', '0', '--log-level', 'silent']);
-  const opened = await post(`${sim.url}/callback`, bet(HOSTILE_USER, HOSTILE_GAME, [['1', 'P', 10]], { currency: 'USD' }));
+t.test('wallet-sim report prints a hostile user_id and game_no escaped; coloured too', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const opened = await post(`${url}/callback`, bet(HOSTILE_USER, HOSTILE_GAME, [['1', 'P', 10]], { currency: 'USD' }));
   t.equal((opened.body as { code: string }).code, 'R0', 'the bet opens a round');
-  const variants = [{}, { NO_COLOR: '1' } as Record<string, string>].flatMap((env) =>
-    [[], ['--user', HOSTILE_USER]].map((args) => ({ env, args })),
-  );
-  // Four reads of one state, two at a time.
-  const ran: Awaited<ReturnType<typeof run>>[] = [];
-  for (const pair of [variants.slice(0, 2), variants.slice(2)])
-    ran.push(...(await Promise.all(pair.map(({ env, args }) => run(['report', '--url', sim.url, ...args], env)))));
-  for (const [i, { args }] of variants.entries()) {
-    const r = ran[i]!;
-    t.match(r.stdout, 'evil\\u001b]0;pwned\\u0007', `${args.length ? '--user' : 'open rounds'}: the user_id shows, escaped`);
-    t.notMatch(r.stdout, RAW_CONTROL, 'no raw control character reaches the terminal');
+  const shown = 'evil\\u001b]0;pwned\\u0007';
+  const spawned = await run(['report', '--url', url]);
+  t.match(spawned.stdout, shown, 'open rounds: the user_id shows, escaped');
+  t.notMatch(spawned.stdout, RAW_CONTROL, 'no raw control character reaches the terminal');
+  // --user through the report command's action in this process (a spawn costs 0.3 s of CPU).
+  const one = await runHere(reportCommand(), ['--url', url, '--user', HOSTILE_USER]);
+  t.match(one.stdout, shown, '--user: the user_id shows, escaped');
+  t.notMatch(one.stdout, RAW_CONTROL, '--user: no raw control character reaches the terminal');
+  for (const user of [undefined, HOSTILE_USER]) {
+    const query = user === undefined ? '' : `?user_id=${encodeURIComponent(user)}`;
+    const report = (await app.inject({ method: 'GET', url: `/admin/report${query}` })).json<Report>();
+    const coloured = formatText(report, { url, failOn: 'error', colour: true });
+    const what = user === undefined ? 'open rounds' : '--user';
+    t.match(coloured, /\u001b\[\d+m/, `${what}: a terminal gets colours`);
+    t.match(coloured, shown, `${what}, coloured: the user_id shows, escaped`);
+    t.notMatch(uncoloured(coloured), RAW_CONTROL, `${what}, coloured: no raw control character but the colours`);
   }
 });

@@ -6,8 +6,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { bet, HEADERS, login, post, result } from '../helpers/app.js';
+import { bet, buildTestApp, HEADERS, listen, login, post, result } from '../helpers/app.js';
 import { run, runAll, start } from '../helpers/spawn-cli.js';
+import { runHere } from '../helpers/run-here.js';
+import { checkStart } from '../helpers/start-options.js';
+import { verifyReportCommand } from '../../src/commands/verify-report.js';
 
 // The cases are independent (their own files and simulators): side by side.
 t.jobs = 3;
@@ -76,16 +79,25 @@ t.test('start with a wrong key: nothing starts, the message names the option and
     ['not Ed25519', ['--signing-key', at('bad', 'rsa.pem')], {}, /rsa\.pem is an rsa key; reports are signed with Ed25519/],
     ['from the environment', [], { WALLET_SIM_SIGNING_KEY: at('bad', 'none.pem') }, /--signing-key .*none\.pem: no such file/],
   ];
-  // runAll takes one env for all: the env case (the last) runs on its own. Without its env it
-  // would be a plain `start` that listens until killed.
-  const ran = await runAll(cases.slice(0, -1).map(([, args]) => ['start', '--port', '0', ...args]));
-  ran.push(await run(['start', '--port', '0'], cases.at(-1)![2]));
-  cases.forEach(([name, , , message], i) => {
-    t.equal(ran[i]!.code, 1, `${name}: exit 1`);
-    t.notMatch(ran[i]!.stdout, /listening/, `${name}: nothing started`);
-    t.match(ran[i]!.stderr, message, name);
-    t.match(ran[i]!.stderr, /nothing started/, `${name}: says so`);
-  });
+  // Each case's message from the checks `start` makes before it opens anything, on the options its
+  // parser gives (in this process: a `start` spawned costs a second of CPU); the command itself
+  // below for one given as the option and the one from the environment.
+  for (const [name, args, env, message] of cases) {
+    const refusal = checkStart(['--port', '0', ...args], env);
+    t.match(refusal, message, `${name}: the message`);
+    t.match(refusal, /nothing started/, `${name}: says nothing started`);
+  }
+  const spawned = [4, 5];
+  // runAll takes one env for all: the env case runs on its own. Without its env it would be a plain
+  // `start` that listens until killed.
+  const ran = [await run(['start', '--port', '0', ...cases[4]![1]]), await run(['start', '--port', '0'], cases[5]![2])];
+  for (const [k, i] of spawned.entries()) {
+    const [name, , , message] = cases[i]!;
+    t.equal(ran[k]!.code, 1, `${name}: exit 1`);
+    t.notMatch(ran[k]!.stdout, /listening/, `${name}: nothing started`);
+    t.match(ran[k]!.stderr, message, name);
+    t.match(ran[k]!.stderr, /nothing started/, `${name}: says so`);
+  }
 });
 
 /** Builds an envelope as DSSE specifies it, signed with any key (to forge the "another key" case). */
@@ -204,13 +216,25 @@ t.test('report --signed, then verify-report: valid, and every edit refused', asy
   ];
   writeFileSync(at('u-garbage.json'), 'not json at all');
   const withKey = (args: string[]) => (args.includes('--public-key') ? args : [...args, '--public-key', pub]);
-  const results = await runAll([...tampered, ...unreadable].map(([, args]) => ['verify-report', ...withKey(args)]));
-  [...tampered, ...unreadable].forEach(([name, , message], i) => {
+  // Every case through verify-report's own action, in this process (a spawn each cost 0.3 s of
+  // CPU); the built command end to end for one of each exit code: the report edited (1), not JSON (2).
+  const cases = [...tampered, ...unreadable];
+  const spawned = [0, tampered.length + 1];
+  const results = await runAll(spawned.map((i) => ['verify-report', ...withKey(cases[i]![1])]));
+  for (const [k, i] of spawned.entries()) {
+    const [name, , message] = cases[i]!;
     const want = i < tampered.length ? 1 : 2;
-    t.equal(results[i]!.code, want, `${name}: exit ${want}`);
-    t.match(results[i]!.stderr, message, name);
-    t.equal(results[i]!.stdout, '', `${name}: no verdict printed`);
-  });
+    t.equal(results[k]!.code, want, `${name}: exit ${want} (spawned)`);
+    t.match(results[k]!.stderr, message, `${name} (spawned)`);
+    t.equal(results[k]!.stdout, '', `${name}: no verdict printed (spawned)`);
+  }
+  for (const [i, [name, args, message]] of cases.entries()) {
+    const here = await runHere(verifyReportCommand(), withKey(args));
+    const want = i < tampered.length ? 1 : 2;
+    t.equal(here.code, want, `${name}: exit ${want}`);
+    t.match(here.stderr, message, name);
+    t.equal(here.stdout, '', `${name}: no verdict printed`);
+  }
   const usage = await run(['verify-report', envelopeFile]);
   t.equal(usage.code, 2, 'no --public-key: 2 (cannot verify), not 1');
   t.match(usage.stderr, /--public-key/);
@@ -228,8 +252,10 @@ t.test('report --signed, then verify-report: valid, and every edit refused', asy
 });
 
 t.test('report --signed against a wallet-sim without a key: exit 2 saying how to enable signing', async (t) => {
-  const sim = await start(t, ['--port', '0', '--log-level', 'warn']);
-  const r = await run(['report', '--url', sim.url, '--signed', at('unsigned.json')]);
+  // The simulator in this process (what is under test is the report command's reading of its reply).
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const r = await run(['report', '--url', await listen(app), '--signed', at('unsigned.json')]);
   t.equal(r.code, 2);
   t.match(r.stderr, /holds no signing key, so it signs no report: start it with --signing-key <private key file>/);
   t.match(r.stderr, /wallet-sim keygen --out <dir>/);
