@@ -94,7 +94,9 @@ const TENANT_PATH = /^\/t\/([^/?#]+)/;
  */
 const tenantLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, raw) {
   const tenant = TENANT_PATH.exec(raw.url ?? '')?.[1];
-  return logger.child(tenant === undefined ? bindings : { ...bindings, tenant }, options);
+  // (Fastify makes `bindings` for this request: it is ours to add to)
+  if (tenant !== undefined) (bindings as Record<string, unknown>).tenant = tenant;
+  return logger.child(bindings, options);
 };
 
 /** GET /metrics: Prometheus' text format, for the host's token only. */

@@ -71,7 +71,8 @@ export class InFlightLimit {
     return true;
   }
 
-  release(): void {
+  /** One answered (bound: a listener as it is, e.g. a response's `close`). */
+  readonly release = (): void => {
     this.count--;
-  }
+  };
 }

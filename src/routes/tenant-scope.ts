@@ -47,9 +47,18 @@ export const TENANT_FORBIDDEN = "this token is another tenant's: use the token o
  * apply); its id is random and long enough not to be guessed. Log lines carry the tenant id: the
  * hosted app binds it to each request's logger (./hosted-app.ts, `tenantLogger`).
  */
+/** Where a request under /t/:id keeps its tenant once found. */
+const TENANT = 'walletSimTenant';
+type Tenanted = FastifyRequest & { [TENANT]: HostedTenant | null };
+
 export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o) => {
   const { tenants } = o;
-  const found = new WeakMap<FastifyRequest, HostedTenant>();
+  // The request's tenant, on the request itself (a decoration: one shape for every request, no WeakMap entry per request).
+  app.decorateRequest(TENANT, null);
+  const found = {
+    get: (request: FastifyRequest) => (request as Tenanted)[TENANT] ?? undefined,
+    set: (request: FastifyRequest, tenant: HostedTenant) => void ((request as Tenanted)[TENANT] = tenant),
+  };
   const simOf = (request: FastifyRequest) => found.get(request)!.sim;
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
@@ -67,8 +76,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         return void sendApiErrorText(reply, { status, body, headers: { 'retry-after': '1' } });
       }
       // Counted out when its reply is written or its connection closes (a delayed reply holds it until then).
-      const { inFlight } = tenant;
-      reply.raw.once('close', () => inFlight.release());
+      reply.raw.on('close', tenant.inFlight.release);
       found.set(request, tenant);
       tenant.touched(true);
       done();
