@@ -32,7 +32,11 @@ tenants = await TenantRegistry.open({
   watch: metrics.watch,
   hostToken: HOST_TOKEN,
   book: new MemoryBook(),
-  stores: memoryStores({ journalSize: DEFAULT_JOURNAL_SIZE, journalBytes: DEFAULT_JOURNAL_BYTES, retainTransactions: DEFAULT_RETAIN_TRANSACTIONS }),
+  stores: memoryStores({
+    journalSize: DEFAULT_JOURNAL_SIZE,
+    journalBytes: DEFAULT_JOURNAL_BYTES,
+    retainTransactions: DEFAULT_RETAIN_TRANSACTIONS,
+  }),
   max: count,
   limits: { callbacksPerSecond: 1e9, adminPerMinute: 1e9 },
 });
