@@ -1163,7 +1163,7 @@ last_activity_at: (string | null)
  */
 callbacks: number
 /**
- * Requests this process answered 429 (callbacks past --tenant-callbacks-per-second, admin requests past --tenant-admin-per-minute); counted, not journalled.
+ * Requests this process answered 429 (callbacks past --tenant-callbacks-per-second or --tenant-callbacks-in-flight, admin requests past --tenant-admin-per-minute); counted, not journalled.
  */
 rate_limited: number
 /**
