@@ -131,7 +131,7 @@ export function ProbePage() {
           a player with at least 4 units of balance in its currency.
         </p>
         <form class="probe-form" onSubmit={(e) => void submit(e)}>
-          {input('/url', { type: 'url', required: true, placeholder: 'https://wallet.example.com/callback', autocomplete: 'url' })}
+          {input('/url', { type: 'url', required: true, placeholder: "https:// your wallet's callback URL", autocomplete: 'url' })}
           {input('/api_id', { required: true, autocomplete: 'off' })}
           {input('/api_key', { type: 'password', required: true, autocomplete: 'off' })}
           {input('/user', { required: true, autocomplete: 'off' })}
