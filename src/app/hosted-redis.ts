@@ -4,8 +4,7 @@ import type { BackendOptions } from '../backends/backend.js';
 import { RedisHub } from '../backends/redis/hub.js';
 import { escapeGlob } from '../backends/redis/records.js';
 import { TenantLimit } from '../routes/tenant-directory.js';
-import { openSimulator } from './compose.js';
-import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type TenantStores } from './tenant-book.js';
+import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type TenantStores, tenantSimulator } from './tenant-book.js';
 
 /*
  * `start --hosted --store redis`: every process on one Redis serves every tenant (docs/hosted.md,
@@ -176,13 +175,7 @@ export class RedisBook implements TenantBook, SharedBook {
 export function redisStores(hub: RedisHub, base: string, limits: BackendOptions): TenantStores {
   return {
     open: async (record, scenario) => {
-      const backend = await hub.backend(tenantPrefix(base, record.id), limits);
-      try {
-        return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
-      } catch (e) {
-        await backend.close();
-        throw e;
-      }
+      return tenantSimulator(record, scenario, await hub.backend(tenantPrefix(base, record.id), limits));
     },
     drop: async (id, sim) => {
       await sim.backend.close();

@@ -10,7 +10,7 @@ import { type TenantBook, type TenantRecord, TenantRegistry, type TenantStores }
 
 export { TENANT_DEFAULTS } from './tenants.js';
 import { TENANT_DEFAULTS } from './tenants.js';
-import { openSimulator } from './compose.js';
+import { tenantSimulator } from './tenant-book.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
 import type { Checked, ServeOptions } from './serve.js';
 import { StartFailure } from './serve.js';
@@ -88,8 +88,7 @@ export class MemoryBook implements TenantBook {
 /** Each tenant in its own memory backend. */
 export function memoryStores(limits: BackendOptions = {}): TenantStores {
   return {
-    open: (record, scenario) =>
-      openSimulator(scenario, new MemoryBackend(limits), { apiId: record.credentials.api_id, apiKey: record.credentials.api_key }),
+    open: (record, scenario) => tenantSimulator(record, scenario, new MemoryBackend(limits)),
     drop: async (_id, sim) => {
       await sim.backend.close();
     },
@@ -126,13 +125,7 @@ export function fileStores(data: string, limits: BackendOptions): TenantStores {
     open: async (record, scenario) => {
       const dir = tenantDir(data, record.id);
       await mkdir(dir, { recursive: true });
-      const backend = await FileBackend.open(join(dir, 'wallet.json'), limits);
-      try {
-        return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
-      } catch (e) {
-        await backend.close();
-        throw e;
-      }
+      return tenantSimulator(record, scenario, await FileBackend.open(join(dir, 'wallet.json'), limits));
     },
     drop: async (id, sim) => {
       await sim.backend.close();

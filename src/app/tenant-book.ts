@@ -1,6 +1,8 @@
 import type { Simulator } from '../core/simulator.js';
 import type { ActiveScenario } from '../core/scenario/scenario.js';
 import type { Scenario } from '../protocol/types.generated.js';
+import type { Backend } from '../backends/backend.js';
+import { openSimulator } from './compose.js';
 
 /*
  * Where hosted mode keeps its tenants' records (the book) and their wallets (the stores): memory,
@@ -52,4 +54,14 @@ export interface TenantStores {
   open(record: TenantRecord, scenario: ActiveScenario): Promise<Simulator>;
   /** Closes the simulator's store and deletes everything it held. */
   drop(id: string, sim: Simulator): Promise<void>;
+}
+
+/** A tenant's simulator over its own backend, with the tenant's credentials; the backend is closed when it cannot open. */
+export async function tenantSimulator(record: TenantRecord, scenario: ActiveScenario, backend: Backend): Promise<Simulator> {
+  try {
+    return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
+  } catch (e) {
+    await backend.close();
+    throw e;
+  }
 }
