@@ -53,15 +53,7 @@ for _ = 1, tonumber(ARGV[i]) do
 end
 i = i + 1
 if ARGV[i] == '1' then
-  local order, forgot = ARGV[i + 1], ARGV[i + 3]
-  local excess = redis.call('LLEN', order) - tonumber(ARGV[i + 2])
-  while excess > 0 do
-    local e = cjson.decode(redis.call('LPOP', order))
-    forget(forgot, e.th)
-    redis.call('DEL', e.t)
-    if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
-    excess = excess - 1
-  end
+  trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
   i = i + 4
 else
   i = i + 1

@@ -33,6 +33,17 @@ local function forgotten(key, h)
     from = at + 1
   end
 end
+-- Keeps the newest 'bound' transactions listed in 'order', forgetting the oldest (and the rounds they settled).
+local function trim(order, bound, forgot)
+  local excess = redis.call('LLEN', order) - tonumber(bound)
+  while excess > 0 do
+    local e = cjson.decode(redis.call('LPOP', order))
+    forget(forgot, e.th)
+    redis.call('DEL', e.t)
+    if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
+    excess = excess - 1
+  end
+end
 `;
 
 /**
@@ -82,17 +93,7 @@ for _ = 1, ops do
   redis.call(unpack(ARGV, i + 1, i + n))
   i = i + n + 1
 end
-if ARGV[i] then
-  local order, forgotten = ARGV[i], ARGV[i + 2]
-  local excess = redis.call('LLEN', order) - tonumber(ARGV[i + 1])
-  while excess > 0 do
-    local e = cjson.decode(redis.call('LPOP', order))
-    forget(forgotten, e.th)
-    redis.call('DEL', e.t)
-    if e.s and redis.call('DEL', e.s) == 1 then forget(forgotten, e.sh) end
-    excess = excess - 1
-  end
-end
+if ARGV[i] then trim(ARGV[i], ARGV[i + 1], ARGV[i + 2]) end
 return 1
 `;
 

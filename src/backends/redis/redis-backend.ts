@@ -40,14 +40,9 @@ export class RedisBackend implements Backend {
     });
   }
 
-  /**
-   * Something else kept on this backend's connection (the journal, grading): `close` runs when the
-   * store closes. `reserveId` (the journal's) takes a journal id for a player's callback as it is
-   * counted, in the same round trip.
-   */
-  use(close: () => void, reserveId?: (userId: string) => void): void {
+  /** Something else kept on this backend's connection (the journal, grading): `close` runs when the store closes. */
+  use(close: () => void): void {
     this.users.unshift(close);
-    if (reserveId) this.shared.reserveId = reserveId;
   }
 
   /** Connects; an unreachable Redis throws an Error naming the URL. */

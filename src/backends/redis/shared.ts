@@ -48,8 +48,6 @@ export class RedisShared implements Counters {
   /** Stops listening to the other processes' word. */
   private unlisten?: () => void;
   private listener?: (scenario: Scenario) => void;
-  /** Takes a journal id for the player's callback being counted, in the same round trip (RedisJournal.reserve). */
-  reserveId?: (userId: string) => void;
 
   constructor(
     private readonly client: Redis,
@@ -163,10 +161,7 @@ export class RedisShared implements Counters {
       return UNREAD;
     }
     // Through the store's link, as the rule counters: a count that gets no reply names Redis.
-    const count = this.exchange(this.client.hincrby(this.key('calls'), userId, 1));
-    // The callback's journal id, taken in the same write: journalling it waits for no round trip.
-    this.reserveId?.(userId);
-    return count;
+    return this.exchange(this.client.hincrby(this.key('calls'), userId, 1));
   }
 
   /** The callbacks of `userId` counted and not sent yet, for its commit script to count: the hash, the player, how many. */
