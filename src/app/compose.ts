@@ -41,7 +41,7 @@ function localJournal(backend: Backend): Journal {
 async function redisJournal(backend: RedisBackend): Promise<JournalStore> {
   const { RedisJournal } = await import('../journal/redis-journal.js');
   const { journalSize, journalBytes } = backend.options;
-  const journal = new RedisJournal(backend.client, backend.prefix, journalSize, journalBytes, () => backend.store.link.failure);
+  const journal = new RedisJournal(backend.client, backend.keyPrefix, journalSize, journalBytes, () => backend.store.link.failure);
   // (no journal id taken with the callback's count: a callback answered at once is numbered by its
   // commit script; the others take theirs when journalled)
   backend.use(() => journal.close());
@@ -60,7 +60,7 @@ export async function gradingOf(
 ): Promise<Grading<GradingSession>> {
   if (!isRedis(backend)) return new LocalGrading(thresholds, seed, wallet);
   const { SharedGrading } = await import('../grading/redis-feed.js');
-  const shared = new SharedGrading(backend.client, backend.prefix, thresholds, seed, wallet);
+  const shared = new SharedGrading(backend.client, backend.keyPrefix, thresholds, seed, wallet);
   const { channels } = backend;
   let grading: SharedGrading | OnDemandGrading = shared;
   // A hosted tenant's (a backend on the process's shared subscriber): folded on demand, no reader of its own.

@@ -83,7 +83,7 @@ if (redis) {
     t.ok(replies.every((r) => r.body.code === 'R0'));
     // A refused one (no timestamp: R3 without the ledger) is counted too.
     await send(app, { ...login('c1'), timestamp: undefined }, HEADERS);
-    t.ok(await eventually(async () => (await store.client.hget(`${store.prefix}calls`, 'c1')) === '7'), 'seven callbacks counted');
+    t.ok(await eventually(async () => (await store.client.hget(`${store.keyPrefix}calls`, 'c1')) === '7'), 'seven callbacks counted');
   });
 
   t.test('ids unique and every entry kept, valid and refused callbacks of one player together', async (t) => {

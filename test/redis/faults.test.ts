@@ -10,6 +10,7 @@ import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, login, send } from '../helpers/app.js';
 import { redisMissing, type RedisServer, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
 
 const TIMEOUT_MS = 1000;
 
@@ -139,7 +140,7 @@ if (missing) {
       t.equal((await w.health()).status, 200, '/health is 200 again');
       t.equal((await send(w.app, first)).body.code, 'R0', 'callbacks are R0 again');
       t.equal((await w.store.store.player('player-1'))!.balance.toFixed(), '999900', 'from the scenario afresh: the bet applied once');
-      t.equal(await w.store.client.exists(`${w.store.prefix}scenario`), 1, 'the scenario is in Redis again');
+      t.equal(await w.store.client.exists(`${w.store.keyPrefix}scenario`), 1, 'the scenario is in Redis again');
     });
   }
 
@@ -163,7 +164,7 @@ if (missing) {
     const redis = await startRedis(t);
     const w = await wallet(t, redis, uniquePrefix('evicted'));
     t.equal((await send(w.app, login('usd'))).body.code, 'R0');
-    await w.store.client.del(`${w.store.prefix}g0:player:usd`);
+    await w.store.client.del(new KeyLayout(w.store.prefix).of(0).player('usd'));
     const reply = await send(w.app, login('usd'));
     t.equal(reply.body.code, 'R1');
     t.match(reply.headers['x-wallet-sim-reason'], /lost wallet-sim's state \(player "usd" listed but gone/);

@@ -29,7 +29,7 @@ if (redis) {
   t.test('the stream keeps the fields; an entry written without them is read from its JSON', async (t) => {
     const { app, sim, store } = await redisApp();
     await playSession(app);
-    const [, fields] = (await store.client.xrange(`${store.prefix}journal`, '-', '+', 'COUNT', 10))[3]!;
+    const [, fields] = (await store.client.xrange(`${store.keyPrefix}journal`, '-', '+', 'COUNT', 10))[3]!;
     const kept = Object.fromEntries(fields.flatMap((f, i) => (i % 2 ? [] : [[f, fields[i + 1]]])));
     t.match(kept, { u: 'p2', ev: 'bet', rp: '0', c: 'R3', r: 'table-nine', g: 'G2', tb: 'T9' }, 'the refused bet: its fields');
     // As a wallet-sim from before the filter language wrote it: id, u, ev, tx and the JSON only.
@@ -46,7 +46,7 @@ if (redis) {
       findings: [],
     };
     const legacy = ['id', '99', 'u', 'p3', 'ev', 'bet', 'tx', 'old-1', 'e', JSON.stringify(old)];
-    await store.client.xadd(`${store.prefix}journal`, '*', ...legacy);
+    await store.client.xadd(`${store.keyPrefix}journal`, '*', ...legacy);
     const ids = async (filter: object) => (await sim.journal.select(filter)).map((e) => e.id);
     t.same(await ids({ game_no: 'G9' }), [99], 'game_no read from the JSON');
     t.same(await ids({ code: 'R3', rule: 'table-nine', table_no: 'T9' }), [4, 99], 'code, rule and table_no too');

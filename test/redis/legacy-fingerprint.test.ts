@@ -8,6 +8,7 @@ import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, login, now, send } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
 
 const sha256 = (req: object) =>
   createHash('sha256')
@@ -24,15 +25,16 @@ t.test('records with sha256 fingerprints replay after an upgrade; other bodies a
     await app.close();
     await store.close();
   });
+  const key = new KeyLayout(prefix).of(0);
   const placed = bet('p', 'g1', [['1', 'P', 10]], { currency: 'USD' });
   const entered = login('p');
   // The keys as an older wallet-sim SET them (the player's balance after the bet, the round it opened).
-  await store.client.set(`${prefix}g0:player:p`, JSON.stringify({ user_id: 'p', balance: '90', currency: 'USD' }));
+  await store.client.set(key.player('p'), JSON.stringify({ user_id: 'p', balance: '90', currency: 'USD' }));
   const round = { user_id: 'p', game_no: 'g1', currency: 'USD', stake: '10', bets: [['1', 'P', '10']], settled: false };
-  await store.client.set(`${prefix}g0:round:${JSON.stringify(['p', 'g1'])}`, JSON.stringify(round));
+  await store.client.set(key.round('p', 'g1'), JSON.stringify(round));
   const record = (req: { transaction_id: string; event_type: string }, fingerprint: string) =>
     store.client.set(
-      `${prefix}g0:txn:${req.transaction_id}`,
+      key.txn('p', req.transaction_id),
       JSON.stringify({ transaction_id: req.transaction_id, user_id: 'p', event_type: req.event_type, fingerprint }),
     );
   await record(entered, sha256(entered));
@@ -51,7 +53,7 @@ t.test('records with sha256 fingerprints replay after an upgrade; other bodies a
 
   const fresh = login('p');
   t.equal((await send(app, fresh)).body.code, 'R0');
-  const written = JSON.parse((await store.client.get(`${prefix}g0:txn:${fresh.transaction_id}`))!);
+  const written = JSON.parse((await store.client.get(key.txn('p', fresh.transaction_id)))!);
   t.match(written.fingerprint, /^~[0-9a-v]{14}$/, 'a new transaction is recorded in the current format');
   t.match((await retry(fresh)).body, { code: 'R0' }, 'and its retry replays');
 });

@@ -10,6 +10,7 @@ import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';
 import { type Change, forgottenTxn } from '../../src/ledger/change.js';
 import { hash64 } from '../../src/backends/redis/records.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
 
 /** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string). */
 async function forgottenBytes(store: RedisBackend, key: string): Promise<number> {
@@ -50,9 +51,9 @@ if (missing) {
     t.equal((await send(app, settle)).body.code, 'R0');
     t.equal(await balance(), '1100');
     for (let i = 0; i < 3; i++) t.equal((await send(app, bet('p', `later-${i}`, [['1', 'P', 1]]))).body.code, 'R0');
-    t.equal(await store.client.llen(`${prefix}g0:order`), 3, 'only the newest 3 are kept');
+    t.equal(await store.client.llen(new KeyLayout(prefix).of(0).order), 3, 'only the newest 3 are kept');
     t.equal(
-      await forgottenBytes(store, `${prefix}g0:forgotten`),
+      await forgottenBytes(store, new KeyLayout(prefix).of(0).forgotten),
       3 * 6,
       'two transactions and the settled round are forgotten, 6 bytes each',
     );
@@ -97,14 +98,14 @@ if (missing) {
     }
     // 2 transactions per round forgotten (all but the newest), and 1 settled round each.
     const forgotten = 2 * rounds - 1 + (rounds - 1);
-    t.equal(await forgottenBytes(store, `${prefix}g0:forgotten`), forgotten * 6, `${forgotten} forgotten ids in ${forgotten * 6} bytes`);
+    t.equal(await forgottenBytes(store, new KeyLayout(prefix).of(0).forgotten), forgotten * 6, `${forgotten} forgotten ids in ${forgotten * 6} bytes`);
     const refused = async (id: string) =>
       (await store.store.transact({ user_id: 'p', transaction_id: id }, (view) => ({ changes: [], view }))).view.transactionForgotten;
     t.ok(await refused('b0'), 'the oldest is still known as forgotten');
     t.ok(await refused(`b${rounds - 1}`), 'and a recent one');
     t.notOk(await refused('never-sent'), 'a never-seen id is not');
     // A Redis written by a wallet-sim before the buckets: its set of hex hashes still counts.
-    await store.client.sadd(`${prefix}g0:forgotten`, hash64(forgottenTxn('from-the-old-set')));
+    await store.client.sadd(new KeyLayout(prefix).of(0).forgotten, hash64(forgottenTxn('from-the-old-set')));
     t.ok(await refused('from-the-old-set'), 'an id in the old set is forgotten');
   });
 }

@@ -9,6 +9,7 @@ import { bet, buildTestApp, HEADERS, listen, login, result } from '../helpers/ap
 import { post } from '../helpers/net.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
 
 /** Every value stored under `prefix`, as text, whatever the key's type, by key. */
 async function everything(client: Redis, prefix: string): Promise<Map<string, string>> {
@@ -69,17 +70,18 @@ if (redis) {
     t.ok(check.violations[0]?.evidence.length > 0, 'the violation cites its callbacks');
 
     const client = new Redis(redis.url);
+    const { session } = new KeyLayout(prefix);
     t.teardown(() => client.quit());
     // Grading events reach Redis after the reply (not waited for): read once the settlement's is there.
     const settled = `"tx":"${settlement.transaction_id}"`;
     const graded = (keys: Map<string, string>) =>
-      [...keys].some(([key, value]) => key.startsWith(`${prefix}grading:`) && value.replaceAll('\\"', '"').includes(settled));
+      [...keys].some(([key, value]) => key.startsWith(`${session}grading:`) && value.replaceAll('\\"', '"').includes(settled));
     let keys = new Map<string, string>();
     t.ok(await eventually(async () => graded((keys = await everything(client, prefix)))), "the settlement's grading event is in Redis");
     // The scenario is shared by every process on this Redis, credentials and all: configuration, not a callback.
-    t.ok(keys.get(`${prefix}scenario`)?.includes(HEADERS['api-key']), "the scenario's own credentials are there");
-    keys.delete(`${prefix}scenario`);
-    t.ok(keys.has(`${prefix}journal`), 'the journal stream is read');
+    t.ok(keys.get(`${session}scenario`)?.includes(HEADERS['api-key']), "the scenario's own credentials are there");
+    keys.delete(`${session}scenario`);
+    t.ok(keys.has(`${session}journal`), 'the journal stream is read');
     const stored = [...keys].map(([key, value]) => `${key} ${value}`).join('\n');
     t.match(stored, /"cookie\\?":\\?"se\*+/, 'the headers are stored, masked');
     for (const [name, value] of Object.entries(secrets)) t.equal(stored.indexOf(value), -1, `${name}'s value is nowhere else in Redis`);

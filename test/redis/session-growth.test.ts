@@ -24,6 +24,7 @@ if (redis) {
       await store.close();
     });
     const client = store.client;
+    const session = store.keyPrefix;
     const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await client.info('memory'))![1]);
     /** Every key of the prefix and its MEMORY USAGE. */
     const keys = async () => {
@@ -31,7 +32,7 @@ if (redis) {
       let cursor = '0';
       do {
         const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        for (const k of found) sizes.set(k.slice(prefix.length), Number(await client.memory('USAGE', k)));
+        for (const k of found) sizes.set(k.slice(session.length), Number(await client.memory('USAGE', k)));
         cursor = next;
       } while (cursor !== '0');
       return sizes;
@@ -69,7 +70,7 @@ if (redis) {
     const ttls = await Promise.all(
       [...(await keys()).keys()]
         .filter((k) => k.startsWith('grading:') && k !== 'grading:session')
-        .map(async (k) => [k, await client.ttl(`${prefix}${k}`)] as const),
+        .map(async (k) => [k, await client.ttl(`${session}${k}`)] as const),
     );
     t.same(
       ttls.filter(([, ttl]) => ttl < 0 || ttl > 3600),

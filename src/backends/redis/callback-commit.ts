@@ -3,7 +3,7 @@ import type { Change, RoundRecord } from '../../ledger/change.js';
 import type { Decided, RecordKeys, Seal, View } from '../../ledger/store.js';
 import { type CommitReply, commitArgs } from './commit.js';
 import type { Generation } from './generation.js';
-import type { CasClient, Op, ReadReply } from './records.js';
+import { type CasClient, idOf, type Op, type ReadReply } from './records.js';
 import { type Read, readView, recordsView, viewOf, type Watch, watchOf } from './view.js';
 
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
@@ -24,22 +24,23 @@ export class RecordCache {
 
   /** The read a callback would make, from what is cached; undefined when its player is not. */
   read(at: Generation, watch: Watch): Read | undefined {
-    const [, , player, , round, settled] = watch.watched;
+    const [, , player, , , round, settled] = watch.watched;
     const marker = at.marker;
     const playerValue = this.values.get(player!);
     if (marker === undefined || playerValue === undefined) return undefined;
-    const values: (string | null)[] = [String(at.n), marker, playerValue, null];
+    const values: (string | null)[] = [String(at.n), marker, playerValue, null, null];
     if (round !== undefined) values.push(this.values.get(round) ?? null, this.values.get(settled!) ?? null);
-    // (assumed: the transaction is new, nothing of it forgotten, an absent player not listed; the commit checks it)
+    // (assumed: the transaction is new and unclaimed, nothing of it forgotten, an absent player not listed; the commit checks it)
     return recordsView(
       values,
       watch.hashes.map(() => 0),
+      idOf(watch.user),
     );
   }
 
   /** Keeps what Redis holds for a callback's player and round (read, or answered by a failed check). */
   remember(watch: Watch, values: readonly (string | null)[]): void {
-    for (const i of [2, 4, 5]) if (i < watch.watched.length) this.set(watch.watched[i]!, values[i] ?? null);
+    for (const i of [2, 5, 6]) if (i < watch.watched.length) this.set(watch.watched[i]!, values[i] ?? null);
   }
 
   /**
@@ -47,7 +48,7 @@ export class RecordCache {
    * game is over: a late callback of it finds it absent in the cache, and the check says otherwise).
    */
   wrote(watch: Watch, ops: readonly Op[]): void {
-    const [, , player, , round, settled] = watch.watched;
+    const [, , player, , , round, settled] = watch.watched;
     for (const [command, key, value] of ops) {
       if (key === undefined || (key !== player && key !== round)) continue;
       if (command === 'SET') this.set(key, value ?? null);

@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-import { DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
+import { clusterClient } from './cluster.js';
+import { CLUSTER_SCHEME, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
 
 export { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
 
@@ -26,9 +27,15 @@ export const REDIS_OPTIONS: RedisOptions = {
   keepAlive: 10_000,
 };
 
-/** Opens a connection to `url`; rejects with a message naming the URL when Redis does not answer in time. */
+/**
+ * Opens a connection to `url` (a cluster's: `redis-cluster://host:port,…`, --redis-cluster); rejects
+ * with a message naming the URL when Redis does not answer in time.
+ */
 export async function connectRedis(url: string, options: RedisOptions = {}): Promise<Redis> {
-  const client = new Redis(url, { ...REDIS_OPTIONS, ...options });
+  const cluster = url.startsWith(CLUSTER_SCHEME);
+  const client = cluster
+    ? clusterClient(url.slice(CLUSTER_SCHEME.length), { ...REDIS_OPTIONS, ...options })
+    : new Redis(url, { ...REDIS_OPTIONS, ...options });
   let lastError = '';
   client.on('error', (e: Error) => {
     lastError = e.message;
@@ -43,7 +50,7 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
       () =>
         reject(
           new Error(
-            `Redis at ${redact(url)} does not answer (${lastError || 'no reply'}) after ${CONNECT_WAIT_MS / 1000} s; start redis-server or fix --redis-url`,
+            `Redis at ${redact(url)} does not answer (${lastError || 'no reply'}) after ${CONNECT_WAIT_MS / 1000} s; start redis-server or fix ${cluster ? '--redis-cluster' : '--redis-url'}`,
           ),
         ),
       CONNECT_WAIT_MS,

@@ -4,3 +4,6 @@ export const DEFAULT_REDIS_PREFIX = 'wallet-sim:';
 
 /** --redis-timeout-ms: a command without a reply after this long fails (Redis frozen or overloaded). */
 export const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
+
+/** How --redis-cluster's node list travels where a Redis URL does: `redis-cluster://host:port,host:port`. */
+export const CLUSTER_SCHEME = 'redis-cluster://';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { redact } from './connection.js';
-import { storedId } from './records.js';
+import { type GenKeys, KeyLayout } from './keys.js';
 
 /** The `initialized` marker's value: seeded by a process starting, or started afresh by a reset. */
 const INIT_MARK = 'init ';
@@ -11,7 +11,7 @@ const RESET_MARK = 'reset ';
  * state is detected, never looped on, never rebuilt silently — that would forget the idempotency
  * index and allow a second debit).
  *
- *   gen          the current generation n: every record key is `g<n>:…`; a reset increments it
+ *   gen          the current generation n: every record key is `<prefix>g<n>:…`; a reset increments it
  *   initialized  a marker, new with every seed (`init …`) and every reset (`reset …`)
  *
  * A process follows a reset made by another one (a `reset …` marker). A generation key that is
@@ -34,22 +34,27 @@ export class Generation {
   /** Why the state counts as lost, since a read found it so (cleared by a read that finds it whole). */
   lostReason?: string;
 
+  /** Where the wallet's keys live (keys.ts). */
+  readonly layout: KeyLayout;
+
   constructor(
     readonly prefix: string,
     private readonly url: string,
-  ) {}
+  ) {
+    this.layout = new KeyLayout(prefix);
+  }
 
   get genKey(): string {
-    return `${this.prefix}gen`;
+    return this.layout.gen;
   }
 
   get markerKey(): string {
-    return `${this.prefix}initialized`;
+    return this.layout.marker;
   }
 
-  /** A record's key in generation `gen`. */
-  key(gen: number, kind: string, id = ''): string {
-    return `${this.prefix}g${gen}:${kind}${id ? `:${storedId(id)}` : ''}`;
+  /** The keys of generation `gen`. */
+  keys(gen: number): GenKeys {
+    return this.layout.of(gen);
   }
 
   lost(what: string): Error {

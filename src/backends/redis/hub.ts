@@ -1,6 +1,7 @@
 import type { BackendOptions } from '../backend.js';
 import { SharedChannels } from './channels.js';
 import type { RedisLink } from './link.js';
+import { scanKeys } from './cluster.js';
 import { escapeGlob } from './records.js';
 import { RedisBackend } from './redis-backend.js';
 import { RedisStore } from './redis-store.js';
@@ -45,14 +46,12 @@ export class RedisHub {
 
   /** Deletes every key under `prefix` (SCAN and UNLINK, a batch at a time); resolves with how many went. */
   async sweep(prefix: string): Promise<number> {
-    const pattern = `${escapeGlob(prefix)}*`;
-    let cursor = '0';
     let gone = 0;
-    do {
-      const [next, keys] = await this.link.exchange(this.client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000));
-      if (keys.length) gone += await this.link.exchange(this.client.unlink(...keys));
-      cursor = next;
-    } while (cursor !== '0');
+    await this.link.exchange(
+      scanKeys(this.client, `${escapeGlob(prefix)}*`, async (keys, unlink) => {
+        gone += await unlink(keys);
+      }),
+    );
     return gone;
   }
 

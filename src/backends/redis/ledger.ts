@@ -2,6 +2,7 @@ import { type Ledger, LEDGER_BATCH, LedgerCut, type LedgerEntry, ledgerEntry } f
 import { roundKey, type TransactionRecord } from '../../ledger/change.js';
 import { roundEffectOf } from '../../ledger/round-effects.js';
 import type { RedisStore } from './redis-store.js';
+import { getMany } from './cluster.js';
 
 /**
  * The ledger of a Redis store: the `order` list names every retained transaction, oldest first
@@ -9,18 +10,21 @@ import type { RedisStore } from './redis-store.js';
  * in the same batch (settled or open). Reads only: callbacks keep flowing while it streams.
  */
 export async function readRedisLedger(store: RedisStore, userId?: string): Promise<Ledger> {
-  const { client, prefix } = store;
+  const { client } = store;
   const gen = Number(await client.get(store.genKey));
-  const key = (kind: string, id = '') => `${prefix}g${gen}:${kind}${id ? `:${id}` : ''}`;
-  const order = key('order');
+  const key = store.keysOf(gen);
+  const order = key.order;
   const records = async (from: number, to: number): Promise<TransactionRecord[]> => {
     const entries = await client.lrange(order, from, to);
     if (!entries.length) return [];
-    const raws = await client.mget(...entries.map((e) => (JSON.parse(e) as { t: string }).t));
+    const raws = await getMany(
+      client,
+      entries.map((e) => (JSON.parse(e) as { t: string }).t),
+    );
     return raws.flatMap((raw) => (raw ? [JSON.parse(raw) as TransactionRecord] : []));
   };
   // Nothing forgotten in either form: the buckets' count, or the set an older wallet-sim kept.
-  const [count, members] = await Promise.all([client.get(`${key('forgotten')}:count`), client.scard(key('forgotten'))]);
+  const [count, members] = await Promise.all([client.get(`${key.forgotten}:count`), client.scard(key.forgotten)]);
   const complete = !Number(count) && members === 0;
   let completeFrom: string | undefined;
   if (!complete) {
@@ -39,7 +43,10 @@ export async function readRedisLedger(store: RedisStore, userId?: string): Promi
       if (ended) return;
       // Which of these bets' rounds are settled: one MGET for the batch.
       const bets = txns.filter((t) => roundEffectOf(t.event_type) === 'opens' && t.game_no !== undefined);
-      const flags = bets.length ? await client.mget(...bets.map((t) => key('settled', roundKey(t.user_id, t.game_no!)))) : [];
+      const flags = await getMany(
+        client,
+        bets.map((t) => key.settled(t.user_id, t.game_no!)),
+      );
       const settledRounds = new Set(bets.flatMap((t, i) => (flags[i] ? [roundKey(t.user_id, t.game_no!)] : [])));
       const rows = txns.flatMap((t) => ledgerEntry(t, (k) => settledRounds.has(k)) ?? []);
       if (rows.length) yield rows;

@@ -1,9 +1,20 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { money, sum, toJsonNumber } from '../../kernel/money.js';
-import { type Change, forgottenRound, forgottenTxn, type PlayerRecord, roundKey, type RoundRecord } from '../../ledger/change.js';
+import {
+  type Change,
+  forgottenRound,
+  forgottenTxn,
+  type PlayerRecord,
+  roundKey,
+  type RoundRecord,
+  type TransactionRecord,
+} from '../../ledger/change.js';
 import type { Player, Round } from '../../ledger/state.js';
 import { roundEffectOf } from '../../ledger/round-effects.js';
+import { type GenKeys, storedId } from './keys.js';
+
+export { idOf, storedId } from './keys.js';
 
 /**
  * Forgotten ids (docs/design.md, "Bounded memory"), as compact as the local stores keep them: a 64-bit
@@ -40,6 +51,7 @@ local function trim(order, bound, forgot)
     local e = cjson.decode(redis.call('LPOP', order))
     forget(forgot, e.th)
     redis.call('DEL', e.t)
+    if e.c then redis.call('DEL', e.c) end
     if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
     excess = excess - 1
   end
@@ -131,26 +143,20 @@ export type CasClient = Redis & {
  * record's key in the current generation; `indexed`: transactions are listed in `order` for
  * --retain-transactions.
  */
-export function recordOps(
-  key: (kind: string, id?: string) => string,
-  changes: readonly Change[],
-  round: RoundRecord | undefined,
-  indexed: boolean,
-): Op[] {
+export function recordOps(key: GenKeys, changes: readonly Change[], round: RoundRecord | undefined, indexed: boolean): Op[] {
   const ops: Op[] = [];
   let open = round;
   for (const c of changes) {
     switch (c.op) {
       case 'player': {
         const { op: _op, ...record } = c;
-        ops.push(['SET', key('player', c.user_id), JSON.stringify(record)], ['SADD', key('players'), storedId(c.user_id)]);
+        ops.push(['SET', key.player(c.user_id), JSON.stringify(record)], ['SADD', key.players, storedId(c.user_id)]);
         break;
       }
       case 'round': {
-        const id = roundKey(c.user_id, c.game_no);
         const { op: _op, ...record } = c;
-        if (c.settled) ops.push(['DEL', key('round', id)], ['SET', key('settled', id), '1']);
-        else ops.push(['SET', key('round', id), JSON.stringify(record)]);
+        if (c.settled) ops.push(['DEL', key.round(c.user_id, c.game_no)], ['SET', key.settled(c.user_id, c.game_no), '1']);
+        else ops.push(['SET', key.round(c.user_id, c.game_no), JSON.stringify(record)]);
         open = c.settled ? undefined : record;
         break;
       }
@@ -165,22 +171,23 @@ export function recordOps(
         };
         const stake = money(base.stake).plus(sum(c.bets.map(([, , amount]) => money(amount))));
         open = { ...base, stake: toJsonNumber(stake), bets: [...base.bets, ...c.bets] };
-        ops.push(['SET', key('round', roundKey(c.user_id, c.game_no)), JSON.stringify(open)]);
+        ops.push(['SET', key.round(c.user_id, c.game_no), JSON.stringify(open)]);
         break;
       }
       case 'txn': {
         const { op: _op, ...record } = c;
-        const txnKey = key('txn', c.transaction_id);
-        // What forgetting this transaction later takes with it: its id, and the round it settled.
-        const settledRound =
-          roundEffectOf(c.event_type) === 'settles' && c.game_no !== undefined ? roundKey(c.user_id, c.game_no) : undefined;
+        const txnKey = key.txn(c.user_id, c.transaction_id);
+        const claimKey = key.claim(c.transaction_id);
+        // What forgetting this transaction later takes with it: its id, its claim, and the round it settled.
+        const settles = roundEffectOf(c.event_type) === 'settles' && c.game_no !== undefined;
         const entry = {
           t: txnKey,
+          c: claimKey,
           th: hash64(forgottenTxn(c.transaction_id)),
-          ...(settledRound && { s: key('settled', settledRound), sh: hash64(forgottenRound(settledRound)) }),
+          ...(settles && { s: key.settled(c.user_id, c.game_no!), sh: hash64(forgottenRound(roundKey(c.user_id, c.game_no!))) }),
         };
-        ops.push(['SET', txnKey, JSON.stringify(record)]);
-        if (indexed) ops.push(['RPUSH', key('order'), JSON.stringify(entry)]);
+        ops.push(['SET', claimKey, claimOf(c)], ['SET', txnKey, JSON.stringify(record)]);
+        if (indexed) ops.push(['RPUSH', key.order, JSON.stringify(entry)]);
         break;
       }
       case 'forgotten':
@@ -190,6 +197,13 @@ export function recordOps(
   }
   return ops;
 }
+
+/**
+ * A transaction_id's claim (keys.ts): the player and body it was applied to, as a transaction record
+ * (a callback of another player, or of another body, finds it and is refused R3).
+ */
+export const claimOf = (t: TransactionRecord): string =>
+  JSON.stringify({ transaction_id: t.transaction_id, user_id: t.user_id, event_type: t.event_type, fingerprint: t.fingerprint });
 
 export const toPlayer = (p: PlayerRecord): Player => ({ user_id: p.user_id, balance: money(p.balance), currency: p.currency });
 
@@ -207,27 +221,6 @@ export const hash64 = (key: string): string =>
   typeof crypto.hash === 'function'
     ? crypto.hash('sha256', key, 'hex').slice(0, 16)
     : crypto.createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * An id as Redis holds it (in a key, in the players set). A string with a lone UTF-16 surrogate has
- * no UTF-8 form (ioredis would send U+FFFD for it, so two such ids would share a key) and Lua's
- * cjson refuses it: it is kept as `~` and its JSON text (ASCII), which no other id is in practice.
- * Every other id is kept as it is. The records themselves are JSON, which escapes it.
- */
-export const storedId = (id: string): string => (LONE_SURROGATE.test(id) ? `~${JSON.stringify(id)}` : id);
-
-/** The id a `storedId` holds. */
-export function idOf(stored: string): string {
-  if (!stored.startsWith('~"')) return stored;
-  try {
-    const id: unknown = JSON.parse(stored.slice(1));
-    return typeof id === 'string' && LONE_SURROGATE.test(id) ? id : stored;
-  } catch {
-    return stored;
-  }
-}
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
 export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');

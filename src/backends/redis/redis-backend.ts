@@ -31,7 +31,7 @@ export class RedisBackend implements Backend {
      */
     readonly channels?: Channels,
   ) {
-    this.shared = new RedisShared(store.client, store.prefix, (sent) => store.exchange(sent), channels);
+    this.shared = new RedisShared(store.client, store.sessionPrefix, store.prefix, (sent) => store.exchange(sent), channels);
     this.counters = this.shared;
     store.takeCount = (userId) => this.shared.takeCount(userId); // (counted in the player's commit script)
     store.onClose(() => {
@@ -60,8 +60,14 @@ export class RedisBackend implements Backend {
     return this.store.client;
   }
 
+  /** The wallet's prefix (its channels start with it). */
   get prefix(): string {
     return this.store.prefix;
+  }
+
+  /** What its session-wide keys start with: the prefix and the session's hash tag (the journal's, grading's; keys.ts). */
+  get keyPrefix(): string {
+    return this.store.sessionPrefix;
   }
 
   get failure(): string | undefined {

@@ -1,9 +1,11 @@
-import { type Change, type PlayerRecord, roundKey, type RoundRecord } from '../../ledger/change.js';
+import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
 import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
+import type { GenKeys } from './keys.js';
 import { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
 import { coalesceWrites } from './coalesce.js';
+import { getMany, isCluster, scanKeys } from './cluster.js';
 import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
 import { COMMIT } from './commit.js';
@@ -75,7 +77,7 @@ export class RedisStore implements Store {
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
     client.defineCommand('walletRead', { lua: READ });
     client.defineCommand('walletCommit', { numberOfKeys: 0, lua: COMMIT });
-    coalesceWrites(client);
+    if (!isCluster(client)) coalesceWrites(client);
     return new RedisLink(client, url, timeoutMs);
   }
 
@@ -136,6 +138,16 @@ export class RedisStore implements Store {
     return this.at.genKey;
   }
 
+  /** The keys of generation `gen` (keys.ts). */
+  keysOf(gen: number): GenKeys {
+    return this.at.keys(gen);
+  }
+
+  /** What the wallet's session-wide keys start with (its hash tag: keys.ts): the journal, grading, scenario and counters are under it. */
+  get sessionPrefix(): string {
+    return this.at.layout.session;
+  }
+
   transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T, seal?: (decided: T) => Seal | undefined): Promise<T> {
     // Callbacks of one player run one after the other in this process: contention is only ever
     // between processes, so the number of attempts stays small (about the number of processes).
@@ -147,13 +159,14 @@ export class RedisStore implements Store {
   }
 
   private trim(gen: number): CasDocument['trim'] {
-    return Number.isFinite(this.retain) ? [this.at.key(gen, 'order'), this.retain, this.at.key(gen, 'forgotten')] : undefined;
+    const key = this.at.keys(gen);
+    return Number.isFinite(this.retain) ? [key.order, this.retain, key.forgotten] : undefined;
   }
 
   /** The Redis writes of change records (decided on `round`, the open round as read). */
   private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[] {
     // Always listed in `order`: the ledger (GET /admin/ledger) reads the applied transactions from it, oldest first.
-    return recordOps((kind, id) => this.at.key(gen, kind, id), changes, round, true);
+    return recordOps(this.at.keys(gen), changes, round, true);
   }
 
   /**
@@ -185,7 +198,7 @@ export class RedisStore implements Store {
       // Admin writes replace records whole: only the generation must not have moved meanwhile.
       for (const c of rest) {
         const open =
-          c.op === 'bets' ? await this.exchange(this.client.get(this.at.key(gen, 'round', roundKey(c.user_id, c.game_no)))) : null;
+          c.op === 'bets' ? await this.exchange(this.client.get(this.at.keys(gen).round(c.user_id, c.game_no))) : null;
         ops.push(...this.ops(gen, [c], open ? (JSON.parse(open) as RoundRecord) : undefined));
       }
       const expect: CasDocument['expect'] = [
@@ -205,14 +218,10 @@ export class RedisStore implements Store {
 
   /** Deletes what a generation left behind (after a reset), a batch at a time. */
   private async dropGeneration(gen: number): Promise<void> {
-    const pattern = `${escapeGlob(this.prefix)}g${gen}:*`;
-    let cursor = '0';
     try {
-      do {
-        const [next, keys] = await this.client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        if (keys.length) await this.client.unlink(...keys);
-        cursor = next;
-      } while (cursor !== '0' && !this.closed);
+      await scanKeys(this.client, `${escapeGlob(this.at.keys(gen).base)}*`, async (keys, unlink) => {
+        if (!this.closed) await unlink(keys);
+      });
     } catch {
       // Redis went away: the next reset sweeps nothing of this one; the keys are unreachable anyway.
     }
@@ -220,16 +229,17 @@ export class RedisStore implements Store {
 
   async player(userId: string): Promise<Player | undefined> {
     await this.refreshGeneration();
-    const raw = await this.exchange(this.client.get(this.at.key(this.at.n, 'player', userId)));
+    const raw = await this.exchange(this.client.get(this.at.keys(this.at.n).player(userId)));
     return raw ? toPlayer(JSON.parse(raw) as PlayerRecord) : undefined;
   }
 
   async players(): Promise<Player[]> {
     await this.refreshGeneration();
-    const ids = await this.exchange(this.client.smembers(this.at.key(this.at.n, 'players')));
+    const key = this.at.keys(this.at.n);
+    const ids = await this.exchange(this.client.smembers(key.players));
     const players: Player[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
-      const raws = await this.client.mget(...ids.slice(i, i + 1000).map((id) => this.at.key(this.at.n, 'player', idOf(id))));
+      const raws = await getMany(this.client, ids.slice(i, i + 1000).map((id) => key.player(idOf(id))));
       for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
     }
     return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
@@ -237,19 +247,15 @@ export class RedisStore implements Store {
 
   async playerCount(): Promise<number> {
     await this.refreshGeneration();
-    return this.exchange(this.client.scard(this.at.key(this.at.n, 'players')));
+    return this.exchange(this.client.scard(this.at.keys(this.at.n).players));
   }
 
   /** Open rounds (tests and diagnostics): a SCAN, not for the callback path. */
   async openRounds(): Promise<number> {
     await this.refreshGeneration();
     let n = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.client.scan(cursor, 'MATCH', `${escapeGlob(this.at.key(this.at.n, 'round'))}:*`, 'COUNT', 1000);
-      n += keys.length;
-      cursor = next;
-    } while (cursor !== '0');
+    // (every player's `…{p:<id>}:round:<game>`)
+    await scanKeys(this.client, `${escapeGlob(this.at.keys(this.at.n).base)}{p:*}:round:*`, async (keys) => void (n += keys.length));
     return n;
   }
 

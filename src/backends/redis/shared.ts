@@ -51,7 +51,10 @@ export class RedisShared implements Counters {
 
   constructor(
     private readonly client: Redis,
+    /** What the keys start with: the wallet's prefix and session tag (keys.ts). */
     private readonly prefix: string,
+    /** What the `events` channel starts with: the wallet's prefix. */
+    private readonly channelPrefix: string,
     /** The store's link: a counter that gets no reply in time marks Redis frozen for every user. */
     private readonly exchange: <T>(sent: Promise<T>) => Promise<T> = (sent) => sent,
     /** Where word of the other processes comes from: a subscriber of its own, or one shared by the process's wallets (hosted mode). */
@@ -63,6 +66,10 @@ export class RedisShared implements Counters {
   /** The active scenario's key: gone means Redis lost the wallet's state. */
   get scenarioKey(): string {
     return this.key('scenario');
+  }
+
+  private get channel(): string {
+    return `${this.channelPrefix}events`;
   }
 
   private key(name: string): string {
@@ -83,7 +90,7 @@ export class RedisShared implements Counters {
     ];
     this.version = version ?? '0';
     this.unlisten = await this.channels.listen(
-      this.key('events'),
+      this.channel,
       (message) => {
         const { from } = JSON.parse(message) as { from: string };
         if (from !== this.id) void this.resync();
@@ -121,7 +128,7 @@ export class RedisShared implements Counters {
         .exec(),
     );
     this.version = String(version);
-    await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'scenario' }));
+    await this.client.publish(this.channel, JSON.stringify({ from: this.id, what: 'scenario' }));
   }
 
   /**
@@ -138,7 +145,7 @@ export class RedisShared implements Counters {
         .exec(),
     );
     this.version = String(version);
-    await this.client.publish(this.key('events'), JSON.stringify({ from: this.id, what: 'reset' }));
+    await this.client.publish(this.channel, JSON.stringify({ from: this.id, what: 'reset' }));
   }
 
   private counterKeys(): string[] {

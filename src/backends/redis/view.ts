@@ -22,7 +22,7 @@ export interface Read {
 
 /** The keys of one callback's records and what the read and the commit check with them. */
 export interface Watch {
-  /** Generation, marker, player, transaction, and round and settled round when it has one. */
+  /** Generation, marker, player, transaction, its claim, and round and settled round when it has one. */
   watched: string[];
   /** The 64-bit hashes of the transaction id and of the round (when it has one): forgotten or not. */
   hashes: string[];
@@ -35,19 +35,20 @@ export interface Watch {
 }
 
 export function watchOf(at: Generation, keys: RecordKeys): Watch {
-  const gen = at.n;
-  const roundId = keys.game_no === undefined ? undefined : roundKey(keys.user_id, keys.game_no);
+  const key = at.keys(at.n);
+  const { user_id, game_no } = keys;
   return {
     watched: [
       at.genKey,
       at.markerKey,
-      at.key(gen, 'player', keys.user_id),
-      at.key(gen, 'txn', keys.transaction_id),
-      ...(roundId ? [at.key(gen, 'round', roundId), at.key(gen, 'settled', roundId)] : []),
+      key.player(user_id),
+      key.txn(user_id, keys.transaction_id),
+      key.claim(keys.transaction_id),
+      ...(game_no === undefined ? [] : [key.round(user_id, game_no), key.settled(user_id, game_no)]),
     ],
-    hashes: [hash64(forgottenTxn(keys.transaction_id)), ...(roundId ? [hash64(forgottenRound(roundId))] : [])],
-    forgottenKey: at.key(gen, 'forgotten'),
-    playersKey: at.key(gen, 'players'),
+    hashes: [hash64(forgottenTxn(keys.transaction_id)), ...(game_no === undefined ? [] : [hash64(forgottenRound(roundKey(user_id, game_no)))])],
+    forgottenKey: key.forgotten,
+    playersKey: key.players,
     user: storedId(keys.user_id),
     required: [...at.vital, at.genKey],
   };
@@ -90,21 +91,28 @@ export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed,
   if (at.follow(values[0]!, values[1]!)) return undefined;
   if (!values[2] && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
   if (present < watch.required.length) throw at.lost('no scenario key');
-  return recordsView(values, forgotten);
+  return recordsView(values, forgotten, idOf(watch.user));
 }
 
-/** The view of a callback's records as read or kept (the script checks them): watched values and forgotten flags. */
-export function recordsView(values: (string | null)[], forgotten: number[]): Read {
-  const [, , player, txn, round, settled] = values;
+/**
+ * The view of a callback's records as read or kept (the script checks them): watched values and
+ * forgotten flags. The transaction is the player's record of it; without one, a claim of the id by
+ * another player (keys.ts) is that player's transaction (R3). The player's own claim without a
+ * record was left by a callback that never applied (a crash between the two): the id is new.
+ */
+export function recordsView(values: (string | null)[], forgotten: number[], userId: string): Read {
+  const [, , player, txn, claim, round, settled] = values;
   const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
+  const claimed = !txn && claim ? (JSON.parse(claim) as TransactionRecord) : undefined;
+  const transaction = txn ? (JSON.parse(txn) as TransactionRecord) : claimed?.user_id !== userId ? claimed : undefined;
   return {
     view: {
       player: player ? toPlayer(JSON.parse(player) as PlayerRecord) : undefined,
       round: roundRecord && toRound(roundRecord),
       roundSettled: Boolean(settled),
       roundForgotten: forgotten[1] === 1,
-      transaction: txn ? (JSON.parse(txn) as TransactionRecord) : undefined,
-      transactionForgotten: !txn && forgotten[0] === 1,
+      transaction,
+      transactionForgotten: !transaction && forgotten[0] === 1,
     },
     round: roundRecord,
     values,

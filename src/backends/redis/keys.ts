@@ -1,0 +1,119 @@
+/**
+ * Where a wallet's keys live (docs/scale-out.md, "What lives where"): one layout for a single Redis
+ * and for Redis Cluster. On a cluster a script may touch keys of one hash slot only, and the slot
+ * is picked by the first `{…}` of a key (its hash tag), so every key carries the tag of what it
+ * belongs to:
+ *
+ *   `{<prefix>}`      the session's: generation, marker, scenario, rule counters, journal, grading,
+ *                     the players set and the applied-transaction list (the prefix, so several
+ *                     wallets, hosted mode's tenants among them, spread over the cluster)
+ *   `{p:<user_id>}`   one player's: its record, open and settled rounds, applied transactions
+ *   `{t:<id>}`        a transaction_id's claim: which player and body it was applied to
+ *
+ * Every key still starts with the prefix, and every key of a generation with `<prefix>g<n>:` (a
+ * reset's sweep matches them, as before). On a single Redis the tags change nothing.
+ */
+export class KeyLayout {
+  /** What every session-wide key starts with: the prefix, then the session's tag. */
+  readonly session: string;
+
+  constructor(readonly prefix: string) {
+    this.session = `${prefix}{${prefix}}`;
+  }
+
+  get gen(): string {
+    return `${this.session}gen`;
+  }
+
+  get marker(): string {
+    return `${this.session}initialized`;
+  }
+
+  /** The keys of generation `n`. */
+  of(n: number): GenKeys {
+    return new GenKeys(`${this.prefix}g${n}:`, `{${this.prefix}}:`);
+  }
+}
+
+/** The keys of one generation (`<prefix>g<n>:`). */
+export class GenKeys {
+  constructor(
+    /** What every key of the generation starts with. */
+    readonly base: string,
+    private readonly sessionTag: string,
+  ) {}
+
+  private own(userId: string): string {
+    return `${this.base}{p:${storedId(userId)}}:`;
+  }
+
+  player(userId: string): string {
+    return `${this.own(userId)}player`;
+  }
+
+  round(userId: string, gameNo: string): string {
+    return `${this.own(userId)}round:${storedId(gameNo)}`;
+  }
+
+  settled(userId: string, gameNo: string): string {
+    return `${this.own(userId)}settled:${storedId(gameNo)}`;
+  }
+
+  /** The transaction as applied to the player (its record: replays read it). */
+  txn(userId: string, transactionId: string): string {
+    return `${this.own(userId)}txn:${storedId(transactionId)}`;
+  }
+
+  /** The transaction_id's claim, in a slot of its own: one player and body per id, across players. */
+  claim(transactionId: string): string {
+    return `${this.base}{t:${storedId(transactionId)}}`;
+  }
+
+  /** The set of the players' ids. */
+  get players(): string {
+    return `${this.base}${this.sessionTag}players`;
+  }
+
+  /** The applied transactions, oldest first (the ledger; --retain-transactions forgets from its head). */
+  get order(): string {
+    return `${this.base}${this.sessionTag}order`;
+  }
+
+  /** Forgotten ids (records.ts, FORGET): `<forgotten>:<hhhh>` buckets and `<forgotten>:count`. */
+  get forgotten(): string {
+    return `${this.base}${this.sessionTag}forgotten`;
+  }
+}
+
+/**
+ * The hash tag that picks a key's slot (Redis Cluster's rule: the part between the first `{` and
+ * the first `}` after it, when not empty; else the whole key). Keys with one tag share a slot.
+ */
+export function hashTag(key: string): string {
+  const open = key.indexOf('{');
+  if (open < 0) return key;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * An id as Redis holds it (in a key, in the players set). A string with a lone UTF-16 surrogate has
+ * no UTF-8 form (ioredis would send U+FFFD for it, so two such ids would share a key) and Lua's
+ * cjson refuses it: it is kept as `~` and its JSON text (ASCII), which no other id is in practice.
+ * Every other id is kept as it is. The records themselves are JSON, which escapes it.
+ */
+export const storedId = (id: string): string => (LONE_SURROGATE.test(id) ? `~${JSON.stringify(id)}` : id);
+
+/** The id a `storedId` holds. */
+export function idOf(stored: string): string {
+  if (!stored.startsWith('~"')) return stored;
+  try {
+    const id: unknown = JSON.parse(stored.slice(1));
+    return typeof id === 'string' && LONE_SURROGATE.test(id) ? id : stored;
+  } catch {
+    return stored;
+  }
+}
+
