@@ -138,6 +138,8 @@ export function fileStores(data: string, limits: BackendOptions): TenantStores {
 async function openBook(o: ServeOptions & HostedOptions, limits: BackendOptions) {
   if (o.store === 'file') return { book: await FileBook.open(o.data!), stores: fileStores(o.data!, limits) };
   if (o.store !== 'redis') return { book: new MemoryBook(), stores: memoryStores(limits) };
+  // (the tenant registry's transactions name several keys of one slot each: not built for a cluster yet)
+  if (o.redisCluster) throw new Error('hosted mode does not run on --redis-cluster yet: give it one Redis with --redis-url');
   const { openRedisTenants } = await import('./hosted-redis.js');
   return openRedisTenants({ url: o.redisUrl!, base: o.redisPrefix, timeoutMs: o.redisTimeoutMs, max: o.maxTenants, limits });
 }

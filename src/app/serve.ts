@@ -43,6 +43,8 @@ export interface ServeOptions extends ServerLimits {
   store: BackendKind;
   data?: string;
   redisUrl?: string;
+  /** --redis-cluster: the redis store on Redis Cluster, `host:port,host:port,…` (instead of --redis-url). */
+  redisCluster?: string;
   redisPrefix: string;
   /** --redis-timeout-ms: how long a Redis command may go unanswered. */
   redisTimeoutMs?: number;
@@ -84,10 +86,14 @@ export interface Checked {
 export function checkOptions(o: ServeOptions): Checked {
   const file = resolveScenario(o.scenario);
   if (file === undefined) throw new StartFailure(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
-  if (o.store === 'redis' && !o.redisUrl)
+  if (o.store === 'redis' && !o.redisUrl && !o.redisCluster)
     throw new StartFailure(
-      MESSAGES.OPTION_INVALID('--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379'),
+      MESSAGES.OPTION_INVALID(
+        '--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379, or --redis-cluster host:port,…',
+      ),
     );
+  if (o.redisUrl && o.redisCluster)
+    throw new StartFailure(MESSAGES.OPTION_INVALID('--redis-url and --redis-cluster name two Redis: give one of them'));
   const limitProblem = limitsProblem(o);
   if (limitProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(limitProblem));
   let cors;

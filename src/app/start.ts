@@ -61,6 +61,13 @@ export function startCommand(): Command {
     )
     .addOption(
       opt(
+        '--redis-cluster <host:port,…>',
+        'the redis store on Redis Cluster (instead of --redis-url): some of its nodes; each player, and the session, in one slot',
+        'REDIS_CLUSTER',
+      ),
+    )
+    .addOption(
+      opt(
         '--redis-prefix <prefix>',
         'prefix of every Redis key of this wallet (several wallets can share one Redis)',
         'REDIS_PREFIX',

@@ -1,6 +1,7 @@
 import type { Backend, BackendKind, BackendOptions } from '../backends/backend.js';
 import { FileBackend } from '../backends/file/file-backend.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
+import { CLUSTER_SCHEME } from '../backends/redis/defaults.js';
 
 export { type Backend, type BackendKind, BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/backend.js';
 
@@ -9,6 +10,8 @@ export interface OpenOptions extends BackendOptions {
   data?: string;
   /** --redis-url, --redis-prefix (the redis backend). */
   redisUrl?: string;
+  /** --redis-cluster: `host:port,…` of a Redis Cluster (instead of redisUrl). */
+  redisCluster?: string;
   redisPrefix?: string;
   /** --redis-timeout-ms: a Redis command without a reply after this long fails. */
   redisTimeoutMs?: number;
@@ -21,10 +24,11 @@ export interface OpenOptions extends BackendOptions {
 export async function openBackend(kind: BackendKind, options: OpenOptions = {}): Promise<Backend> {
   if (kind === 'memory') return new MemoryBackend(options);
   if (kind === 'redis') {
-    if (!options.redisUrl) throw new Error('--store redis needs --redis-url <url> (e.g. redis://127.0.0.1:6379)');
+    const url = options.redisCluster ? `${CLUSTER_SCHEME}${options.redisCluster}` : options.redisUrl;
+    if (!url) throw new Error('--store redis needs --redis-url <url> (e.g. redis://127.0.0.1:6379) or --redis-cluster host:port,…');
     // Loaded only here: the memory and file stores never need the Redis client.
     const { RedisBackend } = await import('../backends/redis/redis-backend.js');
-    return RedisBackend.open(options.redisUrl, { ...options, prefix: options.redisPrefix, timeoutMs: options.redisTimeoutMs });
+    return RedisBackend.open(url, { ...options, prefix: options.redisPrefix, timeoutMs: options.redisTimeoutMs });
   }
   if (!options.data) throw new Error('--store file needs --data <path>');
   // A tuning knob for tests and benchmarks (docs/store.md), not a product option.

@@ -14,6 +14,8 @@ import type { LedgerEntry } from '../../src/ledger/ledger-entry.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { tempData } from '../helpers/store.js';
+import { startCluster } from '../helpers/redis-cluster.js';
+import { CLUSTER_SCHEME } from '../../src/backends/redis/defaults.js';
 
 type Open = (t: Test, options?: BackendOptions) => Promise<Backend>;
 
@@ -26,6 +28,12 @@ if (missing) skip(t, 'the redis backend contract', missing);
 else {
   const redis = await startRedis(t);
   backends.push(['redis', (_t, options) => RedisBackend.open(redis.url, { ...options, prefix: uniquePrefix('contract') })]);
+  // The same store on a three-master Redis Cluster (--redis-cluster): one cluster for the file.
+  const cluster = await startCluster(t);
+  backends.push([
+    'redis on a cluster',
+    (_t, options) => RedisBackend.open(`${CLUSTER_SCHEME}${cluster.nodes}`, { ...options, prefix: uniquePrefix('contract') }),
+  ]);
 }
 
 const SCENARIO: Scenario = { name: 'contract', credentials: { api_id: 'a', api_key: 'k' } };
@@ -74,7 +82,8 @@ for (const [kind, open] of backends) {
   t.test(`${kind}: the backend contract`, async (t) => {
     t.test('join seeds a new backend with the players; health is good', async (t) => {
       const backend = await joined(t, open);
-      t.equal(backend.kind, kind);
+      const own = kind.split(' ')[0];
+      t.equal(backend.kind, own);
       t.equal(backend.failure, undefined, 'no failure');
       t.ok(['STORE_FAILED', 'STORE_UNREACHABLE'].includes(backend.failureCode), 'a failure has an API error code');
       t.equal(await backend.playerCount(), 1);
@@ -83,7 +92,7 @@ for (const [kind, open] of backends) {
         (await backend.store.players()).map((p) => p.user_id),
         ['p1'],
       );
-      t.equal(backend.state === undefined, kind === 'redis', 'only a backend in this process holds the state here');
+      t.equal(backend.state === undefined, own === 'redis', 'only a backend in this process holds the state here');
     });
 
     t.test('transact: decide on a view, commit atomically, see the transaction again (idempotency)', async (t) => {

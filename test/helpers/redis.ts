@@ -24,6 +24,8 @@ export function redisMissing(): string | undefined {
 export interface RedisServer {
   url: string;
   port: number;
+  /** A cluster node's bus port (startRedis with `cluster`). */
+  busPort?: number;
   dir: string;
   /** Kills it (SIGKILL: a crash) and waits for the exit. */
   kill(): Promise<void>;
@@ -34,7 +36,7 @@ export interface RedisServer {
 }
 
 /** A port nobody listens on right now (redis-server has no port 0). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -74,14 +76,19 @@ const ping = (port: number, pid: number | undefined) =>
  * Starts redis-server on a free port in a temp dir. `durable`: AOF with appendfsync always (what
  * survives a SIGKILL is every acknowledged write); otherwise nothing is persisted.
  */
-export async function startRedis(t: Test, { durable = false } = {}): Promise<RedisServer> {
+export async function startRedis(t: Test, { durable = false, cluster = false } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-redis-'));
   let child: ChildProcess | undefined;
   let port = 0;
   const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
 
+  // A cluster node (test/helpers/redis-cluster.ts): its bus on a free port of its own (not port + 10000, which may be taken or past 65535).
+  const busPort = cluster ? await freePort() : undefined;
+  const bus = cluster ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)] : [];
+  const nodeArgs = [...bus, ...(cluster ? ['--cluster-require-full-coverage', 'no', '--cluster-node-timeout', '2000'] : [])];
   const launch = async (): Promise<boolean> => {
-    const proc = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir], {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, ...nodeArgs];
+    const proc = spawn(REDIS_SERVER, args, {
       stdio: 'ignore',
     });
     child = proc;
@@ -124,7 +131,7 @@ export async function startRedis(t: Test, { durable = false } = {}): Promise<Red
     await kill();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { url: `redis://127.0.0.1:${port}`, port, dir, kill, restart, signal };
+  return { url: `redis://127.0.0.1:${port}`, port, busPort, dir, kill, restart, signal };
 }
 
 /** A key prefix no other test of this file uses. */

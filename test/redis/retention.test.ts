@@ -98,7 +98,11 @@ if (missing) {
     }
     // 2 transactions per round forgotten (all but the newest), and 1 settled round each.
     const forgotten = 2 * rounds - 1 + (rounds - 1);
-    t.equal(await forgottenBytes(store, new KeyLayout(prefix).of(0).forgotten), forgotten * 6, `${forgotten} forgotten ids in ${forgotten * 6} bytes`);
+    t.equal(
+      await forgottenBytes(store, new KeyLayout(prefix).of(0).forgotten),
+      forgotten * 6,
+      `${forgotten} forgotten ids in ${forgotten * 6} bytes`,
+    );
     const refused = async (id: string) =>
       (await store.store.transact({ user_id: 'p', transaction_id: id }, (view) => ({ changes: [], view }))).view.transactionForgotten;
     t.ok(await refused('b0'), 'the oldest is still known as forgotten');

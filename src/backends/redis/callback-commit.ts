@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Change, RoundRecord } from '../../ledger/change.js';
 import type { Decided, RecordKeys, Seal, View } from '../../ledger/store.js';
-import { type CommitReply, commitArgs } from './commit.js';
+import type { CommitReply, Expected, Writes } from './commit.js';
 import type { Generation } from './generation.js';
 import { type CasClient, idOf, type Op, type ReadReply } from './records.js';
 import { type Read, readView, recordsView, viewOf, type Watch, watchOf } from './view.js';
@@ -75,11 +75,16 @@ export class RecordCache {
   }
 }
 
-export type CommitClient = CasClient & { walletCommit(...args: (string | number)[]): Promise<CommitReply> };
-
 /** What one callback's commit needs of the store. */
 export interface CommitContext {
-  readonly client: CommitClient;
+  readonly client: CasClient;
+  /**
+   * Sends a commit: the one script on a single Redis (`seal` journalled and graded in it), a cluster's
+   * steps (cluster-commit.ts: no seal, the entry goes apart).
+   */
+  send(watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined): Promise<CommitReply>;
+  /** Whether the commit journals and grades the callback (a single Redis; a cluster's commit does not: seal is not asked for). */
+  readonly seals: boolean;
   readonly at: Generation;
   readonly cache: RecordCache;
   /** Why nothing can be acknowledged now (Redis away, state lost), or undefined. */
@@ -123,7 +128,7 @@ export async function commitCallback<T extends Decided>(
       ctx.cache.remember(watch, read.values);
     }
     const decided = decide(read.view);
-    const sealed = seal?.(decided);
+    const sealed = ctx.seals ? seal?.(decided) : undefined;
     // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
     if (!decided.changes.length && !sealed && fromRedis) return decided;
     const ops = decided.changes.length ? ctx.ops(gen, decided.changes, read.round) : [];
@@ -131,7 +136,7 @@ export async function commitCallback<T extends Decided>(
     const trim = ops.length ? ctx.trim(gen) : undefined;
     let reply: CommitReply;
     try {
-      reply = await ctx.exchange(ctx.client.walletCommit(...commitArgs(watch, read, { ops, trim, count }, sealed)));
+      reply = await ctx.send(watch, read, { ops, trim, count }, sealed);
     } catch (e) {
       ctx.cache.forget(watch);
       throw e;

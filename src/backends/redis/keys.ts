@@ -116,4 +116,3 @@ export function idOf(stored: string): string {
     return stored;
   }
 }
-

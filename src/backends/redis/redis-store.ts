@@ -1,16 +1,19 @@
 import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
 import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
-import type { GenKeys } from './keys.js';
+import { type GenKeys, hashTag } from './keys.js';
 import { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
 import { coalesceWrites } from './coalesce.js';
 import { getMany, isCluster, scanKeys } from './cluster.js';
 import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
-import { COMMIT } from './commit.js';
+import { COMMIT, commitArgs, type CommitReply } from './commit.js';
+import { type ClusterClient, clusterCommit, defineClusterScripts } from './cluster-commit.js';
 import type { Player } from '../../ledger/state.js';
 import type { Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
+
+type CommitClient = CasClient & { walletCommit(...args: (string | number)[]): Promise<CommitReply> };
 
 export interface RedisStoreOptions {
   /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */
@@ -49,6 +52,8 @@ export class RedisStore implements Store {
   /** The callbacks of a player counted and not sent yet (RedisShared.takeCount): its commit script counts them. */
   takeCount?: CommitContext['takeCount'];
   private closed = false;
+  /** On Redis Cluster (--redis-cluster): a callback commits in steps, one slot each (cluster-commit.ts). */
+  private readonly cluster: boolean;
   private readonly closers: (() => void)[] = [];
 
   private constructor(
@@ -59,15 +64,22 @@ export class RedisStore implements Store {
     private readonly ownsLink = true,
   ) {
     this.at = new Generation(prefix, link.url);
+    this.cluster = isCluster(link.client);
     this.callbacks = {
       client: link.client as CommitContext['client'],
+      seals: !this.cluster,
+      send: (watch, expected, writes, seal) =>
+        this.cluster
+          ? clusterCommit(this.link.client as ClusterClient, this.at, watch, expected, writes, (sent) => this.exchange(sent))
+          : this.exchange((this.client as CommitClient).walletCommit(...commitArgs(watch, expected, writes, seal))),
       at: this.at,
       cache: this.cache,
       failure: () => this.failure,
       exchange: (sent) => this.exchange(sent),
       ops: (gen, changes, round) => this.ops(gen, changes, round),
       trim: (gen) => this.trim(gen),
-      takeCount: (userId) => this.takeCount?.(userId),
+      // (on a cluster the count goes on its own: the player's script may not touch the session's slot)
+      takeCount: (userId) => (this.cluster ? undefined : this.takeCount?.(userId)),
     };
   }
 
@@ -77,7 +89,8 @@ export class RedisStore implements Store {
     client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
     client.defineCommand('walletRead', { lua: READ });
     client.defineCommand('walletCommit', { numberOfKeys: 0, lua: COMMIT });
-    if (!isCluster(client)) coalesceWrites(client);
+    if (isCluster(client)) defineClusterScripts(client, CAS);
+    else coalesceWrites(client);
     return new RedisLink(client, url, timeoutMs);
   }
 
@@ -154,8 +167,19 @@ export class RedisStore implements Store {
     return this.locks.run(keys.user_id, () => commitCallback(this.callbacks, keys, decide, seal));
   }
 
-  private cas(doc: CasDocument): Promise<boolean> {
-    return this.exchange(this.client.walletCas(...casArgs(doc))).then((r) => r === 1);
+  private async cas(doc: CasDocument): Promise<boolean> {
+    if (!this.cluster) return (await this.exchange(this.client.walletCas(...casArgs(doc)))) === 1;
+    // A cluster: the check and the session's writes in its slot; the others (each a key of its own) apart:
+    // after the check, or before it when it starts a new generation (nobody reads those keys before it flips).
+    const tag = hashTag(this.at.genKey);
+    const session = doc.ops.filter((op) => hashTag(op[1]!) === tag);
+    const rest = () => Promise.all(doc.ops.filter((op) => hashTag(op[1]!) !== tag).map((op) => this.exchange(this.client.call(...op))));
+    const flips = session.some(([, key]) => key === this.at.genKey);
+    if (flips) await rest();
+    const client = this.link.client as ClusterClient;
+    const done = (await this.exchange(client.walletCasAt(this.at.genKey, ...casArgs({ expect: doc.expect, ops: session })))) === 1;
+    if (done && !flips) await rest();
+    return done;
   }
 
   private trim(gen: number): CasDocument['trim'] {
@@ -197,8 +221,7 @@ export class RedisStore implements Store {
           : [];
       // Admin writes replace records whole: only the generation must not have moved meanwhile.
       for (const c of rest) {
-        const open =
-          c.op === 'bets' ? await this.exchange(this.client.get(this.at.keys(gen).round(c.user_id, c.game_no))) : null;
+        const open = c.op === 'bets' ? await this.exchange(this.client.get(this.at.keys(gen).round(c.user_id, c.game_no))) : null;
         ops.push(...this.ops(gen, [c], open ? (JSON.parse(open) as RoundRecord) : undefined));
       }
       const expect: CasDocument['expect'] = [
@@ -239,7 +262,10 @@ export class RedisStore implements Store {
     const ids = await this.exchange(this.client.smembers(key.players));
     const players: Player[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
-      const raws = await getMany(this.client, ids.slice(i, i + 1000).map((id) => key.player(idOf(id))));
+      const raws = await getMany(
+        this.client,
+        ids.slice(i, i + 1000).map((id) => key.player(idOf(id))),
+      );
       for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
     }
     return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));

@@ -7,6 +7,7 @@ import {
   type TransactionRecord,
 } from '../../ledger/change.js';
 import type { Generation } from './generation.js';
+import { isCluster } from './cluster.js';
 import { type CasClient, hash64, idOf, type ReadReply, storedId, toPlayer, toRound } from './records.js';
 import type { RecordKeys, View } from '../../ledger/store.js';
 
@@ -46,7 +47,10 @@ export function watchOf(at: Generation, keys: RecordKeys): Watch {
       key.claim(keys.transaction_id),
       ...(game_no === undefined ? [] : [key.round(user_id, game_no), key.settled(user_id, game_no)]),
     ],
-    hashes: [hash64(forgottenTxn(keys.transaction_id)), ...(game_no === undefined ? [] : [hash64(forgottenRound(roundKey(user_id, game_no)))])],
+    hashes: [
+      hash64(forgottenTxn(keys.transaction_id)),
+      ...(game_no === undefined ? [] : [hash64(forgottenRound(roundKey(user_id, game_no)))]),
+    ],
     forgottenKey: key.forgotten,
     playersKey: key.players,
     user: storedId(keys.user_id),
@@ -67,6 +71,7 @@ export async function readView(
   exchange: <T>(sent: Promise<T>) => Promise<T>,
 ): Promise<Read | undefined> {
   const { watched, hashes, required } = watch;
+  if (isCluster(client)) return viewOf(at, watch, await exchange(clusterRead(client, watch)));
   const reply = await exchange(
     client.walletRead(
       watched.length + 2 + required.length,
@@ -118,4 +123,22 @@ export function recordsView(values: (string | null)[], forgotten: number[], user
     values,
     flags: forgotten,
   };
+}
+
+/**
+ * The read of one callback on a cluster: the player's keys, the claim and the session's in parallel
+ * (three slots, one round trip), answered as the single-Redis read script does (records.ts, READ).
+ * Nothing is forgotten on a cluster (docs/scale-out.md): the flags are 0.
+ */
+async function clusterRead(client: CasClient, watch: Watch): Promise<ReadReply> {
+  const { watched, required } = watch;
+  const [, , player, txn, claim, ...round] = watched;
+  const [[p, t, ...r], c, [gen, marker], listed, present] = await Promise.all([
+    client.mget(player!, txn!, ...round),
+    client.get(claim!),
+    client.mget(watched[0]!, watched[1]!),
+    client.sismember(watch.playersKey, watch.user),
+    client.exists(...required),
+  ]);
+  return [[gen ?? null, marker ?? null, p ?? null, t ?? null, c, ...r.map((v) => v ?? null)], watch.hashes.map(() => 0), listed, present];
 }

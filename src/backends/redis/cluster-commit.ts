@@ -1,0 +1,137 @@
+import type { Redis } from 'ioredis';
+import type { Generation } from './generation.js';
+import { hashTag } from './keys.js';
+import type { CommitReply, Expected, Writes } from './commit.js';
+import type { Op } from './records.js';
+import type { Watch } from './view.js';
+
+/**
+ * One callback on Redis Cluster (docs/scale-out.md, "Redis Cluster"): a script may touch one slot
+ * only, so the single-Redis commit script (commit.ts) goes in up to three steps, each checking what
+ * it owns before writing, in this order:
+ *
+ * 1. the transaction_id's claim (its own slot), when the callback applies a transaction: still as
+ *    read (absent, or the player's own claim left by a callback that never applied), then set to
+ *    this player and body. Another claim answers as a failed check: the callback is decided again
+ *    on it (another player's claim: R3).
+ * 2. the player's script (the player's slot): its records as decided on; then its writes.
+ * 3. the session's (the session's slot): the generation and marker as decided on and the required
+ *    keys present; then the session's writes (the players set, the applied-transaction list). A
+ *    reset that came between 2 and 3 (or a lost state) fails the callback with R1: its change went
+ *    to the ledger the reset ended, and its resend applies it to the new one.
+ *
+ * The journal entry and the grading event go apart (the store takes no seal on a cluster), as for a
+ * delayed reply: an R0 whose entry is not kept is answered R1 (docs/scale-out.md, "Journal durability").
+ */
+export const CLAIM = `
+local v = redis.call('GET', KEYS[1]) or ''
+if v ~= ARGV[1] then return {0, v} end
+redis.call('SET', KEYS[1], ARGV[2])
+return {1}
+`;
+
+/** KEYS: the player's watched keys; ARGV: their expected values ('' absent), then the writes (flat: words, then the words). */
+export const PLAYER_COMMIT = `
+local values = redis.call('MGET', unpack(KEYS))
+for k = 1, #KEYS do
+  if (values[k] or '') ~= ARGV[k] then return {0, values} end
+end
+local i = #KEYS + 1
+for _ = 1, tonumber(ARGV[i]) do
+  local n = tonumber(ARGV[i + 1])
+  redis.call(unpack(ARGV, i + 2, i + 1 + n))
+  i = i + 1 + n
+end
+return {1}
+`;
+
+/** KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, then the writes (flat). */
+export const SESSION_COMMIT = `
+local values = redis.call('MGET', KEYS[1], KEYS[2])
+local present = redis.call('EXISTS', unpack(KEYS, 3))
+if (values[1] or '') ~= ARGV[1] or (values[2] or '') ~= ARGV[2] or present < #KEYS - 2 then return {0, values, present} end
+local i = 3
+for _ = 1, tonumber(ARGV[i]) do
+  local n = tonumber(ARGV[i + 1])
+  redis.call(unpack(ARGV, i + 2, i + 1 + n))
+  i = i + 1 + n
+end
+return {1}
+`;
+
+export type ClusterClient = Redis & {
+  walletCasAt(routeKey: string, ...args: (string | number)[]): Promise<number>;
+  walletClaim(key: string, expected: string, value: string): Promise<[1] | [0, string]>;
+  walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
+  walletSessionCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[], number]>;
+};
+
+/** The cluster's scripts; `cas`: the compare-and-set's text (records.ts), routed by a key of the session's slot. */
+export function defineClusterScripts(client: Redis, cas: string): void {
+  client.defineCommand('walletCasAt', { numberOfKeys: 1, lua: cas });
+  client.defineCommand('walletClaim', { numberOfKeys: 1, lua: CLAIM });
+  client.defineCommand('walletPlayerCommit', { lua: PLAYER_COMMIT });
+  client.defineCommand('walletSessionCommit', { lua: SESSION_COMMIT });
+}
+
+const flat = (ops: readonly Op[]): (string | number)[] => [ops.length, ...ops.flatMap((op) => [op.length, ...op])];
+
+/** The positions of a Watch's keys (view.ts): generation, marker, player, transaction, claim, round, settled round. */
+const CLAIM_AT = 4;
+
+/**
+ * The commit of one callback on a cluster, answering as the single-Redis script does (commit.ts):
+ * {1, 0} (committed; no journal id: the entry goes apart) or {0, the current values as a read}.
+ */
+export async function clusterCommit(
+  client: ClusterClient,
+  at: Generation,
+  watch: Watch,
+  expected: Expected,
+  { ops }: Writes,
+  exchange: <T>(sent: Promise<T>) => Promise<T>,
+): Promise<CommitReply> {
+  const { watched, required } = watch;
+  const values = [...expected.values];
+  const failed = (): CommitReply => [0, values, expected.flags.map(() => 0), 0, required.length];
+  const claimKey = watched[CLAIM_AT]!;
+  const claimTag = hashTag(claimKey);
+  const sessionTag = hashTag(at.genKey);
+  const claim = ops.find((op) => op[1] === claimKey);
+  const session = ops.filter((op) => hashTag(op[1]!) === sessionTag);
+  const player = ops.filter((op) => op !== claim && hashTag(op[1]!) !== sessionTag && hashTag(op[1]!) !== claimTag);
+  if (claim) {
+    const reply = await exchange(client.walletClaim(claimKey, values[CLAIM_AT] ?? '', claim[2]!));
+    if (reply[0] === 0) {
+      values[CLAIM_AT] = reply[1] || null;
+      return failed();
+    }
+    values[CLAIM_AT] = claim[2]!;
+  }
+  const own = [2, 3, ...(watched.length > 5 ? [5, 6] : [])];
+  const checked = await exchange(
+    client.walletPlayerCommit(own.length, ...own.map((i) => watched[i]!), ...own.map((i) => values[i] ?? ''), ...flat(player)),
+  );
+  if (checked[0] === 0) {
+    own.forEach((i, k) => (values[i] = checked[1][k] ?? null));
+    return failed();
+  }
+  const fence = await exchange(
+    client.walletSessionCommit(
+      2 + required.length,
+      at.genKey,
+      at.markerKey,
+      ...required,
+      values[0] ?? '',
+      values[1] ?? '',
+      ...flat(session),
+    ),
+  );
+  if (fence[0] === 0) {
+    const [[gen, marker], present] = [fence[1], fence[2]];
+    if (present < required.length) throw at.lost('no scenario key');
+    at.follow(gen ?? null, marker ?? null); // (throws when the state is lost)
+    throw new Error('the wallet was reset while this callback was applied (POST /admin/reset by another process): resend it');
+  }
+  return [1, 0];
+}
