@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
 import type { CommitReply, Expected, Writes } from './commit.js';
-import type { Op } from './records.js';
+import { casArgs, type CasDocument, type Op } from './records.js';
 import type { Watch } from './view.js';
 
 /**
@@ -10,22 +10,24 @@ import type { Watch } from './view.js';
  * only, so the single-Redis commit script (commit.ts) goes in up to three steps, each checking what
  * it owns before writing, in this order:
  *
- * 1. the transaction_id's claim (its own slot), when the callback applies a transaction: still as
- *    read (absent, or the player's own claim left by a callback that never applied), then set to
- *    this player and body. Another claim answers as a failed check: the callback is decided again
- *    on it (another player's claim: R3).
+ * 1. the transaction_id's claim (the session's slot, keys.ts), when the callback applies a
+ *    transaction: still as read (absent, or the player's own claim left by a callback that never
+ *    applied), and the generation and marker as decided on; then set to this player and body.
+ *    Another claim answers as a failed check: the callback is decided again on it (another
+ *    player's claim: R3).
  * 2. the player's script (the player's slot): its records as decided on; then its writes.
  * 3. the session's (the session's slot): the generation and marker as decided on and the required
- *    keys present; then the session's writes (the players set, the applied-transaction list). A
- *    reset that came between 2 and 3 (or a lost state) fails the callback with R1: its change went
- *    to the ledger the reset ended, and its resend applies it to the new one.
+ *    keys present; then the session's writes (the players set, the applied-transaction list). After
+ *    a reset (another process's, not seen yet) this check fails: what step 2 wrote went to the
+ *    ledger the reset ended, which nothing reads any more, and the callback is decided again on the
+ *    new ledger, as after any failed check. A lost state (no generation or scenario key) is R1.
  *
  * The journal entry and the grading event go apart (the store takes no seal on a cluster), as for a
  * delayed reply: an R0 whose entry is not kept is answered R1 (docs/scale-out.md, "Journal durability").
  */
 export const CLAIM = `
-local v = redis.call('GET', KEYS[1]) or ''
-if v ~= ARGV[1] then return {0, v} end
+local v = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3])
+if (v[1] or '') ~= ARGV[1] or (v[2] or '') ~= ARGV[3] or (v[3] or '') ~= ARGV[4] then return {0, v} end
 redis.call('SET', KEYS[1], ARGV[2])
 return {1}
 `;
@@ -61,7 +63,7 @@ return {1}
 
 export type ClusterClient = Redis & {
   walletCasAt(routeKey: string, ...args: (string | number)[]): Promise<number>;
-  walletClaim(key: string, expected: string, value: string): Promise<[1] | [0, string]>;
+  walletClaim(claim: string, gen: string, marker: string, ...args: string[]): Promise<[1] | [0, (string | null)[]]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
   walletSessionCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[], number]>;
 };
@@ -69,7 +71,7 @@ export type ClusterClient = Redis & {
 /** The cluster's scripts; `cas`: the compare-and-set's text (records.ts), routed by a key of the session's slot. */
 export function defineClusterScripts(client: Redis, cas: string): void {
   client.defineCommand('walletCasAt', { numberOfKeys: 1, lua: cas });
-  client.defineCommand('walletClaim', { numberOfKeys: 1, lua: CLAIM });
+  client.defineCommand('walletClaim', { numberOfKeys: 3, lua: CLAIM });
   client.defineCommand('walletPlayerCommit', { lua: PLAYER_COMMIT });
   client.defineCommand('walletSessionCommit', { lua: SESSION_COMMIT });
 }
@@ -95,15 +97,15 @@ export async function clusterCommit(
   const values = [...expected.values];
   const failed = (): CommitReply => [0, values, expected.flags.map(() => 0), 0, required.length];
   const claimKey = watched[CLAIM_AT]!;
-  const claimTag = hashTag(claimKey);
   const sessionTag = hashTag(at.genKey);
   const claim = ops.find((op) => op[1] === claimKey);
-  const session = ops.filter((op) => hashTag(op[1]!) === sessionTag);
-  const player = ops.filter((op) => op !== claim && hashTag(op[1]!) !== sessionTag && hashTag(op[1]!) !== claimTag);
+  const session = ops.filter((op) => op !== claim && hashTag(op[1]!) === sessionTag);
+  const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
-    const reply = await exchange(client.walletClaim(claimKey, values[CLAIM_AT] ?? '', claim[2]!));
+    const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
+    const reply = await exchange(client.walletClaim(claimKey, at.genKey, at.markerKey, values[CLAIM_AT] ?? '', claim[2]!, gen, marker));
     if (reply[0] === 0) {
-      values[CLAIM_AT] = reply[1] || null;
+      [values[CLAIM_AT], values[0], values[1]] = [reply[1][0] ?? null, reply[1][1] ?? null, reply[1][2] ?? null];
       return failed();
     }
     values[CLAIM_AT] = claim[2]!;
@@ -130,8 +132,32 @@ export async function clusterCommit(
   if (fence[0] === 0) {
     const [[gen, marker], present] = [fence[1], fence[2]];
     if (present < required.length) throw at.lost('no scenario key');
-    at.follow(gen ?? null, marker ?? null); // (throws when the state is lost)
-    throw new Error('the wallet was reset while this callback was applied (POST /admin/reset by another process): resend it');
+    // A reset came first: what the player's script wrote went to the ledger the reset ended (its
+    // keys are swept, and nothing reads them); the failed check makes the callback decide again, on the new one.
+    values[0] = gen ?? null;
+    values[1] = marker ?? null;
+    return failed();
   }
   return [1, 0];
+}
+
+/**
+ * An admin write (a seed, an update, a reset) on a cluster: the check (generation, marker) and the
+ * session's writes in one script in its slot; the other writes (each a key of its own) apart, after
+ * the check, or before it when it starts a new generation (nobody reads those keys before it flips).
+ */
+export async function clusterCas(
+  client: ClusterClient,
+  at: Generation,
+  doc: CasDocument,
+  exchange: <T>(sent: Promise<T>) => Promise<T>,
+): Promise<boolean> {
+  const tag = hashTag(at.genKey);
+  const session = doc.ops.filter((op) => hashTag(op[1]!) === tag);
+  const rest = () => Promise.all(doc.ops.filter((op) => hashTag(op[1]!) !== tag).map((op) => exchange(client.call(...op))));
+  const flips = session.some(([, key]) => key === at.genKey);
+  if (flips) await rest();
+  const done = (await exchange(client.walletCasAt(at.genKey, ...casArgs({ expect: doc.expect, ops: session })))) === 1;
+  if (done && !flips) await rest();
+  return done;
 }

@@ -64,6 +64,16 @@ function without<T extends object>(o: T, ...keys: string[]): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k))) as Partial<T>;
 }
 
+/**
+ * Connects to every master at once (ioredis connects to a node on its first command, and without an
+ * offline queue a command sent while that connection is still being made fails): after this, a
+ * command fails at once only when its master is really gone.
+ */
+export async function connectMasters(client: Redis): Promise<void> {
+  if (isCluster(client))
+    await Promise.all((client as unknown as Cluster).nodes('master').map((node) => node.ping().catch(() => undefined)));
+}
+
 /** The values of `keys` (null: absent): one MGET on a single Redis; key by key on a cluster (they may be on several masters). */
 export function getMany(client: Redis, keys: readonly string[]): Promise<(string | null)[]> {
   if (!keys.length) return Promise.resolve([]);
@@ -93,4 +103,22 @@ export async function scanKeys(
       cursor = next;
     } while (cursor !== '0');
   }
+}
+
+/** Deletes every key matching `pattern` (until `stop`); Redis gone meanwhile: what is left stays (nothing reads it). */
+export async function sweepKeys(client: Redis, pattern: string, stop: () => boolean): Promise<void> {
+  try {
+    await scanKeys(client, pattern, async (keys, unlink) => {
+      if (!stop()) await unlink(keys);
+    });
+  } catch {
+    // Redis went away: the next reset sweeps nothing of this one; the keys are unreachable anyway.
+  }
+}
+
+/** How many keys match `pattern` (a SCAN: tests and diagnostics, not the callback path). */
+export async function countKeys(client: Redis, pattern: string): Promise<number> {
+  let n = 0;
+  await scanKeys(client, pattern, async (keys) => void (n += keys.length));
+  return n;
 }

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-import { clusterClient } from './cluster.js';
+import { clusterClient, connectMasters } from './cluster.js';
 import { CLUSTER_SCHEME, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
 
 export { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
@@ -57,7 +57,7 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
     );
   });
   try {
-    await Promise.race([ready, timeout]);
+    await Promise.race([ready.then(() => connectMasters(client)), timeout]);
   } catch (e) {
     client.disconnect();
     throw e;

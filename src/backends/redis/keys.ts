@@ -5,10 +5,10 @@
  * belongs to:
  *
  *   `{<prefix>}`      the session's: generation, marker, scenario, rule counters, journal, grading,
- *                     the players set and the applied-transaction list (the prefix, so several
- *                     wallets, hosted mode's tenants among them, spread over the cluster)
+ *                     the players set, the applied-transaction list and the transaction_ids'
+ *                     claims (which player and body an id was applied to); the tag is the prefix,
+ *                     so several wallets, hosted mode's tenants among them, spread over the cluster
  *   `{p:<user_id>}`   one player's: its record, open and settled rounds, applied transactions
- *   `{t:<id>}`        a transaction_id's claim: which player and body it was applied to
  *
  * Every key still starts with the prefix, and every key of a generation with `<prefix>g<n>:` (a
  * reset's sweep matches them, as before). On a single Redis the tags change nothing.
@@ -64,9 +64,12 @@ export class GenKeys {
     return `${this.own(userId)}txn:${storedId(transactionId)}`;
   }
 
-  /** The transaction_id's claim, in a slot of its own: one player and body per id, across players. */
+  /**
+   * The transaction_id's claim: one player and body per id, across players. In the session's slot: a
+   * lost master then fails its own players' callbacks only (the session's master is every callback's).
+   */
   claim(transactionId: string): string {
-    return `${this.base}{t:${storedId(transactionId)}}`;
+    return `${this.base}${this.sessionTag}claim:${storedId(transactionId)}`;
   }
 
   /** The set of the players' ids. */

@@ -1,19 +1,16 @@
 import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
-import { connectRedis, DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
+import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
-import { type GenKeys, hashTag } from './keys.js';
-import { RedisLink } from './link.js';
+import type { GenKeys } from './keys.js';
+import type { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
-import { coalesceWrites } from './coalesce.js';
-import { getMany, isCluster, scanKeys } from './cluster.js';
-import { CAS, casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, READ, recordOps, toPlayer } from './records.js';
+import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
+import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, toPlayer } from './records.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
-import { COMMIT, commitArgs, type CommitReply } from './commit.js';
-import { type ClusterClient, clusterCommit, defineClusterScripts } from './cluster-commit.js';
+import { clusterCas, type ClusterClient } from './cluster-commit.js';
+import { commitSender, connectStore } from './scripts.js';
 import type { Player } from '../../ledger/state.js';
 import type { Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
-
-type CommitClient = CasClient & { walletCommit(...args: (string | number)[]): Promise<CommitReply> };
 
 export interface RedisStoreOptions {
   /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */
@@ -33,13 +30,8 @@ export { MAX_ATTEMPTS } from './callback-commit.js';
  * the read; otherwise it reads again and decides again (optimistic concurrency, docs/scale-out.md).
  * Callbacks of one player queue in this process, so only callbacks from different processes race.
  *
- * Keys, under the prefix and a generation (`/admin/reset` starts a new generation atomically and
- * deletes the old one's keys afterwards):
- *   gen                        the current generation n
- *   g<n>:player:<user_id>      PlayerRecord JSON         g<n>:players    set of user_ids
- *   g<n>:round:<round key>     open round (RoundRecord)  g<n>:settled:<round key>  "1"
- *   g<n>:txn:<transaction_id>  TransactionRecord JSON    g<n>:order      list: oldest applied first (the ledger)
- *   g<n>:forgotten:<hhhh>      forgotten transaction ids and rounds: 6 bytes of each 64-bit hash (redis-records.ts)
+ * Keys (keys.ts: one layout for a single Redis and a cluster), under the prefix and a generation
+ * (`/admin/reset` starts a new generation atomically and deletes the old one's keys afterwards).
  */
 export class RedisStore implements Store {
   readonly kind = 'redis';
@@ -68,10 +60,7 @@ export class RedisStore implements Store {
     this.callbacks = {
       client: link.client as CommitContext['client'],
       seals: !this.cluster,
-      send: (watch, expected, writes, seal) =>
-        this.cluster
-          ? clusterCommit(this.link.client as ClusterClient, this.at, watch, expected, writes, (sent) => this.exchange(sent))
-          : this.exchange((this.client as CommitClient).walletCommit(...commitArgs(watch, expected, writes, seal))),
+      send: commitSender(link, this.at),
       at: this.at,
       cache: this.cache,
       failure: () => this.failure,
@@ -83,15 +72,9 @@ export class RedisStore implements Store {
     };
   }
 
-  /** A connection ready for stores: their scripts defined, its writes coalesced (one per connection). */
-  static async connect(url: string, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS): Promise<RedisLink> {
-    const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
-    client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
-    client.defineCommand('walletRead', { lua: READ });
-    client.defineCommand('walletCommit', { numberOfKeys: 0, lua: COMMIT });
-    if (isCluster(client)) defineClusterScripts(client, CAS);
-    else coalesceWrites(client);
-    return new RedisLink(client, url, timeoutMs);
+  /** A connection ready for stores (scripts.ts). */
+  static connect(url: string, timeoutMs = DEFAULT_REDIS_TIMEOUT_MS): Promise<RedisLink> {
+    return connectStore(url, timeoutMs);
   }
 
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
@@ -169,17 +152,7 @@ export class RedisStore implements Store {
 
   private async cas(doc: CasDocument): Promise<boolean> {
     if (!this.cluster) return (await this.exchange(this.client.walletCas(...casArgs(doc)))) === 1;
-    // A cluster: the check and the session's writes in its slot; the others (each a key of its own) apart:
-    // after the check, or before it when it starts a new generation (nobody reads those keys before it flips).
-    const tag = hashTag(this.at.genKey);
-    const session = doc.ops.filter((op) => hashTag(op[1]!) === tag);
-    const rest = () => Promise.all(doc.ops.filter((op) => hashTag(op[1]!) !== tag).map((op) => this.exchange(this.client.call(...op))));
-    const flips = session.some(([, key]) => key === this.at.genKey);
-    if (flips) await rest();
-    const client = this.link.client as ClusterClient;
-    const done = (await this.exchange(client.walletCasAt(this.at.genKey, ...casArgs({ expect: doc.expect, ops: session })))) === 1;
-    if (done && !flips) await rest();
-    return done;
+    return clusterCas(this.link.client as ClusterClient, this.at, doc, (sent) => this.exchange(sent));
   }
 
   private trim(gen: number): CasDocument['trim'] {
@@ -240,14 +213,8 @@ export class RedisStore implements Store {
   }
 
   /** Deletes what a generation left behind (after a reset), a batch at a time. */
-  private async dropGeneration(gen: number): Promise<void> {
-    try {
-      await scanKeys(this.client, `${escapeGlob(this.at.keys(gen).base)}*`, async (keys, unlink) => {
-        if (!this.closed) await unlink(keys);
-      });
-    } catch {
-      // Redis went away: the next reset sweeps nothing of this one; the keys are unreachable anyway.
-    }
+  private dropGeneration(gen: number): Promise<void> {
+    return sweepKeys(this.client, `${escapeGlob(this.at.keys(gen).base)}*`, () => this.closed);
   }
 
   async player(userId: string): Promise<Player | undefined> {
@@ -279,10 +246,8 @@ export class RedisStore implements Store {
   /** Open rounds (tests and diagnostics): a SCAN, not for the callback path. */
   async openRounds(): Promise<number> {
     await this.refreshGeneration();
-    let n = 0;
     // (every player's `…{p:<id>}:round:<game>`)
-    await scanKeys(this.client, `${escapeGlob(this.at.keys(this.at.n).base)}{p:*}:round:*`, async (keys) => void (n += keys.length));
-    return n;
+    return countKeys(this.client, `${escapeGlob(this.at.keys(this.at.n).base)}{p:*}:round:*`);
   }
 
   /**

@@ -1,0 +1,39 @@
+import type { Seal } from '../../ledger/store.js';
+import type { CommitContext } from './callback-commit.js';
+import { isCluster } from './cluster.js';
+import { type ClusterClient, clusterCommit, defineClusterScripts } from './cluster-commit.js';
+import { coalesceWrites } from './coalesce.js';
+import { COMMIT, commitArgs, type CommitReply, type Expected, type Writes } from './commit.js';
+import { connectRedis } from './connection.js';
+import type { Generation } from './generation.js';
+import { RedisLink } from './link.js';
+import { CAS, type CasClient, READ } from './records.js';
+import type { Watch } from './view.js';
+
+type CommitClient = CasClient & { walletCommit(...args: (string | number)[]): Promise<CommitReply> };
+
+/**
+ * A connection ready for stores: their scripts defined (EVALSHA: each is sent once per connection),
+ * its writes coalesced (coalesce.ts; one socket per connection: a cluster's many are not).
+ */
+export async function connectStore(url: string, timeoutMs: number): Promise<RedisLink> {
+  const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
+  client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
+  client.defineCommand('walletRead', { lua: READ });
+  client.defineCommand('walletCommit', { numberOfKeys: 0, lua: COMMIT });
+  if (isCluster(client)) defineClusterScripts(client, CAS);
+  else coalesceWrites(client);
+  return new RedisLink(client, url, timeoutMs);
+}
+
+/** How a callback's commit is sent: the one script on a single Redis (commit.ts), a cluster's steps (cluster-commit.ts). */
+export function commitSender(link: RedisLink, at: Generation): CommitContext['send'] {
+  const exchange = <T>(sent: Promise<T>) => link.exchange(sent);
+  if (isCluster(link.client)) {
+    const client = link.client as ClusterClient;
+    return (watch: Watch, expected: Expected, writes: Writes) => clusterCommit(client, at, watch, expected, writes, exchange);
+  }
+  const client = link.client as CommitClient;
+  return (watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined) =>
+    exchange(client.walletCommit(...commitArgs(watch, expected, writes, seal)));
+}

@@ -1,0 +1,113 @@
+// docs/scale-out.md, "Redis Cluster": the redis store on a local three-master cluster
+// (--redis-cluster). Two processes act as one wallet, a transaction_id is applied once across
+// players (its claim), a reset reaches both, and a master lost mid-traffic fails only the
+// callbacks of its players. One cluster for the file.
+import t, { type Test } from 'tap';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
+import { claimOf } from '../../src/backends/redis/records.js';
+import type { JournalStore } from '../../src/journal/journal.js';
+import { openBackend } from '../../src/app/stores.js';
+import { bet, buildTestApp, journal, login, send, type TestApp } from '../helpers/app.js';
+import { clusterOrSkip } from '../helpers/redis-cluster.js';
+import { uniquePrefix } from '../helpers/redis.js';
+
+const cluster = await clusterOrSkip(t);
+if (cluster) {
+  const USD = { currency: 'USD' };
+  const players = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'].map((user_id) => ({ user_id, balance: 300, currency: 'USD' }));
+
+  /** `n` wallet-sim processes' worth (each its store and Cluster connection) on one prefix. */
+  async function wallets(
+    t: Test,
+    n: number,
+    prefix = uniquePrefix('cluster'),
+  ): Promise<(TestApp<JournalStore> & { store: RedisBackend })[]> {
+    const built: (TestApp<JournalStore> & { store: RedisBackend })[] = [];
+    for (let i = 0; i < n; i++) {
+      const store = (await openBackend('redis', { redisCluster: cluster!.nodes, redisPrefix: prefix })) as RedisBackend;
+      const w = await buildTestApp({ players }, { store });
+      t.teardown(async () => {
+        await w.app.close();
+        await store.close();
+      });
+      built.push({ ...w, store });
+    }
+    return built;
+  }
+
+  t.test('two processes on the cluster: one wallet, each transaction_id applied once across players', async (t) => {
+    const [a, b] = await wallets(t, 2);
+    const replies = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => send([a!, b!][i % 2]!.app, bet('p0', `g${i}`, [['1', 'P', 10]], USD))),
+    );
+    const codes = replies.map((r) => r.body.code as string);
+    t.equal(codes.filter((c) => c === 'R0').length, 30, '300 covers exactly 30 bets of 10');
+    t.equal(codes.filter((c) => c === 'R4').length, 30, 'the rest R4');
+    t.equal((await b!.sim.store.player('p0'))?.balance.toFixed(), '0');
+
+    const placed = bet('p1', 'g1', [['1', 'P', 10]], USD);
+    t.match((await send(a!.app, placed)).body, { code: 'R0', latest_balance: 290 });
+    t.match((await send(b!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'its resend on the other process replays');
+    const stolen = { ...bet('p2', 'g1', [['1', 'P', 10]], USD), transaction_id: placed.transaction_id };
+    t.match((await send(b!.app, stolen)).body, { code: 'R3' }, "another player's callback with that transaction_id: R3");
+    t.equal((await a!.sim.store.player('p2'))?.balance.toFixed(), '300', 'and nothing applied');
+    const listed = await journal(a!.app);
+    t.equal(listed.length, 63, 'the journal of one lists what both served');
+    t.same(
+      listed.at(-1).findings.map((f: { code: string }) => f.code),
+      ['TRANSACTION_REUSED'],
+    );
+  });
+
+  t.test("a claim left by a crash: the player's resend applies it; another player's is refused", async (t) => {
+    const prefix = uniquePrefix('claim');
+    const [w] = await wallets(t, 1, prefix);
+    const placed = bet('p3', 'g1', [['1', 'P', 10]], USD);
+    // What a process that died between the claim and the player's script leaves behind.
+    const claim = { transaction_id: placed.transaction_id, user_id: 'p3', event_type: 'bet', fingerprint: '~leftover' };
+    await w!.store.client.set(new KeyLayout(prefix).of(0).claim(placed.transaction_id), claimOf(claim));
+    t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'the resend is applied');
+    t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'once');
+    const other = bet('p4', 'g1', [['1', 'P', 10]], USD);
+    await w!.store.client.set(new KeyLayout(prefix).of(0).claim(other.transaction_id), claimOf({ ...claim, user_id: 'p5' }));
+    t.match((await send(w!.app, other)).body, { code: 'R3' }, "an id another player's callback claimed: R3");
+  });
+
+  t.test('a reset on one process: the other serves the new ledger', async (t) => {
+    const [a, b] = await wallets(t, 2);
+    t.equal((await send(b!.app, bet('p5', 'g1', [['1', 'P', 100]], USD))).body.latest_balance, 200);
+    t.equal((await a!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200);
+    t.equal((await send(b!.app, bet('p5', 'g1', [['1', 'P', 100]], USD))).body.latest_balance, 200, 'from the seeded balance again');
+    t.equal((await journal(a!.app)).length, 1, 'the journal began again');
+  });
+
+  t.test("a master lost mid-traffic: its players' callbacks fail (R1), the others' go on (R0)", async (t) => {
+    const prefix = uniquePrefix('lost-master');
+    const layout = new KeyLayout(prefix);
+    const session = await cluster!.serverOf(layout.gen);
+    // One player whose slot is on a master other than the session's, and one on the third.
+    const owners = await Promise.all(
+      players.map(async (p) => [p.user_id, await cluster!.serverOf(layout.of(0).player(p.user_id))] as const),
+    );
+    const [lost, master] = owners.find(([, s]) => s !== session)!;
+    const kept = owners.find(([, s]) => s !== master)?.[0];
+    if (!kept) return void t.comment('every seeded player on one master: nothing to compare');
+    const [w] = await wallets(t, 1, prefix);
+    for (const user of [lost, kept]) t.equal((await send(w!.app, login(user))).body.code, 'R0', `${user} served`);
+    await master.kill();
+    const after = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => send(w!.app, bet(i % 2 ? kept : lost, `m${i}`, [['1', 'P', 1]], USD))),
+    );
+    const codes = (user: string) => after.filter((_, i) => (i % 2 ? kept : lost) === user).map((r) => r.body.code ?? r.status);
+    t.comment(after.map((r) => `${r.body.code} ${r.headers['x-wallet-sim-reason'] ?? ''}`).join('\n'));
+    t.same(codes(kept), ['R0', 'R0', 'R0', 'R0', 'R0'], `${kept} (another master): R0`);
+    t.ok(
+      codes(lost).every((c) => c === 'R1'),
+      `${lost} (the lost master): R1 (${codes(lost).join(' ')})`,
+    );
+    t.equal((await w!.app.inject({ method: 'GET', url: '/health' })).statusCode !== 0, true, 'the process answers');
+    const last = await send(w!.app, bet(kept, 'm-last', [['1', 'P', 1]], USD));
+    t.equal(last.body.code, 'R0', `and still serves the others (${last.headers['x-wallet-sim-reason']})`);
+  });
+}
