@@ -12,6 +12,7 @@ import type { RedisStore } from '../src/backends/redis/redis-store.js';
 import type { Backend } from '../src/backends/backend.js';
 import { bet, buildTestApp, journal, listen, post, result, send, type Sent, type TestApp } from './helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from './helpers/redis.js';
+import { startCluster } from './helpers/redis-cluster.js';
 
 type Transport = (built: TestApp<JournalStore>) => Promise<(payload: object) => Promise<Sent>>;
 
@@ -57,6 +58,14 @@ else {
       cleanup: () => {},
     }),
   ]);
+  // And on a three-master Redis Cluster (--redis-cluster): in the full matrix (npm run test:full).
+  if (process.env.WALLET_SIM_FULL_MATRIX) {
+    const cluster = await startCluster(t);
+    stores.push([
+      'redis store on a cluster',
+      () => ({ store: openBackend('redis', { redisCluster: cluster.nodes, redisPrefix: uniquePrefix('concurrency') }), cleanup: () => {} }),
+    ]);
+  }
 }
 
 /** A balance as the store holds it, whatever the store. */
