@@ -7,6 +7,8 @@ import { callbackRoutes } from './callback.js';
 import type { Signer } from '../evidence/signing-key.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
+import type { Json } from './docs.js';
+import { joinResponses, tenantAdminResponses, tenantCallbackResponses } from './tenant-docs.js';
 
 export interface TenantScopeOptions {
   tenants: TenantDirectory;
@@ -60,6 +62,15 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     set: (request: FastifyRequest, tenant: HostedTenant) => void ((request as Tenanted)[TENANT] = tenant),
   };
   const simOf = (request: FastifyRequest) => found.get(request)!.sim;
+  // Each route under /t/:id documents what this scope can answer in front of it (its own answers kept).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { response?: Record<string, Json> } | undefined;
+    if (!schema?.response) return;
+    const scope = route.url.endsWith('/callback') ? tenantCallbackResponses() : tenantAdminResponses();
+    const response = { ...schema.response };
+    for (const [status, answer] of Object.entries(scope)) response[status] = joinResponses(response[status], answer);
+    route.schema = { ...schema, response }; // a copy: a route's schema may be a constant the single-tenant routes share
+  });
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
   await app.register(async (callbacks: FastifyInstance) => {

@@ -7,7 +7,7 @@ import { startSimulator } from '../../src/app/start-simulator.js';
 import { bet } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
-import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
+import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf, SMALL } from '../helpers/hosted.js';
 
 const redis = await redisOrSkip(t);
 if (redis) {
@@ -23,12 +23,12 @@ if (redis) {
   t.teardown(() => admin.disconnect());
 
   const json = async (res: Response) => ({ status: res.status, body: (await res.json().catch(() => undefined)) as any });
-  const create = async (base: string, name: string): Promise<Created> => {
+  const create = async (base: string, name: string, scenario?: object): Promise<Created> => {
     const res = await json(
       await fetch(`${base}/tenants`, {
         method: 'POST',
         headers: { ...asHost, 'content-type': 'application/json' },
-        body: JSON.stringify({ name }),
+        body: JSON.stringify({ name, scenario }),
       }),
     );
     if (res.status !== 201) throw new Error(`POST /tenants: ${res.status} ${JSON.stringify(res.body)}`);
@@ -126,5 +126,45 @@ if (redis) {
     }
     t.equal((await callback(a, made[1]!, loginOf('dave'))).body.code, 'R0');
     t.equal(await connections(), before, 'as many after 20 tenants more');
+  });
+
+  t.test('--tenant-players holds across processes: of new players racing on two, just as many as the limit get in', async (t) => {
+    const limited = uniquePrefix('hosted-players');
+    const [c, d] = await Promise.all(
+      [0, 1].map(async () => {
+        const host = await startSimulator({
+          ...{ hosted: true, hostToken: HOST_TOKEN, store: 'redis' as const, redisUrl: redis.url, redisPrefix: limited },
+          tenantPlayers: 3,
+        });
+        t.teardown(() => host.close());
+        return host.url;
+      }),
+    );
+    const refusedBundle = await fetch(`${c}/tenants`, {
+      method: 'POST',
+      headers: { ...asHost, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Victor' }),
+    }).then(json);
+    t.equal(refusedBundle.status, 400, 'the bundled certification scenario lists six players: refused on a host of three');
+    const w = await create(c!, 'Whiskey', SMALL);
+    const users = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'];
+    const replies = await Promise.all(users.map((u, i) => callback(i % 2 ? c! : d!, w, loginOf(u))));
+    const codes = replies.map((r) => r.body.code as string);
+    t.equal(codes.filter((code) => code === 'R0').length, 3, `three players in, at once on two processes: ${codes.join(' ')}`);
+    t.equal(codes.filter((code) => code === 'R3').length, 5, 'the others refused with the protocol code');
+    const players = (await get(d!, `/t/${w.id}/admin/players`, w.token)).body as { user_id: string }[];
+    t.equal(players.length, 3, 'nothing created for the refused');
+    const refused = users.find((_, i) => codes[i] === 'R3')!;
+    const journal = (await get(c!, `/t/${w.id}/admin/journal?user_id=${refused}`, w.token)).body;
+    t.match(journal.entries[0].findings, [{ code: 'PLAYER_LIMIT' }], 'the journal says why');
+    const known = players[0]!.user_id;
+    t.equal((await callback(d!, w, loginOf(known))).body.code, 'R0', 'a known player still plays');
+    const put = await fetch(`${c}/t/${w.id}/admin/players/newcomer`, {
+      method: 'PUT',
+      headers: { ...bearer(w.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: 10 }),
+    }).then(json);
+    t.equal(put.status, 409, 'PUT of a new player: 409');
+    t.equal(put.body.error, 'PLAYER_LIMIT');
   });
 }

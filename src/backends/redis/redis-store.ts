@@ -17,16 +17,16 @@ export interface RedisStoreOptions {
   retainTransactions?: number;
   /** --redis-timeout-ms: a command without a reply after this long fails (default 2000). */
   timeoutMs?: number;
+  maxPlayers?: number; // hosted mode's --tenant-players (checked in the callback's script); unbounded when absent
 }
 
 export { MAX_ATTEMPTS } from './callback-commit.js';
 
 /**
- * The ledger in Redis (docs/scale-out.md): any number of wallet-sim processes sharing one
- * Redis act as one wallet. A callback reads the records it needs, the pure `decide` turns them into
- * changes, and a compare-and-set script commits them only if none of those records changed since
- * the read; otherwise it reads again and decides again (optimistic concurrency, docs/scale-out.md).
- * Callbacks of one player queue in this process, so only callbacks from different processes race.
+ * The ledger in Redis (docs/scale-out.md): any number of wallet-sim processes sharing one Redis act as one
+ * wallet. A callback's records are decided on by the pure `decide`, and one script commits the changes
+ * only if none of those records changed; otherwise it decides again (optimistic concurrency). Callbacks
+ * of one player queue in this process, so only callbacks from different processes race.
  *
  * Keys, under the prefix and a generation (`/admin/reset` starts a new generation atomically and
  * deletes the old one's keys afterwards):
@@ -53,8 +53,8 @@ export class RedisStore implements Store {
     readonly link: RedisLink,
     readonly prefix: string,
     readonly retain: number,
-    /** Whether the connection is this store's own (closed with it), or shared by several stores (hosted mode's tenants). */
-    private readonly ownsLink = true,
+    private readonly ownsLink = true, // the connection is this store's own (closed with it), or shared (hosted mode's tenants)
+    maxPlayers?: number,
   ) {
     this.at = new Generation(prefix, link.url);
     this.callbacks = {
@@ -66,6 +66,7 @@ export class RedisStore implements Store {
       ops: (gen, changes, round) => this.ops(gen, changes, round),
       trim: (gen) => this.trim(gen),
       takeCount: (userId) => this.takeCount?.(userId),
+      maxPlayers,
     };
   }
 
@@ -90,6 +91,7 @@ export class RedisStore implements Store {
       options.prefix ?? DEFAULT_REDIS_PREFIX,
       options.retainTransactions ?? Number.POSITIVE_INFINITY,
       owned,
+      options.maxPlayers,
     );
     await link.client.set(store.genKey, '0', 'NX');
     await store.refreshGeneration();

@@ -18,6 +18,8 @@ export interface Read {
   /** The watched values as read (null: absent) and the forgotten flags: what the commit script checks. */
   values: (string | null)[];
   flags: number[];
+  /** 1: the player is absent and the wallet holds as many players as it may (--tenant-players). */
+  full: number;
 }
 
 /** The keys of one callback's records and what the read and the commit check with them. */
@@ -32,9 +34,11 @@ export interface Watch {
   user: string;
   /** Keys that must exist (the active scenario, the generation): gone means Redis lost the state. */
   required: string[];
+  /** The most players the wallet holds ('': unbounded): hosted mode's --tenant-players. */
+  maxPlayers: string;
 }
 
-export function watchOf(at: Generation, keys: RecordKeys): Watch {
+export function watchOf(at: Generation, keys: RecordKeys, maxPlayers = Number.POSITIVE_INFINITY): Watch {
   const gen = at.n;
   const roundId = keys.game_no === undefined ? undefined : roundKey(keys.user_id, keys.game_no);
   return {
@@ -50,6 +54,7 @@ export function watchOf(at: Generation, keys: RecordKeys): Watch {
     playersKey: at.key(gen, 'players'),
     user: storedId(keys.user_id),
     required: [...at.vital, at.genKey],
+    maxPlayers: Number.isFinite(maxPlayers) ? String(maxPlayers) : '',
   };
 }
 
@@ -77,6 +82,7 @@ export async function readView(
       hashes.length,
       ...hashes,
       watch.user,
+      watch.maxPlayers,
     ),
   );
   return viewOf(at, watch, reply);
@@ -86,15 +92,15 @@ export async function readView(
  * The view of what Redis answered (a read, or a commit whose check failed): undefined when another
  * process reset the wallet meanwhile; throws when Redis lost the wallet's state.
  */
-export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present]: ReadReply): Read | undefined {
+export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present, full]: ReadReply): Read | undefined {
   if (at.follow(values[0]!, values[1]!)) return undefined;
   if (!values[2] && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
   if (present < watch.required.length) throw at.lost('no scenario key');
-  return recordsView(values, forgotten);
+  return recordsView(values, forgotten, full);
 }
 
-/** The view of a callback's records as read or kept (the script checks them): watched values and forgotten flags. */
-export function recordsView(values: (string | null)[], forgotten: number[]): Read {
+/** The view of a callback's records as read or kept (the script checks them): watched values, forgotten flags, players full. */
+export function recordsView(values: (string | null)[], forgotten: number[], full: number): Read {
   const [, , player, txn, round, settled] = values;
   const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
   return {
@@ -105,9 +111,11 @@ export function recordsView(values: (string | null)[], forgotten: number[]): Rea
       roundForgotten: forgotten[1] === 1,
       transaction: txn ? (JSON.parse(txn) as TransactionRecord) : undefined,
       transactionForgotten: !txn && forgotten[0] === 1,
+      playersFull: full === 1,
     },
     round: roundRecord,
     values,
     flags: forgotten,
+    full,
   };
 }
