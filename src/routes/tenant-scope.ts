@@ -3,6 +3,7 @@ import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.j
 import { adminRoutes } from './admin.js';
 import { addAdminGuard, bearerOf } from './admin-guard.js';
 import { probeRoutes } from './probe-runs.js';
+import type { RunShelf } from './probe-run.js';
 import { callbackRoutes } from './callback.js';
 import type { Signer } from '../evidence/signing-key.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
@@ -23,6 +24,8 @@ export interface TenantScopeOptions {
   allowPrivateTargets?: boolean;
   /** --tenant-probe-runs: probe runs a tenant may start an hour. */
   probeRunsPerHour?: number;
+  /** Several processes on one store: where they share the probe runs. */
+  probeShelf?: RunShelf;
   /** A tenant's probe run ended, with its outcome (metrics). */
   probeEnded?: (tenant: string, outcome: string) => void;
   /** A tenant's probe run could not reach its target, or got no wallet's answer (metrics). */
@@ -165,6 +168,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         signer: o.signer,
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,
+        shelf: o.probeShelf,
         ended: o.probeEnded,
         upstreamError: o.upstreamError,
       });
