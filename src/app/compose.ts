@@ -8,8 +8,6 @@ import type { RedisBackend } from '../backends/redis/redis-backend.js';
 import { Journal } from '../journal/journal.js';
 import { LocalGrading } from '../grading/local-feed.js';
 import type { GradingSession } from '../grading/session.js';
-import type { SharedGrading } from '../grading/redis-feed.js';
-import type { OnDemandGrading } from '../grading/on-demand.js';
 import { LocalWallet } from '../wallet/local-wallet.js';
 import { UpstreamWallet } from '../wallet/upstream-wallet.js';
 import { seedProtocol } from '../protocol/seed/protocol.js';
@@ -61,10 +59,11 @@ export async function gradingOf(
   if (!isRedis(backend)) return new LocalGrading(thresholds, seed, wallet);
   const { SharedGrading } = await import('../grading/redis-feed.js');
   const shared = new SharedGrading(backend.client, backend.keyPrefix, thresholds, seed, wallet);
-  const { channels } = backend;
-  let grading: SharedGrading | OnDemandGrading = shared;
-  // A hosted tenant's (a backend on the process's shared subscriber): folded on demand, no reader of its own.
-  if (channels) grading = new (await import('../grading/on-demand.js')).OnDemandGrading(shared, backend.client, backend.prefix, channels);
+  // Folded on demand: when a report or the dashboard asks, not as each process's callbacks come. Every
+  // process folding every process's events cost each callback ~40 µs per process (docs/scale-out.md).
+  // A hosted tenant listens on the process's shared subscriber; a single wallet, on a subscriber of its own.
+  const channels = backend.channels ?? (await import('../backends/redis/channels.js')).ownChannels(backend.client);
+  const grading = new (await import('../grading/on-demand.js')).OnDemandGrading(shared, backend.client, backend.prefix, channels);
   await grading.join();
   backend.use(() => grading.close());
   return grading;

@@ -13,6 +13,7 @@ import type { HostMetrics } from './metrics.js';
 import { addAdminGuard, bearerOf } from '../routes/admin-guard.js';
 import type { FastifyPluginAsync } from 'fastify';
 import { HOST_UNAUTHORIZED } from '../routes/tenants.js';
+import type { RunShelf } from '../routes/probe-run.js';
 
 export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'adminToken'> {
   tenants: TenantRegistry;
@@ -26,6 +27,8 @@ export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'a
   probeRunsPerHour?: number;
   /** GET /metrics (the host's token). */
   metrics?: HostMetrics;
+  /** Several processes on one Redis: where they share the tenants' probe runs. */
+  probeShelf?: RunShelf;
 }
 
 /** A tenant's callback path as the OpenAPI document names it. */
@@ -53,6 +56,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
     answered: options.metrics?.answered,
     allowPrivateTargets: options.allowPrivateTargets,
     probeRunsPerHour: options.probeRunsPerHour,
+    probeShelf: options.probeShelf,
     probeEnded: options.metrics?.probeEnded,
     upstreamError: options.metrics?.upstreamError,
   });

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { BackendOptions } from '../backends/backend.js';
 import { RedisHub } from '../backends/redis/hub.js';
 import { escapeGlob } from '../backends/redis/records.js';
+import { RedisRunShelf } from './probe-shelf-redis.js';
 import { TenantLimit } from '../routes/tenant-directory.js';
 import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type TenantStores, tenantSimulator } from './tenant-book.js';
 
@@ -188,5 +189,9 @@ export function redisStores(hub: RedisHub, base: string, limits: BackendOptions)
 /** The book and the stores of a hosted process on Redis, on one hub (the book's `close`, after the registry's, closes it). */
 export async function openRedisTenants(o: { url: string; base: string; timeoutMs?: number; max: number; limits: BackendOptions }) {
   const hub = await RedisHub.open(o.url, RedisBook.patterns(o.base), o.timeoutMs);
-  return { book: new RedisBook(hub, o.base, o.max), stores: redisStores(hub, o.base, o.limits) };
+  return {
+    book: new RedisBook(hub, o.base, o.max),
+    stores: redisStores(hub, o.base, o.limits),
+    shelf: new RedisRunShelf(hub, (id) => tenantPrefix(o.base, id)),
+  };
 }

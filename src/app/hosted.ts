@@ -15,6 +15,7 @@ import { MemoryBackend } from '../backends/memory/memory.js';
 import type { Checked, ServeOptions } from './serve.js';
 import { StartFailure } from './serve.js';
 import type { BackendOptions } from '../backends/backend.js';
+import type { RunShelf } from '../routes/probe-run.js';
 
 /** `start --hosted`'s own options (start.ts defines each, its default and env var). */
 export interface HostedOptions {
@@ -135,7 +136,10 @@ export function fileStores(data: string, limits: BackendOptions): TenantStores {
 }
 
 /** Where the tenants' records and wallets live: memory, files under --data, or Redis (loaded only then: ioredis). */
-async function openBook(o: ServeOptions & HostedOptions, limits: BackendOptions) {
+async function openBook(
+  o: ServeOptions & HostedOptions,
+  limits: BackendOptions,
+): Promise<{ book: TenantBook & { close?(): Promise<void> }; stores: TenantStores; shelf?: RunShelf }> {
   if (o.store === 'file') return { book: await FileBook.open(o.data!), stores: fileStores(o.data!, limits) };
   if (o.store !== 'redis') return { book: new MemoryBook(), stores: memoryStores(limits) };
   // (the tenant registry's transactions name several keys of one slot each: not built for a cluster yet)
@@ -168,8 +172,9 @@ export async function openHostedServer(
   };
   let book: TenantBook & { close?(): Promise<void> };
   let stores: TenantStores;
+  let shelf: RunShelf | undefined;
   try {
-    ({ book, stores } = await openBook(o, backend));
+    ({ book, stores, shelf } = await openBook(o, backend));
   } catch (e) {
     const where = o.store === 'redis' ? 'in Redis' : `under --data ${o.data}`;
     throw new StartFailure(`wallet-sim: cannot open the tenants ${where}, nothing started:\n${(e as Error).message}`);
@@ -208,6 +213,7 @@ export async function openHostedServer(
     maxListenersEach: o.tenantListeners,
     allowPrivateTargets: o.allowPrivateTargets,
     probeRunsPerHour: o.tenantProbeRuns,
+    probeShelf: shelf,
     metrics,
   });
   return {

@@ -77,7 +77,9 @@ export function scenarioOf(given: TenantCreate['scenario'], maxPlayers?: number)
       throw new UnknownScenario(
         `/scenario "${name}" is no bundled scenario: name one of ${names.join(', ')}, or send a whole scenario document`,
       );
-    return loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`));
+    const bundled = loadScenarioFile(join(SCENARIOS_DIR, `${name}.json`));
+    checkHostable(bundled, 'scenario', maxPlayers); // (a bundled one lists a few players: a very low --tenant-players refuses it too)
+    return bundled;
   }
   const scenario = compileScenario(given, 'scenario');
   checkHostable(scenario, 'scenario', maxPlayers);

@@ -3,10 +3,13 @@ import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.j
 import { adminRoutes } from './admin.js';
 import { addAdminGuard, bearerOf } from './admin-guard.js';
 import { probeRoutes } from './probe-runs.js';
+import type { RunShelf } from './probe-run.js';
 import { callbackRoutes } from './callback.js';
 import type { Signer } from '../evidence/signing-key.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
+import type { Json } from './docs.js';
+import { joinResponses, tenantAdminResponses, tenantCallbackResponses } from './tenant-docs.js';
 
 export interface TenantScopeOptions {
   tenants: TenantDirectory;
@@ -21,6 +24,8 @@ export interface TenantScopeOptions {
   allowPrivateTargets?: boolean;
   /** --tenant-probe-runs: probe runs a tenant may start an hour. */
   probeRunsPerHour?: number;
+  /** Several processes on one store: where they share the probe runs. */
+  probeShelf?: RunShelf;
   /** A tenant's probe run ended, with its outcome (metrics). */
   probeEnded?: (tenant: string, outcome: string) => void;
   /** A tenant's probe run could not reach its target, or got no wallet's answer (metrics). */
@@ -60,6 +65,15 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     set: (request: FastifyRequest, tenant: HostedTenant) => void ((request as Tenanted)[TENANT] = tenant),
   };
   const simOf = (request: FastifyRequest) => found.get(request)!.sim;
+  // Each route under /t/:id documents what this scope can answer in front of it (its own answers kept).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { response?: Record<string, Json> } | undefined;
+    if (!schema?.response) return;
+    const scope = route.url.endsWith('/callback') ? tenantCallbackResponses() : tenantAdminResponses();
+    const response = { ...schema.response };
+    for (const [status, answer] of Object.entries(scope)) response[status] = joinResponses(response[status], answer);
+    route.schema = { ...schema, response }; // a copy: a route's schema may be a constant the single-tenant routes share
+  });
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
   await app.register(async (callbacks: FastifyInstance) => {
@@ -154,6 +168,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         signer: o.signer,
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,
+        shelf: o.probeShelf,
         ended: o.probeEnded,
         upstreamError: o.upstreamError,
       });

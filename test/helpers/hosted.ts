@@ -11,6 +11,16 @@ import { now, txid } from './app.js';
 export const HOST_TOKEN = 'host-token-for-tests-0123456789abcdef';
 export const asHost = { authorization: `Bearer ${HOST_TOKEN}` };
 
+/** A small scenario of the tests' own: auto-created USD players, none listed. */
+export const SMALL = {
+  name: 'small',
+  credentials: { api_id: 'ignored', api_key: 'ignored' },
+  currencies: { USD: 2 },
+  defaults: { currency: 'USD', balance: 100, auto_create_players: true },
+  players: [] as object[],
+  rules: [] as object[],
+};
+
 export interface HostedTestApp {
   app: FastifyInstance;
   tenants: TenantRegistry;

@@ -1,16 +1,6 @@
 import t from 'tap';
-import { asHost, bearer, buildHostedTestApp, callbackHeaders, createTenant, type Created, loginOf } from '../helpers/hosted.js';
+import { asHost, bearer, buildHostedTestApp, callbackHeaders, createTenant, type Created, loginOf, SMALL } from '../helpers/hosted.js';
 import type { FastifyInstance } from 'fastify';
-
-/** A small scenario of the test's own: auto-created USD players. */
-const SMALL = {
-  name: 'small',
-  credentials: { api_id: 'ignored', api_key: 'ignored' },
-  currencies: { USD: 2 },
-  defaults: { currency: 'USD', balance: 100, auto_create_players: true },
-  players: [] as object[],
-  rules: [] as object[],
-};
 
 const callback = (app: FastifyInstance, tenant: Created, user = 'alice') =>
   app.inject({ method: 'POST', url: `/t/${tenant.id}/callback`, headers: callbackHeaders(tenant), payload: JSON.stringify(loginOf(user)) });

@@ -1,13 +1,15 @@
 // docs/hosted.md, "Several processes on Redis": two hosted wallet-sims (two hosts in this process,
 // each with its own connections) on one redis-server serve every tenant, keep each tenant's keys
 // under its prefix, and hold two connections each however many tenants there are.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { Redis } from 'ioredis';
 import { startSimulator } from '../../src/app/start-simulator.js';
 import { bet } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
-import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
+import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf, SMALL } from '../helpers/hosted.js';
 
 const redis = await redisOrSkip(t);
 if (redis) {
@@ -23,12 +25,12 @@ if (redis) {
   t.teardown(() => admin.disconnect());
 
   const json = async (res: Response) => ({ status: res.status, body: (await res.json().catch(() => undefined)) as any });
-  const create = async (base: string, name: string): Promise<Created> => {
+  const create = async (base: string, name: string, scenario?: object): Promise<Created> => {
     const res = await json(
       await fetch(`${base}/tenants`, {
         method: 'POST',
         headers: { ...asHost, 'content-type': 'application/json' },
-        body: JSON.stringify({ name }),
+        body: JSON.stringify({ name, scenario }),
       }),
     );
     if (res.status !== 201) throw new Error(`POST /tenants: ${res.status} ${JSON.stringify(res.body)}`);
@@ -126,5 +128,98 @@ if (redis) {
     }
     t.equal((await callback(a, made[1]!, loginOf('dave'))).body.code, 'R0');
     t.equal(await connections(), before, 'as many after 20 tenants more');
+  });
+
+  t.test('a second pair of hosts: three players a tenant, probe targets on 127.0.0.1', async (t) => {
+    // A second pair of hosts (after the connection count above): three players a tenant, probe targets on 127.0.0.1.
+    const limited = uniquePrefix('hosted-players');
+    const [c, d] = await Promise.all(
+      [0, 1].map(async () => {
+        const host = await startSimulator({
+          ...{ hosted: true, hostToken: HOST_TOKEN, store: 'redis' as const, redisUrl: redis.url, redisPrefix: limited },
+          ...{ tenantPlayers: 3, allowPrivateTargets: true },
+        });
+        t.teardown(() => host.close());
+        return host.url;
+      }),
+    );
+
+    t.test('--tenant-players holds across processes: of new players racing on two, just as many as the limit get in', async (t) => {
+      const refusedBundle = await fetch(`${c}/tenants`, {
+        method: 'POST',
+        headers: { ...asHost, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Victor' }),
+      }).then(json);
+      t.equal(refusedBundle.status, 400, 'the bundled certification scenario lists six players: refused on a host of three');
+      const w = await create(c!, 'Whiskey', SMALL);
+      const users = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8'];
+      const replies = await Promise.all(users.map((u, i) => callback(i % 2 ? c! : d!, w, loginOf(u))));
+      const codes = replies.map((r) => r.body.code as string);
+      t.equal(codes.filter((code) => code === 'R0').length, 3, `three players in, at once on two processes: ${codes.join(' ')}`);
+      t.equal(codes.filter((code) => code === 'R3').length, 5, 'the others refused with the protocol code');
+      const players = (await get(d!, `/t/${w.id}/admin/players`, w.token)).body as { user_id: string }[];
+      t.equal(players.length, 3, 'nothing created for the refused');
+      const refused = users.find((_, i) => codes[i] === 'R3')!;
+      const journal = (await get(c!, `/t/${w.id}/admin/journal?user_id=${refused}`, w.token)).body;
+      t.match(journal.entries[0].findings, [{ code: 'PLAYER_LIMIT' }], 'the journal says why');
+      const known = players[0]!.user_id;
+      t.equal((await callback(d!, w, loginOf(known))).body.code, 'R0', 'a known player still plays');
+      const put = await fetch(`${c}/t/${w.id}/admin/players/newcomer`, {
+        method: 'PUT',
+        headers: { ...bearer(w.token), 'content-type': 'application/json' },
+        body: JSON.stringify({ balance: 10 }),
+      }).then(json);
+      t.equal(put.status, 409, 'PUT of a new player: 409');
+      t.equal(put.body.error, 'PLAYER_LIMIT');
+    });
+
+    t.test('a probe run started on one process is seen, followed and reported by the other; one run at a time across both', async (t) => {
+      // The target holds its replies until the test lets go, so the run is still going while the other process is asked.
+      let hold = true;
+      const held: (() => void)[] = [];
+      const target = createServer((req, res) => {
+        req.resume();
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"R2"}');
+        if (hold) held.push(answer);
+        else answer();
+      });
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      t.teardown(() => new Promise((resolve) => target.close(resolve)));
+      const x = await create(c!, 'Xray', SMALL);
+      const post = (base: string) =>
+        fetch(`${base}/t/${x.id}/probe`, {
+          method: 'POST',
+          headers: { ...bearer(x.token), 'content-type': 'application/json' },
+          body: JSON.stringify({
+            url: `http://127.0.0.1:${(target.address() as AddressInfo).port}/callback`,
+            api_id: 'id',
+            api_key: 'the-secret-key',
+            user: 'u1',
+          }),
+        }).then(json);
+      const started = await post(c!);
+      t.equal(started.status, 202);
+      const run = started.body.run as string;
+      t.ok(await eventually(async () => held.length > 0, 10_000), 'the run is going (the target holds its first request)');
+      const second = await post(d!);
+      t.equal(second.status, 409, 'a second run on the other process: 409');
+      t.match(second.body, { error: 'PROBE_RUNNING', message: new RegExp(run) });
+      t.match((await get(d!, `/t/${x.id}/probe/${run}`, x.token)).body, { run, state: 'running' }, 'the other process shows it');
+      t.match((await get(d!, `/t/${x.id}/probe`, x.token)).body, [{ run }], 'and lists it');
+      const stream = await fetch(`${d}/t/${x.id}/probe/${run}/events`, { headers: bearer(x.token) });
+      t.equal(stream.status, 200);
+      hold = false;
+      for (const answer of held.splice(0)) answer();
+      const events = await stream.text(); // ends with the run's end, followed through the other process
+      const ended = (await get(c!, `/t/${x.id}/probe/${run}`, x.token)).body;
+      t.equal(ended.state, 'done');
+      t.equal(events.match(/^event: check$/gm)?.length, ended.checks.length, 'every check, then the end');
+      t.match(events, /event: end\ndata: \{"run":"[^"]+","state":"done"/);
+      const report = await fetch(`${d}/t/${x.id}/probe/${run}/report`, { headers: bearer(x.token) });
+      t.equal(report.status, 200, 'the other process serves the report');
+      const text = await report.text();
+      t.notMatch(text, /the-secret-key/, 'the key the tenant gave is masked');
+      t.equal((await post(d!)).status, 202, 'the run over, the other process starts the next');
+    });
   });
 }

@@ -30,10 +30,12 @@ export class RecordCache {
     if (marker === undefined || playerValue === undefined) return undefined;
     const values: (string | null)[] = [String(at.n), marker, playerValue, null, null];
     if (round !== undefined) values.push(this.values.get(round) ?? null, this.values.get(settled!) ?? null);
-    // (assumed: the transaction is new and unclaimed, nothing of it forgotten, an absent player not listed; the commit checks it)
+    // (assumed: the transaction is new and unclaimed, nothing of it forgotten, an absent player not
+    // listed nor one too many; the commit checks it)
     return recordsView(
       values,
       watch.hashes.map(() => 0),
+      0,
       idOf(watch.user),
     );
   }
@@ -96,6 +98,8 @@ export interface CommitContext {
   trim(gen: number): [string, number, string] | undefined;
   /** The player's callbacks counted and not sent yet: the hash, the player, how many (RedisShared.takeCount). */
   takeCount(userId: string): [string, string, number] | undefined;
+  /** The most players the wallet holds (hosted mode's --tenant-players); unbounded when absent. */
+  readonly maxPlayers?: number;
 }
 
 /**
@@ -118,7 +122,7 @@ export async function commitCallback<T extends Decided>(
     const failure = ctx.failure();
     if (failure) throw new Error(failure);
     const gen = ctx.at.n;
-    const watch = watchOf(ctx.at, keys);
+    const watch = watchOf(ctx.at, keys, ctx.maxPlayers);
     let read: Read | undefined = answered ?? (raced ? undefined : ctx.cache.read(ctx.at, watch));
     const fromRedis: boolean = answered !== undefined || read === undefined;
     answered = undefined;

@@ -95,7 +95,7 @@ export async function clusterCommit(
 ): Promise<CommitReply> {
   const { watched, required } = watch;
   const values = [...expected.values];
-  const failed = (): CommitReply => [0, values, expected.flags.map(() => 0), 0, required.length];
+  const failed = (): CommitReply => [0, values, expected.flags.map(() => 0), 0, required.length, 0];
   const claimKey = watched[CLAIM_AT]!;
   const sessionTag = hashTag(at.genKey);
   const claim = ops.find((op) => op[1] === claimKey);

@@ -1,6 +1,6 @@
 import type { Seal } from '../../ledger/store.js';
 import { JOURNAL_ADD } from './journal-add.js';
-import { FORGET, type Op, type ReadReply } from './records.js';
+import { FORGET, type Op, PLAYERS_FULL, type ReadReply } from './records.js';
 import type { Watch } from './view.js';
 
 /**
@@ -9,7 +9,8 @@ import type { Watch } from './view.js';
  *
  * 1. Check: every watched key (generation, marker, player, transaction, round, settled round) still
  *    holds the value the decision was made on ('' for absent), the ids are forgotten or not as
- *    assumed, the required keys exist and an absent player is not listed. If not, change nothing and answer what a read would
+ *    assumed, the required keys exist, an absent player is not listed and the players are as full as
+ *    assumed (--tenant-players). If not, change nothing and answer what a read would
  *    (READ's reply): the failed check is the next attempt's read.
  * 2. Apply the writes (flat: each its number of words, then the words), trim the transaction index
  *    to the bound (forgetting the oldest ids), count the player's callbacks when asked (RedisShared.takeCount).
@@ -20,7 +21,7 @@ import type { Watch } from './view.js';
  * Whether anything is forgotten at all is one EXISTS (`<forgotten>:count`, or the set a wallet-sim
  * before the buckets wrote): the lookups only run once something was.
  */
-export const COMMIT = `${FORGET}${JOURNAL_ADD}
+export const COMMIT = `${FORGET}${PLAYERS_FULL}${JOURNAL_ADD}
 local i = 1
 local w = tonumber(ARGV[i])
 local values = redis.call('MGET', unpack(ARGV, i + 1, i + w))
@@ -44,8 +45,11 @@ if present < r then same = false end
 local listed = 0
 if not values[3] then listed = redis.call('SISMEMBER', players, user) end
 if listed == 1 then same = false end
-if not same then return {0, values, flags, listed, present} end
 i = i + 3 + r
+local isfull = full(players, values[3], ARGV[i])
+if isfull ~= tonumber(ARGV[i + 1]) then same = false end
+if not same then return {0, values, flags, listed, present, isfull} end
+i = i + 2
 for _ = 1, tonumber(ARGV[i]) do
   local n = tonumber(ARGV[i + 1])
   redis.call(unpack(ARGV, i + 2, i + 1 + n))
@@ -87,10 +91,11 @@ return {1, id}
 /** What the commit script answers: committed with the journal id, or the current values (READ's reply). */
 export type CommitReply = [1, number] | [0, ...ReadReply];
 
-/** What a commit must find unchanged: the watched values ('' for absent) and forgotten flags as decided on. */
+/** What a commit must find unchanged: the watched values ('' for absent), forgotten flags and players full (1 or 0) as decided on. */
 export interface Expected {
   values: readonly (string | null)[];
   flags: readonly number[];
+  full: number;
 }
 
 /**
@@ -109,7 +114,7 @@ export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count 
   const args: (string | number)[] = [watched.length, ...watched];
   for (const v of expected.values) args.push(v ?? '');
   args.push(watch.forgottenKey, hashes.length, ...hashes, ...expected.flags);
-  args.push(watch.playersKey, watch.user, required.length, ...required);
+  args.push(watch.playersKey, watch.user, required.length, ...required, watch.maxPlayers, expected.full);
   args.push(ops.length);
   for (const op of ops) args.push(op.length, ...op);
   if (trim) args.push(1, ...trim);

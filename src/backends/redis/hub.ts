@@ -40,7 +40,11 @@ export class RedisHub {
 
   /** A wallet with every key under `prefix`, on the hub's connections (closing it leaves them open). */
   async backend(prefix: string, options: BackendOptions = {}): Promise<RedisBackend> {
-    const store = await RedisStore.over(this.link, { prefix, retainTransactions: options.retainTransactions });
+    const store = await RedisStore.over(this.link, {
+      prefix,
+      retainTransactions: options.retainTransactions,
+      maxPlayers: options.maxPlayers,
+    });
     return RedisBackend.over(store, options, this.channels);
   }
 

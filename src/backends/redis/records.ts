@@ -62,17 +62,31 @@ end
  * The read of one callback, in one script call (docs/scale-out.md): KEYS are the `w` watched keys
  * (generation, marker, player, transaction, and round and settled round when it has one), the
  * forgotten-ids key, the players set, then the keys that must exist (the active scenario, the
- * generation). ARGV: w, the number of hashes h, the h hashes, the player's id as stored. Returns
- * the watched values (nil: absent), whether each hash is forgotten (1 or 0), whether the player is
- * listed (1 or 0) and how many of the required keys exist. It only reads.
+ * generation). ARGV: w, the number of hashes h, the h hashes, the player's id as stored, the most
+ * players the wallet holds ('': unbounded). Returns the watched values (nil: absent), whether each
+ * hash is forgotten (1 or 0), whether the player is listed (1 or 0), how many of the required keys
+ * exist, and whether an absent player would be one too many (1 or 0). It only reads.
  */
-export const READ = `${FORGET}
+/**
+ * Whether a callback of an absent player (`player` nil) would be one player too many: the players
+ * set already holds `max` ('' : no bound). Hosted mode's --tenant-players, checked where the player
+ * would be created, so that processes racing to add players never pass the bound together.
+ */
+export const PLAYERS_FULL = `
+local function full(players, player, max)
+  if player or max == '' then return 0 end
+  if redis.call('SCARD', players) >= tonumber(max) then return 1 end
+  return 0
+end
+`;
+
+export const READ = `${FORGET}${PLAYERS_FULL}
 local w, h = tonumber(ARGV[1]), tonumber(ARGV[2])
 local values = redis.call('MGET', unpack(KEYS, 1, w))
 local out = {}
 for i = 1, h do out[i] = forgotten(KEYS[w + 1], ARGV[2 + i]) end
 local listed = redis.call('SISMEMBER', KEYS[w + 2], ARGV[3 + h])
-return {values, out, listed, redis.call('EXISTS', unpack(KEYS, w + 3))}
+return {values, out, listed, redis.call('EXISTS', unpack(KEYS, w + 3)), full(KEYS[w + 2], values[3], ARGV[4 + h])}
 `;
 
 /**
@@ -129,8 +143,8 @@ export interface CasDocument {
   trim?: [string, number, string];
 }
 
-/** What the READ script answers: watched values, forgotten flags, listed, required keys present. */
-export type ReadReply = [(string | null)[], number[], number, number];
+/** What the READ script answers: watched values, forgotten flags, listed, required keys present, players full. */
+export type ReadReply = [(string | null)[], number[], number, number, number];
 
 /** A Redis client with the store's scripts defined on it: the read and the compare-and-set. */
 export type CasClient = Redis & {

@@ -74,6 +74,11 @@ export class RedisBackend implements Backend {
     return this.store.failure;
   }
 
+  /** Hosted mode's --tenant-players (the callback's script checks it; `PUT …/players` asks playerCount). */
+  get maxPlayers(): number | undefined {
+    return this.options.maxPlayers;
+  }
+
   async join(scenario: Scenario, players: readonly Change[], adopt: (scenario: Scenario) => void): Promise<Scenario | undefined> {
     await this.store.initialize(players);
     const active = await this.shared.join(scenario, adopt);

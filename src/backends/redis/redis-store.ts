@@ -19,16 +19,16 @@ export interface RedisStoreOptions {
   retainTransactions?: number;
   /** --redis-timeout-ms: a command without a reply after this long fails (default 2000). */
   timeoutMs?: number;
+  maxPlayers?: number; // hosted mode's --tenant-players (checked in the callback's script); unbounded when absent
 }
 
 export { MAX_ATTEMPTS } from './callback-commit.js';
 
 /**
- * The ledger in Redis (docs/scale-out.md): any number of wallet-sim processes sharing one
- * Redis act as one wallet. A callback reads the records it needs, the pure `decide` turns them into
- * changes, and a compare-and-set script commits them only if none of those records changed since
- * the read; otherwise it reads again and decides again (optimistic concurrency, docs/scale-out.md).
- * Callbacks of one player queue in this process, so only callbacks from different processes race.
+ * The ledger in Redis (docs/scale-out.md): any number of wallet-sim processes sharing one Redis act as one
+ * wallet. A callback's records are decided on by the pure `decide`, and one script commits the changes
+ * only if none of those records changed; otherwise it decides again (optimistic concurrency). Callbacks
+ * of one player queue in this process, so only callbacks from different processes race.
  *
  * Keys (keys.ts: one layout for a single Redis and a cluster), under the prefix and a generation
  * (`/admin/reset` starts a new generation atomically and deletes the old one's keys afterwards).
@@ -52,8 +52,8 @@ export class RedisStore implements Store {
     readonly link: RedisLink,
     readonly prefix: string,
     readonly retain: number,
-    /** Whether the connection is this store's own (closed with it), or shared by several stores (hosted mode's tenants). */
-    private readonly ownsLink = true,
+    private readonly ownsLink = true, // the connection is this store's own (closed with it), or shared (hosted mode's tenants)
+    maxPlayers?: number,
   ) {
     this.at = new Generation(prefix, link.url);
     this.cluster = isCluster(link.client);
@@ -69,6 +69,7 @@ export class RedisStore implements Store {
       trim: (gen) => this.trim(gen),
       // (on a cluster the count goes on its own: the player's script may not touch the session's slot)
       takeCount: (userId) => (this.cluster ? undefined : this.takeCount?.(userId)),
+      maxPlayers,
     };
   }
 
@@ -88,6 +89,7 @@ export class RedisStore implements Store {
       options.prefix ?? DEFAULT_REDIS_PREFIX,
       options.retainTransactions ?? Number.POSITIVE_INFINITY,
       owned,
+      options.maxPlayers,
     );
     await link.client.set(store.genKey, '0', 'NX');
     await store.refreshGeneration();

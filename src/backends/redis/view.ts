@@ -19,6 +19,8 @@ export interface Read {
   /** The watched values as read (null: absent) and the forgotten flags: what the commit script checks. */
   values: (string | null)[];
   flags: number[];
+  /** 1: the player is absent and the wallet holds as many players as it may (--tenant-players). */
+  full: number;
 }
 
 /** The keys of one callback's records and what the read and the commit check with them. */
@@ -33,9 +35,11 @@ export interface Watch {
   user: string;
   /** Keys that must exist (the active scenario, the generation): gone means Redis lost the state. */
   required: string[];
+  /** The most players the wallet holds ('': unbounded): hosted mode's --tenant-players. */
+  maxPlayers: string;
 }
 
-export function watchOf(at: Generation, keys: RecordKeys): Watch {
+export function watchOf(at: Generation, keys: RecordKeys, maxPlayers = Number.POSITIVE_INFINITY): Watch {
   const key = at.keys(at.n);
   const { user_id, game_no } = keys;
   return {
@@ -55,6 +59,7 @@ export function watchOf(at: Generation, keys: RecordKeys): Watch {
     playersKey: key.players,
     user: storedId(keys.user_id),
     required: [...at.vital, at.genKey],
+    maxPlayers: Number.isFinite(maxPlayers) ? String(maxPlayers) : '',
   };
 }
 
@@ -83,6 +88,7 @@ export async function readView(
       hashes.length,
       ...hashes,
       watch.user,
+      watch.maxPlayers,
     ),
   );
   return viewOf(at, watch, reply);
@@ -92,20 +98,20 @@ export async function readView(
  * The view of what Redis answered (a read, or a commit whose check failed): undefined when another
  * process reset the wallet meanwhile; throws when Redis lost the wallet's state.
  */
-export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present]: ReadReply): Read | undefined {
+export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present, full]: ReadReply): Read | undefined {
   if (at.follow(values[0]!, values[1]!)) return undefined;
   if (!values[2] && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
   if (present < watch.required.length) throw at.lost('no scenario key');
-  return recordsView(values, forgotten, idOf(watch.user));
+  return recordsView(values, forgotten, full, idOf(watch.user));
 }
 
 /**
- * The view of a callback's records as read or kept (the script checks them): watched values and
- * forgotten flags. The transaction is the player's record of it; without one, a claim of the id by
- * another player (keys.ts) is that player's transaction (R3). The player's own claim without a
- * record was left by a callback that never applied (a crash between the two): the id is new.
+ * The view of a callback's records as read or kept (the script checks them): watched values,
+ * forgotten flags, players full. The transaction is the player's record of it; without one, a claim
+ * of the id by another player (keys.ts) is that player's transaction (R3). The player's own claim
+ * without a record was left by a callback that never applied (a crash between the two): the id is new.
  */
-export function recordsView(values: (string | null)[], forgotten: number[], userId: string): Read {
+export function recordsView(values: (string | null)[], forgotten: number[], full: number, userId: string): Read {
   const [, , player, txn, claim, round, settled] = values;
   const roundRecord = round ? (JSON.parse(round) as RoundRecord) : undefined;
   const claimed = !txn && claim ? (JSON.parse(claim) as TransactionRecord) : undefined;
@@ -118,10 +124,12 @@ export function recordsView(values: (string | null)[], forgotten: number[], user
       roundForgotten: forgotten[1] === 1,
       transaction,
       transactionForgotten: !transaction && forgotten[0] === 1,
+      playersFull: full === 1,
     },
     round: roundRecord,
     values,
     flags: forgotten,
+    full,
   };
 }
 
@@ -140,5 +148,12 @@ async function clusterRead(client: CasClient, watch: Watch): Promise<ReadReply> 
     client.sismember(watch.playersKey, watch.user),
     client.exists(...required),
   ]);
-  return [[gen ?? null, marker ?? null, p ?? null, t ?? null, c, ...r.map((v) => v ?? null)], watch.hashes.map(() => 0), listed, present];
+  // (players full: 0, --tenant-players is hosted mode's, which does not run on a cluster yet)
+  return [
+    [gen ?? null, marker ?? null, p ?? null, t ?? null, c, ...r.map((v) => v ?? null)],
+    watch.hashes.map(() => 0),
+    listed,
+    present,
+    0,
+  ];
 }

@@ -1,0 +1,66 @@
+import type { RedisHub } from '../backends/redis/hub.js';
+import type { RunShelf, StoredRun } from '../routes/probe-run.js';
+
+/** A run holds its tenant's slot this long at most: a process that died mid-run frees it by then. */
+const SLOT_MS = 3_600_000;
+
+/**
+ * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them):
+ *   probe:running      the run holding the tenant's one slot (SET NX, expiring)
+ *   probe:run:<run>    the run as shown, its report once done (JSON)
+ *   probe:runs         list of run ids, newest first, the last `kept`
+ */
+export class RedisRunShelf implements RunShelf {
+  constructor(
+    private readonly hub: RedisHub,
+    /** The prefix of a tenant's keys. */
+    private readonly prefixOf: (tenant: string) => string,
+  ) {}
+
+  private key(tenant: string, name: string): string {
+    return `${this.prefixOf(tenant)}probe:${name}`;
+  }
+
+  private send<T>(sent: Promise<T>): Promise<T> {
+    return this.hub.link.exchange(sent);
+  }
+
+  async claim(tenant: string, run: string): Promise<string | undefined> {
+    const key = this.key(tenant, 'running');
+    if ((await this.send(this.hub.client.set(key, run, 'PX', SLOT_MS, 'NX'))) === 'OK') return undefined;
+    return (await this.send(this.hub.client.get(key))) ?? undefined;
+  }
+
+  async release(tenant: string, run: string): Promise<void> {
+    const key = this.key(tenant, 'running');
+    if ((await this.send(this.hub.client.get(key))) === run) await this.send(this.hub.client.del(key));
+  }
+
+  async put(tenant: string, run: StoredRun, kept: number): Promise<void> {
+    const list = this.key(tenant, 'runs');
+    const replies = await this.send(
+      this.hub.client
+        .multi()
+        .set(this.key(tenant, `run:${run.id}`), JSON.stringify(run))
+        .lrem(list, 0, run.id)
+        .lpush(list, run.id)
+        .lrange(list, kept, -1)
+        .ltrim(list, 0, kept - 1)
+        .exec(),
+    );
+    const dropped = (replies?.[3]?.[1] as string[] | undefined) ?? [];
+    if (dropped.length) await this.send(this.hub.client.del(...dropped.map((id) => this.key(tenant, `run:${id}`))));
+  }
+
+  async get(tenant: string, run: string): Promise<StoredRun | undefined> {
+    const text = await this.send(this.hub.client.get(this.key(tenant, `run:${run}`)));
+    return text ? (JSON.parse(text) as StoredRun) : undefined;
+  }
+
+  async list(tenant: string): Promise<StoredRun[]> {
+    const ids = await this.send(this.hub.client.lrange(this.key(tenant, 'runs'), 0, -1));
+    if (!ids.length) return [];
+    const texts = await this.send(this.hub.client.mget(...ids.map((id) => this.key(tenant, `run:${id}`))));
+    return texts.flatMap((text) => (text ? [JSON.parse(text) as StoredRun] : []));
+  }
+}
