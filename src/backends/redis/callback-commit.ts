@@ -80,13 +80,8 @@ export class RecordCache {
 /** What one callback's commit needs of the store. */
 export interface CommitContext {
   readonly client: CasClient;
-  /**
-   * Sends a commit: the one script on a single Redis (`seal` journalled and graded in it), a cluster's
-   * steps (cluster-commit.ts: no seal, the entry goes apart).
-   */
+  /** Sends a commit (`seal`: journalled and graded with it): the one script on a single Redis, a cluster's steps (cluster-commit.ts). */
   send(watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined): Promise<CommitReply>;
-  /** Whether the commit journals and grades the callback (a single Redis; a cluster's commit does not: seal is not asked for). */
-  readonly seals: boolean;
   readonly at: Generation;
   readonly cache: RecordCache;
   /** Why nothing can be acknowledged now (Redis away, state lost), or undefined. */
@@ -132,7 +127,7 @@ export async function commitCallback<T extends Decided>(
       ctx.cache.remember(watch, read.values);
     }
     const decided = decide(read.view);
-    const sealed = ctx.seals ? seal?.(decided) : undefined;
+    const sealed = seal?.(decided);
     // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
     if (!decided.changes.length && !sealed && fromRedis) return decided;
     const ops = decided.changes.length ? ctx.ops(gen, decided.changes, read.round) : [];

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
-import type { CommitReply, Expected, Writes } from './commit.js';
+import type { Seal } from '../../ledger/store.js';
+import { type CommitReply, type Expected, SEAL, sealArgs, type Writes } from './commit.js';
 import { casArgs, type CasDocument, type Op } from './records.js';
 import type { Watch } from './view.js';
 
@@ -22,8 +23,8 @@ import type { Watch } from './view.js';
  *    ledger the reset ended, which nothing reads any more, and the callback is decided again on the
  *    new ledger, as after any failed check. A lost state (no generation or scenario key) is R1.
  *
- * The journal entry and the grading event go apart (the store takes no seal on a cluster), as for a
- * delayed reply: an R0 whose entry is not kept is answered R1 (docs/scale-out.md, "Journal durability").
+ * The journal entry and the grading event are added by step 3, in the session's slot where they live:
+ * a callback answered at once is journalled with its commit, as on a single Redis.
  */
 export const CLAIM = `
 local v = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3])
@@ -47,8 +48,11 @@ end
 return {1}
 `;
 
-/** KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, then the writes (flat). */
-export const SESSION_COMMIT = `
+/**
+ * KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, the writes
+ * (flat), then the journal entry and grading event (SEAL's). Answers {1, journal id} or {0, …}.
+ */
+export const SESSION_COMMIT = `${SEAL}
 local values = redis.call('MGET', KEYS[1], KEYS[2])
 local present = redis.call('EXISTS', unpack(KEYS, 3))
 if (values[1] or '') ~= ARGV[1] or (values[2] or '') ~= ARGV[2] or present < #KEYS - 2 then return {0, values, present} end
@@ -58,14 +62,14 @@ for _ = 1, tonumber(ARGV[i]) do
   redis.call(unpack(ARGV, i + 2, i + 1 + n))
   i = i + 1 + n
 end
-return {1}
+return {1, seal(i + 1)}
 `;
 
 export type ClusterClient = Redis & {
   walletCasAt(routeKey: string, ...args: (string | number)[]): Promise<number>;
   walletClaim(claim: string, gen: string, marker: string, ...args: string[]): Promise<[1] | [0, (string | null)[]]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
-  walletSessionCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[], number]>;
+  walletSessionCommit(keys: number, ...args: (string | number)[]): Promise<[1, number] | [0, (string | null)[], number]>;
 };
 
 /** The cluster's scripts; `cas`: the compare-and-set's text (records.ts), routed by a key of the session's slot. */
@@ -83,14 +87,15 @@ const CLAIM_AT = 4;
 
 /**
  * The commit of one callback on a cluster, answering as the single-Redis script does (commit.ts):
- * {1, 0} (committed; no journal id: the entry goes apart) or {0, the current values as a read}.
+ * {1, the journal id} or {0, the current values as a read}.
  */
 export async function clusterCommit(
   client: ClusterClient,
   at: Generation,
   watch: Watch,
   expected: Expected,
-  { ops }: Writes,
+  { ops, count }: Writes,
+  seal: Seal | undefined,
   exchange: <T>(sent: Promise<T>) => Promise<T>,
 ): Promise<CommitReply> {
   const { watched, required } = watch;
@@ -100,6 +105,8 @@ export async function clusterCommit(
   const sessionTag = hashTag(at.genKey);
   const claim = ops.find((op) => op[1] === claimKey);
   const session = ops.filter((op) => op !== claim && hashTag(op[1]!) === sessionTag);
+  // The player's callbacks counted (RedisShared.takeCount): the count is the session's.
+  if (count) session.push(['HINCRBY', count[0], count[1], String(count[2])]);
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
     const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
@@ -127,6 +134,7 @@ export async function clusterCommit(
       values[0] ?? '',
       values[1] ?? '',
       ...flat(session),
+      ...sealArgs(seal),
     ),
   );
   if (fence[0] === 0) {
@@ -138,7 +146,7 @@ export async function clusterCommit(
     values[1] = marker ?? null;
     return failed();
   }
-  return [1, 0];
+  return [1, fence[1]];
 }
 
 /**

@@ -4,6 +4,32 @@ import { FORGET, type Op, PLAYERS_FULL, type ReadReply } from './records.js';
 import type { Watch } from './view.js';
 
 /**
+ * Numbers and adds a callback's journal entry from ARGV[i] on (`sealArgs`: its JSON is `{"id":<id>`
+ * and the tail the process built; trimmed to the journal's bounds), then its grading event with
+ * that id. Answers the id (0: nothing to journal). The commit script's, and a cluster's session step's.
+ */
+export const SEAL = `${JOURNAL_ADD}
+local function seal(i)
+  if ARGV[i] ~= '1' then return 0 end
+  local id = redis.call('INCR', ARGV[i + 3])
+  local sid = tostring(id)
+  local n = tonumber(ARGV[i + 6]) + #sid
+  local nf = tonumber(ARGV[i + 8])
+  local fields = {'id', sid, unpack(ARGV, i + 9, i + 8 + nf)}
+  fields[#fields + 1] = 'n'
+  fields[#fields + 1] = tostring(n)
+  fields[#fields + 1] = 'e'
+  fields[#fields + 1] = '{"id":' .. sid .. ARGV[i + 7]
+  journal_add(ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), n, fields)
+  i = i + 9 + nf
+  if ARGV[i] == '1' then
+    redis.call('XADD', ARGV[i + 1], 'MAXLEN', '~', ARGV[i + 2], '*', 'e', ARGV[i + 3], 'i', sid)
+  end
+  return id
+end
+`;
+
+/**
  * A callback's one script (docs/scale-out.md, "One callback, one script"): check, write, journal,
  * grade, in one atomic step.
  *
@@ -21,7 +47,7 @@ import type { Watch } from './view.js';
  * Whether anything is forgotten at all is one EXISTS (`<forgotten>:count`, or the set a wallet-sim
  * before the buckets wrote): the lookups only run once something was.
  */
-export const COMMIT = `${FORGET}${PLAYERS_FULL}${JOURNAL_ADD}
+export const COMMIT = `${FORGET}${PLAYERS_FULL}${SEAL}
 local i = 1
 local w = tonumber(ARGV[i])
 local values = redis.call('MGET', unpack(ARGV, i + 1, i + w))
@@ -68,24 +94,7 @@ if ARGV[i] == '1' then
 else
   i = i + 1
 end
-local id = 0
-if ARGV[i] == '1' then
-  id = redis.call('INCR', ARGV[i + 3])
-  local sid = tostring(id)
-  local n = tonumber(ARGV[i + 6]) + #sid
-  local nf = tonumber(ARGV[i + 8])
-  local fields = {'id', sid, unpack(ARGV, i + 9, i + 8 + nf)}
-  fields[#fields + 1] = 'n'
-  fields[#fields + 1] = tostring(n)
-  fields[#fields + 1] = 'e'
-  fields[#fields + 1] = '{"id":' .. sid .. ARGV[i + 7]
-  journal_add(ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), n, fields)
-  i = i + 9 + nf
-  if ARGV[i] == '1' then
-    redis.call('XADD', ARGV[i + 1], 'MAXLEN', '~', ARGV[i + 2], '*', 'e', ARGV[i + 3], 'i', sid)
-  end
-end
-return {1, id}
+return {1, seal(i)}
 `;
 
 /** What the commit script answers: committed with the journal id, or the current values (READ's reply). */
@@ -121,12 +130,15 @@ export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count 
   else args.push(0);
   if (count) args.push(1, ...count);
   else args.push(0);
-  if (!seal) {
-    args.push(0);
-    return args;
-  }
+  args.push(...sealArgs(seal));
+  return args;
+}
+
+/** SEAL's ARGV: 0 (nothing to journal), or 1, the entry's keys, bounds, JSON tail and fields, then its grading event (or 0). */
+export function sealArgs(seal: Seal | undefined): (string | number)[] {
+  if (!seal) return [0];
   const { entry, event } = seal;
-  args.push(1, ...entry.keys, entry.capacity, entry.maxBytes, entry.chars, entry.tail, entry.fields.length, ...entry.fields);
+  const args = [1, ...entry.keys, entry.capacity, entry.maxBytes, entry.chars, entry.tail, entry.fields.length, ...entry.fields];
   if (event) args.push(1, event.key, event.maxLen, event.event);
   else args.push(0);
   return args;

@@ -59,7 +59,6 @@ export class RedisStore implements Store {
     this.cluster = isCluster(link.client);
     this.callbacks = {
       client: link.client as CommitContext['client'],
-      seals: !this.cluster,
       send: commitSender(link, this.at),
       at: this.at,
       cache: this.cache,
@@ -67,8 +66,7 @@ export class RedisStore implements Store {
       exchange: (sent) => this.exchange(sent),
       ops: (gen, changes, round) => this.ops(gen, changes, round),
       trim: (gen) => this.trim(gen),
-      // (on a cluster the count goes on its own: the player's script may not touch the session's slot)
-      takeCount: (userId) => (this.cluster ? undefined : this.takeCount?.(userId)),
+      takeCount: (userId) => this.takeCount?.(userId),
       maxPlayers,
     };
   }

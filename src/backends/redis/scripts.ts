@@ -31,7 +31,8 @@ export function commitSender(link: RedisLink, at: Generation): CommitContext['se
   const exchange = <T>(sent: Promise<T>) => link.exchange(sent);
   if (isCluster(link.client)) {
     const client = link.client as ClusterClient;
-    return (watch: Watch, expected: Expected, writes: Writes) => clusterCommit(client, at, watch, expected, writes, exchange);
+    return (watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined) =>
+      clusterCommit(client, at, watch, expected, writes, seal, exchange);
   }
   const client = link.client as CommitClient;
   return (watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined) =>
