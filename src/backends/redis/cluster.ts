@@ -50,6 +50,8 @@ export function clusterClient(list: string, options: RedisOptions): Redis {
       retryDelayOnClusterDown: 0,
       retryDelayOnTryAgain: 0,
       maxRedirections: 4,
+      // Commands for one node sent in one turn of the event loop leave in one write (coalesce.ts does it for a single Redis).
+      enableAutoPipelining: true,
       slotsRefreshTimeout: options.connectTimeout ?? 2_000,
       redisOptions: { ...redisOptions, ...without(overrides, 'lazyConnect', 'retryStrategy', 'enableOfflineQueue') },
     });
