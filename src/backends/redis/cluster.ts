@@ -1,4 +1,5 @@
 import { Cluster, type Redis, type RedisOptions } from 'ioredis';
+import { coalesceWrites } from './coalesce.js';
 
 /**
  * `--redis-cluster host:port,…`: the same store on Redis Cluster (docs/scale-out.md, "Redis
@@ -50,11 +51,12 @@ export function clusterClient(list: string, options: RedisOptions): Redis {
       retryDelayOnClusterDown: 0,
       retryDelayOnTryAgain: 0,
       maxRedirections: 4,
-      // Commands for one node sent in one turn of the event loop leave in one write (coalesce.ts does it for a single Redis).
-      enableAutoPipelining: true,
       slotsRefreshTimeout: options.connectTimeout ?? 2_000,
       redisOptions: { ...redisOptions, ...without(overrides, 'lazyConnect', 'retryStrategy', 'enableOfflineQueue') },
     });
+    // Commands for one node sent in one turn of the event loop leave in one write, each on its own
+    // (coalesce.ts, as for a single Redis; ioredis's auto-pipelining fails a whole batch when a slot moves or its master is lost).
+    cluster.on('+node', (node: Redis) => coalesceWrites(node));
     const duplicate = (more: RedisOptions = {}) => make({ ...overrides, ...more });
     Object.assign(cluster, { duplicate, options: { ...cluster.options, commandTimeout: redisOptions.commandTimeout } });
     return cluster;
