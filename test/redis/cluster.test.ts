@@ -82,16 +82,46 @@ if (cluster) {
     t.equal((await journal(a!.app)).length, 1, 'the journal began again');
   });
 
-  t.test("a master lost mid-traffic: its players' callbacks fail (R1), the others' go on (R0)", async (t) => {
-    const prefix = uniquePrefix('lost-master');
+  /** A player whose master is not the session's, and one on another master again (undefined: none seeded there). */
+  async function spread(prefix: string) {
     const layout = new KeyLayout(prefix);
     const session = await cluster!.serverOf(layout.gen);
-    // One player whose slot is on a master other than the session's, and one on the third.
     const owners = await Promise.all(
       players.map(async (p) => [p.user_id, await cluster!.serverOf(layout.of(0).player(p.user_id))] as const),
     );
     const [lost, master] = owners.find(([, s]) => s !== session)!;
-    const kept = owners.find(([, s]) => s !== master)?.[0];
+    return { lost, master, kept: owners.find(([, s]) => s !== master)?.[0] };
+  }
+
+  t.test("a master frozen (SIGSTOP): its players' callbacks time out (R1), the others' go on (R0)", async (t) => {
+    const prefix = uniquePrefix('frozen-master');
+    const { lost, master, kept } = await spread(prefix);
+    if (!kept) return void t.comment('every seeded player on one master: nothing to compare');
+    const store = (await openBackend('redis', { redisCluster: cluster!.nodes, redisPrefix: prefix, redisTimeoutMs: 300 })) as RedisBackend;
+    const w = await buildTestApp({ players }, { store });
+    t.teardown(async () => {
+      master.signal('SIGCONT');
+      await w.app.close();
+      await store.close();
+    });
+    for (const user of [lost, kept]) t.equal((await send(w.app, login(user))).body.code, 'R0', `${user} served`);
+    master.signal('SIGSTOP');
+    const [stuck, ...others] = await Promise.all([
+      send(w.app, bet(lost, 'f1', [['1', 'P', 1]], USD)),
+      ...[1, 2, 3].map((i) => send(w.app, bet(kept, `f${i}`, [['1', 'P', 1]], USD))),
+    ]);
+    t.equal(stuck!.body.code, 'R1', `${lost} (the frozen master): R1 after the time-out`);
+    t.same(
+      others.map((r) => r.body.code),
+      ['R0', 'R0', 'R0'],
+      `${kept} (another master): R0`,
+    );
+    master.signal('SIGCONT');
+  });
+
+  t.test("a master lost mid-traffic: its players' callbacks fail (R1), the others' go on (R0)", async (t) => {
+    const prefix = uniquePrefix('lost-master');
+    const { lost, master, kept } = await spread(prefix);
     if (!kept) return void t.comment('every seeded player on one master: nothing to compare');
     const [w] = await wallets(t, 1, prefix);
     for (const user of [lost, kept]) t.equal((await send(w!.app, login(user))).body.code, 'R0', `${user} served`);

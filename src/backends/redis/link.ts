@@ -1,4 +1,5 @@
 import { type Redis, ReplyError } from 'ioredis';
+import { isCluster } from './cluster.js';
 import { redact } from './connection.js';
 
 /** ioredis's message when a command got no reply within `commandTimeout`. */
@@ -64,7 +65,8 @@ export class RedisLink {
     return sent.catch((e: unknown) => {
       if (e instanceof ReplyError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      if (message === TIMED_OUT) this.freeze();
+      // (on a cluster one master's silence says nothing of the others': each command waits for its own time-out)
+      if (message === TIMED_OUT && !isCluster(this.client)) this.freeze();
       throw new Error(this.failure ?? this.unreachable(message), { cause: e });
     });
   }
