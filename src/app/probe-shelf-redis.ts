@@ -53,14 +53,33 @@ export class RedisRunShelf implements RunShelf {
   }
 
   async get(tenant: string, run: string): Promise<StoredRun | undefined> {
-    const text = await this.send(this.hub.client.get(this.key(tenant, `run:${run}`)));
-    return text ? (JSON.parse(text) as StoredRun) : undefined;
+    return (await this.read(tenant, [run]))[0];
   }
 
   async list(tenant: string): Promise<StoredRun[]> {
-    const ids = await this.send(this.hub.client.lrange(this.key(tenant, 'runs'), 0, -1));
+    return this.read(tenant, await this.send(this.hub.client.lrange(this.key(tenant, 'runs'), 0, -1)));
+  }
+
+  /**
+   * The runs, with the slot read in the same transaction: a run still `running` whose slot it no longer
+   * holds lost its process (the owner writes the run's end before it gives the slot back).
+   */
+  private async read(tenant: string, ids: readonly string[]): Promise<StoredRun[]> {
     if (!ids.length) return [];
-    const texts = await this.send(this.hub.client.mget(...ids.map((id) => this.key(tenant, `run:${id}`))));
-    return texts.flatMap((text) => (text ? [JSON.parse(text) as StoredRun] : []));
+    const replies = await this.send(
+      this.hub.client
+        .multi()
+        .mget(...ids.map((id) => this.key(tenant, `run:${id}`)))
+        .get(this.key(tenant, 'running'))
+        .exec(),
+    );
+    const texts = (replies?.[0]?.[1] ?? []) as (string | null)[];
+    const holder = replies?.[1]?.[1] as string | null | undefined;
+    return texts.flatMap((text) => {
+      if (!text) return [];
+      const run = JSON.parse(text) as StoredRun;
+      if (run.state !== 'running' || holder === run.id) return [run];
+      return [{ ...run, state: 'failed' as const, message: 'the process that ran it stopped before the run ended: start it again' }];
+    });
   }
 }
