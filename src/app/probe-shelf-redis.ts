@@ -1,8 +1,11 @@
 import type { RedisHub } from '../backends/redis/hub.js';
 import type { RunShelf, StoredRun } from '../routes/probe-run.js';
 
-/** A run holds its tenant's slot this long at most: a process that died mid-run frees it by then. */
-const SLOT_MS = 3_600_000;
+/**
+ * A run holds its tenant's slot this long after its last check: a process that died mid-run frees
+ * it by then. Every copy of a running run renews it (no check of the battery takes a minute).
+ */
+const SLOT_MS = 300_000;
 
 /**
  * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them):
@@ -38,9 +41,10 @@ export class RedisRunShelf implements RunShelf {
 
   async put(tenant: string, run: StoredRun, kept: number): Promise<void> {
     const list = this.key(tenant, 'runs');
+    const write = this.hub.client.multi();
+    if (run.state === 'running') write.set(this.key(tenant, 'running'), run.id, 'PX', SLOT_MS, 'XX');
     const replies = await this.send(
-      this.hub.client
-        .multi()
+      write
         .set(this.key(tenant, `run:${run.id}`), JSON.stringify(run))
         .lrem(list, 0, run.id)
         .lpush(list, run.id)
@@ -48,7 +52,7 @@ export class RedisRunShelf implements RunShelf {
         .ltrim(list, 0, kept - 1)
         .exec(),
     );
-    const dropped = (replies?.[3]?.[1] as string[] | undefined) ?? [];
+    const dropped = (replies?.at(-2)?.[1] as string[] | undefined) ?? [];
     if (dropped.length) await this.send(this.hub.client.del(...dropped.map((id) => this.key(tenant, `run:${id}`))));
   }
 
