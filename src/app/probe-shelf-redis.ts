@@ -1,8 +1,11 @@
 import type { RedisHub } from '../backends/redis/hub.js';
 import type { RunShelf, StoredRun } from '../routes/probe-run.js';
 
-/** A run holds its tenant's slot this long at most: a process that died mid-run frees it by then. */
-const SLOT_MS = 3_600_000;
+/**
+ * A run holds its tenant's slot this long after its last check: a process that died mid-run frees
+ * it by then. Every copy of a running run renews it (no check of the battery takes a minute).
+ */
+const SLOT_MS = 300_000;
 
 /**
  * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them):
@@ -38,9 +41,10 @@ export class RedisRunShelf implements RunShelf {
 
   async put(tenant: string, run: StoredRun, kept: number): Promise<void> {
     const list = this.key(tenant, 'runs');
+    const write = this.hub.client.multi();
+    if (run.state === 'running') write.set(this.key(tenant, 'running'), run.id, 'PX', SLOT_MS, 'XX');
     const replies = await this.send(
-      this.hub.client
-        .multi()
+      write
         .set(this.key(tenant, `run:${run.id}`), JSON.stringify(run))
         .lrem(list, 0, run.id)
         .lpush(list, run.id)
@@ -48,19 +52,38 @@ export class RedisRunShelf implements RunShelf {
         .ltrim(list, 0, kept - 1)
         .exec(),
     );
-    const dropped = (replies?.[3]?.[1] as string[] | undefined) ?? [];
+    const dropped = (replies?.at(-2)?.[1] as string[] | undefined) ?? [];
     if (dropped.length) await this.send(this.hub.client.del(...dropped.map((id) => this.key(tenant, `run:${id}`))));
   }
 
   async get(tenant: string, run: string): Promise<StoredRun | undefined> {
-    const text = await this.send(this.hub.client.get(this.key(tenant, `run:${run}`)));
-    return text ? (JSON.parse(text) as StoredRun) : undefined;
+    return (await this.read(tenant, [run]))[0];
   }
 
   async list(tenant: string): Promise<StoredRun[]> {
-    const ids = await this.send(this.hub.client.lrange(this.key(tenant, 'runs'), 0, -1));
+    return this.read(tenant, await this.send(this.hub.client.lrange(this.key(tenant, 'runs'), 0, -1)));
+  }
+
+  /**
+   * The runs, with the slot read in the same transaction: a run still `running` whose slot it no longer
+   * holds lost its process (the owner writes the run's end before it gives the slot back).
+   */
+  private async read(tenant: string, ids: readonly string[]): Promise<StoredRun[]> {
     if (!ids.length) return [];
-    const texts = await this.send(this.hub.client.mget(...ids.map((id) => this.key(tenant, `run:${id}`))));
-    return texts.flatMap((text) => (text ? [JSON.parse(text) as StoredRun] : []));
+    const replies = await this.send(
+      this.hub.client
+        .multi()
+        .mget(...ids.map((id) => this.key(tenant, `run:${id}`)))
+        .get(this.key(tenant, 'running'))
+        .exec(),
+    );
+    const texts = (replies?.[0]?.[1] ?? []) as (string | null)[];
+    const holder = replies?.[1]?.[1] as string | null | undefined;
+    return texts.flatMap((text) => {
+      if (!text) return [];
+      const run = JSON.parse(text) as StoredRun;
+      if (run.state !== 'running' || holder === run.id) return [run];
+      return [{ ...run, state: 'failed' as const, message: 'the process that ran it stopped before the run ended: start it again' }];
+    });
   }
 }

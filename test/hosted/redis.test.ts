@@ -220,6 +220,11 @@ if (redis) {
       const text = await report.text();
       t.notMatch(text, /the-secret-key/, 'the key the tenant gave is masked');
       t.equal((await post(d!)).status, 202, 'the run over, the other process starts the next');
+      // A run whose process died mid-run (its copy says running, no slot held for it) is shown failed, not running forever.
+      const { run: _shown, ...fields } = ended;
+      const ghost = { ...fields, id: 'ghost', state: 'running', checks: [] };
+      await admin.set(`${limited}t:${x.id}:probe:run:ghost`, JSON.stringify(ghost));
+      t.match((await get(c!, `/t/${x.id}/probe/ghost`, x.token)).body, { run: 'ghost', state: 'failed', message: /stopped before/ });
     });
   });
 }
