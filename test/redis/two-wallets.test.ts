@@ -77,6 +77,20 @@ if (redis) {
       t.equal((await wallets[1]!.sim.store.player('racer'))?.balance.toFixed(), '987.5', 'debited once');
     });
 
+    t.test(`a transaction_id another player's callback applied: R3 on either process, cached or not${label}`, async (t) => {
+      const { wallets, call } = await twoWallets(t);
+      const placed = bet('racer', 'mine', [['1', 'P', 10]], { currency: 'USD' });
+      t.equal((await call(0, placed)).body.code, 'R0');
+      const theirs = (game: string) => ({
+        ...bet('other', game, [['1', 'P', 10]], { currency: 'USD' }),
+        transaction_id: placed.transaction_id,
+      });
+      t.equal((await call(1, theirs('g1'))).body.code, 'R3', 'a player not served yet (read from Redis)');
+      t.equal((await call(1, bet('other', 'g2', [['1', 'P', 10]], { currency: 'USD' }))).body.code, 'R0');
+      t.equal((await call(1, theirs('g3'))).body.code, 'R3', 'a player served (decided on its cached records)');
+      t.equal((await wallets[0]!.sim.store.player('other'))?.balance.toFixed(), '990', 'only its own bet applied');
+    });
+
     t.test(`a times: 1 rule fires once across both${label}`, async (t) => {
       const { wallets, call } = await twoWallets(t, {
         rules: [{ name: 'once', when: { event_type: 'bet' }, then: { code: 'R1' }, times: 1 }],
