@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { appFrame, type FrameOptions } from './app.js';
 import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
 import { apiError, sendApiErrorText } from '../http/errors.js';
@@ -89,15 +89,25 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
 const TENANT_PATH = /^\/t\/([^/?#]+)/;
 
 /**
- * Each request's log lines carry the tenant id its URL names, bound when Fastify makes the
- * request's logger: the one child logger a request has anyway, not a second binding per request.
+ * Each request's log lines carry the tenant id its URL names: the request's logger (the one child
+ * logger Fastify makes for a request anyway) is made from the tenant's, which has the id bound
+ * once, so a request binds no more than a single-tenant one does. The tenants' loggers are kept
+ * for the ids seen lately: a URL may name any id, so they are bounded.
  */
 const tenantLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, raw) {
   const tenant = TENANT_PATH.exec(raw.url ?? '')?.[1];
-  // (Fastify makes `bindings` for this request: it is ours to add to)
-  if (tenant !== undefined) (bindings as Record<string, unknown>).tenant = tenant;
-  return logger.child(bindings, options);
+  if (tenant === undefined) return logger.child(bindings, options);
+  let byId = tenantLoggers.get(logger);
+  if (!byId) tenantLoggers.set(logger, (byId = new Map()));
+  let parent = byId.get(tenant);
+  if (!parent) {
+    if (byId.size >= TENANT_LOGGERS) byId.clear();
+    byId.set(tenant, (parent = logger.child({ tenant })));
+  }
+  return parent.child(bindings, options);
 };
+const TENANT_LOGGERS = 4096;
+const tenantLoggers = new WeakMap<FastifyBaseLogger, Map<string, FastifyBaseLogger>>();
 
 /** GET /metrics: Prometheus' text format, for the host's token only. */
 const metricsRoute: FastifyPluginAsync<{ metrics: HostMetrics; tenants: TenantRegistry; allowedHosts: string[] }> = async (
