@@ -86,8 +86,17 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   return app;
 }
 
-/** A tenant's path: /t/<id>/… (the id as the URL has it). */
-const TENANT_PATH = /^\/t\/([^/?#]+)/;
+/** The tenant id of a tenant's path, /t/<id>/… (the id as the URL has it: up to a `/`, `?` or `#`), if it is one. */
+export function tenantIdOf(url: string): string | undefined {
+  if (!url.startsWith('/t/')) return undefined;
+  let end = 3;
+  for (; end < url.length; end++) {
+    const c = url.charCodeAt(end);
+    if (c === SLASH || c === QUESTION || c === HASH) break;
+  }
+  return end > 3 ? url.slice(3, end) : undefined;
+}
+const [SLASH, QUESTION, HASH] = ['/', '?', '#'].map((c) => c.charCodeAt(0));
 
 /**
  * Each request's log lines carry the tenant id its URL names: added to the request's logger (the
@@ -96,7 +105,7 @@ const TENANT_PATH = /^\/t\/([^/?#]+)/;
  * factory makes, on every request.
  */
 const tenantLogBinding: onRequestHookHandler = (request, _reply, done) => {
-  const tenant = TENANT_PATH.exec(request.url)?.[1];
+  const tenant = tenantIdOf(request.url);
   // pino's (no logger at all: Fastify's stand-in has nothing to bind to)
   const log = request.log as { setBindings?: (bindings: object) => void };
   if (tenant !== undefined && log.setBindings) log.setBindings({ tenant });
