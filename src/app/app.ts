@@ -84,11 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /** What a single-tenant app and a hosted one (./hosted-app.ts) share. */
-export type FrameOptions = Omit<AppOptions, 'sim'> &
-  OpenapiOptions & {
-    /** How each request's logger is made (hosted mode adds the tenant id of the URL). */
-    childLoggerFactory?: FastifyServerOptions['childLoggerFactory'];
-  };
+export type FrameOptions = Omit<AppOptions, 'sim'> & OpenapiOptions;
 
 /**
  * The app without its simulator's routes: server limits, the shutdown gate, the schemas, the one
@@ -97,7 +93,6 @@ export type FrameOptions = Omit<AppOptions, 'sim'> &
 export async function appFrame(options: FrameOptions, limits: ServerLimits): Promise<{ app: FastifyInstance; allowedHosts: string[] }> {
   const app = Fastify({
     logger: options.logger ?? false,
-    ...(options.childLoggerFactory && { childLoggerFactory: options.childLoggerFactory }),
     // One line per callback comes from the callback route itself (with code and reason).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { appFrame, type FrameOptions } from './app.js';
 import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
 import { apiError, sendApiErrorText } from '../http/errors.js';
@@ -42,7 +42,8 @@ const TENANT_CALLBACK = '/t/{id}/callback';
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { tenants } = options;
-  const { app, allowedHosts } = await appFrame({ ...options, path: TENANT_CALLBACK, childLoggerFactory: tenantLogger }, limits);
+  const { app, allowedHosts } = await appFrame({ ...options, path: TENANT_CALLBACK }, limits);
+  app.addHook('onRequest', tenantLogBinding);
   const maxListeners = listenerCap(limits);
   await app.register(tenantRoutes, { tenants, allowedHosts, publicUrl: options.publicUrl });
   await app.register(tenantScope, {
@@ -89,18 +90,30 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   return app;
 }
 
-/** A tenant's path: /t/<id>/… (the id as the URL has it). */
-const TENANT_PATH = /^\/t\/([^/?#]+)/;
+/** The tenant id of a tenant's path, /t/<id>/… (the id as the URL has it: up to a `/`, `?` or `#`), if it is one. */
+export function tenantIdOf(url: string): string | undefined {
+  if (!url.startsWith('/t/')) return undefined;
+  let end = 3;
+  for (; end < url.length; end++) {
+    const c = url.charCodeAt(end);
+    if (c === SLASH || c === QUESTION || c === HASH) break;
+  }
+  return end > 3 ? url.slice(3, end) : undefined;
+}
+const [SLASH, QUESTION, HASH] = ['/', '?', '#'].map((c) => c.charCodeAt(0));
 
 /**
- * Each request's log lines carry the tenant id its URL names, bound when Fastify makes the
- * request's logger: the one child logger a request has anyway, not a second binding per request.
+ * Each request's log lines carry the tenant id its URL names: added to the request's logger (the
+ * one child logger Fastify makes for a request anyway, with Fastify's own factory) as soon as the
+ * request arrives. A factory of our own that bound it cost more: Fastify checks the logger such a
+ * factory makes, on every request.
  */
-const tenantLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function (logger, bindings, options, raw) {
-  const tenant = TENANT_PATH.exec(raw.url ?? '')?.[1];
-  // (Fastify makes `bindings` for this request: it is ours to add to)
-  if (tenant !== undefined) (bindings as Record<string, unknown>).tenant = tenant;
-  return logger.child(bindings, options);
+const tenantLogBinding: onRequestHookHandler = (request, _reply, done) => {
+  const tenant = tenantIdOf(request.url);
+  // pino's (no logger at all: Fastify's stand-in has nothing to bind to)
+  const log = request.log as { setBindings?: (bindings: object) => void };
+  if (tenant !== undefined && log.setBindings) log.setBindings({ tenant });
+  done();
 };
 
 /** GET /metrics: Prometheus' text format, for the host's token only. */

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { LatencyHistogram } from './latency-histogram.js';
 import type { HostedTenant } from '../routes/tenant-directory.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { TenantRegistry } from './tenants.js';
@@ -7,32 +8,42 @@ import type { TenantRegistry } from './tenants.js';
  * GET /metrics (hosted mode, the host's token): Prometheus' text format through prom-client, the
  * client the Prometheus project lists for Node. What is counted as it happens (callbacks by
  * tenant, event and code; their latency) is fed by the tenant scope and the tenants' journals;
- * what a tenant already counts (its 429s) and the number of tenants are read when scraped.
+ * what a tenant already counts (its 429s) and the number of tenants are read when scraped. A
+ * callback's own counting is a few plain steps (a count in a map, a bucket in an array): the
+ * registry reads them when scraped, so no prom-client label hash is built per callback.
  */
+
+/** Callbacks answered, by event and then code, of one tenant. */
+type CallbackCounts = Map<string, Map<string, { n: number }>>;
 
 export class HostMetrics {
   readonly registry = new Registry();
-  private readonly callbacks: Counter<'tenant' | 'event' | 'code'>;
-  private readonly latency: Histogram;
+  private readonly latency: LatencyHistogram;
   private readonly probeRuns: Counter<'tenant' | 'outcome'>;
   private readonly upstreamErrors: Counter<'tenant' | 'kind'>;
-  /** The label sets each tenant used, removed with it (a deleted tenant leaves no series behind). */
-  private readonly seen = new Map<string, Map<string, { inc(): void }>>();
+  /** Each followed tenant's callback counts, removed with it (a deleted tenant leaves no series behind). */
+  private readonly seen = new Map<string, CallbackCounts>();
 
   constructor(tenants: () => TenantRegistry) {
     const registers = [this.registry];
-    this.callbacks = new Counter({
+    const seen = this.seen;
+    new Counter({
       name: 'wallet_sim_callbacks_total',
       help: 'Callbacks answered, by tenant, event and reply code (a callback refused before it was read: event and code empty).',
       labelNames: ['tenant', 'event', 'code'],
       registers,
+      collect() {
+        this.reset();
+        for (const [tenant, byEvent] of seen)
+          for (const [event, byCode] of byEvent) for (const [code, { n }] of byCode) this.inc({ tenant, event, code }, n);
+      },
     });
-    this.latency = new Histogram({
-      name: 'wallet_sim_callback_duration_seconds',
-      help: "Time from a tenant's callback arriving to its reply written (a rule's delay_ms included).",
-      buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    this.latency = new LatencyHistogram(
+      'wallet_sim_callback_duration_seconds',
+      "Time from a tenant's callback arriving to its reply written (a rule's delay_ms included).",
+      [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
-    });
+    );
     this.probeRuns = new Counter({
       name: 'wallet_sim_probe_runs_total',
       help: 'Probe runs ended (POST /t/<id>/probe), by tenant and outcome: PASS, FAIL, NOT_CHECKED, or failed (the probe itself).',
@@ -76,25 +87,22 @@ export class HostMetrics {
    * returned function stops, forgetting its series.
    */
   watch = (tenant: HostedTenant): (() => void) => {
-    // One counter child per event and code, found by a string key: no label object hashed per callback.
-    const children = new Map<string, { inc(): void }>();
-    this.seen.set(tenant.id, children);
+    // A count per event and code, found by the entry's own strings: no key made per callback.
+    const byEvent: CallbackCounts = new Map();
+    this.seen.set(tenant.id, byEvent);
     // The entries this process kept (with several processes on Redis, each counts its own callbacks).
     const { journal } = tenant.sim;
     const unsubscribe = (journal.tap ?? journal.subscribe).call(journal, (entry) => {
       const event = entry.event_type ?? '';
       const code = entry.code ?? '';
-      const key = `${event}\u0000${code}`;
-      let child = children.get(key);
-      if (!child) children.set(key, (child = this.callbacks.labels({ tenant: tenant.id, event, code })));
-      child.inc();
+      let byCode = byEvent.get(event);
+      if (!byCode) byEvent.set(event, (byCode = new Map()));
+      const count = byCode.get(code);
+      if (count) count.n++;
+      else byCode.set(code, { n: 1 });
     });
     return () => {
       unsubscribe();
-      for (const pair of children.keys()) {
-        const [event, code] = pair.split('\u0000');
-        this.callbacks.remove({ tenant: tenant.id, event: event!, code: code! });
-      }
       this.seen.delete(tenant.id);
     };
   };

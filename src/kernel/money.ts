@@ -43,6 +43,12 @@ export function sum(values: Iterable<Money>): Money {
   return total ?? ZERO;
 }
 
+/**
+ * Whether two amounts are equal. A value seen again is most often the very Money (money() keeps
+ * recent ones): then no comparison is made, nor the copy of `b` that decimal.js makes to compare.
+ */
+export const sameAmount = (a: Money, b: Money): boolean => a === b || a.eq(b);
+
 /** The JSON text of an amount: plain notation, never an exponent, never a float round-trip. */
 export function toJsonNumber(n: Money): string {
   const text = n.toFixed();

@@ -32,8 +32,13 @@ export class ForgottenIds {
     this.insert(hash64(key));
   }
 
+  /** Nothing forgotten yet: a caller skips making the key it would ask `has` about (every callback asks, twice). */
+  get empty(): boolean {
+    return this.filled === 0 && this.frozen.length === 0;
+  }
+
   has(key: string): boolean {
-    if (this.filled === 0 && this.frozen.length === 0) return false; // (every callback asks, twice)
+    if (this.empty) return false;
     const h = hash64(key);
     if (this.lookup(h)) return true;
     return this.frozen.some((g) => bisect(g, h));

@@ -51,7 +51,7 @@ export class LocalStore implements Store {
       player,
       round: key === undefined ? undefined : s.rounds.get(key),
       roundSettled: key !== undefined && s.settled.has(key),
-      roundForgotten: key !== undefined && s.index.forgotten.has(forgottenRound(key)),
+      roundForgotten: key !== undefined && !s.index.forgotten.empty && s.index.forgotten.has(forgottenRound(key)),
       transaction,
       transactionForgotten: !transaction && s.mayHaveForgotten(transaction_id),
       playersFull: !player && s.players.size >= this.maxPlayers,

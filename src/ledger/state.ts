@@ -59,7 +59,8 @@ export class WalletState {
 
   /** True when the transaction_id may be one this wallet applied and then forgot. */
   mayHaveForgotten(transactionId: string): boolean {
-    return this.index.forgotten.has(forgottenTxn(transactionId));
+    const { forgotten } = this.index;
+    return !forgotten.empty && forgotten.has(forgottenTxn(transactionId));
   }
 
   /** True when the round may be a settled one this wallet forgot. */

@@ -77,6 +77,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
   await app.register(async (callbacks: FastifyInstance) => {
+    const { answered } = o;
     const admit = (request: FastifyRequest, reply: FastifyReply, done: () => void, tenant: HostedTenant | undefined) => {
       if (!tenant) return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
       const refused = tenant.callbackLimit.take();
@@ -89,13 +90,15 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         const { status, body } = apiError('IN_FLIGHT_LIMITED', tenant.inFlight.limit);
         return void sendApiErrorText(reply, { status, body, headers: { 'retry-after': '1' } });
       }
-      // Counted out when its reply is written or its connection closes (a delayed reply holds it until then).
-      reply.raw.on('close', tenant.inFlight.release);
+      // Counted out when its reply is written or its connection closes (a delayed reply holds it
+      // until then); with metrics, by the listener that times the reply (below).
+      if (!answered) reply.raw.on('close', tenant.inFlight.release);
       found.set(request, tenant);
       tenant.touched(true);
       done();
     };
     callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (answered) timed(request, reply, answered);
       const tenant = tenants.get(idOf(request));
       if (tenant) return admit(request, reply, done, tenant);
       // Not served here yet: created by another process on the same store, or no tenant at all.
@@ -104,14 +107,24 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         (e: Error) => void sendApiErrorText(reply, apiError('STORE_UNREACHABLE', e.message)),
       );
     });
-    const { answered } = o;
-    if (answered)
-      callbacks.addHook('onResponse', (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-        answered(reply.elapsedTime / 1000);
-        done();
-      });
     await callbacks.register(callbackRoutes, { simOf, path: '/callback', bodyLimit: o.bodyLimit });
   });
+
+  /**
+   * Every callback, refused or answered, is timed from its arrival to its reply written (metrics):
+   * when the response closes, as it is done with (a tick after its last byte went), unless no reply
+   * was written (the connection dropped or cut first). The same listener gives back the in-flight
+   * count an admitted callback took. One listener instead of an onResponse hook, whose runner
+   * Fastify makes anew for every request.
+   */
+  const timed = (request: FastifyRequest, reply: FastifyReply, answered: (seconds: number) => void) => {
+    const res = reply.raw;
+    const start = performance.now();
+    res.on('close', () => {
+      found.get(request)?.inFlight.release(); // (only an admitted callback has its tenant, and took one)
+      if (res.writableEnded || res.errored) answered((performance.now() - start) / 1000);
+    });
+  };
 
   const authorize = async (request: FastifyRequest): Promise<ApiErrorReply | undefined> => {
     try {

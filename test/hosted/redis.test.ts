@@ -12,11 +12,20 @@ import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf, SMALL } from '../helpers/hosted.js';
 
 const redis = await redisOrSkip(t);
+/** Nothing here tests Redis's time-out: a loaded machine's slow first reply must not fail a start. */
+const LOADED = { redisTimeoutMs: 10_000 };
 if (redis) {
   const prefix = uniquePrefix('hosted');
   const hosts = [];
   for (let i = 0; i < 2; i++) {
-    const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN, store: 'redis', redisUrl: redis.url, redisPrefix: prefix });
+    const host = await startSimulator({
+      hosted: true,
+      hostToken: HOST_TOKEN,
+      store: 'redis',
+      redisUrl: redis.url,
+      redisPrefix: prefix,
+      ...LOADED,
+    });
     t.teardown(() => host.close());
     hosts.push(host);
   }
@@ -136,7 +145,7 @@ if (redis) {
     const [c, d] = await Promise.all(
       [0, 1].map(async () => {
         const host = await startSimulator({
-          ...{ hosted: true, hostToken: HOST_TOKEN, store: 'redis' as const, redisUrl: redis.url, redisPrefix: limited },
+          ...{ hosted: true, hostToken: HOST_TOKEN, store: 'redis' as const, redisUrl: redis.url, redisPrefix: limited, ...LOADED },
           ...{ tenantPlayers: 3, allowPrivateTargets: true },
         });
         t.teardown(() => host.close());

@@ -1,4 +1,4 @@
-import { balanceProblem, sum } from '../../kernel/money.js';
+import { balanceProblem, sameAmount, sum } from '../../kernel/money.js';
 import { finding, hasErrors } from '../findings.js';
 import type { BetResultRequest } from '../types.generated.js';
 import { playerChange, roundChange } from '../../ledger/state.js';
@@ -63,7 +63,7 @@ export const betResult: EventHandler<BetResultRequest> = {
     } else if (!round && !roundSettled)
       findings.push(finding('ROUND_UNKNOWN', `no open round ${d.game_no} for player ${req.user_id}`, '/data/game_no'));
     findings.push(...currencyFindings(d.currency, player, round));
-    if (round && !total.eq(round.stake))
+    if (round && !sameAmount(total, round.stake))
       findings.push(
         finding(
           'STAKE_MISMATCH',
@@ -83,7 +83,7 @@ export const betResult: EventHandler<BetResultRequest> = {
       const placed = round?.bets.get(r.bet_index);
       if (round && !placed)
         findings.push(finding('BET_INDEX_UNKNOWN', `bet_index ${r.bet_index} was never bet in round ${d.game_no}`, `${at}/bet_index`));
-      if (placed && !placed.bet_amount.eq(staked))
+      if (placed && !sameAmount(placed.bet_amount, staked))
         findings.push(
           finding(
             'BET_MISMATCH',
@@ -104,7 +104,7 @@ export const betResult: EventHandler<BetResultRequest> = {
     });
     const staked = sum(results.map((r) => r.staked));
     const net = sum(results.map((r) => r.wl));
-    if (!winloss.eq(net))
+    if (!sameAmount(winloss, net))
       findings.push(
         finding(
           'TOTAL_MISMATCH',
@@ -112,7 +112,7 @@ export const betResult: EventHandler<BetResultRequest> = {
           '/data/total_winloss',
         ),
       );
-    if (!total.eq(staked))
+    if (!sameAmount(total, staked))
       findings.push(
         finding(
           'TOTAL_MISMATCH',

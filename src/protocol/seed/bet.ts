@@ -1,4 +1,4 @@
-import { sum, toJsonNumber } from '../../kernel/money.js';
+import { sameAmount, sum, toJsonNumber } from '../../kernel/money.js';
 import { finding, hasErrors } from '../findings.js';
 import type { BetRequest } from '../types.generated.js';
 import { playerChange } from '../../ledger/state.js';
@@ -70,7 +70,7 @@ export const bet: EventHandler<BetRequest> = {
       return { index: b.bet_index, type: b.bet_type, amount: amount(b.bet_amount, d.currency, `${at}/bet_amount`, config, findings) };
     });
     const stake = sum(bets.map((b) => b.amount));
-    if (!total.eq(stake))
+    if (!sameAmount(total, stake))
       findings.push(
         finding(
           'TOTAL_MISMATCH',
