@@ -57,3 +57,21 @@ t.test('records with sha256 fingerprints replay after an upgrade; other bodies a
   t.match(written.fingerprint, /^~[0-9a-v]{14}$/, 'a new transaction is recorded in the current format');
   t.match((await retry(fresh)).body, { code: 'R0' }, 'and its retry replays');
 });
+
+t.test('a prefix holding a wallet of the older key layout is refused with what to do, not silently left beside an empty one', async (t) => {
+  const redis = await redisOrSkip(t);
+  if (!redis) return;
+  const prefix = uniquePrefix('older-layout');
+  const { Redis } = await import('ioredis');
+  const admin = new Redis(redis.url);
+  t.teardown(() => admin.disconnect());
+  await admin.set(`${prefix}gen`, '3'); // what a wallet-sim before the hash tags kept
+  await t.rejects(openBackend('redis', { redisUrl: redis.url, redisPrefix: prefix }), {
+    message: /older wallet-sim.*another --redis-prefix.*delete those keys/,
+  });
+  t.equal(await admin.exists(new KeyLayout(prefix).gen), 0, 'nothing written under it');
+  await admin.del(`${prefix}gen`);
+  const store = await openBackend('redis', { redisUrl: redis.url, redisPrefix: prefix });
+  await store.close();
+  t.pass('once deleted, the prefix opens');
+});

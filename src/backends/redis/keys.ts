@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 /**
  * Where a wallet's keys live (docs/scale-out.md, "What lives where"): one layout for a single Redis
  * and for Redis Cluster. On a cluster a script may touch keys of one hash slot only, and the slot
@@ -118,4 +119,18 @@ export function idOf(stored: string): string {
   } catch {
     return stored;
   }
+}
+
+/**
+ * Refuses a prefix under which a wallet-sim before the hash-tagged layout (29 Nov 2026) left a
+ * wallet: this version would not read it and would start an empty one beside it, silently.
+ */
+export async function refuseOlderLayout(client: Pick<Redis, 'exists'>, layout: KeyLayout): Promise<void> {
+  const older = `${layout.prefix}gen`;
+  if ((await client.exists(layout.gen)) || !(await client.exists(older))) return;
+  throw new Error(
+    `Redis holds a wallet an older wallet-sim wrote under the prefix "${layout.prefix}" (${older}, ${layout.prefix}g<n>:…), ` +
+      'in a key layout this version does not read (docs/scale-out.md, "Upgrading"): start with another --redis-prefix, ' +
+      `or delete those keys (redis-cli --scan --pattern '${layout.prefix}*' | xargs redis-cli unlink) if the old ledger is not needed`,
+  );
 }

@@ -1,7 +1,7 @@
 import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
-import type { GenKeys } from './keys.js';
+import { type GenKeys, refuseOlderLayout } from './keys.js';
 import type { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
 import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
@@ -77,7 +77,11 @@ export class RedisStore implements Store {
   }
 
   static async open(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
-    return RedisStore.over(await RedisStore.connect(url, options.timeoutMs), options, true);
+    const link = await RedisStore.connect(url, options.timeoutMs);
+    return RedisStore.over(link, options, true).catch((e: unknown) => {
+      link.client.disconnect(); // refused (an older wallet under the prefix): nothing kept open
+      throw e;
+    });
   }
 
   /** A store on a connection from `connect` (`owned`: closed with the store; else shared and left open). */
@@ -89,6 +93,7 @@ export class RedisStore implements Store {
       owned,
       options.maxPlayers,
     );
+    await refuseOlderLayout(link.client, store.at.layout);
     await link.client.set(store.genKey, '0', 'NX');
     await store.refreshGeneration();
     return store;
