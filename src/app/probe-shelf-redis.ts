@@ -7,6 +7,9 @@ import type { RunShelf, StoredRun } from '../routes/probe-run.js';
  */
 const SLOT_MS = 300_000;
 
+/** Deletes the slot if `run` still holds it. */
+const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
 /**
  * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them):
  *   probe:running      the run holding the tenant's one slot (SET NX, expiring)
@@ -35,8 +38,8 @@ export class RedisRunShelf implements RunShelf {
   }
 
   async release(tenant: string, run: string): Promise<void> {
-    const key = this.key(tenant, 'running');
-    if ((await this.send(this.hub.client.get(key))) === run) await this.send(this.hub.client.del(key));
+    // Compared and deleted in one step: a slot that expired meanwhile and went to another run stays its.
+    await this.send(this.hub.client.eval(RELEASE, 1, this.key(tenant, 'running'), run));
   }
 
   async put(tenant: string, run: StoredRun, kept: number): Promise<void> {

@@ -113,14 +113,13 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
       if (format === 'html') return reply.type('text/html; charset=utf-8').send(formatProbeHtml(run.report));
       if (format === 'junit') return reply.type('application/xml; charset=utf-8').send(probeJUnit(run.report));
       // The key the tenant gave is its secret: masked in every exchange's headers, as the HTML masks it.
-      const masked = maskedReport;
       if (signed) {
-        const reportText = `${JSON.stringify(run.report, masked, 2)}\n`;
+        const reportText = `${JSON.stringify(run.report, maskedReport, 2)}\n`;
         return reply
           .type('application/json; charset=utf-8')
           .send(JSON.stringify(signProbeReport(o.signer!, reportText, run.report, run, o.tenantOf(request))));
       }
-      const text = JSON.stringify(run.report, masked);
+      const text = JSON.stringify(run.report, maskedReport);
       return reply.type('application/json; charset=utf-8').send(text);
     },
   );
