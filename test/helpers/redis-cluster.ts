@@ -11,6 +11,8 @@ export interface RedisCluster {
   servers: RedisServer[];
   /** The server that serves `key`'s slot. */
   serverOf(key: string): Promise<RedisServer>;
+  /** Restarts `server` without its data (its slots kept in its nodes.conf), once every node sees the cluster ok again. */
+  restartEmpty(server: RedisServer): Promise<void>;
 }
 
 const SLOTS = 16_384;
@@ -34,6 +36,20 @@ export async function clusterOrSkip(t: Test): Promise<RedisCluster | undefined> 
   return startCluster(t);
 }
 
+/** Every node of `servers` answers `cluster_state:ok` and sees three masters. */
+async function allOk(servers: RedisServer[]): Promise<void> {
+  const clients = servers.map((s) => new Redis(s.port, '127.0.0.1', { lazyConnect: false, maxRetriesPerRequest: 1 }));
+  try {
+    for (const c of clients)
+      await until('cluster_state:ok on every node', async () => (await c.cluster('INFO')).includes('cluster_state:ok'));
+    // Every node knows the three masters' slots (a client asking any of them is routed right).
+    for (const c of clients)
+      await until('every node sees three masters', async () => ((await c.cluster('SLOTS')) as unknown[]).length === 3);
+  } finally {
+    for (const c of clients) c.disconnect();
+  }
+}
+
 export async function startCluster(t: Test): Promise<RedisCluster> {
   const servers = await Promise.all([0, 1, 2].map(() => startRedis(t, { cluster: true })));
   const clients = servers.map((s) => new Redis(s.port, '127.0.0.1', { lazyConnect: false, maxRetriesPerRequest: 1 }));
@@ -43,14 +59,10 @@ export async function startCluster(t: Test): Promise<RedisCluster> {
       clients.map((c, i) => c.call('CLUSTER', 'ADDSLOTSRANGE', String(i * per), String(Math.min(SLOTS, (i + 1) * per) - 1))),
     );
     for (const s of servers.slice(1)) await clients[0]!.call('CLUSTER', 'MEET', '127.0.0.1', String(s.port), String(s.busPort));
-    for (const c of clients)
-      await until('cluster_state:ok on every node', async () => (await c.cluster('INFO')).includes('cluster_state:ok'));
-    // Every node knows the three masters' slots (a client asking any of them is routed right).
-    for (const c of clients)
-      await until('every node sees three masters', async () => ((await c.cluster('SLOTS')) as unknown[]).length === 3);
   } finally {
     for (const c of clients) c.disconnect();
   }
+  await allOk(servers);
   const per = Math.ceil(SLOTS / servers.length);
   return {
     nodes: servers.map((s) => `127.0.0.1:${s.port}`).join(','),
@@ -62,6 +74,10 @@ export async function startCluster(t: Test): Promise<RedisCluster> {
       } finally {
         client.disconnect();
       }
+    },
+    async restartEmpty(server) {
+      await server.restart();
+      await allOk(servers);
     },
   };
 }

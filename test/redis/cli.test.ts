@@ -1,9 +1,10 @@
 // The built CLI as a user runs it: `start --store redis` processes on one redis-server, one of
-// them SIGKILLed mid-stream; `--workers 2`; `--workers` refused without a shared store.
+// them SIGKILLed mid-stream (on one Redis and on a Redis Cluster); `--workers 2`; `--workers` refused without a shared store.
 import { skip } from '../helpers/required.js';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { bet as betBody, post } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { startCluster } from '../helpers/redis-cluster.js';
 import { run, runAll, start } from '../helpers/spawn-cli.js';
 
 // The same id for the same n: a resend after NO_REPLY is the same transaction.
@@ -39,14 +40,9 @@ const missing = redisMissing();
 if (missing) {
   skip(t, 'the Redis tests of this file', missing);
 } else {
-  t.test('two processes, one SIGKILLed mid-stream: every acknowledged bet applied exactly once', async (t) => {
-    const redis = await startRedis(t);
-    const env = {
-      WALLET_SIM_STORE: 'redis',
-      WALLET_SIM_REDIS_URL: redis.url,
-      WALLET_SIM_REDIS_PREFIX: uniquePrefix('kill'),
-      WALLET_SIM_LOG_LEVEL: 'silent',
-    };
+  /** Two processes on one wallet (`where`: the Redis env), one SIGKILLed a quarter of the way through `TOTAL` bets. */
+  async function killedMidStream(t: Test, where: Record<string, string>, TOTAL: number) {
+    const env = { WALLET_SIM_STORE: 'redis', ...where, WALLET_SIM_REDIS_PREFIX: uniquePrefix('kill'), WALLET_SIM_LOG_LEVEL: 'silent' };
     const [a, b] = await Promise.all([start(t, ['--port', '0'], env), start(t, ['--port', '0'], env)]);
     const admin = (path: string, init?: RequestInit) => fetch(`${b.url}${path}`, init).then((r) => r.json());
     await admin('/admin/players/streamer', {
@@ -56,7 +52,6 @@ if (missing) {
     });
 
     const outcomes: string[] = [];
-    const TOTAL = 400;
     let killed = false;
     // Four callers, each alternating between the two processes; a is killed a quarter of the way.
     await Promise.all(
@@ -90,6 +85,16 @@ if (missing) {
       .filter((e: { replayed: boolean; code: string }) => e.code === 'R0' && !e.replayed)
       .map((e: { transaction_id: string }) => e.transaction_id);
     t.equal(new Set(applied).size, applied.length, 'the shared journal never shows a transaction applied twice');
+  }
+
+  t.test('two processes, one SIGKILLed mid-stream: every acknowledged bet applied exactly once', async (t) => {
+    await killedMidStream(t, { WALLET_SIM_REDIS_URL: (await startRedis(t)).url }, 400);
+  });
+
+  // On a cluster a callback commits in three steps (claim, player, session): a process killed
+  // between them leaves a claim or a player's writes without the rest, which the resend completes.
+  t.test('on a Redis Cluster: two processes, one SIGKILLed mid-stream: every acknowledged bet applied exactly once', async (t) => {
+    await killedMidStream(t, { WALLET_SIM_REDIS_CLUSTER: (await startCluster(t)).nodes }, 200);
   });
 
   t.test('--workers 2: one port, one start line, one wallet', async (t) => {

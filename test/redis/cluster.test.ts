@@ -11,6 +11,7 @@ import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, journal, login, send, type TestApp } from '../helpers/app.js';
 import { clusterOrSkip } from '../helpers/redis-cluster.js';
 import { uniquePrefix } from '../helpers/redis.js';
+import { eventually } from '../helpers/spawn-cli.js';
 
 const cluster = await clusterOrSkip(t);
 if (cluster) {
@@ -82,6 +83,13 @@ if (cluster) {
     t.equal((await journal(a!.app)).length, 1, 'the journal began again');
   });
 
+  /** The first value `get` gives (polled: a restarted node rejoining is a state, not a time), or undefined after 15 s. */
+  async function firstOf<T>(get: () => Promise<T | undefined>): Promise<T | undefined> {
+    let value: T | undefined;
+    await eventually(async () => (value = await get()) !== undefined, 15_000);
+    return value;
+  }
+
   /** A player whose master is not the session's, and one on another master again (undefined: none seeded there). */
   async function spread(prefix: string) {
     const layout = new KeyLayout(prefix);
@@ -92,6 +100,44 @@ if (cluster) {
     const [lost, master] = owners.find(([, s]) => s !== session)!;
     return { lost, master, kept: owners.find(([, s]) => s !== master)?.[0] };
   }
+
+  t.test("a player's master restarted without persistence: R1 (listed but gone), never a fresh player", async (t) => {
+    const prefix = uniquePrefix('lost-player');
+    const { lost, master, kept } = await spread(prefix);
+    if (!kept) return void t.comment('every seeded player on one master: nothing to compare');
+    const [w] = await wallets(t, 1, prefix);
+    for (const user of [lost, kept]) t.match((await send(w!.app, bet(user, 'g1', [['1', 'P', 100]], USD))).body, { code: 'R0' });
+    await cluster!.restartEmpty(master);
+    const back = await eventually(async () => (await send(w!.app, login(kept))).body.code === 'R0', 15_000);
+    t.ok(back, `${kept} served while and after the master restarts`);
+    // Once from the process's cache of the player, once read afresh: both find it listed but gone.
+    for (const round of ['again', 'read afresh']) {
+      const reply = await firstOf(async () => {
+        const r = await send(w!.app, bet(lost, `g-${round}`, [['1', 'P', 1]], USD));
+        return String(r.headers['x-wallet-sim-reason']).includes('unreachable') ? undefined : r; // (the client reconnecting)
+      });
+      t.equal(reply?.body.code, 'R1', `${lost} (${round}): R1`);
+      t.match(String(reply?.headers['x-wallet-sim-reason']), /lost wallet-sim's state \(player "[^"]+" listed but gone/, 'naming the loss');
+    }
+    t.notOk(await w!.store.client.exists(new KeyLayout(prefix).of(0).player(lost)), `no fresh ${lost} at the default balance`);
+    t.equal((await w!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200, 'POST /admin/reset starts afresh');
+    t.match((await send(w!.app, bet(lost, 'g2', [['1', 'P', 100]], USD))).body, { code: 'R0', latest_balance: 200 });
+  });
+
+  t.test("the session's master restarted without persistence: every callback R1, POST /admin/reset starts afresh", async (t) => {
+    const prefix = uniquePrefix('lost-session');
+    const [w] = await wallets(t, 1, prefix);
+    t.match((await send(w!.app, bet('p0', 'g1', [['1', 'P', 100]], USD))).body, { code: 'R0', latest_balance: 200 });
+    await cluster!.restartEmpty(await cluster!.serverOf(new KeyLayout(prefix).gen));
+    const refused = await firstOf(async () => {
+      const r = await send(w!.app, bet('p0', 'g1', [['1', 'P', 100]], USD));
+      return /lost wallet-sim's state/.test(String(r.headers['x-wallet-sim-reason'])) ? r : undefined;
+    });
+    t.equal(refused?.body.code, 'R1', 'the resend of the applied bet: R1, not applied again');
+    t.equal((await w!.app.inject({ method: 'GET', url: '/health' })).statusCode, 503, '/health answers 503');
+    t.equal((await w!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200, 'POST /admin/reset works on the lost state');
+    t.match((await send(w!.app, bet('p0', 'g1', [['1', 'P', 100]], USD))).body, { code: 'R0', latest_balance: 200 }, 'from the scenario');
+  });
 
   t.test("a master frozen (SIGSTOP): its players' callbacks time out (R1), the others' go on (R0)", async (t) => {
     const prefix = uniquePrefix('frozen-master');

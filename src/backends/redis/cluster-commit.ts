@@ -11,6 +11,10 @@ import type { Watch } from './view.js';
  * only, so the single-Redis commit script (commit.ts) goes in up to three steps, each checking what
  * it owns before writing, in this order:
  *
+ * 0. a player decided on as absent (or found absent by step 2) must not be listed in the session's
+ *    players: listed, its master lost it (restarted without persistence), and the callback is R1
+ *    with the lost state, as on one Redis; never a new player at the default balance. (One round
+ *    trip more, for a player's first callback only.)
  * 1. the transaction_id's claim (the session's slot, keys.ts), when the callback applies a
  *    transaction: still as read (absent, or the player's own claim left by a callback that never
  *    applied), and the generation and marker as decided on; then set to this player and body.
@@ -100,7 +104,11 @@ export async function clusterCommit(
 ): Promise<CommitReply> {
   const { watched, required } = watch;
   const values = [...expected.values];
-  const failed = (): CommitReply => [0, values, expected.flags.map(() => 0), 0, required.length, 0];
+  const failed = (listed = 0): CommitReply => [0, values, expected.flags.map(() => 0), listed, required.length, 0];
+  // A player decided on as absent, or found absent by its script: still listed in the session's
+  // players means its master lost it (restarted without persistence), never a new player.
+  const listed = () => exchange(client.sismember(watch.playersKey, watch.user));
+  if (values[2] === null && (await listed()) === 1) return failed(1);
   const claimKey = watched[CLAIM_AT]!;
   const sessionTag = hashTag(at.genKey);
   const claim = ops.find((op) => op[1] === claimKey);
@@ -123,7 +131,7 @@ export async function clusterCommit(
   );
   if (checked[0] === 0) {
     own.forEach((i, k) => (values[i] = checked[1][k] ?? null));
-    return failed();
+    return failed(values[2] === null ? await listed() : 0);
   }
   const fence = await exchange(
     client.walletSessionCommit(
