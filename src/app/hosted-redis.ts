@@ -11,10 +11,13 @@ import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type T
  * `start --hosted --store redis`: every process on one Redis serves every tenant (docs/hosted.md,
  * "Several processes on Redis"). Under --redis-prefix (`wallet-sim:` by default):
  *
- *   tenants            hash id → the tenant's record (JSON: name, token digest, credentials, scenario)
- *   tenants:tokens     hash token digest → id
- *   tenants:version    bumped by every creation, rotation and deletion
+ *   {tenants}          hash id → the tenant's record (JSON: name, token digest, credentials, scenario)
+ *   {tenants}:tokens   hash token digest → id
+ *   {tenants}:version  bumped by every creation, rotation and deletion
  *   tenants:events     pub/sub: {"from": <process>} after each of them
+ *
+ * The registry's three keys share one hash tag, so that its scripts touch one slot on a Redis
+ * Cluster (--redis-cluster) as on one Redis.
  *   t:<id>:…           everything of tenant <id>: its wallet, counters, scenario, journal, grading
  *                      (the single-tenant keys of docs/scale-out.md, under this prefix)
  */
@@ -81,7 +84,7 @@ export class RedisBook implements TenantBook, SharedBook {
   }
 
   private get keys(): [string, string, string] {
-    return [`${this.base}tenants`, `${this.base}tenants:tokens`, `${this.base}tenants:version`];
+    return registryKeys(this.base);
   }
 
   /** The channel of word between processes (it matches one of `patterns`). */
@@ -172,6 +175,28 @@ export class RedisBook implements TenantBook, SharedBook {
   }
 }
 
+/** The registry's keys under `base`: the records, the token index, the version (one hash tag: one slot). */
+export const registryKeys = (base: string): [string, string, string] => [
+  `${base}{tenants}`,
+  `${base}{tenants}:tokens`,
+  `${base}{tenants}:version`,
+];
+
+/**
+ * A registry an older wallet-sim wrote (`<base>tenants`, untagged) is refused, naming its keys and
+ * the fix, rather than started beside as an empty one.
+ */
+async function refuseOlderRegistry(client: Redis, base: string): Promise<void> {
+  const [records, tokens, version] = registryKeys(base);
+  const older = `${base}tenants`;
+  if ((await client.exists(records)) || !(await client.exists(older))) return;
+  throw new Error(
+    `Redis holds a tenant registry an older wallet-sim wrote under "${older}": this version keeps it under "${records}" ` +
+      `(one hash tag, for Redis Cluster). Rename its keys (redis-cli rename ${older} ${records}; rename ${older}:tokens ${tokens}; ` +
+      `rename ${older}:version ${version}), or start with another --redis-prefix`,
+  );
+}
+
 /** Each tenant's wallet on the hub's connections, under `<base>t:<id>:`; a dropped tenant's keys are swept. */
 export function redisStores(hub: RedisHub, base: string, limits: BackendOptions): TenantStores {
   return {
@@ -189,6 +214,12 @@ export function redisStores(hub: RedisHub, base: string, limits: BackendOptions)
 /** The book and the stores of a hosted process on Redis, on one hub (the book's `close`, after the registry's, closes it). */
 export async function openRedisTenants(o: { url: string; base: string; timeoutMs?: number; max: number; limits: BackendOptions }) {
   const hub = await RedisHub.open(o.url, RedisBook.patterns(o.base), o.timeoutMs);
+  try {
+    await hub.link.exchange(refuseOlderRegistry(hub.client, o.base));
+  } catch (e) {
+    hub.close();
+    throw e;
+  }
   return {
     book: new RedisBook(hub, o.base, o.max),
     stores: redisStores(hub, o.base, o.limits),

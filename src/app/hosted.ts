@@ -15,6 +15,7 @@ import { MemoryBackend } from '../backends/memory/memory.js';
 import type { Checked, ServeOptions } from './serve.js';
 import { StartFailure } from './serve.js';
 import type { BackendOptions } from '../backends/backend.js';
+import { CLUSTER_SCHEME } from '../backends/redis/defaults.js';
 import type { RunShelf } from '../routes/probe-run.js';
 
 /** `start --hosted`'s own options (start.ts defines each, its default and env var). */
@@ -142,10 +143,9 @@ async function openBook(
 ): Promise<{ book: TenantBook & { close?(): Promise<void> }; stores: TenantStores; shelf?: RunShelf }> {
   if (o.store === 'file') return { book: await FileBook.open(o.data!), stores: fileStores(o.data!, limits) };
   if (o.store !== 'redis') return { book: new MemoryBook(), stores: memoryStores(limits) };
-  // (the tenant registry's transactions name several keys of one slot each: not built for a cluster yet)
-  if (o.redisCluster) throw new Error('hosted mode does not run on --redis-cluster yet: give it one Redis with --redis-url');
   const { openRedisTenants } = await import('./hosted-redis.js');
-  return openRedisTenants({ url: o.redisUrl!, base: o.redisPrefix, timeoutMs: o.redisTimeoutMs, max: o.maxTenants, limits });
+  const url = o.redisCluster ? `${CLUSTER_SCHEME}${o.redisCluster}` : o.redisUrl!;
+  return openRedisTenants({ url, base: o.redisPrefix, timeoutMs: o.redisTimeoutMs, max: o.maxTenants, limits });
 }
 
 export interface OpenedHost {

@@ -108,7 +108,7 @@ if (redis) {
     const z = await create(a, 'Zulu');
     t.equal((await callback(b, z, loginOf('carol'))).body.code, 'R0');
     const base = `${prefix}t:${z.id}:`;
-    const registry = new Set([`${prefix}tenants`, `${prefix}tenants:tokens`, `${prefix}tenants:version`]);
+    const registry = new Set([`${prefix}{tenants}`, `${prefix}{tenants}:tokens`, `${prefix}{tenants}:version`]);
     const strays = (await keys()).filter((k) => !registry.has(k) && !/^t:[\w-]+:/.test(k.slice(prefix.length)));
     t.same(strays, [], 'every key is the registry or under a tenant prefix');
     t.ok((await keys(`${base}*`)).length > 0, "z's keys are under its prefix");

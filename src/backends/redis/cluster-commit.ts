@@ -13,8 +13,9 @@ import type { Watch } from './view.js';
  *
  * 0. a player decided on as absent (or found absent by step 2) must not be listed in the session's
  *    players: listed, its master lost it (restarted without persistence), and the callback is R1
- *    with the lost state, as on one Redis; never a new player at the default balance. (One round
- *    trip more, for a player's first callback only.)
+ *    with the lost state, as on one Redis; never a new player at the default balance. The players
+ *    are as full as decided on (--tenant-players), and a player the callback creates is admitted
+ *    (ABSENT_PLAYER). (One round trip more, for a player's first callback only.)
  * 1. the transaction_id's claim (the session's slot, keys.ts), when the callback applies a
  *    transaction: still as read (absent, or the player's own claim left by a callback that never
  *    applied), and the generation and marker as decided on; then set to this player and body.
@@ -69,7 +70,29 @@ end
 return {1, seal(i + 1)}
 `;
 
+/**
+ * A player absent from its slot, seen from the session's: whether it is listed (its master lost it),
+ * and whether one more player would pass the bound (--tenant-players). KEYS: the players set and
+ * its admissions (`admittedKey`); ARGV: the player's id as stored, the most players ('': no bound),
+ * '1' to admit it. A player is admitted (counted) here before step 2 creates it and listed by step
+ * 3, which removes its admission: processes racing to add players never pass the bound together.
+ * An admission left by a crash between the steps still counts, until the player's resend (which
+ * finds it) or a reset: the bound is never passed, a slot may be held.
+ */
+export const ABSENT_PLAYER = `
+local players, admitted, user, max = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+if redis.call('SISMEMBER', players, user) == 1 then return {1, 0} end
+if max == '' or redis.call('SISMEMBER', admitted, user) == 1 then return {0, 0} end
+if redis.call('SCARD', players) + redis.call('SCARD', admitted) >= tonumber(max) then return {0, 1} end
+if ARGV[3] == '1' then redis.call('SADD', admitted, user) end
+return {0, 0}
+`;
+
+/** Where players admitted but not listed yet are counted (ABSENT_PLAYER): beside the players set, in its slot. */
+export const admittedKey = (playersKey: string) => `${playersKey}:admitted`;
+
 export type ClusterClient = Redis & {
+  walletAbsent(players: string, admitted: string, user: string, max: string, admit: string): Promise<[number, number]>;
   walletCasAt(routeKey: string, ...args: (string | number)[]): Promise<number>;
   walletClaim(claim: string, gen: string, marker: string, ...args: string[]): Promise<[1] | [0, (string | null)[]]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
@@ -80,6 +103,7 @@ export type ClusterClient = Redis & {
 export function defineClusterScripts(client: Redis, cas: string): void {
   client.defineCommand('walletCasAt', { numberOfKeys: 1, lua: cas });
   client.defineCommand('walletClaim', { numberOfKeys: 3, lua: CLAIM });
+  client.defineCommand('walletAbsent', { numberOfKeys: 2, lua: ABSENT_PLAYER });
   client.defineCommand('walletPlayerCommit', { lua: PLAYER_COMMIT });
   client.defineCommand('walletSessionCommit', { lua: SESSION_COMMIT });
 }
@@ -104,17 +128,31 @@ export async function clusterCommit(
 ): Promise<CommitReply> {
   const { watched, required } = watch;
   const values = [...expected.values];
-  const failed = (listed = 0): CommitReply => [0, values, expected.flags.map(() => 0), listed, required.length, 0];
+  let full = expected.full;
+  const failed = (listed = 0): CommitReply => [0, values, expected.flags.map(() => 0), listed, required.length, full];
   // A player decided on as absent, or found absent by its script: still listed in the session's
-  // players means its master lost it (restarted without persistence), never a new player.
-  const listed = () => exchange(client.sismember(watch.playersKey, watch.user));
-  if (values[2] === null && (await listed()) === 1) return failed(1);
+  // players means its master lost it (restarted without persistence), never a new player. And one
+  // more player must not pass --tenant-players (checked here, added by step 3: processes racing to
+  // add players may pass the bound by one each, which one Redis's single script does not allow).
+  const { playersKey, user, maxPlayers } = watch;
+  // (the callback creates the player: step 3 lists it; its admission goes then)
+  const creates = ops.some(([command, key, member]) => command === 'SADD' && key === playersKey && member === user);
+  const absent = async () => {
+    const [listed, now] = await exchange(client.walletAbsent(playersKey, admittedKey(playersKey), user, maxPlayers, creates ? '1' : ''));
+    full = now;
+    return listed;
+  };
+  if (values[2] === null) {
+    const listed = await absent();
+    if (listed === 1 || full !== expected.full) return failed(listed);
+  }
   const claimKey = watched[CLAIM_AT]!;
   const sessionTag = hashTag(at.genKey);
   const claim = ops.find((op) => op[1] === claimKey);
   const session = ops.filter((op) => op !== claim && hashTag(op[1]!) === sessionTag);
   // The player's callbacks counted (RedisShared.takeCount): the count is the session's.
   if (count) session.push(['HINCRBY', count[0], count[1], String(count[2])]);
+  if (creates && maxPlayers !== '') session.push(['SREM', admittedKey(playersKey), user]);
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
     const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
@@ -131,7 +169,7 @@ export async function clusterCommit(
   );
   if (checked[0] === 0) {
     own.forEach((i, k) => (values[i] = checked[1][k] ?? null));
-    return failed(values[2] === null ? await listed() : 0);
+    return failed(values[2] === null ? await absent() : 0);
   }
   const fence = await exchange(
     client.walletSessionCommit(

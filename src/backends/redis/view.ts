@@ -133,6 +133,9 @@ export function recordsView(values: (string | null)[], forgotten: number[], full
   };
 }
 
+/** The cluster's script of an absent player (cluster-commit.ts, ABSENT_PLAYER): listed, players full. */
+type AbsentPlayer = { walletAbsent(players: string, admitted: string, user: string, max: string, admit: ''): Promise<[number, number]> };
+
 /**
  * The read of one callback on a cluster: the player's keys, the claim and the session's in parallel
  * (three slots, one round trip), answered as the single-Redis read script does (records.ts, READ).
@@ -141,19 +144,18 @@ export function recordsView(values: (string | null)[], forgotten: number[], full
 async function clusterRead(client: CasClient, watch: Watch): Promise<ReadReply> {
   const { watched, required } = watch;
   const [, , player, txn, claim, ...round] = watched;
-  const [[p, t, ...r], c, [gen, marker], listed, present] = await Promise.all([
+  const [[p, t, ...r], c, [gen, marker], [listed, full], present] = await Promise.all([
     client.mget(player!, txn!, ...round),
     client.get(claim!),
     client.mget(watched[0]!, watched[1]!),
-    client.sismember(watch.playersKey, watch.user),
+    (client as CasClient & AbsentPlayer).walletAbsent(watch.playersKey, `${watch.playersKey}:admitted`, watch.user, watch.maxPlayers, ''),
     client.exists(...required),
   ]);
-  // (players full: 0, --tenant-players is hosted mode's, which does not run on a cluster yet)
   return [
     [gen ?? null, marker ?? null, p ?? null, t ?? null, c, ...r.map((v) => v ?? null)],
     watch.hashes.map(() => 0),
     listed,
     present,
-    0,
+    p ? 0 : full,
   ];
 }
