@@ -2,7 +2,6 @@
 // wallet-sims on a local three-master cluster serve every tenant, hold --tenant-players, and sweep
 // a deleted tenant's keys from every master; a registry an older wallet-sim wrote is refused.
 import t from 'tap';
-import { Redis } from 'ioredis';
 import { startSimulator } from '../../src/app/start-simulator.js';
 import { countKeys } from '../../src/backends/redis/cluster.js';
 import { CLUSTER_SCHEME } from '../../src/backends/redis/defaults.js';
