@@ -39,20 +39,22 @@ end
  *    trimmed to the journal's bounds, and add the grading event with that id.
  *
  * Answers {1, journal id (0: no entry)} or {0, values, forgotten flags, listed, required present}.
- * Whether anything is forgotten at all is one EXISTS (`<forgotten>:count`, or the set a wallet-sim
- * before the buckets wrote): the lookups only run once something was.
+ * Whether anything is forgotten at all is read with the watched values (`<forgotten>:count`): the
+ * lookups only run once something was (then in the buckets and in the set a wallet-sim before the
+ * buckets wrote, which no wallet-sim wrote in this key layout).
  */
 export const COMMIT = `${FORGET}${PLAYERS_FULL}${SEAL}
 local i = 1
 local w = tonumber(ARGV[i])
-local values = redis.call('MGET', unpack(ARGV, i + 1, i + w))
+local values = redis.call('MGET', unpack(ARGV, i + 1, i + w + 1))
+local any = values[w + 1] -- the forgotten ids' count (false: none)
+values[w + 1] = nil
 local same = true
 for k = 1, w do
-  if (values[k] or '') ~= ARGV[i + w + k] then same = false end
+  if (values[k] or '') ~= ARGV[i + w + 1 + k] then same = false end
 end
-i = i + 2 * w + 1
+i = i + 2 * w + 2
 local fkey, h = ARGV[i], tonumber(ARGV[i + 1])
-local any = redis.call('EXISTS', fkey, fkey .. ':count') > 0
 local flags = {}
 for k = 1, h do
   flags[k] = any and forgotten(fkey, ARGV[i + 1 + k]) or 0
@@ -117,7 +119,7 @@ export interface Writes {
 /** The commit script's ARGV. */
 export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count }: Writes, seal: Seal | undefined): (string | number)[] {
   const { watched, hashes, required } = watch;
-  const args: (string | number)[] = [watched.length, ...watched];
+  const args: (string | number)[] = [watched.length, ...watched, `${watch.forgottenKey}:count`];
   for (const v of expected.values) args.push(v ?? '');
   args.push(watch.forgottenKey, hashes.length, ...hashes, ...expected.flags);
   args.push(watch.playersKey, watch.user, required.length, ...required, watch.maxPlayers, expected.full);
@@ -143,18 +145,16 @@ export function sealArgs(seal: Seal | undefined): (string | number)[] {
 }
 
 /**
- * The writes with each run of plain SETs as one MSET (one command inside the script instead of two
- * or three: a callback's claim and transaction record, a settled round's key). Single Redis only:
+ * The writes with their plain SETs as one MSET, after the other writes (one command inside the
+ * script instead of two to four: a callback's player, round, claim and transaction record), when no
+ * other write touches their keys (so the order between them does not matter). Single Redis only:
  * on a cluster the keys of one MSET may lie in different slots.
  */
 function mergedSets(ops: readonly Op[]): readonly Op[] {
-  const merged: Op[] = [];
-  for (const op of ops) {
-    const last = merged.at(-1);
-    const plain = (o: Op | undefined) => o?.[0] === 'MSET' || (o?.[0] === 'SET' && o.length === 3);
-    if (last && plain(op) && plain(last)) {
-      merged[merged.length - 1] = ['MSET', ...last.slice(1), op[1]!, op[2]!];
-    } else merged.push(op);
-  }
-  return merged;
+  const sets = ops.filter((op) => op[0] === 'SET' && op.length === 3);
+  if (sets.length < 2) return ops;
+  const rest = ops.filter((op) => !sets.includes(op));
+  const setKeys = new Set(sets.map((op) => op[1]));
+  if (rest.some((op) => setKeys.has(op[1]))) return ops;
+  return [...rest, ['MSET', ...sets.flatMap((op) => [op[1]!, op[2]!])]];
 }
