@@ -30,9 +30,11 @@ import type { SealedEntry } from '../ledger/store.js';
  * `delay_ms` in progress) are known to the process serving them only. While Redis is unreachable entries are not kept (the callback
  * is still answered; its log line has it).
  *
- *   journal       stream: fields id, u (user_id), ev (event_type), tx (transaction_id), rp (replayed: 1 or 0),
- *                 c (code), r (rule name), g (game_no), tb (table_no) (these four when the entry has
- *                 them), n (the JSON's length), e (the entry's JSON). Filters read the fields, never the JSON.
+ *   journal       stream: fields id, n (the JSON's length: the byte bound's), e (the entry's JSON). A filter
+ *                 reads the JSON (once per entry read): the entry's fields are not repeated beside it, as
+ *                 every callback paid for them in Redis and only admin reads use them. Entries written
+ *                 by a wallet-sim before 29 Nov 2026 (session 20) also hold u, ev, tx, rp, c, r, g, tb:
+ *                 still read.
  *   journal:id    the last id given
  *   journal:bytes the characters of JSON the stream holds (the sum of its entries' n)
  */
@@ -102,13 +104,10 @@ export class RedisJournal implements JournalStore {
     // (an id of 16 digits at most)
     if (this.capacity <= 0 || text.length + 16 > this.maxBytes || this.unavailable()) return undefined;
     const tail = text.slice(ID_ZERO.length);
-    const fields = streamFields({ id: 0, ...matchFields(done), text: '' });
     const sealed: SealedEntry = {
       keys: [this.streamKey, this.bytesKey, this.ids.key],
       capacity: this.capacity,
       maxBytes: this.maxBytes,
-      // Between `id` and `n`: what a filter reads.
-      fields: fields.slice(2, -4),
       tail,
       chars: text.length - 1,
     };
@@ -228,16 +227,7 @@ export class RedisJournal implements JournalStore {
 }
 
 /** The stream fields of an entry (see the key list above). */
-function streamFields(e: StoredEntry): string[] {
-  const fields = ['id', String(e.id), 'u', e.user_id ?? '', 'ev', e.event_type ?? '', 'tx', e.transaction_id ?? ''];
-  fields.push('rp', e.replayed ? '1' : '0');
-  if (e.code !== undefined) fields.push('c', e.code);
-  if (e.rule !== undefined) fields.push('r', e.rule);
-  if (e.game_no !== undefined) fields.push('g', e.game_no);
-  if (e.table_no !== undefined) fields.push('tb', e.table_no);
-  fields.push('n', String(e.text.length), 'e', e.text);
-  return fields;
-}
+const streamFields = (e: StoredEntry): string[] => ['id', String(e.id), 'n', String(e.text.length), 'e', e.text];
 
 function toStored(fields: string[]): StoredEntry {
   const f: Record<string, string> = {};
@@ -245,7 +235,7 @@ function toStored(fields: string[]): StoredEntry {
   const opt = (v: string | undefined) => (v ? v : undefined);
   const id = Number(f.id);
   const text = f.e ?? '{}';
-  // Written by a wallet-sim from before `rp` and the fields after it were in the stream: read them from the JSON.
+  // Written without the filter's fields (as now, and by a wallet-sim from before `rp` was in the stream): read them from the JSON.
   if (f.rp === undefined) return { id, ...fieldsOfText(text), text };
   const [replayed, code, rule, game_no, table_no] = [f.rp === '1', f.c, f.r, f.g, f.tb];
   return { id, user_id: opt(f.u), event_type: opt(f.ev), transaction_id: opt(f.tx), replayed, code, rule, game_no, table_no, text };

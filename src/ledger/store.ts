@@ -48,8 +48,6 @@ export interface SealedEntry {
   readonly keys: readonly [stream: string, bytes: string, id: string];
   readonly capacity: number;
   readonly maxBytes: number;
-  /** The stream fields between `id` and `n`. */
-  readonly fields: readonly string[];
   readonly tail: string;
   /** The JSON's length (UTF-16 units) without the id's digits. */
   readonly chars: number;

@@ -8,7 +8,7 @@ import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';
-import { type Change, forgottenTxn } from '../../src/ledger/change.js';
+import { type Change, forgottenRound, forgottenTxn, roundKey } from '../../src/ledger/change.js';
 import { hash64 } from '../../src/backends/redis/records.js';
 import { KeyLayout } from '../../src/backends/redis/keys.js';
 
@@ -111,5 +111,42 @@ if (missing) {
     // A Redis written by a wallet-sim before the buckets: its set of hex hashes still counts.
     await store.client.sadd(new KeyLayout(prefix).of(0).forgotten, hash64(forgottenTxn('from-the-old-set')));
     t.ok(await refused('from-the-old-set'), 'an id in the old set is forgotten');
+  });
+  t.test('an order entry an older wallet-sim wrote (its keys in full) is listed by the ledger and forgotten by the bound', async (t) => {
+    const redis = await startRedis(t);
+    const prefix = uniquePrefix('older-order');
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: prefix, retainTransactions: 2 })) as RedisBackend;
+    t.teardown(() => store.close());
+    await store.store.commit([player('p', '1000')]);
+    const key = new KeyLayout(prefix).of(0);
+    // A settled bet_result as a wallet-sim before 29 Nov 2026 (session 20) recorded and listed it.
+    const record = { transaction_id: 'old-r', user_id: 'p', event_type: 'bet_result', fingerprint: 'f', game_no: 'g0' };
+    const row = { ...record, currency: 'USD', amount: '5', balance_after: '1005', applied_at: Date.now() };
+    await store.client.set(key.txn('p', 'old-r'), JSON.stringify(row));
+    await store.client.set(key.claim('old-r'), JSON.stringify(record));
+    await store.client.set(key.settled('p', 'g0'), '1');
+    const th = hash64(forgottenTxn('old-r'));
+    const sh = hash64(forgottenRound(roundKey('p', 'g0')));
+    const older = { t: key.txn('p', 'old-r'), c: key.claim('old-r'), th, s: key.settled('p', 'g0'), sh };
+    await store.client.rpush(key.order, JSON.stringify(older));
+    const listed = async () => {
+      const rows = [];
+      for await (const batch of (await store.ledger()).batches) rows.push(...batch.map((r) => r.transaction_id));
+      return rows;
+    };
+    const login = (id: string) =>
+      store.store.transact({ user_id: 'p', transaction_id: id }, () => ({
+        changes: [{ op: 'txn', transaction_id: id, user_id: 'p', event_type: 'login', fingerprint: 'f' } as Change],
+      }));
+    await login('new-1');
+    t.same(await listed(), ['old-r'], 'the ledger reads the older entry (a login is no ledger row)');
+    await login('new-2');
+    t.same(
+      await store.client.exists(key.txn('p', 'old-r'), key.claim('old-r'), key.settled('p', 'g0')),
+      0,
+      'the bound forgot it: its record, claim and settled round are gone',
+    );
+    const view = (await store.store.transact({ user_id: 'p', transaction_id: 'old-r', game_no: 'g0' }, (v) => ({ changes: [], v }))).v;
+    t.ok(view.transactionForgotten && view.roundForgotten, 'its id and its round are known as forgotten');
   });
 }

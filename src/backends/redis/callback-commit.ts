@@ -3,7 +3,7 @@ import type { Change, RoundRecord } from '../../ledger/change.js';
 import type { Decided, RecordKeys, Seal, View } from '../../ledger/store.js';
 import type { CommitReply, Expected, Writes } from './commit.js';
 import type { Generation } from './generation.js';
-import { type CasClient, idOf, type Op, type ReadReply } from './records.js';
+import { type CasClient, idOf, type Op, type ReadReply, type Trim } from './records.js';
 import { type Read, readView, recordsView, viewOf, type Watch, watchOf } from './view.js';
 
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
@@ -87,10 +87,13 @@ export interface CommitContext {
   /** Why nothing can be acknowledged now (Redis away, state lost), or undefined. */
   failure(): string | undefined;
   exchange<T>(sent: Promise<T>): Promise<T>;
-  /** The writes of changes decided on `round` (the open round as read), in generation `gen`. */
-  ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[];
+  /**
+   * The writes of changes decided on `round` (the open round as read), in generation `gen`; `listed`:
+   * the player's record was there (so the players set holds it already).
+   */
+  ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined, listed: boolean): Op[];
   /** The transaction index's bound, or undefined (none). */
-  trim(gen: number): [string, number, string] | undefined;
+  trim(gen: number): Trim | undefined;
   /** The player's callbacks counted and not sent yet: the hash, the player, how many (RedisShared.takeCount). */
   takeCount(userId: string): [string, string, number] | undefined;
   /** The most players the wallet holds (hosted mode's --tenant-players); unbounded when absent. */
@@ -130,7 +133,7 @@ export async function commitCallback<T extends Decided>(
     const sealed = seal?.(decided);
     // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
     if (!decided.changes.length && !sealed && fromRedis) return decided;
-    const ops = decided.changes.length ? ctx.ops(gen, decided.changes, read.round) : [];
+    const ops = decided.changes.length ? ctx.ops(gen, decided.changes, read.round, read.view.player !== undefined) : [];
     if (count === false) count = ctx.takeCount(keys.user_id);
     const trim = ops.length ? ctx.trim(gen) : undefined;
     let reply: CommitReply;

@@ -1,6 +1,6 @@
 import type { Seal } from '../../ledger/store.js';
 import { JOURNAL_ADD } from './journal-add.js';
-import { FORGET, type Op, PLAYERS_FULL, type ReadReply } from './records.js';
+import { FORGET, type Op, PLAYERS_FULL, type ReadReply, type Trim } from './records.js';
 import type { Watch } from './view.js';
 
 /**
@@ -14,14 +14,9 @@ local function seal(i)
   local id = redis.call('INCR', ARGV[i + 3])
   local sid = tostring(id)
   local n = tonumber(ARGV[i + 6]) + #sid
-  local nf = tonumber(ARGV[i + 8])
-  local fields = {'id', sid, unpack(ARGV, i + 9, i + 8 + nf)}
-  fields[#fields + 1] = 'n'
-  fields[#fields + 1] = tostring(n)
-  fields[#fields + 1] = 'e'
-  fields[#fields + 1] = '{"id":' .. sid .. ARGV[i + 7]
-  journal_add(ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), n, fields)
-  i = i + 9 + nf
+  journal_add(ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), n,
+    {'id', sid, 'n', tostring(n), 'e', '{"id":' .. sid .. ARGV[i + 7]})
+  i = i + 8
   if ARGV[i] == '1' then
     redis.call('XADD', ARGV[i + 1], 'MAXLEN', '~', ARGV[i + 2], '*', 'e', ARGV[i + 3], 'i', sid)
   end
@@ -44,20 +39,22 @@ end
  *    trimmed to the journal's bounds, and add the grading event with that id.
  *
  * Answers {1, journal id (0: no entry)} or {0, values, forgotten flags, listed, required present}.
- * Whether anything is forgotten at all is one EXISTS (`<forgotten>:count`, or the set a wallet-sim
- * before the buckets wrote): the lookups only run once something was.
+ * Whether anything is forgotten at all is read with the watched values (`<forgotten>:count`): the
+ * lookups only run once something was (then in the buckets and in the set a wallet-sim before the
+ * buckets wrote, which no wallet-sim wrote in this key layout).
  */
 export const COMMIT = `${FORGET}${PLAYERS_FULL}${SEAL}
 local i = 1
 local w = tonumber(ARGV[i])
-local values = redis.call('MGET', unpack(ARGV, i + 1, i + w))
+local values = redis.call('MGET', unpack(ARGV, i + 1, i + w + 1))
+local any = values[w + 1] -- the forgotten ids' count (false: none)
+values[w + 1] = nil
 local same = true
 for k = 1, w do
-  if (values[k] or '') ~= ARGV[i + w + k] then same = false end
+  if (values[k] or '') ~= ARGV[i + w + 1 + k] then same = false end
 end
-i = i + 2 * w + 1
+i = i + 2 * w + 2
 local fkey, h = ARGV[i], tonumber(ARGV[i + 1])
-local any = redis.call('EXISTS', fkey, fkey .. ':count') > 0
 local flags = {}
 for k = 1, h do
   flags[k] = any and forgotten(fkey, ARGV[i + 1 + k]) or 0
@@ -76,15 +73,17 @@ local isfull = full(players, values[3], ARGV[i])
 if isfull ~= tonumber(ARGV[i + 1]) then same = false end
 if not same then return {0, values, flags, listed, present, isfull} end
 i = i + 2
+local len -- the order list's, as RPUSH answers it
 for _ = 1, tonumber(ARGV[i]) do
   local n = tonumber(ARGV[i + 1])
-  redis.call(unpack(ARGV, i + 2, i + 1 + n))
+  local r = redis.call(unpack(ARGV, i + 2, i + 1 + n))
+  if ARGV[i + 2] == 'RPUSH' then len = r end
   i = i + 1 + n
 end
 i = i + 1
 if ARGV[i] == '1' then
-  trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
-  i = i + 4
+  trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], len)
+  i = i + 5
 else
   i = i + 1
 end
@@ -108,24 +107,25 @@ export interface Expected {
 }
 
 /**
- * What a commit writes: `ops`; `trim`: the order list, its bound and the forgotten key (or none: no
- * bound); `count`: callbacks to count (the hash, the player, how many).
+ * What a commit writes: `ops`; `trim`: the transaction index's bound (or none); `count`: callbacks to
+ * count (the hash, the player, how many).
  */
 export interface Writes {
   ops: readonly Op[];
-  trim?: [string, number, string];
+  trim?: Trim;
   count?: [string, string, number];
 }
 
 /** The commit script's ARGV. */
 export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count }: Writes, seal: Seal | undefined): (string | number)[] {
   const { watched, hashes, required } = watch;
-  const args: (string | number)[] = [watched.length, ...watched];
+  const args: (string | number)[] = [watched.length, ...watched, `${watch.forgottenKey}:count`];
   for (const v of expected.values) args.push(v ?? '');
   args.push(watch.forgottenKey, hashes.length, ...hashes, ...expected.flags);
   args.push(watch.playersKey, watch.user, required.length, ...required, watch.maxPlayers, expected.full);
-  args.push(ops.length);
-  for (const op of ops) args.push(op.length, ...op);
+  const merged = mergedSets(ops);
+  args.push(merged.length);
+  for (const op of merged) args.push(op.length, ...op);
   if (trim) args.push(1, ...trim);
   else args.push(0);
   if (count) args.push(1, ...count);
@@ -134,12 +134,27 @@ export function commitArgs(watch: Watch, expected: Expected, { ops, trim, count 
   return args;
 }
 
-/** SEAL's ARGV: 0 (nothing to journal), or 1, the entry's keys, bounds, JSON tail and fields, then its grading event (or 0). */
+/** SEAL's ARGV: 0 (nothing to journal), or 1, the entry's keys, bounds and JSON tail, then its grading event (or 0). */
 export function sealArgs(seal: Seal | undefined): (string | number)[] {
   if (!seal) return [0];
   const { entry, event } = seal;
-  const args = [1, ...entry.keys, entry.capacity, entry.maxBytes, entry.chars, entry.tail, entry.fields.length, ...entry.fields];
+  const args = [1, ...entry.keys, entry.capacity, entry.maxBytes, entry.chars, entry.tail];
   if (event) args.push(1, event.key, event.maxLen, event.event);
   else args.push(0);
   return args;
+}
+
+/**
+ * The writes with their plain SETs as one MSET, after the other writes (one command inside the
+ * script instead of two to four: a callback's player, round, claim and transaction record), when no
+ * other write touches their keys (so the order between them does not matter). Single Redis only:
+ * on a cluster the keys of one MSET may lie in different slots.
+ */
+function mergedSets(ops: readonly Op[]): readonly Op[] {
+  const sets = ops.filter((op) => op[0] === 'SET' && op.length === 3);
+  if (sets.length < 2) return ops;
+  const rest = ops.filter((op) => !sets.includes(op));
+  const setKeys = new Set(sets.map((op) => op[1]));
+  if (rest.some((op) => setKeys.has(op[1]))) return ops;
+  return [...rest, ['MSET', ...sets.flatMap((op) => [op[1]!, op[2]!])]];
 }

@@ -3,6 +3,7 @@ import { roundKey, type TransactionRecord } from '../../ledger/change.js';
 import { roundEffectOf } from '../../ledger/round-effects.js';
 import type { RedisStore } from './redis-store.js';
 import { getMany } from './cluster.js';
+import { orderedTxnKey } from './records.js';
 
 /**
  * The ledger of a Redis store: the `order` list names every retained transaction, oldest first
@@ -19,7 +20,7 @@ export async function readRedisLedger(store: RedisStore, userId?: string): Promi
     if (!entries.length) return [];
     const raws = await getMany(
       client,
-      entries.map((e) => (JSON.parse(e) as { t: string }).t),
+      entries.map((e) => orderedTxnKey(key, e)),
     );
     return raws.flatMap((raw) => (raw ? [JSON.parse(raw) as TransactionRecord] : []));
   };

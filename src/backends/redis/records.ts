@@ -12,7 +12,7 @@ import {
 } from '../../ledger/change.js';
 import type { Player, Round } from '../../ledger/state.js';
 import { roundEffectOf } from '../../ledger/round-effects.js';
-import { type GenKeys, storedId } from './keys.js';
+import { type GenKeys, idOf, storedId } from './keys.js';
 
 export { idOf, storedId } from './keys.js';
 
@@ -44,15 +44,25 @@ local function forgotten(key, h)
     from = at + 1
   end
 end
--- Keeps the newest 'bound' transactions listed in 'order', forgetting the oldest (and the rounds they settled).
-local function trim(order, bound, forgot)
-  local excess = redis.call('LLEN', order) - tonumber(bound)
+-- Keeps the newest 'bound' transactions listed in 'order' ('len' of them now, when known), forgetting
+-- the oldest (and the rounds they settled). An entry (orderEntry) names them by stored ids in
+-- generation 'base'; one a wallet-sim before 29 Nov 2026 (session 20) listed names its keys in full.
+local function trim(order, bound, forgot, base, len)
+  local excess = (len or redis.call('LLEN', order)) - tonumber(bound)
+  local claims = string.sub(order, 1, -6) .. 'claim:'
   while excess > 0 do
     local e = cjson.decode(redis.call('LPOP', order))
-    forget(forgot, e.th)
-    redis.call('DEL', e.t)
-    if e.c then redis.call('DEL', e.c) end
-    if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
+    if e.t then
+      forget(forgot, e.th)
+      redis.call('DEL', e.t)
+      if e.c then redis.call('DEL', e.c) end
+      if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
+    else
+      local own = base .. '{p:' .. e[2] .. '}:'
+      forget(forgot, e[1])
+      redis.call('DEL', own .. 'txn:' .. e[3], claims .. e[3])
+      if e[4] and redis.call('DEL', own .. 'settled:' .. e[5]) == 1 then forget(forgot, e[4]) end
+    end
     excess = excess - 1
   end
 end
@@ -97,8 +107,8 @@ return {values, out, listed, redis.call('EXISTS', unpack(KEYS, w + 3)), full(KEY
  *
  * ARGV (`casArgs`), flat so that nothing is decoded: the number of expected keys, then for each
  * its key, 1 and the value (or 0 and nothing: absent); the number of writes, then for each its
- * number of words and the words (`SET key value`…); then the order key, the bound and the
- * forgotten key, or nothing (no bound).
+ * number of words and the words (`SET key value`…); then the order key, the bound, the
+ * forgotten key and the generation's base, or nothing (no bound).
  */
 export const CAS = `${FORGET}
 local i = 2
@@ -119,7 +129,7 @@ for _ = 1, ops do
   redis.call(unpack(ARGV, i + 1, i + n))
   i = i + n + 1
 end
-if ARGV[i] then trim(ARGV[i], ARGV[i + 1], ARGV[i + 2]) end
+if ARGV[i] then trim(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]) end
 return 1
 `;
 
@@ -140,8 +150,11 @@ export type Op = [string, ...string[]];
 export interface CasDocument {
   expect: [string, string | false][];
   ops: Op[];
-  trim?: [string, number, string];
+  trim?: Trim;
 }
+
+/** The transaction index's bound: the order list, the bound, the forgotten key, the generation's base (GenKeys.base). */
+export type Trim = [order: string, bound: number, forgotten: string, base: string];
 
 /** What the READ script answers: watched values, forgotten flags, listed, required keys present, players full. */
 export type ReadReply = [(string | null)[], number[], number, number, number];
@@ -155,16 +168,24 @@ export type CasClient = Redis & {
 /**
  * The Redis writes of change records, decided on `round` (the open round as read). `key` names a
  * record's key in the current generation; `indexed`: transactions are listed in `order` for
- * --retain-transactions.
+ * --retain-transactions; `listed`: the player is in the players set already (it was when its record
+ * was written: the commit checks that record unchanged), so a new balance does not add it again.
  */
-export function recordOps(key: GenKeys, changes: readonly Change[], round: RoundRecord | undefined, indexed: boolean): Op[] {
+export function recordOps(
+  key: GenKeys,
+  changes: readonly Change[],
+  round: RoundRecord | undefined,
+  indexed: boolean,
+  listed = false,
+): Op[] {
   const ops: Op[] = [];
   let open = round;
   for (const c of changes) {
     switch (c.op) {
       case 'player': {
         const { op: _op, ...record } = c;
-        ops.push(['SET', key.player(c.user_id), JSON.stringify(record)], ['SADD', key.players, storedId(c.user_id)]);
+        ops.push(['SET', key.player(c.user_id), JSON.stringify(record)]);
+        if (!listed) ops.push(['SADD', key.players, storedId(c.user_id)]);
         break;
       }
       case 'round': {
@@ -190,18 +211,8 @@ export function recordOps(key: GenKeys, changes: readonly Change[], round: Round
       }
       case 'txn': {
         const { op: _op, ...record } = c;
-        const txnKey = key.txn(c.user_id, c.transaction_id);
-        const claimKey = key.claim(c.transaction_id);
-        // What forgetting this transaction later takes with it: its id, its claim, and the round it settled.
-        const settles = roundEffectOf(c.event_type) === 'settles' && c.game_no !== undefined;
-        const entry = {
-          t: txnKey,
-          c: claimKey,
-          th: hash64(forgottenTxn(c.transaction_id)),
-          ...(settles && { s: key.settled(c.user_id, c.game_no!), sh: hash64(forgottenRound(roundKey(c.user_id, c.game_no!))) }),
-        };
-        ops.push(['SET', claimKey, claimOf(c)], ['SET', txnKey, JSON.stringify(record)]);
-        if (indexed) ops.push(['RPUSH', key.order, JSON.stringify(entry)]);
+        ops.push(['SET', key.claim(c.transaction_id), claimOf(c)], ['SET', key.txn(c.user_id, c.transaction_id), JSON.stringify(record)]);
+        if (indexed) ops.push(['RPUSH', key.order, orderEntry(c)]);
         break;
       }
       case 'forgotten':
@@ -210,6 +221,25 @@ export function recordOps(key: GenKeys, changes: readonly Change[], round: Round
     }
   }
   return ops;
+}
+
+/**
+ * A transaction's entry in `order`: what forgetting it later takes with it (FORGET's trim), by
+ * stored ids, the keys left to the script: its id's hash, its player and id (the record and the
+ * claim), and for a transaction that settled a round, the round's hash and game_no (its settled key).
+ * JSON, as its ids may hold any character: [hash, user, id] or [hash, user, id, round hash, game_no].
+ */
+function orderEntry(t: TransactionRecord): string {
+  const entry = [hash64(forgottenTxn(t.transaction_id)), storedId(t.user_id), storedId(t.transaction_id)];
+  if (roundEffectOf(t.event_type) === 'settles' && t.game_no !== undefined)
+    entry.push(hash64(forgottenRound(roundKey(t.user_id, t.game_no))), storedId(t.game_no));
+  return JSON.stringify(entry);
+}
+
+/** The transaction record an `order` entry names, in generation `key` (or an older wallet-sim's entry: its key in full). */
+export function orderedTxnKey(key: GenKeys, entry: string): string {
+  const e = JSON.parse(entry) as { t: string } | string[];
+  return Array.isArray(e) ? key.txn(idOf(e[1]!), idOf(e[2]!)) : e.t;
 }
 
 /**

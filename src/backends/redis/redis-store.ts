@@ -64,7 +64,7 @@ export class RedisStore implements Store {
       cache: this.cache,
       failure: () => this.failure,
       exchange: (sent) => this.exchange(sent),
-      ops: (gen, changes, round) => this.ops(gen, changes, round),
+      ops: (gen, changes, round, listed) => this.ops(gen, changes, round, listed),
       trim: (gen) => this.trim(gen),
       takeCount: (userId) => this.takeCount?.(userId),
       maxPlayers,
@@ -162,13 +162,13 @@ export class RedisStore implements Store {
 
   private trim(gen: number): CasDocument['trim'] {
     const key = this.at.keys(gen);
-    return Number.isFinite(this.retain) ? [key.order, this.retain, key.forgotten] : undefined;
+    return Number.isFinite(this.retain) ? [key.order, this.retain, key.forgotten, key.base] : undefined;
   }
 
   /** The Redis writes of change records (decided on `round`, the open round as read). */
-  private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined): Op[] {
+  private ops(gen: number, changes: readonly Change[], round: RoundRecord | undefined, listed = false): Op[] {
     // Always listed in `order`: the ledger (GET /admin/ledger) reads the applied transactions from it, oldest first.
-    return recordOps(this.at.keys(gen), changes, round, true);
+    return recordOps(this.at.keys(gen), changes, round, true, listed);
   }
 
   /**
