@@ -8,7 +8,7 @@ import { KeyLayout } from '../../src/backends/redis/keys.js';
 import { claimOf } from '../../src/backends/redis/records.js';
 import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/app/stores.js';
-import { bet, buildTestApp, journal, login, send, type TestApp } from '../helpers/app.js';
+import { bet, buildTestApp, journal, login, result, send, type TestApp } from '../helpers/app.js';
 import { clusterOrSkip } from '../helpers/redis-cluster.js';
 import { uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
@@ -59,6 +59,15 @@ if (cluster) {
       listed.at(-1).findings.map((f: { code: string }) => f.code),
       ['TRANSACTION_REUSED'],
     );
+  });
+
+  t.test('a player the other process created after this one saw it absent: served, no false lost state', async (t) => {
+    const [a, b] = await wallets(t, 2);
+    t.match((await send(b!.app, result('newcomer', 'g0', [['1', 'P', 1, 1]], USD))).body, { code: 'R3' }, 'B sees newcomer absent');
+    const first = login('newcomer');
+    t.match((await send(a!.app, first)).body, { code: 'R0', latest_balance: 1000 }, 'A creates it');
+    t.match((await send(b!.app, first)).body, { code: 'R0', latest_balance: 1000 }, "B replays A's login (R0, not R1 lost state)");
+    t.match((await send(b!.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
   });
 
   t.test("a claim left by a crash: the player's resend applies it; another player's is refused", async (t) => {

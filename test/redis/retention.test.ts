@@ -2,7 +2,7 @@
 // are forgotten into a set of 64-bit hashes in the same atomic step; their retries are R3
 // TRANSACTION_EXPIRED, a forgotten settled round does not open again, nothing is applied twice.
 import { skip } from '../helpers/required.js';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
@@ -11,16 +11,16 @@ import { player } from '../helpers/store.js';
 import { type Change, forgottenRound, forgottenTxn, roundKey } from '../../src/ledger/change.js';
 import { hash64 } from '../../src/backends/redis/records.js';
 import { KeyLayout } from '../../src/backends/redis/keys.js';
+import { scanKeys } from '../../src/backends/redis/cluster.js';
+import { startCluster } from '../helpers/redis-cluster.js';
+import { eventually } from '../helpers/spawn-cli.js';
 
-/** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string). */
+/** The bytes the forgotten-id buckets hold (each `<key>:<4 hex>` string), on every master of a cluster. */
 async function forgottenBytes(store: RedisBackend, key: string): Promise<number> {
   let bytes = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await store.client.scan(cursor, 'MATCH', `${key}:*`, 'COUNT', 1000);
+  await scanKeys(store.client, `${key}:*`, async (keys) => {
     for (const k of keys) if (/:[0-9a-f]{4}$/.test(k)) bytes += await store.client.strlen(k); // (not the :count)
-    cursor = next;
-  } while (cursor !== '0');
+  });
   return bytes;
 }
 
@@ -28,14 +28,10 @@ const missing = redisMissing();
 if (missing) {
   skip(t, 'the Redis tests of this file', missing);
 } else {
-  t.test('the oldest applied transactions are forgotten; their retries are refused, never applied twice', async (t) => {
-    const redis = await startRedis(t);
+  /** On one Redis (`where`), or a cluster's masters: the bound forgets, the retries are refused. */
+  async function forgetsTheOldest(t: Test, where: { redisUrl: string } | { redisCluster: string }) {
     const prefix = uniquePrefix('retain');
-    const store = (await openBackend('redis', {
-      redisUrl: redis.url,
-      redisPrefix: prefix,
-      retainTransactions: 3,
-    })) as RedisBackend;
+    const store = (await openBackend('redis', { ...where, redisPrefix: prefix, retainTransactions: 3 })) as RedisBackend;
     const { app, sim } = await buildTestApp({ players: [{ user_id: 'p', balance: 1000, currency: 'KRW' }] }, { store });
     t.teardown(async () => {
       await app.close();
@@ -58,6 +54,9 @@ if (missing) {
       'two transactions and the settled round are forgotten, 6 bytes each',
     );
     t.equal(await store.store.openRounds(), 3, 'open rounds stay');
+    // (on a cluster the players' keys of what was forgotten go right after the reply: a state to wait for)
+    const key = new KeyLayout(prefix).of(0);
+    t.ok(await eventually(async () => (await store.client.exists(key.settled('p', 'r1'))) === 0), "the settled round's key is gone");
 
     t.equal((await send(app, first)).body.code, 'R3', 'a late retry of a forgotten bet is refused');
     t.same(await findingsOf(first.transaction_id), ['TRANSACTION_EXPIRED']);
@@ -67,6 +66,18 @@ if (missing) {
     t.equal((await send(app, reopen)).body.code, 'R3', 'a forgotten settled round does not open again');
     t.same(await findingsOf(reopen.transaction_id), ['ROUND_EXPIRED']);
     t.equal(await balance(), '1097', 'nothing applied twice');
+    const gone = async () =>
+      (await store.client.exists(key.txn('p', first.transaction_id))) + (await store.client.exists(key.claim(first.transaction_id))) === 0;
+    t.ok(await eventually(gone), 'its record and claim are gone');
+  }
+
+  t.test('the oldest applied transactions are forgotten; their retries are refused, never applied twice', async (t) => {
+    await forgetsTheOldest(t, { redisUrl: (await startRedis(t)).url });
+  });
+
+  // On a cluster the trim forgets in the session's slot and the players' keys go after it.
+  t.test('on a Redis Cluster: the oldest applied transactions are forgotten; their retries are refused', async (t) => {
+    await forgetsTheOldest(t, { redisCluster: (await startCluster(t)).nodes });
   });
 
   t.test('forgotten ids cost 6 bytes each in Redis, whatever their number; an old set of hashes is still honoured', async (t) => {

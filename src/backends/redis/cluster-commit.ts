@@ -3,8 +3,27 @@ import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
 import type { Seal } from '../../ledger/store.js';
 import { type CommitReply, type Expected, SEAL, sealArgs, type Writes } from './commit.js';
-import { casArgs, type CasDocument, type Op } from './records.js';
+import { casArgs, type CasDocument, FORGET, type Op } from './records.js';
 import type { Watch } from './view.js';
+
+/**
+ * The forgotten flags of ARGV[from] on: h (its count), the h hashes, the h flags the decision
+ * assumed. `flags_of(fkey, from)` answers the flags now (FORGET's lookup; nothing is looked up until
+ * something was forgotten) and whether they are as assumed. The cluster's read, claim and session
+ * steps check them in the session's slot, where ids are forgotten.
+ */
+const FLAGS = `
+local function flags_of(fkey, from)
+  local h = tonumber(ARGV[from])
+  local any = redis.call('EXISTS', fkey .. ':count', fkey) > 0
+  local flags, same = {}, true
+  for k = 1, h do
+    flags[k] = any and forgotten(fkey, ARGV[from + k]) or 0
+    if flags[k] ~= tonumber(ARGV[from + h + k]) then same = false end
+  end
+  return flags, same
+end
+`;
 
 /**
  * One callback on Redis Cluster (docs/scale-out.md, "Redis Cluster"): a script may touch one slot
@@ -31,9 +50,11 @@ import type { Watch } from './view.js';
  * The journal entry and the grading event are added by step 3, in the session's slot where they live:
  * a callback answered at once is journalled with its commit, as on a single Redis.
  */
-export const CLAIM = `
+export const CLAIM = `${FORGET}${FLAGS}
 local v = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3])
 if (v[1] or '') ~= ARGV[1] or (v[2] or '') ~= ARGV[3] or (v[3] or '') ~= ARGV[4] then return {0, v} end
+local flags, same = flags_of(KEYS[4], 5)
+if not same then return {0, v, flags} end
 redis.call('SET', KEYS[1], ARGV[2])
 return {1}
 `;
@@ -54,20 +75,64 @@ return {1}
 `;
 
 /**
- * KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, the writes
- * (flat), then the journal entry and grading event (SEAL's). Answers {1, journal id} or {0, …}.
+ * KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, the
+ * forgotten flags as assumed (the forgotten key, then FLAGS'), the writes (flat), the trim (1, the
+ * order list, bound, forgotten key, generation base; or 0), then the journal entry and grading
+ * event (SEAL's). Answers {1, journal id, the players' keys the trim left to delete} or {0, …}.
  */
-export const SESSION_COMMIT = `${SEAL}
+export const SESSION_COMMIT = `${FORGET}${FLAGS}${SEAL}
+-- FORGET's trim, but the keys of the players' slots (records, settled rounds) are answered for the
+-- process to delete, not deleted here: an id is forgotten, and its claim deleted, in this slot.
+local function trim_apart(order, bound, forgot, base)
+  local excess = redis.call('LLEN', order) - tonumber(bound)
+  local claims = string.sub(order, 1, -6) .. 'claim:'
+  local apart = {}
+  while excess > 0 do
+    local e = cjson.decode(redis.call('LPOP', order))
+    if e.t then
+      forget(forgot, e.th)
+      if e.c then redis.call('DEL', e.c) end
+      apart[#apart + 1] = e.t
+      if e.s then forget(forgot, e.sh); apart[#apart + 1] = e.s end
+    else
+      local own = base .. '{p:' .. e[2] .. '}:'
+      forget(forgot, e[1])
+      redis.call('DEL', claims .. e[3])
+      apart[#apart + 1] = own .. 'txn:' .. e[3]
+      if e[4] then forget(forgot, e[4]); apart[#apart + 1] = own .. 'settled:' .. e[5] end
+    end
+    excess = excess - 1
+  end
+  return apart
+end
 local values = redis.call('MGET', KEYS[1], KEYS[2])
 local present = redis.call('EXISTS', unpack(KEYS, 3))
 if (values[1] or '') ~= ARGV[1] or (values[2] or '') ~= ARGV[2] or present < #KEYS - 2 then return {0, values, present} end
-local i = 3
+local flags, same = flags_of(ARGV[3], 4)
+if not same then return {0, values, present, flags} end
+local i = 5 + 2 * tonumber(ARGV[4])
 for _ = 1, tonumber(ARGV[i]) do
   local n = tonumber(ARGV[i + 1])
   redis.call(unpack(ARGV, i + 2, i + 1 + n))
   i = i + 1 + n
 end
-return {1, seal(i + 1)}
+i = i + 1
+local apart = {}
+if ARGV[i] == '1' then
+  apart = trim_apart(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
+  i = i + 5
+else
+  i = i + 1
+end
+return {1, seal(i), apart}
+`;
+
+/**
+ * The forgotten flags of a callback's hashes (FLAGS), read in the session's slot: KEYS the
+ * forgotten-ids key, ARGV their count, the hashes (and as many assumed flags, unused here).
+ */
+export const FORGOTTEN = `${FORGET}${FLAGS}
+return (flags_of(KEYS[1], 1))
 `;
 
 /**
@@ -94,15 +159,26 @@ export const admittedKey = (playersKey: string) => `${playersKey}:admitted`;
 export type ClusterClient = Redis & {
   walletAbsent(players: string, admitted: string, user: string, max: string, admit: string): Promise<[number, number]>;
   walletCasAt(routeKey: string, ...args: (string | number)[]): Promise<number>;
-  walletClaim(claim: string, gen: string, marker: string, ...args: string[]): Promise<[1] | [0, (string | null)[]]>;
+  walletClaim(
+    claim: string,
+    gen: string,
+    marker: string,
+    forgotten: string,
+    ...args: (string | number)[]
+  ): Promise<[1] | [0, (string | null)[], number[]?]>;
+  walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
-  walletSessionCommit(keys: number, ...args: (string | number)[]): Promise<[1, number] | [0, (string | null)[], number]>;
+  walletSessionCommit(
+    keys: number,
+    ...args: (string | number)[]
+  ): Promise<[1, number, string[]] | [0, (string | null)[], number, number[]?]>;
 };
 
 /** The cluster's scripts; `cas`: the compare-and-set's text (records.ts), routed by a key of the session's slot. */
 export function defineClusterScripts(client: Redis, cas: string): void {
   client.defineCommand('walletCasAt', { numberOfKeys: 1, lua: cas });
-  client.defineCommand('walletClaim', { numberOfKeys: 3, lua: CLAIM });
+  client.defineCommand('walletClaim', { numberOfKeys: 4, lua: CLAIM });
+  client.defineCommand('walletForgotten', { numberOfKeys: 1, lua: FORGOTTEN });
   client.defineCommand('walletAbsent', { numberOfKeys: 2, lua: ABSENT_PLAYER });
   client.defineCommand('walletPlayerCommit', { lua: PLAYER_COMMIT });
   client.defineCommand('walletSessionCommit', { lua: SESSION_COMMIT });
@@ -122,14 +198,17 @@ export async function clusterCommit(
   at: Generation,
   watch: Watch,
   expected: Expected,
-  { ops, count }: Writes,
+  { ops, count, trim }: Writes,
   seal: Seal | undefined,
   exchange: <T>(sent: Promise<T>) => Promise<T>,
 ): Promise<CommitReply> {
   const { watched, required } = watch;
   const values = [...expected.values];
   let full = expected.full;
-  const failed = (listed = 0): CommitReply => [0, values, expected.flags.map(() => 0), listed, required.length, full];
+  const flags = [...expected.flags];
+  const failed = (listed = 0): CommitReply => [0, values, flags, listed, required.length, full];
+  // The forgotten flags as decided on (FLAGS), checked by the claim and the session's step.
+  const assumed = [watch.hashes.length, ...watch.hashes, ...expected.flags];
   // A player decided on as absent, or found absent by its script: still listed in the session's
   // players means its master lost it (restarted without persistence), never a new player. And one
   // more player must not pass --tenant-players (checked here, added by step 3: processes racing to
@@ -144,6 +223,9 @@ export async function clusterCommit(
   };
   if (values[2] === null) {
     const listed = await absent();
+    // Listed: created by another process since this one decided (its cache was stale), or lost:
+    // the player's record now tells which (absent, lost; the next decision says so).
+    if (listed === 1) values[2] = await exchange(client.get(watched[2]!));
     if (listed === 1 || full !== expected.full) return failed(listed);
   }
   const claimKey = watched[CLAIM_AT]!;
@@ -156,9 +238,12 @@ export async function clusterCommit(
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
     const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
-    const reply = await exchange(client.walletClaim(claimKey, at.genKey, at.markerKey, values[CLAIM_AT] ?? '', claim[2]!, gen, marker));
+    const reply = await exchange(
+      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, values[CLAIM_AT] ?? '', claim[2]!, gen, marker, ...assumed),
+    );
     if (reply[0] === 0) {
       [values[CLAIM_AT], values[0], values[1]] = [reply[1][0] ?? null, reply[1][1] ?? null, reply[1][2] ?? null];
+      if (reply[2]) flags.splice(0, flags.length, ...reply[2]); // (forgotten meanwhile: refused, never applied again)
       return failed();
     }
     values[CLAIM_AT] = claim[2]!;
@@ -179,19 +264,27 @@ export async function clusterCommit(
       ...required,
       values[0] ?? '',
       values[1] ?? '',
+      watch.forgottenKey,
+      ...assumed,
       ...flat(session),
+      ...(trim ? [1, ...trim] : [0]),
       ...sealArgs(seal),
     ),
   );
   if (fence[0] === 0) {
-    const [[gen, marker], present] = [fence[1], fence[2]];
+    const [[gen, marker], present, now] = [fence[1], fence[2], fence[3]];
     if (present < required.length) throw at.lost('no scenario key');
+    if (now) flags.splice(0, flags.length, ...now); // (forgotten meanwhile: decided again)
     // A reset came first: what the player's script wrote went to the ledger the reset ended (its
     // keys are swept, and nothing reads them); the failed check makes the callback decide again, on the new one.
     values[0] = gen ?? null;
     values[1] = marker ?? null;
     return failed();
   }
+  // What the trim forgot in the session's slot goes from the players' slots after the reply (a key
+  // left by a process gone meanwhile is read as the record it is: its id is forgotten already).
+  const apart = fence[2];
+  if (apart.length) void Promise.all(apart.map((key) => client.del(key))).catch(() => undefined);
   return [1, fence[1]];
 }
 

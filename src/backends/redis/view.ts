@@ -133,29 +133,27 @@ export function recordsView(values: (string | null)[], forgotten: number[], full
   };
 }
 
-/** The cluster's script of an absent player (cluster-commit.ts, ABSENT_PLAYER): listed, players full. */
-type AbsentPlayer = { walletAbsent(players: string, admitted: string, user: string, max: string, admit: ''): Promise<[number, number]> };
+/** The cluster's reads in the session's slot (cluster-commit.ts): an absent player's (listed, players full), the forgotten flags. */
+type SessionReads = {
+  walletAbsent(players: string, admitted: string, user: string, max: string, admit: ''): Promise<[number, number]>;
+  walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
+};
 
 /**
  * The read of one callback on a cluster: the player's keys, the claim and the session's in parallel
  * (three slots, one round trip), answered as the single-Redis read script does (records.ts, READ).
- * Nothing is forgotten on a cluster (docs/scale-out.md): the flags are 0.
  */
 async function clusterRead(client: CasClient, watch: Watch): Promise<ReadReply> {
   const { watched, required } = watch;
   const [, , player, txn, claim, ...round] = watched;
-  const [[p, t, ...r], c, [gen, marker], [listed, full], present] = await Promise.all([
+  const session = client as CasClient & SessionReads;
+  const [[p, t, ...r], c, [gen, marker], [listed, full], present, flags] = await Promise.all([
     client.mget(player!, txn!, ...round),
     client.get(claim!),
     client.mget(watched[0]!, watched[1]!),
-    (client as CasClient & AbsentPlayer).walletAbsent(watch.playersKey, `${watch.playersKey}:admitted`, watch.user, watch.maxPlayers, ''),
+    session.walletAbsent(watch.playersKey, `${watch.playersKey}:admitted`, watch.user, watch.maxPlayers, ''),
     client.exists(...required),
+    session.walletForgotten(watch.forgottenKey, watch.hashes.length, ...watch.hashes),
   ]);
-  return [
-    [gen ?? null, marker ?? null, p ?? null, t ?? null, c, ...r.map((v) => v ?? null)],
-    watch.hashes.map(() => 0),
-    listed,
-    present,
-    p ? 0 : full,
-  ];
+  return [[gen ?? null, marker ?? null, p ?? null, t ?? null, c, ...r.map((v) => v ?? null)], flags, listed, present, p ? 0 : full];
 }
