@@ -41,7 +41,8 @@ const flat = (ops: readonly Op[]): (string | number)[] => [ops.length, ...ops.fl
 const CLAIM_AT = 4;
 
 /**
- * The commit of one callback on a cluster, in the steps cluster-scripts.ts describes, answering as the single-Redis script does (commit.ts):
+ * The commit of one callback on a cluster, in the steps cluster-scripts.ts describes, answering as
+ * the single-Redis script does (commit.ts):
  * {1, the journal id} or {0, the current values as a read}.
  */
 export async function clusterCommit(
