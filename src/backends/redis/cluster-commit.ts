@@ -63,8 +63,8 @@ export async function clusterCommit(
   const assumed = [watch.hashes.length, ...watch.hashes, ...expected.flags];
   // A player decided on as absent, or found absent by its script: still listed in the session's
   // players means its master lost it (restarted without persistence), never a new player. And one
-  // more player must not pass --tenant-players (checked here, added by step 3: processes racing to
-  // add players may pass the bound by one each, which one Redis's single script does not allow).
+  // more player must not pass --tenant-players: a player the callback creates is admitted here
+  // (ABSENT_PLAYER), so processes racing to add players never pass the bound together.
   const { playersKey, user, maxPlayers } = watch;
   // (the callback creates the player: step 3 lists it; its admission goes then)
   const creates = ops.some(([command, key, member]) => command === 'SADD' && key === playersKey && member === user);
