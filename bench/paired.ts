@@ -32,7 +32,8 @@ import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
  */
 const args = process.argv.slice(2);
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
-const specs = args.filter((a) => !/^\d+$/.test(a));
+// (--gc, read by ./options.js: the servers trace their collections, summed below)
+const specs = args.filter((a) => !/^\d+$/.test(a) && !a.startsWith('--'));
 const [rounds = 8, seconds = 5, connections = 25] = nums;
 
 const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-paired-'));
@@ -83,6 +84,8 @@ try {
     autocannon({ url: s.url, connections, duration, requests: autocannonRequests({ r0: 0, nonR0: 0, samples: [] }, s.route) });
   await Promise.all(servers.map((s) => drive(s, 3))); // warm-up
   const cpu: number[][] = targets.map(() => []);
+  const gcBefore = servers.map((s) => s.gc && { ...s.gc });
+  const requests = servers.map(() => 0);
   /** The main thread's share (the rest: V8's helper threads, i.e. concurrent GC and compilation, and libuv's). */
   const main: number[][] = targets.map(() => []);
   for (let r = 0; r < rounds; r++) {
@@ -93,6 +96,7 @@ try {
     const mainAfter = servers.map((s) => mainMs(s.child.pid!));
     for (const [i, res] of results.entries()) {
       const n = Math.max(1, res.requests.total);
+      requests[i]! += res.requests.total;
       cpu[i]!.push((1000 * (after[i]! - before[i]!)) / n);
       main[i]!.push((1000 * (mainAfter[i]! - mainBefore[i]!)) / n);
     }
@@ -103,6 +107,14 @@ try {
   for (const [i, t] of targets.entries()) {
     const ratio = i === 0 ? '' : `, ÷ first: median of rounds' ratios ${median(cpu[i]!.map((c, r) => c / cpu[0]![r]!))!.toFixed(3)}`;
     const mainRatio = i === 0 ? '' : `; main thread ${median(main[i]!.map((c, r) => c / main[0]![r]!))!.toFixed(3)}`;
+    const [gc, gcAt] = [servers[i]!.gc, gcBefore[i]];
+    if (gc && gcAt) {
+      const per = (x: number) => (x / Math.max(1, requests[i]!)).toFixed(1);
+      console.log(
+        `${t.name}: GC per callback: ${per(gc.allocated - gcAt.allocated)} B allocated, ${per(gc.promoted - gcAt.promoted)} B promoted, ` +
+          `pauses ${per(1000 * (gc.scavengeMs - gcAt.scavengeMs))} µs scavenging + ${per(1000 * (gc.markMs - gcAt.markMs))} µs marking`,
+      );
+    }
     console.log(
       `${t.name}: ${median(cpu[i]!)!.toFixed(0)} µs CPU per callback (main thread ${median(main[i]!)!.toFixed(0)}), median${ratio}${mainRatio}`,
     );
