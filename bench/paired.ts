@@ -112,7 +112,7 @@ try {
       const per = (x: number) => (x / Math.max(1, requests[i]!)).toFixed(1);
       console.log(
         `${t.name}: GC per callback: ${per(gc.allocated - gcAt.allocated)} B allocated, ${per(gc.promoted - gcAt.promoted)} B promoted, ` +
-          `pauses ${per(1000 * (gc.scavengeMs - gcAt.scavengeMs))} µs scavenging + ${per(1000 * (gc.markMs - gcAt.markMs))} µs marking`,
+          `pauses ${per(1000 * (gc.scavengeMs - gcAt.scavengeMs))} µs scavenging + ${per(1000 * (gc.markMs - gcAt.markMs))} µs marking, a scavenge every ${per(gc.scavenges - gcAt.scavenges === 0 ? 0 : (requests[i]! * requests[i]!) / (gc.scavenges - gcAt.scavenges))} callbacks`,
       );
     }
     console.log(
