@@ -28,7 +28,7 @@ import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
  *   …+<file>   the server preloads that module first (node --require)
  *
  * With two targets the server CPU per callback of the pair moved together within a few per cent
- * on a machine at load average 4–5 (docs/hosted.md, "What a tenant's callback costs").
+ * on a machine at load average 4–5 (docs/hosted.md, "What a tenant's callback costs, taken apart").
  */
 const args = process.argv.slice(2);
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
