@@ -25,7 +25,7 @@ import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
  *              with BENCH_DROP_OTHERS=1 in the environment, all tenants but the driven one are
  *              deleted once created
  *   …@<dir>    another build's (a copy of dist/ inside the repo, e.g. bench/results/before)
- *   …+<file>   the server preloads that module first (node --require)
+ *   …+<file>   the server preloads that module first (node --require; an .mjs: --import)
  *
  * With two targets the server CPU per callback of the pair moved together within a few per cent
  * on a machine at load average 4–5 (docs/hosted.md, "What a tenant's callback costs, taken apart").
@@ -70,7 +70,10 @@ for (const [i, spec] of specs.entries()) {
   );
   // `+<file>`: the server preloads that module first (e.g. one holding some live heap).
   if (preload)
-    Object.assign(targets.at(-1)!, { name: `${targets.at(-1)!.name} +${preload}`, env: { NODE_OPTIONS: `--require ${preload}` } });
+    Object.assign(targets.at(-1)!, {
+      name: `${targets.at(-1)!.name} +${preload}`,
+      env: { NODE_OPTIONS: `${preload.endsWith('.mjs') ? '--import' : '--require'} ${preload}` },
+    });
 }
 const servers: Server[] = [];
 try {
