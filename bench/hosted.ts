@@ -16,7 +16,7 @@ export const HOSTED_TENANTS = 1000;
  * difference from (b) is what the hosted layer itself costs a callback: finding the tenant, its
  * rate-limit count, its metrics.
  */
-export async function hostedTarget(dir: string, wallet: string[], label = '(h)', store = ''): Promise<Target> {
+export async function hostedTarget(dir: string, wallet: string[], label = '(h)', store = '', tenants = HOSTED_TENANTS): Promise<Target> {
   const tokenFile = join(dir, `host-token${label.replace(/\W/g, '')}`);
   const hostToken = randomBytes(32).toString('base64url');
   await writeFile(tokenFile, hostToken, { mode: 0o600 });
@@ -24,14 +24,14 @@ export async function hostedTarget(dir: string, wallet: string[], label = '(h)',
   const at = wallet.indexOf('--scenario');
   const command = [...wallet.slice(0, at), ...wallet.slice(at + 2)];
   return {
-    name: `${label} wallet-sim --hosted${store}, a tenant's callback, ${HOSTED_TENANTS.toLocaleString('en')} tenants`,
+    name: `${label} wallet-sim --hosted${store}, a tenant's callback, ${tenants.toLocaleString('en')} tenants`,
     command: [
       ...command,
       '--hosted',
       '--host-token-file',
       tokenFile,
       '--max-tenants',
-      String(HOSTED_TENANTS),
+      String(tenants),
       '--tenant-callbacks-per-second',
       '1000000',
       '--tenant-journal-size',
@@ -41,13 +41,14 @@ export async function hostedTarget(dir: string, wallet: string[], label = '(h)',
       '--tenant-retain-transactions',
       String(DEFAULT_RETAIN_TRANSACTIONS),
     ],
-    setup: (url) => createTenants(url, hostToken),
+    setup: (url) => createTenants(url, hostToken, tenants),
   };
 }
 
 /** Creates the tenants (a few at a time); the route of the last one created is the one driven. */
-async function createTenants(url: string, hostToken: string): Promise<Route> {
+async function createTenants(url: string, hostToken: string, count: number): Promise<Route> {
   let route: Route | undefined;
+  const ids: string[] = [];
   const create = async () => {
     const res = await fetch(`${url}/tenants`, {
       method: 'POST',
@@ -56,12 +57,18 @@ async function createTenants(url: string, hostToken: string): Promise<Route> {
     });
     if (res.status !== 201) throw new Error(`POST /tenants answered ${res.status}: ${await res.text()}`);
     const t = (await res.json()) as { id: string; credentials: { api_id: string; api_key: string } };
+    ids.push(t.id);
     route = {
       path: `/t/${t.id}/callback`,
       headers: { ...HEADERS, 'api-id': t.credentials.api_id, 'api-key': t.credentials.api_key },
     };
   };
-  for (let made = 0; made < HOSTED_TENANTS; made += 20)
-    await Promise.all(Array.from({ length: Math.min(20, HOSTED_TENANTS - made) }, create));
+  for (let made = 0; made < count; made += 20) await Promise.all(Array.from({ length: Math.min(20, count - made) }, create));
+  // (an experiment of bench/paired.ts: the server has created them all, and holds only the driven one)
+  if (process.env.BENCH_DROP_OTHERS) {
+    const keep = route!.path.split('/')[2];
+    for (const id of ids)
+      if (id !== keep) await fetch(`${url}/tenants/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${hostToken}` } });
+  }
   return route!;
 }
