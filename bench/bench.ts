@@ -33,7 +33,7 @@ import {
   WORKERS,
 } from './options.js';
 import { cpuOf, fmt, median, roundsRatio, table, TARGETS } from './report.js';
-import { type Server, startRedisServer, startServer, stopServer, type Target } from './servers.js';
+import { type Server, startRedisServer, startServer, stopServer, type Target, walletCommand } from './servers.js';
 import { soak } from './soak.js';
 import { BENCH_SCENARIO as SCENARIO } from './traffic.js';
 
@@ -47,22 +47,7 @@ async function main(): Promise<void> {
   try {
     const scenario = join(dir, 'bench-scenario.json');
     await writeFile(scenario, JSON.stringify(SCENARIO));
-    const wallet = (store: string, data?: string): string[] => [
-      CLI,
-      'start',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-      '--scenario',
-      scenario,
-      '--store',
-      store,
-      ...(data ? ['--data', data] : []),
-      '--log-level',
-      'warn',
-      ...WALLET_ARGS,
-    ];
+    const wallet = (store: string, data?: string): string[] => [...walletCommand(CLI, scenario, store, data), ...WALLET_ARGS];
 
     const memory = { name: '(b) wallet-sim, memory store', command: wallet('memory') };
     const extra: Target[] = [

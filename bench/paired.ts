@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { hostedTarget } from './hosted.js';
 import { loadavg } from './measure.js';
 import { median } from './report.js';
-import { cpuMs, type Server, startServer, stopServer, type Target } from './servers.js';
+import { cpuMs, type Server, startServer, stopServer, type Target, walletCommand } from './servers.js';
 import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
 
 /**
@@ -39,20 +39,7 @@ const [rounds = 8, seconds = 5, connections = 25] = nums;
 const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-paired-'));
 const scenario = join(dir, 'bench-scenario.json');
 await writeFile(scenario, JSON.stringify(BENCH_SCENARIO));
-const wallet = (dist: string) => [
-  join(dist, 'src/cli.js'),
-  'start',
-  '--port',
-  '0',
-  '--host',
-  '127.0.0.1',
-  '--scenario',
-  scenario,
-  '--store',
-  'memory',
-  '--log-level',
-  'warn',
-];
+const wallet = (dist: string) => walletCommand(join(dist, 'src/cli.js'), scenario, 'memory');
 const targets: Target[] = [];
 for (const [i, spec] of specs.entries()) {
   const preload = spec.includes('+') ? spec.slice(spec.indexOf('+') + 1) : undefined;

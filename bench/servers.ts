@@ -37,6 +37,26 @@ export interface Server {
  * CPU time (user + system) of a process and its live children (the workers of --workers) so far,
  * from /proc (Linux); undefined elsewhere.
  */
+/**
+ * A wallet-sim (or a build answering its command line) as the bench starts its targets: `cli` over
+ * `scenario`, logging warnings only.
+ */
+export const walletCommand = (cli: string, scenario: string, store: string, data?: string): string[] => [
+  cli,
+  'start',
+  '--port',
+  '0',
+  '--host',
+  '127.0.0.1',
+  '--scenario',
+  scenario,
+  '--store',
+  store,
+  ...(data ? ['--data', data] : []),
+  '--log-level',
+  'warn',
+];
+
 export function cpuMs(pid: number | undefined): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
