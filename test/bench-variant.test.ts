@@ -14,7 +14,11 @@ const edited: [string, string, RegExp][] = [
   ['no-fold', 'src/grading/grader.js', /this\.advance\(arrival\.at\);\n\s+return undefined;/],
   ['no-checks', 'src/grading/grader.js', /this\.hooks = hooked\(\[\]\);/],
   ['no-rounds', 'src/grading/grader.js', /fn\(this, a, tx\);\n\s+return a;/],
-  ['no-evidence', 'src/grading/feed.js', /body: undefined,\n\s+applied: code === SUCCESS && !excused,\n\s+excused,\n\s+headers: undefined,\n\s+reply: undefined,/],
+  [
+    'no-evidence',
+    'src/grading/feed.js',
+    /body: undefined,\n\s+applied: code === SUCCESS && !excused,\n\s+excused,\n\s+headers: undefined,\n\s+reply: undefined,/,
+  ],
   ['limits=2000', 'src/grading/model.js', /MAX_TRANSACTIONS = 2_000;[\s\S]*MAX_ROUNDS = 2_000;/],
 ];
 
