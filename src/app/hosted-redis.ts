@@ -15,11 +15,11 @@ import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type T
  *   {tenants}:tokens   hash token digest → id
  *   {tenants}:version  bumped by every creation, rotation and deletion
  *   tenants:events     pub/sub: {"from": <process>} after each of them
+ *   t:<id>:…           everything of tenant <id>: its wallet, counters, scenario, journal, grading
+ *                      (the single-tenant keys of docs/scale-out.md, under this prefix)
  *
  * The registry's three keys share one hash tag, so that its scripts touch one slot on a Redis
  * Cluster (--redis-cluster) as on one Redis.
- *   t:<id>:…           everything of tenant <id>: its wallet, counters, scenario, journal, grading
- *                      (the single-tenant keys of docs/scale-out.md, under this prefix)
  */
 
 /** How often a process checks `tenants:version` (the bound when word of a change was lost). */

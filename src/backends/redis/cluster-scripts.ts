@@ -153,5 +153,4 @@ if ARGV[3] == '1' then redis.call('SADD', admitted, user) end
 return {0, 0}
 `;
 
-/** Where players admitted but not listed yet are counted (ABSENT_PLAYER): beside the players set, in its slot. */
-export const admittedKey = (playersKey: string) => `${playersKey}:admitted`;
+export { admittedKey } from './keys.js';

@@ -134,3 +134,6 @@ export async function refuseOlderLayout(client: Pick<Redis, 'exists'>, layout: K
       `or delete those keys (redis-cli --scan --pattern '${layout.prefix}*' | xargs redis-cli unlink) if the old ledger is not needed`,
   );
 }
+
+/** Where players admitted but not listed yet are counted (cluster-scripts.ts, ABSENT_PLAYER): beside the players set, in its slot. */
+export const admittedKey = (playersKey: string) => `${playersKey}:admitted`;

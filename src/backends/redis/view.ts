@@ -8,6 +8,7 @@ import {
 } from '../../ledger/change.js';
 import type { Generation } from './generation.js';
 import { isCluster } from './cluster.js';
+import { admittedKey } from './keys.js';
 import { type CasClient, hash64, idOf, type ReadReply, storedId, toPlayer, toRound } from './records.js';
 import type { RecordKeys, View } from '../../ledger/store.js';
 
@@ -133,7 +134,7 @@ export function recordsView(values: (string | null)[], forgotten: number[], full
   };
 }
 
-/** The cluster's reads in the session's slot (cluster-commit.ts): an absent player's (listed, players full), the forgotten flags. */
+/** The cluster's reads in the session's slot (cluster-scripts.ts): an absent player's (listed, players full), the forgotten flags. */
 type SessionReads = {
   walletAbsent(players: string, admitted: string, user: string, max: string, admit: ''): Promise<[number, number]>;
   walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
@@ -151,7 +152,7 @@ async function clusterRead(client: CasClient, watch: Watch): Promise<ReadReply> 
     client.mget(player!, txn!, ...round),
     client.get(claim!),
     client.mget(watched[0]!, watched[1]!),
-    session.walletAbsent(watch.playersKey, `${watch.playersKey}:admitted`, watch.user, watch.maxPlayers, ''),
+    session.walletAbsent(watch.playersKey, admittedKey(watch.playersKey), watch.user, watch.maxPlayers, ''),
     client.exists(...required),
     session.walletForgotten(watch.forgottenKey, watch.hashes.length, ...watch.hashes),
   ]);
