@@ -42,7 +42,7 @@ end
  *    keys present and the forgotten flags as decided on; then the session's writes (the players
  *    set, the applied-transaction list) and --retain-transactions' bound: the oldest transactions
  *    are forgotten and their claims deleted here, and their records and settled rounds (in the
- *    players' slots) are deleted by the process after the reply (trim_apart). After
+ *    players' slots) are deleted by the process after the reply (FORGET's trim, `apart`). After
  *    a reset (another process's, not seen yet) this check fails: what step 2 wrote went to the
  *    ledger the reset ended, which nothing reads any more, and the callback is decided again on the
  *    new ledger, as after any failed check. A lost state (no generation or scenario key) is R1.
@@ -81,30 +81,6 @@ return {1}
  * event (SEAL's). Answers {1, journal id, the players' keys the trim left to delete} or {0, …}.
  */
 export const SESSION_COMMIT = `${FORGET}${FLAGS}${SEAL}
--- FORGET's trim, but the keys of the players' slots (records, settled rounds) are answered for the
--- process to delete, not deleted here: an id is forgotten, and its claim deleted, in this slot.
-local function trim_apart(order, bound, forgot, base)
-  local excess = redis.call('LLEN', order) - tonumber(bound)
-  local claims = string.sub(order, 1, -6) .. 'claim:'
-  local apart = {}
-  while excess > 0 do
-    local e = cjson.decode(redis.call('LPOP', order))
-    if e.t then
-      forget(forgot, e.th)
-      if e.c then redis.call('DEL', e.c) end
-      apart[#apart + 1] = e.t
-      if e.s then forget(forgot, e.sh); apart[#apart + 1] = e.s end
-    else
-      local own = base .. '{p:' .. e[2] .. '}:'
-      forget(forgot, e[1])
-      redis.call('DEL', claims .. e[3])
-      apart[#apart + 1] = own .. 'txn:' .. e[3]
-      if e[4] then forget(forgot, e[4]); apart[#apart + 1] = own .. 'settled:' .. e[5] end
-    end
-    excess = excess - 1
-  end
-  return apart
-end
 local values = redis.call('MGET', KEYS[1], KEYS[2])
 local present = redis.call('EXISTS', unpack(KEYS, 3))
 if (values[1] or '') ~= ARGV[1] or (values[2] or '') ~= ARGV[2] or present < #KEYS - 2 then return {0, values, present} end
@@ -119,7 +95,7 @@ end
 i = i + 1
 local apart = {}
 if ARGV[i] == '1' then
-  apart = trim_apart(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4])
+  trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], nil, apart) -- (the players' keys answered, not deleted here)
   i = i + 5
 else
   i = i + 1

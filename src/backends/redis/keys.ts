@@ -44,6 +44,8 @@ export class GenKeys {
     private readonly sessionTag: string,
   ) {}
 
+  // (records.ts's FORGET trim builds `own(user) + 'txn:'/'settled:'` and `claim` from an order entry
+  // in Lua: change these names there too; test/redis/retention.test.ts checks those keys go.)
   private own(userId: string): string {
     return `${this.base}{p:${storedId(userId)}}:`;
   }

@@ -47,21 +47,29 @@ end
 -- Keeps the newest 'bound' transactions listed in 'order' ('len' of them now, when known), forgetting
 -- the oldest (and the rounds they settled). An entry (orderEntry) names them by stored ids in
 -- generation 'base'; one a wallet-sim before 29 Nov 2026 (session 20) listed names its keys in full.
-local function trim(order, bound, forgot, base, len)
+-- With 'apart' (a Redis Cluster, where the players' keys lie in other slots), the records and settled
+-- rounds are appended to it for the process to delete, and each settled round listed is forgotten.
+local function trim(order, bound, forgot, base, len, apart)
   local excess = (len or redis.call('LLEN', order)) - tonumber(bound)
   local claims = string.sub(order, 1, -6) .. 'claim:'
   while excess > 0 do
     local e = cjson.decode(redis.call('LPOP', order))
+    local txn, claim, settled, th, sh
     if e.t then
-      forget(forgot, e.th)
-      redis.call('DEL', e.t)
-      if e.c then redis.call('DEL', e.c) end
-      if e.s and redis.call('DEL', e.s) == 1 then forget(forgot, e.sh) end
+      txn, claim, settled, th, sh = e.t, e.c, e.s, e.th, e.sh
     else
       local own = base .. '{p:' .. e[2] .. '}:'
-      forget(forgot, e[1])
-      redis.call('DEL', own .. 'txn:' .. e[3], claims .. e[3])
-      if e[4] and redis.call('DEL', own .. 'settled:' .. e[5]) == 1 then forget(forgot, e[4]) end
+      txn, claim, th, sh = own .. 'txn:' .. e[3], claims .. e[3], e[1], e[4]
+      if e[4] then settled = own .. 'settled:' .. e[5] end
+    end
+    forget(forgot, th)
+    if apart then
+      apart[#apart + 1] = txn
+      if claim then redis.call('DEL', claim) end
+      if settled then forget(forgot, sh); apart[#apart + 1] = settled end
+    else
+      if claim then redis.call('DEL', txn, claim) else redis.call('DEL', txn) end
+      if settled and redis.call('DEL', settled) == 1 then forget(forgot, sh) end
     end
     excess = excess - 1
   end
