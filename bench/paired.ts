@@ -21,11 +21,14 @@ import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
  *
  *   b          the single-tenant memory store
  *   bw:<n>     the same, after answering n admin requests (PUT /admin/players/<id>) first
+ *   bh:<n>     the same, in a process that first created n tenants (default 1,000) in a hosted app
+ *              beside it (never listening; ./host-beside.ts): (h) against (bh) is what the hosted
+ *              layer itself costs a callback
  *   h          a tenant's callback path on a hosted wallet-sim of 1,000 tenants (h:<n>: of n);
  *              with BENCH_DROP_OTHERS=1 in the environment, all tenants but the driven one are
  *              deleted once created
  *   …@<dir>    another build's (a copy of dist/ inside the repo, e.g. bench/results/before)
- *   …+<file>   the server preloads that module first (node --require; an .mjs: --import)
+ *   …+<file>   the server preloads that module first (node --import; a .cjs: --require)
  *
  * With two targets the server CPU per callback of the pair moved together within a few per cent
  * on a machine at load average 4–5 (docs/hosted.md, "What a tenant's callback costs, taken apart").
@@ -53,13 +56,17 @@ for (const [i, spec] of specs.entries()) {
           name: `${label} memory store ${dist}`,
           command: wallet(dist),
           ...(kind === 'bw' && { setup: adminTraffic(Number(count ?? 1000)) }),
+          ...(kind === 'bh' && {
+            name: `${label} memory store ${dist}, ${Number(count ?? 1000).toLocaleString('en')} tenants created in a hosted app beside it`,
+            env: { NODE_OPTIONS: `--import ${join(dist, 'bench/host-beside.js')}`, BENCH_HOST_BESIDE: count ?? '1000' },
+          }),
         },
   );
   // `+<file>`: the server preloads that module first (e.g. one holding some live heap).
   if (preload)
     Object.assign(targets.at(-1)!, {
       name: `${targets.at(-1)!.name} +${preload}`,
-      env: { NODE_OPTIONS: `${preload.endsWith('.mjs') ? '--import' : '--require'} ${preload}` },
+      env: { NODE_OPTIONS: `${preload.endsWith('.cjs') ? '--require' : '--import'} ${preload}` },
     });
 }
 const servers: Server[] = [];
