@@ -70,6 +70,21 @@ if (cluster) {
     t.match((await send(b!.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
   });
 
+  t.test("a crash between a new player's script and the session's: its next callback lists it", async (t) => {
+    const prefix = uniquePrefix('unlisted');
+    const [w] = await wallets(t, 1, prefix);
+    const listed = async () =>
+      ((await w!.app.inject({ method: 'GET', url: '/admin/players' })).json() as { user_id: string }[]).map((p) => p.user_id);
+    t.match((await send(w!.app, login('newcomer'))).body, { code: 'R0', latest_balance: 1000 });
+    // What a process that died after the player's script of newcomer's first callback leaves: the player, unlisted.
+    await w!.store.client.srem(new KeyLayout(prefix).of(0).players, 'newcomer');
+    t.notOk((await listed()).includes('newcomer'), 'unlisted, as the crash left it');
+    t.match((await send(w!.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
+    t.ok((await listed()).includes('newcomer'), 'listed by its next callback');
+    t.match((await send(w!.app, login('stranger'))).body, { code: 'R0' });
+    t.same((await listed()).filter((id) => !id.startsWith('p')).sort(), ['newcomer', 'stranger'], 'and nothing else listed');
+  });
+
   t.test("a claim left by a crash: the player's resend applies it; another player's is refused", async (t) => {
     const prefix = uniquePrefix('claim');
     const [w] = await wallets(t, 1, prefix);

@@ -87,6 +87,12 @@ export async function clusterCommit(
   // The player's callbacks counted (RedisShared.takeCount): the count is the session's.
   if (count) session.push(['HINCRBY', count[0], count[1], String(count[2])]);
   if (creates && maxPlayers !== '') session.push(['SREM', admittedKey(playersKey), user]);
+  // A player that exists is listed again (SADD of a member: nothing): a process that died between
+  // a player's first script and the session's left it created but unlisted, and its admission held.
+  else if (values[2] !== null) {
+    session.push(['SADD', playersKey, user]);
+    if (maxPlayers !== '') session.push(['SREM', admittedKey(playersKey), user]);
+  }
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
     const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
