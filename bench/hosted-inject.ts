@@ -1,15 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app/app.js';
-import { buildHostedApp } from '../src/app/hosted-app.js';
-import { logger } from '../src/app/logger.js';
-import { HostMetrics } from '../src/app/metrics.js';
-import { MemoryBook, memoryStores } from '../src/app/hosted.js';
-import { TenantRegistry } from '../src/app/tenants.js';
-import { DEFAULT_RETAIN_TRANSACTIONS } from '../src/backends/backend.js';
 import { MemoryBackend } from '../src/backends/memory/memory.js';
 import { openSimulator } from '../src/app/compose.js';
 import { compileScenario } from '../src/core/scenario/scenario.js';
-import { DEFAULT_JOURNAL_BYTES, DEFAULT_JOURNAL_SIZE } from '../src/journal/journal.js';
+import { benchLogger, hostedInProcess, type InjectRoute } from './hosted-in-process.js';
 import { median } from './report.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
@@ -22,43 +16,16 @@ import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
  * Less moved by other load than the HTTP bench (bench.ts --hosted), which stays the judge.
  */
 const [n = 20_000, rounds = 5, count = 1000] = process.argv.slice(2, 5).map(Number);
-const log = () => logger({ logLevel: 'warn', logFormat: 'json' });
-const HOST_TOKEN = 'h'.repeat(40);
 
-const single = await buildApp({ sim: await openSimulator(compileScenario(BENCH_SCENARIO), new MemoryBackend()), logger: log() });
-let tenants: TenantRegistry | undefined;
-const metrics = new HostMetrics(() => tenants!);
-tenants = await TenantRegistry.open({
-  watch: metrics.watch,
-  hostToken: HOST_TOKEN,
-  book: new MemoryBook(),
-  stores: memoryStores({
-    journalSize: DEFAULT_JOURNAL_SIZE,
-    journalBytes: DEFAULT_JOURNAL_BYTES,
-    retainTransactions: DEFAULT_RETAIN_TRANSACTIONS,
-  }),
-  max: count,
-  limits: { callbacksPerSecond: 1e9, adminPerMinute: 1e9 },
-});
-const hosted = await buildHostedApp({ tenants, metrics, logger: log() });
-let route = { url: '/callback', headers: HEADERS as Record<string, string> };
-for (let i = 0; i < count; i++) {
-  const res = await hosted.inject({
-    method: 'POST',
-    url: '/tenants',
-    headers: { authorization: `Bearer ${HOST_TOKEN}` },
-    payload: { name: 'bench', scenario: BENCH_SCENARIO },
-  });
-  const t = res.json() as { id: string; credentials: { api_id: string; api_key: string } };
-  route = { url: `/t/${t.id}/callback`, headers: { ...HEADERS, 'api-id': t.credentials.api_id, 'api-key': t.credentials.api_key } };
-}
-const targets: [string, FastifyInstance, typeof route][] = [
+const single = await buildApp({ sim: await openSimulator(compileScenario(BENCH_SCENARIO), new MemoryBackend()), logger: benchLogger() });
+const { hosted, tenants, route } = await hostedInProcess(count);
+const targets: [string, FastifyInstance, InjectRoute][] = [
   ['(b) single-tenant app', single, { url: '/callback', headers: HEADERS }],
   [`(h) a tenant's callback, ${count} tenants`, hosted, route],
 ];
 const bodies = new Map(targets.map(([, app]) => [app, trafficBodies()]));
 
-async function cpuOf(app: FastifyInstance, to: typeof route, times: number): Promise<number> {
+async function cpuOf(app: FastifyInstance, to: InjectRoute, times: number): Promise<number> {
   const next = bodies.get(app)!;
   const before = process.cpuUsage();
   for (let i = 0; i < times; i++) {
