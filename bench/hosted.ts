@@ -45,6 +45,19 @@ export async function hostedTarget(dir: string, wallet: string[], label = '(h)',
   };
 }
 
+/**
+ * (bh): the single-tenant server in a process that first created `tenants` tenants in a hosted app
+ * beside it (./host-beside.ts, preloaded): (h) against (bh) is what the hosted layer itself costs
+ * a callback, apart from what serving the tenants' creation did to the process (docs/hosted-cost.md).
+ */
+export function besideTarget(wallet: string[], dist: string, label = '(bh)', tenants = HOSTED_TENANTS): Target {
+  return {
+    name: `${label} memory store, ${tenants.toLocaleString('en')} tenants created in a hosted app beside it`,
+    command: wallet,
+    env: { NODE_OPTIONS: `--import ${join(dist, 'bench/host-beside.js')}`, BENCH_HOST_BESIDE: String(tenants) },
+  };
+}
+
 /** Creates the tenants (a few at a time); the route of the last one created is the one driven. */
 async function createTenants(url: string, hostToken: string, count: number): Promise<Route> {
   let route: Route | undefined;

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { hostedTarget } from './hosted.js';
+import { besideTarget, hostedTarget } from './hosted.js';
 import { loadavg } from './measure.js';
 import { median } from './report.js';
 import { cpuMs, type Server, startServer, stopServer, type Target, walletCommand } from './servers.js';
@@ -50,17 +50,15 @@ for (const [i, spec] of specs.entries()) {
   const [kind, count] = kindOf.split(':') as [string, string?];
   const label = `(${kind}${i})`;
   targets.push(
-    kind === 'h'
-      ? await hostedTarget(dir, wallet(dist), label, '', count === undefined ? undefined : Number(count))
-      : {
-          name: `${label} memory store ${dist}`,
-          command: wallet(dist),
-          ...(kind === 'bw' && { setup: adminTraffic(Number(count ?? 1000)) }),
-          ...(kind === 'bh' && {
-            name: `${label} memory store ${dist}, ${Number(count ?? 1000).toLocaleString('en')} tenants created in a hosted app beside it`,
-            env: { NODE_OPTIONS: `--import ${join(dist, 'bench/host-beside.js')}`, BENCH_HOST_BESIDE: count ?? '1000' },
-          }),
-        },
+    kind === 'bh'
+      ? besideTarget(wallet(dist), dist, label, count === undefined ? undefined : Number(count))
+      : kind === 'h'
+        ? await hostedTarget(dir, wallet(dist), label, '', count === undefined ? undefined : Number(count))
+        : {
+            name: `${label} memory store ${dist}`,
+            command: wallet(dist),
+            ...(kind === 'bw' && { setup: adminTraffic(Number(count ?? 1000)) }),
+          },
   );
   // `+<file>`: the server preloads that module first (e.g. one holding some live heap).
   if (preload)
