@@ -183,3 +183,23 @@ if (cluster) {
     t.equal((await resetB).statusCode, 200, "B's reset done");
   });
 }
+
+if (cluster) {
+  t.test('a --redis-prefix with a "{": the session\'s keys still share one slot (or the prefix is refused)', async (t) => {
+    const prefix = `${uniquePrefix('brace')}{x:`;
+    const opened = await openBackend('redis', { redisCluster: cluster.nodes, redisPrefix: prefix }).then(
+      async (store) => {
+        const w = await buildTestApp({}, { store });
+        t.teardown(async () => {
+          await w.app.close();
+          await store.close();
+        });
+        return w;
+      },
+      (e: unknown) => e as Error,
+    );
+    if (opened instanceof Error) return void t.pass(`refused at start: ${opened.message}`);
+    const reply = await send(opened.app, login('u1'));
+    t.equal(reply.body.code, 'R0', `a login served (${String(reply.headers['x-wallet-sim-reason'])})`);
+  });
+}
