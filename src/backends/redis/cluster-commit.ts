@@ -148,8 +148,12 @@ export async function clusterCommit(
 
 /**
  * An admin write (a seed, an update, a reset) on a cluster: the check (generation, marker) and the
- * session's writes in one script in its slot; the other writes (each a key of its own) apart, after
- * the check, or before it when it starts a new generation (nobody reads those keys before it flips).
+ * session's writes in one script in its slot; the other writes (each a key of its own) apart. Before
+ * the check, unless the write seeds a ledger: a reset's go to a generation nobody reads before it
+ * flips, and an update's records are read only once listed (a check that then fails leaves them in
+ * a generation that ended, or a player created but unlisted, listed by its next callback: never a
+ * player listed but gone). A seed's go after its check: of processes seeding at once, the losers'
+ * records must not replace those of a ledger already serving.
  */
 export async function clusterCas(
   client: ClusterClient,
@@ -161,8 +165,9 @@ export async function clusterCas(
   const session = doc.ops.filter((op) => hashTag(op[1]!) === tag);
   const rest = () => Promise.all(doc.ops.filter((op) => hashTag(op[1]!) !== tag).map((op) => exchange(client.call(...op))));
   const flips = session.some(([, key]) => key === at.genKey);
-  if (flips) await rest();
+  const seeds = !flips && session.some(([, key]) => key === at.markerKey);
+  if (!seeds) await rest();
   const done = (await exchange(client.walletCasAt(at.genKey, ...casArgs({ expect: doc.expect, ops: session })))) === 1;
-  if (done && !flips) await rest();
+  if (done && seeds) await rest();
   return done;
 }
