@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
+import { isCluster } from './cluster.js';
 import type { Seal } from '../../ledger/store.js';
 import { type CommitReply, type Expected, sealArgs, type Writes } from './commit.js';
 import { casArgs, type CasDocument, type Op } from './records.js';
@@ -170,4 +171,28 @@ export async function clusterCas(
   const done = (await exchange(client.walletCasAt(at.genKey, ...casArgs({ expect: doc.expect, ops: session })))) === 1;
   if (done && seeds) await rest();
   return done;
+}
+
+/** KEYS: the generations taken; ARGV: the least the next may be. Answers one no other call answered. */
+const TAKE_GENERATION = `
+local n = redis.call('INCR', KEYS[1])
+if n < tonumber(ARGV[1]) then n = tonumber(ARGV[1]); redis.call('SET', KEYS[1], n) end
+return n
+`;
+
+/**
+ * The generation a reset starts: after `from` (what Redis holds) and the one this process saw. On a
+ * cluster a reset writes its records before its check (clusterCas): two resets at once must not
+ * write into one generation, or the loser's records would replace those the winner's ledger serves;
+ * each takes its own number, in the session's slot. On a single Redis a reset is one script (as before).
+ */
+export async function newGeneration(
+  client: Redis,
+  at: Generation,
+  from: number | undefined,
+  exchange: <T>(sent: Promise<T>) => Promise<T>,
+): Promise<number> {
+  const least = Math.max(from ?? 0, at.n) + 1;
+  if (!isCluster(client)) return least;
+  return Number(await exchange(client.eval(TAKE_GENERATION, 1, at.layout.taken, least)));
 }
