@@ -66,6 +66,7 @@ t.test('a wrong option is a StartFailure that says what to do; nothing keeps run
     [{ store: 'paper' }, /--store .*paper.*Allowed choices are memory, file, redis/],
     [{ scenario: 'no-such' }, /no bundled scenario of that name.*certification/s],
     [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /--headers-timeout-ms \(5000\) must not exceed/],
+    [{ store: 'redis', redisCluster: '127.0.0.1:1', redisPrefix: 'w{x}:' }, /--redis-prefix "w\{x\}:" holds .*without braces/],
   ];
   for (const [options, message] of cases) {
     const failed = await startSimulator(options as never).then(

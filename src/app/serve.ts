@@ -13,6 +13,7 @@ import { checkProxyable } from '../core/scenario/proxy-check.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
 import { REACH_CHECK_MS } from '../wallet/upstream-reach.js';
 import { openSimulator } from './compose.js';
+import { clusterPrefixProblem } from '../backends/redis/defaults.js';
 
 /** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
 function upstreamProblem(url: string): string | undefined {
@@ -94,6 +95,8 @@ export function checkOptions(o: ServeOptions): Checked {
     );
   if (o.redisUrl && o.redisCluster)
     throw new StartFailure(MESSAGES.OPTION_INVALID('--redis-url and --redis-cluster name two Redis: give one of them'));
+  const prefixProblem = o.redisCluster && clusterPrefixProblem(o.redisPrefix);
+  if (prefixProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(prefixProblem));
   const limitProblem = limitsProblem(o);
   if (limitProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(limitProblem));
   let cors;

@@ -1,7 +1,7 @@
 import type { Backend, BackendKind, BackendOptions } from '../backends/backend.js';
 import { FileBackend } from '../backends/file/file-backend.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
-import { CLUSTER_SCHEME } from '../backends/redis/defaults.js';
+import { CLUSTER_SCHEME, clusterPrefixProblem, DEFAULT_REDIS_PREFIX } from '../backends/redis/defaults.js';
 
 export { type Backend, type BackendKind, BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from '../backends/backend.js';
 
@@ -26,6 +26,8 @@ export async function openBackend(kind: BackendKind, options: OpenOptions = {}):
   if (kind === 'redis') {
     const url = options.redisCluster ? `${CLUSTER_SCHEME}${options.redisCluster}` : options.redisUrl;
     if (!url) throw new Error('--store redis needs --redis-url <url> (e.g. redis://127.0.0.1:6379) or --redis-cluster host:port,…');
+    const problem = options.redisCluster && clusterPrefixProblem(options.redisPrefix ?? DEFAULT_REDIS_PREFIX);
+    if (problem) throw new Error(problem);
     // Loaded only here: the memory and file stores never need the Redis client.
     const { RedisBackend } = await import('../backends/redis/redis-backend.js');
     return RedisBackend.open(url, { ...options, prefix: options.redisPrefix, timeoutMs: options.redisTimeoutMs });

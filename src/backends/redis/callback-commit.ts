@@ -3,6 +3,7 @@ import type { Change, RoundRecord } from '../../ledger/change.js';
 import type { Decided, RecordKeys, Seal, View } from '../../ledger/store.js';
 import type { CommitReply, Expected, Writes } from './commit.js';
 import type { Generation } from './generation.js';
+import { isCluster } from './cluster.js';
 import { type CasClient, idOf, type Op, type ReadReply, type Trim } from './records.js';
 import { type Read, readView, recordsView, viewOf, type Watch, watchOf } from './view.js';
 
@@ -153,7 +154,7 @@ export async function commitCallback<T extends Decided>(
     raced = fromRedis;
     if (!raced) {
       // The cache was stale: decide again on what the check answered (undefined: reset by another process).
-      answered = viewOf(ctx.at, watch, current);
+      answered = viewOf(ctx.at, watch, current, isCluster(ctx.client));
       continue;
     }
     // Decided on what Redis answered and still beaten: another process won the race. A jittered

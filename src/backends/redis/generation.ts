@@ -65,6 +65,20 @@ export class Generation {
   }
 
   /**
+   * A player listed but gone. On a single Redis, Redis lost the wallet: `lost`. On a cluster
+   * (`cluster`), that player's master lost its records: its callbacks are R1 (this error), the other
+   * players' are served (no process-wide flag; the session's own keys gone still are `lost`).
+   */
+  lostPlayer(userId: string, cluster: boolean): Error {
+    const player = `player ${JSON.stringify(userId)}`;
+    if (!cluster) return this.lost(`${player} listed but gone`);
+    return new Error(
+      `Redis at ${redact(this.url)} lost wallet-sim's state (${player} listed but gone: its master flushed, evicted or ` +
+        'restarted without persistence; the other players are served); POST /admin/reset starts afresh',
+    );
+  }
+
+  /**
    * Takes in the generation and marker Redis holds: true when another process reset the wallet
    * (this one now works on the new generation); throws when Redis lost the state.
    */

@@ -26,6 +26,11 @@ export class KeyLayout {
     return `${this.session}gen`;
   }
 
+  /** The last generation a reset took on a cluster (cluster-commit.ts, `newGeneration`). */
+  get taken(): string {
+    return `${this.session}gen:taken`;
+  }
+
   get marker(): string {
     return `${this.session}initialized`;
   }

@@ -7,7 +7,7 @@ import { KeyLocks } from './locks.js';
 import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
 import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, toPlayer } from './records.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
-import { clusterCas, type ClusterClient } from './cluster-commit.js';
+import { clusterCas, type ClusterClient, newGeneration } from './cluster-commit.js';
 import { commitSender, connectStore } from './scripts.js';
 import type { Player } from '../../ledger/state.js';
 import type { Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
@@ -180,14 +180,11 @@ export class RedisStore implements Store {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (this.link.failure) throw new Error(this.link.failure); // (lost state: a reset is the way out)
       const [rawGen, marker] = await this.exchange(this.client.mget(this.at.genKey, this.at.markerKey));
-      let clears = -1;
-      changes.forEach((c, i) => {
-        if (c.op === 'clear') clears = i;
-      });
+      const clears = changes.map((c) => c.op).lastIndexOf('clear'); // (the last clear: the records after it are the new ledger's)
       // A reset starts afresh whatever Redis holds (even nothing: after a flush); other writes need the ledger.
       if (clears < 0) this.at.follow(rawGen ?? null, marker ?? null);
       const from = rawGen === null || rawGen === undefined ? undefined : Number(rawGen);
-      const gen = clears >= 0 ? Math.max(from ?? 0, this.at.n) + 1 : from!;
+      const gen = clears >= 0 ? await newGeneration(this.client, this.at, from, (s) => this.exchange(s)) : from!;
       const epoch = clears >= 0 ? Generation.resetMark() : marker;
       const rest = changes.slice(clears + 1);
       const ops: Op[] =
@@ -213,6 +210,7 @@ export class RedisStore implements Store {
         for (const old of new Set([from, before])) if (old !== undefined && old !== gen) void this.dropGeneration(old);
         return;
       }
+      if (clears >= 0 && this.cluster) void this.dropGeneration(gen); // (its records, written before the check: cluster-commit.ts)
     }
     throw new Error(`the wallet was reset ${MAX_ATTEMPTS} times during one admin update; retry`);
   }

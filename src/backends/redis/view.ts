@@ -77,7 +77,7 @@ export async function readView(
   exchange: <T>(sent: Promise<T>) => Promise<T>,
 ): Promise<Read | undefined> {
   const { watched, hashes, required } = watch;
-  if (isCluster(client)) return viewOf(at, watch, await exchange(clusterRead(client, watch)));
+  if (isCluster(client)) return viewOf(at, watch, await exchange(clusterRead(client, watch)), true);
   const reply = await exchange(
     client.walletRead(
       watched.length + 2 + required.length,
@@ -92,16 +92,22 @@ export async function readView(
       watch.maxPlayers,
     ),
   );
-  return viewOf(at, watch, reply);
+  return viewOf(at, watch, reply, false);
 }
 
 /**
  * The view of what Redis answered (a read, or a commit whose check failed): undefined when another
- * process reset the wallet meanwhile; throws when Redis lost the wallet's state.
+ * process reset the wallet meanwhile; throws when Redis lost the wallet's state (on a cluster,
+ * `cluster`, a player listed but gone is that player's loss only: Generation.lostPlayer).
  */
-export function viewOf(at: Generation, watch: Watch, [values, forgotten, listed, present, full]: ReadReply): Read | undefined {
+export function viewOf(
+  at: Generation,
+  watch: Watch,
+  [values, forgotten, listed, present, full]: ReadReply,
+  cluster: boolean,
+): Read | undefined {
   if (at.follow(values[0]!, values[1]!)) return undefined;
-  if (!values[2] && listed === 1) throw at.lost(`player ${JSON.stringify(idOf(watch.user))} listed but gone`);
+  if (!values[2] && listed === 1) throw at.lostPlayer(idOf(watch.user), cluster);
   if (present < watch.required.length) throw at.lost('no scenario key');
   return recordsView(values, forgotten, full, idOf(watch.user));
 }
