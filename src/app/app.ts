@@ -24,6 +24,8 @@ import { type OpenapiOptions, openapiOptions, swaggerUiOptions } from '../openap
 import { ScenarioError } from '../core/scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
 import { installShutdownGate } from '../http/shutdown.js';
+import { callbackLane, type Lane, type LaneOptions } from '../routes/callback-lane.js';
+import { createServer } from 'node:http';
 import type { Simulator } from '../core/simulator.js';
 import type { Signer } from '../evidence/signing-key.js';
 
@@ -58,7 +60,10 @@ export const MAX_PARAM_LENGTH = 16 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const path = options.path ?? '/callback';
-  const { app, allowedHosts } = await appFrame(options, limits);
+  const { app, allowedHosts, openLane } = await appFrame(options, limits);
+  // The callback lane (../routes/callback-lane.ts), unless --cors: its headers are the route's hooks'.
+  const log = app.log;
+  if (!options.cors) openLane({ target: (at) => (at === path ? { sim: options.sim, log } : undefined) });
   // Proxy mode's connections to the upstream close with the server (after the replies in flight).
   app.addHook('onClose', () => options.sim.wallet.close());
   // A browser client must be able to read the reply's credentials and Callback-URL echo.
@@ -83,6 +88,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
+/** Fastify's keep-alive time-out when none is given (what it sets on a server it makes). */
+const FASTIFY_KEEP_ALIVE_MS = 72_000;
+
 /** What a single-tenant app and a hosted one (./hosted-app.ts) share. */
 export type FrameOptions = Omit<AppOptions, 'sim'> & OpenapiOptions;
 
@@ -90,7 +98,13 @@ export type FrameOptions = Omit<AppOptions, 'sim'> & OpenapiOptions;
  * The app without its simulator's routes: server limits, the shutdown gate, the schemas, the one
  * error handler, the OpenAPI document, Swagger UI and /openapi.json.
  */
-export async function appFrame(options: FrameOptions, limits: ServerLimits): Promise<{ app: FastifyInstance; allowedHosts: string[] }> {
+export async function appFrame(
+  options: FrameOptions,
+  limits: ServerLimits,
+): Promise<{ app: FastifyInstance; allowedHosts: string[]; openLane: (o: Pick<LaneOptions, 'target'>) => void }> {
+  // Requests go to the callback lane first, once the app opens it; what it does not take goes to Fastify.
+  let lane: Lane | undefined;
+  const server = serverOptions(limits);
   const app = Fastify({
     logger: options.logger ?? false,
     // One line per callback comes from the callback route itself (with code and reason).
@@ -98,14 +112,24 @@ export async function appFrame(options: FrameOptions, limits: ServerLimits): Pro
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     ajv: { customOptions: ajvOptions },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    ...serverOptions(limits),
+    ...server,
     // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
     // below, not Fastify's generic 503, refuses what arrives meanwhile.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
+    // The server Fastify would make (its time-outs as Fastify sets them), with the lane in front.
+    serverFactory: (handler) => {
+      const made = createServer(server.http, (req, res) => lane?.(req, res) || handler(req, res));
+      made.keepAliveTimeout = server.keepAliveTimeout || FASTIFY_KEEP_ALIVE_MS;
+      made.requestTimeout = server.requestTimeout;
+      made.setTimeout(server.connectionTimeout);
+      return made;
+    },
   });
   capConnections(app.server, limits.maxConnections);
-  installShutdownGate(app);
+  const closing = installShutdownGate(app);
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const openLane = ({ target }: Pick<LaneOptions, 'target'>) => void (lane = callbackLane({ target, bodyLimit, closing }));
   for (const schema of schemas) app.addSchema(schema);
 
   app.setNotFoundHandler(notFoundHandler);
@@ -146,7 +170,7 @@ export async function appFrame(options: FrameOptions, limits: ServerLimits): Pro
     ...app.swagger(),
     servers: [{ url: `${request.protocol}://${request.host}` }],
   }));
-  return { app, allowedHosts };
+  return { app, allowedHosts, openLane };
 }
 
 /** The query parameters a route's schema names. */

@@ -1,9 +1,11 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { LaneOptions } from '../routes/callback-lane.js';
+import { admitCallback, tenantScope } from '../routes/tenant-scope.js';
+import type { HostedTenant } from '../routes/tenant-directory.js';
 import { appFrame, type FrameOptions } from './app.js';
 import { DEFAULT_LIMITS, listenerCap } from '../http/limits.js';
 import { apiError, sendApiErrorText } from '../http/errors.js';
 import { tenantRoutes } from '../routes/tenants.js';
-import { tenantScope } from '../routes/tenant-scope.js';
 import { tenantUiRoutes } from '../routes/ui.js';
 import { unframed } from '../http/framing.js';
 import { TENANT_DEFAULTS, type TenantRegistry } from './tenants.js';
@@ -42,8 +44,9 @@ const TENANT_CALLBACK = '/t/{id}/callback';
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { tenants } = options;
-  const { app, allowedHosts } = await appFrame({ ...options, path: TENANT_CALLBACK }, limits);
+  const { app, allowedHosts, openLane } = await appFrame({ ...options, path: TENANT_CALLBACK }, limits);
   app.addHook('onRequest', tenantLogBinding);
+  openLane({ target: tenantLane(tenants, app.log, options.metrics?.answered) });
   const maxListeners = listenerCap(limits);
   await app.register(tenantRoutes, { tenants, allowedHosts, publicUrl: options.publicUrl });
   await app.register(tenantScope, {
@@ -89,6 +92,26 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
   );
   return app;
 }
+
+/**
+ * The callback lane's targets (src/routes/callback-lane.ts): /t/<id>/callback of a tenant this
+ * process serves, admitted as the tenant's route admits (its limits, timing, counts), its lines
+ * bound to its id. A tenant not served here yet, or an id as the URL encodes it, goes on to the route.
+ */
+function tenantLane(tenants: TenantRegistry, log: FastifyBaseLogger, answered?: (seconds: number) => void): LaneOptions['target'] {
+  const logs = new WeakMap<HostedTenant, FastifyBaseLogger>();
+  return (path) => {
+    const id = tenantIdOf(path);
+    if (id === undefined || path.length !== id.length + CALLBACK_AFTER_ID || !path.endsWith('/callback')) return undefined;
+    const tenant = tenants.get(id);
+    if (!tenant) return undefined;
+    let bound = logs.get(tenant);
+    if (!bound) logs.set(tenant, (bound = log.child({ tenant: id })));
+    return { sim: tenant.sim, log: bound, admit: (res) => admitCallback(tenant, res, performance.now(), answered) };
+  };
+}
+/** `/t/` + the id + `/callback`: the lengths around the id. */
+const CALLBACK_AFTER_ID = '/t/'.length + '/callback'.length;
 
 /** The tenant id of a tenant's path, /t/<id>/… (the id as the URL has it: up to a `/`, `?` or `#`), if it is one. */
 export function tenantIdOf(url: string): string | undefined {

@@ -6,9 +6,10 @@ import { apiError, sendApiErrorText } from './errors.js';
  * Installed at the root before any route: once `app.close()` has begun, a request that still
  * arrives (on a kept-alive connection, or finishing its body) is refused with 503 before any
  * handler runs, so it changes nothing; replies of requests already in flight are sent with
- * `Connection: close`, so their sockets end with them.
+ * `Connection: close`, so their sockets end with them. Returns whether closing has begun (the
+ * callback lane, src/routes/callback-lane.ts, leaves such requests to this gate).
  */
-export function installShutdownGate(app: FastifyInstance): void {
+export function installShutdownGate(app: FastifyInstance): () => boolean {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -23,6 +24,7 @@ export function installShutdownGate(app: FastifyInstance): void {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
+  return () => closing;
 }
 
 /**

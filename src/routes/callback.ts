@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { Answer, type CallbackExchange } from '../core/pipeline.js';
 import type { CallbackInput } from '../protocol/port.js';
-import { fromFastify } from '../http/errors.js';
+import { type ApiErrorReply, fromFastify } from '../http/errors.js';
+import type { Simulator } from '../core/simulator.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../kernel/secrets.js';
 import type { SimOf } from './sim-of.js';
@@ -38,34 +39,8 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
             body: { error: error.code ?? 'BAD_REQUEST', message: error.message },
           })
         : undefined;
-    const status = refused?.status ?? 200;
-    const sim = simOf(request);
-    const { protocol } = sim;
-    const failed = protocol.codes.failed;
-    const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `${failed}: internal error: ${error.message}`;
-    if (!refused) request.log.error({ err: error }, 'callback failed');
-    else request.log.info({ reason }, 'callback refused');
-    const body = refused?.body ?? protocol.reply(failed, '', '', undefined).body;
-    // The body was not read: no event to echo a Callback-URL for.
-    const headers = protocol.replyHeaders(
-      sim.scenario,
-      { method: request.method, url: request.url, headers: request.headers, body: '' },
-      undefined,
-      reason,
-    );
-    const at = new Date().toISOString();
-    // Not awaited: a shared journal's write must not hold the reply (the in-memory one is immediate).
-    void sim.journal.record({
-      received_at: at,
-      replied_at: at,
-      duration_ms: 0,
-      request: { method: request.method, url: request.url, headers: {}, body: null },
-      reply: { status, headers: maskedHeaders(headers), body, dropped: false, client_gone: false },
-      reason,
-      replayed: false,
-      findings: [],
-    });
-    return reply.code(status).headers(headers).send(JSON.stringify(body));
+    const { status, headers, body } = failedCallback(simOf(request), request, request.log, error, refused);
+    return reply.code(status).headers(headers).send(body);
   });
 
   app.post(
@@ -157,4 +132,45 @@ class FastifyExchange implements CallbackExchange {
       this.socket.destroy();
     }
   }
+}
+
+/**
+ * The answer to a callback that failed before or outside the pipeline: a refusal (`refused`: a body
+ * over the limit) with its HTTP status, or an internal error answered with the protocol's failed
+ * code. Journalled, with the protocol's reply headers; the body was not read, so there is no event
+ * to echo a Callback-URL for. The route's error handler and the callback lane (./callback-lane.ts) answer with it.
+ */
+export function failedCallback(
+  sim: Simulator,
+  request: Pick<CallbackInput, 'method' | 'url' | 'headers'>,
+  log: CallbackExchange['log'],
+  error: Error,
+  refused?: ApiErrorReply,
+): { status: number; headers: Record<string, string>; body: string } {
+  const status = refused?.status ?? 200;
+  const { protocol } = sim;
+  const failed = protocol.codes.failed;
+  const reason = refused ? `${refused.body.error}: ${refused.body.message}` : `${failed}: internal error: ${error.message}`;
+  if (!refused) log.error({ err: error }, 'callback failed');
+  else log.info({ reason }, 'callback refused');
+  const body = refused?.body ?? protocol.reply(failed, '', '', undefined).body;
+  const headers = protocol.replyHeaders(
+    sim.scenario,
+    { method: request.method, url: request.url, headers: request.headers, body: '' },
+    undefined,
+    reason,
+  );
+  const at = new Date().toISOString();
+  // Not awaited: a shared journal's write must not hold the reply (the in-memory one is immediate).
+  void sim.journal.record({
+    received_at: at,
+    replied_at: at,
+    duration_ms: 0,
+    request: { method: request.method, url: request.url, headers: {}, body: null },
+    reply: { status, headers: maskedHeaders(headers), body, dropped: false, client_gone: false },
+    reason,
+    replayed: false,
+    findings: [],
+  });
+  return { status, headers, body: JSON.stringify(body) };
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError, type ApiErrorReply, sendApiErrorText } from '../http/errors.js';
 import { adminRoutes } from './admin.js';
@@ -78,53 +79,28 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
 
   await app.register(async (callbacks: FastifyInstance) => {
     const { answered } = o;
-    const admit = (request: FastifyRequest, reply: FastifyReply, done: () => void, tenant: HostedTenant | undefined) => {
-      if (!tenant) return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
-      const refused = tenant.callbackLimit.take();
-      if (refused) {
-        const { status, body } = apiError('RATE_LIMITED', 'callbacks', tenant.callbackLimit.limit, 'second', refused.retryAfterS);
-        // Answered before the body is read, and not journalled: a flood costs its tenant little and the others nothing.
-        return void sendApiErrorText(reply, { status, body, headers: refused.headers });
-      }
-      if (!tenant.inFlight.take()) {
-        const { status, body } = apiError('IN_FLIGHT_LIMITED', tenant.inFlight.limit);
-        return void sendApiErrorText(reply, { status, body, headers: { 'retry-after': '1' } });
-      }
-      // Counted out when its reply is written or its connection closes (a delayed reply holds it
-      // until then); with metrics, by the listener that times the reply (below).
-      if (!answered) reply.raw.on('close', tenant.inFlight.release);
-      found.set(request, tenant);
-      tenant.touched(true);
-      done();
-    };
     callbacks.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      if (answered) timed(request, reply, answered);
+      const arrived = performance.now();
+      const enter = (tenant: HostedTenant | undefined) => {
+        if (!tenant) {
+          if (answered) timed(reply.raw, arrived, answered);
+          return void sendApiErrorText(reply, apiError('TENANT_UNKNOWN', idOf(request)));
+        }
+        const refused = admitCallback(tenant, reply.raw, arrived, answered);
+        if (refused) return void sendApiErrorText(reply, refused);
+        found.set(request, tenant);
+        done();
+      };
       const tenant = tenants.get(idOf(request));
-      if (tenant) return admit(request, reply, done, tenant);
+      if (tenant) return enter(tenant);
       // Not served here yet: created by another process on the same store, or no tenant at all.
-      tenants.find(idOf(request)).then(
-        (found) => admit(request, reply, done, found),
-        (e: Error) => void sendApiErrorText(reply, apiError('STORE_UNREACHABLE', e.message)),
-      );
+      tenants.find(idOf(request)).then(enter, (e: Error) => {
+        if (answered) timed(reply.raw, arrived, answered);
+        sendApiErrorText(reply, apiError('STORE_UNREACHABLE', e.message));
+      });
     });
     await callbacks.register(callbackRoutes, { simOf, path: '/callback', bodyLimit: o.bodyLimit });
   });
-
-  /**
-   * Every callback, refused or answered, is timed from its arrival to its reply written (metrics):
-   * when the response closes, as it is done with (a tick after its last byte went), unless no reply
-   * was written (the connection dropped or cut first). The same listener gives back the in-flight
-   * count an admitted callback took. One listener instead of an onResponse hook, whose runner
-   * Fastify makes anew for every request.
-   */
-  const timed = (request: FastifyRequest, reply: FastifyReply, answered: (seconds: number) => void) => {
-    const res = reply.raw;
-    const start = performance.now();
-    res.on('close', () => {
-      found.get(request)?.inFlight.release(); // (only an admitted callback has its tenant, and took one)
-      if (res.writableEnded || res.errored) answered((performance.now() - start) / 1000);
-    });
-  };
 
   const authorize = async (request: FastifyRequest): Promise<ApiErrorReply | undefined> => {
     try {
@@ -189,3 +165,51 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     { prefix: '/probe' },
   );
 };
+
+/**
+ * A tenant's callback counted in (its callbacks per second, its callbacks in flight), or refused
+ * with the answer to give (answered before its body is read, and not journalled: a flood costs its
+ * tenant little and the others nothing). An admitted callback's in-flight count is given back when
+ * its response closes: its reply written or its connection closed (a delayed reply holds it until
+ * then). The tenant's callback route and the callback lane (./callback-lane.ts) admit with it.
+ */
+export function admitCallback(
+  tenant: HostedTenant,
+  res: ServerResponse,
+  arrived: number,
+  answered?: (seconds: number) => void,
+): ApiErrorReply | undefined {
+  const refused = tenant.callbackLimit.take();
+  let refusal: ApiErrorReply | undefined;
+  if (refused) {
+    const { status, body } = apiError('RATE_LIMITED', 'callbacks', tenant.callbackLimit.limit, 'second', refused.retryAfterS);
+    refusal = { status, body, headers: refused.headers };
+  } else if (!tenant.inFlight.take()) {
+    const { status, body } = apiError('IN_FLIGHT_LIMITED', tenant.inFlight.limit);
+    refusal = { status, body, headers: { 'retry-after': '1' } };
+  }
+  if (refusal) {
+    if (answered) timed(res, arrived, answered);
+    return refusal;
+  }
+  tenant.touched(true);
+  res.on('close', () => {
+    tenant.inFlight.release();
+    if (answered) answeredAt(res, arrived, answered);
+  });
+  return undefined;
+}
+
+/**
+ * Every callback, refused or answered, is timed from its arrival to its reply written (metrics):
+ * when the response closes, as it is done with (a tick after its last byte went), unless no reply
+ * was written (the connection dropped or cut first). A listener instead of an onResponse hook,
+ * whose runner Fastify makes anew for every request.
+ */
+function timed(res: ServerResponse, arrived: number, answered: (seconds: number) => void): void {
+  res.on('close', () => answeredAt(res, arrived, answered));
+}
+
+function answeredAt(res: ServerResponse, arrived: number, answered: (seconds: number) => void): void {
+  if (res.writableEnded || res.errored) answered((performance.now() - arrived) / 1000);
+}
