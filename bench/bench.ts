@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { historyFile } from './history.js';
-import { besideTarget, hostedTarget } from './hosted.js';
+import { hostedTarget } from './hosted.js';
 import { loadavg, measureAll } from './measure.js';
 import {
   BARE,
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
         command: [...wallet('memory'), '--upstream', `${upstream.url}/callback`],
       });
     }
-    if (HOSTED) extra.push(await hostedTarget(dir, wallet('memory')), besideTarget(wallet('memory'), join(import.meta.dirname, '..')));
+    if (HOSTED) extra.push(await hostedTarget(dir, wallet('memory')));
     const redis = REDIS ? await startRedisServer(dir) : undefined;
     if (redis) process.on('exit', () => redis.child.kill('SIGKILL'));
     const onRedis = (workers: number): Target => ({
@@ -160,14 +160,6 @@ async function main(): Promise<void> {
         check(
           (x ?? Infinity) <= TARGETS.hostedToSingle,
           `hosted ${label}: a tenant's callback's server CPU <= ${TARGETS.hostedToSingle}x the single-tenant ${single}'s, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(h)} µs against ${cpuMedian(one)} µs)`,
-        );
-      }
-      // The same against a single-tenant server whose process created the tenants beside it: the hosted layer's own part.
-      const [h, beside] = [targets.findIndex((t) => t.name.startsWith('(h) ')), targets.findIndex((t) => t.name.startsWith('(bh) '))];
-      if (h >= 0 && beside >= 0) {
-        const x = roundsRatio(all[h]!, all[beside]!, cpuOf);
-        verdicts.push(
-          `INFO   hosted (h) against (bh), the single-tenant server in a process that created the same tenants beside it: ${fmt(x)}x (${cpuMedian(h)} µs against ${cpuMedian(beside)} µs): the hosted layer's own cost`,
         );
       }
       // A closed loop of CONNECTIONS clients waits CONNECTIONS ÷ (req/s) on average (Little's law),
