@@ -62,8 +62,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const path = options.path ?? '/callback';
   const { app, allowedHosts, openLane } = await appFrame(options, limits);
   // The callback lane (../routes/callback-lane.ts), unless --cors: its headers are the route's hooks'.
-  const log = app.log;
-  if (!options.cors) openLane({ target: (at) => (at === path ? { sim: options.sim, log } : undefined) });
+  const lane = { sim: options.sim, log: app.log };
+  if (!options.cors) openLane({ target: (at) => (at === path ? lane : undefined) });
   // Proxy mode's connections to the upstream close with the server (after the replies in flight).
   app.addHook('onClose', () => options.sim.wallet.close());
   // A browser client must be able to read the reply's credentials and Callback-URL echo.

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, onRequestHookHandler } from 'fastify';
-import type { LaneOptions } from '../routes/callback-lane.js';
+import type { ServerResponse } from 'node:http';
+import type { LaneOptions, LaneTarget } from '../routes/callback-lane.js';
 import { admitCallback, tenantScope } from '../routes/tenant-scope.js';
 import type { HostedTenant } from '../routes/tenant-directory.js';
 import { appFrame, type FrameOptions } from './app.js';
@@ -99,15 +100,19 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
  * bound to its id. A tenant not served here yet, or an id as the URL encodes it, goes on to the route.
  */
 function tenantLane(tenants: TenantRegistry, log: FastifyBaseLogger, answered?: (seconds: number) => void): LaneOptions['target'] {
-  const logs = new WeakMap<HostedTenant, FastifyBaseLogger>();
+  // One target per tenant, made at its first callback (its lines bound to its id).
+  const targets = new WeakMap<HostedTenant, LaneTarget>();
   return (path) => {
     const id = tenantIdOf(path);
     if (id === undefined || path.length !== id.length + CALLBACK_AFTER_ID || !path.endsWith('/callback')) return undefined;
     const tenant = tenants.get(id);
     if (!tenant) return undefined;
-    let bound = logs.get(tenant);
-    if (!bound) logs.set(tenant, (bound = log.child({ tenant: id })));
-    return { sim: tenant.sim, log: bound, admit: (res) => admitCallback(tenant, res, performance.now(), answered) };
+    let target = targets.get(tenant);
+    if (!target) {
+      const admit = (res: ServerResponse) => admitCallback(tenant, res, answered ? performance.now() : 0, answered);
+      targets.set(tenant, (target = { sim: tenant.sim, log: log.child({ tenant: id }), admit }));
+    }
+    return target;
   };
 }
 /** `/t/` + the id + `/callback`: the lengths around the id. */
