@@ -101,3 +101,22 @@ t.test("a tenant's callback: the lane admits, limits and answers as the tenant's
   const listed = await lane.app.inject({ method: 'GET', url: `/t/${mine.id}/admin/journal`, headers: asHost });
   t.equal(listed.json().entries.length, 3, 'the three admitted callbacks journalled, the refused ones not');
 });
+
+t.test('a callback whose reading throws (a defect): the lane answers R1 as the route does, and the server stays up', async (t) => {
+  const [lane, route] = [await buildTestApp(), await buildTestApp()];
+  t.teardown(() => Promise.all([lane.app.close(), route.app.close()]));
+  // What a defect in the pipeline would do: a throw, synchronously, from the first step.
+  for (const { sim } of [lane, route]) {
+    (sim as { protocol: unknown }).protocol = { ...sim.protocol, read: failing };
+  }
+  const url = `${await listen(lane.app)}/callback`;
+  const placed = JSON.stringify(login('usd'));
+  const [byLane, byRoute] = [await post(url, placed), await send(route.app, placed)];
+  t.same(comparable(byLane), comparable(byRoute), 'the same reply');
+  t.equal(byLane.body.code, 'R1', String(byLane.headers['x-wallet-sim-reason']));
+  t.equal((await post(url, placed)).status, 200, 'the server still answers');
+});
+
+function failing(): never {
+  throw new Error('a defect');
+}

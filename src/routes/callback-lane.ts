@@ -54,7 +54,17 @@ export function callbackLane(o: LaneOptions): Lane {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => new Answer(target.sim, new RawExchange(req, res, body, target, o.closing)).start());
+    req.on('end', () => {
+      const exchange = new RawExchange(req, res, body, target, o.closing);
+      try {
+        new Answer(target.sim, exchange).start();
+      } catch (e) {
+        // A throw the route's handler would have made: its error handler answers (R1), never the process.
+        const error = e instanceof Error ? e : new Error(String(e));
+        if (exchange.sent) exchange.log.error({ err: error }, 'callback failed after its reply');
+        else exchange.fail(error);
+      }
+    });
     return true;
   };
 }
