@@ -2,6 +2,8 @@
 // Fastify's router; `inject` still goes through the route. The same requests, one app served by
 // the lane and a twin app through the route, must get the same replies and the same journal.
 import t from 'tap';
+import { connect } from 'node:net';
+import { eventually } from './helpers/spawn-cli.js';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import type { FastifyInstance } from 'fastify';
 import { bet, buildTestApp, HEADERS, journal, listen, login, post, result, type Sent, send } from './helpers/app.js';
@@ -120,3 +122,18 @@ t.test('a callback whose reading throws (a defect): the lane answers R1 as the r
 function failing(): never {
   throw new Error('a defect');
 }
+
+t.test('a caller gone before its body was complete: journalled as the route refuses it (400)', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const { port } = new URL(await listen(app));
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const head = Object.entries(HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
+  const partial = `POST /callback HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 100\r\n${head.join('')}\r\n{"event_type":`;
+  await new Promise((resolve) => socket.write(partial, resolve));
+  socket.destroy(); // (the server reads the head and the part sent, then the end of the connection)
+  await eventually(async () => (await journal(app)).length === 1, 5_000);
+  const [entry] = await journal(app);
+  t.match(entry, { reply: { status: 400 }, reason: /aborted/ }, 'the aborted callback is journalled, with why');
+});

@@ -54,6 +54,13 @@ export function callbackLane(o: LaneOptions): Lane {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
+    // The caller went before its body was complete: journalled as the route's body parser refuses it (400).
+    req.on('error', (e: Error & { code?: string }) => {
+      const refused = { status: 400, body: { error: e.code ?? 'BAD_REQUEST', message: e.message } } as ApiErrorReply;
+      const exchange = new RawExchange(req, res, '', target, o.closing);
+      const { status, headers, body: text } = failedCallback(target.sim, exchange.input, exchange.log, e, refused);
+      if (!res.destroyed) exchange.send(status, headers, text);
+    });
     req.on('end', () => {
       const exchange = new RawExchange(req, res, body, target, o.closing);
       try {
