@@ -47,8 +47,8 @@ export async function hostedTarget(dir: string, wallet: string[], label = '(h)',
 
 /**
  * (bh): the single-tenant server in a process that first created `tenants` tenants in a hosted app
- * beside it (./host-beside.ts, preloaded): (h) against (bh) is what the hosted layer itself costs
- * a callback, apart from what serving the tenants' creation did to the process (docs/hosted-cost.md).
+ * beside it (./host-beside.ts, preloaded). A diagnostic of what serving the tenants' creation does
+ * to a process; with the callback lane it no longer stands in for a host (docs/hosted-cost.md).
  */
 export function besideTarget(wallet: string[], dist: string, label = '(bh)', tenants = HOSTED_TENANTS): Target {
   return {

@@ -22,8 +22,8 @@ import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
  *   b          the single-tenant memory store
  *   bw:<n>     the same, after answering n admin requests (PUT /admin/players/<id>) first
  *   bh:<n>     the same, in a process that first created n tenants (default 1,000) in a hosted app
- *              beside it (never listening; ./host-beside.ts): (h) against (bh) is what the hosted
- *              layer itself costs a callback
+ *              beside it (never listening; ./host-beside.ts): a diagnostic of that history (with
+ *              the callback lane it no longer stands in for a host: docs/hosted-cost.md)
  *   h          a tenant's callback path on a hosted wallet-sim of 1,000 tenants (h:<n>: of n);
  *              with BENCH_DROP_OTHERS=1 in the environment, all tenants but the driven one are
  *              deleted once created
