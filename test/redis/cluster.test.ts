@@ -10,7 +10,7 @@ import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, journal, login, result, send, type TestApp } from '../helpers/app.js';
 import { clusterOrSkip } from '../helpers/redis-cluster.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { ledgerKeys, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
 
 const cluster = await clusterOrSkip(t);
@@ -77,7 +77,7 @@ if (cluster) {
       ((await w!.app.inject({ method: 'GET', url: '/admin/players' })).json() as { user_id: string }[]).map((p) => p.user_id);
     t.match((await send(w!.app, login('newcomer'))).body, { code: 'R0', latest_balance: 1000 });
     // What a process that died after the player's script of newcomer's first callback leaves: the player, unlisted.
-    await w!.store.client.srem(new KeyLayout(prefix).of(0).players, 'newcomer');
+    await w!.store.client.srem((await ledgerKeys(w!.store.client, prefix)).players, 'newcomer');
     t.notOk((await listed()).includes('newcomer'), 'unlisted, as the crash left it');
     t.match((await send(w!.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
     t.ok((await listed()).includes('newcomer'), 'listed by its next callback');
@@ -91,11 +91,14 @@ if (cluster) {
     const placed = bet('p3', 'g1', [['1', 'P', 10]], USD);
     // What a process that died between the claim and the player's script leaves behind.
     const claim = { transaction_id: placed.transaction_id, user_id: 'p3', event_type: 'bet', fingerprint: '~leftover' };
-    await w!.store.client.set(new KeyLayout(prefix).of(0).claim(placed.transaction_id), claimOf(claim));
+    await w!.store.client.set((await ledgerKeys(w!.store.client, prefix)).claim(placed.transaction_id), claimOf(claim));
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'the resend is applied');
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'once');
     const other = bet('p4', 'g1', [['1', 'P', 10]], USD);
-    await w!.store.client.set(new KeyLayout(prefix).of(0).claim(other.transaction_id), claimOf({ ...claim, user_id: 'p5' }));
+    await w!.store.client.set(
+      (await ledgerKeys(w!.store.client, prefix)).claim(other.transaction_id),
+      claimOf({ ...claim, user_id: 'p5' }),
+    );
     t.match((await send(w!.app, other)).body, { code: 'R3' }, "an id another player's callback claimed: R3");
   });
 
@@ -143,7 +146,10 @@ if (cluster) {
       t.equal(reply?.body.code, 'R1', `${lost} (${round}): R1`);
       t.match(String(reply?.headers['x-wallet-sim-reason']), /lost wallet-sim's state \(player "[^"]+" listed but gone/, 'naming the loss');
     }
-    t.notOk(await w!.store.client.exists(new KeyLayout(prefix).of(0).player(lost)), `no fresh ${lost} at the default balance`);
+    t.notOk(
+      await w!.store.client.exists((await ledgerKeys(w!.store.client, prefix)).player(lost)),
+      `no fresh ${lost} at the default balance`,
+    );
     t.equal((await w!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200, 'POST /admin/reset starts afresh');
     t.match((await send(w!.app, bet(lost, 'g2', [['1', 'P', 100]], USD))).body, { code: 'R0', latest_balance: 200 });
   });
