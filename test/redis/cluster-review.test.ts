@@ -108,24 +108,23 @@ if (cluster) {
     t.match((await send(late.app, bet('p0', 'g2', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 280 }, 'A: 300 − 10 − 10');
   });
 
-  t.test(
-    "step 3 failed after the player's script (process gone, or no reply): the bet is in the ledger after its resend",
-    {
-      todo: "open: the resend is a replay from the player's record; redoing step 3 needs a mark of it on the claim",
-    },
-    async (t) => {
-      const prefix = uniquePrefix('unordered');
-      const w = await wallet(t, prefix);
-      const placed = bet('p2', 'g1', [['1', 'P', 10]], USD);
-      const restore = failing(w.store, 'walletSessionCommit', () => true);
-      t.equal((await send(w.app, placed)).body.code, 'R1', 'not acknowledged');
-      restore();
-      t.match((await send(w.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'its resend: R0, applied once');
-      const ledger = await w.app.inject({ method: 'GET', url: '/admin/ledger' });
-      const ids = (ledger.json() as { transaction_id: string }[]).map((r) => r.transaction_id);
-      t.ok(ids.includes(placed.transaction_id), `GET /admin/ledger lists the applied bet (listed: ${ids.join(', ') || 'none'})`);
-    },
-  );
+  t.test("step 3 failed after the player's script (process gone, or no reply): the bet is in the ledger after its resend", async (t) => {
+    const prefix = uniquePrefix('unordered');
+    const w = await wallet(t, prefix);
+    const placed = bet('p2', 'g1', [['1', 'P', 10]], USD);
+    const restore = failing(w.store, 'walletSessionCommit', () => true);
+    t.equal((await send(w.app, placed)).body.code, 'R1', 'not acknowledged');
+    restore();
+    t.match((await send(w.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'its resend: R0, applied once');
+    const ledger = await w.app.inject({ method: 'GET', url: '/admin/ledger' });
+    const ids = (ledger.json() as { transaction_id: string }[]).map((r) => r.transaction_id);
+    t.ok(ids.includes(placed.transaction_id), `GET /admin/ledger lists the applied bet (listed: ${ids.join(', ') || 'none'})`);
+    // Its resends from now on (this process, and another reading afresh) replay, never list it again.
+    const other = await wallet(t, prefix);
+    for (const app of [w.app, other.app]) t.match((await send(app, placed)).body, { code: 'R0', latest_balance: 290 }, 'replayed');
+    const again = (await w.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
+    t.equal(again.filter((r) => r.transaction_id === placed.transaction_id).length, 1, 'listed once');
+  });
 
   t.test("the session's master lost, a process started after: no record of the old ledger in the new one", async (t) => {
     const prefix = uniquePrefix('revived');

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { KeyLayout } from '../../src/backends/redis/keys.js';
-import { claimOf } from '../../src/backends/redis/records.js';
+import { claimOf, unlistedClaim } from '../../src/backends/redis/records.js';
 import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, journal, login, result, send, type TestApp } from '../helpers/app.js';
@@ -91,9 +91,11 @@ if (cluster) {
     const placed = bet('p3', 'g1', [['1', 'P', 10]], USD);
     // What a process that died between the claim and the player's script leaves behind.
     const claim = { transaction_id: placed.transaction_id, user_id: 'p3', event_type: 'bet', fingerprint: '~leftover' };
-    await w!.store.client.set((await ledgerKeys(w!.store.client, prefix)).claim(placed.transaction_id), claimOf(claim));
+    await w!.store.client.set((await ledgerKeys(w!.store.client, prefix)).claim(placed.transaction_id), unlistedClaim(claimOf(claim)));
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'the resend is applied');
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'once');
+    const ledger = (await w!.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
+    t.equal(ledger.filter((r) => r.transaction_id === placed.transaction_id).length, 1, 'listed in the ledger once');
     const other = bet('p4', 'g1', [['1', 'P', 10]], USD);
     await w!.store.client.set(
       (await ledgerKeys(w!.store.client, prefix)).claim(other.transaction_id),

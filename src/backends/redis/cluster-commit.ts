@@ -3,7 +3,8 @@ import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
 import type { Seal } from '../../ledger/store.js';
 import { type CommitReply, type Expected, sealArgs, type Writes } from './commit.js';
-import { casArgs, type CasDocument, type Op } from './records.js';
+import { casArgs, type CasDocument, type Op, orderEntry, unlisted, unlistedClaim } from './records.js';
+import type { TransactionRecord } from '../../ledger/change.js';
 import { ABSENT_PLAYER, admittedKey, CLAIM, FORGOTTEN, PLAYER_COMMIT, SESSION_COMMIT } from './cluster-scripts.js';
 import type { Watch } from './view.js';
 
@@ -16,7 +17,7 @@ export type ClusterClient = Redis & {
     marker: string,
     forgotten: string,
     ...args: (string | number)[]
-  ): Promise<[1] | [0, (string | null)[], number[]?]>;
+  ): Promise<[1, string?] | [0, (string | null)[], number[]?]>;
   walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
   walletSessionCommit(
@@ -95,17 +96,22 @@ export async function clusterCommit(
   }
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
-    const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
+    const [gen, marker, pending] = [values[0] ?? '', values[1] ?? '', unlistedClaim(claim[2]!)];
     const reply = await exchange(
-      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, values[CLAIM_AT] ?? '', claim[2]!, gen, marker, ...assumed),
+      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, values[CLAIM_AT] ?? '', pending, gen, marker, ...assumed),
     );
     if (reply[0] === 0) {
       [values[CLAIM_AT], values[0], values[1]] = [reply[1][0] ?? null, reply[1][1] ?? null, reply[1][2] ?? null];
       if (reply[2]) flags.splice(0, flags.length, ...reply[2]); // (forgotten meanwhile: refused, never applied again)
       return failed();
     }
-    values[CLAIM_AT] = claim[2]!;
+    values[CLAIM_AT] = reply[1] ?? pending;
   }
+  // The transaction listed in `order` by the step 3 that finds its claim still unlisted: this
+  // callback's, or a resend's (a replay) after the step 3 of the callback that applied it never ran.
+  const relist = !claim && unlisted(values) ? [relisting(at, values[0]!, values[3]!)] : [];
+  const listing = [...session.filter(([command]) => command === 'RPUSH'), ...relist];
+  const writes = session.filter(([command]) => command !== 'RPUSH');
   const own = [2, 3, ...(watched.length > 5 ? [5, 6] : [])];
   const checked = await exchange(
     client.walletPlayerCommit(own.length, ...own.map((i) => watched[i]!), ...own.map((i) => values[i] ?? ''), ...flat(player)),
@@ -124,7 +130,9 @@ export async function clusterCommit(
       values[1] ?? '',
       watch.forgottenKey,
       ...assumed,
-      ...flat(session),
+      ...flat(writes),
+      listing.length ? claimKey : '',
+      ...flat(listing),
       ...(trim ? [1, ...trim] : [0]),
       ...sealArgs(seal),
     ),
@@ -144,6 +152,11 @@ export async function clusterCommit(
   const apart = fence[2];
   if (apart.length) void Promise.all(apart.map((key) => client.del(key))).catch(() => undefined);
   return [1, fence[1]];
+}
+
+/** The listing in `order` of a transaction applied to the player (its record: `txn`) in generation `gen`. */
+function relisting(at: Generation, gen: string, txn: string): Op {
+  return ['RPUSH', at.keys(Number(gen)).order, orderEntry(JSON.parse(txn) as TransactionRecord)];
 }
 
 /**
