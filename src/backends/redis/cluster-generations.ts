@@ -58,7 +58,10 @@ export async function seedGeneration(
   return at.marker === undefined ? newGeneration(client, at, at.n, exchange) : undefined;
 }
 
-/** A seed's compare-and-set: no ledger yet (no marker), the generation as read; then (a cluster's) the flip to `gen`, the marker, the records. */
+/**
+ * A seed's compare-and-set: no ledger yet (no marker), the generation as read; then (a cluster's) the
+ * flip to `gen`, the marker, the records.
+ */
 export function seedDocument(at: Generation, gen: number, records: readonly Op[]): CasDocument {
   const flip: Op[] = gen === at.n ? [] : [['SET', at.genKey, String(gen)]];
   const expect: CasDocument['expect'] = [

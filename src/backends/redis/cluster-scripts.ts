@@ -87,7 +87,8 @@ return {1}
  * (1, the order list, bound, forgotten key, generation base; or 0), then the journal entry and
  * grading event (SEAL's). The listing and the trim happen only while the claim is marked unlisted
  * (records.ts, UNLISTED), and take the mark off: a transaction is listed once, whichever of its
- * callbacks (the one that applied it, or a resend after its step 3 failed) gets there first. Answers {1, journal id, the players' keys the trim left to delete} or {0, …}.
+ * callbacks (the one that applied it, or a resend after its step 3 failed) gets there first.
+ * Answers {1, journal id, the players' keys the trim left to delete} or {0, …}.
  */
 export const SESSION_COMMIT = `${FORGET}${FLAGS}${SEAL}
 local UNLISTED = '${UNLISTED}'
@@ -121,7 +122,8 @@ end
 i = i + 1
 local apart = {}
 if ARGV[i] == '1' then
-  if listing then trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], nil, apart) end -- (the players' keys answered, not deleted here)
+  -- (the players' keys answered, not deleted here)
+  if listing then trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], nil, apart) end
   i = i + 5
 else
   i = i + 1
