@@ -165,7 +165,7 @@ function relisting(at: Generation, gen: string, txn: string): Op {
  * that starts a ledger (a seed, a reset: it sets the generation) writes its records first, in a
  * generation of its own that nobody reads before the check flips to it: no process ever sees the new
  * ledger before all its records are there, and of processes seeding or resetting at once, the losers
- * wrote only into their own generations (deleted then: cluster-generations.ts), never into the one
+ * wrote only into their own generations (deleted then), never into the one
  * the winner serves. An update's records also go before the check: they are read only once listed (a
  * check that then fails leaves them in a generation that ended, or a player created but unlisted,
  * listed by its next callback: never a player listed but gone).
