@@ -121,7 +121,7 @@ if (cluster) {
 
   /** A player whose master is not the session's, and one on another master again (undefined: none seeded there). */
   async function spread(prefix: string) {
-    const layout = new KeyLayout(prefix);
+    const layout = new KeyLayout(prefix); // (a player's slot is its tag's, `{p:<id>}`, whatever the generation: of(0) will do)
     const session = await cluster!.serverOf(layout.gen);
     const owners = await Promise.all(
       players.map(async (p) => [p.user_id, await cluster!.serverOf(layout.of(0).player(p.user_id))] as const),
