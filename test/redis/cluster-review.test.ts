@@ -124,6 +124,22 @@ if (cluster) {
     for (const app of [w.app, other.app]) t.match((await send(app, placed)).body, { code: 'R0', latest_balance: 290 }, 'replayed');
     const again = (await w.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
     t.equal(again.filter((r) => r.transaction_id === placed.transaction_id).length, 1, 'listed once');
+    // Another bet's step 3 failed the same way, its resends on both processes at once: listed once.
+    const next = bet('p2', 'g2', [['1', 'P', 10]], USD);
+    const stop = failing(w.store, 'walletSessionCommit', () => true);
+    t.equal((await send(w.app, next)).body.code, 'R1', 'not acknowledged');
+    stop();
+    const both = await Promise.all([send(w.app, next), send(other.app, next)]);
+    t.same(
+      both.map((r) => [r.body.code, r.body.latest_balance]),
+      [
+        ['R0', 280],
+        ['R0', 280],
+      ],
+      'both resends: R0, applied once',
+    );
+    const listed = (await other.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
+    t.equal(listed.filter((r) => r.transaction_id === next.transaction_id).length, 1, 'listed once');
   });
 
   t.test("the session's master lost, a process started after: no record of the old ledger in the new one", async (t) => {
