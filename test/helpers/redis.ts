@@ -5,6 +5,8 @@ import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import type { Redis } from 'ioredis';
+import { type GenKeys, KeyLayout } from '../../src/backends/redis/keys.js';
 import { skip, skipUnlessRequired } from './required.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
@@ -147,4 +149,13 @@ export async function redisOrSkip(t: Test): Promise<RedisServer | undefined> {
   if (!missing) return startRedis(t);
   skip(t, 'the Redis tests of this file', missing);
   return undefined;
+}
+
+/**
+ * The keys of the generation a wallet under `prefix` works on now (src/backends/redis/keys.ts): 0 on
+ * a single Redis until a reset, a clock-based number on a cluster (cluster-generations.ts).
+ */
+export async function ledgerKeys(client: Pick<Redis, 'get'>, prefix: string): Promise<GenKeys> {
+  const layout = new KeyLayout(prefix);
+  return layout.of(Number(await client.get(layout.gen)));
 }

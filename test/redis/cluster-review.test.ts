@@ -8,7 +8,7 @@ import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, login, send, type TestApp } from '../helpers/app.js';
 import { clusterOrSkip } from '../helpers/redis-cluster.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { ledgerKeys, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { Redis } from 'ioredis';
 
@@ -46,7 +46,7 @@ if (cluster) {
     const prefix = uniquePrefix('gone');
     const w = await wallet(t, prefix);
     // What p0's master restarted without persistence leaves: p0 listed, its record gone.
-    await w.store.client.del(new KeyLayout(prefix).of(0).player('p0'));
+    await w.store.client.del((await ledgerKeys(w.store.client, prefix)).player('p0'));
     t.equal((await send(w.app, bet('p0', 'g1', [['1', 'P', 1]], USD))).body.code, 'R1', 'p0: R1 (lost)');
     const other = await send(w.app, bet('p1', 'g1', [['1', 'P', 1]], USD));
     t.equal(other.body.code, 'R0', `p1 (its records whole): R0 (${String(other.headers['x-wallet-sim-reason'])})`);
@@ -66,7 +66,7 @@ if (cluster) {
   t.test('PUT /admin/players of a new player, the process gone between its two writes: no lost state', async (t) => {
     const prefix = uniquePrefix('put');
     const w = await wallet(t, prefix);
-    const key = new KeyLayout(prefix).of(0).player('newbie');
+    const key = (await ledgerKeys(w.store.client, prefix)).player('newbie');
     const restore = failing(w.store, 'call', (args) => args[0] === 'SET' && args[1] === key);
     const put = await w.app.inject({ method: 'PUT', url: '/admin/players/newbie', payload: { balance: 5 } });
     restore();
@@ -77,85 +77,94 @@ if (cluster) {
     t.equal(again.statusCode, 200, 'the PUT retried');
   });
 
-  t.test(
-    "a seed in flight on one process: another's callbacks are not told the state is lost",
-    {
-      todo: 'open: a seed writes records after its check (a loser must not overwrite a serving ledger); fixing needs a two-step seed',
-    },
-    async (t) => {
-      const prefix = uniquePrefix('seeding');
-      const storeA = await openStore(prefix);
-      let open!: () => void;
-      const gate = new Promise<void>((resolve) => (open = resolve));
-      const client = storeA.client as unknown as Record<string, Call>;
-      const call = client.call!.bind(client);
-      // A's player records land late (many players, a loaded master): held until B has served.
-      client.call = async (...args: unknown[]) => {
-        if (args[0] === 'SET' && String(args[1]).includes('{p:')) await gate;
-        return call(...args);
-      };
-      const a = wallet(t, prefix, storeA);
-      const marker = new KeyLayout(prefix).marker;
-      t.ok(await eventually(async () => (await storeA.client.exists(marker)) === 1, 15_000), 'A seeded (its marker set)');
-      try {
-        const b = await wallet(t, prefix);
-        const reply = await send(b.app, bet('p0', 'g1', [['1', 'P', 10]], USD));
-        t.not(reply.body.code, 'R1', `B's bet of a seeded player: not R1 (${String(reply.headers['x-wallet-sim-reason'])})`);
-      } finally {
-        open();
-        await a;
+  t.test("a seed in flight on one process: another's callbacks are not told the state is lost", async (t) => {
+    const prefix = uniquePrefix('seeding');
+    const storeA = await openStore(prefix);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let held = false;
+    const client = storeA.client as unknown as Record<string, Call>;
+    const call = client.call!.bind(client);
+    // A's player records land late (many players, a loaded master): held until B has served.
+    client.call = async (...args: unknown[]) => {
+      if (args[0] === 'SET' && String(args[1]).includes('{p:')) {
+        held = true;
+        await gate;
       }
-    },
-  );
+      return call(...args);
+    };
+    const a = wallet(t, prefix, storeA);
+    t.ok(await eventually(async () => held, 15_000), "A's seed under way (its first record's write held)");
+    try {
+      const b = await wallet(t, prefix);
+      const reply = await send(b.app, bet('p0', 'g1', [['1', 'P', 10]], USD));
+      t.not(reply.body.code, 'R1', `B's bet of a seeded player: not R1 (${String(reply.headers['x-wallet-sim-reason'])})`);
+      t.match(reply.body, { code: 'R0', latest_balance: 290 }, 'from the seeded balance');
+    } finally {
+      open();
+    }
+    // A's seed, done after B's: it follows the ledger B serves, never replaces it.
+    const late = await a;
+    t.match((await send(late.app, bet('p0', 'g2', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 280 }, 'A: 300 − 10 − 10');
+  });
 
-  t.test(
-    "step 3 failed after the player's script (process gone, or no reply): the bet is in the ledger after its resend",
-    {
-      todo: "open: the resend is a replay from the player's record; redoing step 3 needs a mark of it on the claim",
-    },
-    async (t) => {
-      const prefix = uniquePrefix('unordered');
-      const w = await wallet(t, prefix);
-      const placed = bet('p2', 'g1', [['1', 'P', 10]], USD);
-      const restore = failing(w.store, 'walletSessionCommit', () => true);
-      t.equal((await send(w.app, placed)).body.code, 'R1', 'not acknowledged');
-      restore();
-      t.match((await send(w.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'its resend: R0, applied once');
-      const ledger = await w.app.inject({ method: 'GET', url: '/admin/ledger' });
-      const ids = (ledger.json() as { transaction_id: string }[]).map((r) => r.transaction_id);
-      t.ok(ids.includes(placed.transaction_id), `GET /admin/ledger lists the applied bet (listed: ${ids.join(', ') || 'none'})`);
-    },
-  );
+  t.test("step 3 failed after the player's script (process gone, or no reply): the bet is in the ledger after its resend", async (t) => {
+    const prefix = uniquePrefix('unordered');
+    const w = await wallet(t, prefix);
+    const placed = bet('p2', 'g1', [['1', 'P', 10]], USD);
+    const restore = failing(w.store, 'walletSessionCommit', () => true);
+    t.equal((await send(w.app, placed)).body.code, 'R1', 'not acknowledged');
+    restore();
+    t.match((await send(w.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'its resend: R0, applied once');
+    const ledger = await w.app.inject({ method: 'GET', url: '/admin/ledger' });
+    const ids = (ledger.json() as { transaction_id: string }[]).map((r) => r.transaction_id);
+    t.ok(ids.includes(placed.transaction_id), `GET /admin/ledger lists the applied bet (listed: ${ids.join(', ') || 'none'})`);
+    // Its resends from now on (this process, and another reading afresh) replay, never list it again.
+    const other = await wallet(t, prefix);
+    for (const app of [w.app, other.app]) t.match((await send(app, placed)).body, { code: 'R0', latest_balance: 290 }, 'replayed');
+    const again = (await w.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
+    t.equal(again.filter((r) => r.transaction_id === placed.transaction_id).length, 1, 'listed once');
+    // Another bet's step 3 failed the same way, its resends on both processes at once: listed once.
+    const next = bet('p2', 'g2', [['1', 'P', 10]], USD);
+    const stop = failing(w.store, 'walletSessionCommit', () => true);
+    t.equal((await send(w.app, next)).body.code, 'R1', 'not acknowledged');
+    stop();
+    const both = await Promise.all([send(w.app, next), send(other.app, next)]);
+    t.same(
+      both.map((r) => [r.body.code, r.body.latest_balance]),
+      [
+        ['R0', 280],
+        ['R0', 280],
+      ],
+      'both resends: R0, applied once',
+    );
+    const listed = (await other.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
+    t.equal(listed.filter((r) => r.transaction_id === next.transaction_id).length, 1, 'listed once');
+  });
 
-  t.test(
-    "the session's master lost, a process started after: no record of the old ledger in the new one",
-    {
-      todo: "open: a new process restarts at generation 0, still in the players' slots; telling it from a fresh cluster needs a scan",
-    },
-    async (t) => {
-      const prefix = uniquePrefix('revived');
-      const first = await wallet(t, prefix);
-      t.match((await send(first.app, login('newcomer'))).body, { code: 'R0', latest_balance: 1000 });
-      t.match((await send(first.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
-      // The session's master restarted without persistence: every key of the session's tag gone.
-      const layout = new KeyLayout(prefix);
-      const node = await cluster!.serverOf(layout.gen);
-      const direct = new Redis(node.port, '127.0.0.1');
-      try {
-        const keys = (await direct.keys(`${prefix}*`)).filter((k) => hashTag(k) === prefix);
-        t.ok(keys.length > 0, 'the session had keys');
-        await direct.del(...keys);
-      } finally {
-        direct.disconnect();
-      }
-      const later = await wallet(t, prefix); // a wallet-sim process (re)started now
-      const reply = await send(later.app, bet('newcomer', 'g2', [['1', 'P', 10]], USD));
-      t.ok(
-        reply.body.code === 'R1' || reply.body.latest_balance === 990,
-        `newcomer: R1 (lost), or a fresh player (1000 − 10); got ${reply.body.code} ${reply.body.latest_balance}`,
-      );
-    },
-  );
+  t.test("the session's master lost, a process started after: no record of the old ledger in the new one", async (t) => {
+    const prefix = uniquePrefix('revived');
+    const first = await wallet(t, prefix);
+    t.match((await send(first.app, login('newcomer'))).body, { code: 'R0', latest_balance: 1000 });
+    t.match((await send(first.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
+    // The session's master restarted without persistence: every key of the session's tag gone.
+    const layout = new KeyLayout(prefix);
+    const node = await cluster!.serverOf(layout.gen);
+    const direct = new Redis(node.port, '127.0.0.1');
+    try {
+      const keys = (await direct.keys(`${prefix}*`)).filter((k) => hashTag(k) === prefix);
+      t.ok(keys.length > 0, 'the session had keys');
+      await direct.del(...keys);
+    } finally {
+      direct.disconnect();
+    }
+    const later = await wallet(t, prefix); // a wallet-sim process (re)started now
+    const reply = await send(later.app, bet('newcomer', 'g2', [['1', 'P', 10]], USD));
+    t.ok(
+      reply.body.code === 'R1' || reply.body.latest_balance === 990,
+      `newcomer: R1 (lost), or a fresh player (1000 − 10); got ${reply.body.code} ${reply.body.latest_balance}`,
+    );
+  });
 }
 
 if (cluster) {
@@ -181,8 +190,11 @@ if (cluster) {
     const [call, cas] = [client.call!.bind(client), client.walletCasAt!.bind(client)];
     let casCalls = 0;
     // B's reset: its new generation's records held until A reset and served; its retry's check held after.
+    let first: string | undefined; // (the generation B's first attempt writes: `<prefix>g<n>:`)
     client.call = async (...args: unknown[]) => {
-      if (args[0] === 'SET' && String(args[1]).includes('g1:{p:')) await held();
+      const key = String(args[1]);
+      if (args[0] === 'SET' && key.includes('{p:') && (first ??= key.slice(0, key.indexOf('{p:'))) === key.slice(0, key.indexOf('{p:')))
+        await held();
       return call(...args);
     };
     client.walletCasAt = async (...args: unknown[]) => {

@@ -5,12 +5,12 @@
 import t, { type Test } from 'tap';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { KeyLayout } from '../../src/backends/redis/keys.js';
-import { claimOf } from '../../src/backends/redis/records.js';
+import { claimOf, unlistedClaim } from '../../src/backends/redis/records.js';
 import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, journal, login, result, send, type TestApp } from '../helpers/app.js';
 import { clusterOrSkip } from '../helpers/redis-cluster.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { ledgerKeys, uniquePrefix } from '../helpers/redis.js';
 import { eventually } from '../helpers/spawn-cli.js';
 
 const cluster = await clusterOrSkip(t);
@@ -77,7 +77,7 @@ if (cluster) {
       ((await w!.app.inject({ method: 'GET', url: '/admin/players' })).json() as { user_id: string }[]).map((p) => p.user_id);
     t.match((await send(w!.app, login('newcomer'))).body, { code: 'R0', latest_balance: 1000 });
     // What a process that died after the player's script of newcomer's first callback leaves: the player, unlisted.
-    await w!.store.client.srem(new KeyLayout(prefix).of(0).players, 'newcomer');
+    await w!.store.client.srem((await ledgerKeys(w!.store.client, prefix)).players, 'newcomer');
     t.notOk((await listed()).includes('newcomer'), 'unlisted, as the crash left it');
     t.match((await send(w!.app, bet('newcomer', 'g1', [['1', 'P', 10]], USD))).body, { code: 'R0', latest_balance: 990 });
     t.ok((await listed()).includes('newcomer'), 'listed by its next callback');
@@ -91,11 +91,16 @@ if (cluster) {
     const placed = bet('p3', 'g1', [['1', 'P', 10]], USD);
     // What a process that died between the claim and the player's script leaves behind.
     const claim = { transaction_id: placed.transaction_id, user_id: 'p3', event_type: 'bet', fingerprint: '~leftover' };
-    await w!.store.client.set(new KeyLayout(prefix).of(0).claim(placed.transaction_id), claimOf(claim));
+    await w!.store.client.set((await ledgerKeys(w!.store.client, prefix)).claim(placed.transaction_id), unlistedClaim(claimOf(claim)));
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'the resend is applied');
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'once');
+    const ledger = (await w!.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
+    t.equal(ledger.filter((r) => r.transaction_id === placed.transaction_id).length, 1, 'listed in the ledger once');
     const other = bet('p4', 'g1', [['1', 'P', 10]], USD);
-    await w!.store.client.set(new KeyLayout(prefix).of(0).claim(other.transaction_id), claimOf({ ...claim, user_id: 'p5' }));
+    await w!.store.client.set(
+      (await ledgerKeys(w!.store.client, prefix)).claim(other.transaction_id),
+      claimOf({ ...claim, user_id: 'p5' }),
+    );
     t.match((await send(w!.app, other)).body, { code: 'R3' }, "an id another player's callback claimed: R3");
   });
 
@@ -116,7 +121,7 @@ if (cluster) {
 
   /** A player whose master is not the session's, and one on another master again (undefined: none seeded there). */
   async function spread(prefix: string) {
-    const layout = new KeyLayout(prefix);
+    const layout = new KeyLayout(prefix); // (a player's slot is its tag's, `{p:<id>}`, whatever the generation: of(0) will do)
     const session = await cluster!.serverOf(layout.gen);
     const owners = await Promise.all(
       players.map(async (p) => [p.user_id, await cluster!.serverOf(layout.of(0).player(p.user_id))] as const),
@@ -143,7 +148,10 @@ if (cluster) {
       t.equal(reply?.body.code, 'R1', `${lost} (${round}): R1`);
       t.match(String(reply?.headers['x-wallet-sim-reason']), /lost wallet-sim's state \(player "[^"]+" listed but gone/, 'naming the loss');
     }
-    t.notOk(await w!.store.client.exists(new KeyLayout(prefix).of(0).player(lost)), `no fresh ${lost} at the default balance`);
+    t.notOk(
+      await w!.store.client.exists((await ledgerKeys(w!.store.client, prefix)).player(lost)),
+      `no fresh ${lost} at the default balance`,
+    );
     t.equal((await w!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200, 'POST /admin/reset starts afresh');
     t.match((await send(w!.app, bet(lost, 'g2', [['1', 'P', 100]], USD))).body, { code: 'R0', latest_balance: 200 });
   });

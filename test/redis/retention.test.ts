@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, journal, result, send } from '../helpers/app.js';
-import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { ledgerKeys, redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { player } from '../helpers/store.js';
 import { type Change, forgottenRound, forgottenTxn, roundKey } from '../../src/ledger/change.js';
 import { hash64 } from '../../src/backends/redis/records.js';
@@ -47,15 +47,11 @@ if (missing) {
     t.equal((await send(app, settle)).body.code, 'R0');
     t.equal(await balance(), '1100');
     for (let i = 0; i < 3; i++) t.equal((await send(app, bet('p', `later-${i}`, [['1', 'P', 1]]))).body.code, 'R0');
-    t.equal(await store.client.llen(new KeyLayout(prefix).of(0).order), 3, 'only the newest 3 are kept');
-    t.equal(
-      await forgottenBytes(store, new KeyLayout(prefix).of(0).forgotten),
-      3 * 6,
-      'two transactions and the settled round are forgotten, 6 bytes each',
-    );
+    const key = await ledgerKeys(store.client, prefix);
+    t.equal(await store.client.llen(key.order), 3, 'only the newest 3 are kept');
+    t.equal(await forgottenBytes(store, key.forgotten), 3 * 6, 'two transactions and the settled round are forgotten, 6 bytes each');
     t.equal(await store.store.openRounds(), 3, 'open rounds stay');
     // (on a cluster the players' keys of what was forgotten go right after the reply: a state to wait for)
-    const key = new KeyLayout(prefix).of(0);
     t.ok(await eventually(async () => (await store.client.exists(key.settled('p', 'r1'))) === 0), "the settled round's key is gone");
 
     t.equal((await send(app, first)).body.code, 'R3', 'a late retry of a forgotten bet is refused');

@@ -4,7 +4,7 @@ import type { Decided, RecordKeys, Seal, View } from '../../ledger/store.js';
 import type { CommitReply, Expected, Writes } from './commit.js';
 import type { Generation } from './generation.js';
 import { isCluster } from './cluster.js';
-import { type CasClient, idOf, type Op, type ReadReply, type Trim } from './records.js';
+import { type CasClient, idOf, type Op, type ReadReply, type Trim, unlisted } from './records.js';
 import { type Read, readView, recordsView, viewOf, type Watch, watchOf } from './view.js';
 
 /** A callback still conflicting after this many attempts is answered R1 (the caller retries). */
@@ -132,11 +132,13 @@ export async function commitCallback<T extends Decided>(
     }
     const decided = decide(read.view);
     const sealed = seal?.(decided);
+    // A transaction applied to the player and not listed yet (a cluster's step 3 that never ran): its replay lists it.
+    const relists = unlisted(read.values);
     // A refusal or a replay changes nothing: what it read is what Redis acknowledged.
-    if (!decided.changes.length && !sealed && fromRedis) return decided;
+    if (!decided.changes.length && !sealed && fromRedis && !relists) return decided;
     const ops = decided.changes.length ? ctx.ops(gen, decided.changes, read.round, read.view.player !== undefined) : [];
     if (count === false) count = ctx.takeCount(keys.user_id);
-    const trim = ops.length ? ctx.trim(gen) : undefined;
+    const trim = ops.length || relists ? ctx.trim(gen) : undefined;
     let reply: CommitReply;
     try {
       reply = await ctx.send(watch, read, { ops, trim, count }, sealed);

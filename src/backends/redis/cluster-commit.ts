@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
-import { isCluster } from './cluster.js';
 import type { Seal } from '../../ledger/store.js';
 import { type CommitReply, type Expected, sealArgs, type Writes } from './commit.js';
-import { casArgs, type CasDocument, type Op } from './records.js';
+import { casArgs, type CasDocument, type Op, orderEntry, unlisted, unlistedClaim } from './records.js';
+import type { TransactionRecord } from '../../ledger/change.js';
 import { ABSENT_PLAYER, admittedKey, CLAIM, FORGOTTEN, PLAYER_COMMIT, SESSION_COMMIT } from './cluster-scripts.js';
 import type { Watch } from './view.js';
 
@@ -17,7 +17,7 @@ export type ClusterClient = Redis & {
     marker: string,
     forgotten: string,
     ...args: (string | number)[]
-  ): Promise<[1] | [0, (string | null)[], number[]?]>;
+  ): Promise<[1, string?] | [0, (string | null)[], number[]?]>;
   walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
   walletSessionCommit(
@@ -96,17 +96,22 @@ export async function clusterCommit(
   }
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
   if (claim) {
-    const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
+    const [gen, marker, pending] = [values[0] ?? '', values[1] ?? '', unlistedClaim(claim[2]!)];
     const reply = await exchange(
-      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, values[CLAIM_AT] ?? '', claim[2]!, gen, marker, ...assumed),
+      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, values[CLAIM_AT] ?? '', pending, gen, marker, ...assumed),
     );
     if (reply[0] === 0) {
       [values[CLAIM_AT], values[0], values[1]] = [reply[1][0] ?? null, reply[1][1] ?? null, reply[1][2] ?? null];
       if (reply[2]) flags.splice(0, flags.length, ...reply[2]); // (forgotten meanwhile: refused, never applied again)
       return failed();
     }
-    values[CLAIM_AT] = claim[2]!;
+    values[CLAIM_AT] = reply[1] ?? pending;
   }
+  // The transaction listed in `order` by the step 3 that finds its claim still unlisted: this
+  // callback's, or a resend's (a replay) after the step 3 of the callback that applied it never ran.
+  const relist = !claim && unlisted(values) ? [relisting(at, values[0]!, values[3]!)] : [];
+  const listing = [...session.filter(([command]) => command === 'RPUSH'), ...relist];
+  const writes = session.filter(([command]) => command !== 'RPUSH');
   const own = [2, 3, ...(watched.length > 5 ? [5, 6] : [])];
   const checked = await exchange(
     client.walletPlayerCommit(own.length, ...own.map((i) => watched[i]!), ...own.map((i) => values[i] ?? ''), ...flat(player)),
@@ -125,7 +130,9 @@ export async function clusterCommit(
       values[1] ?? '',
       watch.forgottenKey,
       ...assumed,
-      ...flat(session),
+      ...flat(writes),
+      listing.length ? claimKey : '',
+      ...flat(listing),
       ...(trim ? [1, ...trim] : [0]),
       ...sealArgs(seal),
     ),
@@ -147,14 +154,21 @@ export async function clusterCommit(
   return [1, fence[1]];
 }
 
+/** The listing in `order` of a transaction applied to the player (its record: `txn`) in generation `gen`. */
+function relisting(at: Generation, gen: string, txn: string): Op {
+  return ['RPUSH', at.keys(Number(gen)).order, orderEntry(JSON.parse(txn) as TransactionRecord)];
+}
+
 /**
  * An admin write (a seed, an update, a reset) on a cluster: the check (generation, marker) and the
- * session's writes in one script in its slot; the other writes (each a key of its own) apart. Before
- * the check, unless the write seeds a ledger: a reset's go to a generation nobody reads before it
- * flips, and an update's records are read only once listed (a check that then fails leaves them in
- * a generation that ended, or a player created but unlisted, listed by its next callback: never a
- * player listed but gone). A seed's go after its check: of processes seeding at once, the losers'
- * records must not replace those of a ledger already serving.
+ * session's writes in one script in its slot; the other writes (each a key of its own) apart. A write
+ * that starts a ledger (a seed, a reset: it sets the generation) writes its records first, in a
+ * generation of its own that nobody reads before the check flips to it: no process ever sees the new
+ * ledger before all its records are there, and of processes seeding or resetting at once, the losers
+ * wrote only into their own generations (deleted then), never into the one
+ * the winner serves. An update's records also go before the check: they are read only once listed (a
+ * check that then fails leaves them in a generation that ended, or a player created but unlisted,
+ * listed by its next callback: never a player listed but gone).
  */
 export async function clusterCas(
   client: ClusterClient,
@@ -164,35 +178,10 @@ export async function clusterCas(
 ): Promise<boolean> {
   const tag = hashTag(at.genKey);
   const session = doc.ops.filter((op) => hashTag(op[1]!) === tag);
-  const rest = () => Promise.all(doc.ops.filter((op) => hashTag(op[1]!) !== tag).map((op) => exchange(client.call(...op))));
-  const flips = session.some(([, key]) => key === at.genKey);
-  const seeds = !flips && session.some(([, key]) => key === at.markerKey);
-  if (!seeds) await rest();
+  const apart = doc.ops.filter((op) => hashTag(op[1]!) !== tag);
+  await Promise.all(apart.map((op) => exchange(client.call(...op))));
   const done = (await exchange(client.walletCasAt(at.genKey, ...casArgs({ expect: doc.expect, ops: session })))) === 1;
-  if (done && seeds) await rest();
+  // A ledger that lost the race: its own generation's records go (nothing reads them).
+  if (!done && session.some(([, key]) => key === at.genKey)) void Promise.all(apart.map((op) => client.del(op[1]!))).catch(() => undefined);
   return done;
-}
-
-/** KEYS: the generations taken; ARGV: the least the next may be. Answers one no other call answered. */
-const TAKE_GENERATION = `
-local n = redis.call('INCR', KEYS[1])
-if n < tonumber(ARGV[1]) then n = tonumber(ARGV[1]); redis.call('SET', KEYS[1], n) end
-return n
-`;
-
-/**
- * The generation a reset starts: after `from` (what Redis holds) and the one this process saw. On a
- * cluster a reset writes its records before its check (clusterCas): two resets at once must not
- * write into one generation, or the loser's records would replace those the winner's ledger serves;
- * each takes its own number, in the session's slot. On a single Redis a reset is one script (as before).
- */
-export async function newGeneration(
-  client: Redis,
-  at: Generation,
-  from: number | undefined,
-  exchange: <T>(sent: Promise<T>) => Promise<T>,
-): Promise<number> {
-  const least = Math.max(from ?? 0, at.n) + 1;
-  if (!isCluster(client)) return least;
-  return Number(await exchange(client.eval(TAKE_GENERATION, 1, at.layout.taken, least)));
 }

@@ -1,5 +1,5 @@
 import { SEAL } from './commit.js';
-import { FORGET } from './records.js';
+import { FORGET, UNLISTED } from './records.js';
 
 /**
  * The forgotten flags of ARGV[from] on: h (its count), the h hashes, the h flags the decision
@@ -35,26 +35,32 @@ end
  *    applied), the generation and marker as decided on, and the id and round forgotten or not as
  *    decided on (FLAGS: the claim is where an id's use is decided, in the slot where ids are
  *    forgotten, so a retry racing the bound is never applied again); then set to this player and
- *    body. Another claim answers as a failed check: the callback is decided again on it (another
- *    player's claim: R3).
+ *    body, marked unlisted (records.ts, UNLISTED; a claim listed already stays). Another claim
+ *    answers as a failed check: the callback is decided again on it (another player's claim: R3).
  * 2. the player's script (the player's slot): its records as decided on; then its writes.
  * 3. the session's (the session's slot): the generation and marker as decided on, the required
  *    keys present and the forgotten flags as decided on; then the session's writes (the players
- *    set, the applied-transaction list) and --retain-transactions' bound: the oldest transactions
+ *    set, the count) and, while the claim is still marked unlisted, the transaction's listing (the
+ *    applied-transaction list, the mark taken off) and --retain-transactions' bound: the oldest transactions
  *    are forgotten and their claims deleted here, and their records and settled rounds (in the
  *    players' slots) are deleted by the process after the reply (FORGET's trim, `apart`). After
  *    a reset (another process's, not seen yet) this check fails: what step 2 wrote went to the
  *    ledger the reset ended, which nothing reads any more, and the callback is decided again on the
  *    new ledger, as after any failed check. A lost state (no generation or scenario key) is R1.
+ *    A step 3 that never ran (its process died, or got no reply) is run by the resend, which
+ *    replays from the player's record and finds the claim still unlisted (records.ts, `unlisted`).
  *
  * The journal entry and the grading event are added by step 3, in the session's slot where they live:
  * a callback answered at once is journalled with its commit, as on a single Redis.
  */
 export const CLAIM = `${FORGET}${FLAGS}
+local UNLISTED = '${UNLISTED}'
 local v = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3])
 if (v[1] or '') ~= ARGV[1] or (v[2] or '') ~= ARGV[3] or (v[3] or '') ~= ARGV[4] then return {0, v} end
 local flags, same = flags_of(KEYS[4], 5)
 if not same then return {0, v, flags} end
+-- (a claim listed already stays as it is: its transaction was applied, step 2 finds its record)
+if v[1] and string.sub(v[1], 1, #UNLISTED) ~= UNLISTED then return {1, v[1]} end
 redis.call('SET', KEYS[1], ARGV[2])
 return {1}
 `;
@@ -76,11 +82,16 @@ return {1}
 
 /**
  * KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, the
- * forgotten flags as assumed (the forgotten key, then FLAGS'), the writes (flat), the trim (1, the
- * order list, bound, forgotten key, generation base; or 0), then the journal entry and grading
- * event (SEAL's). Answers {1, journal id, the players' keys the trim left to delete} or {0, …}.
+ * forgotten flags as assumed (the forgotten key, then FLAGS'), the writes (flat), the claim whose
+ * transaction is to be listed ('' none) and the listing's writes (flat: `order`'s RPUSH), the trim
+ * (1, the order list, bound, forgotten key, generation base; or 0), then the journal entry and
+ * grading event (SEAL's). The listing and the trim happen only while the claim is marked unlisted
+ * (records.ts, UNLISTED), and take the mark off: a transaction is listed once, whichever of its
+ * callbacks (the one that applied it, or a resend after its step 3 failed) gets there first.
+ * Answers {1, journal id, the players' keys the trim left to delete} or {0, …}.
  */
 export const SESSION_COMMIT = `${FORGET}${FLAGS}${SEAL}
+local UNLISTED = '${UNLISTED}'
 local values = redis.call('MGET', KEYS[1], KEYS[2])
 local present = redis.call('EXISTS', unpack(KEYS, 3))
 if (values[1] or '') ~= ARGV[1] or (values[2] or '') ~= ARGV[2] or present < #KEYS - 2 then return {0, values, present} end
@@ -93,9 +104,26 @@ for _ = 1, tonumber(ARGV[i]) do
   i = i + 1 + n
 end
 i = i + 1
+-- The transaction listed once: only while its claim is still marked unlisted (the mark goes with it).
+local listing, claim = false, ARGV[i]
+if claim ~= '' then
+  local c = redis.call('GET', claim)
+  if c and string.sub(c, 1, #UNLISTED) == UNLISTED then
+    redis.call('SET', claim, '{' .. string.sub(c, #UNLISTED + 1))
+    listing = true
+  end
+end
+i = i + 1
+for _ = 1, tonumber(ARGV[i]) do
+  local n = tonumber(ARGV[i + 1])
+  if listing then redis.call(unpack(ARGV, i + 2, i + 1 + n)) end
+  i = i + 1 + n
+end
+i = i + 1
 local apart = {}
 if ARGV[i] == '1' then
-  trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], nil, apart) -- (the players' keys answered, not deleted here)
+  -- (the players' keys answered, not deleted here)
+  if listing then trim(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], nil, apart) end
   i = i + 5
 else
   i = i + 1

@@ -26,7 +26,7 @@ export class KeyLayout {
     return `${this.session}gen`;
   }
 
-  /** The last generation a reset took on a cluster (cluster-commit.ts, `newGeneration`). */
+  /** The last generation a reset or a seed took on a cluster (cluster-generations.ts, `newGeneration`). */
   get taken(): string {
     return `${this.session}gen:taken`;
   }

@@ -237,7 +237,7 @@ export function recordOps(
  * claim), and for a transaction that settled a round, the round's hash and game_no (its settled key).
  * JSON, as its ids may hold any character: [hash, user, id] or [hash, user, id, round hash, game_no].
  */
-function orderEntry(t: TransactionRecord): string {
+export function orderEntry(t: TransactionRecord): string {
   const entry = [hash64(forgottenTxn(t.transaction_id)), storedId(t.user_id), storedId(t.transaction_id)];
   if (roundEffectOf(t.event_type) === 'settles' && t.game_no !== undefined)
     entry.push(hash64(forgottenRound(roundKey(t.user_id, t.game_no))), storedId(t.game_no));
@@ -256,6 +256,19 @@ export function orderedTxnKey(key: GenKeys, entry: string): string {
  */
 export const claimOf = (t: TransactionRecord): string =>
   JSON.stringify({ transaction_id: t.transaction_id, user_id: t.user_id, event_type: t.event_type, fingerprint: t.fingerprint });
+
+/**
+ * On a cluster a claim is set (step 1) before its transaction is listed in `order` (step 3, in the
+ * claim's slot): until then it starts with this mark, which step 3 takes off in the same script as it
+ * lists the transaction (cluster-scripts.ts). A claim still marked beside the player's record of the
+ * transaction: its step 3 never ran (the process died, or got no reply), and the resend's lists it.
+ * A claim without the mark (a single Redis's, or one listed already) is never marked again.
+ */
+export const UNLISTED = '{"unlisted":1,';
+export const unlistedClaim = (claim: string): string => `${UNLISTED}${claim.slice(1)}`;
+
+/** Whether a callback's watched values (view.ts) show its transaction applied to the player and not listed yet (a cluster's). */
+export const unlisted = (values: readonly (string | null)[]): boolean => Boolean(values[3] && values[4]?.startsWith(UNLISTED));
 
 export const toPlayer = (p: PlayerRecord): Player => ({ user_id: p.user_id, balance: money(p.balance), currency: p.currency });
 

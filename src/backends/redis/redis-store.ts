@@ -7,7 +7,8 @@ import { KeyLocks } from './locks.js';
 import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
 import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, toPlayer } from './records.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
-import { clusterCas, type ClusterClient, newGeneration } from './cluster-commit.js';
+import { clusterCas, type ClusterClient } from './cluster-commit.js';
+import { firstGeneration, newGeneration, seedDocument, seedGeneration } from './cluster-generations.js';
 import { commitSender, connectStore } from './scripts.js';
 import type { Player } from '../../ledger/state.js';
 import type { Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
@@ -94,7 +95,7 @@ export class RedisStore implements Store {
       options.maxPlayers,
     );
     await refuseOlderLayout(link.client, store.at.layout);
-    await link.client.set(store.genKey, '0', 'NX');
+    await link.client.set(store.genKey, String(firstGeneration(link.client)), 'NX');
     await store.refreshGeneration();
     return store;
   }
@@ -210,7 +211,6 @@ export class RedisStore implements Store {
         for (const old of new Set([from, before])) if (old !== undefined && old !== gen) void this.dropGeneration(old);
         return;
       }
-      if (clears >= 0 && this.cluster) void this.dropGeneration(gen); // (its records, written before the check: cluster-commit.ts)
     }
     throw new Error(`the wallet was reset ${MAX_ATTEMPTS} times during one admin update; retry`);
   }
@@ -259,13 +259,9 @@ export class RedisStore implements Store {
    */
   async initialize(changes: readonly Change[]): Promise<boolean> {
     await this.refreshGeneration();
-    const seeded = await this.cas({
-      expect: [
-        [this.at.markerKey, false],
-        [this.at.genKey, String(this.at.n)],
-      ],
-      ops: [['SET', this.at.markerKey, Generation.seedMark()], ...this.ops(this.at.n, changes, undefined)],
-    });
+    // (a cluster's seed: its records in a generation of its own, flipped to by the check: cluster-generations.ts)
+    const gen = await seedGeneration(this.client, this.at, (s) => this.exchange(s));
+    const seeded = gen !== undefined && (await this.cas(seedDocument(this.at, gen, this.ops(gen, changes, undefined))));
     // This process works under the ledger that is there now, seeded by it or not.
     this.at.forgetEpoch();
     await this.refreshGeneration();
