@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Journal } from '../src/journal/journal.js';
-import { bet, buildTestApp, HEADERS, login, result, send } from './helpers/app.js';
+import { bet, buildTestApp, HEADERS, login, now, result, send } from './helpers/app.js';
 
 const codes = (findings: { code: string; severity: string }[]) => findings.map((f) => `${f.severity}:${f.code}`).sort();
 
@@ -56,7 +56,7 @@ t.test('settlement defects: unknown round, bad result_detail, bad cards, non-int
   t.teardown(() => app.close());
   await send(app, bet('player-1', 'G1', [['1', 'P', 100]]));
   const detail = JSON.stringify({ pscore: 'eight', pcards: ['H8', 'X2', 'S14'], bcards: [] });
-  const ok = await send(app, { ...result('player-1', 'G1', [['1', 'P', 100, 100]], { detail }), timestamp: Date.now() / 1000 });
+  const ok = await send(app, { ...result('player-1', 'G1', [['1', 'P', 100, 100]], { detail }), timestamp: now() + 0.5 }); // (never a whole second)
   t.equal(ok.body.code, 'R0', 'incomplete baccarat keys are findings, not R3');
   t.same(codes(sim.journal.list().at(-1)!.findings), [
     'warning:CARD_MALFORMED',
