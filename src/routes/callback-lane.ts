@@ -42,6 +42,8 @@ export function callbackLane(o: LaneOptions): Lane {
     if (req.method !== 'POST' || o.closing() || req.headers['transfer-encoding'] !== undefined) return false;
     const length = Number(req.headers['content-length']);
     if (!(length <= o.bodyLimit)) return false; // (absent: NaN)
+    const type = req.headers['content-type'];
+    if (type !== undefined && type !== 'application/json' && !isMediaType(type)) return false; // (the route's 415)
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const target = o.target(query < 0 ? url : url.slice(0, query));
@@ -78,18 +80,39 @@ export function callbackLane(o: LaneOptions): Lane {
 
 const JSON_TEXT = 'application/json; charset=utf-8';
 
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+/**
+ * Whether Fastify reads `value` as a media type (`type/subtype`, parameters aside), as it checks a
+ * request's Content-Type before any body parser (its lib/content-type.js): one it does not (`json`,
+ * an empty value) is refused 415 MEDIA_TYPE_UNSUPPORTED by the route, so the lane leaves it to the route.
+ */
+function isMediaType(value: string): boolean {
+  const semicolon = value.indexOf(';');
+  const media = semicolon < 0 ? value : value.slice(0, semicolon);
+  const slash = media.indexOf('/');
+  return slash >= 0 && TOKEN.test(media.slice(0, slash).trimStart()) && TOKEN.test(media.slice(slash + 1).trimEnd());
+}
+
 /**
  * Writes a text reply as Fastify's `reply.send` writes one: a JSON type without a charset gets
- * `; charset=utf-8`, no type at all `text/plain; charset=utf-8`; the length always; `Connection:
- * close` once the server is closing (the shutdown gate's onSend hook).
+ * `; charset=utf-8`, no type at all `text/plain; charset=utf-8`; the length always (a 204: no body,
+ * no type, no length); `Connection: close` once the server is closing (the shutdown gate's onSend hook).
  */
 function writeText(res: ServerResponse, status: number, given: Record<string, string>, body: string, closing: boolean): void {
   const headers: Record<string, string | number> = { ...given };
+  if (closing) headers.connection = 'close';
+  if (status === 204) {
+    // No content (a rule's http_status): written, as Fastify writes it, without a body, a type or a length (RFC 9110, 15.3.5).
+    delete headers['content-type'];
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
   const type = headers['content-type'] as string | undefined;
   if (type === undefined) headers['content-type'] = 'text/plain; charset=utf-8';
   else if (type.toLowerCase().includes('json') && !/;\s*charset=/i.test(type)) headers['content-type'] = `${type}; charset=utf-8`;
   headers['content-length'] = Buffer.byteLength(body);
-  if (closing) headers.connection = 'close';
   res.writeHead(status, headers);
   res.end(body);
 }

@@ -1,0 +1,149 @@
+// What a raw socket can send that `inject` never does, to the callback lane (src/routes/callback-lane.ts)
+// and to the callback route behind it: the same bytes to a server whose lane answers and to a twin
+// whose every request goes to Fastify's routing (the route over a real socket, as before the lane),
+// and the same replies on the wire and the same journal entries from both.
+import t from 'tap';
+import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Scenario } from '../src/protocol/types.generated.js';
+import { buildTestApp, HEADERS, journal, listen, login } from './helpers/app.js';
+import { eventually } from './helpers/spawn-cli.js';
+
+const RULES: Scenario['rules'] = [
+  { name: 'no content', when: { event_type: 'login', user_id: 'empty' }, then: { http_status: 204 } },
+  { name: 'not modified', when: { event_type: 'login', user_id: 'same' }, then: { http_status: 304 } },
+  { name: 'broken', when: { event_type: 'login', user_id: 'broken' }, then: { http_status: 500, body: 'oops' } },
+  { name: 'slow', when: { event_type: 'login', user_id: 'slow' }, then: { delay_ms: 100 } },
+  { name: 'lost', when: { event_type: 'login', user_id: 'lost' }, then: { drop_connection: true } },
+];
+
+/** A twin served over a socket by Fastify's routing alone: the callback route answers every callback. */
+async function routeOnly(app: FastifyInstance): Promise<{ port: number; server: Server }> {
+  await app.ready();
+  const server = createServer((req, res) => app.routing(req, res));
+  server.keepAliveTimeout = app.server.keepAliveTimeout; // (what a reply's Keep-Alive header says)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}
+
+/** What a client does on one connection: bytes to write, a pause (ms), or 'close' (the client goes). */
+type Step = string | Buffer | number | 'close';
+
+/**
+ * Runs the steps on a new connection; resolves with what was read once `replies` final replies are
+ * complete, the server closed the connection, or the client went.
+ */
+function exchange(port: number, steps: Step[], replies: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let read = '';
+    const done = () => {
+      socket.destroy();
+      resolve(read);
+    };
+    socket.on('data', (chunk) => {
+      read += chunk.toString('latin1');
+      if (complete(read) >= replies) done();
+    });
+    socket.on('close', done);
+    socket.on('error', () => {}); // (a reset after the client went: what was read is the answer)
+    const play = async () => {
+      for (const step of steps) {
+        if (step === 'close') return done();
+        if (typeof step === 'number') await new Promise((resolve) => setTimeout(resolve, step));
+        else socket.write(step);
+      }
+    };
+    socket.once('connect', () => void play());
+  });
+}
+
+/** How many final replies (not a 100 Continue) are complete in `wire`. */
+function complete(wire: string): number {
+  let count = 0;
+  for (let at = 0; ;) {
+    const headEnd = wire.indexOf('\r\n\r\n', at);
+    if (headEnd < 0) return count;
+    const head = wire.slice(at, headEnd);
+    const status = Number(head.slice(9, 12));
+    const length = status === 204 || status === 304 ? 0 : Number(/^content-length: *(\d+)/im.exec(head)?.[1] ?? 0);
+    const end = headEnd + 4 + length;
+    if (wire.length < end) return count;
+    if (status >= 200) count++;
+    at = end;
+  }
+}
+
+const HEAD = Object.entries(HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
+
+/** A callback's bytes: `extra` header lines, `headers` instead of the usual ones. */
+function callback(body: string | Buffer, o: { extra?: string; path?: string; headers?: string } = {}): Buffer {
+  const length = Buffer.byteLength(body);
+  const head = `POST ${o.path ?? '/callback'} HTTP/1.1\r\nhost: wallet.test\r\n${o.headers ?? HEAD}${o.extra ?? ''}content-length: ${length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
+}
+
+/** The wire text without what differs by the second (the Date header, a reply's timestamp). */
+const comparable = (wire: string) => wire.replace(/^date: .*\r\n/gim, '').replace(/"timestamp":\d+/g, '"timestamp":0');
+
+/** Journal entries without their ids and times. */
+const entries = (list: any[]) =>
+  list.map(({ id: _i, received_at: _r, replied_at: _p, duration_ms: _d, ...rest }) => JSON.parse(comparable(JSON.stringify(rest))));
+
+t.test('the same bytes over a socket: the lane answers and journals as the route does', async (t) => {
+  const [lane, route] = [await buildTestApp({ rules: RULES }), await buildTestApp({ rules: RULES })];
+  const lanePort = Number(new URL(await listen(lane.app)).port);
+  const twin = await routeOnly(route.app);
+  t.teardown(async () => {
+    twin.server.close();
+    await Promise.all([lane.app.close(), route.app.close()]);
+  });
+  const body = (user: string) => JSON.stringify(login(user));
+  const notUtf8 = Buffer.concat([Buffer.from(body('usd').slice(0, -2)), Buffer.from([0xe9, 0xe2, 0x82]), Buffer.from('"}')]);
+  const notUtf8Request = callback(notUtf8);
+  const cases: [string, Step[], number?][] = [
+    ["a rule's http_status 204", [callback(body('empty'))]],
+    ["a rule's http_status 304", [callback(body('same'))]],
+    ["a rule's http_status 500 and raw body", [callback(body('broken'))]],
+    ['a Content-Type that is no media type', [callback(body('usd'), { headers: HEAD.replace('application/json', 'json') })]],
+    ['a Content-Type with a space for its semicolon', [callback(body('usd'), { headers: HEAD.replace('json', 'json charset=utf-8') })]],
+    ['an empty Content-Type', [callback(body('usd'), { headers: HEAD.replace('application/json', '') })]],
+    ['no Content-Type', [callback(body('usd'), { headers: HEAD.replace('content-type: application/json\r\n', '') })]],
+    [
+      'Content-Type in capitals with a charset',
+      [callback(body('usd'), { headers: HEAD.replace('application/json', 'APPLICATION/JSON; Charset=UTF-8') })],
+    ],
+    [
+      'three callbacks pipelined, the second delayed',
+      [Buffer.concat([callback(body('usd')), callback(body('slow')), callback(body('usd'))])],
+      3,
+    ],
+    ['a dropped connection with a callback pipelined behind', [Buffer.concat([callback(body('lost')), callback(body('usd'))])], 2],
+    ['Connection: close', [callback(body('usd'), { extra: 'connection: close\r\n' })]],
+    ['HTTP/1.0', [Buffer.from(callback(body('usd')).toString('latin1').replace('HTTP/1.1', 'HTTP/1.0'), 'latin1')]],
+    ['Expect: 100-continue', [callback(body('usd'), { extra: 'expect: 100-continue\r\n' })]],
+    ['Content-Length 0', [callback('')]],
+    ['Content-Encoding: gzip (not decoded)', [callback(body('usd'), { extra: 'content-encoding: gzip\r\n' })]],
+    ['two Api-Key headers', [callback(body('usd'), { extra: 'api-key: another\r\n' })]],
+    ['a query string and a fragment', [callback(body('usd'), { path: '/callback?from=raw#part' })]],
+    ['a trailing slash', [callback(body('usd'), { path: '/callback/' })]],
+    ['a percent-encoded path', [callback(body('usd'), { path: '/c%61llback' })]],
+    ['bytes that are not UTF-8, split across writes', [notUtf8Request.subarray(0, -4), 30, notUtf8Request.subarray(-4)]],
+    ['the caller gone during a delay', [callback(body('slow')), 30, 'close']],
+    ['the caller gone before its body is complete', [callback(body('usd')).subarray(0, -10), 30, 'close']],
+  ];
+  for (const [name, steps, replies = 1] of cases) {
+    const [before, beforeTwin] = [(await journal(lane.app)).length, (await journal(route.app)).length];
+    const [byLane, byRoute] = [await exchange(lanePort, steps, replies), await exchange(twin.port, steps, replies)];
+    t.equal(comparable(byLane), comparable(byRoute), `${name}: the same reply`);
+    // (a delayed reply whose caller went is journalled when its delay ends; a caller gone mid-body once the server sees it go)
+    const added = async (app: FastifyInstance, from: number) => (await journal(app)).length - from;
+    const inFlight = () => lane.sim.journal.inFlight().length + route.sim.journal.inFlight().length;
+    await eventually(async () => inFlight() === 0 && (await added(lane.app, before)) === (await added(route.app, beforeTwin)), 5_000);
+    const [laneEntries, routeEntries] = [(await journal(lane.app)).slice(before), (await journal(route.app)).slice(beforeTwin)];
+    t.same(entries(laneEntries), entries(routeEntries), `${name}: the same journal entries`);
+  }
+});
