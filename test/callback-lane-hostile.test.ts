@@ -3,7 +3,8 @@
 // whose every request goes to Fastify's routing (the route over a real socket, as before the lane),
 // and the same replies on the wire and the same journal entries from both.
 import t from 'tap';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer } from 'node:net';
+import dns from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Scenario } from '../src/protocol/types.generated.js';
@@ -147,3 +148,39 @@ t.test('the same bytes over a socket: the lane answers and journals as the route
     t.same(entries(laneEntries), entries(routeEntries), `${name}: the same journal entries`);
   }
 });
+
+t.test('listening on localhost: both its addresses, as Fastify binds them, each answered', async (t) => {
+  if (!(await canListen('::1'))) {
+    t.pass('skipped: no IPv6 loopback here');
+    return;
+  }
+  // A host whose localhost is both ::1 and 127.0.0.1 (the usual /etc/hosts), whatever this one's says.
+  const lookup = dns.lookup;
+  const both = [
+    { address: '127.0.0.1', family: 4 },
+    { address: '::1', family: 6 },
+  ];
+  (dns as { lookup: unknown }).lookup = (host: string, options: unknown, done: (...a: unknown[]) => void) =>
+    host === 'localhost' && (options as { all?: boolean })?.all
+      ? process.nextTick(done, null, both)
+      : Reflect.apply(lookup, dns, [host, options, done]);
+  t.teardown(() => void ((dns as { lookup: unknown }).lookup = lookup));
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: 'localhost' });
+  const addresses = app.addresses() as AddressInfo[];
+  t.same(addresses.map((a) => a.family).sort(), ['IPv4', 'IPv6'], 'listening on both');
+  for (const { address, family, port } of addresses) {
+    const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}/callback`;
+    const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('usd')) });
+    t.match(await res.json(), { code: 'R0' }, `a callback to ${address} is answered`);
+  }
+});
+
+function canListen(host: string): Promise<boolean> {
+  const server = createNetServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(0, host, () => server.close(() => resolve(true)));
+  });
+}
