@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import { buildTestApp, HEADERS, journal, listen, login } from './helpers/app.js';
 import { eventually } from './helpers/spawn-cli.js';
+import { buildHostedTestApp, callbackHeaders, createTenant, loginOf } from './helpers/hosted.js';
 
 const RULES: Scenario['rules'] = [
   { name: 'no content', when: { event_type: 'login', user_id: 'empty' }, then: { http_status: 204 } },
@@ -183,4 +184,43 @@ function canListen(host: string): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(0, host, () => server.close(() => resolve(true)));
   });
+}
+
+t.test(
+  "--max-connections: a connection whose callback was refused at once (a tenant's 429) is answered, and may be closed for a newcomer",
+  async (t) => {
+    const { app } = await buildHostedTestApp({ tenantLimits: { callbacksPerSecond: 1 }, limits: { maxConnections: 2 } });
+    t.teardown(() => app.close());
+    const tenant = await createTenant(app);
+    const port = Number(new URL(await listen(app)).port);
+    const head = Object.entries(callbackHeaders(tenant))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const path = `/t/${tenant.id}/callback`;
+    const refused = (wire: string) => wire.startsWith('HTTP/1.1 429');
+    // Two kept-alive connections, each refused (429, written before the body is read), then idle.
+    const [a, b] = [openConnection(port), openConnection(port)];
+    a.write(callback(JSON.stringify(loginOf('p1')), { path, headers: head }));
+    await eventually(async () => complete(a.read) === 1);
+    for (const held of [a, b]) held.write(callback(JSON.stringify(loginOf('p1')), { path, headers: head }));
+    await eventually(async () => complete(a.read) === 2 && complete(b.read) === 1);
+    t.ok(refused(b.read), 'refused: 429');
+    // A newcomer at the cap: an idle connection is closed for it, it is answered.
+    const c = openConnection(port);
+    c.write(callback(JSON.stringify(loginOf('p2')), { path, headers: head }));
+    await eventually(async () => c.closed || complete(c.read) === 1, 5_000);
+    t.equal(complete(c.read), 1, `the newcomer is answered (${c.closed ? 'its connection was closed' : 'open'})`);
+    t.ok(a.closed || b.closed, 'one of the idle ones was closed for it');
+    for (const s of [a, b, c]) s.socket.destroy();
+  },
+);
+
+/** A kept-alive connection whose bytes read are kept. */
+function openConnection(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  const held = { socket, read: '', closed: false, write: (bytes: Buffer) => socket.write(bytes) };
+  socket.on('data', (chunk) => (held.read += chunk.toString('latin1')));
+  socket.on('close', () => (held.closed = true));
+  socket.on('error', () => {});
+  return held;
 }
