@@ -148,7 +148,15 @@ t.test('the same bytes over a socket: the lane answers and journals as the route
     const [laneEntries, routeEntries] = [(await journal(lane.app)).slice(before), (await journal(route.app)).slice(beforeTwin)];
     t.same(entries(laneEntries), entries(routeEntries), `${name}: the same journal entries`);
   }
+  t.same(await graded(lane.app), await graded(route.app), 'graded the same: the summary, the findings, each check');
 });
+
+/** The certification report's verdicts (without its times and session ids). */
+async function graded(app: FastifyInstance) {
+  const report = (await app.inject({ url: '/admin/report' })).json();
+  const checks = report.checks.map((c: Record<string, unknown>) => [c.id, c.status, c.exercised]);
+  return { summary: report.summary, findings: report.findings, checks };
+}
 
 t.test('listening on localhost: both its addresses, as Fastify binds them, each answered', async (t) => {
   if (!(await canListen('::1'))) {
