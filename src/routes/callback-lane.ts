@@ -14,10 +14,11 @@ import { failedCallback } from './callback.js';
  * compiled for several shapes of request: a hosted wallet-sim that created 1,000 tenants answered
  * its callbacks 7–10 % slower for it (docs/hosted-cost.md). The lane takes only a callback it can
  * answer exactly as the route would; anything else goes on to Fastify: another method or path, a
- * body without a Content-Length or over the limit (the route answers 413), a server closing (the
- * shutdown gate answers 503), proxy mode (relayed bytes), `--cors`. `fastify.inject` never comes
- * this way, so tests that inject run the route; test/callback-lane.test.ts holds the two to the same
- * replies and journal entries.
+ * body without a Content-Length or over the limit (the route answers 413), a Content-Type that is no
+ * media type (the route answers 415), a server closing (the shutdown gate answers 503), proxy mode
+ * (relayed bytes), `--cors`. `fastify.inject` never comes this way, so tests that inject run the
+ * route; test/callback-lane.test.ts and test/callback-lane-hostile.test.ts (raw bytes over a socket)
+ * hold the two to the same replies and journal entries.
  */
 export type Lane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
