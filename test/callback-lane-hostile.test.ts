@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import { buildTestApp, HEADERS, journal, listen, login } from './helpers/app.js';
 import { eventually } from './helpers/spawn-cli.js';
-import { buildHostedTestApp, callbackHeaders, createTenant, loginOf } from './helpers/hosted.js';
+import { asHost, buildHostedTestApp, callbackHeaders, type Created, createTenant, loginOf } from './helpers/hosted.js';
 
 const RULES: Scenario['rules'] = [
   { name: 'no content', when: { event_type: 'login', user_id: 'empty' }, then: { http_status: 204 } },
@@ -222,6 +222,58 @@ t.test(
     for (const s of [a, b, c]) s.socket.destroy();
   },
 );
+
+t.test("a tenant's callbacks over raw sockets: admitted, refused (in flight, rate) and journalled as by its route", async (t) => {
+  const made = async () => {
+    const hosted = await buildHostedTestApp({ tenantLimits: { callbacksPerSecond: 3, callbacksInFlight: 1 }, now: () => 0 });
+    return { ...hosted, tenant: await createTenant(hosted.app) };
+  };
+  const [lane, route] = [await made(), await made()];
+  const twin = await routeOnly(route.app);
+  t.teardown(async () => {
+    twin.server.close();
+    await Promise.all([lane.app.close(), route.app.close()]);
+  });
+  const ports = [Number(new URL(await listen(lane.app)).port), twin.port];
+  const bodies = [1, 2, 3, 4, 5].map((n) => JSON.stringify(loginOf(`p${n}`)));
+  const seen = await Promise.all(
+    [lane, route].map(async ({ app, tenant }, i) => {
+      const o = { path: `/t/${tenant.id}/callback`, headers: HEAD_OF(tenant) };
+      const held = callback(bodies[0]!, o); // admitted, its body still coming: the tenant's one callback in flight
+      const a = await exchangeStarted(ports[i]!, held.subarray(0, -5));
+      const b = await exchange(ports[i]!, [callback(bodies[1]!, o)], 1); // 429 in flight
+      a.write(held.subarray(-5));
+      await eventually(async () => complete(a.read) === 1);
+      a.socket.destroy();
+      const c = await exchange(ports[i]!, [Buffer.concat(bodies.slice(2).map((body) => callback(body, o)))], 3); // R0, then 429 rate
+      const listed = await app.inject({ url: `/t/${tenant.id}/admin/journal`, headers: asHost });
+      const own = (text: string) =>
+        text
+          .replaceAll(tenant.id, 'ID')
+          .replaceAll(tenant.credentials.api_key, 'KEY')
+          .replaceAll(tenant.credentials.api_id, 'API')
+          .replace(/"api-key":"[^"*]*\*+"/g, '"api-key":"(masked)"'); // (masked: its first characters shown)
+      return { wire: [a.read, b, c].map((w) => comparable(own(w))), journal: entries(JSON.parse(own(listed.body)).entries) };
+    }),
+  );
+  t.same(seen[0]!.wire, seen[1]!.wire, 'the same replies on the wire');
+  t.match(seen[0]!.wire.join(''), /IN_FLIGHT_LIMITED[^]*"code":"R0"[^]*RATE_LIMITED/, 'in flight, then a rate');
+  t.equal(seen[0]!.journal.length, 2, 'the two admitted callbacks journalled, the refused ones not');
+  t.same(seen[0]!.journal, seen[1]!.journal, 'the same journal entries');
+});
+
+const HEAD_OF = (tenant: Created) =>
+  Object.entries(callbackHeaders(tenant))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+
+/** A connection with `bytes` written, and what it reads. */
+async function exchangeStarted(port: number, bytes: Buffer) {
+  const held = openConnection(port);
+  await new Promise((resolve) => held.socket.once('connect', resolve));
+  held.write(bytes);
+  return held;
+}
 
 /** A kept-alive connection whose bytes read are kept. */
 function openConnection(port: number) {
