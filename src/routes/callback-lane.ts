@@ -61,8 +61,14 @@ export function callbackLane(o: LaneOptions): Lane {
     req.on('error', (e: Error & { code?: string }) => {
       const refused = { status: 400, body: { error: e.code ?? 'BAD_REQUEST', message: e.message } } as ApiErrorReply;
       const exchange = new RawExchange(req, res, '', target, o.closing);
-      const { status, headers, body: text } = failedCallback(target.sim, exchange.input, exchange.log, e, refused);
-      if (!res.destroyed) exchange.send(status, headers, text);
+      try {
+        const { status, headers, body: text } = failedCallback(target.sim, exchange.input, exchange.log, e, refused);
+        if (!res.destroyed) exchange.send(status, headers, text);
+      } catch (again) {
+        // A throw the route's error handler would have made (Fastify catches it): logged, never the process's end.
+        exchange.log.error({ err: again }, 'callback reply failed');
+        res.destroy();
+      }
     });
     req.on('end', () => {
       const exchange = new RawExchange(req, res, body, target, o.closing);
