@@ -118,6 +118,8 @@ export async function appFrame(
   // The lane in front of Fastify's handler, on the server Fastify made. Not a serverFactory: with
   // one, Fastify listens on one address of `localhost` only (it binds both ::1 and 127.0.0.1 otherwise).
   const routing = app.routing;
+  // (a Fastify that listened with another function would answer every callback twice: refused at once)
+  if (!app.server.listeners('request').includes(routing)) throw new Error("Fastify's server does not listen with app.routing");
   app.server.removeListener('request', routing);
   app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lane?.(req, res) || routing(req, res));
   capConnections(app.server, limits.maxConnections);
