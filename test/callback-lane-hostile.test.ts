@@ -255,13 +255,28 @@ t.test("a tenant's callbacks over raw sockets: admitted, refused (in flight, rat
           .replaceAll(tenant.credentials.api_key, 'KEY')
           .replaceAll(tenant.credentials.api_id, 'API')
           .replace(/"api-key":"[^"*]*\*+"/g, '"api-key":"(masked)"'); // (masked: its first characters shown)
-      return { wire: [a.read, b, c].map((w) => comparable(own(w))), journal: entries(JSON.parse(own(listed.body)).entries) };
+      // Counted alike: callbacks by code, 429s, replies timed (their times aside).
+      const metrics = (await app.inject({ url: '/metrics', headers: asHost })).body.split('\n');
+      const counted = metrics.filter((line) =>
+        /^wallet_sim_(callbacks_total|rate_limited_total|callback_duration_seconds_count)/.test(line),
+      );
+      return {
+        wire: [a.read, b, c].map((w) => comparable(own(w))),
+        journal: entries(JSON.parse(own(listed.body)).entries),
+        counted: counted.map(own),
+      };
     }),
   );
   t.same(seen[0]!.wire, seen[1]!.wire, 'the same replies on the wire');
   t.match(seen[0]!.wire.join(''), /IN_FLIGHT_LIMITED[^]*"code":"R0"[^]*RATE_LIMITED/, 'in flight, then a rate');
   t.equal(seen[0]!.journal.length, 2, 'the two admitted callbacks journalled, the refused ones not');
   t.same(seen[0]!.journal, seen[1]!.journal, 'the same journal entries');
+  t.same(seen[0]!.counted, seen[1]!.counted, 'the same metrics');
+  t.match(
+    seen[0]!.counted.join('\n'),
+    /code="R0"\} 2[^]*duration_seconds_count 5[^]*"callback"\} 2[^]*"in_flight"\} 1/,
+    'two R0s, five replies timed, three 429s',
+  );
 });
 
 const HEAD_OF = (tenant: Created) =>
