@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Scenario } from '../src/protocol/types.generated.js';
 import { buildTestApp, HEADERS, journal, listen, login } from './helpers/app.js';
 import { eventually } from './helpers/spawn-cli.js';
-import { asHost, buildHostedTestApp, callbackHeaders, type Created, createTenant, loginOf } from './helpers/hosted.js';
+import { asHost, bearer, buildHostedTestApp, callbackHeaders, type Created, createTenant, loginOf, SMALL } from './helpers/hosted.js';
 
 const RULES: Scenario['rules'] = [
   { name: 'no content', when: { event_type: 'login', user_id: 'empty' }, then: { http_status: 204 } },
@@ -301,3 +301,25 @@ function openConnection(port: number) {
   socket.on('error', () => {});
   return held;
 }
+
+t.test('a tenant deleted while its callback waits out a delay: that one is answered, the next gets 404', async (t) => {
+  const { app, tenants } = await buildHostedTestApp();
+  t.teardown(() => app.close());
+  const tenant = await createTenant(app);
+  const scenario = { ...SMALL, rules: [{ name: 'slow', when: { event_type: 'login' }, then: { delay_ms: 200 } }] };
+  const put = await app.inject({ method: 'PUT', url: `/t/${tenant.id}/admin/scenario`, headers: bearer(tenant.token), payload: scenario });
+  t.equal(put.statusCode, 200, put.body);
+  const port = Number(new URL(await listen(app)).port);
+  const o = { path: `/t/${tenant.id}/callback`, headers: HEAD_OF(tenant) };
+  const held = await exchangeStarted(port, callback(JSON.stringify(loginOf('p1')), o));
+  const { sim } = tenants.get(tenant.id)!;
+  await eventually(async () => (await sim.journal.inFlight()).length === 1, 5_000);
+  const deleted = await app.inject({ method: 'DELETE', url: `/tenants/${tenant.id}`, headers: asHost });
+  t.equal(deleted.statusCode, 204, 'deleted during the delay');
+  await eventually(async () => complete(held.read) === 1, 5_000);
+  t.match(held.read, /^HTTP\/1.1 200[^]*"code":"R0"/, 'the callback in flight is answered');
+  held.write(callback(JSON.stringify(loginOf('p1')), o));
+  await eventually(async () => complete(held.read) === 2, 5_000);
+  t.match(held.read, /HTTP\/1.1 404[^]*TENANT_UNKNOWN/, 'the next, on the same connection: 404 (the route, the lane has no target)');
+  held.socket.destroy();
+});
