@@ -137,3 +137,26 @@ t.test('a caller gone before its body was complete: journalled as the route refu
   const [entry] = await journal(app);
   t.match(entry, { reply: { status: 400 }, reason: /aborted/ }, 'the aborted callback is journalled, with why');
 });
+
+t.test('a journal that throws (a defect) while a caller gone mid-body is journalled: the lane logs it, the server stays up', async (t) => {
+  const { app, sim } = await buildTestApp();
+  t.teardown(() => app.close());
+  const recorded = sim.journal.record.bind(sim.journal);
+  let failures = 0;
+  sim.journal.record = () => {
+    failures++;
+    throw new Error('a defect');
+  };
+  const url = `${await listen(app)}/callback`;
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const head = Object.entries(HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
+  await new Promise((resolve) =>
+    socket.write(`POST /callback HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 100\r\n${head.join('')}\r\n{`, resolve),
+  );
+  socket.destroy();
+  await eventually(async () => failures === 1, 5_000);
+  sim.journal.record = recorded;
+  t.equal((await post(url, login('usd'))).body.code, 'R0', 'the server still answers');
+});

@@ -25,7 +25,7 @@ import { ScenarioError } from '../core/scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
 import { installShutdownGate } from '../http/shutdown.js';
 import { callbackLane, type Lane, type LaneOptions } from '../routes/callback-lane.js';
-import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simulator } from '../core/simulator.js';
 import type { Signer } from '../evidence/signing-key.js';
 
@@ -88,9 +88,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** Fastify's keep-alive time-out when none is given (what it sets on a server it makes). */
-const FASTIFY_KEEP_ALIVE_MS = 72_000;
-
 /** What a single-tenant app and a hosted one (./hosted-app.ts) share. */
 export type FrameOptions = Omit<AppOptions, 'sim'> & OpenapiOptions;
 
@@ -117,15 +114,14 @@ export async function appFrame(
     // below, not Fastify's generic 503, refuses what arrives meanwhile.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
-    // The server Fastify would make (its time-outs as Fastify sets them), with the lane in front.
-    serverFactory: (handler) => {
-      const made = createServer(server.http, (req, res) => lane?.(req, res) || handler(req, res));
-      made.keepAliveTimeout = server.keepAliveTimeout || FASTIFY_KEEP_ALIVE_MS;
-      made.requestTimeout = server.requestTimeout;
-      made.setTimeout(server.connectionTimeout);
-      return made;
-    },
   });
+  // The lane in front of Fastify's handler, on the server Fastify made. Not a serverFactory: with
+  // one, Fastify listens on one address of `localhost` only (it binds both ::1 and 127.0.0.1 otherwise).
+  const routing = app.routing;
+  // (a Fastify that listened with another function would answer every callback twice: refused at once)
+  if (!app.server.listeners('request').includes(routing)) throw new Error("Fastify's server does not listen with app.routing");
+  app.server.removeListener('request', routing);
+  app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lane?.(req, res) || routing(req, res));
   capConnections(app.server, limits.maxConnections);
   const closing = installShutdownGate(app);
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;

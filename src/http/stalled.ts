@@ -59,7 +59,9 @@ export function capConnections(server: Server, maxConnections: number): void {
     open.set(socket, { opened: now, request: undefined, requested: undefined, repliedAt: 0, repliedBytes: 0, requests: 0 });
     socket.once('close', () => open.delete(socket));
   });
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  // Ahead of the handlers: a reply written at once, in the request event itself (a tenant's 429, the
+  // shutdown gate's 503, a 404), is then seen as written, not taken for one still being answered.
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     const tracked = open.get(socket);
     if (!tracked) return;

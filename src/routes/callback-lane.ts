@@ -14,10 +14,11 @@ import { failedCallback } from './callback.js';
  * compiled for several shapes of request: a hosted wallet-sim that created 1,000 tenants answered
  * its callbacks 7–10 % slower for it (docs/hosted-cost.md). The lane takes only a callback it can
  * answer exactly as the route would; anything else goes on to Fastify: another method or path, a
- * body without a Content-Length or over the limit (the route answers 413), a server closing (the
- * shutdown gate answers 503), proxy mode (relayed bytes), `--cors`. `fastify.inject` never comes
- * this way, so tests that inject run the route; test/callback-lane.test.ts holds the two to the same
- * replies and journal entries.
+ * body without a Content-Length or over the limit (the route answers 413), a Content-Type that is no
+ * media type (the route answers 415), a server closing (the shutdown gate answers 503), proxy mode
+ * (relayed bytes), `--cors`. `fastify.inject` never comes this way, so tests that inject run the
+ * route; test/callback-lane.test.ts and test/callback-lane-hostile.test.ts (raw bytes over a socket)
+ * hold the two to the same replies and journal entries.
  */
 export type Lane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -42,6 +43,8 @@ export function callbackLane(o: LaneOptions): Lane {
     if (req.method !== 'POST' || o.closing() || req.headers['transfer-encoding'] !== undefined) return false;
     const length = Number(req.headers['content-length']);
     if (!(length <= o.bodyLimit)) return false; // (absent: NaN)
+    const type = req.headers['content-type'];
+    if (type !== undefined && type !== 'application/json' && !isMediaType(type)) return false; // (the route's 415)
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const target = o.target(query < 0 ? url : url.slice(0, query));
@@ -58,8 +61,14 @@ export function callbackLane(o: LaneOptions): Lane {
     req.on('error', (e: Error & { code?: string }) => {
       const refused = { status: 400, body: { error: e.code ?? 'BAD_REQUEST', message: e.message } } as ApiErrorReply;
       const exchange = new RawExchange(req, res, '', target, o.closing);
-      const { status, headers, body: text } = failedCallback(target.sim, exchange.input, exchange.log, e, refused);
-      if (!res.destroyed) exchange.send(status, headers, text);
+      try {
+        const { status, headers, body: text } = failedCallback(target.sim, exchange.input, exchange.log, e, refused);
+        if (!res.destroyed) exchange.send(status, headers, text);
+      } catch (again) {
+        // A throw the route's error handler would have made (Fastify catches it): logged, never the process's end.
+        exchange.log.error({ err: again }, 'callback reply failed');
+        res.destroy();
+      }
     });
     req.on('end', () => {
       const exchange = new RawExchange(req, res, body, target, o.closing);
@@ -78,18 +87,39 @@ export function callbackLane(o: LaneOptions): Lane {
 
 const JSON_TEXT = 'application/json; charset=utf-8';
 
+const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
+
+/**
+ * Whether Fastify reads `value` as a media type (`type/subtype`, parameters aside), as it checks a
+ * request's Content-Type before any body parser (its lib/content-type.js): one it does not (`json`,
+ * an empty value) is refused 415 MEDIA_TYPE_UNSUPPORTED by the route, so the lane leaves it to the route.
+ */
+function isMediaType(value: string): boolean {
+  const semicolon = value.indexOf(';');
+  const media = semicolon < 0 ? value : value.slice(0, semicolon);
+  const slash = media.indexOf('/');
+  return slash >= 0 && TOKEN.test(media.slice(0, slash).trimStart()) && TOKEN.test(media.slice(slash + 1).trimEnd());
+}
+
 /**
  * Writes a text reply as Fastify's `reply.send` writes one: a JSON type without a charset gets
- * `; charset=utf-8`, no type at all `text/plain; charset=utf-8`; the length always; `Connection:
- * close` once the server is closing (the shutdown gate's onSend hook).
+ * `; charset=utf-8`, no type at all `text/plain; charset=utf-8`; the length always (a 204: no body,
+ * no type, no length); `Connection: close` once the server is closing (the shutdown gate's onSend hook).
  */
 function writeText(res: ServerResponse, status: number, given: Record<string, string>, body: string, closing: boolean): void {
   const headers: Record<string, string | number> = { ...given };
+  if (closing) headers.connection = 'close';
+  if (status === 204) {
+    // No content (a rule's http_status): written, as Fastify writes it, without a body, a type or a length (RFC 9110, 15.3.5).
+    delete headers['content-type'];
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
   const type = headers['content-type'] as string | undefined;
   if (type === undefined) headers['content-type'] = 'text/plain; charset=utf-8';
   else if (type.toLowerCase().includes('json') && !/;\s*charset=/i.test(type)) headers['content-type'] = `${type}; charset=utf-8`;
   headers['content-length'] = Buffer.byteLength(body);
-  if (closing) headers.connection = 'close';
   res.writeHead(status, headers);
   res.end(body);
 }

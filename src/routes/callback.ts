@@ -19,7 +19,8 @@ export interface CallbackRouteOptions {
  * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline
  * (../core/pipeline.ts) reads, decides, journals, grades and answers. The body arrives as a
  * string whatever its Content-Type, so a malformed, empty or mislabelled body still gets the
- * protocol's answer (R3, HTTP 200) instead of a 400/415.
+ * protocol's answer (R3, HTTP 200) instead of a 400/415. (A Content-Type that is no media type at
+ * all, `json` or an empty one, Fastify refuses before any parser: 415 MEDIA_TYPE_UNSUPPORTED, journalled.)
  */
 export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { simOf, path, bodyLimit, relays }) => {
   app.removeAllContentTypeParsers();
