@@ -40,15 +40,18 @@ export interface LaneOptions {
 
 export function callbackLane(o: LaneOptions): Lane {
   return (req, res) => {
-    if (req.method !== 'POST' || o.closing() || req.headers['transfer-encoding'] !== undefined) return false;
-    const length = Number(req.headers['content-length']);
-    if (!(length <= o.bodyLimit)) return false; // (absent: NaN)
-    const type = req.headers['content-type'];
-    if (type !== undefined && type !== 'application/json' && !isMediaType(type)) return false; // (the route's 415)
+    if (req.method !== 'POST' || o.closing()) return false;
     const url = req.url ?? '';
     const query = url.indexOf('?');
     const target = o.target(query < 0 ? url : url.slice(0, query));
     if (!target || target.sim.wallet.upstream !== undefined) return false;
+    // The headers only of a callback: other routes' requests (their headers of other shapes) never pass these reads.
+    const { headers } = req;
+    if (headers['transfer-encoding'] !== undefined) return false;
+    const length = Number(headers['content-length']);
+    if (!(length <= o.bodyLimit)) return false; // (absent: NaN)
+    const type = headers['content-type'];
+    if (type !== undefined && type !== 'application/json' && !isMediaType(type)) return false; // (the route's 415)
     const refused = target.admit?.(res);
     if (refused) {
       writeText(res, refused.status, { ...refused.headers, 'content-type': JSON_TEXT }, JSON.stringify(refused.body), o.closing());
