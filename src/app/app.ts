@@ -122,8 +122,7 @@ export async function appFrame(
   if (!app.server.listeners('request').includes(routing)) throw new Error("Fastify's server does not listen with app.routing");
   app.server.removeListener('request', routing);
   app.server.on('request', (req: IncomingMessage, res: ServerResponse) => lane?.(req, res) || routing(req, res));
-  capConnections(app.server, limits.maxConnections);
-  const closing = installShutdownGate(app);
+  const closing = installShutdownGate(app, capConnections(app.server, limits.maxConnections));
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const openLane = ({ target }: Pick<LaneOptions, 'target'>) => void (lane = callbackLane({ target, bodyLimit, closing }));
   for (const schema of schemas) app.addSchema(schema);

@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { apiError, sendApiErrorText } from './errors.js';
@@ -9,11 +8,11 @@ import { apiError, sendApiErrorText } from './errors.js';
  * arrives (on a kept-alive connection, or finishing its body) is refused with 503 before any
  * handler runs, so it changes nothing; replies of requests already in flight are sent with
  * `Connection: close`, so their sockets end with them. Returns whether closing has begun (the
- * callback lane, src/routes/callback-lane.ts, leaves such requests to this gate).
+ * callback lane, src/routes/callback-lane.ts, leaves such requests to this gate). `connections`: the
+ * server's open ones (src/http/stalled.ts tracks them).
  */
-export function installShutdownGate(app: FastifyInstance): () => boolean {
+export function installShutdownGate(app: FastifyInstance, connections: Iterable<Socket>): () => boolean {
   let closing = false;
-  const connections = openConnections(app.server);
   app.addHook('preClose', async () => {
     closing = true;
     // Node's closeIdleConnections() leaves a connection that never sent a byte (a client's spare,
@@ -32,16 +31,6 @@ export function installShutdownGate(app: FastifyInstance): () => boolean {
     done(null, payload);
   });
   return () => closing;
-}
-
-/** The server's open connections (tracked per connection, not per request). */
-function openConnections(server: Server): Set<Socket> {
-  const open = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  return open;
 }
 
 /**

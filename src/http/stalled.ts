@@ -44,7 +44,8 @@ interface Tracked {
   requests: number;
 }
 
-export function capConnections(server: Server, maxConnections: number): void {
+/** Returns the connections it tracks, open ones only (the shutdown gate closes those that never sent a byte). */
+export function capConnections(server: Server, maxConnections: number): Iterable<Socket> {
   const open = new Map<Socket, Tracked>();
   server.on('connection', (socket: Socket) => {
     const now = Date.now();
@@ -88,6 +89,8 @@ export function capConnections(server: Server, maxConnections: number): void {
     open.delete(socket); // counted as gone at once: its close event comes later
     socket.destroy();
   }
+
+  return { [Symbol.iterator]: () => open.keys() }; // (a fresh walk each time)
 
   /**
    * The connection to close for a newcomer (the lowest tier, then the earliest time in it);
