@@ -24,6 +24,7 @@ import { type OpenapiOptions, openapiOptions, swaggerUiOptions } from '../openap
 import { ScenarioError } from '../core/scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
 import { installShutdownGate } from '../http/shutdown.js';
+import { schemaCompilers } from '../http/schema-compilers.js';
 import { callbackLane, type Lane, type LaneOptions } from '../routes/callback-lane.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simulator } from '../core/simulator.js';
@@ -50,6 +51,8 @@ export interface AppOptions {
   cors?: CorsSetting;
   /** --signing-key: signs GET /admin/report?signed=true (without it that answers 404). */
   signer?: Signer;
+  /** Compile every route's schemas at start-up, as Fastify does (default: each at its first use; src/http/schema-compilers.ts). */
+  eagerSchemas?: boolean;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -108,6 +111,7 @@ export async function appFrame(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     ajv: { customOptions: ajvOptions },
+    schemaController: { compilersFactory: schemaCompilers(options.eagerSchemas) },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ...server,
     // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
