@@ -1,5 +1,7 @@
 import type { FastifyServerOptions } from 'fastify';
-import pretty from 'pino-pretty';
+import { lazyPackage } from '../kernel/lazy-package.js';
+
+const pretty = lazyPackage<typeof import('pino-pretty')>('pino-pretty');
 
 /** JSON lines, or readable coloured lines (pino-pretty) when asked or when stdout is a terminal. */
 export function logger(o: { logLevel: string; logFormat?: 'json' | 'pretty' }): FastifyServerOptions['logger'] {
@@ -8,7 +10,7 @@ export function logger(o: { logLevel: string; logFormat?: 'json' | 'pretty' }): 
     level: o.logLevel,
     ...(format === 'pretty'
       ? {
-          stream: pretty({
+          stream: pretty().build({
             colorize: Boolean(process.stdout.isTTY),
             sync: true,
             translateTime: 'SYS:HH:MM:ss.l',

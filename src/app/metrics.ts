@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import type { Counter, Registry } from 'prom-client';
+import { lazyPackage } from '../kernel/lazy-package.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import type { HostedTenant } from '../routes/tenant-directory.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
@@ -16,8 +17,11 @@ import type { TenantRegistry } from './tenants.js';
 /** Callbacks answered, by event and then code, of one tenant. */
 type CallbackCounts = Map<string, Map<string, { n: number }>>;
 
+/** Loaded when a host is made, not by every start that might make one. */
+const promClient = lazyPackage<typeof import('prom-client')>('prom-client');
+
 export class HostMetrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   private readonly latency: LatencyHistogram;
   private readonly probeRuns: Counter<'tenant' | 'outcome'>;
   private readonly upstreamErrors: Counter<'tenant' | 'kind'>;
@@ -25,6 +29,8 @@ export class HostMetrics {
   private readonly seen = new Map<string, CallbackCounts>();
 
   constructor(tenants: () => TenantRegistry) {
+    const { Counter, Gauge, Registry } = promClient();
+    this.registry = new Registry();
     const registers = [this.registry];
     const seen = this.seen;
     new Counter({

@@ -1,4 +1,7 @@
-import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyCorsOptions } from '@fastify/cors';
+import { lazyPackage } from '../kernel/lazy-package.js';
+
+const cors = lazyPackage<typeof import('@fastify/cors')>('@fastify/cors');
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
@@ -64,7 +67,7 @@ export async function registerCors(app: FastifyInstance, setting: CorsSetting, c
     ? { origin: setting.origins, methods: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'] }
     : off;
   const path = (request: FastifyRequest) => request.url.split('?')[0];
-  await app.register(cors, {
+  await app.register(cors().default, {
     delegator: (request, done) => {
       const p = path(request);
       done(null, p === callbackPath ? callback : p === '/admin' || p?.startsWith('/admin/') ? admin : off);

@@ -1,6 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { lazyPackage } from '../kernel/lazy-package.js';
+
+const undici = lazyPackage<typeof import('undici')>('undici');
 
 /**
  * Where a hosted probe may go (docs/hosted.md, "Probe as a service"): never to the host's own
@@ -120,5 +123,5 @@ export function guardedAgent(): Agent {
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
-  return new Agent({ connect: { lookup: lookup as never } });
+  return new (undici().Agent)({ connect: { lookup: lookup as never } });
 }

@@ -1,6 +1,8 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { errors } from 'undici';
+import { lazyPackage } from '../kernel/lazy-package.js';
+
+const undici = lazyPackage<typeof import('undici')>('undici');
 import type { Health } from '../protocol/types.generated.js';
 import type { NoReplyCause } from '../core/wallet-leg.js';
 import { isoTime } from '../text/iso-time.js';
@@ -47,7 +49,7 @@ export function unreachable(e: unknown, url: URL): string | undefined {
     return `not reached: the host name ${url.hostname} does not resolve (${code}); check the --upstream URL's host`;
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EHOSTDOWN')
     return `not reached: no route to ${at} (${code}); is the wallet's host up, and reachable from this machine?`;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT' || e instanceof errors.ConnectTimeoutError)
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT' || e instanceof undici().errors.ConnectTimeoutError)
     return `not reached: no connection to ${at} in time (is the wallet up? a firewall dropping the connection?)`;
   if (url.protocol === 'https:' && NOT_TLS.test(`${code} ${message}`))
     return `not reached: ${at} does not speak TLS (a plain-HTTP server?): http or https? use http:// in --upstream`;
@@ -68,12 +70,12 @@ export function noReplyOf(e: unknown, url: URL, timeoutMs: number, connected: bo
       : { cause: 'unreachable', why: `not reached: no connection to ${where(url)} within ${timeoutMs} ms (is the wallet up? a firewall?)` };
   const far = unreachable(e, url);
   if (far) return { cause: 'unreachable', why: far };
-  if (e instanceof errors.HTTPParserError || /^HPE_/.test(code))
+  if (e instanceof undici().errors.HTTPParserError || /^HPE_/.test(code))
     return {
       cause: 'broken',
       why: `the upstream answered bytes that are not HTTP (${err.message}); is --upstream the wallet's HTTP address?`,
     };
-  if (e instanceof errors.SocketError || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+  if (e instanceof undici().errors.SocketError || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
     const hint = url.protocol === 'http:' ? ' (a TLS port closes a plain-HTTP connection so: http or https? try https://)' : '';
     return { cause: 'broken', why: `the upstream closed the connection without a reply${hint}` };
   }

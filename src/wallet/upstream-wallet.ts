@@ -1,5 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { lazyPackage } from '../kernel/lazy-package.js';
+
+const undici = lazyPackage<typeof import('undici')>('undici');
 import type { Change } from '../ledger/change.js';
 import type { Player } from '../ledger/state.js';
 import type { Store, View } from '../ledger/store.js';
@@ -115,7 +118,7 @@ export class UpstreamWallet implements Wallet {
     this.reach = new UpstreamReach(options.url);
     this.path = `${url.pathname}${url.search}`;
     // Time-outs are ours (an exact timer over the whole exchange), not undici's coarse ones.
-    this.pool = new Pool(url.origin, { headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+    this.pool = new (undici().Pool)(url.origin, { headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
     this.pool.on('connect', () => this.connections++);
     this.pool.on('disconnect', () => (this.connections = Math.max(0, this.connections - 1)));
   }
