@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module';
 import type { FastifyCorsOptions } from '@fastify/cors';
-import { lazyPackage } from '../kernel/lazy-package.js';
 
-const cors = lazyPackage<typeof import('@fastify/cors')>('@fastify/cors');
+/** Loaded with --cors only (as src/kernel/lazy-package.ts loads other packages; this layer is below it). */
+const cors = () => createRequire(import.meta.url)('@fastify/cors') as typeof import('@fastify/cors');
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
