@@ -25,6 +25,7 @@ import { ScenarioError } from '../core/scenario/scenario.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
 import { installShutdownGate } from '../http/shutdown.js';
 import { schemaCompilers } from '../http/schema-compilers.js';
+import { clientErrorHandler } from '../http/client-errors.js';
 import { callbackLane, type Lane, type LaneOptions } from '../routes/callback-lane.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Simulator } from '../core/simulator.js';
@@ -116,6 +117,8 @@ export async function appFrame(
     ...server,
     // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
     // below, not Fastify's generic 503, refuses what arrives meanwhile.
+    // What Node's parser refuses (too slow, headers too large, not HTTP) in the house format.
+    clientErrorHandler: clientErrorHandler(limits),
     forceCloseConnections: 'idle',
     return503OnClosing: false,
   });

@@ -122,6 +122,22 @@ export const API_ERRORS = {
       `this tenant already has ${limit} callbacks being answered, its most at once (the host's --tenant-callbacks-in-flight; ` +
       'a reply a rule delays counts until it is written): wait for those replies, then send again (Retry-After)',
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: (headersMs: number, requestMs: number) =>
+      `the request did not arrive in time (its headers within ${headersMs} ms, --headers-timeout-ms; all of it within ` +
+      `${requestMs} ms, --request-timeout-ms), so the connection was closed: send each request whole and at once, or start wallet-sim with larger time-outs`,
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: () => "the request's headers are larger than Node's limit (16 KiB in all): send fewer or shorter headers",
+  },
+  HTTP_MALFORMED: {
+    status: 400,
+    message: (reason: string) =>
+      `the request is not valid HTTP/1.1 (${reason}), so the connection was closed: check how the client writes its request line, ` +
+      'headers, Content-Length and Transfer-Encoding (one of them, not both)',
+  },
   SHUTTING_DOWN: {
     status: 503,
     message: () => 'wallet-sim is shutting down and did not process this request; send it again once wallet-sim is listening again',

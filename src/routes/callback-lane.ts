@@ -5,6 +5,7 @@ import type { Simulator } from '../core/simulator.js';
 import type { CallbackInput } from '../protocol/port.js';
 import type { ApiErrorReply } from '../http/errors.js';
 import { failedCallback } from './callback.js';
+import { cutForTime } from '../http/client-errors.js';
 
 /**
  * The callback lane: a callback answered from the HTTP server's `request` event, ahead of Fastify's
@@ -62,7 +63,8 @@ export function callbackLane(o: LaneOptions): Lane {
     req.on('data', (chunk: string) => (body += chunk));
     // The caller went before its body was complete: journalled as the route's body parser refuses it (400).
     req.on('error', (e: Error & { code?: string }) => {
-      const refused = { status: 400, body: { error: e.code ?? 'BAD_REQUEST', message: e.message } } as ApiErrorReply;
+      const refused =
+        cutForTime(req.socket) ?? ({ status: 400, body: { error: e.code ?? 'BAD_REQUEST', message: e.message } } as ApiErrorReply);
       const exchange = new RawExchange(req, res, '', target, o.closing);
       try {
         const { status, headers, body: text } = failedCallback(target.sim, exchange.input, exchange.log, e, refused);

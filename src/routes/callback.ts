@@ -6,6 +6,7 @@ import type { Simulator } from '../core/simulator.js';
 import { callbackRouteSchema } from './callback-docs.js';
 import { maskedHeaders } from '../kernel/secrets.js';
 import type { SimOf } from './sim-of.js';
+import { cutForTime } from '../http/client-errors.js';
 
 export interface CallbackRouteOptions {
   simOf: SimOf;
@@ -34,12 +35,13 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   // Api-Id / Api-Key like every callback reply (echo of the request's, or reply_credentials).
   app.setErrorHandler<FastifyError>((error, request, reply) => {
     const refused =
-      error.statusCode && error.statusCode >= 400 && error.statusCode < 500
+      cutForTime(request.raw.socket) ??
+      (error.statusCode && error.statusCode >= 400 && error.statusCode < 500
         ? (fromFastify(error, request) ?? {
             status: error.statusCode,
             body: { error: error.code ?? 'BAD_REQUEST', message: error.message },
           })
-        : undefined;
+        : undefined);
     const { status, headers, body } = failedCallback(simOf(request), request, request.log, error, refused);
     return reply.code(status).headers(headers).send(body);
   });
