@@ -3,7 +3,7 @@
 // time is journalled as the 408 its caller got (it used to say "400 aborted").
 import t from 'tap';
 import { connect } from 'node:net';
-import { buildTestApp, HEADERS, journal, listen } from './helpers/app.js';
+import { buildTestApp, HEADERS, journal, listen, login } from './helpers/app.js';
 import { eventually } from './helpers/spawn-cli.js';
 import { parseCors } from '../src/http/cors.js';
 
@@ -71,3 +71,24 @@ t.test("headers larger than Node's limit: 431 with what to do; bytes that are no
   t.equal(both.body.error, 'HTTP_MALFORMED', 'Content-Length and Transfer-Encoding both');
   t.same(await journal(app), [], 'none of them reached a handler: nothing journalled');
 });
+
+for (const [through, options] of [
+  ['the callback lane', {}],
+  ['the callback route (--cors: no lane)', { cors: parseCors(true) }],
+] as const) {
+  t.test(`${through}: bytes past Content-Length are refused after the callback's own reply, not instead of it`, async (t) => {
+    const { app } = await buildTestApp({}, { limits: LIMITS, ...options });
+    t.teardown(() => app.close());
+    const port = Number(new URL(await listen(app)).port);
+    const body = JSON.stringify(login('usd'));
+    const wire = await sendRaw(port, `${head()}content-length: ${body.length}\r\n\r\n${body}}\r\n\r\n`);
+    const [first, second] = wire.split(/(?=HTTP\/1\.1 )/);
+    t.match(first, /^HTTP\/1\.1 200 OK/, 'the callback answered');
+    t.match(first, /"code":"R0"/);
+    t.match(second ?? '', /^HTTP\/1\.1 400 Bad Request/, 'then the stray bytes refused');
+    t.match(second ?? '', /"error":"HTTP_MALFORMED"/);
+    const entries = await journal(app);
+    t.equal(entries.length, 1);
+    t.equal(entries[0].reply.status, 200, 'and the journal has the reply its caller got');
+  });
+}

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { apiError, type ApiErrorReply } from './errors.js';
@@ -25,15 +25,27 @@ export function clientErrorHandler(limits: Pick<ServerLimits, 'headersTimeoutMs'
     const { status, body } = refusal;
     if (status === 408) timedOut.set(socket, refusal);
     this.log.debug({ err: error }, 'a request refused by the HTTP parser');
-    if (socket.writable) {
-      const text = JSON.stringify(body);
-      socket.write(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-      );
+    // Bytes past a complete request (a Content-Length shorter than the body): that request is
+    // being answered, and may have changed a balance. Its reply goes first, then the refusal.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (status !== 408 && inFlight && !inFlight.writableFinished && inFlight.req?.complete) {
+      inFlight.once('close', () => refuse(socket, status, body, error));
+      return;
     }
-    socket.destroy(error);
+    refuse(socket, status, body, error);
   };
+}
+
+/** Writes the refusal (when the connection can still take it) and closes the connection. */
+function refuse(socket: Socket, status: number, body: object, error: Error): void {
+  if (socket.writable) {
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /**
