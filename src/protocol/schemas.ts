@@ -45,11 +45,13 @@ let shared: Ajv | undefined;
 /**
  * A validator for one schema by $id, from an ajv instance that knows all of them. Compiled at its
  * first call, not when its module loads: modules take theirs at load, and compiling them all
- * (Expectations alone about 0.2 s) held up every CLI start whether or not it used them.
+ * (Expectations alone about 0.2 s) held up every CLI start whether or not it used them. `now`:
+ * compiled at once, for a validator whose first call must not wait (the callback's: a reply's time
+ * is graded).
  */
-export function validator<T>(id: string): ValidateFunction<T> {
+export function validator<T>(id: string, when: 'at first use' | 'now' = 'at first use'): ValidateFunction<T> {
   if (!schemas.some((s) => s.$id === id)) throw new Error(`wallet-sim: no schema with $id ${id} in ${SCHEMAS_DIR}`);
-  let compiled: ValidateFunction<T> | undefined;
+  let compiled = when === 'now' ? compile<T>(id) : undefined;
   const validate = ((data: unknown) => {
     compiled ??= compile<T>(id);
     const valid = compiled(data);

@@ -6,7 +6,8 @@ import type { CallbackInput, Intake, ReadContext } from '../port.js';
 
 export type { CallbackInput, Intake } from '../port.js';
 
-const validateRequest = validator<CallbackRequest>('CallbackRequest');
+// Compiled at start: the first callback's reply must not wait for it.
+const validateRequest = validator<CallbackRequest>('CallbackRequest', 'now');
 
 /** Largest body an unauthenticated caller gets parsed (for the findings and the echo of its reply). */
 export const UNAUTHENTICATED_READ_LIMIT = 16 * 1024;
