@@ -84,12 +84,20 @@ export async function startRedis(t: Test, { durable = false, cluster = false } =
   let port = 0;
   const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
 
-  // A cluster node (test/helpers/redis-cluster.ts): its bus on a free port of its own (not port + 10000, which may be taken or past 65535).
-  const busPort = cluster ? await freePort() : undefined;
-  const bus = cluster ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)] : [];
-  const nodeArgs = [...bus, ...(cluster ? ['--cluster-require-full-coverage', 'no', '--cluster-node-timeout', '2000'] : [])];
+  // A cluster node (test/helpers/redis-cluster.ts): its bus on a free port of its own (not port + 10000, which may be taken or past
+  // 65535), chosen again with the port at each attempt (another test's connection may have taken it meanwhile).
+  let busPort: number | undefined;
+  const clusterArgs = () =>
+    cluster
+      ? ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)].concat([
+          '--cluster-require-full-coverage',
+          'no',
+          '--cluster-node-timeout',
+          '2000',
+        ])
+      : [];
   const launch = async (): Promise<boolean> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, ...nodeArgs];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, ...clusterArgs()];
     const proc = spawn(REDIS_SERVER, args, {
       stdio: 'ignore',
     });
@@ -105,7 +113,9 @@ export async function startRedis(t: Test, { durable = false, cluster = false } =
   };
 
   for (let attempt = 0; ; attempt++) {
+    if (cluster) busPort = await freePort();
     port = await freePort();
+    if (port === busPort) continue; // (the same port twice: both are chosen again)
     if (await launch()) break;
     if (attempt >= 5) throw new Error(`redis-server did not start (tried 6 ports) in ${dir}`);
   }
