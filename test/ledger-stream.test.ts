@@ -109,7 +109,9 @@ t.test(`callbacks are answered while 4 reads of a ${ROWS}-transaction ledger str
   // The target is 50 ms max (docs/limits.md, measured). Here the margins are wide, for a shared machine
   // (load 16 on 2 cores gave gaps p50 10 ms, logins p50 20–50 ms; without letting go: gaps p50 280 ms, logins p50 150 ms).
   t.ok(gap < 60, `the event loop turns while the ledgers stream: gaps p50 ${gap.toFixed(1)} ms`);
-  t.ok(p50 < 100, `logins p50 ${p50.toFixed(1)} ms`);
+  // The logins' bound follows this machine's pace without a read (a login p50 of 25 ms idle, under load, was 56 ms while streaming).
+  const idleP50 = idle[30]!;
+  t.ok(p50 < Math.max(100, 4 * idleP50), `logins p50 ${p50.toFixed(1)} ms (without a read: ${idleP50.toFixed(1)} ms)`);
 });
 
 for (const format of ['csv', 'json'] as const)

@@ -34,7 +34,8 @@ t.test('start, probe, verify: the built CLI end to end', async (t) => {
       const m = /listening on (http:\/\/\S+) /.exec(out);
       if (m) resolve(m[1]!);
     });
-    server.once('exit', (code) => reject(new Error(`wallet-sim exited with ${code}: ${out}`)));
+    // (the signal too: a process killed from outside has no code, and says nothing)
+    server.once('exit', (code, signal) => reject(new Error(`wallet-sim exited with ${code ?? signal}: ${out}`)));
   });
   const health = await fetch(`${base}/health`);
   t.equal(health.status, 200);

@@ -17,8 +17,16 @@ export function installShutdownGate(app: FastifyInstance, connections: Iterable<
     closing = true;
     // Node's closeIdleConnections() leaves a connection that never sent a byte (a client's spare,
     // opened ahead of need: undici opens one when a fetch is aborted): it would hold close() until
-    // the grace ends, and be counted as a request cut.
-    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+    // the grace ends, and be counted as a request cut. Closed once the server stopped accepting
+    // (close() follows this hook at once) and the event loop has polled its sockets again (two
+    // check phases: a poll lies between them): a connection just accepted whose request had arrived
+    // unread has read it by then, and is answered 503 by the hook below, not cut (its caller could
+    // not tell whether it was applied).
+    setImmediate(() =>
+      setImmediate(() => {
+        for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+      }),
+    );
   });
   // Callback-style hooks: on every request, and an async hook costs a promise and a turn each.
   app.addHook('onRequest', (_request, reply, done) => {

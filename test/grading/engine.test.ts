@@ -804,9 +804,9 @@ t.test('grading a 10,000-entry journal', async (t) => {
   for (let i = 0; i < runs; i++) grade(entries, DEFAULT_THRESHOLDS, now, 'bench');
   const ms = (performance.now() - started) / runs;
   const used = process.cpuUsage(cpu);
-  // CPU time as well: on a shared machine the wall clock also counts other processes' turns.
-  t.comment(
-    `graded 10,000 entries in ${ms.toFixed(1)} ms wall, ${((used.user + used.system) / 1000 / runs).toFixed(1)} ms CPU (mean of ${runs})`,
-  );
-  t.ok(ms < 2000, 'well within a generous bound');
+  const cpuMs = (used.user + used.system) / 1000 / runs;
+  t.comment(`graded 10,000 entries in ${ms.toFixed(1)} ms wall, ${cpuMs.toFixed(1)} ms CPU (mean of ${runs})`);
+  // Bound on the CPU time, not the wall clock: on a shared machine the wall clock also counts other
+  // processes' turns (2322 ms wall for 420 ms of CPU under load failed a 2000 ms bound on the wall).
+  t.ok(cpuMs < 2000, `well within a generous bound (${cpuMs.toFixed(0)} ms of CPU)`);
 });
