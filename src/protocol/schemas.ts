@@ -51,7 +51,9 @@ let shared: Ajv | undefined;
  */
 export function validator<T>(id: string, when: 'at first use' | 'now' = 'at first use'): ValidateFunction<T> {
   if (!schemas.some((s) => s.$id === id)) throw new Error(`wallet-sim: no schema with $id ${id} in ${SCHEMAS_DIR}`);
-  let compiled = when === 'now' ? compile<T>(id) : undefined;
+  // (compiled now: the function itself, no wrapper on the callback's path)
+  if (when === 'now') return compile<T>(id);
+  let compiled: ValidateFunction<T> | undefined;
   const validate = ((data: unknown) => {
     compiled ??= compile<T>(id);
     const valid = compiled(data);
