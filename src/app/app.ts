@@ -115,10 +115,10 @@ export async function appFrame(
     schemaController: { compilersFactory: schemaCompilers(options.eagerSchemas) },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ...server,
-    // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
-    // below, not Fastify's generic 503, refuses what arrives meanwhile.
     // What Node's parser refuses (too slow, headers too large, not HTTP) in the house format.
     clientErrorHandler: clientErrorHandler(limits),
+    // Closing answers the requests in flight (closeGracefully bounds how long); the shutdown gate
+    // below, not Fastify's generic 503, refuses what arrives meanwhile.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
   });
