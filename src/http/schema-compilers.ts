@@ -1,6 +1,7 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
+import { type Validate, validatorAtFirstCall } from './validator-at-first-call.js';
 
 type Factories = NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'];
 
@@ -20,7 +21,6 @@ export function schemaCompilers(eager = false): Factories {
 }
 
 type RouteSchema = { schema: object };
-type Validate = ((data: unknown) => unknown) & { errors?: unknown };
 type Compiler<F> = (route: RouteSchema) => F;
 
 const validators = AjvCompiler() as unknown as (external: object, options: object) => Compiler<Validate>;
@@ -28,17 +28,7 @@ const serializers = SerializerSelector() as unknown as (external: object, option
 
 function lazyValidators(external: object, options: object): Compiler<Validate> {
   let compiler: Compiler<Validate> | undefined;
-  return (route) => {
-    let compiled: Validate | undefined;
-    // Fastify reads a failed validation's reasons from the function it called.
-    const validate: Validate = (data) => {
-      compiled ??= (compiler ??= validators(external, options))(route);
-      const valid = compiled(data);
-      validate.errors = compiled.errors;
-      return valid;
-    };
-    return validate;
-  };
+  return (route) => validatorAtFirstCall(() => (compiler ??= validators(external, options))(route));
 }
 
 function lazySerializers(external: object, options: object): Compiler<(data: unknown) => string> {

@@ -4,6 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { EVENT_SITES, listAt, withEvents } from './event-schemas.js';
 import { registeredEvents, schemasCompiledWith } from './registry.js';
 import { SCHEMAS_DIR } from '../kernel/paths.js';
+import { validatorAtFirstCall } from '../http/validator-at-first-call.js';
 
 export interface JsonSchema {
   $id: string;
@@ -53,14 +54,7 @@ export function validator<T>(id: string, when: 'at first use' | 'now' = 'at firs
   if (!schemas.some((s) => s.$id === id)) throw new Error(`wallet-sim: no schema with $id ${id} in ${SCHEMAS_DIR}`);
   // (compiled now: the function itself, no wrapper on the callback's path)
   if (when === 'now') return compile<T>(id);
-  let compiled: ValidateFunction<T> | undefined;
-  const validate = ((data: unknown) => {
-    compiled ??= compile<T>(id);
-    const valid = compiled(data);
-    validate.errors = compiled.errors;
-    return valid;
-  }) as ValidateFunction<T>;
-  return validate;
+  return validatorAtFirstCall(() => compile<T>(id));
 }
 
 function compile<T>(id: string): ValidateFunction<T> {
