@@ -5,6 +5,7 @@ import t from 'tap';
 import { formatCheck } from '../src/probe/report.js';
 import type { CheckResult } from '../src/probe/session.js';
 import { buildTestApp, listen } from './helpers/app.js';
+import { closedPort } from './helpers/net.js';
 import { CLI, cleanEnv, collect, run, runAll } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
 import { probeCommand } from '../src/commands/probe.js';
@@ -14,15 +15,6 @@ import { verifyCommand } from '../src/commands/verify.js';
 t.setTimeout(120_000); // each case starts the built CLI: seconds on a busy machine
 // The cases are independent (a CLI process or an app each): two at a time.
 t.jobs = 2;
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 // That --help marks the required options of send, verify and probe: cli.test.ts, which reads every --help.
 // Each command is spawned as a user runs it for one message of each exit; its other messages come
