@@ -175,7 +175,8 @@ if (cluster) {
     const prefix = uniquePrefix('frozen-master');
     const { lost, master, kept } = await spread(prefix);
     if (!kept) return void t.comment('every seeded player on one master: nothing to compare');
-    const store = (await openBackend('redis', { redisCluster: cluster!.nodes, redisPrefix: prefix, redisTimeoutMs: 300 })) as RedisBackend;
+    // The healthy master's replies must beat the time-out too, on a machine as busy as CI's: 1.5 s, not a few hundred ms.
+    const store = (await openBackend('redis', { redisCluster: cluster!.nodes, redisPrefix: prefix, redisTimeoutMs: 1500 })) as RedisBackend;
     const w = await buildTestApp({ players }, { store });
     t.teardown(async () => {
       master.signal('SIGCONT');

@@ -147,7 +147,14 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
   const applied = new Map(PLAYERS.map((p) => [p, 0]));
   const lostAcked: string[] = [];
   const odd: string[] = [];
-  for (const body of everSent) {
+  // Players are independent: each player's bets are retried in order, the players side by side.
+  const eachPlayer = (retry: (body: BetBody) => Promise<void>) =>
+    Promise.all(
+      PLAYERS.map(async (p) => {
+        for (const body of everSent) if (body.user_id === p) await retry(body);
+      }),
+    );
+  await eachPlayer(async (body) => {
     const before = running.get(body.user_id)!;
     const reply = await post(w.url, body);
     if (reply.code === 'R0' && reply.latest_balance === before) applied.set(body.user_id, applied.get(body.user_id)! + 1);
@@ -155,7 +162,7 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
       if (everAcked.has(body.transaction_id)) lostAcked.push(body.transaction_id);
     } else odd.push(`${body.transaction_id}: ${JSON.stringify(reply)} (balance was ${before})`);
     running.set(body.user_id, reply.latest_balance!);
-  }
+  });
   lap('retried');
   t.same(odd, [], 'every retry is R0, and either replays or debits exactly once');
   t.same(lostAcked, [], `every one of the ${everAcked.size} acknowledged bets was kept`);
@@ -168,10 +175,10 @@ t.test('kill -9 mid-stream loses no acknowledged bet and never debits a retry tw
   }
   // A second retry pass changes nothing at all.
   const debited: string[] = [];
-  for (const body of everSent) {
+  await eachPlayer(async (body) => {
     const reply = await post(w.url, body);
     if (reply.code !== 'R0' || reply.latest_balance !== running.get(body.user_id)) debited.push(body.transaction_id);
-  }
+  });
   t.same(debited, [], 'a second retry of every bet replays and debits nothing');
   w.child.kill('SIGTERM');
   t.equal(await w.exited, 0, 'a clean stop after all that');
