@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { runProbe } from '../src/probe/battery.js';
+import { inServiceWords } from '../src/probe/stops.js';
 import { formatProbeReport, probeExitCode, walletFails } from '../src/probe/report.js';
 import type { ProbeTarget } from '../src/probe/types.js';
 import { buildTestApp } from './helpers/app.js';
@@ -167,4 +168,15 @@ t.test('a first bet refused without a word stops the probe too, asking about --c
     /refused the first bet \(R3\), a valid bet of 0\.3 USD, and no check can run without bets: is --currency USD player-1's currency/,
   );
   t.equal(probeExitCode(report), 2);
+});
+
+t.test("the probe service's stop lines name the run's fields, not the CLI's options", async (t) => {
+  const table: [string, string][] = [
+    ['credentials refused (R2): check --api-id/--api-key', 'credentials refused (R2): check api_id/api_key'],
+    ['is --user a player of this wallet (and --currency its currency)?', 'is user a player of this wallet (and currency its currency)?'],
+    ['check --url (the callback URL)', 'check url (the callback URL)'],
+    ['A slow wallet needs a longer --timeout', "A slow wallet needs a longer time-out (the CLI's wallet-sim probe --timeout)"],
+    ['--api-key alone', 'api_key alone'],
+  ];
+  for (const [cli, service] of table) t.equal(inServiceWords(cli), service, cli);
 });

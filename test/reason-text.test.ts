@@ -18,10 +18,20 @@ t.test('R2 says where the credentials are', async (t) => {
   t.same(wrong, {
     code: 'R2',
     reason:
-      "R2: Api-Key does not match the scenario's credentials; send the scenario's credentials.api_id and api_key (GET /admin/scenario shows them)",
+      "R2: Api-Key does not match this wallet's credentials; send the credentials this wallet expects: GET /admin/scenario shows them (credentials.api_id and api_key)",
   });
   const { 'api-id': _dropped, ...noId } = HEADERS;
   t.match((await reasonOf(login('player-1'), noId)).reason, /^R2: Api-Id header missing; .*GET \/admin\/scenario/);
+});
+
+t.test("GET /admin/scenario shows the credentials in effect: --api-id/--api-key replace the document's", async (t) => {
+  const { app } = await buildTestApp({}, { apiId: 'given-id', apiKey: 'given-key' });
+  t.teardown(() => app.close());
+  const shown = (await app.inject({ url: '/admin/scenario' })).json() as { credentials: object };
+  t.same(shown.credentials, { api_id: 'given-id', api_key: 'given-key' });
+  const headers = { ...HEADERS, 'api-id': 'given-id', 'api-key': 'given-key' };
+  const res = await app.inject({ method: 'POST', url: '/callback', headers, payload: JSON.stringify(login('player-1')) });
+  t.equal(res.json().code, 'R0', 'the credentials shown are the ones that work');
 });
 
 t.test('R3 lists a repeated error once, naming every field it was found at', async (t) => {

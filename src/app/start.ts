@@ -225,7 +225,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     const checked = checkOptions(o);
     o.scenario = checked.file;
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
-    if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid)); // once, not per worker
+    if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid, o.hosted)); // once, not per worker
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     if (o.hosted) return await startHosted(o, checked, portFromEnv);
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));

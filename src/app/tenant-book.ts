@@ -59,7 +59,11 @@ export interface TenantStores {
 /** A tenant's simulator over its own backend, with the tenant's credentials; the backend is closed when it cannot open. */
 export async function tenantSimulator(record: TenantRecord, scenario: ActiveScenario, backend: Backend): Promise<Simulator> {
   try {
-    return await openSimulator(scenario, backend, { apiId: record.credentials.api_id, apiKey: record.credentials.api_key });
+    return await openSimulator(scenario, backend, {
+      apiId: record.credentials.api_id,
+      apiKey: record.credentials.api_key,
+      adminPath: `/t/${record.id}/admin`,
+    });
   } catch (e) {
     await backend.close();
     throw e;

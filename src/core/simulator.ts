@@ -24,6 +24,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** --upstream / --upstream-timeout-ms: proxy mode, the operator's wallet answers the callbacks. */
   upstream?: UpstreamOptions;
+  /** Where its admin API is served (default `/admin`; a hosted tenant's: `/t/<id>/admin`), for messages that name a route. */
+  adminPath?: string;
 }
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
@@ -93,6 +95,8 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   readonly protocol: Protocol;
   /** The last callbacks: the in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously. */
   readonly journal: J;
+  /** Where its admin API is served (`/admin`, a hosted tenant's `/t/<id>/admin`). */
+  readonly adminPath: string;
 
   private constructor(
     public scenario: ActiveScenario,
@@ -105,6 +109,7 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
     this.wallet = parts.wallet(this);
+    this.adminPath = options.adminPath ?? '/admin';
   }
 
   /** How far a callback's timestamp may be from the wallet's clock (s): the active scenario's. */
@@ -225,10 +230,8 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   }
 
   get credentials(): { api_id: string; api_key: string } {
-    return {
-      api_id: this.options.apiId ?? this.scenario.credentials.api_id,
-      api_key: this.options.apiKey ?? this.scenario.credentials.api_key,
-    };
+    const { api_id, api_key } = this.scenario.credentials;
+    return { api_id: this.options.apiId ?? api_id, api_key: this.options.apiKey ?? api_key };
   }
 
   /** Which of the caller's Api-Id / Api-Key match, in constant time (the expected pair read once per scenario). */

@@ -33,8 +33,18 @@ const SHOWN = 5;
 const evidence = (c: ReportCheck) =>
   c.violations.slice(0, SHOWN).map((v) => `${v.journal_ids.length ? `#${v.journal_ids.join(' #')} ` : ''}${terminalText(v.message)}`);
 
+/** The admin API's path under the URL the report was read from (a hosted tenant's: /t/<id>/admin). */
+function adminPathOf(url: string): string {
+  try {
+    return `${new URL(url).pathname.replace(/\/+$/, '')}/admin`;
+  } catch {
+    return '/admin';
+  }
+}
+
 export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: boolean }): string {
   const paint = (code: number, s: string) => (o.colour ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const admin = adminPathOf(o.url);
   const t = r.thresholds;
   const out = [
     `wallet-sim report → ${o.url} · scenario ${r.scenario}${r.user_id === undefined ? '' : ` · player ${terminalText(r.user_id)}`} · ${r.generated_at}`,
@@ -61,7 +71,7 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
       if (c.status === 'fail') {
         if (c.fix) out.push(`${pad}fix: ${c.fix}`);
         for (const line of evidence(c)) out.push(`${pad}evidence: ${line}`);
-        if (c.violations.length > SHOWN) out.push(`${pad}… and ${c.violations.length - SHOWN} more (GET /admin/report)`);
+        if (c.violations.length > SHOWN) out.push(`${pad}… and ${c.violations.length - SHOWN} more (GET ${admin}/report)`);
       }
     }
   }
@@ -77,7 +87,7 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
     );
   const findings = Object.entries(r.findings);
   if (findings.length)
-    out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET /admin/journal)`);
+    out.push(`findings in single callbacks: ${findings.map(([code, n]) => `${code} ×${n}`).join(', ')} (GET ${admin}/journal)`);
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
   const warnings = failingWarnings(r);
   if (warnings && !failing.some((c) => c.severity === 'warning')) out.push(warningsLine(r));

@@ -10,6 +10,18 @@ import type { LabeledExchange, ProbeTarget, Stopped } from './types.js';
 /** The one line a probe with wrong credentials prints, instead of every check failing with R2. */
 export const CREDENTIALS_REFUSED = `credentials refused (${UNAUTHORIZED}): check --api-id/--api-key`;
 
+/**
+ * A stop's line as the probe service (POST /t/:id/probe) says it: the run's fields where the CLI's
+ * line names its options (the service has no time-out of its own to set: the CLI's is named).
+ */
+export function inServiceWords(message: string): string {
+  return message
+    .replace(/--api-id\/--api-key/g, 'api_id/api_key')
+    .replace(/--(api)-(id|key)\b/g, '$1_$2')
+    .replace(/--(url|user|currency|decimals)\b/g, '$1')
+    .replace(/a longer --timeout/g, "a longer time-out (the CLI's wallet-sim probe --timeout)");
+}
+
 const CODE_RANGE = `${ALL_CODES[0]}–${ALL_CODES.at(-1)}`;
 
 /** Why the opening login's answer stops the probe: nothing listens, no reply, the wrong path, not a wallet, refused. */

@@ -4,6 +4,7 @@ export type { ProbeRunsOptions } from './probe-run.js';
 import { apiError, sendApiError } from '../http/errors.js';
 import { RateLimit } from '../http/rate-limit.js';
 import { runProbe } from '../probe/battery.js';
+import { inServiceWords } from '../probe/stops.js';
 import { defaultScale } from '../probe/currency.js';
 import { probeExitCode } from '../probe/report.js';
 import { guardedAgent, targetRefusal } from '../probe/targets.js';
@@ -112,7 +113,8 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
         (report) => {
           run.report = report;
           run.verdict = VERDICTS[probeExitCode(report)];
-          if (report.stopped) run.message = report.stopped.message;
+          // (the line names the run's fields, not the CLI's options: the report shown and signed says the same)
+          if (report.stopped) run.message = report.stopped.message = inServiceWords(report.stopped.message);
           const upstream = upstreamErrorOf(report);
           if (upstream) o.upstreamError?.(tenantId, upstream);
           end('done');

@@ -38,7 +38,8 @@ export interface TenantScopeOptions {
 export const TENANT_UNAUTHORIZED =
   "the tenant's routes want Authorization: Bearer <the tenant's token> (POST /tenants showed it once; " +
   'the host issues a new one with POST /tenants/<id>/token)';
-export const TENANT_FORBIDDEN = "this token is another tenant's: use the token of the tenant named in the URL (or the host's token)";
+export const TENANT_FORBIDDEN =
+  "this token is not the token of the tenant the URL names: check the tenant id in the URL, and use that tenant's token (or the host's)";
 
 /**
  * Everything of one tenant, under /t/:id (register with that prefix): its callback route and its

@@ -27,8 +27,9 @@ export const MESSAGES = {
     `wallet-sim: warning: the upstream wallet ${url} was ${why}; starting anyway ` +
     '(callbacks are forwarded once it answers; GET /health shows upstream.reachable)',
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
-  SIGNING: (keyid: string) =>
-    `wallet-sim: signing reports (GET /admin/report?signed=true) with the Ed25519 key whose keyid is ${keyid}; verify them with its public key`,
+  SIGNING: (keyid: string, hosted = false) =>
+    `wallet-sim: signing reports (GET ${hosted ? '/t/<id>/admin/report?signed=true, each naming its tenant' : '/admin/report?signed=true'}) ` +
+    `with the Ed25519 key whose keyid is ${keyid}; verify them with its public key`,
   WORKERS_NEED_SHARED_STORE: (workers: number, store: string) =>
     `wallet-sim: --workers ${workers} needs a store the processes share: add --store redis --redis-url redis://HOST:6379 ` +
     `(the ${store} store ${store === 'file' ? 'allows one process per data file' : 'would give each worker a wallet of its own'}); nothing started`,

@@ -1,5 +1,6 @@
 // Hosted mode on the file store: the tenants (ids, names, token digests, credentials, scenario)
 // and each tenant's wallet survive a restart, a kill -9 included; a 201 is on disk when answered.
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,8 +40,11 @@ t.test('tenants and their wallets survive a kill -9 and a restart', async (t) =>
   first.child.kill('SIGKILL'); // no shutdown: only what was on disk when answered survives
   await once(first.child, 'close');
 
-  const second = await start(t, args);
+  const key = join(dir, 'signing.pem');
+  writeFileSync(key, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  const second = await start(t, [...args, '--signing-key', key]);
   t.match(second.stdout(), /1 tenant, store file/);
+  t.match(second.stderr(), /signing reports \(GET \/t\/<id>\/admin\/report\?signed=true, each naming its tenant\) with the Ed25519 key/);
   const listed = await json(await fetch(`${second.url}/tenants`, { headers: asHost }));
   t.match(listed.body, [{ id: a.id, name: 'Acme' }]);
   const player = await json(await fetch(`${second.url}/t/${a.id}/admin/players/alice`, { headers: bearer(a.token) }));

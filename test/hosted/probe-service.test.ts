@@ -251,4 +251,5 @@ t.test('progress read with fetch and the Bearer token while the run goes; rotati
   const after = { ...a, token: rotated.json().token as string };
   const ended_ = await ended(app, after, run);
   t.equal(ended_.verdict, 'NOT_CHECKED', 'credentials refused: nothing could be checked');
+  t.equal(ended_.message, 'credentials refused (R2): check api_id/api_key', "the run's fields, not the CLI's options");
 });

@@ -2,6 +2,22 @@ import t from 'tap';
 import { asHost, bearer, buildHostedTestApp, callbackHeaders, createTenant, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
 import { TEST_SCENARIO } from '../helpers/app.js';
 
+t.test("a tenant's R2 names its own admin path, where its own credentials are shown", async (t) => {
+  const { app } = await buildHostedTestApp();
+  t.teardown(() => app.close());
+  const a = await createTenant(app, { name: 'Acme' });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/t/${a.id}/callback`,
+    headers: { ...callbackHeaders(a), 'api-key': 'wrong' },
+    payload: JSON.stringify(loginOf('alice')),
+  });
+  t.equal(res.json().code, 'R2');
+  t.match(res.headers['x-wallet-sim-reason'], `GET /t/${a.id}/admin/scenario shows them`);
+  const shown = (await app.inject({ url: `/t/${a.id}/admin/scenario`, headers: bearer(a.token) })).json();
+  t.same(shown.credentials, a.credentials, "the tenant's credentials, not the scenario document's");
+});
+
 t.test('two tenants in one host: each sees only its own traffic', async (t) => {
   const { app } = await buildHostedTestApp();
   t.teardown(() => app.close());

@@ -109,20 +109,24 @@ function echoFields(body: unknown): { event_type?: string; user_id?: string } {
   };
 }
 
-/** Where a provider finds the credentials to send (an R2's reason says it). */
-const WHERE_CREDENTIALS = "send the scenario's credentials.api_id and api_key (GET /admin/scenario shows them)";
+/**
+ * Where a provider finds the credentials to send (an R2's reason says it): the admin API's scenario
+ * shows those in effect (the scenario's, --api-id/--api-key's, or a hosted tenant's own).
+ */
+const whereCredentials = (sim: ReadContext) =>
+  `send the credentials this wallet expects: GET ${sim.adminPath}/scenario shows them (credentials.api_id and api_key)`;
 
 function authenticate(sim: ReadContext, apiId: string | undefined, apiKey: string | undefined): Finding[] {
   if (apiId === undefined || apiKey === undefined) {
     const missing = [apiId === undefined && 'Api-Id', apiKey === undefined && 'Api-Key'].filter(Boolean).join(' and ');
-    return [finding('CREDENTIALS_MISSING', `${missing} header missing; ${WHERE_CREDENTIALS}`, `header:${missing.split(' ')[0]}`)];
+    return [finding('CREDENTIALS_MISSING', `${missing} header missing; ${whereCredentials(sim)}`, `header:${missing.split(' ')[0]}`)];
   }
   const { id: idOk, key: keyOk } = sim.checkCredentials(apiId, apiKey);
   if (idOk && keyOk) return [];
   return [
     finding(
       'CREDENTIALS_WRONG',
-      `${!idOk ? 'Api-Id' : 'Api-Key'} does not match the scenario's credentials; ${WHERE_CREDENTIALS}`,
+      `${!idOk ? 'Api-Id' : 'Api-Key'} does not match this wallet's credentials; ${whereCredentials(sim)}`,
       `header:${!idOk ? 'Api-Id' : 'Api-Key'}`,
     ),
   ];
