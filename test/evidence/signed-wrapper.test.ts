@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { loadSigner } from '../../src/evidence/signing-key.js';
 import { verifyReportCommand } from '../../src/commands/verify-report.js';
-import { bet, login, result } from '../helpers/app.js';
+import { bet, buildTestApp, listen, login, result } from '../helpers/app.js';
 import { bearer, buildHostedTestApp, callbackHeaders, createTenant, type Created } from '../helpers/hosted.js';
 import { runHere } from '../helpers/run-here.js';
 import { run } from '../helpers/spawn-cli.js';
@@ -43,7 +43,8 @@ function oneByteChanged(body: string, index: number): string {
 let app: FastifyInstance;
 let tenant: Created;
 t.before(async () => {
-  ({ app } = await buildHostedTestApp({ signer: loadSigner(pair.privateKey) }));
+  // Private targets allowed: the probed wallet below listens on loopback.
+  ({ app } = await buildHostedTestApp({ signer: loadSigner(pair.privateKey), allowPrivateTargets: true }));
   tenant = await createTenant(app, { name: 'Acme Games' });
 });
 t.teardown(() => app.close());
@@ -113,6 +114,45 @@ t.test('the same route after a session: valid as saved, and any byte of the repo
   const spawned = await run(['verify-report', file, '--public-key', PUB, '--tenant', tenant.id]);
   t.equal(spawned.code, 0, spawned.stderr);
   t.match(spawned.stdout, `tenant: ${tenant.id} ("Acme Games")`);
+});
+
+// A probe run costs ~4 s of a loaded machine; its body is the same SignedReport as the tenant
+// report's above (both from signStatement), so the default run keeps those and the full matrix adds this.
+const probeRun = process.env.WALLET_SIM_FULL_MATRIX ? t.test : t.skip;
+probeRun("a probe run's signed report, as the probe page saves it: valid, naming the tenant and its checks", async (t) => {
+  const target = await buildTestApp();
+  t.teardown(() => target.app.close());
+  const started = await app.inject({
+    method: 'POST',
+    url: `/t/${tenant.id}/probe`,
+    headers: { ...bearer(tenant.token), 'content-type': 'application/json' },
+    payload: { url: `${await listen(target.app)}/callback`, api_id: 'sandbox', api_key: 'sandbox-key', user: 'usd', currency: 'USD' },
+  });
+  t.equal(started.statusCode, 202, started.body);
+  const { run } = started.json() as { run: string };
+  // The run's event stream ends when the run does: waiting for it is waiting for the state.
+  const events = await app.inject({ url: `/t/${tenant.id}/probe/${run}/events`, headers: bearer(tenant.token) });
+  t.match(events.body, /event: end\ndata: \{"run":"[^"]+","state":"done"/);
+  const file = saved(`probe-${run}.signed.json`, await signedBody(`/t/${tenant.id}/probe/${run}/report?signed=true`));
+  const ok = await verifyHere(file, '--tenant', tenant.id);
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /\nverdict: PASSED\n/);
+  t.notMatch(ok.stdout, /note:/, 'its checks ran: no note');
+  t.match(ok.stdout, `\ntenant: ${tenant.id} ("Acme Games")\n`);
+});
+
+t.test('a single-tenant wallet-sim answers GET /admin/report?signed=true in the same shape: verified as it is', async (t) => {
+  const single = await buildTestApp({}, { signer: loadSigner(pair.privateKey) });
+  t.teardown(() => single.app.close());
+  const res = await single.app.inject({ url: '/admin/report?signed=true' });
+  t.equal(res.statusCode, 200, res.body);
+  const ok = await verifyHere(saved('single.signed.json', res.body));
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, NOTE, 'nothing played: the note');
+  t.notMatch(ok.stdout, /\ntenant:/, 'no tenant named');
+  const asTenant = await verifyHere(at('single.signed.json'), '--tenant', tenant.id);
+  t.equal(asTenant.code, 1);
+  t.match(asTenant.stderr, /the report names no tenant \(it comes from a single-tenant wallet-sim\)/);
 });
 
 t.test(
