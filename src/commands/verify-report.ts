@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { markRequired } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 import { PUBLIC_KEY_FILE, reportBeside } from '../evidence/beside.js';
-import { checkReport, EvidenceProblem, parseEnvelope, parsePublicKey, subjectOf, verifyEnvelope } from '../evidence/verify-evidence.js';
+import { checkReport, EvidenceProblem, parseEvidence, parsePublicKey, subjectOf, verifyEnvelope } from '../evidence/verify-evidence.js';
 
 interface VerifyReportOptions {
   publicKey: string;
@@ -23,29 +23,50 @@ function read(path: string, what: string, hint: string): Buffer {
   }
 }
 
+const GIVE =
+  'give the file that wallet-sim report --signed wrote, or the signed report a ?signed=true route or the probe page saved, unchanged';
+
+/**
+ * Said under the verdict when no check ran: a statement with no test in any list reads PASSED (the
+ * statement's format, which other tools read, is not changed), and that is no certification.
+ */
+const NOTHING_EXERCISED =
+  'note: no check was exercised: this report certifies nothing yet; ' +
+  'play a session (wallet-sim report lists what each check needs) and sign again';
+
 export function verifyReportCommand(): Command {
   return (
     markRequired(new Command('verify-report'))
       .description(
-        'Check a signed report offline with the public key alone: the signature of the envelope and the digest of the report beside it; ' +
+        'Check a signed report offline with the public key alone: the signature of the envelope and the digest of the report beside it (or inside it); ' +
           'exit 0 valid (prints verdict, scenario, session, failed checks), 1 tampered or signed by another key, 2 unreadable',
       )
-      .argument('<envelope>', 'the envelope file written by wallet-sim report --signed (a DSSE envelope)')
+      .argument(
+        '<envelope>',
+        'the envelope file written by wallet-sim report --signed (a DSSE envelope), ' +
+          'or the signed report a ?signed=true route answers or the probe page saves ({ envelope, report }), as it is',
+      )
       .requiredOption('--public-key <pem>', `the signer's public key (${PUBLIC_KEY_FILE}, from wallet-sim keygen)`)
-      .option('--report <file>', "the report the envelope covers (default: the envelope's name with .report.json for .json)")
+      .option(
+        '--report <file>',
+        "the report the envelope covers (default: the envelope's name with .report.json for .json; not with a file that carries its report)",
+      )
       .option('--tenant <id>', "a hosted tenant's id: the report must be that tenant's (exit 1 when the statement names another, or none)")
       // A usage error (no --public-key, no envelope) is "cannot verify" (2), never 1, which says "tampered".
       .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2))
       .action((envelopeFile: string, o: VerifyReportOptions) => {
-        const reportFile = o.report ?? reportBeside(envelopeFile);
         try {
-          const envelope = parseEnvelope(
-            read(envelopeFile, 'envelope', 'give the file wallet-sim report --signed wrote').toString('utf8'),
-            envelopeFile,
-          );
+          const evidence = parseEvidence(read(envelopeFile, 'envelope', GIVE).toString('utf8'), envelopeFile);
+          // A SignedReport file carries its report; a bare envelope has it beside it (or --report).
+          if (evidence.report && o.report !== undefined)
+            throw new EvidenceProblem(
+              'unreadable',
+              `${envelopeFile} carries the report it covers ({ envelope, report }): leave --report out, it is checked as it is`,
+            );
+          const reportFile = evidence.report ? `the report inside ${envelopeFile}` : (o.report ?? reportBeside(envelopeFile));
           const key = parsePublicKey(read(o.publicKey, 'public key', `give the signer's ${PUBLIC_KEY_FILE}`).toString('utf8'), o.publicKey);
-          const { statement, keyid } = verifyEnvelope(envelope, key, o.publicKey);
-          const report = read(reportFile, 'report', `give the report written beside the envelope with --report <file>`);
+          const { statement, keyid } = verifyEnvelope(evidence.envelope, key, o.publicKey);
+          const report = evidence.report ?? read(reportFile, 'report', `give the report written beside the envelope with --report <file>`);
           checkReport(statement, report, reportFile);
           const p = statement.predicate;
           const a = subjectOf(statement)!.annotations ?? {};
@@ -58,11 +79,13 @@ export function verifyReportCommand(): Command {
                 ? `the report names no tenant (it comes from a single-tenant wallet-sim), not tenant ${terminalText(o.tenant)}`
                 : `the report is tenant ${terminalText(tenant.id)}'s ("${terminalText(tenant.name)}"), not tenant ${terminalText(o.tenant)}'s: ask that tenant for its own report`,
             );
+          const exercised = [p.passedTests, p.warnedTests, p.failedTests].some((ids) => ids?.length);
           const list = (ids: string[] | undefined) => (ids?.length ? ids.join(', ') : 'none');
           console.log(
             [
               `valid: ${envelopeFile} is signed by keyid ${keyid} (${o.publicKey}) and ${reportFile} is the report it covers`,
               `verdict: ${p.result}`,
+              ...(exercised ? [] : [NOTHING_EXERCISED]),
               ...(tenant ? [`tenant: ${terminalText(tenant.id)} ("${terminalText(tenant.name)}")`] : []),
               `scenario: ${scenario?.name ?? '?'} (sha256 ${scenario?.digest?.sha256 ?? '?'})`,
               `session: ${String(a.session_id)}, seed ${String(a.seed)}, ${String(a.started_at)} → ${String(a.ended_at)}` +

@@ -25,14 +25,46 @@ const unreadable = (message: string) => new EvidenceProblem('unreadable', messag
 const invalid = (message: string) => new EvidenceProblem('invalid', message);
 const GET_AGAIN = 'get the evidence again from the provider (wallet-sim report --signed FILE)';
 
+const GIVE_EVIDENCE =
+  'give the envelope file that wallet-sim report --signed wrote, or the signed report a ?signed=true route or the probe page saved';
+
+/** What a verifier was given: an envelope, and the report it covers when the file carries it. */
+export interface Evidence {
+  envelope: ParsedEnvelope;
+  /** The report's bytes from a SignedReport file ({ envelope, report }); absent for a bare envelope (its report is a file beside it). */
+  report?: Buffer;
+}
+
+/**
+ * An evidence file's text: a DSSE envelope (report --signed's file), or a SignedReport as the
+ * ?signed=true routes answer it and the probe page saves it, `{ envelope, report }` with the
+ * report as the exact JSON text signed. Either way the same envelope checks follow.
+ */
+export function parseEvidence(text: string, name: string): Evidence {
+  const doc = parseJson(text, name);
+  if (typeof doc !== 'object' || doc === null || !('envelope' in doc)) return { envelope: envelopeOf(doc, name) };
+  const { envelope, report } = doc as { envelope: unknown; report?: unknown };
+  if (typeof report !== 'string')
+    throw unreadable(
+      `${name} has an envelope but its "report" is ${report === undefined ? 'missing' : `a ${typeof report}, not the JSON text that was signed`}: ` +
+        "save the body of the ?signed=true route unchanged (the probe page's Signed report button does), " +
+        'or give the bare envelope and --report <file>',
+    );
+  return { envelope: envelopeOf(envelope, `${name}'s envelope`), report: Buffer.from(report, 'utf8') };
+}
+
 /** An envelope file's text: JSON with payloadType, payload and at least one signature. */
-export function parseEnvelope(text: string, name: string): ParsedEnvelope {
-  let doc: unknown;
+export const parseEnvelope = (text: string, name: string): ParsedEnvelope => envelopeOf(parseJson(text, name), name);
+
+function parseJson(text: string, name: string): unknown {
   try {
-    doc = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    throw unreadable(`${name} is not JSON; give the envelope file that wallet-sim report --signed wrote (not the report beside it)`);
+    throw unreadable(`${name} is not JSON; ${GIVE_EVIDENCE} (not the report beside an envelope)`);
   }
+}
+
+function envelopeOf(doc: unknown, name: string): ParsedEnvelope {
   const e = doc as Partial<ParsedEnvelope> | null;
   const isEnvelope =
     typeof e === 'object' &&
@@ -44,7 +76,7 @@ export function parseEnvelope(text: string, name: string): ParsedEnvelope {
     e.signatures.every((s: unknown) => typeof s === 'object' && s !== null && typeof (s as { sig?: unknown }).sig === 'string');
   if (!isEnvelope)
     throw unreadable(
-      `${name} is not a DSSE envelope (payloadType, payload, signatures[].sig); give the envelope file that wallet-sim report --signed wrote` +
+      `${name} is not a DSSE envelope (payloadType, payload, signatures[].sig); ${GIVE_EVIDENCE}` +
         (typeof e === 'object' && e !== null && 'checks' in e ? ': this looks like the report itself' : ''),
     );
   return e as ParsedEnvelope;
