@@ -44,7 +44,7 @@ function unreadable(url: URL, status: number | undefined, token: string | undefi
   const get = `GET ${url.href}`;
   const tokenOption = url.pathname.startsWith('/t/') ? "--token-file <the tenant's token file>" : '--admin-token';
   if (status === undefined) return { why: `${get} answered nothing` };
-  if ((status === 401 || status === 403) && token !== undefined)
+  if ((status === 401 || status === 403) && token)
     return { why: `${get} answered ${status}: the token given was refused (wrong, or rotated since: ask for the current one)` };
   if (status === 401) return { why: `${get} answered 401: it wants a token`, tokenOption };
   return { why: `${get} answered ${status === 200 ? 'no scenario' : `HTTP ${status}`}: not a wallet-sim?` };
@@ -65,7 +65,7 @@ export async function sendDefaults(
   const url = scenarioUrlOf(callbackUrl);
   try {
     const res = await fetch(url, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      headers: token ? { authorization: `Bearer ${token}` } : {},
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.status;

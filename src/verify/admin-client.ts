@@ -128,7 +128,7 @@ export class AdminClient implements JournalSource {
     }
     if (res.status === 401)
       throw new AdminError(
-        this.token === undefined
+        !this.token // an empty one (WALLET_SIM_ADMIN_TOKEN="") is none given
           ? `GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`
           : `GET ${url}: 401, ${TOKEN_WRONG}`,
       );
