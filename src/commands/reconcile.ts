@@ -70,7 +70,9 @@ export function reconcileCommand(): Command {
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
         // Asked only when nothing answered: a server that answered (401, 403…) is running, its answer says what to do.
-        return fail(`cannot read the ledger: ${e.message.replace(/; is wallet-sim running there\?$/, `; is wallet-sim running at ${url}?`)}`);
+        return fail(
+          `cannot read the ledger: ${e.message.replace(/; is wallet-sim running there\?$/, `; is wallet-sim running at ${url}?`)}`,
+        );
       }
       // The provider's records are streamed through the comparison: memory holds the ledger, never the file.
       const reconciler = new Reconciler(ledger.rows, ledger, o.user);

@@ -52,7 +52,10 @@ const decimal = (what: string, positive: boolean) => (value: string) => {
 };
 
 /** The body to send: the --body file as written, or a well-formed callback built from the options. */
-export function composeCallback(event: EventType, o: Omit<SendOptions, 'url' | 'apiId' | 'apiKey' | 'timeout' | 'adminToken' | 'tokenFile'>): string {
+export function composeCallback(
+  event: EventType,
+  o: Omit<SendOptions, 'url' | 'apiId' | 'apiKey' | 'timeout' | 'adminToken' | 'tokenFile'>,
+): string {
   if (o.body !== undefined) return readFileSync(o.body, 'utf8');
   const envelope = { user_id: o.user, transaction_id: o.transactionId, feedback_data: o.feedbackData };
   const round = { currency: o.currency, game_no: o.game ?? newGameNo('sim'), table_no: o.table };

@@ -131,7 +131,8 @@ function issued(t: TenantCreated, o: HostOptions & { tokenFile?: string }): void
     } catch (e) {
       // Issued but not written: shown, or it is lost.
       console.log(o.json ? JSON.stringify(t, null, 2) : shown(t));
-      throw new Error(`cannot write --token-file ${o.tokenFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): the token is printed above`);
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new Error(`cannot write --token-file ${o.tokenFile} (${why}): the token is printed above`, { cause: e });
     }
     const { token: _written, ...rest } = t;
     return console.log(o.json ? JSON.stringify({ ...rest, token_file: o.tokenFile }, null, 2) : shown(t, o.tokenFile));

@@ -134,8 +134,7 @@ export class AdminClient implements JournalSource {
       );
     if (res.status === 403 && this.token !== undefined)
       throw new AdminError(`GET ${url}: 403, ${TOKEN_REFUSED}: ${errorMessage(body) ?? 'it may not read this'}`);
-    if (res.status !== 200 && !allowed.includes(res.status))
-      throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
+    if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
     return { status: res.status, body, headers: res.headers };
   }
 }

@@ -63,7 +63,17 @@ t.test("tenant commands given a tenant's URL ask for the host's base URL", async
     t.equal(r.code, 2, url);
     t.match(r.stderr, `--url ${url} is a tenant's URL: give the host's base URL (e.g. ${host.url}), not a tenant's (/t/<id>)`);
   }
-  const created = await tenant('create', '--url', `${host.url}/t/x/`, '--host-token-file', at('host-token'), '--name', 'N', '--token-file', at('n'));
+  const created = await tenant(
+    'create',
+    '--url',
+    `${host.url}/t/x/`,
+    '--host-token-file',
+    at('host-token'),
+    '--name',
+    'N',
+    '--token-file',
+    at('n'),
+  );
   t.equal(created.code, 2);
   t.notOk(existsSync(at('n')), 'nothing written');
 });
@@ -86,7 +96,7 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
 
   const seeing = await send('bet', '--token-file', at('send-token'));
   t.match(seeing.stderr, `player player-1 (USD) from the simulator's scenario "small"`);
-  t.equal(seeing.code, 0, 'R0: the scenario\'s currency');
+  t.equal(seeing.code, 0, "R0: the scenario's currency");
   const game = /wallet-sim send: game_no (\S+); settle it with send bet_result --game \1\n/.exec(seeing.stderr)?.[1];
   t.ok(game, `a bet's game_no is said (${seeing.stderr})`);
   t.match(seeing.stdout, `"game_no": "${game}"`, 'the one sent');
@@ -96,7 +106,10 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
 
   writeFileSync(at('wrong-token'), 'wst_wrong');
   const wrong = await send('login', '--token-file', at('wrong-token'));
-  t.match(wrong.stderr, /answered 401: the token given was refused \(wrong, or rotated since: ask for the current one\)\); pass --user and --currency\n/);
+  t.match(
+    wrong.stderr,
+    /answered 401: the token given was refused \(wrong, or rotated since: ask for the current one\)\); pass --user and --currency\n/,
+  );
 });
 
 t.test('a refused token is said as such, with no "is wallet-sim running?" after a server answered', async (t) => {
