@@ -164,7 +164,11 @@ export function sendCommand(): Command {
     .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
     .addOption(timeoutOption('how long to wait for the reply'))
     .addOption(adminTokenOption())
-    .addOption(tokenFileOption())
+    .addOption(
+      tokenFileOption(
+        "file holding the admin token, to read the scenario for the defaults (a hosted tenant's, with --url <host>/t/<id>/callback); wins over --admin-token",
+      ),
+    )
     .action(async (event: EventType, o: SendOptions, command: Command) => {
       if (o.body === undefined && (o.user === undefined || o.currency === undefined)) {
         const picked = await sendDefaults(o.url, o, o.timeout, adminTokenOf(o));
