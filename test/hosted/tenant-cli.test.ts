@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startSimulator } from '../../src/index.js';
+import { reconcileCommand } from '../../src/commands/reconcile.js';
 import { reportCommand } from '../../src/commands/report.js';
 import { sendCommand } from '../../src/commands/send.js';
 import { tailCommand } from '../../src/commands/tail.js';
@@ -127,7 +128,16 @@ t.test('a refused token is said as such, with no "is wallet-sim running?" after 
   t.match(none.stderr, /401, the admin API is locked: pass --admin-token/, 'no token: the admin API is locked');
   const unknown = await runHere(reportCommand(), ['--url', `${host.url}/t/nobody`, '--admin-token', HOST_TOKEN]);
   t.match(unknown.stderr, /404/);
-  for (const r of [bad, other, none, unknown]) t.notMatch(r.stderr, 'is wallet-sim running', 'a server answered');
+  const ledger = await runHere(reconcileCommand(), [
+    '--url',
+    `${host.url}/t/${acme.id}`,
+    '--token-file',
+    at('bad-token'),
+    '--provider',
+    'x.csv',
+  ]);
+  t.match(ledger.stderr, /cannot read the ledger: .*401, the token given \(--token-file or --admin-token\) was refused/);
+  for (const r of [bad, other, none, unknown, ledger]) t.notMatch(r.stderr, 'is wallet-sim running', 'a server answered');
 
   const tail = await runHere(tailCommand(), ['--url', `${host.url}/t/${acme.id}`, '--token-file', at('bad-token')]);
   t.equal(tail.code, 2);
