@@ -73,7 +73,7 @@ export function readTokenFile(path: string): string {
   return token;
 }
 
-/** --token-file: a hosted tenant's token (or any admin token) from a file, with --url <host>/t/<id> (verify, report, reconcile, tail, send). */
+/** --token-file: a tenant's token (or any admin token) from a file, with --url <host>/t/<id> (verify, report, reconcile, tail, send). */
 export const tokenFileOption = (
   description = "file holding the admin token (a hosted tenant's, with --url <host>/t/<id>); wins over --admin-token",
 ) => new Option('--token-file <file>', description).env('WALLET_SIM_TOKEN_FILE').argParser(readTokenFile);
