@@ -73,11 +73,10 @@ export function readTokenFile(path: string): string {
   return token;
 }
 
-/** --token-file: a hosted tenant's token (or any admin token) from a file, with --url <host>/t/<id> (verify, report, reconcile, tail). */
-export const tokenFileOption = () =>
-  new Option('--token-file <file>', "file holding the admin token (a hosted tenant's, with --url <host>/t/<id>); wins over --admin-token")
-    .env('WALLET_SIM_TOKEN_FILE')
-    .argParser(readTokenFile);
+/** --token-file: a tenant's token (or any admin token) from a file, with --url <host>/t/<id> (verify, report, reconcile, tail, send). */
+export const tokenFileOption = (
+  description = "file holding the admin token (a hosted tenant's, with --url <host>/t/<id>); wins over --admin-token",
+) => new Option('--token-file <file>', description).env('WALLET_SIM_TOKEN_FILE').argParser(readTokenFile);
 
 /** The token to send: --token-file's (read at parse time), else --admin-token. */
 export const adminTokenOf = (o: { adminToken?: string; tokenFile?: string }): string | undefined => o.tokenFile ?? o.adminToken;

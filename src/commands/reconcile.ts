@@ -69,8 +69,10 @@ export function reconcileCommand(): Command {
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
-        const why = e.message.replace(/; is wallet-sim running there\?$/, '');
-        return fail(`cannot read the ledger: ${why}${/ cut off /.test(why) ? '' : `; is wallet-sim running at ${url}?`}`);
+        // Asked only when nothing answered: a server that answered (401, 403…) is running, its answer says what to do.
+        return fail(
+          `cannot read the ledger: ${e.message.replace(/; is wallet-sim running there\?$/, `; is wallet-sim running at ${url}?`)}`,
+        );
       }
       // The provider's records are streamed through the comparison: memory holds the ledger, never the file.
       const reconciler = new Reconciler(ledger.rows, ledger, o.user);

@@ -117,10 +117,12 @@ export function reportCommand(): Command {
         }
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof SyntaxError)) throw e;
-        const why = e.message.replace(/; is wallet-sim running there\?$/, '');
-        // A reply that already says what to do (a callback URL given) needs no guess appended.
-        const guess = /--url wants|--signing-key/.test(why) ? '' : `; is wallet-sim running at ${url}?`;
-        console.error(`wallet-sim report: cannot read the report: ${why}${guess}`);
+        // Asked only when nothing answered: a server that answered (401, 403, 404…) is running, its answer says what to do.
+        const why =
+          e instanceof SyntaxError
+            ? `${e.message}; is ${url} a wallet-sim?`
+            : e.message.replace(/; is wallet-sim running there\?$/, `; is wallet-sim running at ${url}?`);
+        console.error(`wallet-sim report: cannot read the report: ${why}`);
         process.exitCode = 2;
         return;
       }

@@ -3,8 +3,17 @@ import { Command, InvalidArgumentError } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../protocol/seed/callbacks.js';
 import { type Exchange, postCallback } from '../client/http.js';
 import { maskedHeaders } from '../kernel/secrets.js';
-import { sendDefaults } from './send-defaults.js';
-import { apiIdOption, apiKeyOption, callbackUrlOption, markRequired, timeoutOption } from './options.js';
+import { type Picked, type Unread, sendDefaults } from './send-defaults.js';
+import {
+  adminTokenOf,
+  adminTokenOption,
+  apiIdOption,
+  apiKeyOption,
+  callbackUrlOption,
+  markRequired,
+  timeoutOption,
+  tokenFileOption,
+} from './options.js';
 import { type Money, money } from '../kernel/money.js';
 import { CODES, EVENT_TYPES, type EventType, SUCCESS } from '../protocol/seed/codes.js';
 import { EVENT, HEADER } from '../protocol/seed/wire.js';
@@ -25,6 +34,9 @@ export interface SendOptions {
   callbackUrl?: string;
   body?: string;
   timeout: number;
+  adminToken?: string;
+  /** --token-file, read: the token itself. */
+  tokenFile?: string;
 }
 
 const decimal = (what: string, positive: boolean) => (value: string) => {
@@ -40,7 +52,10 @@ const decimal = (what: string, positive: boolean) => (value: string) => {
 };
 
 /** The body to send: the --body file as written, or a well-formed callback built from the options. */
-export function composeCallback(event: EventType, o: Omit<SendOptions, 'url' | 'apiId' | 'apiKey' | 'timeout'>): string {
+export function composeCallback(
+  event: EventType,
+  o: Omit<SendOptions, 'url' | 'apiId' | 'apiKey' | 'timeout' | 'adminToken' | 'tokenFile'>,
+): string {
   if (o.body !== undefined) return readFileSync(o.body, 'utf8');
   const envelope = { user_id: o.user, transaction_id: o.transactionId, feedback_data: o.feedbackData };
   const round = { currency: o.currency, game_no: o.game ?? newGameNo('sim'), table_no: o.table };
@@ -118,6 +133,17 @@ export async function runSend(event: EventType, o: SendOptions): Promise<Exchang
   return postCallback(o.url, body, { apiId: o.apiId, apiKey: o.apiKey, callbackUrl: o.callbackUrl, timeoutMs: o.timeout });
 }
 
+/** The defaults send used when it could not read the scenario, why, and what to pass instead. */
+function fallbackLine(given: { user?: string; currency?: string }, picked: Picked & { unread?: Unread }): string {
+  const used = [given.user === undefined && `player ${picked.user}`, given.currency === undefined && `currency ${picked.currency}`];
+  const pass = [given.user === undefined && '--user', given.currency === undefined && '--currency'].filter(Boolean).join(' and ');
+  const token = picked.unread?.tokenOption;
+  return (
+    `${used.filter(Boolean).join(' and ')}: send's own defaults, not the scenario's (${picked.unread?.why}); ` +
+    `pass ${pass}${token ? `, or ${token} to read the scenario` : ''}`
+  );
+}
+
 export function sendCommand(): Command {
   return markRequired(new Command('send'))
     .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on R0')
@@ -137,15 +163,27 @@ export function sendCommand(): Command {
     .option('--callback-url <url>', 'Callback-URL header (default: --url)')
     .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
     .addOption(timeoutOption('how long to wait for the reply'))
+    .addOption(adminTokenOption())
+    .addOption(
+      tokenFileOption(
+        "file holding the admin token, to read the scenario for the defaults (a hosted tenant's, with --url <host>/t/<id>/callback); wins over --admin-token",
+      ),
+    )
     .action(async (event: EventType, o: SendOptions, command: Command) => {
       if (o.body === undefined && (o.user === undefined || o.currency === undefined)) {
-        const picked = await sendDefaults(o.url, o, o.timeout);
+        const picked = await sendDefaults(o.url, o, o.timeout, adminTokenOf(o));
         // Said on stderr: stdout stays the exchange alone.
         if (picked.from !== 'defaults')
           console.error(
             `wallet-sim send: player ${picked.user} (${picked.currency}) from the simulator's ${picked.from}; --user and --currency choose`,
           );
+        else console.error(`wallet-sim send: ${fallbackLine(o, picked)}`);
         Object.assign(o, { user: picked.user, currency: picked.currency });
+      }
+      // The round's id, said apart from the body: the bet_result that settles it names it.
+      if (event === EVENT.bet && o.body === undefined) {
+        o.game ??= newGameNo('sim');
+        console.error(`wallet-sim send: game_no ${o.game}; settle it with send bet_result --game ${o.game}`);
       }
       let exchange: Exchange;
       try {

@@ -21,6 +21,11 @@ const MESSAGES = {
     `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
   LOCKED: (url: string) =>
     `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`,
+  TOKEN_REFUSED: (url: string, status: number, message: string | undefined) =>
+    `wallet-sim tail: ${url} answered ${status}: the token given (--token-file or --admin-token) was refused: ` +
+    (message ?? 'it is wrong, or it was rotated since (ask whoever runs this wallet-sim for the current one)'),
+  ANSWERED: (url: string, status: number, message: string | undefined) =>
+    `wallet-sim tail: cannot read ${url}/admin/events: HTTP ${status}${message ? `: ${message}` : ''}`,
   CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
   REFUSED: (url: string, message: string) => `wallet-sim tail: ${url} refused the filters: ${message}`,
 } as const;
@@ -61,17 +66,21 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
     console.error(MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
     return 2;
   }
-  if (res.status === 401) {
+  if (res.status === 401 && !token) {
     console.error(MESSAGES.LOCKED(url));
     return 2;
   }
+  // A server answered: it is running, and its answer (a refused token, a wrong path) says what to do.
+  if ((res.status === 401 || res.status === 403) && token) {
+    console.error(MESSAGES.TOKEN_REFUSED(url, res.status, res.status === 403 ? await messageOf(res) : undefined));
+    return 2;
+  }
   if (res.status === 400) {
-    const body = (await res.json().catch(() => ({}))) as { message?: string };
-    console.error(MESSAGES.REFUSED(url, body.message ?? 'HTTP 400'));
+    console.error(MESSAGES.REFUSED(url, (await messageOf(res)) ?? 'HTTP 400'));
     return 2;
   }
   if (res.status !== 200 || !res.body) {
-    console.error(MESSAGES.CANNOT_CONNECT(url, `HTTP ${res.status}`));
+    console.error(MESSAGES.ANSWERED(url, res.status, await messageOf(res)));
     return 2;
   }
   const colour = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -97,6 +106,12 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
   console.error(MESSAGES.CLOSED(url));
   return 1;
 }
+
+/** The `message` of an API error body, if the reply is one. */
+const messageOf = async (res: Response): Promise<string | undefined> => {
+  const body = (await res.json().catch(() => undefined)) as { message?: unknown } | undefined;
+  return typeof body?.message === 'string' ? terminalText(body.message) : undefined;
+};
 
 const paint = (on: boolean) => (code: number, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
 const CODE_COLOURS: Record<string, number> = { R0: 32, R1: 31, R2: 31, R3: 31, R4: 33 };

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { describeFetchError } from '../client/http.js';
 import { markRequired, readTokenFile } from './options.js';
@@ -36,8 +37,21 @@ const hostOptions = (command: Command): Command =>
     )
     .option('--json', 'print the answer as JSON', false);
 
+/** A tenant's URL (…/t/<id>, …/t/<id>/callback) where the host's is wanted: said before anything is sent. */
+function hostUrl(given: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new Error(`--url ${given} is not a URL: give the hosted wallet-sim's base URL, e.g. http://127.0.0.1:8080`);
+  }
+  if (/^\/t\/[^/]+/.test(url.pathname))
+    throw new Error(`--url ${given} is a tenant's URL: give the host's base URL (e.g. ${url.origin}), not a tenant's (/t/<id>)`);
+  return given.replace(/\/+$/, '');
+}
+
 async function call(o: HostOptions, method: string, path: string, body?: unknown): Promise<unknown> {
-  const url = `${o.url.replace(/\/+$/, '')}${path}`;
+  const url = `${hostUrl(o.url)}${path}`;
   let res: Response;
   try {
     res = await fetch(url, {
@@ -87,16 +101,47 @@ function scenarioOf(given: string | undefined): unknown {
   }
 }
 
-const shown = (t: TenantCreated) =>
+const shown = (t: TenantCreated, tokenFile?: string) =>
   [
     `tenant ${t.id} ("${terminalText(t.name)}")`,
     `  callback URL: ${t.callback_url}`,
     `  Api-Id:       ${t.credentials.api_id}`,
     `  Api-Key:      ${t.credentials.api_key}`,
     `  dashboard:    ${t.dashboard_url}`,
-    `  token:        ${t.token}`,
-    '  (the token is shown this once: hand it to the integrator; the host keeps only its hash)',
+    ...(tokenFile === undefined
+      ? [`  token:        ${t.token}`, '  (the token is shown this once: hand it to the integrator; the host keeps only its hash)']
+      : [
+          `  token:        written to ${tokenFile} (mode 0600), not shown`,
+          '  (hand that file to the integrator: its --token-file; the host keeps only the hash)',
+        ]),
   ].join('\n');
+
+/** --token-file of create and rotate: checked before the token is issued, so a token is never issued and then lost. */
+function writableTokenFile(file: string | undefined): void {
+  if (file === undefined) return;
+  if (existsSync(file)) throw new Error(`--token-file ${file} exists: remove it or give another path (no token was issued)`);
+  if (!existsSync(dirname(file))) throw new Error(`--token-file ${file}: no directory ${dirname(file)} (no token was issued)`);
+}
+
+/** Prints a tenant with its new token: the token into --token-file (0600, never over a file) when given. */
+function issued(t: TenantCreated, o: HostOptions & { tokenFile?: string }): void {
+  if (o.tokenFile !== undefined) {
+    try {
+      writeFileSync(o.tokenFile, `${t.token}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (e) {
+      // Issued but not written: shown, or it is lost.
+      console.log(o.json ? JSON.stringify(t, null, 2) : shown(t));
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new Error(`cannot write --token-file ${o.tokenFile} (${why}): the token is printed above`, { cause: e });
+    }
+    const { token: _written, ...rest } = t;
+    return console.log(o.json ? JSON.stringify({ ...rest, token_file: o.tokenFile }, null, 2) : shown(t, o.tokenFile));
+  }
+  console.log(o.json ? JSON.stringify(t, null, 2) : shown(t));
+}
+
+const tokenFileOption = () =>
+  new Option('--token-file <file>', 'write the token to this new file (mode 0600; an existing file is refused) instead of printing it');
 
 export function tenantCommand(): Command {
   const tenant = new Command('tenant').description(
@@ -104,13 +149,14 @@ export function tenantCommand(): Command {
   );
   tenant.addCommand(
     hostOptions(new Command('create'))
-      .description('Create a tenant: prints its callback URL, credentials, dashboard and token (shown once)')
+      .description('Create a tenant: prints its callback URL, credentials, dashboard and token (shown once, or written to --token-file)')
       .requiredOption('--name <name>', "the integrator's name (1 to 64 printable characters)")
       .option('--scenario <name|file>', 'a bundled scenario (default certification) or a scenario file')
-      .action((o: HostOptions & { name: string; scenario?: string }) =>
+      .addOption(tokenFileOption())
+      .action((o: HostOptions & { name: string; scenario?: string; tokenFile?: string }) =>
         run(async () => {
-          const created = (await call(o, 'POST', '/tenants', { name: o.name, scenario: scenarioOf(o.scenario) })) as TenantCreated;
-          console.log(o.json ? JSON.stringify(created, null, 2) : shown(created));
+          writableTokenFile(o.tokenFile);
+          issued((await call(o, 'POST', '/tenants', { name: o.name, scenario: scenarioOf(o.scenario) })) as TenantCreated, o);
         }),
       ),
   );
@@ -144,10 +190,11 @@ export function tenantCommand(): Command {
     hostOptions(new Command('rotate'))
       .description('Give a tenant a new token (the old one stops working; its credentials stay)')
       .argument('<id>', "the tenant's id")
-      .action((id: string, o: HostOptions) =>
+      .addOption(tokenFileOption())
+      .action((id: string, o: HostOptions & { tokenFile?: string }) =>
         run(async () => {
-          const rotated = (await call(o, 'POST', `/tenants/${encodeURIComponent(id)}/token`)) as TenantCreated;
-          console.log(o.json ? JSON.stringify(rotated, null, 2) : shown(rotated));
+          writableTokenFile(o.tokenFile);
+          issued((await call(o, 'POST', `/tenants/${encodeURIComponent(id)}/token`)) as TenantCreated, o);
         }),
       ),
   );

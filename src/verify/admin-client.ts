@@ -23,9 +23,14 @@ export interface JournalSource {
 /** What a 404 from the admin API almost always means: a callback URL given as --url. */
 const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
 
+/** Its message ends "is wallet-sim running there?" only when no server answered (refused, timed out). */
 export class AdminError extends Error {
   override name = 'AdminError';
 }
+
+/** A token was sent and refused: the reader's next step is a current token, not a running wallet-sim. */
+const TOKEN_REFUSED = 'the token given (--token-file or --admin-token) was refused';
+const TOKEN_WRONG = `${TOKEN_REFUSED}: it is wrong, or it was rotated since (ask whoever runs this wallet-sim for the current one)`;
 
 /** The admin API over HTTP (fetch), with the optional Bearer token of --admin-token. */
 export class AdminClient implements JournalSource {
@@ -123,10 +128,12 @@ export class AdminClient implements JournalSource {
     }
     if (res.status === 401)
       throw new AdminError(
-        `GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`,
+        !this.token // an empty one (WALLET_SIM_ADMIN_TOKEN="") is none given
+          ? `GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`
+          : `GET ${url}: 401, ${TOKEN_WRONG}`,
       );
     if (res.status === 403 && this.token !== undefined)
-      throw new AdminError(`GET ${url}: 403, ${errorMessage(body) ?? 'this token may not read it'}`);
+      throw new AdminError(`GET ${url}: 403, ${TOKEN_REFUSED}: ${errorMessage(body) ?? 'it may not read this'}`);
     if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
     return { status: res.status, body, headers: res.headers };
   }
