@@ -123,7 +123,10 @@ t.test('a refused token is said as such, with no "is wallet-sim running?" after 
   t.equal(bad.code, 2);
   t.match(bad.stderr, /401, the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated since/);
   const other = await report('--token-file', at('bravo-token'));
-  t.match(other.stderr, /403, the token given \(--token-file or --admin-token\) was refused: this token is another tenant's/);
+  t.match(
+    other.stderr,
+    /403, the token given \(--token-file or --admin-token\) was refused: this token is not the token of the tenant the URL names: check the tenant id in the URL/,
+  );
   const none = await report();
   t.match(none.stderr, /401, the admin API is locked: pass --admin-token/, 'no token: the admin API is locked');
   const unknown = await runHere(reportCommand(), ['--url', `${host.url}/t/nobody`, '--admin-token', HOST_TOKEN]);
