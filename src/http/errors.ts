@@ -70,7 +70,10 @@ export const API_ERRORS = {
       `wallet-sim runs hosted (start --hosted): ${route} is a tenant's, under /t/<tenant id>/ ` +
       '(e.g. POST /t/<id>/callback, GET /t/<id>/admin/report, /t/<id>/ui); the host creates tenants with POST /tenants',
   },
-  PLAYER_UNKNOWN: { status: 404, message: (userId: string) => `no player ${userId}: create it with PUT /admin/players/${userId}` },
+  PLAYER_UNKNOWN: {
+    status: 404,
+    message: (userId: string, admin = '/admin') => `no player ${userId}: create it with PUT ${admin}/players/${userId}`,
+  },
   NOT_FOUND: { status: 404, message: (detail: string) => `${detail}: the routes are listed at /docs` },
   SIGNING_NOT_ENABLED: {
     status: 404,
@@ -87,9 +90,9 @@ export const API_ERRORS = {
   },
   PLAYER_LIMIT: {
     status: 409,
-    message: (max: number) =>
+    message: (max: number, admin = '/admin') =>
       `this workspace holds ${max} players, its most (the host's --tenant-players): set the balance of a player it has, ` +
-      "or POST /admin/reset to start over with the scenario's players",
+      `or POST ${admin}/reset to start over with the scenario's players`,
   },
   TENANT_LIMIT: {
     status: 409,
@@ -144,8 +147,8 @@ export const API_ERRORS = {
   },
   LISTENERS_FULL: {
     status: 503,
-    message: (max: number) =>
-      `${max} listeners already follow GET /admin/events, the most it serves (callbacks keep the rest of the connections); ` +
+    message: (max: number, stream = 'GET /admin/events') =>
+      `${max} listeners already follow ${stream}, the most it serves (callbacks keep the rest of the connections); ` +
       'close one (a dashboard tab, a wallet-sim tail) and try again, or start wallet-sim with a higher --max-listeners',
   },
   STORE_FAILED: {

@@ -105,7 +105,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       const sim = simOf(request);
       if (sim.storeFailure) return sendApiError(reply, storeDown(sim));
       const p = await sim.store.player(request.params.user_id);
-      return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id));
+      return p ? view(p) : sendApiError(reply, apiError('PLAYER_UNKNOWN', request.params.user_id, simOf(request).adminPath));
     },
   );
 
@@ -147,7 +147,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       try {
         return view(await sim.setPlayer(request.params.user_id, amount, cur));
       } catch (e) {
-        if (e instanceof PlayerLimit) return sendApiError(reply, apiError('PLAYER_LIMIT', e.max));
+        if (e instanceof PlayerLimit) return sendApiError(reply, apiError('PLAYER_LIMIT', e.max, simOf(request).adminPath));
         throw e;
       }
     },

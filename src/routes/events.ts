@@ -107,7 +107,11 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     const mine = each.get(sim) ?? 0;
     if (listeners >= maxListeners || mine >= maxEach) {
       // Closed, not kept alive: a refused listener that stays connected would hold a slot all the same.
-      const { status, body } = apiError('LISTENERS_FULL', listeners >= maxListeners ? maxListeners : maxEach);
+      const { status, body } = apiError(
+        'LISTENERS_FULL',
+        listeners >= maxListeners ? maxListeners : maxEach,
+        `GET ${sim.adminPath}/events`,
+      );
       return reply.code(status).header('connection', 'close').send(body);
     }
     listeners++;

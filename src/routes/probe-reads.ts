@@ -49,7 +49,7 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
     const mine = streamsOf.get(holder.id) ?? 0;
     const cap = o.maxListenersEach ?? Infinity;
     if (mine >= cap && run.state === 'running') {
-      const { status, body } = apiError('LISTENERS_FULL', cap);
+      const { status, body } = apiError('LISTENERS_FULL', cap, "this tenant's probe event streams");
       return reply.code(status).header('connection', 'close').send(body);
     }
     const res = openEventStream(reply, 'wallet-sim probe run');

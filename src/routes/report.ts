@@ -9,7 +9,8 @@ import { errorBody, errorResponse, sentAsReturned } from './docs.js';
 const SIGNED =
   'With `?signed=true` (a wallet-sim started with `--signing-key`): a `SignedReport`, the DSSE envelope of an in-toto statement ' +
   "(test-result predicate) signed with Ed25519, and the report it covers as the exact JSON text its sha256 names: `report` is a string, so the bytes survive any client's JSON parsing. " +
-  'Write `envelope` to a file and `report` to another, byte for byte (`wallet-sim report --signed FILE` does), then `wallet-sim verify-report` checks both with the public key alone.';
+  'Save the body as it came and `wallet-sim verify-report <that file> --public-key <pub.pem>` checks it with the public key alone; ' +
+  'or write `envelope` to a file and `report` to another, byte for byte (`wallet-sim report --signed FILE` does), for openssl.';
 
 /**
  * GET /report (under /admin): the certification report of the current session, read from its

@@ -23,6 +23,15 @@ export interface JournalSource {
 /** What a 404 from the admin API almost always means: a callback URL given as --url. */
 const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
 
+/**
+ * A 404 of the admin API: the server's own reason when it gives one (an unknown tenant, no signing
+ * key, a hosted host's own routes), else the usual cause, a callback URL given as --url.
+ */
+function notFound(url: string, body: string): AdminError {
+  const { error, message } = houseError(body);
+  return new AdminError(`GET ${url}: HTTP 404; ${error !== 'NOT_FOUND' && message !== undefined ? message : BASE_URL_WANTED}`);
+}
+
 /** Its message ends "is wallet-sim running there?" only when no server answered (refused, timed out). */
 export class AdminError extends Error {
   override name = 'AdminError';
@@ -47,7 +56,7 @@ export class AdminClient implements JournalSource {
   async journal(): Promise<JournalEntry[]> {
     const { status, body } = await this.get('/admin/journal', [404]);
     // The usual cause: the callback URL given where the simulator's own address belongs.
-    if (status === 404) throw new AdminError(`GET ${this.base}/admin/journal: HTTP 404; ${BASE_URL_WANTED}`);
+    if (status === 404) throw notFound(`${this.base}/admin/journal`, body);
     const doc = JSON.parse(body) as { entries?: JournalEntry[] };
     if (!Array.isArray(doc.entries))
       throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
@@ -56,7 +65,7 @@ export class AdminClient implements JournalSource {
 
   async report(userId?: string): Promise<Report> {
     const { status, body } = await this.get(`/admin/report${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`, [404]);
-    if (status === 404) throw new AdminError(`GET ${this.base}/admin/report: HTTP 404; ${BASE_URL_WANTED}`);
+    if (status === 404) throw notFound(`${this.base}/admin/report`, body);
     const doc = JSON.parse(body) as Report;
     if (!Array.isArray(doc.checks))
       throw new AdminError(`GET ${this.base}/admin/report: no "checks" array in the reply; is ${this.base} a wallet-sim?`);
@@ -67,14 +76,7 @@ export class AdminClient implements JournalSource {
   async signedReport(userId?: string): Promise<{ envelope: DsseEnvelope; text: string; report: Report }> {
     const query = `?signed=true${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`;
     const { status, body } = await this.get(`/admin/report${query}`, [404]);
-    if (status === 404) {
-      const error = (JSON.parse(body) as { error?: string; message?: string } | null) ?? {};
-      throw new AdminError(
-        error.error === 'SIGNING_NOT_ENABLED'
-          ? `GET ${this.base}/admin/report${query}: ${error.message}`
-          : `GET ${this.base}/admin/report: HTTP 404; ${BASE_URL_WANTED}`,
-      );
-    }
+    if (status === 404) throw notFound(`${this.base}/admin/report${query}`, body);
     const doc = JSON.parse(body) as Partial<SignedReport>;
     if (typeof doc.report !== 'string' || typeof doc.envelope !== 'object')
       throw new AdminError(`GET ${this.base}/admin/report${query}: no envelope and report in the reply; is ${this.base} a wallet-sim?`);
@@ -141,10 +143,15 @@ export class AdminClient implements JournalSource {
 
 /** The `message` of an API error body, if it is one. */
 function errorMessage(body: string): string | undefined {
+  return houseError(body).message;
+}
+
+/** The `error` code and `message` of a reply in the house error format, where it is one. */
+function houseError(body: string): { error?: string; message?: string } {
   try {
-    const message = (JSON.parse(body) as { message?: unknown } | null)?.message;
-    return typeof message === 'string' ? message : undefined;
+    const { error, message } = (JSON.parse(body) as { error?: unknown; message?: unknown } | null) ?? {};
+    return { error: typeof error === 'string' ? error : undefined, message: typeof message === 'string' ? message : undefined };
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -24,3 +24,16 @@ t.test("a tenant's report names the tenant's journal", async (t) => {
   const r = await runHere(reportCommand(), ['--url', `${host.url}/t/${acme.id}`, '--token-file', token]);
   t.match(r.stdout, `findings in single callbacks: CALLBACK_URL_MISSING ×1 (GET /t/${acme.id}/admin/journal)`);
 });
+
+t.test("the host's token and a tenant id that does not exist: the server's reason, not a guess about the callback path", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-paths-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN });
+  t.teardown(() => host.close());
+  const token = join(dir, 'host-token');
+  writeFileSync(token, HOST_TOKEN);
+  const r = await runHere(reportCommand(), ['--url', `${host.url}/t/nosuchtenant`, '--token-file', token]);
+  t.equal(r.code, 2);
+  t.match(r.stderr, 'HTTP 404; no tenant nosuchtenant on this host: check the URL the host gave you');
+  t.notMatch(r.stderr, 'not the callback path');
+});

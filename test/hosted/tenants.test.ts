@@ -16,6 +16,9 @@ t.test("a tenant's R2 names its own admin path, where its own credentials are sh
   t.match(res.headers['x-wallet-sim-reason'], `GET /t/${a.id}/admin/scenario shows them`);
   const shown = (await app.inject({ url: `/t/${a.id}/admin/scenario`, headers: bearer(a.token) })).json();
   t.same(shown.credentials, a.credentials, "the tenant's credentials, not the scenario document's");
+  const nobody = await app.inject({ url: `/t/${a.id}/admin/players/nobody`, headers: bearer(a.token) });
+  t.equal(nobody.statusCode, 404);
+  t.match(nobody.json().message, `create it with PUT /t/${a.id}/admin/players/nobody`, "a 404 names the tenant's route");
 });
 
 t.test('two tenants in one host: each sees only its own traffic', async (t) => {
