@@ -24,14 +24,15 @@ t.test('R2 says where the credentials are', async (t) => {
   t.match((await reasonOf(login('player-1'), noId)).reason, /^R2: Api-Id header missing; .*GET \/admin\/scenario/);
 });
 
-t.test("GET /admin/scenario shows the credentials in effect: --api-id/--api-key replace the document's", async (t) => {
+t.test('R2 with --api-id/--api-key given: says the credentials are those wallet-sim was started with', async (t) => {
   const { app } = await buildTestApp({}, { apiId: 'given-id', apiKey: 'given-key' });
   t.teardown(() => app.close());
-  const shown = (await app.inject({ url: '/admin/scenario' })).json() as { credentials: object };
-  t.same(shown.credentials, { api_id: 'given-id', api_key: 'given-key' });
-  const headers = { ...HEADERS, 'api-id': 'given-id', 'api-key': 'given-key' };
-  const res = await app.inject({ method: 'POST', url: '/callback', headers, payload: JSON.stringify(login('player-1')) });
-  t.equal(res.json().code, 'R0', 'the credentials shown are the ones that work');
+  const res = await app.inject({ method: 'POST', url: '/callback', headers: HEADERS, payload: JSON.stringify(login('player-1')) });
+  t.equal(res.json().code, 'R2', "the scenario's credentials no longer work");
+  t.match(
+    res.headers['x-wallet-sim-reason'],
+    'send the credentials this wallet expects: those wallet-sim was started with (--api-id / --api-key)',
+  );
 });
 
 t.test('R3 lists a repeated error once, naming every field it was found at', async (t) => {

@@ -63,6 +63,7 @@ export async function tenantSimulator(record: TenantRecord, scenario: ActiveScen
       apiId: record.credentials.api_id,
       apiKey: record.credentials.api_key,
       adminPath: `/t/${record.id}/admin`,
+      credentialsAt: "the tenant's own, which POST /tenants answered when it was created (wallet-sim tenant create printed them)",
     });
   } catch (e) {
     await backend.close();

@@ -12,6 +12,7 @@ import { type Change, type Player, playerChange, type WalletState } from '../led
 import type { Store } from '../ledger/store.js';
 import type { WalletConfig } from '../protocol/event.js';
 import type { Backend, SimulatorParts, UpstreamOptions, Wallet } from './ports.js';
+import { adminPlace } from './admin-place.js';
 import type { Protocol } from '../protocol/port.js';
 
 export type { SimulatorParts } from './ports.js';
@@ -24,8 +25,9 @@ export interface SimulatorOptions {
   seed?: number;
   /** --upstream / --upstream-timeout-ms: proxy mode, the operator's wallet answers the callbacks. */
   upstream?: UpstreamOptions;
-  /** Where its admin API is served (default `/admin`; a hosted tenant's: `/t/<id>/admin`), for messages that name a route. */
+  /** A hosted tenant's: where its admin API is served (`/admin` if not) and where a caller finds its credentials (./admin-place.ts). */
   adminPath?: string;
+  credentialsAt?: string;
 }
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
@@ -95,8 +97,9 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   readonly protocol: Protocol;
   /** The last callbacks: the in-memory `Journal` of a local backend (read at once), or any journal, read asynchronously. */
   readonly journal: J;
-  /** Where its admin API is served (`/admin`, a hosted tenant's `/t/<id>/admin`). */
+  /** Where its admin API is served (`/admin`, a tenant's `/t/<id>/admin`) and where its credentials are found (./admin-place.ts). */
   readonly adminPath: string;
+  readonly credentialsAt: string;
 
   private constructor(
     public scenario: ActiveScenario,
@@ -109,7 +112,7 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
     this.rules = new RuleEngine(scenario.rules, this.seed);
     this.config = walletConfig(scenario);
     this.wallet = parts.wallet(this);
-    this.adminPath = options.adminPath ?? '/admin';
+    ({ adminPath: this.adminPath, credentialsAt: this.credentialsAt } = adminPlace(options));
   }
 
   /** How far a callback's timestamp may be from the wallet's clock (s): the active scenario's. */
@@ -133,10 +136,7 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
     return this.gradings.begin(keepLogins);
   }
 
-  /**
-   * Clears the journal and begins a new session (the wallet is unchanged): grading starts afresh,
-   * and so do the players' callback counts of the probability draws.
-   */
+  /** Clears the journal and begins a new session (the wallet is unchanged): grading and the draws' callback counts start afresh. */
   async clearJournal(): Promise<void> {
     await this.newSession(true);
     await this.journal.reset();

@@ -34,8 +34,8 @@ export interface ReadContext {
   checkCredentials(apiId: string, apiKey: string): { id: boolean; key: boolean };
   /** How far a callback's timestamp may be from the wallet's clock, in seconds. */
   readonly timestampSkewS: number;
-  /** Where this wallet's admin API is (`/admin`, a hosted tenant's `/t/<id>/admin`): an R2's reason names it. */
-  readonly adminPath: string;
+  /** Where a caller finds the credentials this wallet expects (an R2's reason says it). */
+  readonly credentialsAt: string;
 }
 
 /** What writing a reply's headers needs of the session: the credentials a scenario fixes for replies, if any. */

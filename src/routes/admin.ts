@@ -181,17 +181,10 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       schema: adminSchema('GET', docs, {
         operationId: 'getScenario',
         summary: 'The active scenario document',
-        response: {
-          200: {
-            description:
-              'The active scenario document, as loaded, with the credentials in effect: those of --api-id/--api-key, or a hosted ' +
-              "tenant's own, where they replace the document's.",
-            $ref: 'Scenario#',
-          },
-        },
+        response: { 200: { description: 'The active scenario document, as loaded.', $ref: 'Scenario#' } },
       }),
     },
-    async (request) => inEffect(simOf(request)),
+    async (request) => simOf(request).scenario.source,
   );
 
   app.get(
@@ -258,11 +251,3 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
 
 /** A local store's failure is latched until a restart; a shared store (Redis) is only unreachable for now. */
 const storeDown = (sim: Simulator) => apiError(sim.backend.failureCode, sim.storeFailure!);
-
-/** The active scenario's document with the credentials the wallet expects (an option or a tenant's may replace the document's). */
-function inEffect(sim: Simulator): Scenario {
-  const { source } = sim.scenario;
-  const { api_id, api_key } = sim.credentials;
-  const given = source.credentials;
-  return given?.api_id === api_id && given.api_key === api_key ? source : { ...source, credentials: { api_id, api_key } };
-}

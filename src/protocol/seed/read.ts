@@ -109,12 +109,8 @@ function echoFields(body: unknown): { event_type?: string; user_id?: string } {
   };
 }
 
-/**
- * Where a provider finds the credentials to send (an R2's reason says it): the admin API's scenario
- * shows those in effect (the scenario's, --api-id/--api-key's, or a hosted tenant's own).
- */
-const whereCredentials = (sim: ReadContext) =>
-  `send the credentials this wallet expects: GET ${sim.adminPath}/scenario shows them (credentials.api_id and api_key)`;
+/** Where a provider finds the credentials to send (an R2's reason says it). */
+const whereCredentials = (sim: ReadContext) => `send the credentials this wallet expects: ${sim.credentialsAt}`;
 
 function authenticate(sim: ReadContext, apiId: string | undefined, apiKey: string | undefined): Finding[] {
   if (apiId === undefined || apiKey === undefined) {
