@@ -1,7 +1,8 @@
-import type { SimulatorOptions } from './simulator.js';
-
 /** Where a simulator's admin API is served, and where a caller finds the credentials it expects (messages name them). */
-export function adminPlace(o: SimulatorOptions): { adminPath: string; credentialsAt: string } {
+export function adminPlace(o: { adminPath?: string; credentialsAt?: string; apiId?: string; apiKey?: string }): {
+  adminPath: string;
+  credentialsAt: string;
+} {
   const adminPath = o.adminPath ?? '/admin';
   const credentialsAt =
     o.credentialsAt ??
