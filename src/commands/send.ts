@@ -167,7 +167,9 @@ function scenarioLine(given: { user?: string }, picked: Picked): string {
 
 export function sendCommand(): Command {
   return markRequired(new Command('send'))
-    .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on HTTP 200 with R0, else 1')
+    .description(
+      'Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on HTTP 200 with R0, else 1',
+    )
     .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
     .addOption(callbackUrlOption())
     .option(

@@ -63,7 +63,9 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
       headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
   } catch (e) {
-    console.error(isBadPort(e) ? `wallet-sim tail: ${describeFetchError(e, 0, url)}` : MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
+    console.error(
+      isBadPort(e) ? `wallet-sim tail: ${describeFetchError(e, 0, url)}` : MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)),
+    );
     return 2;
   }
   if (res.status === 401 && !token) {

@@ -105,7 +105,13 @@ export interface Stopped {
     | 'unreachable'
     | 'blocked-port'
     | 'no-reply'
-    | 'wrong-path' | 'not-a-wallet' | 'credentials' | 'unknown-user' | 'funds' | 'currency' | 'bet-refused';
+    | 'wrong-path'
+    | 'not-a-wallet'
+    | 'credentials'
+    | 'unknown-user'
+    | 'funds'
+    | 'currency'
+    | 'bet-refused';
   message: string;
 }
 
