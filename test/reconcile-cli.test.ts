@@ -12,6 +12,7 @@ import t, { type Test } from 'tap';
 import { bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
 import { type Ran, run, runAll } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
+import { closedPort } from './helpers/net.js';
 import { reconcileCommand } from '../src/commands/reconcile.js';
 import { ledgerText } from '../src/ledger/format.js';
 import { ProviderFileError, readProviderFile } from '../src/reconcile/provider-file.js';
@@ -150,9 +151,10 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
   // The ledger is read first, then the provider file is streamed through the comparison.
   const sim = await simulator(t);
   const spawned = [0, 5];
+  const closed = `http://127.0.0.1:${await closedPort()}`; // not 9: a port fetch refuses (blocked-port.test.ts)
   const ran = await runAll([
     ...spawned.map((i) => ['reconcile', '--url', sim.url, '--provider', paths[i]!]),
-    ['reconcile', '--url', 'http://127.0.0.1:9', '--provider', file('ok.csv', `${HEADER}\n`)],
+    ['reconcile', '--url', closed, '--provider', file('ok.csv', `${HEADER}\n`)],
   ]);
   for (const [k, i] of spawned.entries()) {
     const [name, , message] = cases[i]!;
@@ -163,7 +165,7 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
   }
   const unreachable = ran.at(-1)!;
   t.equal(unreachable.code, 2);
-  t.match(unreachable.stderr, /cannot read the ledger: .*is wallet-sim running at http:\/\/127\.0\.0\.1:9\?/);
+  t.match(unreachable.stderr, new RegExp(`cannot read the ledger: .*is wallet-sim running at ${closed.replace(/\./g, '\\.')}\\?`));
 });
 
 t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back unchanged; every field compared; --user", async (t) => {

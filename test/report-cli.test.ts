@@ -11,6 +11,7 @@ import { reportCommand } from '../src/commands/report.js';
 import { bet, buildTestApp, HEADERS, listen, login, post, result } from './helpers/app.js';
 import { run } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
+import { closedPort } from './helpers/net.js';
 
 // The cases are independent (a simulator each): side by side.
 t.jobs = 3;
@@ -82,9 +83,10 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
 });
 
 t.test('exit 2 when the simulator cannot be read', async (t) => {
-  const r = await run(['report', '--url', 'http://127.0.0.1:9']);
+  const url = `http://127.0.0.1:${await closedPort()}`; // not 9: a port fetch refuses (blocked-port.test.ts)
+  const r = await run(['report', '--url', url]);
   t.equal(r.code, 2);
-  t.match(r.stderr, /is wallet-sim running at http:\/\/127\.0\.0\.1:9\?/);
+  t.match(r.stderr, `is wallet-sim running at ${url}?`);
 });
 
 t.test('honours --admin-token', async (t) => {

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_BODY_LIMIT } from './app.js';
 import { DEFAULT_LIMITS } from '../http/limits.js';
 import { MESSAGES } from '../text/messages.js';
+import { BLOCKED_PORTS } from '../client/blocked-ports.js';
 import { bundledScenarios, DEFAULT_SCENARIO } from '../kernel/paths.js';
 import type { ActiveScenario } from '../core/scenario/scenario.js';
 import { checkOptions, upstreamWarning, listen, openServer, type ServeOptions, StartFailure } from './serve.js';
@@ -226,6 +227,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     o.scenario = checked.file;
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
     if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid, o.hosted)); // once, not per worker
+    if (BLOCKED_PORTS.has(o.port) && cluster.isPrimary) console.error(MESSAGES.BLOCKED_PORT(o.port)); // it listens, but no fetch calls it
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     if (o.hosted) return await startHosted(o, checked, portFromEnv);
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));

@@ -1,4 +1,5 @@
 import { HEADER } from '../protocol/seed/wire.js';
+import { blockedPortText, portOf } from './blocked-ports.js';
 /**
  * Sends one callback the way the protocol says (spec section 4): POST, JSON body, Content-Type,
  * Callback-URL, Api-Id and Api-Key. Keeps the raw text both ways, so a reply can be judged as
@@ -66,15 +67,23 @@ export async function postCallback(url: string, body: object | string, o: SendOp
   } catch (e) {
     return {
       request,
-      error: describeFetchError(e, o.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      error: describeFetchError(e, o.timeoutMs ?? DEFAULT_TIMEOUT_MS, url),
       durationMs: Math.round(performance.now() - started),
     };
   }
 }
 
-/** "connect ECONNREFUSED 127.0.0.1:9" rather than fetch's bare "fetch failed". */
-export function describeFetchError(e: unknown, timeoutMs: number): string {
+/**
+ * "connect ECONNREFUSED 127.0.0.1:9" rather than fetch's bare "fetch failed"; a port fetch refuses
+ * (undici's "bad port") named as such, with `url` the one called. The one describer of send, probe,
+ * report, tail, reconcile, verify and tenant.
+ */
+export function describeFetchError(e: unknown, timeoutMs: number, url?: string | URL): string {
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError') return `no reply within ${timeoutMs} ms`;
+  if (isBadPort(err)) return blockedPortText(url === undefined ? undefined : portOf(url));
   return err.cause?.message ?? err.cause?.code ?? err.message;
 }
+
+/** undici refuses a blocked port before connecting: a network error whose cause says "bad port". */
+export const isBadPort = (e: unknown) => (e as { cause?: { message?: string } } | null)?.cause?.message === 'bad port';

@@ -1,4 +1,5 @@
 import type { Scenario } from '../protocol/types.generated.js';
+import { describeFetchError, isBadPort } from '../client/http.js';
 
 /** What `send` falls back on when the URL is not a wallet-sim that says (another wallet, an old build). */
 export const FALLBACK = { user: 'player-1', currency: 'KRW' } as const;
@@ -8,24 +9,38 @@ export interface Picked {
   currency: string;
   /** Where it came from, for the one line `send` prints on stderr. */
   from: string;
+  /** Said on that line when the player picked is one a rule singles out. */
+  note?: string;
 }
 
 /**
- * The player `send` plays when --user is not given: the first player of the scenario that no rule
- * singles out (a rule for one player drops or refuses on purpose), else a fresh player-1 when the
- * scenario creates players, else its first player. The currency is that player's.
+ * The player `send` plays when --user is not given: the first player of the scenario that no rule's
+ * `when` names by user_id (a rule for one player drops or refuses on purpose). When a rule names
+ * every one: player-1 if the scenario creates players and no rule names it, else (player-1 would
+ * be refused R3, or a rule names it too) the listed player the fewest rules name, with a note
+ * saying so. The currency is that player's. With `user` given, only the currency is picked.
  */
-export function pickPlayer(scenario: Scenario, user?: string): { user: string; currency: string } {
-  const targeted = new Set((scenario.rules ?? []).map((r) => (r.when as { user_id?: string } | undefined)?.user_id));
+export function pickPlayer(scenario: Scenario, user?: string): { user: string; currency: string; note?: string } {
+  const named = new Map<string, number>();
+  for (const r of scenario.rules ?? []) {
+    const id = (r.when as { user_id?: string } | undefined)?.user_id;
+    if (id !== undefined) named.set(id, (named.get(id) ?? 0) + 1);
+  }
   const players = scenario.players ?? [];
   const defaultCurrency = scenario.defaults?.currency ?? Object.keys(scenario.currencies ?? {})[0] ?? FALLBACK.currency;
-  const chosen = (user !== undefined ? players.find((p) => p.user_id === user) : undefined) ??
-    (user !== undefined ? { user_id: user } : undefined) ??
-    players.find((p) => !targeted.has(p.user_id)) ??
-    (scenario.defaults?.auto_create_players !== false && !targeted.has(FALLBACK.user) ? { user_id: FALLBACK.user } : players[0]) ?? {
-      user_id: FALLBACK.user,
-    };
-  return { user: chosen.user_id, currency: ('currency' in chosen && chosen.currency) || defaultCurrency };
+  const currencyOf = (id: string) => players.find((p) => p.user_id === id)?.currency ?? defaultCurrency;
+  if (user !== undefined) return { user, currency: currencyOf(user) };
+  const free = players.find((p) => !named.has(p.user_id));
+  if (free) return { user: free.user_id, currency: free.currency ?? defaultCurrency };
+  if (players.length === 0 || (scenario.defaults?.auto_create_players !== false && !named.has(FALLBACK.user)))
+    return { user: FALLBACK.user, currency: defaultCurrency };
+  const least = players.reduce((a, b) => ((named.get(b.user_id) ?? 0) < (named.get(a.user_id) ?? 0) ? b : a));
+  const rules = named.get(least.user_id) ?? 0;
+  return {
+    user: least.user_id,
+    currency: least.currency ?? defaultCurrency,
+    note: `a rule names every player of it, ${rules === 1 ? '1 rule names' : `${rules} rules name`} ${least.user_id}: pass --user to choose`,
+  };
 }
 
 /** GET /admin/scenario of the simulator the callback URL belongs to: a hosted tenant's under its /t/<id>/. */
@@ -40,9 +55,10 @@ export interface Unread {
   tokenOption?: string;
 }
 
-function unreadable(url: URL, status: number | undefined, token: string | undefined): Unread {
+function unreadable(url: URL, status: number | undefined, token: string | undefined, failed?: unknown): Unread {
   const get = `GET ${url.href}`;
   const tokenOption = url.pathname.startsWith('/t/') ? "--token-file <the tenant's token file>" : '--admin-token';
+  if (isBadPort(failed)) return { why: `${get}: ${describeFetchError(failed, 0, url)}` };
   if (status === undefined) return { why: `${get} answered nothing` };
   if ((status === 401 || status === 403) && token)
     return { why: `${get} answered ${status}: the token given was refused (wrong, or rotated since: ask for the current one)` };
@@ -62,6 +78,7 @@ export async function sendDefaults(
 ): Promise<Picked & { unread?: Unread }> {
   let scenario: Scenario | undefined;
   let status: number | undefined;
+  let failed: unknown;
   const url = scenarioUrlOf(callbackUrl);
   try {
     const res = await fetch(url, {
@@ -70,16 +87,16 @@ export async function sendDefaults(
     });
     status = res.status;
     if (res.ok) scenario = (await res.json()) as Scenario;
-  } catch {
-    /* not a wallet-sim (or not running: the callback itself will say so) */
+  } catch (e) {
+    failed = e; // not a wallet-sim (or not running: the callback itself will say so)
   }
   if (scenario === undefined || !Array.isArray(scenario.players ?? []))
     return {
       user: given.user ?? FALLBACK.user,
       currency: given.currency ?? FALLBACK.currency,
       from: 'defaults',
-      unread: unreadable(url, status, token),
+      unread: unreadable(url, status, token, failed),
     };
   const picked = pickPlayer(scenario, given.user);
-  return { user: picked.user, currency: given.currency ?? picked.currency, from: `scenario "${scenario.name}"` };
+  return { user: picked.user, currency: given.currency ?? picked.currency, from: `scenario "${scenario.name}"`, note: picked.note };
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../protocol/seed/callbacks.js';
 import { type Exchange, postCallback } from '../client/http.js';
+import { isBlockedPortText } from '../client/blocked-ports.js';
 import { maskedHeaders } from '../kernel/secrets.js';
 import { type Picked, type Unread, sendDefaults } from './send-defaults.js';
 import {
@@ -92,7 +93,7 @@ export function formatSent(x: Exchange): string {
   for (const [k, v] of Object.entries(maskedHeaders(x.request.headers))) out.push(`  ${k}: ${v}`);
   out.push(indent(pretty(x.request.body)), '');
   if (!x.reply) {
-    out.push(`← no reply after ${x.durationMs} ms: ${x.error}`);
+    out.push(isBlockedPortText(x.error) ? `← not sent: ${x.error}` : `← no reply after ${x.durationMs} ms: ${x.error}`);
     return out.join('\n');
   }
   out.push(`← HTTP ${x.reply.status} (${x.durationMs} ms)`);
@@ -117,6 +118,18 @@ export function noPathHint(url: string, x: Exchange): string | undefined {
   const u = new URL(url);
   if (u.pathname !== '/' || !x.reply || replyCode(x) !== undefined) return undefined;
   return `${url} answered HTTP ${x.reply.status}, not a callback reply: --url is the callback URL, e.g. --url ${u.origin}/callback`;
+}
+
+/**
+ * A reply that is not HTTP 200 is no answer a provider may book, whatever its body says (the
+ * protocol answers every reply, success or failure, with HTTP 200): the line why send exits 1 on it.
+ */
+export function notHttp200Line(x: Exchange): string | undefined {
+  if (!x.reply || x.reply.status === 200) return undefined;
+  return (
+    `HTTP ${x.reply.status} is not a reply a provider may book, whatever its body says: ` +
+    'its client treats it as no answer, and retries or resolves the callback as for a lost reply; exit 1'
+  );
 }
 
 export function replyCode(x: Exchange): string | undefined {
@@ -144,12 +157,27 @@ function fallbackLine(given: { user?: string; currency?: string }, picked: Picke
   );
 }
 
+/** What came from the scenario, and only that: with --user given, the currency alone (the player may not be in it). */
+function scenarioLine(given: { user?: string }, picked: Picked): string {
+  const note = picked.note ? ` (${picked.note})` : '';
+  return given.user === undefined
+    ? `player ${picked.user} (${picked.currency}) from the simulator's ${picked.from}${note}; --user and --currency choose`
+    : `currency ${picked.currency} from the simulator's ${picked.from} (--user ${given.user} given); --currency chooses`;
+}
+
 export function sendCommand(): Command {
   return markRequired(new Command('send'))
-    .description('Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on R0')
+    .description(
+      'Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on HTTP 200 with R0, else 1',
+    )
     .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
     .addOption(callbackUrlOption())
-    .option('--user <user_id>', "player (default: one the simulator's active scenario lists and no rule singles out, else player-1)")
+    .option(
+      '--user <user_id>',
+      "player (default: the first the simulator's active scenario lists that no rule's when names by user_id; " +
+        'every one named: player-1 if the scenario creates players and no rule names it, else the listed player fewest rules name; ' +
+        'no scenario read: player-1)',
+    )
     .option('--currency <code>', "currency of bet and bet_result (default: the player's in the simulator's scenario, else KRW)")
     .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
     .option('--winloss <n>', 'bet_result: net win (+) or loss (-) of the round', decimal('--winloss', false), money(0))
@@ -173,10 +201,7 @@ export function sendCommand(): Command {
       if (o.body === undefined && (o.user === undefined || o.currency === undefined)) {
         const picked = await sendDefaults(o.url, o, o.timeout, adminTokenOf(o));
         // Said on stderr: stdout stays the exchange alone.
-        if (picked.from !== 'defaults')
-          console.error(
-            `wallet-sim send: player ${picked.user} (${picked.currency}) from the simulator's ${picked.from}; --user and --currency choose`,
-          );
+        if (picked.from !== 'defaults') console.error(`wallet-sim send: ${scenarioLine(o, picked)}`);
         else console.error(`wallet-sim send: ${fallbackLine(o, picked)}`);
         Object.assign(o, { user: picked.user, currency: picked.currency });
       }
@@ -197,6 +222,8 @@ export function sendCommand(): Command {
       if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
       const hint = noPathHint(o.url, exchange);
       if (hint) console.error(`\nwallet-sim send: ${hint}`);
-      process.exitCode = replyCode(exchange) === SUCCESS ? 0 : 1;
+      const notBooked = notHttp200Line(exchange);
+      if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
+      process.exitCode = !notBooked && replyCode(exchange) === SUCCESS ? 0 : 1;
     });
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { describeFetchError } from '../client/http.js';
+import { describeFetchError, isBadPort } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, simulatorUrlOption } from './options.js';
@@ -63,7 +63,9 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
       headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
   } catch (e) {
-    console.error(MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
+    console.error(
+      isBadPort(e) ? `wallet-sim tail: ${describeFetchError(e, 0, url)}` : MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)),
+    );
     return 2;
   }
   if (res.status === 401 && !token) {

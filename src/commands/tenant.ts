@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
-import { describeFetchError } from '../client/http.js';
+import { describeFetchError, isBadPort } from '../client/http.js';
 import { markRequired, readTokenFile } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 import type { Tenant, TenantCreated } from '../protocol/types.generated.js';
@@ -61,9 +61,8 @@ async function call(o: HostOptions, method: string, path: string, body?: unknown
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (e) {
-    throw new Error(`${method} ${url}: ${describeFetchError(e, TIMEOUT_MS)}; is a hosted wallet-sim (start --hosted) running there?`, {
-      cause: e,
-    });
+    const running = isBadPort(e) ? '' : '; is a hosted wallet-sim (start --hosted) running there?';
+    throw new Error(`${method} ${url}: ${describeFetchError(e, TIMEOUT_MS, url)}${running}`, { cause: e });
   }
   const text = await res.text();
   if (res.status >= 400) {

@@ -1,5 +1,6 @@
 import { ALL_CODES, FAILED, INVALID, isCode, UNAUTHORIZED } from '../protocol/seed/codes.js';
 import type { LabeledExchange, ProbeTarget, Stopped } from './types.js';
+import { isBlockedPortText } from '../client/blocked-ports.js';
 
 /**
  * Why the probe cannot check a wallet, decided on its first exchanges (the opening login, the first
@@ -24,8 +25,10 @@ export function inServiceWords(message: string): string {
 
 const CODE_RANGE = `${ALL_CODES[0]}–${ALL_CODES.at(-1)}`;
 
-/** Why the opening login's answer stops the probe: nothing listens, no reply, the wrong path, not a wallet, refused. */
+/** Why the opening login's answer stops the probe: a blocked port, nothing listens, no reply, the wrong path, not a wallet, refused. */
 export function loginStop(x: LabeledExchange, code: string | undefined, t: ProbeTarget): Stopped | undefined {
+  // Refused by fetch itself, nothing sent: no time-out nor a running wallet would change that.
+  if (!x.reply && isBlockedPortText(x.error)) return { reason: 'blocked-port', message: `cannot call ${t.url}: ${x.error}` };
   if (!x.reply) {
     const refused = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET|getaddrinfo/i.test(x.error ?? '');
     return refused

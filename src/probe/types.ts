@@ -102,7 +102,16 @@ export interface Latency {
 /** Why the probe could not check the wallet (exit 2): one line and what to do. */
 export interface Stopped {
   reason:
-    'unreachable' | 'no-reply' | 'wrong-path' | 'not-a-wallet' | 'credentials' | 'unknown-user' | 'funds' | 'currency' | 'bet-refused';
+    | 'unreachable'
+    | 'blocked-port'
+    | 'no-reply'
+    | 'wrong-path'
+    | 'not-a-wallet'
+    | 'credentials'
+    | 'unknown-user'
+    | 'funds'
+    | 'currency'
+    | 'bet-refused';
   message: string;
 }
 

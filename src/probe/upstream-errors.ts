@@ -10,7 +10,7 @@ import { REBINDING_REFUSED } from './targets.js';
 export const UPSTREAM_ERROR_KINDS = ['unreachable', 'no-reply', 'wrong-path', 'not-a-wallet', 'address-refused'] as const;
 export type UpstreamErrorKind = (typeof UPSTREAM_ERROR_KINDS)[number];
 
-const TRANSPORT: ReadonlySet<Stopped['reason']> = new Set(['unreachable', 'no-reply', 'wrong-path', 'not-a-wallet']);
+const TRANSPORT: ReadonlySet<Stopped['reason']> = new Set(['unreachable', 'blocked-port', 'no-reply', 'wrong-path', 'not-a-wallet']);
 
 /**
  * The kind of a run's upstream error, or undefined when the wallet was reached and answered as one:
@@ -22,5 +22,7 @@ export function upstreamErrorOf(report: ProbeReport): UpstreamErrorKind | undefi
   const reason = report.stopped?.reason;
   if (reason === undefined || !TRANSPORT.has(reason)) return undefined;
   if (report.exchanges.some((x) => x.error?.endsWith(REBINDING_REFUSED))) return 'address-refused';
+  if (reason === 'blocked-port') return 'unreachable'; // the metric's kinds stay as documented: a port fetch refuses is not reached
+
   return reason as UpstreamErrorKind;
 }

@@ -26,6 +26,9 @@ export const MESSAGES = {
   UPSTREAM_UNREACHABLE: (url: string, why: string) =>
     `wallet-sim: warning: the upstream wallet ${url} was ${why}; starting anyway ` +
     '(callbacks are forwarded once it answers; GET /health shows upstream.reachable)',
+  BLOCKED_PORT: (port: number) =>
+    `wallet-sim: warning: port ${port} is one fetch refuses to call (the Fetch standard's blocked ports): browsers and ` +
+    "fetch-based clients, wallet-sim's own send, probe and report included, will refuse to call it; pick another with --port",
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
   SIGNING: (keyid: string, hosted = false) =>
     `wallet-sim: signing reports (GET ${hosted ? '/t/<id>/admin/report?signed=true, each naming its tenant' : '/admin/report?signed=true'}) ` +

@@ -1,4 +1,4 @@
-import { describeFetchError } from '../client/http.js';
+import { describeFetchError, isBadPort } from '../client/http.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { type Money, money } from '../kernel/money.js';
 import { topLevelNumberTexts } from '../kernel/raw-json.js';
@@ -119,7 +119,9 @@ export class AdminClient implements JournalSource {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (e) {
-      throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs)}; is wallet-sim running there?`);
+      // A blocked port is not a wallet-sim down: the line says what to do instead.
+      const running = isBadPort(e) ? '' : '; is wallet-sim running there?';
+      throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs, url)}${running}`);
     }
     let body: string;
     try {
