@@ -108,7 +108,8 @@ function notAllowed(given: string, allowed: string[]): string {
 /** An object that must say something: "is empty: give it what the rule does (one of code, delay_ms, …)". */
 function isEmpty(schema: unknown): string {
   const description = (schema as { description?: unknown } | undefined)?.description;
-  const what = typeof description === 'string' ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase()) : 'at least one property';
+  const what =
+    typeof description === 'string' ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase()) : 'at least one property';
   const allowed = propertiesOf(schema);
   return `is empty: give it ${what}${allowed.length ? ` (one of ${allowed.join(', ')})` : ''}`;
 }
