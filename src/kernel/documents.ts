@@ -67,8 +67,15 @@ function unreadable(e: NodeJS.ErrnoException): string {
 /** The pattern of a whole number written as text (a query parameter such as limit). */
 export const WHOLE_NUMBER = '^[0-9]+$';
 
-/** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". Needs ajv's `verbose` (the schema around the error). */
-export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
+/**
+ * One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". Needs ajv's `verbose`
+ * (the schema around the error). `listAllowed: false` when the caller names the allowed properties
+ * itself (a bad query's reply lists the route's parameters once).
+ */
+export function describeErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  { listAllowed = true } = {},
+): { pointer: string; message: string }[] {
   return (errors ?? []).map((e) => {
     const pointer =
       e.keyword === 'required'
@@ -80,7 +87,7 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
       e.keyword === 'required'
         ? 'is required'
         : e.keyword === 'additionalProperties'
-          ? notAllowed((e.params as { additionalProperty: string }).additionalProperty, propertiesOf(e.parentSchema))
+          ? notAllowed((e.params as { additionalProperty: string }).additionalProperty, propertiesOf(e.parentSchema), listAllowed)
           : e.keyword === 'minProperties' && (e.params as { limit: number }).limit === 1
             ? isEmpty(e.parentSchema)
             : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
@@ -99,10 +106,10 @@ function propertiesOf(schema: unknown): string[] {
 }
 
 /** "is not an allowed property (did you mean event_type?); allowed here: event_type, user_id, …" */
-function notAllowed(given: string, allowed: string[]): string {
-  if (allowed.length === 0) return 'is not an allowed property';
+function notAllowed(given: string, allowed: string[], listAllowed: boolean): string {
   const meant = closest(given, allowed);
-  return `is not an allowed property${meant === undefined ? '' : ` (did you mean ${meant}?)`}; allowed here: ${allowed.join(', ')}`;
+  const list = listAllowed && allowed.length ? `; allowed here: ${allowed.join(', ')}` : '';
+  return `is not an allowed property${meant === undefined ? '' : ` (did you mean ${meant}?)`}${list}`;
 }
 
 /** An object that must say something: "is empty: give it what the rule does (one of code, delay_ms, …)". */
