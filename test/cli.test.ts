@@ -188,7 +188,7 @@ t.test('validate', async (t) => {
     t.equal(mixedRun.code, 1);
     t.match(mixedRun.stdout, `${good}: ok`);
     t.match(mixedRun.stderr, `${notJson}: is not valid JSON`);
-    t.match(mixedRun.stderr, `${missing}: cannot be read: ENOENT`);
+    t.match(mixedRun.stderr, `no scenario file ${missing}, and no bundled scenario of that name.\nGive a path`);
   });
 
   t.test('start with an invalid scenario exits 1 without listening', async (t) => {

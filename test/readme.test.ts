@@ -172,6 +172,7 @@ t.test('every finding code (docs/routes.md) and bundled scenario (docs/scenarios
 
 t.test("docs/scenarios.md's example scenario does what the page says", async (t) => {
   const block = /```json\n([\s\S]*?)```/.exec(scenarios)![1]!;
+  t.match(scenarios, /the R4 lands on his 2nd \*distinct\* bet/);
   const sim = await openSimulator(compileScenario(JSON.parse(block), 'docs/scenarios.md'), new MemoryBackend());
   const app = await buildApp({ sim });
   t.teardown(() => app.close());
@@ -181,7 +182,11 @@ t.test("docs/scenarios.md's example scenario does what the page says", async (t)
   const first = bet('bob', 'G1', [['1', 'P', 10]], usd);
   t.equal((await post(url, first, HEADERS)).error !== undefined, true, "bob's first bet: reply dropped");
   t.equal((await post(url, first, HEADERS)).body.code, 'R0', 'its retry replays (the 2nd bet seen)');
-  t.equal((await post(url, bet('bob', 'G2', [['1', 'P', 10]], usd), HEADERS)).body.code, 'R4', "bob's 3rd bet bounces");
+  t.equal(
+    (await post(url, bet('bob', 'G2', [['1', 'P', 10]], usd), HEADERS)).body.code,
+    'R4',
+    "bob's 3rd bet callback bounces: his 2nd distinct bet (the page says so)",
+  );
   t.match(
     sim.rules.choose(result('bob', 'G1', [['1', 'P', 10, 0]], usd) as never),
     { rule: { then: { delay_ms: 12000 } } },

@@ -37,7 +37,7 @@ t.test('each bad field is named by JSON pointer, all at once', async (t) => {
       extra: 1,
     }).sort(),
     [
-      '/extra is not an allowed property',
+      '/extra is not an allowed property; allowed here: name, description, credentials, reply_credentials, currencies, defaults, players, seed, rules, grading',
       '/credentials/api_key is required',
       '/players/0/balance must be >= 0',
       '/rules/0/then/code must be one of "R1", "R2", "R3", "R4"',
@@ -74,7 +74,13 @@ t.test('semantic checks', async (t) => {
       { rules: [{ when: { nth: 2, every: 2 }, then: { code: 'R1' } }] },
       ['/rules/0/when/every cannot be combined with nth'],
     ],
-    ['then must do something', { rules: [{ when: {}, then: {} }] }, ['/rules/0/then must NOT have fewer than 1 properties']],
+    [
+      'then must do something',
+      { rules: [{ when: {}, then: {} }] },
+      [
+        '/rules/0/then is empty: give it what the rule does (one of code, delay_ms, drop_connection, http_status, body, latest_balance, set_balance)',
+      ],
+    ],
     [
       'set_balance finer than the default currency',
       { rules: [{ when: {}, then: { set_balance: 1.239 } }] },
@@ -108,7 +114,9 @@ t.test('file errors name the file', async (t) => {
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, '{ "name": ');
   t.throws(() => loadScenarioFile(bad), { message: new RegExp(`^${bad}: is not valid JSON`) });
-  t.throws(() => loadScenarioFile(join(dir, 'missing.json')), { message: /missing\.json: cannot be read: ENOENT/ });
+  t.throws(() => loadScenarioFile(join(dir, 'missing.json')), {
+    message: /missing\.json: there is no such file \(looked for it from .*\): check the path/,
+  });
   writeFileSync(bad, JSON.stringify({ name: 'x' }));
   t.throws(() => loadScenarioFile(bad), { message: `${bad}: /credentials is required` });
 });

@@ -264,7 +264,10 @@ t.test('expectations files are validated by their schema', async (t) => {
   try {
     checkExpectations({ counts: [{ wher: {} }], codes: [{ code: 'R9' }], findings: { fail_on: 'fatal' } }, 'ci.json');
   } catch (e) {
-    t.match((e as Error).message, /^ci\.json: \/counts\/0\/wher is not an allowed property$/m);
+    t.match(
+      (e as Error).message,
+      /^ci\.json: \/counts\/0\/wher is not an allowed property \(did you mean where\?\); allowed here: name, where, count, min, max$/m,
+    );
     t.match((e as Error).message, /^ci\.json: \/findings\/fail_on must be one of "error", "warning", "info", "none"$/m);
     t.match((e as Error).message, /^ci\.json: \/codes\/0\/code/m);
   }

@@ -141,7 +141,8 @@ export async function appFrame(
       return reply.code(400).send({ ...apiError('SCENARIO_INVALID', error.message).body, details: error.problems });
     }
     if (error.validation) {
-      const details = describeErrors(error.validation as never).map((d) => ({
+      // (A bad query's message lists the route's parameters: its details need not list them again.)
+      const details = describeErrors(error.validation as never, { listAllowed: error.validationContext !== 'querystring' }).map((d) => ({
         ...d,
         pointer: `${error.validationContext === 'body' ? '' : `${error.validationContext}:`}${d.pointer}`,
       }));

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { MESSAGES } from '../text/messages.js';
-import { resolveScenario } from '../kernel/paths.js';
+import { bundledScenarios, resolveScenario } from '../kernel/paths.js';
 import { loadScenarioFile, ScenarioError } from '../core/scenario/scenario.js';
 import { checkProxyable } from '../core/scenario/proxy-check.js';
 
@@ -13,7 +13,13 @@ export function validateCommand(): Command {
       let failed = false;
       for (const file of files) {
         try {
-          const path = resolveScenario(file) ?? file;
+          const path = resolveScenario(file);
+          if (path === undefined) {
+            // As start --scenario words it: a file that is not there may be a bundled scenario's name mistyped.
+            console.error(MESSAGES.SCENARIO_UNKNOWN(file, bundledScenarios(), ''));
+            failed = true;
+            continue;
+          }
           const scenario = loadScenarioFile(path);
           if (options.proxy) checkProxyable(scenario, path);
           console.log(MESSAGES.SCENARIO_OK(file, scenario.source.name));

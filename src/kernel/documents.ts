@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { depthProblem } from '../text/json-depth.js';
 import { jsonSyntaxError } from '../text/json-position.js';
+import { closest } from '../text/did-you-mean.js';
 
 /*
  * One loader for the JSON documents a user writes (scenario files, expectations files): read,
@@ -43,7 +44,7 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Failure(path, [{ pointer: '', message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }]);
+    throw new Failure(path, [{ pointer: '', message: unreadable(e as NodeJS.ErrnoException) }]);
   }
   let doc: unknown;
   try {
@@ -56,11 +57,25 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   return check(doc, path);
 }
 
+/** Why a file cannot be read, and what to do. */
+function unreadable(e: NodeJS.ErrnoException): string {
+  if (e.code === 'ENOENT') return `there is no such file (looked for it from ${process.cwd()}): check the path`;
+  if (e.code === 'EISDIR') return 'is a directory: give the path of a file in it';
+  return `cannot be read: ${e.code ?? e.message}`;
+}
+
 /** The pattern of a whole number written as text (a query parameter such as limit). */
 export const WHOLE_NUMBER = '^[0-9]+$';
 
-/** One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". */
-export function describeErrors(errors: readonly ErrorObject[] | null | undefined): { pointer: string; message: string }[] {
+/**
+ * One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". Needs ajv's `verbose`
+ * (the schema around the error). `listAllowed: false` when the caller names the allowed properties
+ * itself (a bad query's reply lists the route's parameters once).
+ */
+export function describeErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  { listAllowed = true } = {},
+): { pointer: string; message: string }[] {
   return (errors ?? []).map((e) => {
     const pointer =
       e.keyword === 'required'
@@ -72,12 +87,36 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
       e.keyword === 'required'
         ? 'is required'
         : e.keyword === 'additionalProperties'
-          ? 'is not an allowed property'
-          : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
-            ? 'must be a whole number (digits only)'
-            : e.keyword === 'enum'
-              ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-              : (e.message ?? 'is invalid');
+          ? notAllowed((e.params as { additionalProperty: string }).additionalProperty, propertiesOf(e.parentSchema), listAllowed)
+          : e.keyword === 'minProperties' && (e.params as { limit: number }).limit === 1
+            ? isEmpty(e.parentSchema)
+            : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
+              ? 'must be a whole number (digits only)'
+              : e.keyword === 'enum'
+                ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+                : (e.message ?? 'is invalid');
     return { pointer: pointer || '/', message };
   });
+}
+
+/** The properties a schema names, in its order (none when ajv was not asked for the schema: `verbose`). */
+function propertiesOf(schema: unknown): string[] {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties;
+  return properties && typeof properties === 'object' ? Object.keys(properties).filter((k) => k !== '$schema') : [];
+}
+
+/** "is not an allowed property (did you mean event_type?); allowed here: event_type, user_id, …" */
+function notAllowed(given: string, allowed: string[], listAllowed: boolean): string {
+  const meant = closest(given, allowed);
+  const list = listAllowed && allowed.length ? `; allowed here: ${allowed.join(', ')}` : '';
+  return `is not an allowed property${meant === undefined ? '' : ` (did you mean ${meant}?)`}${list}`;
+}
+
+/** An object that must say something: "is empty: give it what the rule does (one of code, delay_ms, …)". */
+function isEmpty(schema: unknown): string {
+  const description = (schema as { description?: unknown } | undefined)?.description;
+  const what =
+    typeof description === 'string' ? description.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase()) : 'at least one property';
+  const allowed = propertiesOf(schema);
+  return `is empty: give it ${what}${allowed.length ? ` (one of ${allowed.join(', ')})` : ''}`;
 }

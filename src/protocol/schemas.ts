@@ -31,9 +31,13 @@ export const eventTypes = listAt(
 ) as readonly string[];
 schemasCompiledWith(new Set(eventTypes));
 
-/** The ajv options used everywhere, Fastify's validator included: no coercion, no defaults, every error. */
+/**
+ * The ajv options used everywhere, Fastify's validator included: no coercion, no defaults, every
+ * error, each with the schema around it (`verbose`: describeErrors names the allowed properties).
+ */
 export const ajvOptions = {
   allErrors: true,
+  verbose: true,
   coerceTypes: false,
   useDefaults: false,
   removeAdditional: false,

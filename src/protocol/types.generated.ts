@@ -1028,6 +1028,9 @@ nth?: number
  */
 every?: number
 }
+/**
+ * What the rule does.
+ */
 export interface RuleThen {
 /**
  * Reply with this code and change nothing.

@@ -1,6 +1,9 @@
 import { closest } from './did-you-mean.js';
 import { count, noun } from './plural.js';
 
+/** The bundled scenario a mistyped name meant, `.json` or not ("certifcation.json" → certification). */
+const meant = (given: string, bundled: string[]) => closest(given.replace(/\.json$/, ''), bundled);
+
 /** Every message the CLI prints to a user, in one table (Mockoon's precedent). */
 export const MESSAGES = {
   LISTENING: (url: string, callback: string, scenario: string, store: string, seed?: number) =>
@@ -12,9 +15,10 @@ export const MESSAGES = {
       ? `wallet-sim: port ${port} on ${host} (from WALLET_SIM_PORT) is already in use; set WALLET_SIM_PORT to another port (0 = any free port), or unset it and pass --port`
       : `wallet-sim: port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
   SCENARIO_INVALID: (detail: string) => `wallet-sim: invalid scenario, nothing started:\n${detail}`,
-  SCENARIO_UNKNOWN: (given: string, bundled: string[]) =>
-    `wallet-sim: no scenario file ${given}, and no bundled scenario of that name; nothing started.\n` +
-    (closest(given, bundled) === undefined ? '' : `Did you mean ${closest(given, bundled)}?\n`) +
+  /** `outcome`: what came of it ("; nothing started" for start; nothing for validate, which goes on to the next file). */
+  SCENARIO_UNKNOWN: (given: string, bundled: string[], outcome = '; nothing started') =>
+    `wallet-sim: no scenario file ${given}, and no bundled scenario of that name${outcome}.\n` +
+    (meant(given, bundled) === undefined ? '' : `Did you mean ${meant(given, bundled)}?\n`) +
     `Give a path to a scenario file, or one of the bundled scenarios: ${bundled.join(', ')}`,
   SCENARIO_OK: (file: string, name: string) => `${file}: ok (scenario "${name}")`,
   STOPPING: (signal: string, graceMs: number) =>
