@@ -23,12 +23,11 @@ async function freeBlockedPort(): Promise<number | undefined> {
   return undefined;
 }
 
-t.test('a wallet-sim on a blocked port: start warns; send, probe and report name the port', async (t) => {
-  const port = await freeBlockedPort();
-  if (port === undefined) {
-    t.pass('skipped: no port of the blocked list is free here');
-    return;
-  }
+const port = await freeBlockedPort();
+const skip = port === undefined && 'no port of the blocked list is free here';
+
+t.test('a wallet-sim on a blocked port: start warns; send, probe and report name the port', { skip }, async (t) => {
+  if (port === undefined) return;
   const sim = await start(t, ['--port', String(port), '--host', '127.0.0.1']);
   t.equal(sim.port, port, 'it listens');
   t.match(sim.stderr(), `warning: port ${port} is one fetch refuses to call`, 'start warns on stderr');

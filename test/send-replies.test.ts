@@ -52,3 +52,40 @@ t.test('the player picked: one no rule names; every one named: said, and the one
   t.match(nobody.stderr, /currency USD from the simulator's scenario "closed" \(--user nobody given\); --currency chooses/);
   t.notMatch(nobody.stderr, /player nobody/, 'nobody is not said to come from the scenario');
 });
+
+t.test('send never sends a token from the environment (it goes to whatever host --url names); a typed one, yes', async (t) => {
+  const seen: (string | undefined)[] = [];
+  const { createServer } = await import('node:http');
+  const stub = createServer((req, res) => {
+    if (req.url === '/admin/scenario') seen.push(req.headers.authorization);
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"NOT_FOUND","message":"no route"}');
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => stub.close());
+  const url = `http://127.0.0.1:${(stub.address() as import('node:net').AddressInfo).port}/callback`;
+  const before = process.env.WALLET_SIM_ADMIN_TOKEN;
+  process.env.WALLET_SIM_ADMIN_TOKEN = 'local-secret';
+  t.teardown(() => {
+    if (before === undefined) delete process.env.WALLET_SIM_ADMIN_TOKEN;
+    else process.env.WALLET_SIM_ADMIN_TOKEN = before;
+  });
+  await send(['login', '--url', url]);
+  await send(['login', '--url', url, '--admin-token', 'typed']);
+  t.same(seen, [undefined, 'Bearer typed']);
+});
+
+t.test('a 403 blames the token only when the server says the token is refused', async (t) => {
+  const { refusalOf } = await import('../src/client/refusals.js');
+  const body = (error: string, message: string) => JSON.stringify({ error, message });
+  const table: [number, string, boolean, string | undefined][] = [
+    [401, '', false, "401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file"],
+    [401, '', true, '401, the token given (--token-file or --admin-token) was refused: it is wrong, or it was rotated since'],
+    [403, body('FORBIDDEN', 'not this tenant'), true, '403, the token given (--token-file or --admin-token) was refused: not this tenant'],
+    [403, body('HOST_NOT_ALLOWED', 'use --allowed-hosts'), true, 'HTTP 403: use --allowed-hosts'],
+    [403, 'not json', true, 'HTTP 403: refused'],
+    [404, body('NOT_FOUND', 'x'), true, undefined],
+  ];
+  for (const [status, text, token, line] of table)
+    if (line === undefined) t.equal(refusalOf(status, text, token), undefined, `${status}`);
+    else t.match(refusalOf(status, text, token), line, `${status} ${text}`);
+});

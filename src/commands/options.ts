@@ -55,8 +55,10 @@ export const callbackUrlOption = () =>
   new Option('--url <url>', `the receiver's callback URL, e.g. ${CALLBACK_URL}`).argParser(httpUrl(CALLBACK_URL)).makeOptionMandatory();
 
 /** --admin-token for a simulator started with --admin-token (verify, report, tail). */
-export const adminTokenOption = () =>
-  new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token').env('WALLET_SIM_ADMIN_TOKEN');
+export const adminTokenOption = (fromEnv = true) => {
+  const option = new Option('--admin-token <token>', 'Bearer token of an admin API started with --admin-token');
+  return fromEnv ? option.env('WALLET_SIM_ADMIN_TOKEN') : option;
+};
 
 /** A token file's text, trimmed of its final newline (a usage error naming the file when it cannot be read). */
 export function readTokenFile(path: string): string {
@@ -76,7 +78,11 @@ export function readTokenFile(path: string): string {
 /** --token-file: a tenant's token (or any admin token) from a file, with --url <host>/t/<id> (verify, report, reconcile, tail, send). */
 export const tokenFileOption = (
   description = "file holding the admin token (a hosted tenant's, with --url <host>/t/<id>); wins over --admin-token",
-) => new Option('--token-file <file>', description).env('WALLET_SIM_TOKEN_FILE').argParser(readTokenFile);
+  fromEnv = true,
+) => {
+  const option = new Option('--token-file <file>', description).argParser(readTokenFile);
+  return fromEnv ? option.env('WALLET_SIM_TOKEN_FILE') : option;
+};
 
 /** The token to send: --token-file's (read at parse time), else --admin-token. */
 export const adminTokenOf = (o: { adminToken?: string; tokenFile?: string }): string | undefined => o.tokenFile ?? o.adminToken;

@@ -1,5 +1,6 @@
 import type { Scenario } from '../protocol/types.generated.js';
 import { describeFetchError, isBadPort } from '../client/http.js';
+import { refusalOf } from '../client/refusals.js';
 
 /** What `send` falls back on when the URL is not a wallet-sim that says (another wallet, an old build). */
 export const FALLBACK = { user: 'player-1', currency: 'KRW' } as const;
@@ -55,14 +56,14 @@ export interface Unread {
   tokenOption?: string;
 }
 
-function unreadable(url: URL, status: number | undefined, token: string | undefined, failed?: unknown): Unread {
+function unreadable(url: URL, status: number | undefined, token: string | undefined, failed?: unknown, body?: string): Unread {
   const get = `GET ${url.href}`;
   const tokenOption = url.pathname.startsWith('/t/') ? "--token-file <the tenant's token file>" : '--admin-token';
   if (isBadPort(failed)) return { why: `${get}: ${describeFetchError(failed, 0, url)}` };
   if (status === undefined) return { why: `${get} answered nothing` };
-  if ((status === 401 || status === 403) && token)
-    return { why: `${get} answered ${status}: the token given was refused (wrong, or rotated since: ask for the current one)` };
-  if (status === 401) return { why: `${get} answered 401: it wants a token`, tokenOption };
+  if (status === 401 && !token) return { why: `${get} answered 401: it wants a token`, tokenOption };
+  const refused = status === 401 || status === 403 ? refusalOf(status, body ?? '', !!token) : undefined;
+  if (refused) return { why: `${get} answered ${refused}` };
   return { why: `${get} answered ${status === 200 ? 'no scenario' : `HTTP ${status}`}: not a wallet-sim?` };
 }
 
@@ -79,6 +80,7 @@ export async function sendDefaults(
   let scenario: Scenario | undefined;
   let status: number | undefined;
   let failed: unknown;
+  let body: string | undefined;
   const url = scenarioUrlOf(callbackUrl);
   try {
     const res = await fetch(url, {
@@ -86,7 +88,9 @@ export async function sendDefaults(
       signal: AbortSignal.timeout(timeoutMs),
     });
     status = res.status;
-    if (res.ok) scenario = (await res.json()) as Scenario;
+    body = await res.text();
+    const read = res.ok ? (JSON.parse(body) as unknown) : undefined;
+    if (read !== null && typeof read === 'object') scenario = read as Scenario;
   } catch (e) {
     failed = e; // not a wallet-sim (or not running: the callback itself will say so)
   }
@@ -95,7 +99,7 @@ export async function sendDefaults(
       user: given.user ?? FALLBACK.user,
       currency: given.currency ?? FALLBACK.currency,
       from: 'defaults',
-      unread: unreadable(url, status, token, failed),
+      unread: unreadable(url, status, token, failed, body),
     };
   const picked = pickPlayer(scenario, given.user);
   return { user: picked.user, currency: given.currency ?? picked.currency, from: `scenario "${scenario.name}"`, note: picked.note };

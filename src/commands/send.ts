@@ -166,64 +166,69 @@ function scenarioLine(given: { user?: string }, picked: Picked): string {
 }
 
 export function sendCommand(): Command {
-  return markRequired(new Command('send'))
-    .description(
-      'Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on HTTP 200 with R0, else 1',
-    )
-    .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
-    .addOption(callbackUrlOption())
-    .option(
-      '--user <user_id>',
-      "player (default: the first the simulator's active scenario lists that no rule's when names by user_id; " +
-        'every one named: player-1 if the scenario creates players and no rule names it, else the listed player fewest rules name; ' +
-        'no scenario read: player-1)',
-    )
-    .option('--currency <code>', "currency of bet and bet_result (default: the player's in the simulator's scenario, else KRW)")
-    .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
-    .option('--winloss <n>', 'bet_result: net win (+) or loss (-) of the round', decimal('--winloss', false), money(0))
-    .option('--game <game_no>', 'round id; bet: default a fresh one (printed), bet_result: required')
-    .option('--table <table_no>', 'table id', 'WS01')
-    .option('--bet-type <type>', 'bet_type of the single bet', 'P')
-    .option('--transaction-id <id>', 'instead of a fresh one (to try a replay)')
-    .option('--feedback-data <s>', 'feedback_data', 'wallet-sim-send')
-    .addOption(apiIdOption().default('sandbox'))
-    .addOption(apiKeyOption().default('sandbox-key'))
-    .option('--callback-url <url>', 'Callback-URL header (default: --url)')
-    .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
-    .addOption(timeoutOption('how long to wait for the reply'))
-    .addOption(adminTokenOption())
-    .addOption(
-      tokenFileOption(
-        "file holding the admin token, to read the scenario for the defaults (a hosted tenant's, with --url <host>/t/<id>/callback); wins over --admin-token",
-      ),
-    )
-    .action(async (event: EventType, o: SendOptions, command: Command) => {
-      if (o.body === undefined && (o.user === undefined || o.currency === undefined)) {
-        const picked = await sendDefaults(o.url, o, o.timeout, adminTokenOf(o));
-        // Said on stderr: stdout stays the exchange alone.
-        if (picked.from !== 'defaults') console.error(`wallet-sim send: ${scenarioLine(o, picked)}`);
-        else console.error(`wallet-sim send: ${fallbackLine(o, picked)}`);
-        Object.assign(o, { user: picked.user, currency: picked.currency });
-      }
-      // The round's id, said apart from the body: the bet_result that settles it names it.
-      if (event === EVENT.bet && o.body === undefined) {
-        o.game ??= newGameNo('sim');
-        console.error(`wallet-sim send: game_no ${o.game}; settle it with send bet_result --game ${o.game}`);
-      }
-      let exchange: Exchange;
-      try {
-        exchange = await runSend(event, o);
-      } catch (e) {
-        if (e instanceof InvalidArgumentError || (e as NodeJS.ErrnoException).code === 'ENOENT')
-          command.error(`wallet-sim send: ${(e as Error).message}`);
-        throw e;
-      }
-      console.log(formatSent(exchange));
-      if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
-      const hint = noPathHint(o.url, exchange);
-      if (hint) console.error(`\nwallet-sim send: ${hint}`);
-      const notBooked = notHttp200Line(exchange);
-      if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
-      process.exitCode = !notBooked && replyCode(exchange) === SUCCESS ? 0 : 1;
-    });
+  return (
+    markRequired(new Command('send'))
+      .description(
+        'Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on HTTP 200 with R0, else 1',
+      )
+      .addArgument(new Command().createArgument('<event>', 'login, bet or bet_result').choices(EVENT_TYPES))
+      .addOption(callbackUrlOption())
+      .option(
+        '--user <user_id>',
+        "player (default: the first the simulator's active scenario lists that no rule's when names by user_id; " +
+          'every one named: player-1 if the scenario creates players and no rule names it, else the listed player fewest rules name; ' +
+          'no scenario read: player-1)',
+      )
+      .option('--currency <code>', "currency of bet and bet_result (default: the player's in the simulator's scenario, else KRW)")
+      .option('--amount <n>', 'the bet amount (bet_result: the stake of the round)', decimal('--amount', true), money(1000))
+      .option('--winloss <n>', 'bet_result: net win (+) or loss (-) of the round', decimal('--winloss', false), money(0))
+      .option('--game <game_no>', 'round id; bet: default a fresh one (printed), bet_result: required')
+      .option('--table <table_no>', 'table id', 'WS01')
+      .option('--bet-type <type>', 'bet_type of the single bet', 'P')
+      .option('--transaction-id <id>', 'instead of a fresh one (to try a replay)')
+      .option('--feedback-data <s>', 'feedback_data', 'wallet-sim-send')
+      .addOption(apiIdOption().default('sandbox'))
+      .addOption(apiKeyOption().default('sandbox-key'))
+      .option('--callback-url <url>', 'Callback-URL header (default: --url)')
+      .option('--body <file>', 'send this file as the body, byte for byte, instead of building one')
+      .addOption(timeoutOption('how long to wait for the reply'))
+      // A token only from the command line: one from the environment, kept for a local simulator,
+      // would go to whatever host --url names.
+      .addOption(adminTokenOption(false))
+      .addOption(
+        tokenFileOption(
+          "file holding the admin token, to read the scenario for the defaults (a hosted tenant's, with --url <host>/t/<id>/callback); wins over --admin-token",
+          false,
+        ),
+      )
+      .action(async (event: EventType, o: SendOptions, command: Command) => {
+        if (o.body === undefined && (o.user === undefined || o.currency === undefined)) {
+          const picked = await sendDefaults(o.url, o, o.timeout, adminTokenOf(o));
+          // Said on stderr: stdout stays the exchange alone.
+          if (picked.from !== 'defaults') console.error(`wallet-sim send: ${scenarioLine(o, picked)}`);
+          else console.error(`wallet-sim send: ${fallbackLine(o, picked)}`);
+          Object.assign(o, { user: picked.user, currency: picked.currency });
+        }
+        // The round's id, said apart from the body: the bet_result that settles it names it.
+        if (event === EVENT.bet && o.body === undefined) {
+          o.game ??= newGameNo('sim');
+          console.error(`wallet-sim send: game_no ${o.game}; settle it with send bet_result --game ${o.game}`);
+        }
+        let exchange: Exchange;
+        try {
+          exchange = await runSend(event, o);
+        } catch (e) {
+          if (e instanceof InvalidArgumentError || (e as NodeJS.ErrnoException).code === 'ENOENT')
+            command.error(`wallet-sim send: ${(e as Error).message}`);
+          throw e;
+        }
+        console.log(formatSent(exchange));
+        if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
+        const hint = noPathHint(o.url, exchange);
+        if (hint) console.error(`\nwallet-sim send: ${hint}`);
+        const notBooked = notHttp200Line(exchange);
+        if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
+        process.exitCode = !notBooked && replyCode(exchange) === SUCCESS ? 0 : 1;
+      })
+  );
 }

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { describeFetchError, isBadPort } from '../client/http.js';
+import { houseError, refusalOf } from '../client/refusals.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, simulatorUrlOption } from './options.js';
@@ -19,11 +20,7 @@ interface TailOptions {
 const MESSAGES = {
   CANNOT_CONNECT: (url: string, why: string) =>
     `wallet-sim tail: cannot read ${url}/admin/events (${why}); is wallet-sim running at ${url}?`,
-  LOCKED: (url: string) =>
-    `wallet-sim tail: ${url} answered 401: its admin API is locked, pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`,
-  TOKEN_REFUSED: (url: string, status: number, message: string | undefined) =>
-    `wallet-sim tail: ${url} answered ${status}: the token given (--token-file or --admin-token) was refused: ` +
-    (message ?? 'it is wrong, or it was rotated since (ask whoever runs this wallet-sim for the current one)'),
+  REFUSED_BY: (url: string, refusal: string) => `wallet-sim tail: ${url} answered ${refusal}`,
   ANSWERED: (url: string, status: number, message: string | undefined) =>
     `wallet-sim tail: cannot read ${url}/admin/events: HTTP ${status}${message ? `: ${message}` : ''}`,
   CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
@@ -68,13 +65,10 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
     );
     return 2;
   }
-  if (res.status === 401 && !token) {
-    console.error(MESSAGES.LOCKED(url));
-    return 2;
-  }
-  // A server answered: it is running, and its answer (a refused token, a wrong path) says what to do.
-  if ((res.status === 401 || res.status === 403) && token) {
-    console.error(MESSAGES.TOKEN_REFUSED(url, res.status, res.status === 403 ? await messageOf(res) : undefined));
+  // A server answered: it is running, and its answer (a token wanted or refused, a wrong path) says what to do.
+  const refused = res.status === 401 || res.status === 403 ? refusalOf(res.status, await res.text(), !!token) : undefined;
+  if (refused) {
+    console.error(MESSAGES.REFUSED_BY(url, refused));
     return 2;
   }
   if (res.status === 400) {
@@ -110,10 +104,7 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
 }
 
 /** The `message` of an API error body, if the reply is one. */
-const messageOf = async (res: Response): Promise<string | undefined> => {
-  const body = (await res.json().catch(() => undefined)) as { message?: unknown } | undefined;
-  return typeof body?.message === 'string' ? terminalText(body.message) : undefined;
-};
+const messageOf = async (res: Response): Promise<string | undefined> => houseError(await res.text().catch(() => '')).message;
 
 const paint = (on: boolean) => (code: number, s: string) => (on ? `\x1b[${code}m${s}\x1b[0m` : s);
 const CODE_COLOURS: Record<string, number> = { R0: 32, R1: 31, R2: 31, R3: 31, R4: 33 };

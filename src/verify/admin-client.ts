@@ -1,4 +1,5 @@
 import { describeFetchError, isBadPort } from '../client/http.js';
+import { houseError, refusalOf } from '../client/refusals.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { type Money, money } from '../kernel/money.js';
 import { topLevelNumberTexts } from '../kernel/raw-json.js';
@@ -36,10 +37,6 @@ function notFound(url: string, body: string): AdminError {
 export class AdminError extends Error {
   override name = 'AdminError';
 }
-
-/** A token was sent and refused: the reader's next step is a current token, not a running wallet-sim. */
-const TOKEN_REFUSED = 'the token given (--token-file or --admin-token) was refused';
-const TOKEN_WRONG = `${TOKEN_REFUSED}: it is wrong, or it was rotated since (ask whoever runs this wallet-sim for the current one)`;
 
 /** The admin API over HTTP (fetch), with the optional Bearer token of --admin-token. */
 export class AdminClient implements JournalSource {
@@ -130,30 +127,10 @@ export class AdminClient implements JournalSource {
       // The connection ended before the reply did (a ledger read a reset overtook, a wallet-sim stopped).
       throw new AdminError(`GET ${url}: the reply was cut off before its end (${describeFetchError(e, this.timeoutMs)}); run it again`);
     }
-    if (res.status === 401)
-      throw new AdminError(
-        !this.token // an empty one (WALLET_SIM_ADMIN_TOKEN="") is none given
-          ? `GET ${url}: 401, the admin API is locked: pass --admin-token (or WALLET_SIM_ADMIN_TOKEN), or a hosted tenant's --token-file`
-          : `GET ${url}: 401, ${TOKEN_WRONG}`,
-      );
-    if (res.status === 403 && this.token !== undefined)
-      throw new AdminError(`GET ${url}: 403, ${TOKEN_REFUSED}: ${errorMessage(body) ?? 'it may not read this'}`);
+    // (an empty token, WALLET_SIM_ADMIN_TOKEN="", is none given)
+    const refused = refusalOf(res.status, body, !!this.token);
+    if (refused) throw new AdminError(`GET ${url}: ${refused}`);
     if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
     return { status: res.status, body, headers: res.headers };
-  }
-}
-
-/** The `message` of an API error body, if it is one. */
-function errorMessage(body: string): string | undefined {
-  return houseError(body).message;
-}
-
-/** The `error` code and `message` of a reply in the house error format, where it is one. */
-function houseError(body: string): { error?: string; message?: string } {
-  try {
-    const { error, message } = (JSON.parse(body) as { error?: unknown; message?: unknown } | null) ?? {};
-    return { error: typeof error === 'string' ? error : undefined, message: typeof message === 'string' ? message : undefined };
-  } catch {
-    return {};
   }
 }

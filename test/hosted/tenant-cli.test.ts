@@ -109,7 +109,7 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
   const wrong = await send('login', '--token-file', at('wrong-token'));
   t.match(
     wrong.stderr,
-    /answered 401: the token given was refused \(wrong, or rotated since: ask for the current one\)\); pass --user and --currency\n/,
+    /answered 401, the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated since \(ask whoever runs this wallet-sim for the current one\)\); pass --user and --currency\n/,
   );
 });
 
@@ -144,6 +144,6 @@ t.test('a refused token is said as such, with no "is wallet-sim running?" after 
 
   const tail = await runHere(tailCommand(), ['--url', `${host.url}/t/${acme.id}`, '--token-file', at('bad-token')]);
   t.equal(tail.code, 2);
-  t.match(tail.stderr, /answered 401: the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated/);
+  t.match(tail.stderr, /answered 401, the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated/);
   t.notMatch(tail.stderr, 'is wallet-sim running');
 });
