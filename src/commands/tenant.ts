@@ -139,7 +139,7 @@ function issued(t: TenantCreated, o: HostOptions & { tokenFile?: string }): void
   console.log(o.json ? JSON.stringify(t, null, 2) : shown(t));
 }
 
-const tokenFileOption = () =>
+const writeTokenToOption = () =>
   new Option('--token-file <file>', 'write the token to this new file (mode 0600; an existing file is refused) instead of printing it');
 
 export function tenantCommand(): Command {
@@ -151,7 +151,7 @@ export function tenantCommand(): Command {
       .description('Create a tenant: prints its callback URL, credentials, dashboard and token (shown once, or written to --token-file)')
       .requiredOption('--name <name>', "the integrator's name (1 to 64 printable characters)")
       .option('--scenario <name|file>', 'a bundled scenario (default certification) or a scenario file')
-      .addOption(tokenFileOption())
+      .addOption(writeTokenToOption())
       .action((o: HostOptions & { name: string; scenario?: string; tokenFile?: string }) =>
         run(async () => {
           writableTokenFile(o.tokenFile);
@@ -189,7 +189,7 @@ export function tenantCommand(): Command {
     hostOptions(new Command('rotate'))
       .description('Give a tenant a new token (the old one stops working; its credentials stay)')
       .argument('<id>', "the tenant's id")
-      .addOption(tokenFileOption())
+      .addOption(writeTokenToOption())
       .action((id: string, o: HostOptions & { tokenFile?: string }) =>
         run(async () => {
           writableTokenFile(o.tokenFile);

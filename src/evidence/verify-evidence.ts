@@ -46,7 +46,7 @@ export function parseEvidence(text: string, name: string): Evidence {
   const { envelope, report } = doc as { envelope: unknown; report?: unknown };
   if (typeof report !== 'string')
     throw unreadable(
-      `${name} has an envelope but its "report" is ${report === undefined ? 'missing' : `a ${typeof report}, not the JSON text that was signed`}: ` +
+      `${name} has an envelope but its "report" is ${report === undefined ? 'missing' : `${report === null ? 'null' : `a ${Array.isArray(report) ? 'list' : typeof report}`}, not the JSON text that was signed`}: ` +
         "save the body of the ?signed=true route unchanged (the probe page's Signed report button does), " +
         'or give the bare envelope and --report <file>',
     );
