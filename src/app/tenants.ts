@@ -29,7 +29,13 @@ export const TENANT_DEFAULTS = {
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 /** 128 random bits, URL-safe: a path nobody guesses. */
-export const newTenantId = () => random(16);
+/** 128 random bits, URL-safe, drawn again when it would start with `-` (a command line would read it as an option). */
+export function newTenantId(): string {
+  for (;;) {
+    const id = random(16);
+    if (!id.startsWith('-')) return id;
+  }
+}
 const newToken = () => `wst_${random(32)}`;
 
 export class TenantRegistry implements TenantDirectory {

@@ -208,3 +208,13 @@ t.test("a tenant's credentials are fixed: a scenario's own are ignored, and the 
   t.equal(slow.statusCode, 400, 'a delay_ms past the hosted cap is refused');
   t.match(slow.json(), { error: 'SCENARIO_INVALID', details: [{ pointer: '/rules/0/then/delay_ms', message: /<= 60000 on a hosted/ }] });
 });
+
+t.test('a tenant id never starts with "-" (the tenant commands take it as an argument, not an option)', async (t) => {
+  const { newTenantId } = await import('../../src/app/tenants.js');
+  const ids = Array.from({ length: 2000 }, newTenantId);
+  t.same(
+    ids.filter((id) => !/^[A-Za-z0-9_][A-Za-z0-9_-]{21}$/.test(id)),
+    [],
+    '22 URL-safe characters, none leading with "-" (one in 64 would)',
+  );
+});
