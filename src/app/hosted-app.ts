@@ -103,20 +103,19 @@ function tenantLane(tenants: TenantRegistry, log: FastifyBaseLogger, answered?: 
   // One target per tenant, made at its first callback (its lines bound to its id).
   const targets = new WeakMap<HostedTenant, LaneTarget>();
   return (path) => {
-    const id = tenantIdOf(path);
-    if (id === undefined || path.length !== id.length + CALLBACK_AFTER_ID || !path.endsWith('/callback')) return undefined;
-    const tenant = tenants.get(id);
+    // /t/<id>/callback: the id between (one with a `/`, `#` or nothing at all names no tenant)
+    if (!path.startsWith('/t/') || !path.endsWith(CALLBACK)) return undefined;
+    const tenant = tenants.get(path.slice(3, path.length - CALLBACK.length));
     if (!tenant) return undefined;
     let target = targets.get(tenant);
     if (!target) {
       const admit = (res: ServerResponse) => admitCallback(tenant, res, answered ? performance.now() : 0, answered);
-      targets.set(tenant, (target = { sim: tenant.sim, log: log.child({ tenant: id }), admit }));
+      targets.set(tenant, (target = { sim: tenant.sim, log: log.child({ tenant: tenant.id }), admit }));
     }
     return target;
   };
 }
-/** `/t/` + the id + `/callback`: the lengths around the id. */
-const CALLBACK_AFTER_ID = '/t/'.length + '/callback'.length;
+const CALLBACK = '/callback';
 
 /** The tenant id of a tenant's path, /t/<id>/… (the id as the URL has it: up to a `/`, `?` or `#`), if it is one. */
 export function tenantIdOf(url: string): string | undefined {

@@ -48,9 +48,9 @@ export class LiveTenant implements HostedTenant {
     return this.ender.signal;
   }
 
-  touched(callback: boolean): void {
+  touched(callback: boolean, at?: number): void {
     if (callback) this.callbacks++;
-    this.lastActivity = this.now();
+    this.lastActivity = at ?? this.now();
   }
 
   /** Its token changed or it is gone: the streams opened with the old one end. */

@@ -20,6 +20,8 @@ export class RateLimit {
   private used = 0;
   /** Requests refused since the start (counted, never journalled one by one). */
   refused = 0;
+  /** The clock's time at the last `take` (a caller that needs the time of its request reads it here, not the clock again). */
+  at = 0;
 
   constructor(
     readonly limit: number,
@@ -29,7 +31,7 @@ export class RateLimit {
 
   /** One request: undefined when counted in the current window; the 429's headers when it is used up. */
   take(): Refused | undefined {
-    const now = this.now();
+    const now = (this.at = this.now());
     if (now - this.windowStart >= this.windowMs) {
       this.windowStart = now;
       this.used = 0;

@@ -16,8 +16,8 @@ export interface HostedTenant {
   readonly credentials: { api_id: string; api_key: string };
   /** Fires when its token is rotated or it is deleted: its open event streams end. */
   readonly streamsEnd: AbortSignal;
-  /** A callback or an admin request served for it (GET /tenants shows the count and the time). */
-  touched(callback: boolean): void;
+  /** A callback or an admin request served for it at `at` (default: now; GET /tenants shows the count and the time). */
+  touched(callback: boolean, at?: number): void;
   /** Its callbacks per second and its admin requests per minute (the host's limits). */
   readonly callbackLimit: RateLimit;
   readonly adminLimit: RateLimit;

@@ -193,7 +193,7 @@ export function admitCallback(
     if (answered) timed(res, arrived, answered);
     return refusal;
   }
-  tenant.touched(true);
+  tenant.touched(true, tenant.callbackLimit.at); // (the time the limit just read)
   res.on('close', () => {
     tenant.inFlight.release();
     if (answered) answeredAt(res, arrived, answered);
