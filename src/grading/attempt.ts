@@ -73,6 +73,13 @@ export interface Arrival {
    */
   excused?: boolean;
   /**
+   * Its answer is not wallet-sim's own rules judging the request: a scenario rule forced its code,
+   * or (proxy mode) the upstream's reply was relayed as it came. A definite refusal of it then says
+   * nothing of the provider's request: ROUNDS_SETTLED stops waiting for a round whose settlement, or
+   * whose applied bet, was answered so (the provider did its part; the rest is escalation).
+   */
+  imposed?: boolean;
+  /**
    * What else a violation's evidence cites: the request's headers as journalled (masked, or masked
    * when written: evidence is written as JSON) and the reply. Two fields rather than one object
    * holding both: an attempt is kept for as long as its transaction, and every object it keeps
@@ -130,6 +137,7 @@ export function attemptOf(r: Arrival, nth: number, origin = 0): Attempt {
     body: r.body,
     applied: r.applied,
     excused: r.excused ?? false,
+    imposed: r.imposed ?? false,
     headers: r.headers,
     reply: r.reply,
     lag: r.lag,

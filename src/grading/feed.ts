@@ -46,6 +46,7 @@ export function arrivalOf(x: JournalledExchange): Arrival | undefined {
     body: keptBody(x.requestBody, x.chars, x.text),
     applied: code === SUCCESS && !excused,
     excused,
+    imposed: x.out.forced !== undefined || relayed(x),
     headers: request.headers,
     reply,
     lag: loopLag.at(x.at),
@@ -59,8 +60,13 @@ export function arrivalOf(x: JournalledExchange): Arrival | undefined {
  */
 function upstreamAtFault(x: JournalledExchange): boolean {
   const leg = x.out.wallet;
+  if (!relayed(x) || leg?.answer.kind !== 'reply') return false;
+  return readReply(leg.sent, leg.answer).problems.length > 0;
+}
+
+/** Proxy mode: the provider got the upstream's own reply, status and bytes as they came (no rule's drop, status or body). */
+function relayed(x: JournalledExchange): boolean {
+  const leg = x.out.wallet;
   if (!leg || leg.answer.kind !== 'reply' || x.out.drop) return false;
-  const { answer } = leg;
-  if (x.out.status !== answer.status || x.out.body !== answer.text) return false;
-  return readReply(leg.sent, answer).problems.length > 0;
+  return x.out.status === leg.answer.status && x.out.body === leg.answer.text;
 }

@@ -380,3 +380,44 @@ t.test("BET_WITHIN_REPORTED_BALANCE, in the pipeline's order: a reply written af
     if (want === 'fail') t.same(check.violations[0]!.journal_ids, [4, 5], 'cites the latest reply written before the bet');
   }
 });
+
+t.test('ROUNDS_SETTLED: a refusal a rule forced or the upstream answered ends the wait; one of wallet-sim rules does not', async (t) => {
+  type Step = { tx: string; event: 'bet' | 'bet_result'; code: string; imposed?: boolean; dropped?: boolean; applied?: boolean };
+  const opened: Step = { tx: 'b1', event: 'bet', code: 'R0' };
+  const rows: [string, Step[], string][] = [
+    ['settlement refused R3 by a rule', [opened, { tx: 's1', event: 'bet_result', code: 'R3', imposed: true }], 'pass'],
+    ['settlement refused R3 by the upstream (proxy)', [opened, { tx: 's1', event: 'bet_result', code: 'R2', imposed: true }], 'pass'],
+    ["settlement refused R3 by wallet-sim's own rules", [opened, { tx: 's1', event: 'bet_result', code: 'R3' }], 'fail'],
+    ['settlement R1 (not definite) by the upstream', [opened, { tx: 's1', event: 'bet_result', code: 'R1', imposed: true }], 'fail'],
+    [
+      "a rule's refusal the provider never read (dropped)",
+      [opened, { tx: 's1', event: 'bet_result', code: 'R3', imposed: true, dropped: true }],
+      'fail',
+    ],
+    [
+      'the opening bet applied but lost, its resend refused by the upstream',
+      [
+        { ...opened, dropped: true },
+        { tx: 'b1', event: 'bet', code: 'R3', imposed: true, applied: false },
+      ],
+      'pass',
+    ],
+    [
+      'another bet of the round refused by the upstream',
+      [opened, { tx: 'b2', event: 'bet', code: 'R3', imposed: true, applied: false }],
+      'fail',
+    ],
+    ['nothing but the bet', [opened], 'fail'],
+  ];
+  for (const [name, steps, want] of rows) {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, round_max_age_s: 10 });
+    steps.forEach((s, i) => {
+      const at = T0 + i * S;
+      const applied = s.applied ?? s.code === 'R0';
+      const a = g.arrive({ id: i + 1, at, user: u, event: s.event, tx: s.tx, game: 'G1', total: 1, body: {}, applied, imposed: s.imposed });
+      const body = { code: s.code, latest_balance: 1 };
+      g.complete(a, { end: at + 5, status: 200, body, dropped: s.dropped ?? false, clientGone: false } satisfies Completion);
+    });
+    t.equal(statusOf(reportAt(g, 60 * S), 'ROUNDS_SETTLED'), want, name);
+  }
+});
