@@ -78,6 +78,34 @@ t.test('one callback at a time: the check that owns each kind of difference fail
       ['WALLET_ROUND_RULES'],
       /TRANSACTION_REUSED/,
     ],
+    (() => {
+      const b = bet('p', 'b1', 10);
+      return [
+        'an identical resend refused, then the transaction_id reused with another body and applied',
+        () => [
+          step(login('p'), { balance: '100' }),
+          step(b, { balance: '90' }),
+          step(again(b), { code: 'R3', balance: '90' }),
+          step(bet('p', 'b1', 20, 'g2'), { balance: '70' }),
+        ],
+        ['WALLET_IDEMPOTENT', 'WALLET_ROUND_RULES'],
+        /R3 to an identical resend/,
+      ] as const;
+    })(),
+    (() => {
+      const b = bet('p', 'b1', 10);
+      return [
+        'an identical resend applied again, then the transaction_id reused: one root cause',
+        () => [
+          step(login('p'), { balance: '100' }),
+          step(b, { balance: '90' }),
+          step(again(b), { balance: '80' }),
+          step(bet('p', 'b1', 20, 'g2'), { balance: '60' }),
+        ],
+        ['WALLET_IDEMPOTENT'],
+        /applied again/,
+      ] as const;
+    })(),
     [
       'more fraction digits than the currency has',
       () => [step(login('p'), { balance: '100' }), step(bet('p', 'b1', 0.001), { balance: '99.999' })],

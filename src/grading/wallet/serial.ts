@@ -20,7 +20,7 @@ export function judgeSerial(
   op: Overlapped,
   reference: ReferenceLedger,
   tally: (id: WalletCheckId) => WalletTally,
-  failed: (id: WalletCheckId, user: string) => boolean,
+  reapplies: (user: string) => boolean,
 ): void {
   const { x, reply } = op;
   const a = op.answer!;
@@ -44,7 +44,11 @@ export function judgeSerial(
     return followWallet(reference, req, reply);
   }
   const before = reference.balance(user);
-  if (ref.kind === 'round') tally('WALLET_ROUND_RULES').exercise(user);
+  // A wallet that applied an identical resend again keeps no transaction_ids at all: a reused one
+  // is that root cause, WALLET_IDEMPOTENT's, and is neither judged nor counted here. (A wallet that
+  // refused an identical resend does keep them: answering R0 to a reused one is a fault of its own.)
+  const leftToIdempotent = ref.kind === 'round' && ref.rule?.startsWith('TRANSACTION_REUSED') === true && reapplies(user);
+  if (ref.kind === 'round' && !leftToIdempotent) tally('WALLET_ROUND_RULES').exercise(user);
   if (ref.kind === 'invalid') tally('WALLET_REFUSES_INVALID').exercise(user);
   if (ref.kind === 'short' && before) tally('WALLET_REFUSES_SHORT_BET').exercise(user);
 
@@ -72,8 +76,7 @@ export function judgeSerial(
         x,
         a,
       );
-    // A wallet that applies identical resends again keeps no transaction_ids at all: a reused one is that root cause.
-    else if (ref.kind === 'round' && ref.rule?.startsWith('TRANSACTION_REUSED') && failed('WALLET_IDEMPOTENT', user)) void 0;
+    else if (leftToIdempotent) void 0;
     else if (ref.kind === 'round') tally('WALLET_ROUND_RULES').violate(`${what(x)}: ${answered} (${ref.rule})`, x, a);
     else if (ref.kind === 'invalid') tally('WALLET_REFUSES_INVALID').violate(`${what(x)}: ${answered} (${ref.rule})`, x, a);
     reference.follow(req, reply!.balance);

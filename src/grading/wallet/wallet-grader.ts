@@ -57,6 +57,8 @@ export class WalletGrader {
   private readonly tallies = new Map<WalletCheckId, WalletTally>(WALLET_CHECKS.map((c) => [c.id, new WalletTally()]));
   /** Exchanges sent and not answered, for ANSWERS_IN_TIME's pending count: id → player. */
   private readonly waiting = new Map<number, string>();
+  /** Players for whom the wallet applied an identical resend again (WALLET_IDEMPOTENT failed so). */
+  private readonly reapplies = new Set<string>();
   /** Histories of overlapping callbacks that could not be judged (past the search's bound), per player. */
   private readonly undecided = new Map<string, { n: number; why: Set<string> }>();
   private readonly reference: ReferenceLedger;
@@ -149,7 +151,7 @@ export class WalletGrader {
         op,
         this.reference,
         (id) => this.tally(id),
-        (id, u) => this.failed(id, u),
+        (u) => this.reapplies.has(u),
       );
     else this.history(x.user!, p);
   }
@@ -200,6 +202,7 @@ export class WalletGrader {
             a,
           );
           this.reference.forget(user);
+          this.reapplies.add(user);
           op.untrusted = true;
         }
       }
@@ -235,11 +238,6 @@ export class WalletGrader {
       judged.message,
       ops.map((o) => [o.x, o.answer!] as const),
     );
-  }
-
-  /** Whether `user` already failed `id` (a later symptom of the same root cause is left to it). */
-  failed(id: WalletCheckId, user: string): boolean {
-    return this.tally(id).violationsOf(user).list.length > 0;
   }
 
   private player(user: string): PlayerState {
