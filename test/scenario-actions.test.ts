@@ -42,6 +42,16 @@ t.test('set_balance applies before processing', async (t) => {
   await forced.app.close();
 });
 
+t.test('set_balance never gives a player a balance its currency cannot hold (a rule naming another currency)', async (t) => {
+  const { app, sim } = await withRules([{ when: { event_type: 'bet', currency: 'USD' }, then: { set_balance: 12.34 } }]);
+  t.teardown(() => app.close());
+  // player-1 holds KRW (no fraction digits): its bet in USD is refused, and its balance stays whole
+  const r = await send(app, bet('player-1', 'G1', [['1', 'P', 1]], { currency: 'USD' }));
+  t.equal(r.body.code, 'R3');
+  t.equal(balanceOf(sim, 'player-1'), '1000000');
+  t.equal(r.body.latest_balance, 1000000);
+});
+
 t.test('latest_balance override, or null to omit; http_status; raw body', async (t) => {
   const { app, sim } = await withRules([
     { name: 'lie', when: { event_type: 'login', user_id: 'a' }, then: { latest_balance: 12.34 } },

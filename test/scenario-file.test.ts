@@ -92,6 +92,29 @@ t.test('semantic checks', async (t) => {
       ['/rules/0/then/set_balance has 1 fraction digit; KRW allows 0'],
     ],
     [
+      'set_balance without a currency: every currency the scenario lists must hold it',
+      { currencies: { KRW: 0 }, rules: [{ when: { event_type: 'bet' }, then: { set_balance: 12.34 } }] },
+      [
+        '/rules/0/then/set_balance has 2 fraction digits; KRW allows 0: a KRW player this rule matches could not hold it; name the currency in when.currency (or the player in when.user_id), or give an amount every currency of the scenario holds',
+      ],
+    ],
+    [
+      "set_balance in a preset player's currency",
+      {
+        currencies: { KRW: 0 },
+        players: [
+          { user_id: 'k1', balance: 100, currency: 'KRW' },
+          { user_id: 'u1', balance: 100 },
+        ],
+        rules: [
+          { when: { user_id: 'u1' }, then: { set_balance: 12.34 } },
+          { when: { user_id: 'k1' }, then: { set_balance: 12.5 } },
+          { when: { user_id: 'k1' }, then: { set_balance: 12 } },
+        ],
+      },
+      ['/rules/1/then/set_balance has 1 fraction digit; KRW allows 0'],
+    ],
+    [
       'latest_balance override beyond 15 digits',
       { rules: [{ when: {}, then: { latest_balance: 0.30000000000000004 } }] },
       [

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../kernel/awaitable.js';
 import { eventOf } from '../protocol/seed/index.js';
-import { type Money, money } from '../kernel/money.js';
+import { amountProblem, type Money, money } from '../kernel/money.js';
 import { hasErrors } from '../protocol/findings.js';
 import type { CallbackRequest, RuleThen } from '../protocol/types.generated.js';
 import { playerChange } from '../ledger/state.js';
@@ -58,10 +58,13 @@ const outcomeOf = (decision: Decision): Outcome => ({ code: decision.code, decis
  * like any other, committed with the decision), a forced `code` instead of the wallet's.
  */
 export function decideWithRule(view: View, req: CallbackRequest, then: RuleThen | undefined, config: WalletConfig): Decision {
-  const forced =
-    then?.set_balance === undefined
-      ? undefined
-      : { user_id: req.user_id, balance: money(then.set_balance), currency: view.player?.currency ?? config.defaultCurrency };
+  const currency = view.player?.currency ?? config.defaultCurrency;
+  const set = then?.set_balance === undefined ? undefined : money(then.set_balance);
+  // The scenario's check holds every amount to the currency of the players a rule can match; a
+  // player of another currency matched anyway (a rule naming USD, a KRW player's bet in USD) keeps
+  // its balance: never one its currency cannot hold, never rounded.
+  const fits = set !== undefined && !amountProblem(set, currency, config.scale(currency));
+  const forced = fits ? { user_id: req.user_id, balance: set, currency } : undefined;
   const seen: View = forced ? { ...view, player: forced } : view;
   const before: Money | undefined = seen.player?.balance;
   const decision: Decision = then?.code

@@ -65,10 +65,25 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
       problems.push({ pointer: `/rules/${i}/when/every`, message: 'cannot be combined with nth' });
     if (r.probability !== undefined && !r.name)
       problems.push({ pointer: `/rules/${i}/name`, message: 'is required on a rule with a probability (the draw hashes it): add "name"' });
-    // A rule's amounts are in the currency it names, else the default one.
-    const currency = r.when.currency ?? defaultCurrency;
-    if (r.then.set_balance !== undefined) checkScale(r.then.set_balance, currency, `/rules/${i}/then/set_balance`);
-    if (typeof r.then.latest_balance === 'number') checkScale(r.then.latest_balance, currency, `/rules/${i}/then/latest_balance`);
+    // A rule's amounts are in the currency of the players it can match: the one it names, its preset
+    // player's, else any the scenario lists (a KRW player matched by a rule without a currency
+    // cannot hold 12.34: that is refused here, never rounded at the callback).
+    const preset = doc.players?.find((p) => p.user_id === r.when.user_id);
+    const named = r.when.currency ?? (preset ? (preset.currency ?? defaultCurrency) : undefined);
+    const currencies = named !== undefined ? [named] : [defaultCurrency, ...scales.keys()];
+    const checkAll = (n: number, pointer: string) => {
+      const fits = (c: string) => !amountProblem(money(n), c, scaleOf(c));
+      const bad = currencies.find((c) => !fits(c));
+      if (bad === undefined) return;
+      checkScale(n, bad, pointer);
+      if (currencies.some(fits))
+        problems.at(-1)!.message +=
+          `: a ${bad} player this rule matches could not hold it; name the currency in when.currency (or the player in when.user_id), or give an amount every currency of the scenario holds`;
+    };
+    if (r.then.set_balance !== undefined) checkAll(r.then.set_balance, `/rules/${i}/then/set_balance`);
+    // (a reply's latest_balance is a stated figure, not a balance held: the rule's own currency)
+    if (typeof r.then.latest_balance === 'number')
+      checkScale(r.then.latest_balance, r.when.currency ?? defaultCurrency, `/rules/${i}/then/latest_balance`);
   });
   if (problems.length) throw new ScenarioError(source, problems);
   return {
