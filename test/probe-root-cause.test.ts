@@ -64,7 +64,40 @@ t.test('a masked key says whether it is the configured one', async (t) => {
   t.match(text, /→ POST .*\n.*api-key: zo\*+ \(not the configured key\)\n.*\n.*← HTTP 200 .*\n.*api-key: zo\*+ \(the configured key\)/);
   t.match(formatProbeHtml(report), /api-key: zo\*+ \(not the configured key\)/);
   t.notMatch(text, /zoo-key/, 'never the key itself');
+  // The fix says what to change for the leak, not only what a reply looks like.
+  t.match(
+    text,
+    /^ {6}fix: Reply with HTTP 200.* On a reply to a caller whose credentials were wrong \(R2\), echo back the Api-Id and Api-Key it sent/m,
+  );
 });
+
+t.test('short bets accepted (R0, the balance clamped to 0) fail WALLET_REFUSES_SHORT_BET alone: the race says "see"', async (t) => {
+  const { report, text } = await probeZoo({ defect: 'r0-short-clamp' });
+  t.same(failing(report), ['WALLET_REFUSES_SHORT_BET'], text);
+  const c = report.checks.find((x) => x.name === 'concurrent-overdraw')!;
+  t.equal(c.status, 'skip', 'not judged');
+  t.equal(c.see, 'WALLET_REFUSES_SHORT_BET');
+  t.match(text, /^SKIP {2}concurrent-overdraw .*\(not judged, see WALLET_REFUSES_SHORT_BET: 5 of 5 simultaneous bets .* were answered R0/m);
+  t.notMatch(text, /per-player lock \(or an atomic/, 'no fix about locking');
+});
+
+t.test(
+  'a player created on sight, then a bet above its balance accepted: WALLET_REFUSES_SHORT_BET alone, unknown-player says "see"',
+  async (t) => {
+    const { report, text } = await probeZoo({ defect: 'r0-short-bet', autoCreate: '100' });
+    t.same(failing(report), ['WALLET_REFUSES_SHORT_BET'], text);
+    const c = report.checks.find((x) => x.name === 'unknown-player')!;
+    t.equal(c.status, 'skip', 'not judged');
+    t.equal(c.see, 'WALLET_REFUSES_SHORT_BET');
+    t.match(text, /^SKIP {2}unknown-player .*\(not judged, see WALLET_REFUSES_SHORT_BET: .*created .* with a balance of 100/m);
+    const short = report.walletChecks.find((x) => x.id === 'WALLET_REFUSES_SHORT_BET')!;
+    t.equal(short.see, undefined, 'it defers to nobody');
+    t.ok(
+      short.violations.some((v) => /-unknown-/.test(v.user_id ?? '')),
+      "the stranger's bet is among its violations",
+    );
+  },
+);
 
 t.test('a wallet that creates unknown players passes, with a warning that a production wallet refuses them', async (t) => {
   const { report, text } = await probeZoo({ autoCreate: '500' });

@@ -18,6 +18,7 @@ const NAMED_BY: Record<Defect, string> = {
   'float-money': 'WALLET_BALANCE_EXACT',
   'settle-winloss-only': 'WALLET_BALANCE_EXACT',
   'r0-short-bet': 'WALLET_REFUSES_SHORT_BET',
+  'r0-short-clamp': 'WALLET_REFUSES_SHORT_BET',
   'no-player-lock': 'WALLET_CONCURRENCY_SAFE',
   'settle-unknown-round': 'WALLET_ROUND_RULES',
   'resettle-new-txid': 'WALLET_ROUND_RULES',

@@ -4,6 +4,7 @@ import { type BetLine, betResultRequest, type Envelope, loginRequest, type Round
 import type { Credentials } from '../client/http.js';
 import { type Money, money, sum, ZERO } from '../kernel/money.js';
 import { topLevelNumberTexts } from '../kernel/raw-json.js';
+import type { WalletCheckId } from '../grading/wallet/exchange.js';
 import { DEFAULT_BACKOFF_MS, readCode, Wire } from './wire.js';
 
 export type * from './types.js';
@@ -88,6 +89,8 @@ export interface SendOptions {
   valid?: boolean;
   /** What the wallet should do, said when it does not (the check's fix is said once, below its failures). */
   why?: string;
+  /** A wallet check that owns this send's failure when it fails on it too (the check then says "see" it, and why). */
+  ownedBy?: { id: WalletCheckId; why: string };
 }
 
 /** The wallet checks that judge a refusal by the reference's rules: a probe check that sees the same failure says "see" them. */
@@ -154,10 +157,11 @@ export class Check {
    */
   async send(label: string, body: object | string, o: SendOptions = {}): Promise<Reply> {
     const { wire } = this.session;
-    const judged = JUDGED_BY.map((id) => wire.violations(id));
+    const owners: WalletCheckId[] = [...JUDGED_BY, ...(o.ownedBy ? [o.ownedBy.id] : [])];
+    const judged = owners.map((id) => wire.violations(id));
     const attempts = await wire.deliver(label, body, { credentials: o.credentials, valid: o.valid });
     // One root cause, one failure: what a wallet check (the reference's) failed on this send is that check's.
-    const owner = JUDGED_BY.find((id, i) => wire.violations(id) > judged[i]!);
+    const owner = owners.find((id, i) => wire.violations(id) > judged[i]!);
     for (const x of attempts) this.exchanges.push(x);
     const last = attempts.at(-1)!;
     const index = this.exchanges.length - 1;
@@ -174,7 +178,7 @@ export class Check {
       reply.balance = money(text);
     }
     if (o.expect && owner && !o.expect.includes(reply.code!)) {
-      this.notJudged(owner, `${label}: answered ${reply.code}, which ${owner} fails`);
+      this.notJudged(owner, owner === o.ownedBy?.id ? o.ownedBy.why : `${label}: answered ${reply.code}, which ${owner} fails`);
       return reply;
     }
     if (o.expect)

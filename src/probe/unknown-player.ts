@@ -7,7 +7,9 @@ import type { Check } from './session.js';
 /**
  * A player the wallet never saw: refused (any of R1-R3) is right; so is creating it, as a sandbox
  * does, provided the wallet then holds it to the balance it reported. What fails is R0 on money that
- * is not there: a bet above the balance it just gave the stranger.
+ * is not there: a bet above the balance it just gave the stranger. Where that balance was a real one
+ * (above zero), such an R0 is a short bet like any other, WALLET_REFUSES_SHORT_BET's to name: this
+ * check then says "see" it. A balance of zero or less is no account at all, and stays this check's.
  */
 export async function unknownPlayer(c: Check): Promise<void> {
   const stranger = `${c.target.user}-unknown-${newTransactionId('p')}`;
@@ -27,9 +29,16 @@ export async function unknownPlayer(c: Check): Promise<void> {
   const r = newRound(c.target);
   const bets = [line('1', 'P', over)];
   const bet = betRequest(c.session.env({ user_id: stranger, transaction_id: newTransactionId('provoke-unknown') }), r, bets);
+  const created = login.balance.gt(0);
   const reply = await c.send(`bet of ${over.toFixed()} for ${stranger} (balance ${login.balance.toFixed()})`, bet, {
     expect: [NOT_ENOUGH_BALANCE, INVALID, UNAUTHORIZED, FAILED],
     why: `the wallet answered R0 for a player it did not know and then accepted a bet above the balance it gave it: money that is not there`,
+    ownedBy: created
+      ? {
+          id: 'WALLET_REFUSES_SHORT_BET',
+          why: `the wallet created ${stranger} with a balance of ${login.balance.toFixed()}, then answered R0 to a bet of ${over.toFixed()} above it: a short bet accepted`,
+        }
+      : undefined,
   });
   if (reply.code === SUCCESS) {
     const push = betResultRequest(env(), r, [{ ...bets[0]!, winloss: ZERO }]);

@@ -48,9 +48,9 @@ export class Wire {
     });
   }
 
-  /** A wallet check already fails (so a later check can leave that root cause to it). */
-  failing(id: WalletCheckId): boolean {
-    return this.grader.checks().some((c) => c.id === id && c.status === 'fail');
+  /** A wallet check already fails, for every player or for `user` (so a later check can leave that root cause to it). */
+  failing(id: WalletCheckId, user?: string): boolean {
+    return this.grader.checks(user).some((c) => c.id === id && c.status === 'fail');
   }
 
   /** How many violations a wallet check has so far (a move that adds one is that check's root cause). */

@@ -209,3 +209,20 @@ t.test('the evidence and the events never hold the Api-Key', async (t) => {
   const r = grade([{ ex: x, reply: answer }]);
   t.notMatch(JSON.stringify([...r.values()]), KEY.api_key);
 });
+
+t.test("WALLET_REPLY_VALID's fix says what to change for a leaked key, after what a reply must be", async (t) => {
+  const wrong = () => ({ ...login('p', `l-wrong-${newId()}`), credentialsOk: false, sentConfiguredKey: false });
+  const leaked = { code: 'R2', balance: null, headers: { 'api-key': KEY.api_key } };
+  const LEAK_FIX = /On a reply to a caller whose credentials were wrong \(R2\), echo back the Api-Id and Api-Key it sent/;
+  const rows: [string, () => Step[], boolean][] = [
+    ['its own key sent to a wrong caller', () => [step(wrong(), leaked)], true],
+    ['a leak and a missing header', () => [step(wrong(), leaked), step(login('p'), { headers: { 'api-id': undefined } })], true],
+    ['a missing header only', () => [step(login('p'), { headers: { 'api-id': undefined } })], false],
+  ];
+  for (const [name, steps, leak] of rows) {
+    const fix = grade(steps()).get('WALLET_REPLY_VALID')!.fix;
+    t.match(fix, /^Reply with HTTP 200, Content-Type application\/json, Api-Id and Api-Key headers/, `${name}: what a reply must be`);
+    if (leak) t.match(fix, LEAK_FIX, `${name}: and the leak's fix`);
+    else t.notMatch(fix, LEAK_FIX, `${name}: no leak, no leak fix`);
+  }
+});

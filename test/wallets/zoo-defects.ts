@@ -11,6 +11,7 @@
  * | float-money                 | balances are kept in binary floats: 102.1 - 0.7 = 101.39999999999999                    |
  * | settle-winloss-only         | a settlement credits total_winloss only (forgets the stake comes back)                  |
  * | r0-short-bet                | a bet above the balance is answered R0 (the balance goes negative)                     |
+ * | r0-short-clamp              | a bet above the balance is answered R0 and the balance set to 0 (never negative)       |
  * | no-player-lock              | no per-player lock: read balance, await the "database", debit: concurrent bets overdraw |
  * | settle-unknown-round        | a settlement of a round never bet is accepted and credited                              |
  * | resettle-new-txid           | a settled round settles again under a new transaction_id                                |
@@ -53,6 +54,7 @@ export const DEFECTS = [
   'float-money',
   'settle-winloss-only',
   'r0-short-bet',
+  'r0-short-clamp',
   'no-player-lock',
   'settle-unknown-round',
   'resettle-new-txid',

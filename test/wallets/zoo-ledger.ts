@@ -166,15 +166,19 @@ export class ZooLedger {
       if (!this.has('accepts-bet-on-settled-round')) return refuse(`round ${d.game_no as string} is settled`);
       round = undefined;
     }
+    let short = false;
     if (this.has('no-player-lock')) {
       const seen = p.balance;
       await dbRoundTrip(RACE_MS);
       if (seen.lt(total)) return { code: 'R4', balance: p.balance };
     } else {
       await dbRoundTrip();
-      if (p.balance.lt(total) && !this.has('r0-short-bet')) return { code: 'R4', balance: p.balance };
+      short = p.balance.lt(total);
+      if (short && !this.has('r0-short-bet') && !this.has('r0-short-clamp')) return { code: 'R4', balance: p.balance };
     }
-    this.move(p, total.neg());
+    // The clamp forgives the shortfall: the balance never goes negative, so only the sum of the bets shows it.
+    if (short && this.has('r0-short-clamp')) p.balance = ZERO;
+    else this.move(p, total.neg());
     round ??= { currency: cur, bets: new Map(), settled: false };
     for (const b of bets) round.bets.set(b.index, (round.bets.get(b.index) ?? ZERO).plus(b.amount));
     this.rounds.set(id, round);

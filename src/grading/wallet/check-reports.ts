@@ -51,17 +51,24 @@ export function checkReports(tally: (id: WalletCheckId) => WalletTally, userId: 
       status,
       exercised,
       detail,
-      fix: fixOf(c, t.causesOf(userId)),
+      fix: fixOf(c, t.causesOf(userId), list),
       violations: listedViolations(list, more, c.id),
     };
   });
 }
 
-/** The check's fix, or the fixes for the kinds of failure its violations were (in the order unreachable, broken, timeout). */
-function fixOf(c: WalletCheck, causes: Set<NoReplyCause>): string {
-  if (!c.fixFor || causes.size === 0) return c.fix;
-  return (['unreachable', 'broken', 'timeout'] as const)
-    .filter((cause) => causes.has(cause))
-    .map((cause) => c.fixFor![cause])
-    .join(' ');
+/**
+ * The check's fix, or the fixes for the kinds of failure its violations were (in the order
+ * unreachable, broken, timeout); then the fix of each particular problem its violations name.
+ */
+function fixOf(c: WalletCheck, causes: Set<NoReplyCause>, violations: readonly ReportViolation[]): string {
+  const fix =
+    !c.fixFor || causes.size === 0
+      ? c.fix
+      : (['unreachable', 'broken', 'timeout'] as const)
+          .filter((cause) => causes.has(cause))
+          .map((cause) => c.fixFor![cause])
+          .join(' ');
+  const named = (c.problemFixes ?? []).filter((p) => violations.some((v) => v.message.includes(p.problem)));
+  return [fix, ...named.map((p) => p.fix)].join(' ');
 }

@@ -1,3 +1,4 @@
+import { KEY_LEAK } from '../../protocol/seed/reply-read.js';
 import type { NoReplyCause, WalletCheckId } from './exchange.js';
 
 /** One row of the wallet side's table: what the operator's wallet must do, and how to fix it. */
@@ -14,6 +15,8 @@ export interface WalletCheck {
   unit: readonly [one: string, many: string];
   /** The fix when the violations say what kind of failure they were (a wallet not reached is not a slow one). */
   fixFor?: Readonly<Record<NoReplyCause, string>>;
+  /** A problem some violations name (as the reader words it), and what to change for it: said after the check's fix. */
+  problemFixes?: readonly { problem: string; fix: string }[];
 }
 
 const SLOW_FIX =
@@ -29,6 +32,12 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     fix: 'Reply with HTTP 200, Content-Type application/json, Api-Id and Api-Key headers (and Callback-URL on login and bet_result), and a body with code (R0-R4, upper case), event_type and user_id as sent, a timestamp (Unix seconds), and latest_balance (a JSON number) on every R0.',
     idle: 'no callback reached the wallet',
     unit: ['reply', 'replies'],
+    problemFixes: [
+      {
+        problem: KEY_LEAK,
+        fix: 'On a reply to a caller whose credentials were wrong (R2), echo back the Api-Id and Api-Key it sent: never send your configured Api-Key to a caller that did not present it.',
+      },
+    ],
   },
   {
     id: 'WALLET_IDEMPOTENT',

@@ -63,6 +63,9 @@ export interface ReadReply {
   problems: string[];
 }
 
+/** The problem of a reply that hands the configured Api-Key to a caller that did not send it (its check's fix names it). */
+export const KEY_LEAK = 'the Api-Key reply header is the configured key, sent to a caller that did not send it (a leak of the key)';
+
 /** Login and bet_result replies carry Callback-URL. */
 const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
 
@@ -85,8 +88,7 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
     a.headers['callback-url'] === undefined
   )
     problems.push(`no Callback-URL reply header (a ${x.event} reply carries it)`);
-  if (!x.sentConfiguredKey && a.repliedConfiguredKey)
-    problems.push('the Api-Key reply header is the configured key, sent to a caller that did not send it (a leak of the key)');
+  if (!x.sentConfiguredKey && a.repliedConfiguredKey) problems.push(KEY_LEAK);
 
   let body: unknown;
   try {
