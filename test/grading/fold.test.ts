@@ -421,3 +421,16 @@ t.test('ROUNDS_SETTLED: a refusal a rule forced or the upstream answered ends th
     t.equal(statusOf(reportAt(g, 60 * S), 'ROUNDS_SETTLED'), want, name);
   }
 });
+
+t.test('LOST_REPLY_RETRIED and FAILED_SETTLEMENT_RETRIED: after max_attempts attempts, giving up is right', async (t) => {
+  const th = { max_attempts: 3, min_retry_gap_ms: 100 };
+  const lost = (tx: typeof bet, id: string, n: number) => Array.from({ length: n }, (_, i) => tx(u, id, i * 2 * S, { drop: true }));
+  const r1 = (n: number) => Array.from({ length: n }, (_, i) => settle(u, 's1', i * 2 * S, { code: 'R1' }));
+  const rows: [string, Cb[], CheckId, string][] = [
+    ['a bet lost 3 times of 3, then given up', lost(bet, 'b1', 3), 'LOST_REPLY_RETRIED', 'pass'],
+    ['a bet lost 2 times of 3, then given up', lost(bet, 'b1', 2), 'LOST_REPLY_RETRIED', 'fail'],
+    ['a settlement answered R1 3 times of 3, then given up', r1(3), 'FAILED_SETTLEMENT_RETRIED', 'pass'],
+    ['a settlement answered R1 twice of 3, then given up', r1(2), 'FAILED_SETTLEMENT_RETRIED', 'fail'],
+  ];
+  for (const [name, cbs, id, want] of rows) t.equal(statusOf(run(cbs, 200 * S, th), id), want, name);
+});

@@ -22,7 +22,15 @@ const ROWS: Row[] = [
     check: 'LOST_REPLY_RETRIED',
     now: 70 * S,
     journal: [bet(u, 'b1', 0, { drop: true })],
-    message: 'the reply to bet b1 of p1 (#1) was lost and the transaction was never resent within 60 s',
+    message:
+      'the reply to bet b1 of p1 (#1) was lost (the connection was closed without a reply) and the transaction was never resent within 60 s',
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    now: 90 * S,
+    journal: [bet(u, 'b1', 0, { ms: 12 * S })],
+    message:
+      'the reply to bet b1 of p1 (#1) was lost: written after 12 s, past the client_timeout_s of 10 s (to a provider with that time-out, no reply) and the transaction was never resent within 60 s',
   },
   {
     check: 'RETRY_SAME_TRANSACTION',

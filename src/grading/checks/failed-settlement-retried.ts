@@ -34,7 +34,11 @@ export const failedSettlementRetried: Reducer = {
       tally.unpend(tx.id);
       return;
     }
-    if (tx.last !== a) return; // already resent
+    // Already resent; or max_attempts used up, where one more would fail RETRY_BACKOFF: giving up is right.
+    if (tx.last !== a || tx.count >= g.t.max_attempts) {
+      if (tx.last === a) tally.unpend(tx.id);
+      return;
+    }
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
     openWindow(

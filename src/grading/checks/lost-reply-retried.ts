@@ -18,8 +18,9 @@ export const lostReplyRetried: Reducer = {
       mark(tx, ID);
       tally.exercise(a.user);
     }
-    // Already resent (before the loss was known: a late reply): nothing to wait for.
-    if (tx.last !== a || tx.windows?.has(ID)) return;
+    // Already resent (before the loss was known: a late reply): nothing to wait for. Nor after
+    // max_attempts attempts: one more would fail RETRY_BACKOFF, so giving up there is right.
+    if (tx.last !== a || tx.windows?.has(ID) || tx.count >= g.t.max_attempts) return;
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
     openWindow(
@@ -29,7 +30,10 @@ export const lostReplyRetried: Reducer = {
         tx.windows!.delete(ID);
         mark(tx, FAILED);
         tally.unpend(tx.id);
-        tally.violate(`the reply to ${describe(a)} was lost and the transaction was never resent within ${seconds(window)}`, [a]);
+        tally.violate(
+          `the reply to ${describe(a)} ${howLost(a, g.timeoutMs)} and the transaction was never resent within ${seconds(window)}`,
+          [a],
+        );
       }),
     );
   },
@@ -38,3 +42,12 @@ export const lostReplyRetried: Reducer = {
     g.tally(ID).unpend(tx.id);
   },
 };
+
+/** How the provider lost an attempt's reply (its time-out: the scenario's client_timeout_s). */
+export function howLost(a: Attempt, timeoutMs: number): string {
+  if (a.fault?.dropped) return 'was lost (the connection was closed without a reply)';
+  if (a.closedAt !== undefined && (a.end === undefined || a.closedAt < a.end)) return 'was lost (the caller closed the connection first)';
+  if (a.end !== undefined && a.end - a.at > timeoutMs)
+    return `was lost: written after ${seconds(a.end - a.at)}, past the client_timeout_s of ${seconds(timeoutMs)} (to a provider with that time-out, no reply)`;
+  return `was lost (none within the client_timeout_s of ${seconds(timeoutMs)})`;
+}
