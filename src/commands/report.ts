@@ -7,7 +7,15 @@ import { formatHtml } from '../grading/format-html.js';
 import type { DsseEnvelope, Report } from '../protocol/types.generated.js';
 import { reportBeside } from '../evidence/beside.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
-import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import {
+  adminTokenOf,
+  adminTokenOption,
+  tokenFileOption,
+  junitOption,
+  markRequired,
+  usageErrorsExit2,
+  simulatorUrlOption,
+} from './options.js';
 
 interface ReportOptions {
   url: string;
@@ -74,7 +82,7 @@ function writeSigned(file: string, signed: { envelope: DsseEnvelope; text: strin
 }
 
 export function reportCommand(): Command {
-  return markRequired(new Command('report'))
+  return usageErrorsExit2(markRequired(new Command('report')))
     .description(
       "Grade how the provider's client behaved across callbacks (GET /admin/report): print the checklist, write JUnit and HTML; exit 0 when no check fails, 1 when one does, 2 when the simulator cannot be read",
     )

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { describeFetchError, isBadPort } from '../client/http.js';
-import { markRequired, readTokenFile } from './options.js';
+import { markRequired, readTokenFile, usageErrorsExit2 } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 import type { Tenant, TenantCreated } from '../protocol/types.generated.js';
 
@@ -197,5 +197,5 @@ export function tenantCommand(): Command {
         }),
       ),
   );
-  return tenant;
+  return usageErrorsExit2(tenant);
 }
