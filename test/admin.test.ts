@@ -101,6 +101,18 @@ t.test('journal over HTTP: filters, limit, delete', async (t) => {
   t.equal((await get('')).count, 0);
 });
 
+t.test('report: an unknown query parameter is refused naming the ones it takes, as the journal does', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const typo = await app.inject('/admin/report?user=player-1');
+  t.equal(typo.statusCode, 400);
+  t.match(typo.json(), {
+    error: 'BAD_REQUEST',
+    message: /^querystring:\/user is not an allowed property; GET \/admin\/report takes the query parameters user_id, signed /,
+  });
+  t.equal((await app.inject('/admin/report?user_id=player-1')).statusCode, 200, 'user_id is one of them');
+});
+
 t.test('scenario: get, put (rules, credentials, listed players; others stay), ?reset=true', async (t) => {
   const { app, sim } = await buildTestApp();
   t.teardown(() => app.close());

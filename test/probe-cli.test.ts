@@ -201,6 +201,6 @@ t.test('probe never guesses a player', async (t) => {
   const failed = await run(process.execPath, [CLI, 'probe', '--url', 'http://127.0.0.1:9/cb', '--api-id', 'a', '--api-key', 'b']).catch(
     (e: Failed) => e,
   );
-  t.equal((failed as Failed).code, 1);
+  t.equal((failed as Failed).code, 2, 'a usage error: could not check (docs/cli.md), not a failed check');
   t.match(failed.stderr, /required option '--user <user_id>' not specified/);
 });

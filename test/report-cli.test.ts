@@ -78,8 +78,28 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   t.notMatch(page, /(src|href)\s*=\s*["']?https?:/i, 'no external asset');
   t.notMatch(page, /<script|<link/i, 'no script, no stylesheet link');
 
-  t.equal(mine.code, 0, '--user: another player has nothing failing');
-  t.match(mine.stdout, /player nobody/);
+  t.equal(mine.code, 2, '--user naming a player the session never saw: nothing was checked');
+  t.equal(mine.stdout, '', 'no checklist of 14 checks not exercised');
+  t.match(
+    mine.stderr,
+    'wallet-sim report: --user nobody: the session has no callback of that player, so there is nothing to grade; ' +
+      'it has callbacks of cert-r4: give one of them, or leave --user out to grade every player',
+  );
+});
+
+t.test('--user: a player seen with nothing exercised yet is graded (exit 0); an unseen one is said, with the players seen', async (t) => {
+  const sim = await simulator(t);
+  const cb = `${sim.url}/callback`;
+  for (const user of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p1']) await post(cb, login(user), HEADERS);
+  const [seen, typo] = [await reportHere(['--url', sim.url, '--user', 'p2']), await reportHere(['--url', sim.url, '--user', 'p7'])];
+  t.equal(seen.code, 0, seen.stderr);
+  t.match(seen.stdout, /player p2/);
+  t.equal(typo.code, 2);
+  t.match(typo.stderr, 'it has callbacks of p1, p6, p5, p4, p3 and 1 more: give one of them', 'the latest first, a few');
+  const empty = await simulator(t);
+  const none = await reportHere(['--url', empty.url, '--user', 'p1']);
+  t.equal(none.code, 2);
+  t.match(none.stderr, 'the session has no callback of any player yet: play a session first, or leave --user out');
 });
 
 t.test('exit 2 when the simulator cannot be read', async (t) => {

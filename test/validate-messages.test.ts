@@ -33,6 +33,18 @@ t.test('wallet-sim validate words each problem with what to do', async (t) => {
   t.notMatch(r.stderr, /ENOENT|fewer than/);
 });
 
+t.test('a scenario file saved with a byte-order mark (Windows editors) is read as any other', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-validate-bom-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const [good, bad] = [join(dir, 'bom.json'), join(dir, 'bom-typo.json')];
+  writeFileSync(good, `\uFEFF${JSON.stringify(TEST_SCENARIO, null, 2)}`);
+  writeFileSync(bad, `\uFEFF${JSON.stringify(typo)}`);
+  const r = await runHere(validateCommand(), [good, bad]);
+  t.match(r.stdout, `${good}: ok`);
+  t.notMatch(r.stderr, /not valid JSON|\uFEFF/, 'the mark is no token of the JSON');
+  t.match(r.stderr, `${bad}: /rules/0/when/evnt_type is not an allowed property`, 'its real problems are still named');
+});
+
 t.test('PUT /admin/scenario answers the same words in its 400', async (t) => {
   const { app } = await buildTestApp();
   t.teardown(() => app.close());

@@ -38,6 +38,11 @@ t.test('--watch reloads the scenario on change; an invalid edit keeps the old on
   renameSync(join(dir, 'tmp.json'), file);
   t.ok(await eventually(async () => (await name()) === 'third'), 'reloaded after a rename-over save');
   t.equal(await loginCode(), 'R0');
+
+  // An editor that saves UTF-8 with a byte-order mark (Notepad, some Windows tools).
+  writeFileSync(file, `\uFEFF${JSON.stringify({ ...scenario, name: 'fourth' })}`);
+  t.ok(await eventually(async () => (await name()) === 'fourth'), 'reloaded a file saved with a byte-order mark');
+  t.notMatch(output(), /not valid JSON/);
   t.equal((await sim.stop()).code, 0, 'SIGTERM closes cleanly');
 });
 

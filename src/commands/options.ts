@@ -98,6 +98,18 @@ export const junitOption = (description = 'also write a JUnit XML report') => ne
 export const timeoutOption = (description = 'how long to wait for each reply') =>
   new Option('--timeout <ms>', description).argParser(int(1, 600_000)).default(DEFAULT_TIMEOUT_MS);
 
+/**
+ * A usage error (an option missing or refused, an unknown subcommand) exits 2 and names the --help
+ * to read, for the commands whose exit 1 says a check failed or was refused: CI must tell "the
+ * command line is wrong" from "your client failed". Commander's own exit for it is 1. Applied to
+ * `command` and its subcommands; `--help` and `--version` still exit 0.
+ */
+export function usageErrorsExit2(command: Command, path = `wallet-sim ${command.name()}`): Command {
+  command.showHelpAfterError(`(run ${path} --help for its options)`).exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
+  for (const sub of command.commands) usageErrorsExit2(sub, `${path} ${sub.name()}`);
+  return command;
+}
+
 /** `--help` says which options are required (commander only says so once one is missing). */
 export function markRequired(command: Command): Command {
   return command.configureHelp({

@@ -5,7 +5,16 @@ import { defaultScale } from '../probe/currency.js';
 import { formatProbeHtml } from '../probe/format-html.js';
 import { formatCheck, formatProbeHeader, formatProbeSummary, probeExitCode, probeJUnit } from '../probe/report.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from '../probe/wire.js';
-import { apiIdOption, apiKeyOption, callbackUrlOption, int, junitOption, markRequired, timeoutOption } from './options.js';
+import {
+  apiIdOption,
+  apiKeyOption,
+  callbackUrlOption,
+  int,
+  junitOption,
+  markRequired,
+  usageErrorsExit2,
+  timeoutOption,
+} from './options.js';
 
 interface ProbeOptions {
   url: string;
@@ -21,7 +30,7 @@ interface ProbeOptions {
 }
 
 export function probeCommand(): Command {
-  return markRequired(new Command('probe'))
+  return usageErrorsExit2(markRequired(new Command('probe')))
     .description(
       "Play the provider's side against any wallet's callback URL and certify the wallet: exit 0 when it passes, 1 when a check fails, 2 when it could not be checked",
     )

@@ -7,7 +7,15 @@ import { formatReconciliation, reconciliationJUnit } from '../reconcile/format.j
 import { ProviderFileError, readProviderFile } from '../reconcile/provider-file.js';
 import { Reconciler } from '../reconcile/reconcile.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
-import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import {
+  adminTokenOf,
+  adminTokenOption,
+  tokenFileOption,
+  junitOption,
+  markRequired,
+  usageErrorsExit2,
+  simulatorUrlOption,
+} from './options.js';
 
 interface ReconcileOptions {
   url: string;
@@ -35,7 +43,7 @@ function ledgerRows(csv: string): LedgerEntry[] {
 }
 
 export function reconcileCommand(): Command {
-  return markRequired(new Command('reconcile'))
+  return usageErrorsExit2(markRequired(new Command('reconcile')))
     .description(
       "Compare the wallet's ledger (GET /admin/ledger) with the provider's own records (CSV or JSON, docs/reconcile.md) and list every disagreement; exit 0 when they agree, 1 when not, 2 when either cannot be read",
     )

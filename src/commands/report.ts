@@ -6,8 +6,17 @@ import { type FailOn, failsRun, formatJUnit, formatText } from '../grading/forma
 import { formatHtml } from '../grading/format-html.js';
 import type { DsseEnvelope, Report } from '../protocol/types.generated.js';
 import { reportBeside } from '../evidence/beside.js';
+import { terminalText } from '../text/terminal-text.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
-import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import {
+  adminTokenOf,
+  adminTokenOption,
+  tokenFileOption,
+  junitOption,
+  markRequired,
+  usageErrorsExit2,
+  simulatorUrlOption,
+} from './options.js';
 
 interface ReportOptions {
   url: string;
@@ -62,6 +71,29 @@ async function readReport(client: AdminClient, user: string | undefined, waitS: 
   }
 }
 
+/** How many of the players seen the line names, the latest first; and how far back in the journal it looks for them. */
+const SEEN_NAMED = 5;
+const SEEN_LOOKED_AT = 1000;
+
+/**
+ * Why `--user` cannot be graded, when the session has no callback of that player: its report is
+ * every check not exercised, which would exit 0, so a player misspelt in CI would pass. Said with
+ * the players the session did see. undefined when the player was seen (or something was graded).
+ */
+async function unseenPlayer(client: AdminClient, user: string, report: Report): Promise<string | undefined> {
+  const graded =
+    report.checks.some((c) => c.status !== 'not_exercised') || report.open_rounds.length || Object.keys(report.findings).length;
+  if (graded || (await client.journal(new URLSearchParams({ user_id: user, limit: '1' }))).length) return undefined;
+  const recent = await client.journal(new URLSearchParams({ limit: String(SEEN_LOOKED_AT) }));
+  const seen = [...new Set(recent.reverse().flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])))];
+  const named =
+    seen.slice(0, SEEN_NAMED).map(terminalText).join(', ') + (seen.length > SEEN_NAMED ? ` and ${seen.length - SEEN_NAMED} more` : '');
+  return seen.length
+    ? `--user ${terminalText(user)}: the session has no callback of that player, so there is nothing to grade; ` +
+        `it has callbacks of ${named}: give one of them, or leave --user out to grade every player`
+    : `--user ${terminalText(user)}: the session has no callback of any player yet: play a session first, or leave --user out`;
+}
+
 /** The envelope to `file` (any DSSE tool reads it) and the report's exact bytes beside it. */
 function writeSigned(file: string, signed: { envelope: DsseEnvelope; text: string }): void {
   const beside = reportBeside(file);
@@ -74,7 +106,7 @@ function writeSigned(file: string, signed: { envelope: DsseEnvelope; text: strin
 }
 
 export function reportCommand(): Command {
-  return markRequired(new Command('report'))
+  return usageErrorsExit2(markRequired(new Command('report')))
     .description(
       "Grade how the provider's client behaved across callbacks (GET /admin/report): print the checklist, write JUnit and HTML; exit 0 when no check fails, 1 when one does, 2 when the simulator cannot be read",
     )
@@ -110,6 +142,12 @@ export function reportCommand(): Command {
       try {
         const client = new AdminClient(url, adminTokenOf(o));
         report = await readReport(client, o.user, o.wait);
+        const unseen = o.user === undefined ? undefined : await unseenPlayer(client, o.user, report);
+        if (unseen !== undefined) {
+          console.error(`wallet-sim report: ${unseen}`);
+          process.exitCode = 2;
+          return;
+        }
         if (o.signed !== undefined) {
           // Read once more, signed: the checklist printed is the report the envelope covers.
           signed = await client.signedReport(o.user);

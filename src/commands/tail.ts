@@ -3,7 +3,7 @@ import { describeFetchError, isBadPort } from '../client/http.js';
 import { houseError, refusalOf } from '../client/refusals.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
-import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, simulatorUrlOption } from './options.js';
+import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, usageErrorsExit2, simulatorUrlOption } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 
 interface TailOptions {
@@ -37,7 +37,7 @@ const FILTERS = Object.entries(MATCH_FIELDS).map(([name, field]) => {
 });
 
 export function tailCommand(): Command {
-  const command = markRequired(new Command('tail'))
+  const command = usageErrorsExit2(markRequired(new Command('tail')))
     .description('Follow the callbacks a running simulator receives, one line each (exit 2 when it cannot connect)')
     .addOption(simulatorUrlOption())
     .option('--json', 'one journal entry per line, as JSON', false)

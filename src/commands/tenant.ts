@@ -2,8 +2,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { describeFetchError, isBadPort } from '../client/http.js';
-import { markRequired, readTokenFile } from './options.js';
+import { markRequired, readTokenFile, usageErrorsExit2 } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
+import { withoutByteOrderMark } from '../kernel/documents.js';
 import type { Tenant, TenantCreated } from '../protocol/types.generated.js';
 
 /*
@@ -92,7 +93,7 @@ async function run(what: () => Promise<void>): Promise<void> {
 function scenarioOf(given: string | undefined): unknown {
   if (given === undefined || !existsSync(given)) return given;
   try {
-    return JSON.parse(readFileSync(given, 'utf8')) as unknown;
+    return JSON.parse(withoutByteOrderMark(readFileSync(given, 'utf8'))) as unknown;
   } catch (e) {
     throw new Error(`--scenario ${given}: ${(e as Error).message}; give a bundled scenario's name or a scenario file (JSON)`, {
       cause: e,
@@ -197,5 +198,5 @@ export function tenantCommand(): Command {
         }),
       ),
   );
-  return tenant;
+  return usageErrorsExit2(tenant);
 }

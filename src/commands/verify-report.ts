@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { markRequired } from './options.js';
+import { markRequired, usageErrorsExit2 } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 import { PUBLIC_KEY_FILE, reportBeside } from '../evidence/beside.js';
 import { checkReport, EvidenceProblem, parseEvidence, parsePublicKey, subjectOf, verifyEnvelope } from '../evidence/verify-evidence.js';
@@ -35,7 +35,8 @@ const NOTHING_EXERCISED =
   'play a session (wallet-sim report lists what each check needs) and sign again';
 
 export function verifyReportCommand(): Command {
-  return (
+  // A usage error (no --public-key, no envelope) is "cannot verify" (2), never 1, which says "tampered".
+  return usageErrorsExit2(
     markRequired(new Command('verify-report'))
       .description(
         'Check a signed report offline with the public key alone: the signature of the envelope and the digest of the report beside it (or inside it); ' +
@@ -52,8 +53,6 @@ export function verifyReportCommand(): Command {
         "the report the envelope covers (default: the envelope's name with .report.json for .json; not with a file that carries its report)",
       )
       .option('--tenant <id>', "a hosted tenant's id: the report must be that tenant's (exit 1 when the statement names another, or none)")
-      // A usage error (no --public-key, no envelope) is "cannot verify" (2), never 1, which says "tampered".
-      .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2))
       .action((envelopeFile: string, o: VerifyReportOptions) => {
         try {
           const evidence = parseEvidence(read(envelopeFile, 'envelope', GIVE).toString('utf8'), envelopeFile);
@@ -106,6 +105,6 @@ export function verifyReportCommand(): Command {
           );
           process.exitCode = e.kind === 'invalid' ? 1 : 2;
         }
-      })
+      }),
   );
 }

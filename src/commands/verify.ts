@@ -4,7 +4,15 @@ import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { ExpectationsError, loadExpectations } from '../verify/expectations.js';
 import { formatVerifyReport, verifyJUnit } from '../verify/report.js';
 import { verify } from '../verify/verify.js';
-import { adminTokenOf, adminTokenOption, tokenFileOption, junitOption, markRequired, simulatorUrlOption } from './options.js';
+import {
+  adminTokenOf,
+  adminTokenOption,
+  tokenFileOption,
+  junitOption,
+  markRequired,
+  usageErrorsExit2,
+  simulatorUrlOption,
+} from './options.js';
 
 interface VerifyOptions {
   url: string;
@@ -16,7 +24,7 @@ interface VerifyOptions {
 }
 
 export function verifyCommand(): Command {
-  return markRequired(new Command('verify'))
+  return usageErrorsExit2(markRequired(new Command('verify')))
     .description(
       'Check what a running simulator received against an expectations file; exit 1 when one does not hold, 2 when it cannot check',
     )

@@ -42,7 +42,7 @@ export function checkDocument<T>(doc: unknown, validate: ValidateFunction<T>, so
 export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: string) => T, Failure: DocumentErrorClass): T {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = withoutByteOrderMark(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new Failure(path, [{ pointer: '', message: unreadable(e as NodeJS.ErrnoException) }]);
   }
@@ -56,6 +56,12 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   if (tooDeep) throw new Failure(path, [tooDeep]);
   return check(doc, path);
 }
+
+/**
+ * A file's text without its leading UTF-8 byte-order mark: Windows editors save one, and JSON.parse
+ * takes it for a stray (invisible) token. Most JSON tools skip it; so do we.
+ */
+export const withoutByteOrderMark = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /** Why a file cannot be read, and what to do. */
 function unreadable(e: NodeJS.ErrnoException): string {

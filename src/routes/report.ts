@@ -36,6 +36,8 @@ export const reportRoutes: FastifyPluginAsync<{ simOf: SimOf; locked?: boolean; 
           SIGNED,
         querystring: {
           type: 'object',
+          // As the journal's and the ledger's: a misspelt parameter (?user=) is refused, not read as "every player".
+          additionalProperties: false,
           properties: {
             user_id: { type: 'string', description: "Grade only this player's callbacks." },
             signed: {
@@ -52,7 +54,9 @@ export const reportRoutes: FastifyPluginAsync<{ simOf: SimOf; locked?: boolean; 
               'With ?signed=true, the SignedReport: the DSSE envelope and the report text it covers.',
             anyOf: [{ $ref: 'Report#' }, { $ref: 'SignedReport#' }],
           },
-          400: errorResponse('A query parameter is invalid (BAD_REQUEST): signed takes true or false.'),
+          400: errorResponse(
+            'A query parameter is invalid or unknown (BAD_REQUEST): signed takes true or false; the message names the parameters the route takes (user_id, signed).',
+          ),
           404: errorResponse('?signed=true, and this wallet-sim was started without --signing-key (SIGNING_NOT_ENABLED).', [
             errorBody('SIGNING_NOT_ENABLED'),
           ]),

@@ -50,8 +50,9 @@ export class AdminClient implements JournalSource {
     this.base = url.replace(/\/+$/, '');
   }
 
-  async journal(): Promise<JournalEntry[]> {
-    const { status, body } = await this.get('/admin/journal', [404]);
+  /** `query`: the journal's filters and paging (user_id=…&limit=1), as GET /admin/journal takes them. */
+  async journal(query?: URLSearchParams): Promise<JournalEntry[]> {
+    const { status, body } = await this.get(`/admin/journal${query?.size ? `?${query}` : ''}`, [404]);
     // The usual cause: the callback URL given where the simulator's own address belongs.
     if (status === 404) throw notFound(`${this.base}/admin/journal`, body);
     const doc = JSON.parse(body) as { entries?: JournalEntry[] };

@@ -62,7 +62,7 @@ t.test('a lost reply never resent: pending, then failed; --fail-on pending and -
   t.match(r.stdout, /^timing: /m, 'the timing profile is shown');
   t.equal(pending.code, 1, '--fail-on pending fails while a window is open');
   t.match(pending.stdout, /FAIL: .*LOST_REPLY_RETRIED/);
-  t.equal(nonsense.code, 1, 'a bad --fail-on is refused');
+  t.equal(nonsense.code, 2, 'a bad --fail-on is refused: a usage error, could not check');
 });
 
 t.test('report --wait: waits while a check is pending, then fails on the window that closed; the HTML evidence', async (t) => {

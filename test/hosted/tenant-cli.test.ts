@@ -147,3 +147,12 @@ t.test('a refused token is said as such, with no "is wallet-sim running?" after 
   t.match(tail.stderr, /answered 401, the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated/);
   t.notMatch(tail.stderr, 'is wallet-sim running');
 });
+
+t.test('tenant create --scenario: a file saved with a byte-order mark is sent as its JSON', async (t) => {
+  writeFileSync(at('bom.json'), `\uFEFF${JSON.stringify({ ...SMALL, name: 'with a mark' })}`);
+  const created = await tenant('create', ...hostArgs, '--name', 'Bom', '--scenario', at('bom.json'), '--json');
+  t.equal(created.code, 0, created.stderr);
+  const { id, token } = JSON.parse(created.stdout) as { id: string; token: string };
+  const scenario = await fetch(`${host.url}/t/${id}/admin/scenario`, { headers: { authorization: `Bearer ${token}` } });
+  t.equal(((await scenario.json()) as { name: string }).name, 'with a mark', "the tenant plays the file's scenario");
+});

@@ -1,0 +1,47 @@
+// A usage error (an option missing or refused) is "could not check": exit 2 from the commands whose
+// exit 1 says a check failed (docs/cli.md), so CI tells a mistyped command line from a failing check.
+// Spawned: the exit and stderr are what only a process shows.
+import t from 'tap';
+import { runAll } from './helpers/spawn-cli.js';
+
+t.setTimeout(120_000); // a node start per case, two at a time
+
+const NOT_A_URL = '127.0.0.1:34513';
+
+/** [command line, exit, what stderr says went wrong]: each ends with the command's own --help to run. */
+const CASES: [string[], number, RegExp][] = [
+  [['report', '--url', NOT_A_URL], 2, /argument '127\.0\.0\.1:34513' is invalid\. not a URL; give an http URL/],
+  [['report'], 2, /required option '--url <url>' not specified/],
+  [['report', '--url', 'http://127.0.0.1:1', '--fail-on', 'warnings'], 2, /--fail-on <list>' argument 'warnings' is invalid/],
+  [['verify', '--url', NOT_A_URL, '--expect', 'x.json'], 2, /not a URL/],
+  [['verify', '--url', 'http://127.0.0.1:1'], 2, /required option '--expect <file>' not specified/],
+  [['reconcile', '--url', 'http://127.0.0.1:1'], 2, /required option '--provider <file>' not specified/],
+  [['tail', '--url', NOT_A_URL], 2, /not a URL/],
+  [['probe', '--url', 'http://127.0.0.1:1/callback', '--api-id', 'a', '--api-key', 'b'], 2, /required option '--user <user_id>'/],
+  [['tenant', 'list', '--url', 'http://127.0.0.1:1'], 2, /required option '--host-token-file <file>' not specified/],
+  [['tenant', 'rename'], 2, /unknown command 'rename'/],
+  [['verify-report', 'x.json'], 2, /required option '--public-key <pem>' not specified/],
+  // Their docs give no exit 2: a usage error stays 1, as any other failure of theirs.
+  [['send', 'login'], 1, /required option '--url <url>' not specified/],
+  [['validate'], 1, /missing required argument 'files'/],
+];
+
+t.test('a usage error exits 2 where 1 means a failed check, and says which --help to read', async (t) => {
+  const ran = await runAll(CASES.map(([args]) => args));
+  CASES.forEach(([args, code, said], i) => {
+    const r = ran[i]!;
+    const line = `wallet-sim ${args.join(' ')}`;
+    t.equal(r.code, code, `${line}: exit ${code}`);
+    t.match(r.stderr, said, line);
+    t.equal(r.stdout, '', `${line}: nothing on stdout`);
+    if (code === 2) {
+      const help = `wallet-sim ${args[0] === 'tenant' && args[1] === 'list' ? 'tenant list' : args[0]} --help`;
+      t.match(r.stderr, `(run ${help} for its options)`, `${line}: says which help to read`);
+    }
+  });
+});
+
+t.test('--help and --version still exit 0', async (t) => {
+  const ran = await runAll([['report', '--help'], ['tenant', 'list', '--help'], ['--version']]);
+  for (const r of ran) t.equal(r.code, 0, r.stderr);
+});
