@@ -190,7 +190,8 @@ export const newPlayer = (user: string, checks: number): Player => ({
 });
 
 /** An applied bet's attempt: its total is the stake (one without a total stakes nothing known). */
-type Staked = { total?: number };
+/** The attempt that applied a bet (its `total` is the stake). */
+type Staked = Attempt;
 
 /**
  * A round's bet transactions in arrival order (each once), and the stake of each applied one
@@ -221,6 +222,11 @@ export class RoundBets {
       const bet = this.rest?.get(id);
       if (bet) bet.stake ??= applied;
     }
+  }
+
+  /** The attempt that applied bet transaction `id`, if the wallet applied one (whatever the provider read). */
+  applied(id: string): Staked | undefined {
+    return this.first?.id === id ? this.firstStake : this.rest?.get(id)?.stake;
   }
 
   /** The bet transactions, in arrival order. */

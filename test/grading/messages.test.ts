@@ -101,6 +101,14 @@ const ROWS: Row[] = [
   {
     check: 'NO_SETTLEMENT_OF_REFUSED_BET',
     now: 10 * S,
+    // the bet applied and its reply dropped; its resend changed the amount and was refused; then settled
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', S, { code: 'R3', total: 20 }), settle(u, 's1', 2 * S)],
+    message:
+      'bet_result s1 of p1 (#3) settles round G1, but no bet of that round was answered R0: bet b1 was refused with R3 (#2), though an earlier attempt (#1) was applied and its reply lost, so the provider had no R0 for it: a refused bet is not settled (send a bet_result only for a bet answered R0)',
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    now: 10 * S,
     journal: [bet(u, 'b1', 0, { drop: true }), settle(u, 's1', S)],
     message:
       'bet_result s1 of p1 (#2) settles round G1, but no bet of that round was answered R0: the reply to bet b1 (#1) was lost and it was not resent, so the provider could not know whether it was applied',

@@ -65,13 +65,26 @@ export const noSettlementOfRefusedBet: Reducer = {
       g.tally(ID).exercise(a.user);
     }
     const bets = round.bets.values().map((t) => t.last);
+    // An attempt the wallet applied whose R0 never reached the provider (a lost reply, then a resend refused):
+    // the bet did stake, and the evidence cites that attempt too.
+    const applied = round.bets
+      .values()
+      .filter((t) => DEFINITE.has(t.last.outcome))
+      .map((t) => round.bets.applied(t.id))
+      .filter((x) => x !== undefined);
+    const phrase = (b: Attempt) => {
+      const first = applied.find((x) => x.tx === b.tx);
+      return first ? `${betPhrase(b)}, though an earlier attempt (#${first.id}) was applied and its reply lost` : betPhrase(b);
+    };
     // Only definite refusals staked nothing; an R1, an unreadable or a lost reply leaves it unknown.
-    const consequence = bets.every((b) => DEFINITE.has(b.outcome))
-      ? 'so it staked nothing'
-      : 'so the provider could not know whether it was applied';
+    const consequence = applied.length
+      ? 'so the provider had no R0 for it: a refused bet is not settled (send a bet_result only for a bet answered R0)'
+      : bets.every((b) => DEFINITE.has(b.outcome))
+        ? 'so it staked nothing'
+        : 'so the provider could not know whether it was applied';
     g.tally(ID).violate(
-      `${describe(a)} settles round ${a.game}, but no bet of that round was answered R0: ${bets.map(betPhrase).join('; ')}, ${consequence}`,
-      [last!, a],
+      `${describe(a)} settles round ${a.game}, but no bet of that round was answered R0: ${bets.map(phrase).join('; ')}, ${consequence}`,
+      [...applied, last!, a],
       a.tx,
     );
   },
