@@ -190,7 +190,6 @@ export const newPlayer = (user: string, checks: number): Player => ({
 });
 
 /** An applied bet's attempt: its total is the stake (one without a total stakes nothing known). */
-/** The attempt that applied a bet (its `total` is the stake). */
 type Staked = Attempt;
 
 /**
