@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
+import { type CheckLine, type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
 import { runSentence } from './probe-words.js';
 
 const VERDICT_CLASS = { PASS: 'status-pass', FAIL: 'status-fail', NOT_CHECKED: 'status-pending' } as const;
@@ -37,19 +37,43 @@ export function RunView({ run }: { run: ProbeRun }) {
         </thead>
         <tbody>
           {run.checks.map((c) => (
-            <tr key={c.name} data-check={c.name}>
-              <td>
-                <code>{c.name}</code>
-              </td>
-              <td>
-                <span class={`status status-${c.status === 'skip' ? 'not_exercised' : c.status}`}>{c.status}</span>
-              </td>
-              <td class="num">{c.duration_ms}</td>
-            </tr>
+            <CheckRow key={c.name} check={c} />
           ))}
         </tbody>
       </table>
     </section>
+  );
+}
+
+const STATUS_CLASS = { pass: 'status-pass', fail: 'status-fail', warn: 'status-pending', skip: 'status-not_exercised' } as const;
+
+/** A check: its result and time; a failed, warned or skipped one also says why (and what to change). */
+function CheckRow({ check: c }: { check: CheckLine }) {
+  const why = c.status !== 'pass' && (c.message || c.fix);
+  return (
+    <>
+      <tr data-check={c.name} class={why ? 'has-why' : undefined}>
+        <td>
+          <code>{c.name}</code>
+        </td>
+        <td>
+          <span class={`status ${STATUS_CLASS[c.status]}`}>{c.status}</span>
+        </td>
+        <td class="num">{c.duration_ms ?? <span class="muted">—</span>}</td>
+      </tr>
+      {why && (
+        <tr class={`check-why why-${c.status}`} data-why={c.name}>
+          <td colSpan={3}>
+            {c.message && <p class="check-message">{c.message}</p>}
+            {c.fix && (
+              <p class="check-fix">
+                <strong>Fix:</strong> {c.fix}
+              </p>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
 

@@ -1,6 +1,6 @@
 // What the probe page says when the host refuses a run: what happened, and what to do next.
 import { ApiError, Unauthorized } from './api.js';
-import type { ProbeRun } from './probe-api.js';
+import type { CheckLine, ProbeRun } from './probe-api.js';
 
 /** The form's fields, by the JSON pointer the API names them with. */
 export const FIELDS = {
@@ -82,11 +82,20 @@ export function runSentence(run: ProbeRun): string {
   if (run.state === 'running') return `Probing ${run.target.url}: the checks appear below as they finish…`;
   if (run.state === 'failed')
     return `The run failed: ${run.message ?? 'the probe itself stopped'}. Start it again; if it fails again, tell the host's operator.`;
-  const failed = run.checks.filter((c) => c.status === 'fail').length;
-  const skipped = run.checks.filter((c) => c.status === 'skip').length;
-  if (run.verdict === 'PASS')
-    return `PASS: the wallet passed every check (${run.checks.length - skipped} passed${skipped ? `, ${skipped} skipped` : ''}).`;
-  if (run.verdict === 'FAIL')
-    return `FAIL: ${failed} of ${run.checks.length} checks failed. The HTML report says what to change for each; fix them and run again.`;
+  const n = (status: CheckLine['status']) => run.checks.filter((c) => c.status === status).length;
+  const [passed, failed, warned, skipped] = [n('pass'), n('fail'), n('warn'), n('skip')];
+  // Counted as the signed report counts them: a warned check is not a passed one, a skipped one in no list.
+  const rest = [`${passed} passed`, ...(warned ? [`${warned} with a warning`] : []), ...(skipped ? [`${skipped} not judged`] : [])].join(
+    ', ',
+  );
+  if (run.verdict === 'PASS') return `PASS: the wallet passed every check (${rest}).`;
+  if (run.verdict === 'FAIL') {
+    const names = run.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    if (!names.length) return 'FAIL: the wallet failed checks of the report: the HTML report says which, and what to change.';
+    return (
+      `FAIL: ${failed} of ${run.checks.length} checks failed (${names.join(', ')}); ${rest}. ` +
+      `Each failed check below says what to change; fix ${failed === 1 ? 'it' : 'them'} and run again.`
+    );
+  }
   return `NOT CHECKED: the probe could not check the wallet: ${inFormTerms(run.message ?? 'see the report')}.`.replace(/([.?])\.$/, '$1');
 }
