@@ -109,7 +109,10 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
         emit('check', line);
       };
       void runProbe(target, (c) => {
-        check(probeLine(c));
+        // (a stop's check says what the stop says: the run's fields, not the CLI's options)
+        const line = probeLine(c);
+        if (line.message) line.message = inServiceWords(line.message);
+        check(line);
         void share(tenantId, run);
       }).then(
         (report) => {

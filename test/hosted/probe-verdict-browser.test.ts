@@ -1,7 +1,7 @@
 // The probe page's verdict in Debian's chromium, against the zoo wallet with one defect (a
 // settlement credits the win/loss only): the verdict counts the wallet checks as the signed report
 // does, the failing one is listed with what went wrong and its fix, a skipped check says why, and
-// the signed report's hint names the tenant to check it against.
+// the signed report's hint names the tenant to check it against. A stop is said in the form's terms.
 import { generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type Browser, chromium } from 'playwright-core';
@@ -75,6 +75,14 @@ if (missing) {
     const { statement } = verifyEnvelope(parseEnvelope(JSON.stringify(envelope), 'envelope'), pair.publicKey, 'pub.pem');
     t.same(statement.predicate.failedTests, ['WALLET_BALANCE_EXACT']);
     t.match(said, `; ${statement.predicate.passedTests!.length} passed`, 'the page counts the passed checks as the signed report does');
+
+    // Refused credentials: NOT CHECKED, said with the form's labels (not the API's field names).
+    await page.getByLabel('Api-Key').fill('not-the-key');
+    await page.getByRole('button', { name: 'Start probe' }).click();
+    await verdict
+      .getByText('NOT CHECKED: the probe could not check the wallet: credentials refused (R2): check the Api-Id and Api-Key.')
+      .waitFor();
+    t.notMatch(await page.locator('.probe-run').textContent(), /api_id|api_key|--api/, 'no API or CLI name on the page');
     t.same(errors, [], 'no page errors');
   });
 }

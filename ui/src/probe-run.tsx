@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { type CheckLine, type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
-import { runSentence } from './probe-words.js';
+import { formTerms, runSentence } from './probe-words.js';
 
 const VERDICT_CLASS = { PASS: 'status-pass', FAIL: 'status-fail', NOT_CHECKED: 'status-pending' } as const;
 
@@ -37,7 +37,7 @@ export function RunView({ run }: { run: ProbeRun }) {
         </thead>
         <tbody>
           {run.checks.map((c) => (
-            <CheckRow key={c.name} check={c} />
+            <CheckRow key={c.name} check={c} run={run} />
           ))}
         </tbody>
       </table>
@@ -48,7 +48,7 @@ export function RunView({ run }: { run: ProbeRun }) {
 const STATUS_CLASS = { pass: 'status-pass', fail: 'status-fail', warn: 'status-pending', skip: 'status-not_exercised' } as const;
 
 /** A check: its result and time; a failed, warned or skipped one also says why (and what to change). */
-function CheckRow({ check: c }: { check: CheckLine }) {
+function CheckRow({ check: c, run }: { check: CheckLine; run: ProbeRun }) {
   const why = c.status !== 'pass' && (c.message || c.fix);
   return (
     <>
@@ -64,7 +64,10 @@ function CheckRow({ check: c }: { check: CheckLine }) {
       {why && (
         <tr class={`check-why why-${c.status}`} data-why={c.name}>
           <td colSpan={3}>
-            {c.message && <p class="check-message">{c.message}</p>}
+            {c.message && (
+              // A stop's check says what the stop says; other checks' messages are the wallet's behaviour, as they are.
+              <p class="check-message">{run.verdict === 'NOT_CHECKED' ? formTerms(c.message, run) : c.message}</p>
+            )}
             {c.fix && (
               <p class="check-fix">
                 <strong>Fix:</strong> {c.fix}

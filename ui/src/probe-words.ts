@@ -1,15 +1,17 @@
 // What the probe page says when the host refuses a run: what happened, and what to do next.
+import { DEFAULT_TIMEOUT_MS } from '../../src/client/http.js';
+import { FORM_LABELS, inFormTerms } from '../../src/text/form-terms.js';
 import { ApiError, Unauthorized } from './api.js';
 import type { CheckLine, ProbeRun } from './probe-api.js';
 
 /** The form's fields, by the JSON pointer the API names them with. */
 export const FIELDS = {
-  '/url': 'Wallet callback URL',
-  '/api_id': 'Api-Id',
-  '/api_key': 'Api-Key',
-  '/user': 'Player (user_id)',
-  '/currency': 'Currency',
-  '/decimals': 'Decimals',
+  '/url': FORM_LABELS.url,
+  '/api_id': FORM_LABELS.api_id,
+  '/api_key': FORM_LABELS.api_key,
+  '/user': FORM_LABELS.user,
+  '/currency': FORM_LABELS.currency,
+  '/decimals': FORM_LABELS.decimals,
 } as const;
 export type Field = keyof typeof FIELDS;
 
@@ -67,14 +69,9 @@ export function startProblem(e: unknown): Problem {
   return { text: `The host did not start the run: ${e.message}` };
 }
 
-/** The probe's own words name its command line's options: here they are the form's fields (no time-out to set). */
-export const inFormTerms = (message: string) =>
-  message
-    .replace('--api-id/--api-key', 'the Api-Id and Api-Key')
-    .replace(/ A slow wallet needs a longer --timeout/, '')
-    .replace(/--url\b/g, 'the Wallet callback URL')
-    .replace(/--user\b/g, 'the Player')
-    .replace(/--currency\b/g, 'the Currency');
+/** A run's words (the API's names of its fields, or the CLI's options) as the form says them. */
+export const formTerms = (message: string, run: Pick<ProbeRun, 'target'>) =>
+  inFormTerms(message, { url: run.target.url, user: run.target.user, timeoutMs: DEFAULT_TIMEOUT_MS });
 
 /** The one sentence a run's state comes to (the page's status line, read out by screen readers). */
 export function runSentence(run: ProbeRun): string {
@@ -97,5 +94,8 @@ export function runSentence(run: ProbeRun): string {
       `Each failed check below says what to change; fix ${failed === 1 ? 'it' : 'them'} and run again.`
     );
   }
-  return `NOT CHECKED: the probe could not check the wallet: ${inFormTerms(run.message ?? 'see the report')}.`.replace(/([.?])\.$/, '$1');
+  return `NOT CHECKED: the probe could not check the wallet: ${formTerms(run.message ?? 'see the report', run)}.`.replace(
+    /([.?])\.$/,
+    '$1',
+  );
 }
