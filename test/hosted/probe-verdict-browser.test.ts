@@ -76,6 +76,13 @@ if (missing) {
     t.same(statement.predicate.failedTests, ['WALLET_BALANCE_EXACT']);
     t.match(said, `; ${statement.predicate.passedTests!.length} passed`, 'the page counts the passed checks as the signed report does');
 
+    const hint = page.locator('.probe-reports code').filter({ hasText: 'verify-report' });
+    t.equal(
+      await hint.textContent(),
+      `wallet-sim verify-report ${download.suggestedFilename()} --public-key <the host's public key> --tenant ${tenant.id}`,
+      'the hint checks the report against this tenant',
+    );
+
     // Refused credentials: NOT CHECKED, said with the form's labels (not the API's field names).
     await page.getByLabel('Api-Key').fill('not-the-key');
     await page.getByRole('button', { name: 'Start probe' }).click();

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from './api.js';
+import { ApiError, tenantId } from './api.js';
 import { type CheckLine, type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
 import { formTerms, runSentence } from './probe-words.js';
 
@@ -119,7 +119,8 @@ function Reports({ run }: { run: string }) {
                 — signed for tenant <strong class="tenant-name">{saved.signedFor.tenantName}</strong> (
                 <code>{saved.signedFor.tenantId}</code>), result {saved.signedFor.result}. Check it with{' '}
                 <code>
-                  wallet-sim verify-report {saved.file} --public-key {"<the host's public key>"}
+                  wallet-sim verify-report {saved.file} --public-key {"<the host's public key>"} --tenant{' '}
+                  {saved.signedFor.tenantId ?? tenantId}
                 </code>
                 .
               </>
