@@ -65,8 +65,18 @@ export function startProblem(e: unknown): Problem {
   const detail = e.details[0];
   if (detail && detail.pointer in FIELDS)
     return { field: detail.pointer as Field, text: `${FIELDS[detail.pointer as Field]}: ${detail.message}. Correct it and start again.` };
-  if (/\/url\b/.test(e.message)) return { field: '/url', text: `Wallet callback URL: ${e.message}. Give an http:// or https:// URL.` };
+  // (the API names the field by its JSON pointer: the form by its label)
+  if (/\/url\b/.test(e.message))
+    return { field: '/url', text: `${FIELDS['/url']}: ${e.message.replace(/^\/url (is )?/, '')}. Give an http:// or https:// URL.` };
   return { text: `The host did not start the run: ${e.message}` };
+}
+
+/** Why the previous runs could not be read, and what to do. */
+export function runsProblemOf(e: unknown): string {
+  if (e instanceof Unauthorized) return "The runs are not read yet: enter this tenant's token.";
+  if (e instanceof ApiError && e.code === 'FORBIDDEN')
+    return 'The runs could not be read: this token is another tenant\'s. Use "Forget token" at the top, then enter the token the host gave for this tenant.';
+  return `The runs could not be read: ${(e as Error).message}. Reload the page to try again.`;
 }
 
 /** A run's words (the API's names of its fields, or the CLI's options) as the form says them. */
