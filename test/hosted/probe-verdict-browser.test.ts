@@ -90,6 +90,12 @@ if (missing) {
       .getByText('NOT CHECKED: the probe could not check the wallet: credentials refused (R2): check the Api-Id and Api-Key.')
       .waitFor();
     t.notMatch(await page.locator('.probe-run').textContent(), /api_id|api_key|--api/, 'no API or CLI name on the page');
+
+    // A phone's width: the page does not scroll sideways (long URLs and tables scroll in their panels).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('tr[data-run]').nth(1).waitFor();
+    const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, view: window.innerWidth }));
+    t.ok(widths.doc <= widths.view, `no sideways scroll at 390 px (document ${widths.doc} px, window ${widths.view} px)`);
     t.same(errors, [], 'no page errors');
   });
 }

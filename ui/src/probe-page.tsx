@@ -172,48 +172,50 @@ function Runs({ runs, problem, shown, onShow }: { runs: ProbeRun[]; problem?: st
         <h2 id="probe-runs-title">Previous runs</h2>
         <span class="muted small-text">the last 20, newest first, kept while the host runs</span>
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">started</th>
-            <th scope="col">wallet</th>
-            <th scope="col">player</th>
-            <th scope="col">result</th>
-            <th scope="col">
-              <span class="sr-only">actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((r) => (
-            <tr key={r.run} data-run={r.run} class={r.run === shown ? 'selected' : undefined}>
-              <td>{new Date(r.started_at).toLocaleString()}</td>
-              <td class="ellipsis">{r.target.url}</td>
-              <td>{r.target.user}</td>
-              <td>{r.state === 'running' ? 'running' : r.state === 'failed' ? 'failed' : r.verdict?.replace('_', ' ')}</td>
-              <td>
-                <button type="button" class="small" aria-label={`Show run ${r.run}`} onClick={() => onShow(r.run)}>
-                  Show
-                </button>
-              </td>
-            </tr>
-          ))}
-          {problem && (
+      <div class="table-scroll">
+        <table>
+          <thead>
             <tr>
-              <td colSpan={5} class="field-error" role="alert">
-                {problem}
-              </td>
+              <th scope="col">started</th>
+              <th scope="col">wallet</th>
+              <th scope="col">player</th>
+              <th scope="col">result</th>
+              <th scope="col">
+                <span class="sr-only">actions</span>
+              </th>
             </tr>
-          )}
-          {runs.length === 0 && !problem && (
-            <tr>
-              <td colSpan={5} class="empty">
-                No runs yet.
-              </td>
-            </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.run} data-run={r.run} class={r.run === shown ? 'selected' : undefined}>
+                <td>{new Date(r.started_at).toLocaleString()}</td>
+                <td class="ellipsis">{r.target.url}</td>
+                <td>{r.target.user}</td>
+                <td>{r.state === 'running' ? 'running' : r.state === 'failed' ? 'failed' : r.verdict?.replace('_', ' ')}</td>
+                <td>
+                  <button type="button" class="small" aria-label={`Show run ${r.run}`} onClick={() => onShow(r.run)}>
+                    Show
+                  </button>
+                </td>
+              </tr>
+            ))}
+            {problem && (
+              <tr>
+                <td colSpan={5} class="field-error" role="alert">
+                  {problem}
+                </td>
+              </tr>
+            )}
+            {runs.length === 0 && !problem && (
+              <tr>
+                <td colSpan={5} class="empty">
+                  No runs yet.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }

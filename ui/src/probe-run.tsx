@@ -22,25 +22,27 @@ export function RunView({ run }: { run: ProbeRun }) {
         {runSentence(run)}
       </p>
       {run.state === 'done' && <Reports run={run.run} key={run.run} />}
-      <table class="probe-checks">
-        <caption class="muted">
-          {run.checks.length} {run.checks.length === 1 ? 'check' : 'checks'} {run.state === 'running' ? 'done so far' : 'run'}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">check</th>
-            <th scope="col">result</th>
-            <th scope="col" class="num">
-              ms
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {run.checks.map((c) => (
-            <CheckRow key={c.name} check={c} run={run} />
-          ))}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table class="probe-checks">
+          <caption class="muted">
+            {run.checks.length} {run.checks.length === 1 ? 'check' : 'checks'} {run.state === 'running' ? 'done so far' : 'run'}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">check</th>
+              <th scope="col">result</th>
+              <th scope="col" class="num">
+                ms
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.checks.map((c) => (
+              <CheckRow key={c.name} check={c} run={run} />
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }
