@@ -39,7 +39,8 @@ module.exports = {
       name: 'no-orphans',
       comment: 'a module nothing imports is dead code (or an entry point listed here)',
       severity: 'error',
-      from: { orphan: true, path: '^src/', pathNot: ['\\.d\\.ts$', '^src/(cli|index)\\.ts$', generated] },
+      // src/text/form-terms.ts: the probe page's words (ui/ imports it; src/ has no page to say them on).
+      from: { orphan: true, path: '^src/', pathNot: ['\\.d\\.ts$', '^src/(cli|index)\\.ts$', '^src/text/form-terms\\.ts$', generated] },
       to: {},
     },
     ...layerRules,

@@ -36,7 +36,7 @@ t.test('start --port 0: one line with the URL, a full round over a real socket, 
   t.equal(lines.length, 1, 'exactly one line on stdout');
   t.match(
     lines[0],
-    /\(callback http:\/\/127\.0\.0\.1:\d+\/callback, scenario "default", store memory; Swagger UI http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
+    /\(callback http:\/\/127\.0\.0\.1:\d+\/callback, scenario "default", store memory; dashboard http:\/\/127\.0\.0\.1:\d+\/, Swagger UI http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
   );
 
   const health = await fetch(`${sim.url}/health`);
@@ -284,6 +284,7 @@ t.test('at the default log level, start prints exactly one line before any callb
   // No waiting for a line that should not come: stdout is one ordered stream, so a stray line from
   // /health would come before the callback's log line, and the checks below would see it.
   t.ok(LISTENING.test(sim.stdout().split('\n')[0]!), 'the listening line first');
+  t.match(sim.stdout().split('\n')[0], `; dashboard ${sim.url}/, Swagger UI ${sim.url}/docs)`, 'naming the dashboard and Swagger UI');
   const res = await fetch(`${sim.url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('player-usd')) });
   t.equal(((await res.json()) as { code: string }).code, 'R0');
   // The child's stdout reaches us on its own schedule: wait for the line rather than race it.

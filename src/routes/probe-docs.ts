@@ -18,10 +18,27 @@ const RUN_STATE = {
       type: 'array',
       items: {
         type: 'object',
+        required: ['name', 'status', 'side'],
         properties: {
-          name: { type: 'string' },
-          status: { type: 'string', enum: ['pass', 'fail', 'skip'] },
-          duration_ms: { type: 'integer' },
+          name: { type: 'string', description: "A probe check's name, or a wallet check's id (WALLET_…)." },
+          status: {
+            type: 'string',
+            enum: ['pass', 'fail', 'skip', 'warn'],
+            description:
+              'As the signed report counts it: fail (a failed test), warn (a wallet check failed as a warning, or awaiting answers), pass, skip (in no list: not judged, or not exercised).',
+          },
+          side: {
+            type: 'string',
+            enum: ['probe', 'wallet'],
+            description:
+              "probe: the probe's checks, listed as each finishes; wallet: the wallet checks over every exchange, listed when the run ends.",
+          },
+          duration_ms: { type: 'integer', description: "The probe's checks only." },
+          message: {
+            type: 'string',
+            description: 'What went wrong (fail, warn: one line each, the first three), or why it was not judged (skip).',
+          },
+          fix: { type: 'string', description: 'What to change in the wallet (fail, warn).' },
         },
       },
     },
@@ -100,7 +117,7 @@ export const EVENTS_SCHEMA = {
   response: {
     200: {
       description:
-        'A text/event-stream: `event: check` with `{ name, status, duration_ms }` per check (those already done first), then `event: end` with the run (as GET /t/<id>/probe/<run>), and the stream ends.',
+        'A text/event-stream: `event: check` with `{ name, status, side, duration_ms?, message?, fix? }` per check (those already done first; the wallet checks when the run ends), then `event: end` with the run (as GET /t/<id>/probe/<run>), and the stream ends.',
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     },
     ...AUTH,

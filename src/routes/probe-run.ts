@@ -2,17 +2,60 @@ import type { FastifyRequest } from 'fastify';
 import type { Signer } from '../evidence/signing-key.js';
 import type { Clock } from '../http/rate-limit.js';
 import { maskedHeaders } from '../kernel/secrets.js';
-import type { CheckResult, ProbeReport } from '../probe/types.js';
+import { walletFails } from '../probe/report.js';
+import type { CheckResult, ProbeReport, ProbeWalletCheck } from '../probe/types.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { VERDICTS } from './probe-docs.js';
 
 export type RunState = 'running' | 'done' | 'failed';
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * One check of a run as the run lists it: the probe's own (as each finishes) and, at the end, the
+ * wallet checks over every exchange, so the run counts what its report and signed report count.
+ */
 export interface CheckLine {
   name: string;
-  status: CheckResult['status'];
-  duration_ms: number;
+  /** warn: a wallet check failed as a warning, or still waiting for answers (the signed report's warned tests). */
+  status: CheckResult['status'] | 'warn';
+  /** probe: one of the probe's checks; wallet: a WALLET_* check, judged over the whole run. */
+  side: 'probe' | 'wallet';
+  /** The probe's checks only (a wallet check has no time of its own). */
+  duration_ms?: number;
+  /** What went wrong (failed, warned: one line each), or why it was not judged (skipped). */
+  message?: string;
+  /** What to change in the wallet (failed, warned). */
+  fix?: string;
+}
+
+/** Messages shown per check (the report has the rest). */
+const SHOWN = 3;
+/** One line each (a message may hold a semicolon of its own). */
+const firstFew = (messages: string[]) =>
+  [...messages.slice(0, SHOWN), ...(messages.length > SHOWN ? [`… and ${messages.length - SHOWN} more`] : [])].join('\n');
+const seeing = (see: string | undefined, why: string | undefined) => (see ? `see ${see}: ${why ?? ''}` : why);
+
+/** One of the probe's checks, as it finishes. */
+export function probeLine(c: CheckResult): CheckLine {
+  const line: CheckLine = { name: c.name, status: c.status, side: 'probe', duration_ms: c.durationMs };
+  if (c.status === 'fail') {
+    line.message = firstFew(c.assertions.filter((a) => !a.passed).map((a) => a.message));
+    if (c.fix) line.fix = c.fix;
+  } else if (c.status === 'skip') line.message = seeing(c.see, c.skipped);
+  else if (c.warnings?.length) line.message = firstFew(c.warnings);
+  return line;
+}
+
+/** One wallet check, once the run is over; counted as the signed report counts it (not exercised: skipped). */
+export function walletLine(c: ProbeWalletCheck): CheckLine {
+  const status = walletFails(c) ? 'fail' : c.status === 'fail' || c.status === 'pending' ? 'warn' : c.status === 'pass' ? 'pass' : 'skip';
+  const line: CheckLine = { name: c.id, status, side: 'wallet' };
+  if (status === 'skip') line.message = seeing(c.see, c.detail);
+  else if (status !== 'pass') {
+    line.message = c.violations.length ? firstFew(c.violations.map((v) => v.message)) : c.detail;
+    line.fix = c.fix;
+  }
+  return line;
 }
 
 /** A probe run as every process can see it: what GET /t/:id/probe/:run shows, and its report once done. */

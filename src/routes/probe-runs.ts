@@ -10,7 +10,7 @@ import { probeExitCode } from '../probe/report.js';
 import { guardedAgent, targetRefusal } from '../probe/targets.js';
 import { upstreamErrorOf } from '../probe/upstream-errors.js';
 import { LIST_SCHEMA, START_SCHEMA, VERDICTS } from './probe-docs.js';
-import { type ProbeRunsOptions, type Run, type RunState, stored, view } from './probe-run.js';
+import { probeLine, type CheckLine, type ProbeRunsOptions, type Run, type RunState, stored, view, walletLine } from './probe-run.js';
 import { probeReadRoutes } from './probe-reads.js';
 
 /** Probe as a service's defaults (docs/hosted.md): runs a tenant may start an hour, runs kept. */
@@ -104,14 +104,21 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
         scale: b.decimals ?? defaultScale(currency),
         transport: { redirect: 'manual' as const, dispatcher: agent },
       };
-      void runProbe(target, (c) => {
-        const line = { name: c.name, status: c.status, duration_ms: c.durationMs };
+      const check = (line: CheckLine) => {
         run.checks.push(line);
-        void share(tenantId, run);
         emit('check', line);
+      };
+      void runProbe(target, (c) => {
+        // (a stop's check says what the stop says: the run's fields, not the CLI's options)
+        const line = probeLine(c);
+        if (line.message) line.message = inServiceWords(line.message);
+        check(line);
+        void share(tenantId, run);
       }).then(
         (report) => {
           run.report = report;
+          // The wallet checks count as much as the probe's own: listed, so the run says what its report says.
+          for (const w of report.walletChecks) check(walletLine(w));
           run.verdict = VERDICTS[probeExitCode(report)];
           // (the line names the run's fields, not the CLI's options: the report shown and signed says the same)
           if (report.stopped) run.message = report.stopped.message = inServiceWords(report.stopped.message);

@@ -7,7 +7,7 @@ const meant = (given: string, bundled: string[]) => closest(given.replace(/\.jso
 /** Every message the CLI prints to a user, in one table (Mockoon's precedent). */
 export const MESSAGES = {
   LISTENING: (url: string, callback: string, scenario: string, store: string, seed?: number) =>
-    `wallet-sim listening on ${url} (callback ${callback}, scenario "${scenario}", store ${store}${seed === undefined ? '' : `, seed ${seed}`}; Swagger UI ${url}/docs)`,
+    `wallet-sim listening on ${url} (callback ${callback}, scenario "${scenario}", store ${store}${seed === undefined ? '' : `, seed ${seed}`}; dashboard ${url}/, Swagger UI ${url}/docs)`,
   HOSTED_LISTENING: (url: string, tenants: number, store: string) =>
     `wallet-sim hosted sandbox listening on ${url} (${count(tenants, noun('tenant'))}, store ${store}; create one: POST ${url}/tenants with the host token; Swagger UI ${url}/docs)`,
   PORT_IN_USE: (host: string, port: number, fromEnv = false) =>

@@ -55,15 +55,29 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 /** A GET whose answer is kept as sent (a report to save): its text and its type. */
 export const apiText = (path: string) => call('GET', path, '*/*');
 
+/** A tenant's admin and probe routes are its own; the rest (/health) is the server's. */
+const urlOf = (path: string) => (/^\/(admin\/|probe)/.test(path) ? `${TENANT_BASE}${path}` : path);
+
+/**
+ * Why a token given in the prompt will not do (undefined: it does), asked of the API before the
+ * page keeps it: a refused token is said in the prompt, not by the prompt coming back empty.
+ */
+export async function tokenRefusal(candidate: string): Promise<{ status: number; message: string } | undefined> {
+  const res = await fetch(urlOf('/admin/scenario'), { headers: { accept: 'application/json', authorization: `Bearer ${candidate}` } });
+  if (res.status !== 401 && res.status !== 403) return undefined;
+  const body = safeParse(await res.text()) as { message?: unknown } | undefined;
+  return { status: res.status, message: typeof body?.message === 'string' ? body.message : `HTTP ${res.status}` };
+}
+
 async function call(method: string, path: string, accept: string, body?: unknown): Promise<{ text: string; type: string }> {
   const headers: Record<string, string> = { accept, ...authHeaders() };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  // A tenant's admin and probe routes are its own; the rest (/health) is the server's.
-  const url = /^\/(admin\/|probe)/.test(path) ? `${TENANT_BASE}${path}` : path;
+  // Errors name the route as called (a tenant's: /t/<id>/admin/…), not the page's shorthand.
+  const url = urlOf(path);
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) {
     onUnauthorized();
-    throw new Unauthorized(`${method} ${path}: the admin API wants its token`);
+    throw new Unauthorized(`${method} ${url}: the admin API wants its token`);
   }
   const text = await res.text();
   if (!res.ok) {
@@ -75,7 +89,7 @@ async function call(method: string, path: string, accept: string, body?: unknown
     const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
     throw new ApiError(
       res.status,
-      e.message ?? `${method} ${path}: HTTP ${res.status}`,
+      e.message ?? `${method} ${url}: HTTP ${res.status}`,
       e.details,
       e.error,
       Number.isFinite(retryAfter) ? retryAfter : undefined,

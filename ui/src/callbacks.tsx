@@ -14,6 +14,19 @@ export interface CallbacksProps {
   onSelect: (id: number | undefined) => void;
   onPause: (paused: boolean) => void;
   onClear: () => void;
+  /** The journal not read (yet): why, said instead of "no callbacks". */
+  unread?: string;
+  /** Clear was used: the list is empty by choice, the journal is not. */
+  cleared: boolean;
+}
+
+/** What an empty list means: not read yet, filtered out, cleared, or none at all. */
+function emptyText(p: CallbacksProps): string {
+  if (p.entries.length > 0) return 'No callback matches the filters.';
+  if (p.unread) return p.unread;
+  if (p.cleared)
+    return 'Cleared: callbacks from now on show up here. The journal and the report keep the earlier ones (reload the page to list them again).';
+  return 'No callbacks yet. Send one to the callback URL and it shows up here.';
 }
 
 interface Filter {
@@ -115,7 +128,7 @@ export function Callbacks(p: CallbacksProps) {
             {shown.length === 0 && (
               <tr>
                 <td colSpan={10} class="empty">
-                  No callbacks yet. Send one to the callback URL and it shows up here.
+                  {emptyText(p)}
                 </td>
               </tr>
             )}

@@ -87,7 +87,7 @@ export function Checklist({
                 </h3>
               )}
               <ul class="checks" data-side={side}>
-                {checks.map((c) => (
+                {failingFirst(checks).map((c) => (
                   <CheckRow check={c} onShow={onShow} onPicture={onPicture} />
                 ))}
               </ul>
@@ -101,6 +101,10 @@ export function Checklist({
     </section>
   );
 }
+
+/** Failing checks first, then pending ones, the rest in the report's order: what needs doing is seen first. */
+const RANK: Partial<Record<CheckStatus, number>> = { fail: 0, pending: 1 };
+const failingFirst = (checks: Check[]) => [...checks].sort((a, b) => (RANK[a.status] ?? 2) - (RANK[b.status] ?? 2));
 
 function CheckRow({ check: c, onShow, onPicture }: { check: Check; onShow: (id: number) => void; onPicture: (p: Picture) => void }) {
   return (

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import './style.css';
-import { api, ApiError, token, whenUnauthorized } from './api.js';
+import { api, ApiError, tenantId, token, whenUnauthorized } from './api.js';
 import { Callbacks } from './callbacks.js';
 import { Checklist, type ReportState } from './checklist.js';
 import { throttle } from './format.js';
@@ -18,15 +18,18 @@ import { PageLinks, usePage } from './pages.js';
 function App() {
   const [session, setSession] = useState(0);
   const page = usePage();
-  const [needToken, setNeedToken] = useState(false);
+  /** missing: none kept (a hosted tenant's page asks before any call); refused: the one kept stopped working. */
+  const [needToken, setNeedToken] = useState<false | 'missing' | 'refused'>(tenantId !== undefined && !token.get() ? 'missing' : false);
   const [stream, setStream] = useState<{ state: StreamState; why?: string }>({ state: 'connecting' });
   const [entries, setEntries] = useState<JournalEntry[]>([]);
   const [waiting, setWaiting] = useState<JournalEntry[]>([]);
   const [paused, setPaused] = useState(false);
   const [selected, setSelected] = useState<number | undefined>();
-  const [players, setPlayers] = useState<Player[]>([]);
+  // Undefined until read: a page that could not read them must not say there are none.
+  const [players, setPlayers] = useState<Player[]>();
   const [scenario, setScenario] = useState<ScenarioDoc>();
-  const [rules, setRules] = useState<RuleHits[]>([]);
+  const [rules, setRules] = useState<RuleHits[]>();
+  const [journalRead, setJournalRead] = useState(false);
   const [bundled, setBundled] = useState<BundledScenario[]>([]);
   const [report, setReport] = useState<ReportState>({ kind: 'loading' });
   /** The wide panel of pictures: a check's timelines, or the retry gaps' histogram. */
@@ -82,9 +85,10 @@ function App() {
   const loadJournal = useCallback(
     () =>
       quietly(
-        api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`).then((doc) =>
-          add(doc.entries.filter((e) => e.id > clearedUpTo.current)),
-        ),
+        api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`).then((doc) => {
+          add(doc.entries.filter((e) => e.id > clearedUpTo.current));
+          setJournalRead(true);
+        }),
       ),
     [add],
   );
@@ -104,7 +108,16 @@ function App() {
   );
 
   useEffect(() => {
-    whenUnauthorized(() => setNeedToken(true));
+    whenUnauthorized(() => {
+      // A kept token that stopped working (rotated) is dropped: the calls after it would only be refused too.
+      setNeedToken(token.get() ? 'refused' : 'missing');
+      token.clear();
+    });
+    setPlayers(undefined);
+    setRules(undefined);
+    setJournalRead(false);
+    // A hosted tenant's page calls nothing before it has a token (each call would only be refused).
+    if (tenantId !== undefined && !token.get()) return setNeedToken((n) => n || 'missing');
     void loadPlayers();
     void loadScenario();
     void loadReport();
@@ -122,7 +135,10 @@ function App() {
       grading: () => refresh.report(),
       open: () => void loadJournal(), // after the stream is up, so nothing falls between the two
       state: (state, why) => setStream({ state, why }),
-      unauthorized: () => setNeedToken(true),
+      unauthorized: () => {
+        setNeedToken(token.get() ? 'refused' : 'missing');
+        token.clear();
+      },
     });
     return () => s.stop();
   }, [session]);
@@ -154,6 +170,10 @@ function App() {
     requestAnimationFrame(() => document.getElementById(`entry-${id}`)?.scrollIntoView({ block: 'nearest' }));
   };
   const currencies = Object.keys(scenario?.currencies ?? {});
+  const signedIn = tenantId === undefined || token.get() !== null;
+  /** What a panel says of what it could not read (yet). */
+  const unread =
+    needToken || !signedIn ? 'Not read yet: enter the token first.' : error ? 'Not read: see the message at the top.' : 'Reading…';
   const clientTimeoutS = scenario?.grading?.client_timeout_s ?? 10;
 
   return (
@@ -198,6 +218,7 @@ function App() {
       )}
       {needToken && (
         <TokenPrompt
+          refused={needToken === 'refused'}
           onToken={(t) => {
             token.set(t);
             setNeedToken(false);
@@ -206,7 +227,7 @@ function App() {
           }}
         />
       )}
-      {page === 'probe' && <ProbePage key={session} />}
+      {page === 'probe' && signedIn && <ProbePage key={session} />}
       <main class="layout" hidden={page !== 'callbacks'}>
         {picture && report.kind === 'ok' && (
           <Pictures report={report.report} picture={picture} onShow={(id) => void show(id)} onClose={() => setPicture(undefined)} />
@@ -220,13 +241,16 @@ function App() {
           onSelect={setSelected}
           onPause={resume}
           onClear={clear}
+          unread={journalRead ? undefined : unread}
+          cleared={clearedUpTo.current > 0}
         />
         <div class="side">
           <Checklist state={report} onShow={(id) => void show(id)} onPicture={setPicture} />
-          <Players players={players} currencies={currencies} upstream={upstream} onChanged={() => void loadPlayers()} />
+          <Players players={players} unread={unread} currencies={currencies} upstream={upstream} onChanged={() => void loadPlayers()} />
           <Scenario
             scenario={scenario}
             rules={rules}
+            unread={unread}
             bundled={bundled}
             onChanged={() => {
               void loadScenario();

@@ -9,11 +9,14 @@ import type { Player } from './types.js';
  */
 export function Players({
   players,
+  unread,
   currencies,
   upstream,
   onChanged,
 }: {
-  players: Player[];
+  /** Undefined: not read (yet), for the reason `unread` says. */
+  players?: Player[];
+  unread: string;
   currencies: string[];
   upstream?: string;
   onChanged: () => void;
@@ -55,13 +58,13 @@ export function Players({
               }}
             />
           )}
-          {players.map((p) => (
+          {players?.map((p) => (
             <PlayerRow key={p.user_id} player={p} currencies={currencies} readOnly={readOnly} onSaved={onChanged} />
           ))}
-          {players.length === 0 && !adding && (
+          {(!players || players.length === 0) && !adding && (
             <tr>
               <td colSpan={4} class="empty">
-                No players.
+                {players ? 'No players.' : unread}
               </td>
             </tr>
           )}

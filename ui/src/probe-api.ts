@@ -2,10 +2,16 @@
 import { api, apiText, authHeaders, TENANT_BASE, Unauthorized } from './api.js';
 import { readEvents } from './sse.js';
 
+/** One check of a run: the probe's own as each finishes, then the wallet checks (WALLET_…) at the end. */
 export interface CheckLine {
   name: string;
-  status: 'pass' | 'fail' | 'skip';
-  duration_ms: number;
+  status: 'pass' | 'fail' | 'skip' | 'warn';
+  side?: 'probe' | 'wallet';
+  duration_ms?: number;
+  /** What went wrong (one line each), or why it was not judged. */
+  message?: string;
+  /** What to change in the wallet. */
+  fix?: string;
 }
 
 export type Verdict = 'PASS' | 'FAIL' | 'NOT_CHECKED';

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { TENANT_BASE } from './api.js';
 import { followRun, getRun, listRuns, type ProbeRun, type ProbeStart, startRun } from './probe-api.js';
 import { RunView } from './probe-run.js';
-import { type Field, FIELDS, type Problem, startProblem } from './probe-words.js';
+import { type Field, FIELDS, type Problem, runsProblemOf, startProblem } from './probe-words.js';
 
 /** What the form last held, for this tab (the Api-Key is never kept). */
 const DRAFT_KEY = `wallet-sim.probe-form${TENANT_BASE}`;
@@ -29,6 +29,8 @@ export function ProbePage() {
   const [problem, setProblem] = useState<Problem>();
   const [busy, setBusy] = useState(false);
   const [runs, setRuns] = useState<ProbeRun[]>([]);
+  /** Why the runs could not be read: said in their table, not "No runs yet". */
+  const [runsProblem, setRunsProblem] = useState<string>();
   const [shown, setShown] = useState<ProbeRun>();
   const stop = useRef<() => void>();
 
@@ -36,9 +38,13 @@ export function ProbePage() {
     listRuns().then(
       (list) => {
         setRuns(list.reverse());
+        setRunsProblem(undefined);
         return list;
       },
-      () => [] as ProbeRun[],
+      (e: unknown) => {
+        setRunsProblem(runsProblemOf(e));
+        return [] as ProbeRun[];
+      },
     );
   /** Shows a run, followed live while it goes. */
   const show = (run: ProbeRun) => {
@@ -154,53 +160,62 @@ export function ProbePage() {
           <p class="empty">No run shown: start one, or pick a previous run below.</p>
         </section>
       )}
-      <Runs runs={runs} shown={shown?.run} onShow={(id) => void getRun(id).then(show, () => void loadRuns())} />
+      <Runs runs={runs} problem={runsProblem} shown={shown?.run} onShow={(id) => void getRun(id).then(show, () => void loadRuns())} />
     </main>
   );
 }
 
-function Runs({ runs, shown, onShow }: { runs: ProbeRun[]; shown?: string; onShow: (run: string) => void }) {
+function Runs({ runs, problem, shown, onShow }: { runs: ProbeRun[]; problem?: string; shown?: string; onShow: (run: string) => void }) {
   return (
     <section class="panel probe-runs" aria-labelledby="probe-runs-title">
       <div class="panel-head">
         <h2 id="probe-runs-title">Previous runs</h2>
         <span class="muted small-text">the last 20, newest first, kept while the host runs</span>
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">started</th>
-            <th scope="col">wallet</th>
-            <th scope="col">player</th>
-            <th scope="col">result</th>
-            <th scope="col">
-              <span class="sr-only">actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((r) => (
-            <tr key={r.run} data-run={r.run} class={r.run === shown ? 'selected' : undefined}>
-              <td>{new Date(r.started_at).toLocaleString()}</td>
-              <td class="ellipsis">{r.target.url}</td>
-              <td>{r.target.user}</td>
-              <td>{r.state === 'running' ? 'running' : r.state === 'failed' ? 'failed' : r.verdict?.replace('_', ' ')}</td>
-              <td>
-                <button type="button" class="small" aria-label={`Show run ${r.run}`} onClick={() => onShow(r.run)}>
-                  Show
-                </button>
-              </td>
-            </tr>
-          ))}
-          {runs.length === 0 && (
+      <div class="table-scroll">
+        <table>
+          <thead>
             <tr>
-              <td colSpan={5} class="empty">
-                No runs yet.
-              </td>
+              <th scope="col">started</th>
+              <th scope="col">wallet</th>
+              <th scope="col">player</th>
+              <th scope="col">result</th>
+              <th scope="col">
+                <span class="sr-only">actions</span>
+              </th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {runs.map((r) => (
+              <tr key={r.run} data-run={r.run} class={r.run === shown ? 'selected' : undefined}>
+                <td>{new Date(r.started_at).toLocaleString()}</td>
+                <td class="ellipsis">{r.target.url}</td>
+                <td>{r.target.user}</td>
+                <td>{r.state === 'running' ? 'running' : r.state === 'failed' ? 'failed' : r.verdict?.replace('_', ' ')}</td>
+                <td>
+                  <button type="button" class="small" aria-label={`Show run ${r.run}`} onClick={() => onShow(r.run)}>
+                    Show
+                  </button>
+                </td>
+              </tr>
+            ))}
+            {problem && (
+              <tr>
+                <td colSpan={5} class="field-error" role="alert">
+                  {problem}
+                </td>
+              </tr>
+            )}
+            {runs.length === 0 && !problem && (
+              <tr>
+                <td colSpan={5} class="empty">
+                  No runs yet.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from './api.js';
-import { type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
-import { runSentence } from './probe-words.js';
+import { ApiError, tenantId } from './api.js';
+import { type CheckLine, type ProbeRun, REPORTS, type ReportForm, saveReport, type SignedFor } from './probe-api.js';
+import { formTerms, runSentence } from './probe-words.js';
 
 const VERDICT_CLASS = { PASS: 'status-pass', FAIL: 'status-fail', NOT_CHECKED: 'status-pending' } as const;
 
@@ -22,34 +22,63 @@ export function RunView({ run }: { run: ProbeRun }) {
         {runSentence(run)}
       </p>
       {run.state === 'done' && <Reports run={run.run} key={run.run} />}
-      <table class="probe-checks">
-        <caption class="muted">
-          {run.checks.length} {run.checks.length === 1 ? 'check' : 'checks'} {run.state === 'running' ? 'done so far' : 'run'}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">check</th>
-            <th scope="col">result</th>
-            <th scope="col" class="num">
-              ms
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {run.checks.map((c) => (
-            <tr key={c.name} data-check={c.name}>
-              <td>
-                <code>{c.name}</code>
-              </td>
-              <td>
-                <span class={`status status-${c.status === 'skip' ? 'not_exercised' : c.status}`}>{c.status}</span>
-              </td>
-              <td class="num">{c.duration_ms}</td>
+      <div class="table-scroll">
+        <table class="probe-checks">
+          <caption class="muted">
+            {run.checks.length} {run.checks.length === 1 ? 'check' : 'checks'} {run.state === 'running' ? 'done so far' : 'run'}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">check</th>
+              <th scope="col">result</th>
+              <th scope="col" class="num">
+                ms
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {run.checks.map((c) => (
+              <CheckRow key={c.name} check={c} run={run} />
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
+  );
+}
+
+const STATUS_CLASS = { pass: 'status-pass', fail: 'status-fail', warn: 'status-pending', skip: 'status-not_exercised' } as const;
+
+/** A check: its result and time; a failed, warned or skipped one also says why (and what to change). */
+function CheckRow({ check: c, run }: { check: CheckLine; run: ProbeRun }) {
+  const why = c.status !== 'pass' && (c.message || c.fix);
+  return (
+    <>
+      <tr data-check={c.name} class={why ? 'has-why' : undefined}>
+        <td>
+          <code>{c.name}</code>
+        </td>
+        <td>
+          <span class={`status ${STATUS_CLASS[c.status]}`}>{c.status}</span>
+        </td>
+        <td class="num">{c.duration_ms ?? <span class="muted">—</span>}</td>
+      </tr>
+      {why && (
+        <tr class={`check-why why-${c.status}`} data-why={c.name}>
+          <td colSpan={3}>
+            {c.message && (
+              // A stop's check says what the stop says; other checks' messages are the wallet's behaviour, as they are.
+              <p class="check-message">{run.verdict === 'NOT_CHECKED' ? formTerms(c.message, run) : c.message}</p>
+            )}
+            {c.fix && (
+              <p class="check-fix">
+                <strong>Fix:</strong> {c.fix}
+              </p>
+            )}
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
 
@@ -92,7 +121,8 @@ function Reports({ run }: { run: string }) {
                 — signed for tenant <strong class="tenant-name">{saved.signedFor.tenantName}</strong> (
                 <code>{saved.signedFor.tenantId}</code>), result {saved.signedFor.result}. Check it with{' '}
                 <code>
-                  wallet-sim verify-report {saved.file} --public-key {"<the host's public key>"}
+                  wallet-sim verify-report {saved.file} --public-key {"<the host's public key>"} --tenant{' '}
+                  {saved.signedFor.tenantId ?? tenantId}
                 </code>
                 .
               </>

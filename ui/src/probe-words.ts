@@ -1,15 +1,17 @@
 // What the probe page says when the host refuses a run: what happened, and what to do next.
+import { DEFAULT_TIMEOUT_MS } from '../../src/client/http.js';
+import { FORM_LABELS, inFormTerms } from '../../src/text/form-terms.js';
 import { ApiError, Unauthorized } from './api.js';
-import type { ProbeRun } from './probe-api.js';
+import type { CheckLine, ProbeRun } from './probe-api.js';
 
 /** The form's fields, by the JSON pointer the API names them with. */
 export const FIELDS = {
-  '/url': 'Wallet callback URL',
-  '/api_id': 'Api-Id',
-  '/api_key': 'Api-Key',
-  '/user': 'Player (user_id)',
-  '/currency': 'Currency',
-  '/decimals': 'Decimals',
+  '/url': FORM_LABELS.url,
+  '/api_id': FORM_LABELS.api_id,
+  '/api_key': FORM_LABELS.api_key,
+  '/user': FORM_LABELS.user,
+  '/currency': FORM_LABELS.currency,
+  '/decimals': FORM_LABELS.decimals,
 } as const;
 export type Field = keyof typeof FIELDS;
 
@@ -63,18 +65,23 @@ export function startProblem(e: unknown): Problem {
   const detail = e.details[0];
   if (detail && detail.pointer in FIELDS)
     return { field: detail.pointer as Field, text: `${FIELDS[detail.pointer as Field]}: ${detail.message}. Correct it and start again.` };
-  if (/\/url\b/.test(e.message)) return { field: '/url', text: `Wallet callback URL: ${e.message}. Give an http:// or https:// URL.` };
+  // (the API names the field by its JSON pointer: the form by its label)
+  if (/\/url\b/.test(e.message))
+    return { field: '/url', text: `${FIELDS['/url']}: ${e.message.replace(/^\/url (is )?/, '')}. Give an http:// or https:// URL.` };
   return { text: `The host did not start the run: ${e.message}` };
 }
 
-/** The probe's own words name its command line's options: here they are the form's fields (no time-out to set). */
-export const inFormTerms = (message: string) =>
-  message
-    .replace('--api-id/--api-key', 'the Api-Id and Api-Key')
-    .replace(/ A slow wallet needs a longer --timeout/, '')
-    .replace(/--url\b/g, 'the Wallet callback URL')
-    .replace(/--user\b/g, 'the Player')
-    .replace(/--currency\b/g, 'the Currency');
+/** Why the previous runs could not be read, and what to do. */
+export function runsProblemOf(e: unknown): string {
+  if (e instanceof Unauthorized) return "The runs are not read yet: enter this tenant's token.";
+  if (e instanceof ApiError && e.code === 'FORBIDDEN')
+    return 'The runs could not be read: this token is another tenant\'s. Use "Forget token" at the top, then enter the token the host gave for this tenant.';
+  return `The runs could not be read: ${(e as Error).message}. Reload the page to try again.`;
+}
+
+/** A run's words (the API's names of its fields, or the CLI's options) as the form says them. */
+export const formTerms = (message: string, run: Pick<ProbeRun, 'target'>) =>
+  inFormTerms(message, { url: run.target.url, user: run.target.user, timeoutMs: DEFAULT_TIMEOUT_MS });
 
 /** The one sentence a run's state comes to (the page's status line, read out by screen readers). */
 export function runSentence(run: ProbeRun): string {
@@ -82,11 +89,23 @@ export function runSentence(run: ProbeRun): string {
   if (run.state === 'running') return `Probing ${run.target.url}: the checks appear below as they finish…`;
   if (run.state === 'failed')
     return `The run failed: ${run.message ?? 'the probe itself stopped'}. Start it again; if it fails again, tell the host's operator.`;
-  const failed = run.checks.filter((c) => c.status === 'fail').length;
-  const skipped = run.checks.filter((c) => c.status === 'skip').length;
-  if (run.verdict === 'PASS')
-    return `PASS: the wallet passed every check (${run.checks.length - skipped} passed${skipped ? `, ${skipped} skipped` : ''}).`;
-  if (run.verdict === 'FAIL')
-    return `FAIL: ${failed} of ${run.checks.length} checks failed. The HTML report says what to change for each; fix them and run again.`;
-  return `NOT CHECKED: the probe could not check the wallet: ${inFormTerms(run.message ?? 'see the report')}.`.replace(/([.?])\.$/, '$1');
+  const n = (status: CheckLine['status']) => run.checks.filter((c) => c.status === status).length;
+  const [passed, failed, warned, skipped] = [n('pass'), n('fail'), n('warn'), n('skip')];
+  // Counted as the signed report counts them: a warned check is not a passed one, a skipped one in no list.
+  const rest = [`${passed} passed`, ...(warned ? [`${warned} with a warning`] : []), ...(skipped ? [`${skipped} not judged`] : [])].join(
+    ', ',
+  );
+  if (run.verdict === 'PASS') return `PASS: the wallet passed every check (${rest}).`;
+  if (run.verdict === 'FAIL') {
+    const names = run.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    if (!names.length) return 'FAIL: the wallet failed checks of the report: the HTML report says which, and what to change.';
+    return (
+      `FAIL: ${failed} of ${run.checks.length} checks failed (${names.join(', ')}); ${rest}. ` +
+      `Each failed check below says what to change; fix ${failed === 1 ? 'it' : 'them'} and run again.`
+    );
+  }
+  return `NOT CHECKED: the probe could not check the wallet: ${formTerms(run.message ?? 'see the report', run)}.`.replace(
+    /([.?])\.$/,
+    '$1',
+  );
 }

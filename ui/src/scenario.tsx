@@ -9,13 +9,15 @@ interface Problem {
 
 export interface ScenarioProps {
   scenario: ScenarioDoc | undefined;
-  rules: RuleHits[];
+  /** Undefined: not read (yet), for the reason `unread` says. */
+  rules?: RuleHits[];
+  unread: string;
   bundled: BundledScenario[];
   onChanged: () => void;
 }
 
 /** The active scenario, its rules with hit counters, and the ways to replace it. */
-export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps) {
+export function Scenario({ scenario, rules, unread, bundled, onChanged }: ScenarioProps) {
   const [choice, setChoice] = useState('');
   const [reset, setReset] = useState(false);
   const [text, setText] = useState('');
@@ -83,14 +85,14 @@ export function Scenario({ scenario, rules, bundled, onChanged }: ScenarioProps)
           </tr>
         </thead>
         <tbody>
-          {rules.length === 0 && (
+          {(!rules || rules.length === 0) && (
             <tr>
               <td colSpan={5} class="empty">
-                This scenario has no rules: every callback gets the wallet's own answer.
+                {rules ? "This scenario has no rules: every callback gets the wallet's own answer." : unread}
               </td>
             </tr>
           )}
-          {rules.map((r) => {
+          {rules?.map((r) => {
             const doc = ruleDocs[r.index];
             return (
               <tr data-rule={r.name} class={r.exhausted ? 'exhausted' : ''}>
