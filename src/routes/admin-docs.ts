@@ -48,9 +48,16 @@ function guardResponses(write: boolean, o: AdminDocOptions): Record<string, Json
 }
 
 /** An admin route's schema: tagged, secured when locked, with the guard's statuses beside its own. */
-export function adminSchema(method: 'GET' | 'PUT' | 'POST' | 'DELETE', o: AdminDocOptions, schema: DocumentedSchema): DocumentedSchema {
+export function adminSchema(method: 'GET', o: Pick<AdminDocOptions, 'locked'>, schema: DocumentedSchema): DocumentedSchema;
+export function adminSchema(method: 'PUT' | 'POST' | 'DELETE', o: AdminDocOptions, schema: DocumentedSchema): DocumentedSchema;
+export function adminSchema(
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+  o: Pick<AdminDocOptions, 'locked'> & Partial<AdminDocOptions>,
+  schema: DocumentedSchema,
+): DocumentedSchema {
   const own = (schema.response ?? {}) as Record<string, Json>;
-  const guard = guardResponses(method !== 'GET', o);
+  // (a GET has no body: only a write's 413 names the limit, and its overload requires it)
+  const guard = guardResponses(method !== 'GET', o as AdminDocOptions);
   // The route's own answer wins, except 401: only the guard sends it.
   const response = { ...guard, ...own, ...(guard[401] ? { 401: guard[401] } : {}) };
   return { tags: ['admin'], security: adminSecurity(o), ...schema, response };

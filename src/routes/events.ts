@@ -9,6 +9,7 @@ import { apiError } from '../http/errors.js';
 import { openEventStream } from './event-stream.js';
 import { ALL_CODES, SUCCESS } from '../protocol/seed/codes.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
+import { adminSchema } from './admin-docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
 import { watchGrading } from './grading-events.js';
 
@@ -67,39 +68,40 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     for (const end of streams) end();
     done();
   });
-  const schema = {
-    tags: ['admin'],
-    security,
-    operationId: 'events',
-    summary: 'Live callbacks as server-sent events (the journal, as it grows)',
-    description: DESCRIPTION,
-    produces: ['text/event-stream'],
-    querystring: QUERYSTRING,
-    response: {
-      200: {
-        description:
-          'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback; with `grading=true` also `event: grading` and `data: {"session","version"}` when the verdict changes.',
-        content: {
-          'text/event-stream': {
-            schema: { type: 'string', examples: [`id: 7\ndata: {"id":7,"event_type":"bet","code":"${SUCCESS}",…}\n\n`] },
+  const schema = adminSchema(
+    'GET',
+    { locked: security !== undefined },
+    {
+      operationId: 'events',
+      summary: 'Live callbacks as server-sent events (the journal, as it grows)',
+      description: DESCRIPTION,
+      produces: ['text/event-stream'],
+      querystring: QUERYSTRING,
+      response: {
+        200: {
+          description:
+            'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback; with `grading=true` also `event: grading` and `data: {"session","version"}` when the verdict changes.',
+          content: {
+            'text/event-stream': {
+              schema: { type: 'string', examples: [`id: 7\ndata: {"id":7,"event_type":"bet","code":"${SUCCESS}",…}\n\n`] },
+            },
           },
         },
-      },
-      400: errorResponse('A filter is invalid (BAD_REQUEST): a name that is not a filter, or a value outside its list.', [
-        badQuery(
-          'GET /admin/events',
-          QUERYSTRING,
-          'querystring:/code',
-          `must be one of ${ALL_CODES.map((code) => `"${code}"`).join(', ')}`,
+        400: errorResponse('A filter is invalid (BAD_REQUEST): a name that is not a filter, or a value outside its list.', [
+          badQuery(
+            'GET /admin/events',
+            QUERYSTRING,
+            'querystring:/code',
+            `must be one of ${ALL_CODES.map((code) => `"${code}"`).join(', ')}`,
+          ),
+        ]),
+        503: errorResponse(
+          `--max-listeners streams are already served (LISTENERS_FULL; the connection is closed), or ${SHUTDOWN_503.charAt(0).toLowerCase()}${SHUTDOWN_503.slice(1)}`,
+          [errorBody('LISTENERS_FULL', maxListeners)],
         ),
-      ]),
-      ...(security ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
-      503: errorResponse(
-        `--max-listeners streams are already served (LISTENERS_FULL; the connection is closed), or ${SHUTDOWN_503.charAt(0).toLowerCase()}${SHUTDOWN_503.slice(1)}`,
-        [errorBody('LISTENERS_FULL', maxListeners)],
-      ),
+      },
     },
-  } as FastifySchema;
+  ) as FastifySchema;
 
   app.get<{ Querystring: Record<string, string | undefined> }>('/events', { schema }, (request, reply) => {
     const match = matchOfText(request.query);

@@ -5,6 +5,7 @@ import type { Signer } from '../evidence/signing-key.js';
 import { reportOf } from '../grading/grade.js';
 import type { SignedFor, SimOf } from './sim-of.js';
 import { errorBody, errorResponse, sentAsReturned } from './docs.js';
+import { adminSchema } from './admin-docs.js';
 
 const SIGNED =
   'With `?signed=true` (a wallet-sim started with `--signing-key`): a `SignedReport`, the DSSE envelope of an in-toto statement ' +
@@ -26,43 +27,44 @@ export const reportRoutes: FastifyPluginAsync<{ simOf: SimOf; locked?: boolean; 
     {
       // Sent as built: the 200 is a Report or a SignedReport (its report a string, byte for byte).
       ...sentAsReturned,
-      schema: {
-        tags: ['admin'],
-        security: locked ? [{ bearer: [] }] : undefined,
-        operationId: 'report',
-        summary: "Certification report: how the provider's client behaved across callbacks",
-        description:
-          "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation (what became of each reply: written, dropped, held, forced; when the check decided: what the timelines of the HTML page and the dashboard draw), and the provider's timing profile (its retry gaps also as histogram buckets).\n\n" +
-          SIGNED,
-        querystring: {
-          type: 'object',
-          // As the journal's and the ledger's: a misspelt parameter (?user=) is refused, not read as "every player".
-          additionalProperties: false,
-          properties: {
-            user_id: { type: 'string', description: "Grade only this player's callbacks." },
-            signed: {
-              type: 'string',
-              enum: ['true', 'false'],
-              description: 'true: answer a SignedReport (needs `start --signing-key`; 404 SIGNING_NOT_ENABLED without it).',
+      schema: adminSchema(
+        'GET',
+        { locked: locked === true },
+        {
+          operationId: 'report',
+          summary: "Certification report: how the provider's client behaved across callbacks",
+          description:
+            "The current session's verdict on the 14 checks (lost replies resent, retries under the same transaction_id, back-off, rounds settled…) with the active scenario's `grading` thresholds. The session began at start-up or at the last reset; only callbacks with the right credentials are graded. Each check is pass, fail, pending (a window is still open) or not_exercised, with the journal ids and bounded excerpts of every violation (what became of each reply: written, dropped, held, forced; when the check decided: what the timelines of the HTML page and the dashboard draw), and the provider's timing profile (its retry gaps also as histogram buckets).\n\n" +
+            SIGNED,
+          querystring: {
+            type: 'object',
+            // As the journal's and the ledger's: a misspelt parameter (?user=) is refused, not read as "every player".
+            additionalProperties: false,
+            properties: {
+              user_id: { type: 'string', description: "Grade only this player's callbacks." },
+              signed: {
+                type: 'string',
+                enum: ['true', 'false'],
+                description: 'true: answer a SignedReport (needs `start --signing-key`; 404 SIGNING_NOT_ENABLED without it).',
+              },
             },
           },
-        },
-        response: {
-          200: {
-            description:
-              'The report: a summary, every check with its status and violations, the open rounds and the findings counted by code. ' +
-              'With ?signed=true, the SignedReport: the DSSE envelope and the report text it covers.',
-            anyOf: [{ $ref: 'Report#' }, { $ref: 'SignedReport#' }],
+          response: {
+            200: {
+              description:
+                'The report: a summary, every check with its status and violations, the open rounds and the findings counted by code. ' +
+                'With ?signed=true, the SignedReport: the DSSE envelope and the report text it covers.',
+              anyOf: [{ $ref: 'Report#' }, { $ref: 'SignedReport#' }],
+            },
+            400: errorResponse(
+              'A query parameter is invalid or unknown (BAD_REQUEST): signed takes true or false; the message names the parameters the route takes (user_id, signed).',
+            ),
+            404: errorResponse('?signed=true, and this wallet-sim was started without --signing-key (SIGNING_NOT_ENABLED).', [
+              errorBody('SIGNING_NOT_ENABLED'),
+            ]),
           },
-          400: errorResponse(
-            'A query parameter is invalid or unknown (BAD_REQUEST): signed takes true or false; the message names the parameters the route takes (user_id, signed).',
-          ),
-          404: errorResponse('?signed=true, and this wallet-sim was started without --signing-key (SIGNING_NOT_ENABLED).', [
-            errorBody('SIGNING_NOT_ENABLED'),
-          ]),
-          ...(locked ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } } : {}),
         },
-      },
+      ),
     },
     async (request, reply) => {
       const signed = request.query.signed === 'true';

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifySchema } from 'fastify';
 import { ROOT, SCENARIOS_DIR } from '../kernel/paths.js';
+import { adminSchema } from './admin-docs.js';
 import { eventRoutes, type EventRouteOptions } from './events.js';
 
 /** Where `npm run build:ui` writes the dashboard (shipped in the package). */
@@ -83,34 +84,31 @@ export function bundledScenarios(): BundledScenario[] {
  */
 export const uiAdminRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, options) => {
   await app.register(eventRoutes, options);
-  const { security } = options;
-  const unauthorized = security
-    ? { 401: { $ref: 'ApiError#', description: 'Authorization: Bearer <--admin-token> missing or wrong.' } }
-    : {};
-  const schema = {
-    tags: ['admin'],
-    security,
-    operationId: 'bundledScenarios',
-    summary: 'The scenarios bundled with wallet-sim (for PUT /admin/scenario)',
-    description:
-      "Each file of the package's scenarios/ folder: its name, description and whole document, ready to send to `PUT /admin/scenario`.",
-    response: {
-      200: {
-        description: 'The bundled scenarios, by file name.',
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['name', 'file', 'document'],
-          properties: {
-            name: { type: 'string' },
-            file: { type: 'string' },
-            description: { type: 'string' },
-            document: { type: 'object', additionalProperties: true, description: 'The scenario document (schema Scenario).' },
+  const schema = adminSchema(
+    'GET',
+    { locked: options.security !== undefined },
+    {
+      operationId: 'bundledScenarios',
+      summary: 'The scenarios bundled with wallet-sim (for PUT /admin/scenario)',
+      description:
+        "Each file of the package's scenarios/ folder: its name, description and whole document, ready to send to `PUT /admin/scenario`.",
+      response: {
+        200: {
+          description: 'The bundled scenarios, by file name.',
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'file', 'document'],
+            properties: {
+              name: { type: 'string' },
+              file: { type: 'string' },
+              description: { type: 'string' },
+              document: { type: 'object', additionalProperties: true, description: 'The scenario document (schema Scenario).' },
+            },
           },
         },
       },
-      ...unauthorized,
     },
-  } as FastifySchema;
+  ) as FastifySchema;
   app.get('/scenarios', { schema }, async () => bundledScenarios());
 };
