@@ -1,6 +1,7 @@
 import { type Redis, ReplyError } from 'ioredis';
 import { isCluster } from './cluster.js';
 import { redact } from './connection.js';
+import { StoreUnavailable } from '../../ledger/store-error.js';
 
 /** ioredis's message when a command got no reply within `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
@@ -67,7 +68,7 @@ export class RedisLink {
       const message = e instanceof Error ? e.message : String(e);
       // (on a cluster one master's silence says nothing of the others': each command waits for its own time-out)
       if (message === TIMED_OUT && !isCluster(this.client)) this.freeze();
-      throw new Error(this.failure ?? this.unreachable(message), { cause: e });
+      throw new StoreUnavailable(this.failure ?? this.unreachable(message), { cause: e });
     });
   }
 

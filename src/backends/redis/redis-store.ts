@@ -5,7 +5,7 @@ import { type GenKeys, refuseOlderLayout } from './keys.js';
 import type { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
 import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
-import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, toPlayer } from './records.js';
+import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, storedId, toPlayer } from './records.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
 import { clusterCas, type ClusterClient } from './cluster-commit.js';
 import { firstGeneration, newGeneration, seedDocument, seedGeneration } from './cluster-generations.js';
@@ -220,25 +220,49 @@ export class RedisStore implements Store {
     return sweepKeys(this.client, `${escapeGlob(this.at.keys(gen).base)}*`, () => this.closed);
   }
 
+  /** A player (undefined: none); one listed whose record is gone is Redis's loss, refused as callbacks refuse it (never "absent"). */
   async player(userId: string): Promise<Player | undefined> {
-    await this.refreshGeneration();
-    const raw = await this.exchange(this.client.get(this.at.keys(this.at.n).player(userId)));
-    return raw ? toPlayer(JSON.parse(raw) as PlayerRecord) : undefined;
+    for (let attempt = 1; ; attempt++) {
+      await this.refreshGeneration();
+      const { n } = this.at;
+      const key = this.at.keys(n);
+      const raw = await this.exchange(this.client.get(key.player(userId)));
+      if (raw) return toPlayer(JSON.parse(raw) as PlayerRecord);
+      if (!(await this.exchange(this.client.sismember(key.players, storedId(userId))))) return undefined;
+      await this.lostUnlessReset(n, userId, attempt);
+    }
   }
 
   async players(): Promise<Player[]> {
-    await this.refreshGeneration();
-    const key = this.at.keys(this.at.n);
-    const ids = await this.exchange(this.client.smembers(key.players));
-    const players: Player[] = [];
-    for (let i = 0; i < ids.length; i += 1000) {
-      const raws = await getMany(
-        this.client,
-        ids.slice(i, i + 1000).map((id) => key.player(idOf(id))),
-      );
-      for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
+    for (let attempt = 1; ; attempt++) {
+      await this.refreshGeneration();
+      const { n } = this.at;
+      const key = this.at.keys(n);
+      const ids = (await this.exchange(this.client.smembers(key.players))).map(idOf);
+      const players: Player[] = [];
+      let gone: string | undefined;
+      for (let i = 0; i < ids.length && gone === undefined; i += 1000) {
+        const batch = ids.slice(i, i + 1000);
+        const raws = await this.exchange(
+          getMany(
+            this.client,
+            batch.map((id) => key.player(id)),
+          ),
+        );
+        raws.forEach((raw, j) => (raw ? players.push(toPlayer(JSON.parse(raw) as PlayerRecord)) : (gone ??= batch[j])));
+      }
+      if (gone === undefined) return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
+      await this.lostUnlessReset(n, gone, attempt);
     }
-    return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
+  }
+
+  /**
+   * `userId` is listed in generation `gen` but its record is gone: Redis lost it (its master restarted
+   * empty, evicted, flushed), unless a reset moved the wallet on meanwhile (then the caller reads again).
+   */
+  private async lostUnlessReset(gen: number, userId: string, attempt: number): Promise<void> {
+    await this.refreshGeneration();
+    if (this.at.n === gen || attempt >= MAX_ATTEMPTS) throw this.at.lostPlayer(userId, this.cluster);
   }
 
   async playerCount(): Promise<number> {
