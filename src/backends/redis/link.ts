@@ -1,7 +1,18 @@
-import { type Redis, ReplyError } from 'ioredis';
+import { type Cluster, type Redis, ReplyError } from 'ioredis';
 import { isCluster } from './cluster.js';
 import { redact } from './connection.js';
 import { StoreUnavailable } from '../../ledger/store-error.js';
+
+/** A cluster's masters (as its slot map names them) this process has no ready connection to: which one is down. */
+function downMasters(client: Redis): string {
+  if (!isCluster(client)) return '';
+  const cluster = client as unknown as Cluster;
+  const ready = new Set(
+    cluster.nodes('master').flatMap((node) => (node.status === 'ready' ? [`${node.options.host}:${node.options.port}`] : [])),
+  );
+  const down = [...new Set(cluster.slots.map((owners) => owners[0]))].filter((key): key is string => key !== undefined && !ready.has(key));
+  return down.length ? `; no connection to master ${down.sort().join(', ')}` : '';
+}
 
 /** ioredis's message when a command got no reply within `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
@@ -47,7 +58,7 @@ export class RedisLink {
   }
 
   unreachable(why: string): string {
-    return `Redis at ${redact(this.url)} is unreachable (${why}); wallet-sim reconnects by itself`;
+    return `Redis at ${redact(this.url)} is unreachable (${why}${downMasters(this.client)}); wallet-sim reconnects by itself`;
   }
 
   private frozen(): string {

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
@@ -94,8 +95,10 @@ export class RedisStore implements Store {
       owned,
       options.maxPlayers,
     );
-    await refuseOlderLayout(link.client, store.at.layout);
-    await link.client.set(store.genKey, String(firstGeneration(link.client)), 'NX');
+    // (through `exchange`: a cluster's master down is named as such, not a bare "Connection is closed.")
+    const exists = (...keys: string[]) => store.exchange(link.client.exists(...keys));
+    await refuseOlderLayout({ exists } as Pick<Redis, 'exists'>, store.at.layout);
+    await store.exchange(link.client.set(store.genKey, String(firstGeneration(link.client)), 'NX'));
     await store.refreshGeneration();
     return store;
   }
