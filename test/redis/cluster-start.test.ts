@@ -44,6 +44,13 @@ if (cluster) {
       t.ok(w, `start ${i + 1}: started (${Date.now() - started} ms)`);
       if (!w) return;
       t.equal((await send(w.app, bet(kept, `g${i}`, [['1', 'P', 1]], { currency: 'USD' }))).body.code, 'R0', `${kept} served`);
+      const health = await w.app.inject({ method: 'GET', url: '/health' });
+      t.equal(health.statusCode, 200, '/health 200: the other players are served');
+      t.match(
+        health.json(),
+        { status: 'ok', degraded: new RegExp(`no connection to master 127\\.0\\.0\\.1:${dead.port}`) },
+        'degraded, naming the master',
+      );
     }
     // A wallet seeded now (a new prefix) cannot write its players on the dead master: it says which master.
     const seed = async () => {
