@@ -152,7 +152,7 @@ export async function appFrame(
       const { body } = apiError('BAD_REQUEST', problems, `${request.method} ${request.routeOptions.url}`, query);
       return reply.code(400).send({ ...body, details });
     }
-    // The store cannot serve now (Redis away, frozen, or it lost the wallet's state): what callbacks answer R1 with, whichever route read it.
+    // The store cannot serve now (Redis away, frozen, its state lost): what callbacks answer R1 with, whichever route read it.
     if (error instanceof StoreUnavailable) return reply.code(503).send(apiError('STORE_UNREACHABLE', error.message).body);
     const translated = fromFastify(error, request);
     if (translated) return reply.code(translated.status).send(translated.body);

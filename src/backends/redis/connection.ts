@@ -108,7 +108,9 @@ async function checkServer(client: Redis, url: string): Promise<void> {
         ` (this Redis has ${String((reply as string[])[1])} databases, 0 to ${Number((reply as string[])[1]) - 1}: its \`databases\` setting)`,
       () => '',
     );
-    throw new Error(`Redis at ${redact(url)} has no database ${db}${count}: ${(e as Error).message}; pick another in --redis-url`);
+    throw new Error(`Redis at ${redact(url)} has no database ${db}${count}: ${(e as Error).message}; pick another in --redis-url`, {
+      cause: e,
+    });
   }
 }
 

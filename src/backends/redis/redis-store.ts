@@ -1,12 +1,13 @@
 import type { Redis } from 'ioredis';
-import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
+import type { Change, RoundRecord } from '../../ledger/change.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
 import { type GenKeys, refuseOlderLayout } from './keys.js';
 import type { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
-import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
-import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, storedId, toPlayer } from './records.js';
+import { countKeys, isCluster, sweepKeys } from './cluster.js';
+import { casArgs, type CasClient, type CasDocument, escapeGlob, type Op, recordOps } from './records.js';
+import { type PlayerReads, readPlayer, readPlayers } from './player-reads.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
 import { clusterCas, type ClusterClient } from './cluster-commit.js';
 import { firstGeneration, newGeneration, seedDocument, seedGeneration } from './cluster-generations.js';
@@ -223,49 +224,24 @@ export class RedisStore implements Store {
     return sweepKeys(this.client, `${escapeGlob(this.at.keys(gen).base)}*`, () => this.closed);
   }
 
-  /** A player (undefined: none); one listed whose record is gone is Redis's loss, refused as callbacks refuse it (never "absent"). */
-  async player(userId: string): Promise<Player | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      await this.refreshGeneration();
-      const { n } = this.at;
-      const key = this.at.keys(n);
-      const raw = await this.exchange(this.client.get(key.player(userId)));
-      if (raw) return toPlayer(JSON.parse(raw) as PlayerRecord);
-      if (!(await this.exchange(this.client.sismember(key.players, storedId(userId))))) return undefined;
-      await this.lostUnlessReset(n, userId, attempt);
-    }
+  /** A player (undefined: none); one listed whose record is gone is Redis's loss, refused as callbacks refuse it (player-reads.ts). */
+  player(userId: string): Promise<Player | undefined> {
+    return readPlayer(this.reads, userId);
   }
 
-  async players(): Promise<Player[]> {
-    for (let attempt = 1; ; attempt++) {
-      await this.refreshGeneration();
-      const { n } = this.at;
-      const key = this.at.keys(n);
-      const ids = (await this.exchange(this.client.smembers(key.players))).map(idOf);
-      const players: Player[] = [];
-      let gone: string | undefined;
-      for (let i = 0; i < ids.length && gone === undefined; i += 1000) {
-        const batch = ids.slice(i, i + 1000);
-        const raws = await this.exchange(
-          getMany(
-            this.client,
-            batch.map((id) => key.player(id)),
-          ),
-        );
-        raws.forEach((raw, j) => (raw ? players.push(toPlayer(JSON.parse(raw) as PlayerRecord)) : (gone ??= batch[j])));
-      }
-      if (gone === undefined) return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
-      await this.lostUnlessReset(n, gone, attempt);
-    }
+  players(): Promise<Player[]> {
+    return readPlayers(this.reads);
   }
 
-  /**
-   * `userId` is listed in generation `gen` but its record is gone: Redis lost it (its master restarted
-   * empty, evicted, flushed), unless a reset moved the wallet on meanwhile (then the caller reads again).
-   */
-  private async lostUnlessReset(gen: number, userId: string, attempt: number): Promise<void> {
-    await this.refreshGeneration();
-    if (this.at.n === gen || attempt >= MAX_ATTEMPTS) throw this.at.lostPlayer(userId, this.cluster);
+  /** What the admin reads of players need (player-reads.ts). */
+  private get reads(): PlayerReads {
+    return {
+      client: this.client,
+      at: this.at,
+      cluster: this.cluster,
+      exchange: (s) => this.exchange(s),
+      refresh: () => this.refreshGeneration(),
+    };
   }
 
   async playerCount(): Promise<number> {
