@@ -22,6 +22,7 @@ import { always } from '../routes/sim-of.js';
 import { uiRoutes } from '../routes/ui.js';
 import { type OpenapiOptions, openapiOptions, swaggerUiOptions } from '../openapi/openapi.js';
 import { ScenarioError } from '../core/scenario/scenario.js';
+import { StoreUnavailable } from '../ledger/store-error.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
 import { installShutdownGate } from '../http/shutdown.js';
 import { schemaCompilers } from '../http/schema-compilers.js';
@@ -151,6 +152,8 @@ export async function appFrame(
       const { body } = apiError('BAD_REQUEST', problems, `${request.method} ${request.routeOptions.url}`, query);
       return reply.code(400).send({ ...body, details });
     }
+    // The store cannot serve now (Redis away, frozen, its state lost): what callbacks answer R1 with, whichever route read it.
+    if (error instanceof StoreUnavailable) return reply.code(503).send(apiError('STORE_UNREACHABLE', error.message).body);
     const translated = fromFastify(error, request);
     if (translated) return reply.code(translated.status).send(translated.body);
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;

@@ -230,7 +230,11 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     if (BLOCKED_PORTS.has(o.port) && cluster.isPrimary) console.error(MESSAGES.BLOCKED_PORT(o.port)); // it listens, but no fetch calls it
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     if (o.hosted) return await startHosted(o, checked, portFromEnv);
+    // A signal while the store opens (Redis slow to answer) ends the start; close-with-grace takes over below.
+    const stopStarting = (signal: NodeJS.Signals) => fail(MESSAGES.STOPPED_STARTING(signal));
+    for (const signal of STOP_SIGNALS) process.once(signal, stopStarting);
     const { app, sim, backend, joined } = await openServer(o, checked, logger(o));
+    for (const signal of STOP_SIGNALS) process.off(signal, stopStarting);
     if (joined) console.error(joined);
     const unreached = await upstreamWarning(sim);
     if (unreached && (!cluster.isWorker || cluster.worker?.id === 1)) console.error(unreached); // once, not per worker
@@ -258,6 +262,8 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     throw e;
   }
 }
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 function fail(message: string): never {
   console.error(message);

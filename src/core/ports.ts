@@ -92,6 +92,10 @@ export interface Backend {
   readonly failure: string | undefined;
   /** The admin API's error code for that failure. */
   readonly failureCode: 'STORE_FAILED' | 'STORE_UNREACHABLE';
+  /** Why an error a read of the store threw means the store cannot serve now (answered 503 with it), or undefined: not that. */
+  unavailable?(error: unknown): string | undefined;
+  /** Health: part of the store cannot serve (a cluster's master lost), the rest serves; undefined when whole. */
+  readonly degraded?: string;
   /** The ledger's state when it lives in this process (memory, file): read at once, for tests and the admin routes. */
   readonly state?: WalletState;
   /**

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../backends/redis/connection.js';
 import { JOURNAL_ADD } from '../backends/redis/journal-add.js';
+import { readyWithin } from '../backends/redis/channels.js';
 import { JournalIds } from './journal-ids.js';
 import {
   admitInFlight,
@@ -198,11 +199,7 @@ export class RedisJournal implements JournalStore {
     });
     this.reader = reader;
     let last = from;
-    try {
-      await reader.connect();
-    } catch {
-      /* retried below */
-    }
+    await readyWithin(reader); // (not ready in time: XREAD fails and is tried again below)
     while (this.reader === reader) {
       try {
         const reply = await reader.xread('COUNT', 1000, 'BLOCK', BLOCK_MS, 'STREAMS', this.streamKey, last);

@@ -421,6 +421,10 @@ players: number
  */
 error?: string
 /**
+ * With ok, on a Redis Cluster (--redis-cluster): the masters this process has no connection to; their players' callbacks get R1, the others are served.
+ */
+degraded?: string
+/**
  * Hosted mode only (start --hosted): the tenants this host holds.
  */
 tenants?: number

@@ -28,6 +28,10 @@ const TOO_LARGE = 'The body is over the size limit (BODY_TOO_LARGE; default 1 Mi
 const UNAUTHORIZED = 'Authorization: Bearer <--admin-token> missing or wrong (UNAUTHORIZED).';
 const NOT_JSON = 'The body is not application/json (CONTENT_TYPE_NOT_JSON). Nothing changed.';
 
+const STORE_DOWN =
+  'STORE_UNREACHABLE (--store redis: Redis unreachable, not answering within --redis-timeout-ms, a cluster down, or it lost the ' +
+  "wallet's state, a player's record included), with the reason and what to do; callbacks get R1 meanwhile. STORE_FAILED: a local store's write failed.";
+
 /** The bearer security of the admin routes, when locked. */
 export const adminSecurity = (o: Pick<AdminDocOptions, 'locked'>) => (o.locked ? [{ bearer: [] as never[] }] : undefined);
 
@@ -43,7 +47,12 @@ function guardResponses(write: boolean, o: AdminDocOptions): Record<string, Json
           415: errorResponse(NOT_JSON, [errorBody('CONTENT_TYPE_NOT_JSON', 'text/plain')]),
         }
       : {}),
-    503: errorResponse(SHUTDOWN_503),
+    503: errorResponse(`${SHUTDOWN_503} Or the store cannot serve now: ${STORE_DOWN}`, [
+      errorBody(
+        'STORE_UNREACHABLE',
+        'Redis at redis://redis:6379 lost wallet-sim\'s state (player "p1" listed but gone: …); POST /admin/reset starts afresh',
+      ),
+    ]),
   };
 }
 

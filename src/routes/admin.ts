@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { StoreUnavailable } from '../ledger/store-error.js';
 import { apiError, sendApiError } from '../http/errors.js';
 import { amountProblem, money } from '../kernel/money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
@@ -68,6 +69,21 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
   const { simOf, token, guard, maxListeners, maxListenersEach, signer } = o;
   const { authorize, credentialsFixed, streamsEnd, signedFor } = o;
   addAdminGuard(app, { ...guard, token, authorize });
+  // A read of the store that failed because it cannot serve now (Redis away, frozen, a cluster down), in any
+  // admin route (the journal's, the ledger's, the report's): the app's handler answers 503 with the reason.
+  app.setErrorHandler((error, request) => {
+    throw storeUnavailable(error, request) ?? error;
+  });
+  const storeUnavailable = (error: unknown, request: FastifyRequest): StoreUnavailable | undefined => {
+    if (error instanceof StoreUnavailable) return undefined; // (already one)
+    let why: string | undefined;
+    try {
+      why = simOf(request).backend.unavailable?.(error);
+    } catch {
+      return undefined; // (no simulator for this request: hosted mode's unknown tenant)
+    }
+    return why === undefined ? undefined : new StoreUnavailable(why, { cause: error });
+  };
   const docs = { locked: token !== undefined || authorize !== undefined, bodyLimit: app.initialConfig.bodyLimit ?? 1024 * 1024 };
 
   app.get(

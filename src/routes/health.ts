@@ -10,6 +10,8 @@ const DOWN =
   'failed, until a restart. --store redis: Redis is unreachable, or does not answer within --redis-timeout-ms (answered ' +
   'within that time, never a hang), until it answers again; or it lost the state of the wallet (flushed, evicted or restarted ' +
   `without persistence), until POST /admin/reset starts afresh. Or: ${SHUTDOWN_503}`;
+const DEGRADED =
+  ' On a Redis Cluster with a master lost (--redis-cluster): still 200, as the other players are served, with `degraded` naming the master.';
 
 export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: string }> = async (app, { sim, storeKind }) => {
   // What a 503 reports while the store cannot be asked (the last count read).
@@ -21,7 +23,7 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
         tags: ['health'],
         operationId: 'health',
         summary: 'Liveness: the simulator answers (503 while the store cannot serve, with the reason)',
-        response: { 200: { description: UP, $ref: 'Health#' }, 503: { description: DOWN, $ref: 'Health#' } },
+        response: { 200: { description: UP + DEGRADED, $ref: 'Health#' }, 503: { description: DOWN, $ref: 'Health#' } },
       },
     },
     async (_request, reply) => {
@@ -39,13 +41,15 @@ export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: strin
       try {
         known = await sim.playerCount();
       } catch (e) {
-        return down(sim.storeFailure ?? (e as Error).message);
+        return down(sim.storeFailure ?? sim.backend.unavailable?.(e) ?? (e as Error).message);
       }
+      const degraded = sim.backend.degraded;
       return {
         status: 'ok',
         scenario: sim.scenario.source.name,
         store: storeKind,
         players: known,
+        ...(degraded && { degraded }),
         ...(upstream && { upstream }),
       };
     },

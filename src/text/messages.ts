@@ -23,6 +23,7 @@ export const MESSAGES = {
   SCENARIO_OK: (file: string, name: string) => `${file}: ok (scenario "${name}")`,
   STOPPING: (signal: string, graceMs: number) =>
     `wallet-sim: ${signal} received, closing: event streams (GET /admin/events) end now; requests in flight are answered for up to ${graceMs} ms`,
+  STOPPED_STARTING: (signal: string) => `wallet-sim: ${signal} received while starting (opening the store), nothing started`,
   GRACE_EXPIRED: (cut: number, graceMs: number) =>
     `wallet-sim: ${count(cut, { one: 'connection still unanswered', other: 'connections still unanswered' })} after --shutdown-grace-ms ${graceMs} ${cut === 1 ? 'was' : 'were'} cut (requests in flight: a callback delayed by delay_ms, or an admin read still being sent); raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>

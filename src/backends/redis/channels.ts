@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { REDIS_OPTIONS } from './connection.js';
+import { CONNECT_WAIT_MS, REDIS_OPTIONS } from './connection.js';
 
 /**
  * Word between the processes of one Redis (pub/sub): a scenario change, a reset, a new grading
@@ -23,6 +23,29 @@ export function subscriberOf(client: Redis): Redis {
   return subscriber;
 }
 
+/**
+ * Connects `client` (made with lazyConnect) and resolves true once it is ready, or false after `ms`
+ * (it goes on connecting by itself). Not `client.connect()`'s promise: a Cluster's never settles when
+ * its first ready check asks a master that is down (ioredis then reconnects and becomes ready, but
+ * leaves that promise pending), and a process starting beside a dead master would wait forever.
+ */
+export function readyWithin(client: Redis, ms = CONNECT_WAIT_MS): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    client.on('ready', onReady);
+    client.connect().catch(() => {
+      /* reconnects by itself; ready or not within ms decides */
+    });
+  });
+}
+
 /** A subscriber connection for each listener (single-tenant Redis: one listener per process). */
 export function ownChannels(client: Redis): Channels {
   return {
@@ -36,7 +59,8 @@ export function ownChannels(client: Redis): Channels {
         if (!first) missed();
         first = false;
       });
-      await subscriber.connect();
+      // Not ready in time (a cluster's master down): start all the same; once it is, the state is read again.
+      if (!(await readyWithin(subscriber))) first = false;
       return () => subscriber.disconnect();
     },
   };
@@ -71,8 +95,9 @@ export class SharedChannels implements Channels {
       void subscriber.psubscribe(...patterns).catch(() => {});
       for (const set of channels.listeners.values()) for (const l of set) l.missed();
     });
-    await subscriber.connect();
-    await subscriber.psubscribe(...patterns);
+    // Not ready in time (a cluster's master down): start all the same, subscribed once it is.
+    if (await readyWithin(subscriber)) await subscriber.psubscribe(...patterns);
+    else first = false;
     return channels;
   }
 

@@ -29,16 +29,26 @@ export const REDIS_OPTIONS: RedisOptions = {
 
 /**
  * Opens a connection to `url` (a cluster's: `redis-cluster://host:port,…`, --redis-cluster); rejects
- * with a message naming the URL when Redis does not answer in time.
+ * with a message naming the URL and the fix: at once for what waiting cannot mend (not a Redis URL,
+ * a password missing or wrong, a cluster node given as --redis-url, a database that does not exist),
+ * after CONNECT_WAIT_MS when Redis does not answer.
  */
 export async function connectRedis(url: string, options: RedisOptions = {}): Promise<Redis> {
   const cluster = url.startsWith(CLUSTER_SCHEME);
+  if (!cluster && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^rediss?:\/\//i.test(url))
+    throw new Error(
+      `--redis-url ${redact(url)} is not a redis:// or rediss:// URL: write e.g. redis://127.0.0.1:6379 (redis://:PASSWORD@host:port/DB)`,
+    );
   const client = cluster
     ? clusterClient(url.slice(CLUSTER_SCHEME.length), { ...REDIS_OPTIONS, ...options })
     : new Redis(url, { ...REDIS_OPTIONS, ...options });
   let lastError = '';
+  let refuse: (e: Error) => void = () => {};
+  const refused = new Promise<never>((_, reject) => (refuse = reject));
   client.on('error', (e: Error) => {
     lastError = e.message;
+    // (waiting cannot mend a password: ioredis would retry it for ever)
+    if (AUTH_REFUSED.test(e.message)) refuse(new Error(passwordProblem(url, e.message)));
   });
   const ready = new Promise<void>((resolve) => client.once('ready', () => resolve()));
   client.connect().catch(() => {
@@ -57,7 +67,7 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
     );
   });
   try {
-    await Promise.race([ready.then(() => connectMasters(client)), timeout]);
+    await Promise.race([ready.then(() => (cluster ? connectMasters(client) : checkServer(client, url))), refused, timeout]);
   } catch (e) {
     client.disconnect();
     throw e;
@@ -65,6 +75,43 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
     clearTimeout(timer);
   }
   return client;
+}
+
+/** Redis's answers to a connection without the password it wants, or with a wrong one. */
+const AUTH_REFUSED = /^(NOAUTH|WRONGPASS|ERR invalid password|ERR AUTH|ERR Client sent AUTH, but no password is set)/;
+
+function passwordProblem(url: string, answer: string): string {
+  const given = Boolean(new URL(url).password);
+  const fix = 'write it in the URL: redis://:PASSWORD@host:port (redis://USER:PASSWORD@host:port for an ACL user)';
+  if (answer.startsWith('ERR Client sent AUTH')) return `Redis at ${redact(url)} wants no password (${answer}): remove it from --redis-url`;
+  return `Redis at ${redact(url)} refuses the connection: the password in --redis-url is ${given ? 'wrong' : 'missing'} (${answer}); ${fix}`;
+}
+
+/**
+ * A single Redis that is not one wallet-sim can use as --redis-url: a cluster node (its keys are
+ * spread over the cluster: every callback would fail CROSSSLOT or MOVED), or a database number the
+ * server does not have (ioredis's SELECT fails quietly and leaves the connection on db 0).
+ */
+async function checkServer(client: Redis, url: string): Promise<void> {
+  const info = await client.info('cluster');
+  if (/^cluster_enabled:1/m.test(info))
+    throw new Error(
+      `Redis at ${redact(url)} is a cluster node (cluster_enabled:1): use --redis-cluster host:port,… (some of its nodes) instead of --redis-url`,
+    );
+  const db = Number(client.options.db ?? 0);
+  if (db === 0) return;
+  try {
+    await client.select(db);
+  } catch (e) {
+    const count = await client.config('GET', 'databases').then(
+      (reply) =>
+        ` (this Redis has ${String((reply as string[])[1])} databases, 0 to ${Number((reply as string[])[1]) - 1}: its \`databases\` setting)`,
+      () => '',
+    );
+    throw new Error(`Redis at ${redact(url)} has no database ${db}${count}: ${(e as Error).message}; pick another in --redis-url`, {
+      cause: e,
+    });
+  }
 }
 
 /** The URL without its password, for messages and logs. */

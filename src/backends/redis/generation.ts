@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { redact } from './connection.js';
 import { type GenKeys, KeyLayout } from './keys.js';
+import { StoreUnavailable } from '../../ledger/store-error.js';
 
 /** The `initialized` marker's value: seeded by a process starting, or started afresh by a reset. */
 const INIT_MARK = 'init ';
@@ -57,11 +58,11 @@ export class Generation {
     return this.layout.of(gen);
   }
 
-  lost(what: string): Error {
+  lost(what: string): StoreUnavailable {
     this.lostReason =
       `Redis at ${redact(this.url)} lost wallet-sim's state (${what}: flushed, evicted or restarted without persistence); ` +
       'POST /admin/reset starts afresh';
-    return new Error(this.lostReason);
+    return new StoreUnavailable(this.lostReason);
   }
 
   /**
@@ -69,10 +70,10 @@ export class Generation {
    * (`cluster`), that player's master lost its records: its callbacks are R1 (this error), the other
    * players' are served (no process-wide flag; the session's own keys gone still are `lost`).
    */
-  lostPlayer(userId: string, cluster: boolean): Error {
+  lostPlayer(userId: string, cluster: boolean): StoreUnavailable {
     const player = `player ${JSON.stringify(userId)}`;
     if (!cluster) return this.lost(`${player} listed but gone`);
-    return new Error(
+    return new StoreUnavailable(
       `Redis at ${redact(this.url)} lost wallet-sim's state (${player} listed but gone: its master flushed, evicted or ` +
         'restarted without persistence; the other players are served); POST /admin/reset starts afresh',
     );

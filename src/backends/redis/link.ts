@@ -1,9 +1,28 @@
-import { type Redis, ReplyError } from 'ioredis';
+import { type Cluster, type Redis, ReplyError } from 'ioredis';
 import { isCluster } from './cluster.js';
 import { redact } from './connection.js';
+import { StoreUnavailable } from '../../ledger/store-error.js';
+
+/** A cluster's masters (as its slot map names them) this process has no ready connection to: which one is down. */
+function downMasters(client: Redis): string {
+  if (!isCluster(client)) return '';
+  const cluster = client as unknown as Cluster;
+  const ready = new Set(
+    cluster.nodes('master').flatMap((node) => (node.status === 'ready' ? [`${node.options.host}:${node.options.port}`] : [])),
+  );
+  const down = [...new Set(cluster.slots.map((owners) => owners[0]))].filter((key): key is string => key !== undefined && !ready.has(key));
+  return down.length ? `; no connection to master ${down.sort().join(', ')}` : '';
+}
 
 /** ioredis's message when a command got no reply within `commandTimeout`. */
 const TIMED_OUT = 'Command timed out';
+
+/** A cluster that serves no slot answers every command with this. */
+const CLUSTER_DOWN = 'CLUSTERDOWN';
+
+/** ioredis's errors for a command that got no reply: connection down or closed, no reply in time, no cluster to route to. */
+const UNAVAILABLE =
+  /^(Command timed out|Stream isn't writeable|Connection is closed|Reached the max retries|Failed to refresh slots cache|None of startup nodes|Cluster isn't ready|Too many Cluster redirections)/;
 
 /** How often a Redis that stopped answering is asked again (a PING) until it answers. */
 const PROBE_EVERY_MS = 100;
@@ -45,8 +64,16 @@ export class RedisLink {
     return undefined;
   }
 
+  /** A cluster's masters this process has no connection to (the others' players are served), or undefined. */
+  get degraded(): string | undefined {
+    const down = downMasters(this.client);
+    return down
+      ? `Redis at ${redact(this.url)}: ${down.slice(2)}: its players' callbacks get R1 until it is back, the others are served`
+      : undefined;
+  }
+
   unreachable(why: string): string {
-    return `Redis at ${redact(this.url)} is unreachable (${why}); wallet-sim reconnects by itself`;
+    return `Redis at ${redact(this.url)} is unreachable (${why}${downMasters(this.client)}); wallet-sim reconnects by itself`;
   }
 
   private frozen(): string {
@@ -57,18 +84,45 @@ export class RedisLink {
   }
 
   /**
+   * Why `e`, the error of a command on this connection (whoever sent it: a callback, an admin read,
+   * the journal's, the report's), means Redis cannot serve now: the reason, naming Redis and what
+   * happens next. Undefined for anything else: an answer Redis gave (a ReplyError, but CLUSTERDOWN),
+   * or an error that is not Redis's (a bug is not reported as Redis away).
+   */
+  unavailable(e: unknown): string | undefined {
+    if (e instanceof StoreUnavailable) return e.message;
+    if (!(e instanceof Error)) return undefined;
+    if (e instanceof ReplyError) return e.message.startsWith(CLUSTER_DOWN) ? this.clusterDown(e.message) : undefined;
+    return UNAVAILABLE.test(e.message) ? this.lost(e.message) : undefined;
+  }
+
+  /**
    * A Redis exchange: a connection lost under a command (ioredis rejects with "Stream isn't
    * writeable" or "Connection is closed") or a command without a reply in time is Redis being
-   * unavailable, and the error says so. An error Redis itself answered (a ReplyError) is passed on.
+   * unavailable, and the error says so. An error Redis itself answered (a ReplyError) is passed on,
+   * but CLUSTERDOWN (the cluster serves no slot).
    */
   exchange<T>(sent: Promise<T>): Promise<T> {
     return sent.catch((e: unknown) => {
-      if (e instanceof ReplyError) throw e;
+      if (e instanceof StoreUnavailable) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      // (on a cluster one master's silence says nothing of the others': each command waits for its own time-out)
-      if (message === TIMED_OUT && !isCluster(this.client)) this.freeze();
-      throw new Error(this.failure ?? this.unreachable(message), { cause: e });
+      if (e instanceof ReplyError && !message.startsWith(CLUSTER_DOWN)) throw e;
+      throw new StoreUnavailable(e instanceof ReplyError ? this.clusterDown(message) : this.lost(message), { cause: e });
     });
+  }
+
+  /** The reason for a command that got no reply (`message`: ioredis's). */
+  private lost(message: string): string {
+    // (on a cluster one master's silence says nothing of the others': each command waits for its own time-out)
+    if (message === TIMED_OUT && !isCluster(this.client)) this.freeze();
+    return this.failure ?? this.unreachable(message);
+  }
+
+  private clusterDown(message: string): string {
+    return (
+      `Redis at ${redact(this.url)} answers "${message}" (a master lost while the cluster has cluster-require-full-coverage yes, ` +
+      'or its slots not all assigned); callbacks get R1 until it serves again'
+    );
   }
 
   private freeze(): void {

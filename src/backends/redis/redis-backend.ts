@@ -74,6 +74,14 @@ export class RedisBackend implements Backend {
     return this.store.failure;
   }
 
+  unavailable(error: unknown): string | undefined {
+    return this.store.link.unavailable(error);
+  }
+
+  get degraded(): string | undefined {
+    return this.store.link.degraded;
+  }
+
   /** Hosted mode's --tenant-players (the callback's script checks it; `PUT …/players` asks playerCount). */
   get maxPlayers(): number | undefined {
     return this.options.maxPlayers;

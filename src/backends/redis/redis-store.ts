@@ -1,11 +1,13 @@
-import type { Change, PlayerRecord, RoundRecord } from '../../ledger/change.js';
+import type { Redis } from 'ioredis';
+import type { Change, RoundRecord } from '../../ledger/change.js';
 import { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './connection.js';
 import { Generation } from './generation.js';
 import { type GenKeys, refuseOlderLayout } from './keys.js';
 import type { RedisLink } from './link.js';
 import { KeyLocks } from './locks.js';
-import { countKeys, getMany, isCluster, sweepKeys } from './cluster.js';
-import { casArgs, type CasClient, type CasDocument, escapeGlob, idOf, type Op, recordOps, toPlayer } from './records.js';
+import { countKeys, isCluster, sweepKeys } from './cluster.js';
+import { casArgs, type CasClient, type CasDocument, escapeGlob, type Op, recordOps } from './records.js';
+import { type PlayerReads, readPlayer, readPlayers } from './player-reads.js';
 import { commitCallback, type CommitContext, MAX_ATTEMPTS, RecordCache } from './callback-commit.js';
 import { clusterCas, type ClusterClient } from './cluster-commit.js';
 import { firstGeneration, newGeneration, seedDocument, seedGeneration } from './cluster-generations.js';
@@ -94,8 +96,10 @@ export class RedisStore implements Store {
       owned,
       options.maxPlayers,
     );
-    await refuseOlderLayout(link.client, store.at.layout);
-    await link.client.set(store.genKey, String(firstGeneration(link.client)), 'NX');
+    // (through `exchange`: a cluster's master down is named as such, not a bare "Connection is closed.")
+    const exists = (...keys: string[]) => store.exchange(link.client.exists(...keys));
+    await refuseOlderLayout({ exists } as Pick<Redis, 'exists'>, store.at.layout);
+    await store.exchange(link.client.set(store.genKey, String(firstGeneration(link.client)), 'NX'));
     await store.refreshGeneration();
     return store;
   }
@@ -220,25 +224,24 @@ export class RedisStore implements Store {
     return sweepKeys(this.client, `${escapeGlob(this.at.keys(gen).base)}*`, () => this.closed);
   }
 
-  async player(userId: string): Promise<Player | undefined> {
-    await this.refreshGeneration();
-    const raw = await this.exchange(this.client.get(this.at.keys(this.at.n).player(userId)));
-    return raw ? toPlayer(JSON.parse(raw) as PlayerRecord) : undefined;
+  /** A player (undefined: none); one listed whose record is gone is Redis's loss, refused as callbacks refuse it (player-reads.ts). */
+  player(userId: string): Promise<Player | undefined> {
+    return readPlayer(this.reads, userId);
   }
 
-  async players(): Promise<Player[]> {
-    await this.refreshGeneration();
-    const key = this.at.keys(this.at.n);
-    const ids = await this.exchange(this.client.smembers(key.players));
-    const players: Player[] = [];
-    for (let i = 0; i < ids.length; i += 1000) {
-      const raws = await getMany(
-        this.client,
-        ids.slice(i, i + 1000).map((id) => key.player(idOf(id))),
-      );
-      for (const raw of raws) if (raw) players.push(toPlayer(JSON.parse(raw) as PlayerRecord));
-    }
-    return players.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0));
+  players(): Promise<Player[]> {
+    return readPlayers(this.reads);
+  }
+
+  /** What the admin reads of players need (player-reads.ts). */
+  private get reads(): PlayerReads {
+    return {
+      client: this.client,
+      at: this.at,
+      cluster: this.cluster,
+      exchange: (s) => this.exchange(s),
+      refresh: () => this.refreshGeneration(),
+    };
   }
 
   async playerCount(): Promise<number> {
