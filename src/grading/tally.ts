@@ -39,8 +39,11 @@ export class Tally {
     this.players.of(user).chances[this.index]!++;
   }
 
-  /** A violation citing `attempts` (its player and transaction taken from the first unless given). */
-  violate(message: string, attempts: readonly Attempt[], tx?: string): void {
+  /**
+   * A violation citing `attempts` (its player and transaction taken from the first unless given),
+   * decided now (the event being folded) or at `decidedAt` (session time: a deadline a report found passed).
+   */
+  violate(message: string, attempts: readonly Attempt[], tx?: string, decidedAt?: number): void {
     this.version++;
     const first = attempts[0];
     const user = first?.user ?? '';
@@ -50,7 +53,7 @@ export class Tally {
     }
     const cited = [...new Map(attempts.map((a) => [a.id, a])).values()].slice(0, MAX_IDS);
     const v: ReportViolation = { message, journal_ids: cited.map((a) => a.id) };
-    const decided = this.now();
+    const decided = decidedAt ?? this.now();
     if (Number.isFinite(decided)) v.decided_at = new Date(this.origin + decided).toISOString();
     if (first) v.user_id = first.user;
     const transaction = tx ?? first?.tx;

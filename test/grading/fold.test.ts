@@ -434,3 +434,11 @@ t.test('LOST_REPLY_RETRIED and FAILED_SETTLEMENT_RETRIED: after max_attempts att
   ];
   for (const [name, cbs, id, want] of rows) t.equal(statusOf(run(cbs, 200 * S, th), id), want, name);
 });
+
+t.test('ROUNDS_SETTLED: a round found open by a report was decided when its age ran out, not when the report was read', async (t) => {
+  const r = run([bet(u, 'b1', 3 * S), bet(u, 'b2', 8 * S, { game: 'G2' }), settle(u, 's2', 9 * S, { game: 'G2' })], 100 * S, {
+    round_max_age_s: 20,
+  });
+  const v = r.checks.find((c) => c.id === 'ROUNDS_SETTLED')!.violations[0]!;
+  t.equal(v.decided_at, new Date(T0 + 3 * S + 20 * S).toISOString(), 'the opening bet + round_max_age_s');
+});

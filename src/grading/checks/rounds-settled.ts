@@ -57,6 +57,8 @@ export const roundsSettled: Reducer = {
       tally.violate(
         `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${seconds(now - round.opener!.at)} (at most ${seconds(maxAge)})`,
         [round.opener!],
+        undefined,
+        round.opener!.at + maxAge, // decided when its age ran out, not when the report was read
       );
     }
   },
