@@ -135,6 +135,13 @@ t.test('scenario: get, put (rules, credentials, listed players; others stay), ?r
   t.equal((await send(app, bet('usd', 'G2', [['1', 'P', 1]], { currency: 'USD' }))).body.code, 'R1', 'new rules active');
   t.same((await app.inject('/admin/scenario/rules')).json(), [{ index: 0, name: 'no bets', matched: 1, fired: 1, exhausted: false }]);
 
+  // a misspelt ?rest=true is refused naming reset, and changes nothing (it once kept the session silently)
+  const entries = sim.journal.count();
+  const typo = await app.inject({ method: 'PUT', url: '/admin/scenario?rest=true', payload: next });
+  t.equal(typo.statusCode, 400);
+  t.match(typo.json().message, /PUT \/admin\/scenario takes the query parameters reset/);
+  t.equal(sim.journal.count(), entries, 'nothing reset');
+
   await app.inject({ method: 'PUT', url: '/admin/scenario?reset=true', payload: next });
   t.equal(sim.player('player-1'), undefined, 'reset: only the new scenario players');
   t.equal(sim.journal.count(), 0);

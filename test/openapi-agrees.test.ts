@@ -160,7 +160,8 @@ t.test("the journal routes' query parameters are the filter language, and every 
 t.test('item 5: /openapi.json gives the callback headers example values from the active scenario', async (t) => {
   const { app, sim, doc } = await served();
   const examples = async () => Object.fromEntries((await doc()).paths['/callback'].post.parameters.map((p: Json) => [p.name, p.example]));
-  t.same(await examples(), { 'Api-Id': 'sandbox', 'Api-Key': 'sandbox-key', 'Callback-URL': 'http://127.0.0.1:8080/callback' });
+  // Callback-URL: the simulator that served the document (the Host asked; inject's is localhost:80), never a fixed port
+  t.same(await examples(), { 'Api-Id': 'sandbox', 'Api-Key': 'sandbox-key', 'Callback-URL': 'http://localhost:80/callback' });
   const put = await app.inject({
     method: 'PUT',
     url: '/admin/scenario',

@@ -298,11 +298,12 @@ t.test('Swagger UI gets the document with the active credentials pre-filled', as
   t.same(await examples(), { 'Api-Id': 'sandbox', 'Api-Key': 'sandbox-key', 'Callback-URL': 'http://127.0.0.1:4321/callback' });
 
   // Issue 9 item 5: /openapi.json carries the credentials too (an imported Postman collection must not send <string>).
-  const served = JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body);
+  // …and the Callback-URL of the simulator that served it (it once said port 8080 whatever the port)
+  const served = JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json', headers: { host: '127.0.0.1:4321' } })).body);
   t.same(
     (served.paths['/callback'].post.parameters as Json[]).map((p) => p.example),
-    ['sandbox', 'sandbox-key', 'http://127.0.0.1:8080/callback'],
-    '/openapi.json: the active credentials as examples',
+    ['sandbox', 'sandbox-key', 'http://127.0.0.1:4321/callback'],
+    '/openapi.json: the active credentials and this simulator as examples',
   );
 
   const put = await app.inject({

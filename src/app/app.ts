@@ -20,7 +20,7 @@ import { callbackRoutes } from '../routes/callback.js';
 import { healthRoutes } from '../routes/health.js';
 import { always } from '../routes/sim-of.js';
 import { uiRoutes } from '../routes/ui.js';
-import { type OpenapiOptions, openapiOptions, swaggerUiOptions } from '../openapi/openapi.js';
+import { type OpenapiOptions, openapiOptions, swaggerUiOptions, withHeaderExamples } from '../openapi/openapi.js';
 import { ScenarioError } from '../core/scenario/scenario.js';
 import { StoreUnavailable } from '../ledger/store-error.js';
 import { ajvOptions, describeErrors, schemas } from '../protocol/schemas.js';
@@ -172,8 +172,9 @@ export async function appFrame(
   const onRequest = sameHost as onRequestHookHandler;
   await unframed(app, (scope) => scope.register(swaggerUi, { ...swaggerUiOptions(options), uiHooks: { onRequest } }));
   // An absolute server taken from the request: importers such as Postman mishandle a relative "/".
+  // Its examples as /docs/json has them, read now (the active credentials, this simulator's Callback-URL).
   app.get('/openapi.json', { schema: { hide: true }, onRequest: sameHost }, async (request) => ({
-    ...app.swagger(),
+    ...withHeaderExamples(structuredClone(app.swagger()) as Record<string, unknown>, request, options),
     servers: [{ url: `${request.protocol}://${request.host}` }],
   }));
   return { app, allowedHosts, openLane };

@@ -103,6 +103,18 @@ export function prefilledCredentials(options: OpenapiOptions): { api_id: string;
  * Read per request, so PUT /admin/scenario shows at once.
  */
 export function docsSpecification(spec: Json, request: FastifyRequest, options: OpenapiOptions): Json {
+  withHeaderExamples(spec, request, options);
+  // Swagger UI names a branch's type only once the branch is opened ("any" before); say "object" at once.
+  const callbackRequest = (spec.components as { schemas?: Record<string, { oneOf?: Json[] }> } | undefined)?.schemas?.CallbackRequest;
+  for (const branch of callbackRequest?.oneOf ?? []) branch.type = 'object';
+  return spec;
+}
+
+/**
+ * The callback's header examples as this request finds them (/docs/json and /openapi.json): the
+ * active scenario's credentials (none behind --admin-token) and this simulator's Callback-URL.
+ */
+export function withHeaderExamples(spec: Json, request: FastifyRequest, options: OpenapiOptions): Json {
   const creds = prefilledCredentials(options);
   const path = options.path ?? '/callback';
   const values: Record<string, string | undefined> = {
@@ -115,9 +127,6 @@ export function docsSpecification(spec: Json, request: FastifyRequest, options: 
     if (value === undefined) delete param.example;
     else param.example = value;
   }
-  // Swagger UI names a branch's type only once the branch is opened ("any" before); say "object" at once.
-  const callbackRequest = (spec.components as { schemas?: Record<string, { oneOf?: Json[] }> } | undefined)?.schemas?.CallbackRequest;
-  for (const branch of callbackRequest?.oneOf ?? []) branch.type = 'object';
   return spec;
 }
 

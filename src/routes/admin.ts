@@ -224,7 +224,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
         operationId: 'setScenario',
         summary: 'Replace the scenario (invalid: 400 naming each field; the old one stays)',
         description: SET_SCENARIO,
-        querystring: { type: 'object', properties: { reset: { type: 'string', enum: ['true', 'false'] } } },
+        // A misspelt ?rest=true would otherwise keep the session silently: refused, naming reset.
+        querystring: { type: 'object', additionalProperties: false, properties: { reset: { type: 'string', enum: ['true', 'false'] } } },
         body: { $ref: 'Scenario#' },
         bodyExamples: namedExamples('Scenario', (v) => `${String(v.name)}: ${String(v.description ?? '')}`),
         response: {
@@ -237,7 +238,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
             }),
           },
           400: errorResponse(
-            `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer. ${UNREADABLE_400} ` +
+            `The scenario is invalid: SCENARIO_INVALID or BAD_REQUEST, details name each field by JSON pointer; or a query parameter is not reset=true|false (BAD_REQUEST, naming reset). ${UNREADABLE_400} ` +
               'Nothing changed, the old scenario stays active.',
             [
               invalid('/players/0/balance', 'has 1 fraction digit; KRW allows 0', 'SCENARIO_INVALID'),
