@@ -1,7 +1,16 @@
 import t from 'tap';
 import { inFormTerms } from '../src/text/form-terms.js';
 
-const o = { url: 'https://wallet.example.com/user/callback', user: 'user-1', timeoutMs: 10_000 };
+// the probe page's labels (ui/src/probe-words.ts)
+const labels = {
+  url: 'Wallet callback URL',
+  api_id: 'Api-Id',
+  api_key: 'Api-Key',
+  user: 'Player (user_id)',
+  currency: 'Currency',
+  decimals: 'Decimals',
+};
+const o = { url: 'https://wallet.example.com/user/callback', user: 'user-1', timeoutMs: 10_000, labels };
 
 t.test("a probe run's stop lines in the form's terms: its labels, the target and the wallet's words as they are", async (t) => {
   const table: [string, string][] = [

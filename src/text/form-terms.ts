@@ -5,15 +5,8 @@
  * What the run's target and the wallet said is quoted as it is: only the words around it change.
  */
 
-/** The probe form's labels, by the field each fills. */
-export const FORM_LABELS = {
-  url: 'Wallet callback URL',
-  api_id: 'Api-Id',
-  api_key: 'Api-Key',
-  user: 'Player (user_id)',
-  currency: 'Currency',
-  decimals: 'Decimals',
-} as const;
+/** The probe form's labels, by the field each fills (the page's own words: ui/src/probe-words.ts). */
+export type FormLabels = Record<'url' | 'api_id' | 'api_key' | 'user' | 'currency' | 'decimals', string>;
 
 /** A field named as a word (the API's or the CLI's name): not inside a URL, an id or "the player's currency". */
 const FIELD = /(?<![\w/.'-])(?<!'s |its )(?:--)?(url|user|currency|decimals)(?![\w/.-])/g;
@@ -27,6 +20,7 @@ export interface FormTermsOptions {
   user: string;
   /** How long the host waits for a reply (it has no time-out to set). */
   timeoutMs: number;
+  labels: FormLabels;
 }
 
 export function inFormTerms(message: string, o: FormTermsOptions): string {
@@ -43,13 +37,13 @@ export function inFormTerms(message: string, o: FormTermsOptions): string {
 
 function words(text: string, o: FormTermsOptions): string {
   return text
-    .replace(/(?:--)?api[_-]id\/(?:--)?api[_-]key\b/g, `the ${FORM_LABELS.api_id} and ${FORM_LABELS.api_key}`)
-    .replace(/(?<![\w/.-])(?:--)?api[_-](id|key)\b/g, (_, k: 'id' | 'key') => `the ${FORM_LABELS[`api_${k}`]}`)
+    .replace(/(?:--)?api[_-]id\/(?:--)?api[_-]key\b/g, `the ${o.labels.api_id} and ${o.labels.api_key}`)
+    .replace(/(?<![\w/.-])(?:--)?api[_-](id|key)\b/g, (_, k: 'id' | 'key') => `the ${o.labels[`api_${k}`]}`)
     .replace(
       / ?A slow wallet needs a longer (?:--timeout|time-out)(?: \([^)]*\))?/g,
       ` The host waits ${o.timeoutMs / 1000} s for each reply: the wallet must answer within that`,
     )
-    .replace(FIELD, (_, f: keyof typeof FORM_LABELS) => `the ${FORM_LABELS[f]}`);
+    .replace(FIELD, (_, f: keyof FormLabels) => `the ${o.labels[f]}`);
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

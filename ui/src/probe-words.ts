@@ -1,6 +1,16 @@
 // What the probe page says when the host refuses a run: what happened, and what to do next.
 import { DEFAULT_TIMEOUT_MS } from '../../src/client/http.js';
-import { FORM_LABELS, inFormTerms } from '../../src/text/form-terms.js';
+import { type FormLabels, inFormTerms } from '../../src/text/form-terms.js';
+
+/** The probe form's labels, by the field each fills. */
+export const FORM_LABELS: FormLabels = {
+  url: 'Wallet callback URL',
+  api_id: 'Api-Id',
+  api_key: 'Api-Key',
+  user: 'Player (user_id)',
+  currency: 'Currency',
+  decimals: 'Decimals',
+};
 import { ApiError, Unauthorized } from './api.js';
 import type { CheckLine, ProbeRun } from './probe-api.js';
 
@@ -81,7 +91,7 @@ export function runsProblemOf(e: unknown): string {
 
 /** A run's words (the API's names of its fields, or the CLI's options) as the form says them. */
 export const formTerms = (message: string, run: Pick<ProbeRun, 'target'>) =>
-  inFormTerms(message, { url: run.target.url, user: run.target.user, timeoutMs: DEFAULT_TIMEOUT_MS });
+  inFormTerms(message, { url: run.target.url, user: run.target.user, timeoutMs: DEFAULT_TIMEOUT_MS, labels: FORM_LABELS });
 
 /** The one sentence a run's state comes to (the page's status line, read out by screen readers). */
 export function runSentence(run: ProbeRun): string {
