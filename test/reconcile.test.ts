@@ -5,6 +5,7 @@ import { neutralisedField, unneutralised } from '../src/ledger/format.js';
 import { CsvParser, CsvRecords, type Located, parseCsv } from '../src/reconcile/csv.js';
 import { firstInvalid, StrictUtf8 } from '../src/reconcile/decode.js';
 import { parseProviderRecords } from '../src/reconcile/provider-file.js';
+import { formatReconciliation, reconciliationJUnit } from '../src/reconcile/format.js';
 import { reconcile } from '../src/reconcile/reconcile.js';
 
 const row = (id: string, amount: string, round: 'open' | 'settled' = 'open', at = '2026-01-01T00:00:10.000Z'): LedgerEntry => ({
@@ -176,3 +177,11 @@ t.test('strict UTF-8 however the bytes are cut; the first bad byte named by line
 function quotedValue(cell: string): [string, boolean] {
   return cell.startsWith('"') ? [cell.slice(1, -1).replace(/""/g, '"'), true] : [cell, false];
 }
+
+t.test('UNKNOWN_TO_PROVIDER advises resending, and escalating what a correct client gave up on at max_attempts', async (t) => {
+  const r = reconcile([row('a', '10')], [], { complete: true });
+  const text = formatReconciliation(r, 'u');
+  t.match(text, /UNKNOWN_TO_PROVIDER \(1\): .*retry a lost or failed reply under the same transaction_id until it gets an answer/);
+  t.match(text, /after max_attempts, escalate it to the operator \(it may have been applied\)/, 'giving up there is right: escalate');
+  t.match(reconciliationJUnit(r, 'u', 0), /message="1 transaction\(s\): .*escalate it to the operator/, 'the JUnit message too');
+});

@@ -3,12 +3,14 @@
 // under a new transaction_id, a resend after a forced refusal) is drawn one timeline per violation,
 // with its marks, in the HTML report (report --html) and in the dashboard's check detail; the retry
 // gaps' histogram counts the gaps; nothing is fetched from outside; no inline style trips the
-// dashboard's content security policy; the pictures fit 1,024 px; the "Loading…" line is gone.
+// dashboard's content security policy; the pictures fit 1,024 px; the "Loading…" line is gone; no band
+// is drawn over a time-out's words.
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { formatHtml } from '../src/grading/format-html.js';
-import type { Report } from '../src/protocol/types.generated.js';
+import { timelineSvg } from '../src/report/timeline.js';
+import type { Report, ReportViolation } from '../src/protocol/types.generated.js';
 import { playTimelineSession, type PlayedSession, TIMELINE_SCENARIO } from '../scripts/timeline-session.js';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing } from './helpers/chromium.js';
 import { buildTestApp, listen } from './helpers/app.js';
@@ -111,6 +113,26 @@ async function fits(t: Test, page: Page): Promise<void> {
   t.ok(widths.length > 0 && widths.every((w) => w > 300 && w <= 1024), `every picture fits 1,024 px: ${widths.map(Math.round).join(', ')}`);
 }
 
+/** Each lane's "time-out" words: nothing drawn over them (the retry window's band runs right under them). */
+async function timeoutWordsClear(t: Test, page: Page): Promise<void> {
+  const words = await page.locator('svg.timeline g.lane text').evaluateAll((texts) =>
+    texts
+      .filter((w) => w.textContent?.startsWith('time-out'))
+      .map((w) => {
+        const b = w.getBoundingClientRect();
+        const points = [0.1, 0.5, 0.9].flatMap((fx) => [0.25, 0.5, 0.75].map((fy) => [b.left + fx * b.width, b.top + fy * b.height]));
+        const over = points.map(([px, py]) => document.elementFromPoint(px!, py!)).filter((e) => e && e !== w && !w.contains(e));
+        return { x: Math.round(b.left), over: over.map((e) => e!.getAttribute('class') ?? e!.tagName) };
+      }),
+  );
+  t.ok(words.length > 0, `${words.length} time-out words drawn`);
+  t.same(
+    words.filter((w) => w.over.length),
+    [],
+    'no band or mark is drawn over the time-out words',
+  );
+}
+
 const missing = chromiumMissing('the timeline browser tests are');
 if (missing) {
   t.test('timelines in a browser', { skip: missing }, async () => {});
@@ -145,9 +167,38 @@ if (missing) {
         'two gaps: the impatient resend and the resend after the refusal',
       );
       t.equal(await o.page.locator('svg.histogram .threshold').count(), 2, 'the minimum gap and the time-out drawn');
+      await timeoutWordsClear(t, o.page);
       await fits(t, o.page);
       t.same(o.external, [], 'nothing fetched from outside');
       t.same(o.errors, [], 'no page errors');
+    });
+
+    t.test("the soak's picture: a 12 s reply the caller left at its 10 s time-out, the retry window from there", async (t) => {
+      const o = await guarded(t, browser, origin);
+      const at = (ms: number) => new Date(Date.parse('2026-11-30T09:00:45.971Z') + ms).toISOString();
+      const v: ReportViolation = {
+        message:
+          'the reply to bet b1 of p1 (#1) was lost (the caller closed the connection first) and the transaction was never resent within 60 s',
+        journal_ids: [1],
+        decided_at: at(70_000),
+        evidence: [
+          {
+            journal_id: 1,
+            received_at: at(0),
+            replied_at: at(12_000),
+            closed_at: at(10_000),
+            transaction_id: 'b1',
+            event_type: 'bet',
+            fate: 'caller_gone',
+            delay_ms: 12_000,
+            outcome: 'lost',
+            known_at: at(10_000),
+          },
+        ],
+      };
+      const thresholds = { client_timeout_s: 10, min_retry_gap_ms: 500, retry_window_s: 60 };
+      await o.page.setContent(timelineSvg(v, { thresholds }));
+      await timeoutWordsClear(t, o.page);
     });
 
     t.test("the dashboard's check detail", async (t) => {

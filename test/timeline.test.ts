@@ -157,6 +157,49 @@ t.test('a violation → its lanes and marks', async (t) => {
   }
 });
 
+t.test("the time-out's words are drawn over the retry window's band, never under it", async (t) => {
+  const rows: [string, ReportViolation, typeof thresholds][] = [
+    [
+      // The soak's picture: a 12 s reply the caller left at its 10 s time-out, the window from there.
+      'the words beside the time-out tick',
+      {
+        message: 'the reply to bet b1 was lost (the caller closed the connection first) and the transaction was never resent within 60 s',
+        journal_ids: [1],
+        decided_at: iso(70_000),
+        evidence: [
+          ev(1, 'b1', 0, {
+            end: 12_000,
+            fate: 'caller_gone',
+            closed_at: iso(10_000),
+            delay_ms: 12_000,
+            outcome: 'lost',
+            known_at: iso(10_000),
+          }),
+        ],
+      },
+      { ...thresholds, client_timeout_s: 10, retry_window_s: 60 },
+    ],
+    [
+      'the words at the edge (a time-out beyond the picture)',
+      {
+        message: 'the reply to bet b1 was lost and the transaction was never resent within 2 s',
+        journal_ids: [1],
+        decided_at: iso(2_010),
+        evidence: [ev(1, 'b1', 0, { end: 10, fate: 'dropped', outcome: 'lost', known_at: iso(10) })],
+      },
+      { ...thresholds, client_timeout_s: 8, retry_window_s: 2 },
+    ],
+  ];
+  for (const [name, v, th] of rows) {
+    const svg = timelineSvg(v, { thresholds: th });
+    // The lane's words (10 px), not the legend's (11 px, drawn last).
+    const words = svg.search(/<text [^>]*font-size="10"[^>]*>time-out/);
+    const window = svg.lastIndexOf('class="window"');
+    t.ok(words > 0 && window > 0, `${name}: both drawn`);
+    t.ok(words > window, `${name}: the words after the band (on top of it)`);
+  }
+});
+
 t.test('every mark carries its exchange as a tooltip, escaped', async (t) => {
   const v: ReportViolation = {
     message: 'a <b>',

@@ -1,7 +1,8 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
 import { gapHistogramSvg } from '../report/histogram.js';
 import { DRAWN_PER_CHECK, timelineSvg } from '../report/timeline.js';
-import type { Report, ReportViolation } from '../protocol/types.generated.js';
+import { duration } from '../report/timeline-marks.js';
+import type { Report, ReportEvidence, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
 import { sidesOf } from './sides.js';
 import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
@@ -104,8 +105,34 @@ function evidenceHtml(v: ReportViolation): string {
   const items = v.evidence
     .map(
       (e) =>
-        `<div><b>#${e.journal_id}</b> received ${esc(e.received_at)}${e.replied_at ? `, answered ${esc(e.replied_at)}` : ', not answered'}${e.request ? `<pre>request ${esc(e.request)}</pre>` : ''}${e.reply ? `<pre>reply ${esc(e.reply)}</pre>` : ''}</div>`,
+        `<div><b>#${e.journal_id}</b> received ${esc(e.received_at)}, ${esc(fateText(e))}${e.request ? `<pre>request ${esc(e.request)}</pre>` : ''}${e.reply ? `<pre>reply ${esc(e.reply)}</pre>` : ''}</div>`,
     )
     .join('');
   return `<details><summary>evidence: the callbacks it cites</summary>${items}</details>`;
+}
+
+/**
+ * What became of a cited callback's reply, in the words of the timeline's tooltips: a time beside
+ * the picture is never called an answer the client did not get (a dropped connection, a caller
+ * gone before the reply).
+ */
+export function fateText(e: ReportEvidence): string {
+  const facts: string[] = [];
+  if (e.delay_ms) facts.push(`held ${duration(e.delay_ms)} by a scenario rule`);
+  if (e.forced) facts.push(`${e.forced} forced by a scenario rule`);
+  if (e.outcome) facts.push(`the provider learnt: ${e.outcome}${e.known_at ? ` at ${e.known_at}` : ''}`);
+  const also = (why?: string) => {
+    const all = why ? [why, ...facts] : facts;
+    return all.length ? ` (${all.join('; ')})` : '';
+  };
+  const gone = e.closed_at !== undefined && (e.replied_at === undefined || e.closed_at <= e.replied_at);
+  if (e.fate === 'dropped') return `dropped at ${e.replied_at ?? '?'}${also('the connection was closed without a reply')}`;
+  if (e.fate === 'no_reply') return `no reply from the wallet${also(`given up at ${e.replied_at ?? '?'}`)}`;
+  if (gone)
+    return e.replied_at === undefined
+      ? `the caller gone at ${e.closed_at}, before any reply${also()}`
+      : `the caller gone at ${e.closed_at}; the reply written at ${e.replied_at}, after it had gone${also()}`;
+  if (e.replied_at === undefined) return `still unanswered when the check decided${also()}`;
+  // Without a fate (a report from before fates were kept) the time may be a closed connection's.
+  return `${e.fate === 'written' ? 'reply written at' : 'the reply written or the connection closed at'} ${e.replied_at}${also()}`;
 }

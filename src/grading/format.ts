@@ -1,6 +1,7 @@
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { terminalText } from '../text/terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
+import { violationsHeadline } from './listed-violations.js';
 import { sidesOf } from './sides.js';
 import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
 
@@ -121,7 +122,8 @@ function junitCase(c: ReportCheck, failOn: FailOn): JUnitCase {
       name,
       classname,
       status: 'fail',
-      message: c.violations[0]?.message ?? c.detail ?? c.id,
+      // The headline a CI page shows: every violation counted; the body lists each.
+      message: violationsHeadline(c.violations) ?? c.detail ?? c.id,
       details: [
         c.detail ?? '',
         `fix: ${c.fix ?? ''}`,
@@ -131,7 +133,7 @@ function junitCase(c: ReportCheck, failOn: FailOn): JUnitCase {
   if (c.status === 'pass') return { name, classname, status: 'pass' };
   const why =
     c.status === 'fail'
-      ? `warning (does not fail at --fail-on ${failOn}): ${c.violations[0]?.message ?? ''}`
+      ? `warning (does not fail at --fail-on ${failOn}): ${violationsHeadline(c.violations) ?? ''}`
       : c.status === 'not_exercised'
         ? (c.detail ?? 'not exercised') // the detail says "not exercised: …" already
         : `pending: ${c.detail ?? ''}`;

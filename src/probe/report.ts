@@ -1,6 +1,7 @@
 import { formatExchange } from '../client/format.js';
 import { type JUnitSuite, junitXml } from '../report/junit.js';
 import type { WalletCheckReport } from '../grading/wallet/wallet-grader.js';
+import { violationsHeadline } from '../grading/listed-violations.js';
 import { latencyText } from './latency.js';
 import { count as counted } from '../text/plural.js';
 import type { CheckResult, LabeledExchange, ProbeReport, ProbeWalletCheck } from './types.js';
@@ -147,7 +148,7 @@ export function probeJUnit(r: ProbeReport): string {
       name: c.id,
       classname: 'wallet-sim.wallet',
       status: walletFails(c) ? 'fail' : c.status === 'not_exercised' ? 'skip' : 'pass',
-      message: c.status === 'fail' ? c.violations.map((v) => v.message).join('; ') : c.detail,
+      message: c.status === 'fail' ? violationsHeadline(c.violations) : c.detail,
       details: c.status === 'fail' ? walletFailureDetails(c, r.exchanges) : undefined,
     })),
   };

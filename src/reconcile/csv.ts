@@ -5,6 +5,8 @@ export interface Cell {
   column: number;
   /** Written in double quotes (CSV): the only cells a leading ' may be an escape in (src/ledger/format.ts). */
   quoted?: boolean;
+  /** A JSON number (its text as written), not a string: the only cells an amount may have an exponent in. */
+  number?: boolean;
 }
 
 /** A record: its fields by column name, and where it starts. */

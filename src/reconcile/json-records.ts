@@ -48,15 +48,17 @@ export function parseJsonRecords(text: string): Located[] {
       return fail('a string with an invalid escape sequence');
     }
   };
-  const scalar = (): string => {
+  /** A field's value: its text, and whether it was a JSON number. */
+  const scalar = (): { value: string; number?: boolean } => {
     ws();
     const c = text[i];
-    if (c === '"') return string();
+    if (c === '"') return { value: string() };
     if (c === '{' || c === '[') fail('a nested object or array: a field is a string or a number');
     const m = /^(-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
     if (!m) fail(i >= text.length ? 'the file ends where a value belongs' : `not a JSON value: ${JSON.stringify(text.slice(i, i + 12))}`);
     i += m![0].length;
-    return m![0] === 'null' ? '' : m![0];
+    const token = m![0];
+    return token === 'null' ? { value: '' } : /^[-\d]/.test(token) ? { value: token, number: true } : { value: token };
   };
   const records: Located[] = [];
   expect('[', 'an array of records ("[")');
@@ -80,7 +82,7 @@ export function parseJsonRecords(text: string): Located[] {
           const place = here();
           const value = scalar();
           if (cells.has(name)) fail(`the field ${JSON.stringify(name)} appears twice in this record`);
-          cells.set(name, { value, ...place });
+          cells.set(name, { ...value, ...place });
           ws();
           if (text[i] === ',') {
             i++;

@@ -14,7 +14,7 @@ export interface ProviderRecord {
   event_type: string;
   user_id: string;
   game_no: string;
-  /** The decimal text as written (checked: digits, an optional fraction); parsed only where it is compared. */
+  /** The decimal text as written (checked: digits, an optional fraction; a JSON number's exponent applied); parsed where compared. */
   amount: string;
   /** Optional column: compared with the ledger's where given. */
   currency?: string;
@@ -153,11 +153,12 @@ function toRecord(r: Located): ProviderRecord {
     return cell.value as T;
   };
   const amountCell = field('amount');
-  if (!DECIMAL.test(amountCell.value))
+  const amount = amountCell.number ? plainDecimal(amountCell.value) : amountCell.value;
+  if (amount === undefined || !DECIMAL.test(amount))
     throw new FileProblem(
       amountCell.line,
       amountCell.column,
-      `amount ${JSON.stringify(amountCell.value)} is not a decimal number >= 0 (digits, an optional fraction such as 12.50; the stake of a bet, the credit of a settlement)`,
+      `amount ${JSON.stringify(amountCell.value)} is not a decimal number >= 0 (${amountCell.number ? 'at most 30 digits before and after the point, its exponent applied' : 'digits, an optional fraction such as 12.50, no exponent: a CSV cell or a JSON string is plain digits'}; the stake of a bet, the credit of a settlement)`,
     );
   const round = r.cells.get('round_status');
   const currency = r.cells.get('currency');
@@ -167,13 +168,33 @@ function toRecord(r: Located): ProviderRecord {
     event_type: oneOf('event_type', (ROUND_EVENTS_NOW ??= roundEvents())),
     user_id: text('user_id'),
     game_no: text('game_no'),
-    amount: amountCell.value,
+    amount,
     status: oneOf('status', ['ok', 'failed', 'pending'] as const),
     ...(currency && currency.value !== '' && { currency: unneutralised(currency.value, currency.quoted === true) }),
     ...(round && round.value !== '' && { round_status: oneOf('round_status', ['open', 'settled'] as const, round) }),
     ...(time && time.value !== '' && { timestamp: timeOf(time) }),
     line: r.line,
   };
+}
+
+/**
+ * A JSON number's text as plain decimal digits, exactly (`1E+3` → `1000`, `12.5e-1` → `1.25`: Java's
+ * BigDecimal.toString() writes exponents, and JSON allows them); unchanged without an exponent; a
+ * negative stays one (refused after). Undefined beyond 30 digits either side of the point (what
+ * DECIMAL allows), found before any digit is written, however large the exponent.
+ */
+function plainDecimal(text: string): string | undefined {
+  const m = /^(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(text);
+  if (!m) return text;
+  let digits = `${m[1]}${m[2] ?? ''}`.replace(/0+$/, '');
+  let point = m[1]!.length + Number(m[3]);
+  const lead = /^0*/.exec(digits)![0].length;
+  digits = digits.slice(lead);
+  point -= lead;
+  if (!digits) return '0';
+  if (point > 30 || digits.length - point > 30) return undefined;
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  return point >= digits.length ? `${digits}${'0'.repeat(point - digits.length)}` : `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 function timeOf(cell: Cell): number {

@@ -16,7 +16,10 @@ export type MismatchKind = (typeof MISMATCH_KINDS)[number];
 export const KIND_MEANING: Record<MismatchKind, string> = {
   MISSING_IN_WALLET: 'the provider counts it done; the wallet never applied it (money the player was told about never moved)',
   UNKNOWN_TO_PROVIDER:
-    'the wallet applied it; the provider has no record of it, or counts it failed or pending (money moved without the provider knowing: retry a lost or failed reply with the same transaction_id until it gets an answer)',
+    // A correct client stops at max_attempts (one more breaks RETRY_BACKOFF, docs/certification.md): that one is escalated, not resent.
+    'the wallet applied it; the provider has no record of it, or counts it failed or pending (money moved without the provider knowing): ' +
+    'retry a lost or failed reply under the same transaction_id until it gets an answer; ' +
+    'after max_attempts, escalate it to the operator (it may have been applied) rather than book it failed',
   AMOUNT_MISMATCH: 'both applied it, with different amounts',
   ROUND_STATE_MISMATCH: 'the round is open on one side and settled on the other',
   FIELD_MISMATCH:

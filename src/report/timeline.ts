@@ -151,6 +151,9 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
       `<g class="lane" data-lane="${esc(lane.key)}"><title>${esc(lane.title)}</title><line x1="${x0}" y1="${y}" x2="${x1}" y2="${y}" stroke="${COLOR.rule}"/><text x="8" y="${y + 4}" font-size="12" fill="${COLOR.ink}">${esc(lane.label.length > 28 ? `${lane.label.slice(0, 27)}…` : lane.label)}</text>`,
     );
     const sorted = [...lane.marks].sort((a, b) => a.at - b.at);
+    // Words drawn after every band of the lane, so no band is drawn over them (the retry window's
+    // band runs from the time-out on, right under its words).
+    const over: string[] = [];
     sorted.forEach((m, j) => {
       // Bands under the marks: the provider's time-out, the minimum gap before a resend, the retry window.
       if (timeout !== undefined) {
@@ -160,14 +163,15 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
         const tip = beyond
           ? `<path d="M${x1 - 8} ${y + 7}l8 6l-8 6z" fill="${COLOR.timeout}"/>`
           : `<line x1="${n(x(end))}" y1="${y + 6}" x2="${n(x(end))}" y2="${y + 20}" stroke="${COLOR.timeout}" stroke-width="2"/>`;
-        const words =
-          j > 0
-            ? ''
-            : beyond
-              ? `<text x="${x1}" y="${y + 27}" text-anchor="end" font-size="10"${HALO} fill="${COLOR.timeout}">${esc(`time-out at ${offset(end - start)}`)}</text>`
-              : `<text x="${n(Math.min(x(end) + 3, x1 - 44))}" y="${y + 28}" font-size="10"${HALO} fill="${COLOR.timeout}">time-out</text>`;
+        const title = `<title>${esc(`#${m.e.journal_id}: the provider's declared time-out, ${duration(timeout)} after the arrival (at ${offset(end - start)})`)}</title>`;
+        if (j === 0)
+          over.push(
+            beyond
+              ? `<text class="timeout-words" x="${x1}" y="${y + 27}" text-anchor="end" font-size="10"${HALO} fill="${COLOR.timeout}">${esc(`time-out at ${offset(end - start)}`)}${title}</text>`
+              : `<text class="timeout-words" x="${n(Math.min(x(end) + 3, x1 - 44))}" y="${y + 28}" font-size="10"${HALO} fill="${COLOR.timeout}">time-out${title}</text>`,
+          );
         out.push(
-          `<g class="timeout"><title>${esc(`#${m.e.journal_id}: the provider's declared time-out, ${duration(timeout)} after the arrival (at ${offset(end - start)})`)}</title><rect x="${n(x(m.at))}" y="${y + 10}" width="${n(xe(end) - x(m.at))}" height="6" fill="${COLOR.timeoutBand}"/>${tip}${words}</g>`,
+          `<g class="timeout">${title}<rect x="${n(x(m.at))}" y="${y + 10}" width="${n(xe(end) - x(m.at))}" height="6" fill="${COLOR.timeoutBand}"/>${tip}</g>`,
         );
       }
       const next = sorted[j + 1];
@@ -194,7 +198,7 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
       out.push(replyMarks(m, y, x, start));
       out.push(arrivalMark(m, y, x, start));
     });
-    out.push('</g>');
+    out.push(...over, '</g>');
   });
 
   if (decided !== undefined) {
