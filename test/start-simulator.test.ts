@@ -1,6 +1,9 @@
 // The Node API (docs/node-api.md): startSimulator as a provider's test suite uses it, over a real
 // socket — a login to its callback URL, then its admin methods, then close.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { startSimulator, StartFailure } from '../src/index.js';
 import { HEADERS, login, post } from './helpers/app.js';
@@ -84,4 +87,28 @@ t.test('a port in use: StartFailure naming the port and --port 0', async (t) => 
   t.teardown(() => new Promise((resolve) => taken.close(resolve)));
   const port = (taken.address() as { port: number }).port;
   await t.rejects(startSimulator({ port }), { name: 'StartFailure', message: new RegExp(`port ${port} on 127.0.0.1 is already in use`) });
+});
+
+t.test('a second simulator on the data file of a running one is refused; the first keeps every change', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-api-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const data = join(dir, 'wallet.json');
+  const a = await startSimulator({ store: 'file', data });
+  t.teardown(() => a.close());
+  const second = await startSimulator({ store: 'file', data }).then(
+    (b) => b.close(),
+    (e: Error) => e,
+  );
+  t.ok(second instanceof StartFailure, 'refused');
+  t.match(
+    second?.message,
+    new RegExp(`is in use by this process \\(pid ${process.pid}\\): another simulator in it has it open .*close that one first`),
+  );
+  await a.setPlayer('only-a', { balance: 1, currency: 'USD' });
+  await a.setPlayer('only-a2', { balance: 3, currency: 'USD' });
+  await a.close();
+  const c = await startSimulator({ store: 'file', data });
+  t.teardown(() => c.close());
+  const kept = (await c.players()).filter((p) => p.user_id.startsWith('only-')).map((p) => p.user_id);
+  t.same(kept.sort(), ['only-a', 'only-a2']);
 });

@@ -152,6 +152,8 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     JSON.stringify({ ...sim.scenario.source, seed: 0 }) === JSON.stringify({ ...checked.scenario.source, seed: 0 })
       ? undefined
       : `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${checked.file}): PUT /admin/scenario changes it for every process`;
+  // The store is open (and its data file locked): a failure from here on closes it, so a retry in
+  // this process can open it again.
   const app = await buildApp({
     sim,
     path: o.path,
@@ -164,6 +166,9 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     cors: checked.cors,
     signer: checked.signer,
     logger,
+  }).catch(async (e: unknown) => {
+    await backend.close().catch(() => undefined);
+    throw e;
   });
   return { app, sim, backend, joined };
 }

@@ -130,3 +130,21 @@ t.test('a second store on the same data file in a live process is refused; the f
     message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d+`),
   });
 });
+
+t.test('two stores on one data file in one process: the second is refused while the first is open', async (t) => {
+  const dir = await tempDir(t);
+  const data = join(dir, 'wallet.json');
+  const first = await FilePersistence.open(data);
+  await t.rejects(FilePersistence.open(data), {
+    message: new RegExp(
+      `wallet\\.json: is in use by this process \\(pid ${process.pid}\\): another simulator in it has it open \\(lock .*wallet\\.json\\.lock\\); close that one first`,
+    ),
+  });
+  await first.close();
+  const second = await FilePersistence.open(data);
+  t.pass('once the first is closed, the data file opens');
+  // A store let go of as a kill -9 would (no close): its lock is this pid's but nobody's, so taken over.
+  await second.abandon();
+  const third = await FilePersistence.open(data);
+  await third.close();
+});

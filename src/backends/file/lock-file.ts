@@ -13,14 +13,16 @@ import { StoreError } from '../../ledger/store-error.js';
  *   empty directory succeeds, onto a held lock (not empty) fails, so of any number of racers
  *   exactly one wins, for a fresh lock and for a takeover alike.
  * - A lock is stale when its process is gone, or its pid now belongs to another process (another
- *   start time or another boot), or it is this very process's (a store abandoned as kill -9 would).
+ *   start time or another boot), or it is this very process's but no open store in it holds it
+ *   (a store abandoned as kill -9 would). One this process holds is live: two simulators in one
+ *   process on one data file would interleave their logs just as two processes would.
  *   A stale lock is taken over by deleting its owner file by name (`owner.<token>`): a racer that
  *   judged the same lock stale can only delete that file, never the lock a faster racer put in
  *   its place.
  * - A lock file of an earlier wallet-sim (a plain file holding a pid) is stale when that pid is
  *   gone or its process started after the file was written.
  */
-export async function acquireLock(data: string): Promise<() => Promise<void>> {
+export async function acquireLock(data: string): Promise<Lock> {
   const path = `${data}.lock`;
   const me: Owner = {
     pid: process.pid,
@@ -36,9 +38,14 @@ export async function acquireLock(data: string): Promise<() => Promise<void>> {
       await mkdir(aside);
       await writeFile(join(aside, `${OWNER}${me.token}`), `${JSON.stringify(me)}\n`);
       await rename(aside, path);
-      return async () => {
-        await unlink(mine).catch(() => undefined);
-        await rmdir(path).catch(() => undefined); // not empty: taken over already, leave it
+      HELD.add(me.token);
+      return {
+        release: async () => {
+          HELD.delete(me.token);
+          await unlink(mine).catch(() => undefined);
+          await rmdir(path).catch(() => undefined); // not empty: taken over already, leave it
+        },
+        abandon: () => HELD.delete(me.token),
       };
     } catch (e) {
       await rm(aside, { recursive: true, force: true }).catch(() => undefined);
@@ -51,7 +58,21 @@ export async function acquireLock(data: string): Promise<() => Promise<void>> {
   throw new StoreError(path, 'could not be taken: other processes kept taking it; retry, and run one wallet-sim per --data');
 }
 
+/** A lock taken: `release()` lets go of it; `abandon()` leaves it on disk as a kill -9 would (tests). */
+export interface Lock {
+  release(): Promise<void>;
+  abandon(): void;
+}
+
 const OWNER = 'owner.';
+const HELD_KEY = Symbol.for('wallet-sim.held-locks');
+
+/**
+ * The tokens of the locks the open stores of this process hold, released on close. One set per
+ * process, even if two copies of wallet-sim are loaded in it (a test importing both the package
+ * and a checkout): a lock with this pid and a token not in it belongs to a store let go of unclosed.
+ */
+const HELD: Set<string> = ((globalThis as { [HELD_KEY]?: Set<string> })[HELD_KEY] ??= new Set<string>());
 
 interface Owner {
   pid: number;
@@ -80,6 +101,12 @@ async function clearIfStale(data: string, path: string): Promise<void> {
     throw new StoreError(join(path, name), `is not a lock wallet-sim wrote; if no wallet-sim uses ${data}, remove ${path}`);
   }
   const why = await staleness(owner);
+  if (why === 'here') {
+    throw new StoreError(
+      data,
+      `is in use by this process (pid ${owner.pid}): another simulator in it has it open (lock ${path}); close that one first (sim.close()), or use another --data`,
+    );
+  }
   if (why === 'live') {
     const since = owner.start ? `, running since ${owner.start}` : '';
     throw new StoreError(data, `is in use by process ${owner.pid}${since} (lock ${path}); stop that process or use another --data`);
@@ -94,9 +121,10 @@ async function clearIfStale(data: string, path: string): Promise<void> {
   await unlink(join(path, name)).catch(() => undefined);
 }
 
-async function staleness(owner: Owner): Promise<'live' | 'stale' | 'elsewhere'> {
+async function staleness(owner: Owner): Promise<'live' | 'here' | 'stale' | 'elsewhere'> {
   if (owner.host !== hostname()) return 'elsewhere';
-  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || owner.pid === process.pid || !alive(owner.pid)) return 'stale';
+  if (owner.pid === process.pid) return HELD.has(owner.token) ? 'here' : 'stale';
+  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || !alive(owner.pid)) return 'stale';
   const boot = await bootId();
   if (owner.boot && boot && owner.boot !== boot) return 'stale'; // written before a reboot: the pid is someone else's now
   const start = await processStart(owner.pid);
