@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from '../../src/kernel/paths.js';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
-import { processStart } from '../../src/backends/file/lock-file.js';
+import { processStart, processState } from '../../src/backends/file/lock-file.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 
@@ -148,3 +148,38 @@ t.test('two stores on one data file in one process: the second is refused while 
   const third = await FilePersistence.open(data);
   await third.close();
 });
+
+// A holder killed but not yet reaped by its parent (a zombie: what a container without an init
+// process keeps) holds no files: its lock is stale. The holder's parent here is `sleep`, which
+// never waits for children, so the zombie stays until the test ends.
+const HOLDER = `
+const { acquireLock } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/backends/file/lock-file.js')).href)});
+await acquireLock(process.argv[1]);
+console.log('won');
+setInterval(() => {}, 60000);`;
+
+t.test(
+  'a lock held by a killed process not yet reaped (a zombie) is taken over',
+  { skip: process.platform !== 'linux' && 'Linux: /proc' },
+  async (t) => {
+    const dir = await tempDir(t);
+    const data = join(dir, 'wallet.json');
+    const parent = spawn('sh', ['-c', 'node --input-type=module -e "$HOLDER" "$DATA" & echo $!; exec sleep 600'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, HOLDER, DATA: data, PATH: `${join(process.execPath, '..')}:${process.env.PATH}` },
+    });
+    t.teardown(() => {
+      parent.kill('SIGKILL'); // the zombie goes to init, which reaps it
+    });
+    const lines = createInterface({ input: parent.stdout! })[Symbol.asyncIterator]();
+    const pid = Number((await lines.next()).value);
+    t.equal((await lines.next()).value, 'won', `process ${pid} holds the lock`);
+    await t.rejects(FilePersistence.open(data), { message: new RegExp(`is in use by process ${pid}`) }, 'while it runs');
+    process.kill(pid, 'SIGKILL');
+    let state;
+    while ((state = await processState(pid)) !== 'Z' && state !== undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.equal(state, 'Z', `process ${pid} is a zombie`);
+    const store = await FilePersistence.open(data);
+    await store.close();
+  },
+);

@@ -124,7 +124,7 @@ async function clearIfStale(data: string, path: string): Promise<void> {
 async function staleness(owner: Owner): Promise<'live' | 'here' | 'stale' | 'elsewhere'> {
   if (owner.host !== hostname()) return 'elsewhere';
   if (owner.pid === process.pid) return HELD.has(owner.token) ? 'here' : 'stale';
-  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || !alive(owner.pid)) return 'stale';
+  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || !(await alive(owner.pid))) return 'stale';
   const boot = await bootId();
   if (owner.boot && boot && owner.boot !== boot) return 'stale'; // written before a reboot: the pid is someone else's now
   const start = await processStart(owner.pid);
@@ -135,7 +135,7 @@ async function staleness(owner: Owner): Promise<'live' | 'here' | 'stale' | 'els
 /** A lock file of an earlier wallet-sim: the pid it holds, nothing more. */
 async function clearLegacy(data: string, path: string, writtenMs: number): Promise<void> {
   const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-  if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+  if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && (await alive(pid))) {
     const started = await processStartMs(pid);
     // A process that started after the lock was written cannot be the one that wrote it.
     if (started === undefined || started <= writtenMs + 1000) {
@@ -146,13 +146,25 @@ async function clearLegacy(data: string, path: string, writtenMs: number): Promi
   await unlink(path).catch(() => undefined);
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether the process runs. kill(pid, 0) succeeds for a zombie too (killed, not yet reaped by its
+ * parent: in a container without an init process it stays until the container stops), so on
+ * Linux its state decides: Z (zombie) or X (dead) holds no files. Elsewhere kill(pid, 0) it is.
+ */
+async function alive(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const state = await processState(pid);
+  return state !== 'Z' && state !== 'X';
+}
+
+/** A process's state (/proc/<pid>/stat field 3: R, S, D, Z for a zombie, …); undefined off Linux. */
+export async function processState(pid: number): Promise<string | undefined> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return text?.slice(text.lastIndexOf(')') + 2).split(' ')[0];
 }
 
 /** A process's start time in clock ticks after boot (/proc/<pid>/stat field 22); undefined off Linux. */
