@@ -109,7 +109,7 @@ export class FilePersistence implements Persistence {
       await checkCovered(this.path, snapshot, covered, pending[0]);
       for (const old of covered) await unlink(old.path); // compacted, not yet removed
     }
-    checkNoGap(this.path, snapshot, pending);
+    checkNoGap(this.path, snapshot, pending, this.snapshotFile.bytes > 0);
 
     let truncateTo: number | undefined;
     for (const [i, l] of pending.entries()) {
