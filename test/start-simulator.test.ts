@@ -70,10 +70,11 @@ t.test('a wrong option is a StartFailure that says what to do; nothing keeps run
     [{ scenario: 'no-such' }, /no bundled scenario of that name.*certification/s],
     [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /--headers-timeout-ms \(5000\) must not exceed/],
     [{ store: 'redis', redisCluster: '127.0.0.1:1', redisPrefix: 'w{x}:' }, /--redis-prefix "w\{x\}:" holds .*without braces/],
+    [{ data: '/tmp/wallet.json' }, /--data \/tmp\/wallet\.json is for --store file, but the store is memory: .*add --store file/],
   ];
   for (const [options, message] of cases) {
     const failed = await startSimulator(options as never).then(
-      () => undefined,
+      (sim) => sim.close().then(() => undefined), // started: the case fails, and nothing keeps running
       (e: Error) => e,
     );
     t.ok(failed instanceof StartFailure, JSON.stringify(options));

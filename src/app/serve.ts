@@ -93,6 +93,13 @@ export function checkOptions(o: ServeOptions): Checked {
         '--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379, or --redis-cluster host:port,…',
       ),
     );
+  // A data file named but another store chosen would be a wallet that silently keeps nothing.
+  if (o.data && o.store !== 'file')
+    throw new StartFailure(
+      MESSAGES.OPTION_INVALID(
+        `--data ${o.data} is for --store file, but the store is ${o.store}: nothing would be written there; add --store file to keep the wallet in that file, or leave out --data (and WALLET_SIM_DATA)`,
+      ),
+    );
   if (o.redisUrl && o.redisCluster)
     throw new StartFailure(MESSAGES.OPTION_INVALID('--redis-url and --redis-cluster name two Redis: give one of them'));
   const prefixProblem = o.redisCluster && clusterPrefixProblem(o.redisPrefix);
