@@ -183,3 +183,22 @@ t.test(
     await store.close();
   },
 );
+
+t.test('a full disk at start says so, not "check that the folder is writable"', async (t) => {
+  const dir = await tempDir(t);
+  const fs = await import('node:fs/promises');
+  const failing = (code: string) => async () => {
+    throw Object.assign(new Error(`${code}: failed`), { code });
+  };
+  for (const [code, message] of [
+    ['ENOSPC', /cannot create the lock \(ENOSPC\): the disk is full; free space on the disk that holds --data/],
+    ['EDQUOT', /cannot create the lock \(EDQUOT\): the disk quota is used up/],
+    ['EACCES', /cannot create the lock \(EACCES\); check that the folder of --data is writable/],
+  ] as const) {
+    const { acquireLock } = await t.mockImport<typeof import('../../src/backends/file/lock-file.js')>(
+      pathToFileURL(join(ROOT, 'dist/src/backends/file/lock-file.js')).href,
+      { 'node:fs/promises': { ...fs, writeFile: failing(code) } },
+    );
+    await t.rejects(acquireLock(join(dir, 'wallet.json')), { message }, code);
+  }
+});

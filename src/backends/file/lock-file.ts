@@ -50,8 +50,10 @@ export async function acquireLock(data: string): Promise<Lock> {
     } catch (e) {
       await rm(aside, { recursive: true, force: true }).catch(() => undefined);
       const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code))
-        throw new StoreError(path, `cannot create the lock (${code || (e as Error).message}); check that the folder of --data is writable`);
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code)) {
+        const why = NO_ROOM[code] ? `: ${NO_ROOM[code]}` : '; check that the folder of --data is writable';
+        throw new StoreError(path, `cannot create the lock (${code || (e as Error).message})${why}`);
+      }
     }
     await clearIfStale(data, path);
   }
@@ -63,6 +65,12 @@ export interface Lock {
   release(): Promise<void>;
   abandon(): void;
 }
+
+/** Why the lock could not be written when the folder is writable but there is no room. */
+const NO_ROOM: Record<string, string> = {
+  ENOSPC: 'the disk is full; free space on the disk that holds --data',
+  EDQUOT: 'the disk quota is used up; free space or raise the quota of the disk that holds --data',
+};
 
 const OWNER = 'owner.';
 const HELD_KEY = Symbol.for('wallet-sim.held-locks');
