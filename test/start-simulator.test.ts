@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startSimulator, StartFailure } from '../src/index.js';
 import { HEADERS, login, post } from './helpers/app.js';
+import { HOST_TOKEN } from './helpers/hosted.js';
 
 /** Resolves with whether a TCP connection to the URL's port is accepted. */
 const accepts = (url: string) =>
@@ -49,6 +50,11 @@ t.test('certification: a login to callbackUrl shows in players(), journal() and 
   await sim.close();
   await sim.close(); // twice is fine
   t.equal(await accepts(sim.url), false, 'nothing listens after close()');
+  await t.rejects(
+    sim.players(),
+    { message: 'wallet-sim: this simulator is closed: start a new one (startSimulator)' },
+    'a method after close()',
+  );
 });
 
 t.test('start options in camelCase: path, credentials, admin token', async (t) => {
@@ -112,4 +118,10 @@ t.test('a second simulator on the data file of a running one is refused; the fir
   t.teardown(() => c.close());
   const kept = (await c.players()).filter((p) => p.user_id.startsWith('only-')).map((p) => p.user_id);
   t.same(kept.sort(), ['only-a', 'only-a2']);
+});
+
+t.test('a hosted wallet-sim closed: its methods say so', async (t) => {
+  const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN });
+  await host.close();
+  await t.rejects(host.tenants(), { message: 'wallet-sim: this hosted wallet-sim is closed: start a new one (startSimulator)' });
 });
