@@ -129,6 +129,29 @@ t.test('start: a port taken via WALLET_SIM_PORT names the env var', async (t) =>
   t.match(fromFlag!.stderr, `port ${port} on 127.0.0.1 is already in use; pick another with --port`);
 });
 
+t.test('start: --data without --store file is refused, not a memory store that writes nothing', async (t) => {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const port = String((server.address() as { port: number }).port);
+  const data = '/nonexistent-wallet-sim/wallet.json';
+  const refusal = `--data ${data} is for --store file, but the store is memory: nothing would be written there; add --store file`;
+  const flag = await run(['start', '--port', port, '--data', data]);
+  t.equal(flag.code, 1);
+  t.match(flag.stderr, refusal);
+  const [fromEnv, chosen] = await runAll(
+    [
+      ['start', '--port', port],
+      ['start', '--port', port, '--store', 'memory'],
+    ],
+    { WALLET_SIM_DATA: data },
+  );
+  t.match(fromEnv!.stderr, refusal, 'WALLET_SIM_DATA with no store chosen: refused alike');
+  // A shell that sets WALLET_SIM_DATA, and a run that picks another store on purpose: it goes on
+  // (here to the port, which is taken).
+  t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'WALLET_SIM_DATA with --store memory: the store chosen wins');
+});
+
 t.test('send: a --url without a path (the base URL) is told the callback path', async (t) => {
   const { app } = await buildTestApp();
   t.teardown(() => app.close());

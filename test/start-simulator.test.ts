@@ -1,9 +1,13 @@
 // The Node API (docs/node-api.md): startSimulator as a provider's test suite uses it, over a real
 // socket — a login to its callback URL, then its admin methods, then close.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { startSimulator, StartFailure } from '../src/index.js';
 import { HEADERS, login, post } from './helpers/app.js';
+import { HOST_TOKEN } from './helpers/hosted.js';
 
 /** Resolves with whether a TCP connection to the URL's port is accepted. */
 const accepts = (url: string) =>
@@ -46,6 +50,11 @@ t.test('certification: a login to callbackUrl shows in players(), journal() and 
   await sim.close();
   await sim.close(); // twice is fine
   t.equal(await accepts(sim.url), false, 'nothing listens after close()');
+  await t.rejects(
+    sim.players(),
+    { message: 'wallet-sim: this simulator is closed: start a new one (startSimulator)' },
+    'a method after close()',
+  );
 });
 
 t.test('start options in camelCase: path, credentials, admin token', async (t) => {
@@ -67,10 +76,11 @@ t.test('a wrong option is a StartFailure that says what to do; nothing keeps run
     [{ scenario: 'no-such' }, /no bundled scenario of that name.*certification/s],
     [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /--headers-timeout-ms \(5000\) must not exceed/],
     [{ store: 'redis', redisCluster: '127.0.0.1:1', redisPrefix: 'w{x}:' }, /--redis-prefix "w\{x\}:" holds .*without braces/],
+    [{ data: '/tmp/wallet.json' }, /--data \/tmp\/wallet\.json is for --store file, but the store is memory: .*add --store file/],
   ];
   for (const [options, message] of cases) {
     const failed = await startSimulator(options as never).then(
-      () => undefined,
+      (sim) => sim.close().then(() => undefined), // started: the case fails, and nothing keeps running
       (e: Error) => e,
     );
     t.ok(failed instanceof StartFailure, JSON.stringify(options));
@@ -84,4 +94,34 @@ t.test('a port in use: StartFailure naming the port and --port 0', async (t) => 
   t.teardown(() => new Promise((resolve) => taken.close(resolve)));
   const port = (taken.address() as { port: number }).port;
   await t.rejects(startSimulator({ port }), { name: 'StartFailure', message: new RegExp(`port ${port} on 127.0.0.1 is already in use`) });
+});
+
+t.test('a second simulator on the data file of a running one is refused; the first keeps every change', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-api-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const data = join(dir, 'wallet.json');
+  const a = await startSimulator({ store: 'file', data });
+  t.teardown(() => a.close());
+  const second = await startSimulator({ store: 'file', data }).then(
+    (b) => b.close(),
+    (e: Error) => e,
+  );
+  t.ok(second instanceof StartFailure, 'refused');
+  t.match(
+    second?.message,
+    new RegExp(`is in use by this process \\(pid ${process.pid}\\): another simulator in it has it open .*close that one first`),
+  );
+  await a.setPlayer('only-a', { balance: 1, currency: 'USD' });
+  await a.setPlayer('only-a2', { balance: 3, currency: 'USD' });
+  await a.close();
+  const c = await startSimulator({ store: 'file', data });
+  t.teardown(() => c.close());
+  const kept = (await c.players()).filter((p) => p.user_id.startsWith('only-')).map((p) => p.user_id);
+  t.same(kept.sort(), ['only-a', 'only-a2']);
+});
+
+t.test('a hosted wallet-sim closed: its methods say so', async (t) => {
+  const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN });
+  await host.close();
+  await t.rejects(host.tenants(), { message: 'wallet-sim: this hosted wallet-sim is closed: start a new one (startSimulator)' });
 });

@@ -93,6 +93,13 @@ export function checkOptions(o: ServeOptions): Checked {
         '--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379, or --redis-cluster host:port,…',
       ),
     );
+  // A data file named but another store chosen would be a wallet that silently keeps nothing.
+  if (o.data && o.store !== 'file')
+    throw new StartFailure(
+      MESSAGES.OPTION_INVALID(
+        `--data ${o.data} is for --store file, but the store is ${o.store}: nothing would be written there; add --store file to keep the wallet in that file, or leave out --data (and WALLET_SIM_DATA)`,
+      ),
+    );
   if (o.redisUrl && o.redisCluster)
     throw new StartFailure(MESSAGES.OPTION_INVALID('--redis-url and --redis-cluster name two Redis: give one of them'));
   const prefixProblem = o.redisCluster && clusterPrefixProblem(o.redisPrefix);
@@ -152,6 +159,8 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     JSON.stringify({ ...sim.scenario.source, seed: 0 }) === JSON.stringify({ ...checked.scenario.source, seed: 0 })
       ? undefined
       : `wallet-sim: joined the wallet in Redis; its active scenario "${sim.scenario.source.name}" applies (not ${checked.file}): PUT /admin/scenario changes it for every process`;
+  // The store is open (and its data file locked): a failure from here on closes it, so a retry in
+  // this process can open it again.
   const app = await buildApp({
     sim,
     path: o.path,
@@ -164,6 +173,9 @@ export async function openServer(o: ServeOptions, checked: Checked, logger: Fast
     cors: checked.cors,
     signer: checked.signer,
     logger,
+  }).catch(async (e: unknown) => {
+    await backend.close().catch(() => undefined);
+    throw e;
   });
   return { app, sim, backend, joined };
 }

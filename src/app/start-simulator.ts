@@ -70,6 +70,9 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
+/** A method called once close() was: what to do, not Fastify's "already been closed". */
+const CLOSED = (what: string) => `wallet-sim: this ${what} is closed: start a new one (startSimulator)`;
+
 const API_DEFAULTS: StartSimulatorOptions = { port: 0, logLevel: 'silent' };
 const CLI_ONLY = new Set(['workers', 'watch']);
 
@@ -101,8 +104,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   }
 
   const headers = o.adminToken ? { authorization: `Bearer ${o.adminToken}` } : {};
+  let closing: Promise<void> | undefined;
   // In-process requests to the admin routes: exactly their JSON, their checks and their errors.
   const admin = async <T>(method: 'GET' | 'POST' | 'PUT', route: string, payload?: object): Promise<T> => {
+    if (closing) throw new Error(CLOSED('simulator'));
     const reply = await app.inject({ method, url: `/admin${route}`, headers, ...(payload ? { payload } : {}) });
     const body = reply.json() as { message?: string };
     if (reply.statusCode >= 400) throw new Error(`wallet-sim: ${method} /admin${route} answered ${reply.statusCode}: ${body.message}`);
@@ -113,7 +118,6 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     for (const [name, value] of Object.entries(filter)) if (value !== undefined) params.set(name, String(value));
     return params.size ? `?${params}` : '';
   };
-  let closing: Promise<void> | undefined;
   return {
     url,
     callbackUrl: `${url}${o.path}`,
@@ -178,7 +182,9 @@ async function startHost(o: StartOptions, checked: Checked): Promise<RunningHost
     throw e;
   }
   const headers = { authorization: `Bearer ${hostTokenOf(o)}` };
+  let closing: Promise<void> | undefined;
   const host = async <T>(method: 'GET' | 'POST' | 'DELETE', route: string, payload?: object): Promise<T> => {
+    if (closing) throw new Error(CLOSED('hosted wallet-sim'));
     const reply = await app.inject({ method, url: route, headers, ...(payload ? { payload } : {}) });
     const body = reply.body ? (reply.json() as { message?: string }) : undefined;
     if (reply.statusCode >= 400) throw new Error(`wallet-sim: ${method} ${route} answered ${reply.statusCode}: ${body?.message}`);
@@ -190,7 +196,6 @@ async function startHost(o: StartOptions, checked: Checked): Promise<RunningHost
     callback_url: `${url}/t/${t.id}/callback`,
     dashboard_url: `${url}/t/${t.id}/ui`,
   });
-  let closing: Promise<void> | undefined;
   return {
     url,
     createTenant: async (tenant) => located(await host<TenantCreated>('POST', '/tenants', tenant)),

@@ -216,6 +216,10 @@ export function startCommand(): Command {
       if (command.getOptionValueSource('hosted') === 'env') options.hosted = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_HOSTED ?? '');
       if (command.getOptionValueSource('allowPrivateTargets') === 'env')
         options.allowPrivateTargets = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_ALLOW_PRIVATE_TARGETS ?? '');
+      // WALLET_SIM_DATA set in the shell and another store picked on purpose (--store, WALLET_SIM_STORE):
+      // the data file is not this run's. With no store chosen, it is a mistake: refused in checkOptions.
+      if (command.getOptionValueSource('data') === 'env' && command.getOptionValueSource('store') !== 'default' && options.store !== 'file')
+        options.data = undefined;
       await start(options, command.getOptionValueSource('port') === 'env');
     });
 }

@@ -59,6 +59,18 @@ export class Signer {
  */
 export function loadSigner(given: string | KeyObject): Signer {
   if (given instanceof KeyObject) return new Signer(checked(given, 'the KeyObject given as signingKey'));
+  // The Node API takes any value: a wrong type is named, not a TypeError from below.
+  if (typeof given !== 'string') {
+    const kind = Buffer.isBuffer(given)
+      ? 'a Buffer'
+      : given === null
+        ? 'null'
+        : `${/^[aeiou]/.test(typeof given) ? 'an' : 'a'} ${typeof given}`;
+    const text = Buffer.isBuffer(given) ? ' (buf.toString())' : '';
+    throw new SigningKeyError(
+      `signingKey is ${kind}, not a key: give the path of the Ed25519 private key file (as --signing-key), its PEM text${text}, or a KeyObject`,
+    );
+  }
   const inline = given.includes('-----BEGIN');
   const where = inline ? `the PEM text given to ${OPTION}` : `${OPTION} ${given}`;
   const pem = inline ? given : readKeyFile(given);

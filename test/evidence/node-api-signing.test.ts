@@ -43,6 +43,12 @@ t.test('without a key signedReport() rejects saying how to enable it; a wrong ke
     ['missing file', join(dir, 'none.pem'), /--signing-key .*none\.pem: no such file; create a key pair with `wallet-sim keygen/],
     ['public key', createPublicKey(privateKey), /the KeyObject given as signingKey is a public key/],
     ['public PEM', publicKey.export({ type: 'spki', format: 'pem' }), /the PEM text given to --signing-key is a public key/],
+    [
+      'a number',
+      5,
+      /signingKey is a number, not a key: give the path of the Ed25519 private key file \(as --signing-key\), its PEM text, or a KeyObject/,
+    ],
+    ['a Buffer', Buffer.from(pem), /signingKey is a Buffer, not a key: .*its PEM text \(buf\.toString\(\)\)/],
   ];
   for (const [name, signingKey, message] of cases) {
     const started = startSimulator({ signingKey: signingKey as string });

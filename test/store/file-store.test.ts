@@ -212,6 +212,23 @@ t.test('corrupt files stop the store with the file and the problem named, and st
       },
       /000005\.log: follows a gap: .*000004\.log is missing/,
     ],
+    [
+      'logs missing after an empty snapshot (log_seq 0)',
+      async (data) => {
+        await writeFile(data, `${JSON.stringify({ format: 'wallet-sim-store', version: 2, log_seq: 0, written_at: '', records: 0 })}\n`);
+        await writeFile(`${data}.000003.log`, `${JSON.stringify([player('b', '2')])}\n`);
+        return `${data}.000003.log`;
+      },
+      /000003\.log: follows a gap: \S+wallet\.json\.000001\.log to \S+wallet\.json\.000002\.log are missing, so changes are lost/,
+    ],
+    [
+      'logs without their snapshot',
+      async (data) => {
+        await writeFile(`${data}.000003.log`, `${JSON.stringify([player('b', '2')])}\n`);
+        return `${data}.000003.log`;
+      },
+      /000003\.log: follows a gap: \S+wallet\.json \(the snapshot\) is missing/,
+    ],
   ];
   for (const [name, make, message] of cases) {
     const data = await tempData(t);

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from '../../src/kernel/paths.js';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
-import { processStart } from '../../src/backends/file/lock-file.js';
+import { processStart, processState } from '../../src/backends/file/lock-file.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 
@@ -129,4 +129,76 @@ t.test('a second store on the same data file in a live process is refused; the f
   await t.rejects(FilePersistence.open(data), {
     message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d+`),
   });
+});
+
+t.test('two stores on one data file in one process: the second is refused while the first is open', async (t) => {
+  const dir = await tempDir(t);
+  const data = join(dir, 'wallet.json');
+  const first = await FilePersistence.open(data);
+  await t.rejects(FilePersistence.open(data), {
+    message: new RegExp(
+      `wallet\\.json: is in use by this process \\(pid ${process.pid}\\): another simulator in it has it open \\(lock .*wallet\\.json\\.lock\\); close that one first`,
+    ),
+  });
+  await first.close();
+  const second = await FilePersistence.open(data);
+  t.pass('once the first is closed, the data file opens');
+  // A store let go of as a kill -9 would (no close): its lock is this pid's but nobody's, so taken over.
+  await second.abandon();
+  const third = await FilePersistence.open(data);
+  await third.close();
+});
+
+// A holder killed but not yet reaped by its parent (a zombie: what a container without an init
+// process keeps) holds no files: its lock is stale. The holder's parent here is `sleep`, which
+// never waits for children, so the zombie stays until the test ends.
+const HOLDER = `
+const { acquireLock } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/src/backends/file/lock-file.js')).href)});
+await acquireLock(process.argv[1]);
+console.log('won');
+setInterval(() => {}, 60000);`;
+
+t.test(
+  'a lock held by a killed process not yet reaped (a zombie) is taken over',
+  { skip: process.platform !== 'linux' && 'Linux: /proc' },
+  async (t) => {
+    const dir = await tempDir(t);
+    const data = join(dir, 'wallet.json');
+    const parent = spawn('sh', ['-c', 'node --input-type=module -e "$HOLDER" "$DATA" & echo $!; exec sleep 600'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, HOLDER, DATA: data, PATH: `${join(process.execPath, '..')}:${process.env.PATH}` },
+    });
+    t.teardown(() => {
+      parent.kill('SIGKILL'); // the zombie goes to init, which reaps it
+    });
+    const lines = createInterface({ input: parent.stdout! })[Symbol.asyncIterator]();
+    const pid = Number((await lines.next()).value);
+    t.equal((await lines.next()).value, 'won', `process ${pid} holds the lock`);
+    await t.rejects(FilePersistence.open(data), { message: new RegExp(`is in use by process ${pid}`) }, 'while it runs');
+    process.kill(pid, 'SIGKILL');
+    let state;
+    while ((state = await processState(pid)) !== 'Z' && state !== undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.equal(state, 'Z', `process ${pid} is a zombie`);
+    const store = await FilePersistence.open(data);
+    await store.close();
+  },
+);
+
+t.test('a full disk at start says so, not "check that the folder is writable"', async (t) => {
+  const dir = await tempDir(t);
+  const fs = await import('node:fs/promises');
+  const failing = (code: string) => async () => {
+    throw Object.assign(new Error(`${code}: failed`), { code });
+  };
+  for (const [code, message] of [
+    ['ENOSPC', /cannot create the lock \(ENOSPC\): the disk is full; free space on the disk that holds --data/],
+    ['EDQUOT', /cannot create the lock \(EDQUOT\): the disk quota is used up/],
+    ['EACCES', /cannot create the lock \(EACCES\); check that the folder of --data is writable/],
+  ] as const) {
+    const { acquireLock } = await t.mockImport<typeof import('../../src/backends/file/lock-file.js')>(
+      pathToFileURL(join(ROOT, 'dist/src/backends/file/lock-file.js')).href,
+      { 'node:fs/promises': { ...fs, writeFile: failing(code) } },
+    );
+    await t.rejects(acquireLock(join(dir, 'wallet.json')), { message }, code);
+  }
 });

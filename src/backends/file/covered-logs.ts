@@ -37,14 +37,27 @@ export async function checkCovered(
   }
 }
 
-/** The logs after the snapshot follow it without a gap; a missing one means lost changes. */
-export function checkNoGap(path: string, snapshot: SnapshotHeader, pending: { seq: number; path: string }[]): void {
+/**
+ * The logs after the snapshot follow it without a gap; a missing one means lost changes. Logs with
+ * no snapshot on disk (`snapshotOnDisk` false) that do not start at 1 follow a compaction whose
+ * snapshot is gone; beside a snapshot, even an empty one (log_seq 0), the logs are what is missing.
+ */
+export function checkNoGap(
+  path: string,
+  snapshot: SnapshotHeader,
+  pending: { seq: number; path: string }[],
+  snapshotOnDisk: boolean,
+): void {
   pending.forEach((l, i) => {
     const expected = snapshot.log_seq + 1 + i;
     if (l.seq !== expected) {
-      const missing =
-        expected === 1 && snapshot.log_seq === 0 ? `${path} (the snapshot) is missing` : `${logPath(path, expected)} is missing`;
-      throw new StoreError(l.path, `follows a gap: ${missing}, so changes are lost; restore the missing file`);
+      const first = logPath(path, expected);
+      const missing = !snapshotOnDisk
+        ? `${path} (the snapshot) is missing or empty`
+        : l.seq === expected + 1
+          ? `${first} is missing`
+          : `${first} to ${logPath(path, l.seq - 1)} are missing`;
+      throw new StoreError(l.path, `follows a gap: ${missing}, so changes are lost; restore ${missing.includes(' are ') ? 'them' : 'it'}`);
     }
   });
 }

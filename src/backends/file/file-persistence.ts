@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import type { Change } from '../../ledger/change.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
-import { acquireLock } from './lock-file.js';
+import { acquireLock, type Lock } from './lock-file.js';
 import { SnapshotFile, syncDir } from './snapshot-file.js';
 import { emptySnapshot, type Snapshot } from './snapshot-format.js';
 import { checkCovered, checkNoGap, coveringHeader } from './covered-logs.js';
@@ -61,7 +61,7 @@ export class FilePersistence implements Persistence {
     private readonly db: Low<Snapshot>,
     private readonly snapshotFile: SnapshotFile,
     private readonly compactMinBytes: number,
-    private readonly unlock: () => Promise<void>,
+    private readonly lock: Lock,
   ) {
     this.backoff = new CompactionBackoff(path, compactMinBytes);
   }
@@ -80,15 +80,15 @@ export class FilePersistence implements Persistence {
     const full = resolve(path);
     const dir = await stat(dirname(full)).catch(() => undefined);
     if (!dir?.isDirectory()) throw new StoreError(dirname(full), 'does not exist (the folder of --data); create it or choose another path');
-    const unlock = await acquireLock(full);
+    const lock = await acquireLock(full);
     try {
       const file = new SnapshotFile(full);
       const minBytes = options.compactMinBytes ?? DEFAULT_COMPACT_MIN_BYTES;
-      const store = new FilePersistence(full, new Low(file, emptySnapshot()), file, minBytes, unlock);
+      const store = new FilePersistence(full, new Low(file, emptySnapshot()), file, minBytes, lock);
       await store.recover();
       return store;
     } catch (e) {
-      await unlock();
+      await lock.release();
       // Node's own errors (a failed truncate or fsync) may not name a file: this one does.
       throw e instanceof StoreError ? e : new StoreError(full, `cannot be opened: ${(e as Error).message}`);
     }
@@ -109,7 +109,7 @@ export class FilePersistence implements Persistence {
       await checkCovered(this.path, snapshot, covered, pending[0]);
       for (const old of covered) await unlink(old.path); // compacted, not yet removed
     }
-    checkNoGap(this.path, snapshot, pending);
+    checkNoGap(this.path, snapshot, pending, this.snapshotFile.bytes > 0);
 
     let truncateTo: number | undefined;
     for (const [i, l] of pending.entries()) {
@@ -273,9 +273,13 @@ export class FilePersistence implements Persistence {
     }
   }
 
-  /** For tests: let go of the files as kill -9 would — nothing flushed, compacted or unlocked. */
+  /**
+   * For tests: let go of the files as kill -9 would — nothing flushed, compacted or unlocked. The
+   * lock stays on disk, but this process no longer counts it as held, so it is taken over.
+   */
   async abandon(): Promise<void> {
     this.closed = true;
+    this.lock.abandon();
     await this.log.close().catch(() => undefined);
   }
 
@@ -291,6 +295,6 @@ export class FilePersistence implements Persistence {
       await this.compaction;
     }
     await this.log.close().catch(() => undefined);
-    await this.unlock();
+    await this.lock.release();
   }
 }

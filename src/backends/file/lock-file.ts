@@ -13,14 +13,16 @@ import { StoreError } from '../../ledger/store-error.js';
  *   empty directory succeeds, onto a held lock (not empty) fails, so of any number of racers
  *   exactly one wins, for a fresh lock and for a takeover alike.
  * - A lock is stale when its process is gone, or its pid now belongs to another process (another
- *   start time or another boot), or it is this very process's (a store abandoned as kill -9 would).
+ *   start time or another boot), or it is this very process's but no open store in it holds it
+ *   (a store abandoned as kill -9 would). One this process holds is live: two simulators in one
+ *   process on one data file would interleave their logs just as two processes would.
  *   A stale lock is taken over by deleting its owner file by name (`owner.<token>`): a racer that
  *   judged the same lock stale can only delete that file, never the lock a faster racer put in
  *   its place.
  * - A lock file of an earlier wallet-sim (a plain file holding a pid) is stale when that pid is
  *   gone or its process started after the file was written.
  */
-export async function acquireLock(data: string): Promise<() => Promise<void>> {
+export async function acquireLock(data: string): Promise<Lock> {
   const path = `${data}.lock`;
   const me: Owner = {
     pid: process.pid,
@@ -36,22 +38,49 @@ export async function acquireLock(data: string): Promise<() => Promise<void>> {
       await mkdir(aside);
       await writeFile(join(aside, `${OWNER}${me.token}`), `${JSON.stringify(me)}\n`);
       await rename(aside, path);
-      return async () => {
-        await unlink(mine).catch(() => undefined);
-        await rmdir(path).catch(() => undefined); // not empty: taken over already, leave it
+      HELD.add(me.token);
+      return {
+        release: async () => {
+          HELD.delete(me.token);
+          await unlink(mine).catch(() => undefined);
+          await rmdir(path).catch(() => undefined); // not empty: taken over already, leave it
+        },
+        abandon: () => HELD.delete(me.token),
       };
     } catch (e) {
       await rm(aside, { recursive: true, force: true }).catch(() => undefined);
       const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code))
-        throw new StoreError(path, `cannot create the lock (${code || (e as Error).message}); check that the folder of --data is writable`);
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code)) {
+        const why = NO_ROOM[code] ? `: ${NO_ROOM[code]}` : '; check that the folder of --data is writable';
+        throw new StoreError(path, `cannot create the lock (${code || (e as Error).message})${why}`);
+      }
     }
     await clearIfStale(data, path);
   }
   throw new StoreError(path, 'could not be taken: other processes kept taking it; retry, and run one wallet-sim per --data');
 }
 
+/** A lock taken: `release()` lets go of it; `abandon()` leaves it on disk as a kill -9 would (tests). */
+export interface Lock {
+  release(): Promise<void>;
+  abandon(): void;
+}
+
+/** Why the lock could not be written when the folder is writable but there is no room. */
+const NO_ROOM: Record<string, string> = {
+  ENOSPC: 'the disk is full; free space on the disk that holds --data',
+  EDQUOT: 'the disk quota is used up; free space or raise the quota of the disk that holds --data',
+};
+
 const OWNER = 'owner.';
+const HELD_KEY = Symbol.for('wallet-sim.held-locks');
+
+/**
+ * The tokens of the locks the open stores of this process hold, released on close. One set per
+ * process, even if two copies of wallet-sim are loaded in it (a test importing both the package
+ * and a checkout): a lock with this pid and a token not in it belongs to a store let go of unclosed.
+ */
+const HELD: Set<string> = ((globalThis as { [HELD_KEY]?: Set<string> })[HELD_KEY] ??= new Set<string>());
 
 interface Owner {
   pid: number;
@@ -80,6 +109,12 @@ async function clearIfStale(data: string, path: string): Promise<void> {
     throw new StoreError(join(path, name), `is not a lock wallet-sim wrote; if no wallet-sim uses ${data}, remove ${path}`);
   }
   const why = await staleness(owner);
+  if (why === 'here') {
+    throw new StoreError(
+      data,
+      `is in use by this process (pid ${owner.pid}): another simulator in it has it open (lock ${path}); close that one first (sim.close()), or use another --data`,
+    );
+  }
   if (why === 'live') {
     const since = owner.start ? `, running since ${owner.start}` : '';
     throw new StoreError(data, `is in use by process ${owner.pid}${since} (lock ${path}); stop that process or use another --data`);
@@ -94,9 +129,10 @@ async function clearIfStale(data: string, path: string): Promise<void> {
   await unlink(join(path, name)).catch(() => undefined);
 }
 
-async function staleness(owner: Owner): Promise<'live' | 'stale' | 'elsewhere'> {
+async function staleness(owner: Owner): Promise<'live' | 'here' | 'stale' | 'elsewhere'> {
   if (owner.host !== hostname()) return 'elsewhere';
-  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || owner.pid === process.pid || !alive(owner.pid)) return 'stale';
+  if (owner.pid === process.pid) return HELD.has(owner.token) ? 'here' : 'stale';
+  if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0 || !(await alive(owner.pid))) return 'stale';
   const boot = await bootId();
   if (owner.boot && boot && owner.boot !== boot) return 'stale'; // written before a reboot: the pid is someone else's now
   const start = await processStart(owner.pid);
@@ -107,7 +143,7 @@ async function staleness(owner: Owner): Promise<'live' | 'stale' | 'elsewhere'> 
 /** A lock file of an earlier wallet-sim: the pid it holds, nothing more. */
 async function clearLegacy(data: string, path: string, writtenMs: number): Promise<void> {
   const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-  if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+  if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && (await alive(pid))) {
     const started = await processStartMs(pid);
     // A process that started after the lock was written cannot be the one that wrote it.
     if (started === undefined || started <= writtenMs + 1000) {
@@ -118,13 +154,25 @@ async function clearLegacy(data: string, path: string, writtenMs: number): Promi
   await unlink(path).catch(() => undefined);
 }
 
-function alive(pid: number): boolean {
+/**
+ * Whether the process runs. kill(pid, 0) succeeds for a zombie too (killed, not yet reaped by its
+ * parent: in a container without an init process it stays until the container stops), so on
+ * Linux its state decides: Z (zombie) or X (dead) holds no files. Elsewhere kill(pid, 0) it is.
+ */
+async function alive(pid: number): Promise<boolean> {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const state = await processState(pid);
+  return state !== 'Z' && state !== 'X';
+}
+
+/** A process's state (/proc/<pid>/stat field 3: R, S, D, Z for a zombie, …); undefined off Linux. */
+export async function processState(pid: number): Promise<string | undefined> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return text?.slice(text.lastIndexOf(')') + 2).split(' ')[0];
 }
 
 /** A process's start time in clock ticks after boot (/proc/<pid>/stat field 22); undefined off Linux. */

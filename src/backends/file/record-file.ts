@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { syncDir } from './snapshot-file.js';
-import { acquireLock } from './lock-file.js';
+import { acquireLock, type Lock } from './lock-file.js';
 
 /**
  * A small set of records, by id, kept in one JSON file (hosted mode's tenant registry under
@@ -13,19 +13,19 @@ export class RecordFile<T extends { id: string }> {
   private constructor(
     readonly path: string,
     private readonly records: Map<string, T>,
-    private readonly unlock: () => Promise<void>,
+    private readonly lock: Lock,
   ) {}
 
   /** Opens (and locks) the file; an unreadable one throws an Error naming it and what to do. */
   static async open<T extends { id: string }>(path: string): Promise<RecordFile<T>> {
     await mkdir(dirname(path), { recursive: true });
-    const unlock = await acquireLock(path);
+    const lock = await acquireLock(path);
     let text: string | undefined;
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
-        await unlock();
+        await lock.release();
         throw e;
       }
     }
@@ -35,13 +35,13 @@ export class RecordFile<T extends { id: string }> {
         records = (JSON.parse(text) as { records: T[] }).records;
         if (!Array.isArray(records)) throw new Error('no "records" array');
       } catch (e) {
-        await unlock();
+        await lock.release();
         throw new Error(`${path} cannot be read (${(e as Error).message}): it is never replaced; move it aside to start afresh`, {
           cause: e,
         });
       }
     }
-    return new RecordFile(path, new Map(records.map((r) => [r.id, r])), unlock);
+    return new RecordFile(path, new Map(records.map((r) => [r.id, r])), lock);
   }
 
   all(): T[] {
@@ -82,6 +82,6 @@ export class RecordFile<T extends { id: string }> {
   }
 
   close(): Promise<void> {
-    return this.writing.then(() => this.unlock());
+    return this.writing.then(() => this.lock.release());
   }
 }
