@@ -9,7 +9,7 @@ export const MESSAGES = {
   LISTENING: (url: string, callback: string, scenario: string, store: string, seed?: number) =>
     `wallet-sim listening on ${url} (callback ${callback}, scenario "${scenario}", store ${store}${seed === undefined ? '' : `, seed ${seed}`}; dashboard ${url}/, Swagger UI ${url}/docs)`,
   HOSTED_LISTENING: (url: string, tenants: number, store: string) =>
-    `wallet-sim hosted sandbox listening on ${url} (${count(tenants, noun('tenant'))}, store ${store}; create one: POST ${url}/tenants with the host token; Swagger UI ${url}/docs)`,
+    `wallet-sim hosted sandbox listening on ${url} (${count(tenants, noun('tenant'))}, store ${store}; create one: POST ${url}/tenants with the host token; a tenant's dashboard ${url}/t/<id>/ui; Swagger UI ${url}/docs)`,
   PORT_IN_USE: (host: string, port: number, fromEnv = false) =>
     fromEnv
       ? `wallet-sim: port ${port} on ${host} (from WALLET_SIM_PORT) is already in use; set WALLET_SIM_PORT to another port (0 = any free port), or unset it and pass --port`
