@@ -120,19 +120,19 @@ const cases: Case[] = [
   {
     name: '__proto__ key at the top',
     body: `{"__proto__":{"balance":1},${json(envelope()).slice(1)}`,
-    echo: unreadable,
+    echo: asLogin, // (the spec's echo still holds: JSON.parse makes the key an own property, nothing more)
     finding: 'BODY_FORBIDDEN_KEY',
   },
   {
     name: '__proto__ key inside data',
     body: json({ ...envelope({ event_type: 'bet' }), data: betData() }).replace('"currency"', '"__proto__":{"isAdmin":true},"currency"'),
-    echo: unreadable,
+    echo: asBet,
     finding: 'BODY_FORBIDDEN_KEY',
   },
   {
     name: 'constructor.prototype key',
     body: `{"constructor":{"prototype":{"balance":1}},${json(envelope()).slice(1)}`,
-    echo: unreadable,
+    echo: asLogin,
     finding: 'BODY_FORBIDDEN_KEY',
   },
   { name: 'array body', body: json([envelope()]), echo: unreadable, finding: 'SCHEMA' },

@@ -98,6 +98,12 @@ export function amountBound(scale: number): Money {
   return bound;
 }
 
+/** An amount in a message: in full, unless that is long (1e300 has 301 digits): then in exponent notation. */
+export const shown = (m: Money): string => {
+  const full = m.toFixed();
+  return full.length <= 40 ? full : m.toExponential();
+};
+
 export type AmountProblem = { code: 'AMOUNT_INEXACT' | 'AMOUNT_SCALE' | 'AMOUNT_TOO_LARGE'; message: string };
 
 /** Why a balance of this value is out of bounds, if it is. */
@@ -106,7 +112,7 @@ export function balanceProblem(m: Money, currency: string, scale: number): Amoun
   if (m.lt(bound) && m.gt(negatedBound(scale))) return undefined; // |m| < bound, without a new Money for |m|
   return {
     code: 'AMOUNT_TOO_LARGE',
-    message: `${m.toFixed()} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance`,
+    message: `${shown(m)} is not below ${bound.toFixed()} ${currency} (10^${MAX_MINOR_UNITS_DIGITS} minor units), the bound of every amount and balance`,
   };
 }
 
@@ -128,13 +134,13 @@ function checkAmount(m: Money, currency: string, scale: number): AmountProblem |
   if (m.precision() > MAX_EXACT_DIGITS) {
     return {
       code: 'AMOUNT_INEXACT',
-      message: `${m.toFixed()} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)`,
+      message: `${shown(m)} has ${m.precision()} significant digits; a JSON number holds ${MAX_EXACT_DIGITS} exactly (a float sum, or more digits than any parser keeps)`,
     };
   }
   if (m.decimalPlaces() > scale)
     return {
       code: 'AMOUNT_SCALE',
-      message: `${m.toFixed()} has ${count(m.decimalPlaces(), noun('fraction digit'))}; ${currency} allows ${scale}`,
+      message: `${shown(m)} has ${count(m.decimalPlaces(), noun('fraction digit'))}; ${currency} allows ${scale}`,
     };
   return undefined;
 }

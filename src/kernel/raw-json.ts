@@ -1,62 +1,80 @@
 /**
- * The text of each top-level number in a JSON object, as written. JSON.parse turns
+ * Every number in a JSON document as written, with its JSON pointer. JSON.parse turns
  * `0.30000000000000004` and `0.3` into different doubles but `1.10` and `1.1` into the same one,
- * and it loses digits beyond a double's; reading the text is the only way to judge a balance
- * exactly. The input must already be valid JSON (JSON.parse succeeded).
+ * and it loses digits beyond a double's (`10.000000000000000001` reads as 10); reading the text is
+ * the only way to judge an amount exactly. The input must already be valid JSON (JSON.parse
+ * succeeded): this scanner does not validate.
  */
+export function numberTexts(json: string): [pointer: string, text: string][] {
+  const out: [string, string][] = [];
+  // The path to the value being read: an object's current key, an array's current index.
+  const path: (string | number)[] = [];
+  const arrays: boolean[] = [];
+  let i = 0;
+  while (i < json.length) {
+    const c = json.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(json, i);
+      let j = end;
+      while (isSpace(json.charCodeAt(j))) j++;
+      // A key: the value after the colon is at it.
+      if (json.charCodeAt(j) === COLON && arrays.length > 0 && !arrays[arrays.length - 1]) {
+        path[path.length - 1] = JSON.parse(json.slice(i, end)) as string;
+        i = j + 1;
+      } else i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      arrays.push(c === 0x5b);
+      path.push(c === 0x5b ? 0 : '');
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      arrays.pop();
+      path.pop();
+      i++;
+    } else if (c === 0x2c) {
+      if (arrays[arrays.length - 1]) (path[path.length - 1] as number)++;
+      i++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = i;
+      const text = NUMBER.exec(json)![0];
+      out.push([pointerOf(path), text]);
+      i += text.length;
+    } else i++;
+  }
+  return out;
+}
+
+/** The text of each top-level number in a JSON object, as written (the object's own keys only). */
 export function topLevelNumberTexts(json: string): Map<string, string> {
   const out = new Map<string, string>();
-  let i = 0;
-  const ws = () => {
-    while (i < json.length && ' \t\r\n'.includes(json[i]!)) i++;
-  };
-  const readString = (): string => {
-    const start = i;
-    i++; // opening quote
-    while (json[i] !== '"') i += json[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(json.slice(start, i)) as string;
-  };
-  const skipValue = (): string | undefined => {
-    ws();
-    const c = json[i];
-    if (c === '"') {
-      readString();
-      return undefined;
-    }
-    if (c === '{' || c === '[') {
-      let depth = 0;
-      do {
-        const d = json[i];
-        if (d === '"') {
-          readString();
-          continue;
-        }
-        if (d === '{' || d === '[') depth++;
-        else if (d === '}' || d === ']') depth--;
-        i++;
-      } while (depth > 0);
-      return undefined;
-    }
-    const start = i;
-    while (i < json.length && !',}] \t\r\n'.includes(json[i]!)) i++;
-    const text = json.slice(start, i);
-    return /^-?\d/.test(text) ? text : undefined;
-  };
-
-  ws();
-  if (json[i] !== '{') return out;
-  i++;
-  for (;;) {
-    ws();
-    if (json[i] === '}' || i >= json.length) break;
-    const key = readString();
-    ws();
-    i++; // colon
-    const number = skipValue();
-    if (number !== undefined) out.set(key, number);
-    ws();
-    if (json[i] === ',') i++;
+  for (const [pointer, text] of numberTexts(json)) {
+    const key = pointer.slice(1);
+    if (pointer.startsWith('/') && !key.includes('/')) out.set(key.replaceAll('~1', '/').replaceAll('~0', '~'), text);
   }
+  return out;
+}
+
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Where the string starting at `start` (its opening quote) ends: just past its closing quote. */
+function stringEnd(json: string, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    const q = json.indexOf('"', i);
+    if (q < 0) return json.length;
+    let backslashes = 0;
+    while (json.charCodeAt(q - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return q + 1;
+    i = q + 1;
+  }
+}
+
+/** A JSON pointer (RFC 6901): `~` and `/` in a key escaped. */
+function pointerOf(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const part of path) out += '/' + (typeof part === 'number' ? part : part.replaceAll('~', '~0').replaceAll('/', '~1'));
   return out;
 }

@@ -102,12 +102,7 @@ const TOO_LARGE =
   'The body is over the size limit (default 1 MiB, `start --body-limit`): no callback is processed, the journal ' +
   'records the refusal. Like every callback reply it carries Api-Id and Api-Key.';
 
-const NO_MEDIA_TYPE =
-  'The Content-Type is not a media type at all (`json`, an empty value, a charset after a space instead of `;`): the ' +
-  'body is not read, no callback is processed, the journal records the refusal. Any media type that is one (even ' +
-  '`text/plain`) is read, and a body that is not a callback gets R3 with HTTP 200. Like every callback reply it carries Api-Id and Api-Key.';
-
-/** A refusal of the callback route (413, 415): the credentials echoed as on every reply, and why. */
+/** A refusal of the callback route (413): the credentials echoed as on every reply, and why. */
 const refusalHeaders = {
   [HEADER_NAME.apiId]: replyHeaders[HEADER_NAME.apiId],
   [HEADER_NAME.apiKey]: replyHeaders[HEADER_NAME.apiKey],
@@ -139,7 +134,6 @@ export function callbackRouteSchema(bodyLimit: number): DocumentedSchema {
         content: { 'application/json': { schema: { $ref: 'CallbackReply#' }, examples: replyExamples() } },
       },
       413: { ...errorResponse(TOO_LARGE, [errorBody('BODY_TOO_LARGE', bodyLimit)]), headers: refusalHeaders },
-      415: { ...errorResponse(NO_MEDIA_TYPE, [errorBody('MEDIA_TYPE_UNSUPPORTED', 'json')]), headers: refusalHeaders },
       503: errorResponse('wallet-sim is shutting down (SIGINT/SIGTERM): callbacks in flight are answered, a new one is not taken.'),
       default: {
         description: 'Only when a scenario rule says so: its http_status, its raw body, or no reply at all (drop_connection).',

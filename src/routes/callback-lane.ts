@@ -15,8 +15,7 @@ import { cutForTime } from '../http/client-errors.js';
  * compiled for several shapes of request: a hosted wallet-sim that created 1,000 tenants answered
  * its callbacks 7–10 % slower for it (docs/hosted-cost.md). The lane takes only a callback it can
  * answer exactly as the route would; anything else goes on to Fastify: another method or path, a
- * body without a Content-Length or over the limit (the route answers 413), a Content-Type that is no
- * media type (the route answers 415), a server closing (the shutdown gate answers 503), proxy mode
+ * body without a Content-Length or over the limit (the route answers 413), a server closing (the shutdown gate answers 503), proxy mode
  * (relayed bytes), `--cors`. `fastify.inject` never comes this way, so tests that inject run the
  * route; test/callback-lane.test.ts and test/callback-lane-hostile.test.ts (raw bytes over a socket)
  * hold the two to the same replies and journal entries.
@@ -51,8 +50,6 @@ export function callbackLane(o: LaneOptions): Lane {
     if (headers['transfer-encoding'] !== undefined) return false;
     const length = Number(headers['content-length']);
     if (!(length <= o.bodyLimit)) return false; // (absent: NaN)
-    const type = headers['content-type'];
-    if (type !== undefined && type !== 'application/json' && !isMediaType(type)) return false; // (the route's 415)
     const refused = target.admit?.(res);
     if (refused) {
       writeText(res, refused.status, { ...refused.headers, 'content-type': JSON_TEXT }, JSON.stringify(refused.body), o.closing());
@@ -91,20 +88,6 @@ export function callbackLane(o: LaneOptions): Lane {
 }
 
 const JSON_TEXT = 'application/json; charset=utf-8';
-
-const TOKEN = /^[\w!#$%&'*+.^`|~-]+$/;
-
-/**
- * Whether Fastify reads `value` as a media type (`type/subtype`, parameters aside), as it checks a
- * request's Content-Type before any body parser (its lib/content-type.js): one it does not (`json`,
- * an empty value) is refused 415 MEDIA_TYPE_UNSUPPORTED by the route, so the lane leaves it to the route.
- */
-function isMediaType(value: string): boolean {
-  const semicolon = value.indexOf(';');
-  const media = semicolon < 0 ? value : value.slice(0, semicolon);
-  const slash = media.indexOf('/');
-  return slash >= 0 && TOKEN.test(media.slice(0, slash).trimStart()) && TOKEN.test(media.slice(slash + 1).trimEnd());
-}
 
 /**
  * Writes a text reply as Fastify's `reply.send` writes one: a JSON type without a charset gets

@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, onSendHookHandler } from 'fastify';
+import { isMediaType } from '../http/headers.js';
 import { Answer, type CallbackExchange } from '../core/pipeline.js';
 import type { CallbackInput } from '../protocol/port.js';
 import { type ApiErrorReply, fromFastify } from '../http/errors.js';
@@ -20,12 +21,16 @@ export interface CallbackRouteOptions {
  * POST <path>: the three callbacks. The route only translates HTTP in and out; the pipeline
  * (../core/pipeline.ts) reads, decides, journals, grades and answers. The body arrives as a
  * string whatever its Content-Type, so a malformed, empty or mislabelled body still gets the
- * protocol's answer (R3, HTTP 200) instead of a 400/415. (A Content-Type that is no media type at
- * all, `json` or an empty one, Fastify refuses before any parser: 415 MEDIA_TYPE_UNSUPPORTED, journalled.)
+ * protocol's answer (R3, HTTP 200) instead of a 400/415. A Content-Type that is no media type at all
+ * (`json`, an empty one) Fastify would refuse 415 before any parser: the route hides it from Fastify
+ * until the body is read, and the pipeline finds it wrong like any other (CONTENT_TYPE_WRONG, R3).
  */
 export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (app, { simOf, path, bodyLimit, relays }) => {
   app.removeAllContentTypeParsers();
-  const asText = (_req: unknown, body: string | Buffer, done: (err: null, body: string | Buffer) => void) => done(null, body);
+  const asText = (request: FastifyRequest, body: string | Buffer, done: (err: null, body: string | Buffer) => void) => {
+    unhide(request);
+    done(null, body);
+  };
   // The same parser twice: Fastify caches the parser of a named type, while the catch-all is looked
   // up again (its Content-Type parsed anew) for every request.
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, asText);
@@ -34,6 +39,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   // A failure before the pipeline (a body over the limit) is journalled too. Its reply carries
   // Api-Id / Api-Key like every callback reply (echo of the request's, or reply_credentials).
   app.setErrorHandler<FastifyError>((error, request, reply) => {
+    unhide(request);
     const refused =
       cutForTime(request.raw.socket) ??
       (error.statusCode && error.statusCode >= 400 && error.statusCode < 500
@@ -49,6 +55,7 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
   app.post(
     path,
     {
+      onRequest: hideNoMediaType,
       // Proxy mode only: a relayed reply that had no Content-Type gets none (Fastify would add one to bytes).
       ...(relays && { onSend: keepUntyped }),
       schema: callbackRouteSchema(bodyLimit),
@@ -59,6 +66,31 @@ export const callbackRoutes: FastifyPluginAsync<CallbackRouteOptions> = async (a
     (request, reply) => new Answer(simOf(request), new FastifyExchange(request, reply)).start(),
   );
 };
+
+/** The Content-Type of requests whose header is hidden from Fastify while it dispatches the body (it is no media type). */
+const hidden = new WeakMap<FastifyRequest['raw'], string>();
+
+/**
+ * A Content-Type that is no media type is taken off the request until the body is read: Fastify
+ * then reads the body with the catch-all parser (as for a request without one) instead of answering
+ * 415, and the pipeline sees the header as sent.
+ */
+const hideNoMediaType: onRequestHookHandler = (request, _reply, done) => {
+  const type = request.headers['content-type'];
+  if (type !== undefined && type !== 'application/json' && !isMediaType(type)) {
+    hidden.set(request.raw, type);
+    delete request.raw.headers['content-type'];
+  }
+  done();
+};
+
+/** Puts back a Content-Type hideNoMediaType took off (the body is read, or refused). */
+function unhide(request: FastifyRequest): void {
+  const type = hidden.get(request.raw);
+  if (type === undefined) return;
+  hidden.delete(request.raw);
+  request.raw.headers['content-type'] = type;
+}
 
 /** Relayed replies that came without a Content-Type: they are written without one. */
 const untyped = new WeakSet<FastifyReply>();
@@ -82,6 +114,7 @@ class FastifyExchange implements CallbackExchange {
     private readonly reply: FastifyReply,
   ) {
     this.socket = request.raw.socket;
+    unhide(request); // (a body read without a parser: an empty one)
     this.input = {
       method: request.method,
       url: request.url,
@@ -169,7 +202,7 @@ export function failedCallback(
     received_at: at,
     replied_at: at,
     duration_ms: 0,
-    request: { method: request.method, url: request.url, headers: {}, body: null },
+    request: { method: request.method, url: request.url, headers: maskedHeaders(request.headers), body: null },
     reply: { status, headers: maskedHeaders(headers), body, dropped: false, client_gone: false },
     reason,
     replayed: false,

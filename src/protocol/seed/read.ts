@@ -3,6 +3,8 @@ import { type Finding, finding } from '../findings.js';
 import type { CallbackRequest } from '../types.generated.js';
 import { describeErrors, eventTypes, validator } from '../schemas.js';
 import type { CallbackInput, Intake, ReadContext } from '../port.js';
+import { MAX_EXACT_DIGITS, Money } from '../../kernel/money.js';
+import { numberTexts } from '../../kernel/raw-json.js';
 
 export type { CallbackInput, Intake } from '../port.js';
 
@@ -21,8 +23,8 @@ export function readCallback(sim: ReadContext, input: CallbackInput): Intake {
   // An unauthenticated caller gets its R2 for the price of a small body at most: a larger one is
   // neither parsed nor validated, and only an excerpt of it is journalled.
   const readable = authenticated || input.body.length <= UNAUTHENTICATED_READ_LIMIT;
-  const parsed = readable ? parseBody(input, findings) : undefined;
-  const echo = echoFields(parsed);
+  const [parsed, readAnyway] = readable ? parseBody(input, findings) : [];
+  const echo = echoFields(parsed ?? readAnyway);
   // No request nests this deep; a body that does would overflow the stack of every recursive walk
   // after this one (fingerprint, journal serialisation), so it is refused here and journalled as text.
   const tooDeep = parsed !== undefined && nestsDeeperThan(parsed, MAX_DEPTH);
@@ -33,6 +35,7 @@ export function readCallback(sim: ReadContext, input: CallbackInput): Intake {
   const request = body !== undefined && validateRequest(body) ? body : undefined;
   if (body !== undefined && !request) findings.push(...schemaFindings(body, echo));
   if (request) timestampFindings(request.timestamp, sim.timestampSkewS, findings);
+  if (request && MAY_READ_OTHERWISE.test(input.body)) writtenFindings(input.body, findings);
   return { authenticated, body, request, echo, findings };
 }
 
@@ -70,29 +73,36 @@ function nestsDeeperThan(value: unknown, max: number, depth = 1): boolean {
 export { first } from '../../http/headers.js';
 import { first } from '../../http/headers.js';
 
-function parseBody(input: CallbackInput, findings: Finding[]): unknown {
+/**
+ * The body parsed, or undefined with the findings saying why; and a body refused only for a
+ * forbidden key (`__proto__`, `constructor.prototype`) as plain JSON.parse reads it (it makes such a
+ * key an own property, never a prototype), for the echo of the reply's event_type and user_id alone.
+ */
+function parseBody(input: CallbackInput, findings: Finding[]): [body: unknown, readAnyway?: unknown] {
   const header = first(input.headers['content-type']) ?? '';
   const type = header === 'application/json' ? header : header.split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json')
     findings.push(
       finding(
         'CONTENT_TYPE_WRONG',
-        `Content-Type is ${type ? JSON.stringify(type) : 'missing'}, not application/json`,
+        `Content-Type is ${type ? JSON.stringify(type) : input.headers['content-type'] === undefined ? 'missing' : 'empty'}, not application/json`,
         'header:Content-Type',
       ),
     );
   if (isBlank(input.body)) {
     findings.push(finding('BODY_EMPTY'));
-    return undefined;
+    return [undefined];
   }
   try {
-    return sjson.parse(input.body, null, { protoAction: 'error', constructorAction: 'error' });
+    return [sjson.parse(input.body, null, { protoAction: 'error', constructorAction: 'error' })];
   } catch (e) {
     const message = (e as Error).message;
-    if (message.startsWith('Object contains forbidden'))
-      findings.push(finding('BODY_FORBIDDEN_KEY', `the body has a forbidden key: ${message}`));
-    else findings.push(finding('BODY_NOT_JSON', `the body is not valid JSON: ${message}`));
-    return undefined;
+    if (!message.startsWith('Object contains forbidden')) {
+      findings.push(finding('BODY_NOT_JSON', `the body is not valid JSON: ${message}`));
+      return [undefined];
+    }
+    findings.push(finding('BODY_FORBIDDEN_KEY', `the body has a forbidden key: ${message}`));
+    return [undefined, JSON.parse(input.body)];
   }
 }
 
@@ -127,6 +137,43 @@ function authenticate(sim: ReadContext, apiId: string | undefined, apiKey: strin
     ),
   ];
 }
+
+/**
+ * A number JSON.parse may have read as another value than the one written: 16 or more digits (a
+ * double holds 15 exactly), or an exponent of three digits (beyond a double's range, or below its
+ * full precision). Most bodies have none, and are not scanned again.
+ */
+const MAY_READ_OTHERWISE = /[:,[]\s*-?[\d.]{16}|\d[eE][+-]?\d{3}/;
+
+/** The request's amounts, by the last key of their pointer under /data. */
+const AMOUNT_KEYS = new Set(['total_bet_amount', 'bet_amount', 'total_winloss', 'winloss']);
+
+/**
+ * Numbers the parser read as other values than the ones written (`10.000000000000000001` reads as
+ * 10): an amount is judged as written, so one that a JSON number cannot hold is refused (R3), never
+ * taken for the value it happens to read as; a timestamp written with a fraction is not an integer.
+ */
+function writtenFindings(text: string, out: Finding[]): void {
+  for (const [pointer, written] of numberTexts(text)) {
+    const read = Number(written);
+    // (beyond a double's range it reads as Infinity: AMOUNT_NOT_FINITE, the event's own check, says so)
+    if (!Number.isFinite(read) || new Money(written).eq(new Money(String(read)))) continue;
+    const key = pointer.slice(pointer.lastIndexOf('/') + 1);
+    if (pointer.startsWith('/data/') && AMOUNT_KEYS.has(key))
+      out.push(
+        finding(
+          'AMOUNT_INEXACT',
+          `${pointer} is written ${excerpt(written)}, which a JSON number cannot hold exactly (it reads as ${read}); send amounts with at most ${MAX_EXACT_DIGITS} significant digits and the currency's fraction digits`,
+          pointer,
+        ),
+      );
+    else if (pointer === '/timestamp' && Number.isInteger(read) && !new Money(written).isInteger())
+      out.push(finding('TIMESTAMP_NOT_INTEGER', `timestamp is written ${excerpt(written)}, not an integer number of seconds`, pointer));
+  }
+}
+
+/** A number's text, cut to a length a message (and the reason header) can carry. */
+const excerpt = (written: string): string => (written.length <= 40 ? written : `${written.slice(0, 20)}…${written.slice(-12)}`);
 
 /** Adds to `out` what is wrong with the timestamp, if anything. */
 function timestampFindings(ts: number, skewS: number, out: Finding[]): void {
