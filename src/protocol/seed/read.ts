@@ -34,7 +34,9 @@ export function readCallback(sim: ReadContext, input: CallbackInput): Intake {
   if (!authenticated) findings.push(...credentialFindings);
   const request = body !== undefined && validateRequest(body) ? body : undefined;
   if (body !== undefined && !request) findings.push(...schemaFindings(body, echo));
-  if (request) timestampFindings(request.timestamp, sim.timestampSkewS, findings);
+  // (read from a body the schema refuses too: a provider sees every defect of its client at once)
+  const timestamp = request ? request.timestamp : (body as { timestamp?: unknown } | undefined)?.timestamp;
+  if (typeof timestamp === 'number' && (request || Number.isFinite(timestamp))) timestampFindings(timestamp, sim.timestampSkewS, findings);
   if (request && MAY_READ_OTHERWISE.test(input.body)) writtenFindings(input.body, findings);
   return { authenticated, body, request, echo, findings };
 }
