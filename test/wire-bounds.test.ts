@@ -31,3 +31,16 @@ t.test('a body the schema refuses still gets its timestamp findings', async (t) 
   const codes = (await journal(app, { transaction_id: req.transaction_id }))[0].findings.map((f: { code: string }) => f.code);
   t.same(codes.sort(), ['SCHEMA', 'TIMESTAMP_SKEWED']);
 });
+
+t.test('a login with data: R0, and a DATA_ON_LOGIN warning (the spec has data only on bet and bet_result)', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const req = { ...login('player-1'), data: { currency: 'USD' } };
+  t.equal((await send(app, req)).body.code, 'R0');
+  t.match((await journal(app, { transaction_id: req.transaction_id }))[0].findings, [
+    { code: 'DATA_ON_LOGIN', severity: 'warning', pointer: '/data', message: /leave it out of login bodies/ },
+  ]);
+  const plain = login('player-1');
+  t.equal((await send(app, plain)).body.code, 'R0');
+  t.same((await journal(app, { transaction_id: plain.transaction_id }))[0].findings, [], 'none without data');
+});

@@ -24,6 +24,7 @@ export const FINDINGS = {
   BODY_FORBIDDEN_KEY: ['error', 'the body has a __proto__ or constructor.prototype key'],
   SCHEMA: ['error', 'the body does not match the request schema'],
   TIMESTAMP_NOT_INTEGER: ['warning', 'timestamp is not an integer number of seconds'],
+  DATA_ON_LOGIN: ['warning', 'a login carries data, which only bet and bet_result have'],
   TIMESTAMP_SKEWED: ['warning', 'timestamp is far from the wallet clock'],
   AMOUNT_SCALE: ['error', 'an amount has more fraction digits than its currency allows'],
   AMOUNT_NOT_FINITE: ['error', 'an amount is not a finite number'],
