@@ -53,9 +53,9 @@ export class LiveTenant implements HostedTenant {
     this.lastActivity = at ?? this.now();
   }
 
-  /** Its token changed or it is gone: the streams opened with the old one end. */
-  endStreams(): void {
-    this.ender.abort();
+  /** Its token changed or it is gone: the streams opened with the old one end, told `why` (an event stream's last comment). */
+  endStreams(why: string): void {
+    this.ender.abort(why);
     this.ender = new AbortController();
   }
 }

@@ -4,6 +4,9 @@ import { LatencyHistogram } from './latency-histogram.js';
 import type { HostedTenant } from '../routes/tenant-directory.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { TenantRegistry } from './tenants.js';
+import { eventTypes } from '../protocol/schemas.js';
+
+const EVENTS: ReadonlySet<string> = new Set(eventTypes);
 
 /*
  * GET /metrics (hosted mode, the host's token): Prometheus' text format through prom-client, the
@@ -99,7 +102,9 @@ export class HostMetrics {
     // The entries this process kept (with several processes on Redis, each counts its own callbacks).
     const { journal } = tenant.sim;
     const unsubscribe = (journal.tap ?? journal.subscribe).call(journal, (entry) => {
-      const event = entry.event_type ?? '';
+      // A label from the caller's body: only the protocol's events are its own values (any other
+      // string, of any length, would make a series of its own for as long as the tenant lives).
+      const event = entry.event_type === undefined ? '' : EVENTS.has(entry.event_type) ? entry.event_type : 'other';
       const code = entry.code ?? '';
       let byCode = byEvent.get(event);
       if (!byCode) byEvent.set(event, (byCode = new Map()));

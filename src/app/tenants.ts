@@ -243,7 +243,7 @@ export class TenantRegistry implements TenantDirectory {
     this.byToken.delete(tenant.record.token_sha256);
     this.unwatch.get(tenant.id)?.();
     this.unwatch.delete(tenant.id);
-    tenant.endStreams();
+    tenant.endStreams('this tenant was deleted by the host');
     await this.stores.drop(tenant.id, tenant.sim);
   }
 
@@ -271,7 +271,7 @@ export class TenantRegistry implements TenantDirectory {
     this.byToken.delete(tenant.record.token_sha256);
     tenant.record = record;
     this.byToken.set(record.token_sha256, tenant);
-    tenant.endStreams();
+    tenant.endStreams("this tenant's token was rotated: ask the host for the new one");
   }
 
   /** Every tenant's simulator closed (the host is stopping). */
@@ -280,7 +280,7 @@ export class TenantRegistry implements TenantDirectory {
     await this.syncing?.catch(() => undefined);
     await Promise.all([...this.busy.values()].map((p) => p.catch(() => undefined)));
     for (const t of this.tenants.values()) {
-      t.endStreams();
+      t.endStreams('wallet-sim is shutting down');
       await t.sim.wallet.close();
       await t.sim.backend.close();
     }

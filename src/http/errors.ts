@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { count, noun } from '../text/plural.js';
 
 /*
  * Every error the HTTP API answers outside the callback protocol, in one table (Fastify core's
@@ -147,9 +148,12 @@ export const API_ERRORS = {
   },
   LISTENERS_FULL: {
     status: 503,
-    message: (max: number, stream = 'GET /admin/events') =>
-      `${max} listeners already follow ${stream}, the most it serves (callbacks keep the rest of the connections); ` +
-      'close one (a dashboard tab, a wallet-sim tail) and try again, or start wallet-sim with a higher --max-listeners',
+    message: (max: number, stream = 'GET /admin/events', tenants = false) =>
+      tenants
+        ? `${count(max, noun('listener'))} of this tenant already ${max === 1 ? 'follows' : 'follow'} ${stream}, the most a tenant ` +
+          "may open (the host's --tenant-listeners); close one (a dashboard tab, a wallet-sim tail) and try again, or ask the host for a higher limit"
+        : `${count(max, noun('listener'))} already ${max === 1 ? 'follows' : 'follow'} ${stream}, the most it serves (callbacks keep the rest of the connections); ` +
+          'close one (a dashboard tab, a wallet-sim tail) and try again, or start wallet-sim with a higher --max-listeners',
   },
   STORE_FAILED: {
     status: 503,

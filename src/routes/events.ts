@@ -58,11 +58,14 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
   const maxListeners = options.maxListeners ?? DEFAULT_MAX_LISTENERS;
   let listeners = 0;
   const maxEach = options.maxListenersEach ?? maxListeners;
+  /** Hosted mode: each tenant has a limit of its own (--tenant-listeners), the host's to raise. */
+  const tenantLimited = options.maxListenersEach !== undefined;
   /** Listeners per simulator: one tenant's streams never take every slot. */
   const each = new WeakMap<Simulator, number>();
   // Ended as soon as shutdown begins: a stream never ends by itself, so close() (and SIGTERM)
   // would otherwise wait for it the whole grace period and then count it as a request cut.
   const streams = new Set<() => void>();
+  const SHUTTING_DOWN = 'wallet-sim is shutting down';
   app.addHook('preClose', (done) => {
     if (streams.size) app.log.info({ streams: streams.size }, 'shutdown: event streams ended');
     for (const end of streams) end();
@@ -109,10 +112,12 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     const mine = each.get(sim) ?? 0;
     if (listeners >= maxListeners || mine >= maxEach) {
       // Closed, not kept alive: a refused listener that stays connected would hold a slot all the same.
+      const all = listeners >= maxListeners;
       const { status, body } = apiError(
         'LISTENERS_FULL',
-        listeners >= maxListeners ? maxListeners : maxEach,
+        all ? maxListeners : maxEach,
         `GET ${sim.adminPath}/events`,
+        !all && tenantLimited,
       );
       return reply.code(status).header('connection', 'close').send(body);
     }
@@ -126,21 +131,23 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       listeners--;
       each.set(sim, (each.get(sim) ?? 1) - 1);
       streams.delete(end);
-      ended?.removeEventListener('abort', end);
+      ended?.removeEventListener('abort', aborted);
       unsubscribe();
       stopGrading?.();
       clearInterval(heartbeat);
     };
     // The stream's end, then its connection's (a listener that would keep it open gets no say).
-    const end = () => {
+    const end = (why: string = SHUTTING_DOWN) => {
       close();
       if (res.destroyed) return;
-      res.end(': wallet-sim is shutting down\n\n', () => res.destroy());
+      res.end(`: ${why}\n\n`, () => res.destroy());
       if (res.writableNeedDrain) res.destroy(); // a listener that does not read would hold it until the grace ends
     };
     streams.add(end);
     const ended = streamsEnd?.(request);
-    ended?.addEventListener('abort', end);
+    // (the tenant's token rotated, or the tenant deleted: the signal's reason says which)
+    const aborted = () => end(typeof ended?.reason === 'string' ? ended.reason : undefined);
+    ended?.addEventListener('abort', aborted);
     const write = eventWriter(res, maxBuffered, () => {
       request.log.warn({ buffered: res.writableLength }, 'event stream listener too slow: disconnected');
       close();

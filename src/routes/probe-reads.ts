@@ -23,10 +23,10 @@ export interface ProbeReadOptions extends ProbeRunsOptions {
  */
 export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app, o) => {
   /** Open event streams: their ends (at shutdown) and how many each tenant holds. */
-  const streams = new Set<() => void>();
+  const streams = new Set<(why?: string) => void>();
   const streamsOf = new Map<string, number>();
   app.addHook('preClose', async () => {
-    for (const end of [...streams]) end();
+    for (const end of [...streams]) end('wallet-sim is shutting down');
   });
   const idOf = (request: FastifyRequest) => (request.params as { run: string }).run;
   /** The run: this process's, else the shelf's (undefined: none; an Error: the shelf is away). */
@@ -49,7 +49,7 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
     const mine = streamsOf.get(holder.id) ?? 0;
     const cap = o.maxListenersEach ?? Infinity;
     if (mine >= cap && run.state === 'running') {
-      const { status, body } = apiError('LISTENERS_FULL', cap, "this tenant's probe event streams");
+      const { status, body } = apiError('LISTENERS_FULL', cap, "this tenant's probe event streams", true);
       return reply.code(status).header('connection', 'close').send(body);
     }
     const res = openEventStream(reply, 'wallet-sim probe run');
@@ -77,21 +77,25 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
           );
         }, SHELF_POLL_MS);
     let open = true;
-    // Ended when the run ends, the listener goes, the token is rotated (as the admin streams) or the host shuts down.
-    const finish = () => {
+    const ended = holder.streamsEnd;
+    // Ended when the run ends, the listener goes, the token is rotated (as the admin streams) or the
+    // host shuts down: the last two say so in a last comment (the abort's reason, or `why`).
+    const finish = (why?: unknown) => {
       if (!open) return;
       open = false;
       local?.listeners.delete(listener);
       clearInterval(timer);
       streams.delete(finish);
-      holder.streamsEnd?.removeEventListener('abort', finish);
+      ended?.removeEventListener('abort', finish);
       streamsOf.set(holder.id, (streamsOf.get(holder.id) ?? 1) - 1);
-      if (!res.writableEnded) res.end();
+      if (res.writableEnded) return;
+      const reason = why instanceof Event ? (why.target as AbortSignal).reason : why;
+      res.end(typeof reason === 'string' ? `: ${reason}\n\n` : undefined);
     };
     streamsOf.set(holder.id, mine + 1);
     local?.listeners.add(listener);
     streams.add(finish);
-    holder.streamsEnd?.addEventListener('abort', finish);
+    ended?.addEventListener('abort', finish);
     res.on('close', finish);
   });
 

@@ -78,7 +78,13 @@ t.test('event streams per tenant are capped: one more is 503 LISTENERS_FULL, oth
   const first = open(a);
   t.equal((await first.response).status, 200);
   const second = open(a);
-  t.equal((await second.response).status, 503);
+  const refused = await second.response;
+  t.equal(refused.status, 503);
+  t.match(
+    (await refused.json()).message,
+    /^1 listener of this tenant already follows GET \/t\/[^/]+\/admin\/events.* \(the host's --tenant-listeners\).*ask the host for a higher limit$/,
+    "the tenant's own limit, and what the tenant can do",
+  );
   const other = open(b);
   t.equal((await other.response).status, 200);
   // Rotating a's token ends its stream.
@@ -86,14 +92,17 @@ t.test('event streams per tenant are capped: one more is 503 LISTENERS_FULL, oth
   await reader.read(); // the opening comment
   await app.inject({ method: 'POST', url: `/tenants/${a.id}/token`, headers: asHost });
   let ended = false;
+  let text = '';
   for (;;) {
-    const { done } = await reader.read();
+    const { done, value } = await reader.read();
     if (done) {
       ended = true;
       break;
     }
+    text += new TextDecoder().decode(value);
   }
   t.ok(ended, "the rotated token's stream ended");
+  t.match(text, /: this tenant's token was rotated: ask the host for the new one\n\n$/, 'saying why (not "shutting down")');
   other.controller.abort();
 });
 

@@ -24,6 +24,15 @@ t.test('GET /metrics: callbacks by tenant, event and code, latency, 429s and ten
   await send(a, { ...callbackHeaders(a), 'api-key': 'wrong' });
   await send(a); // the third in the same second: 429
   await send(b);
+  // Event types no protocol has: one series for all of them, whatever they are and however long.
+  const c = await createTenant(app, { name: 'Charlie' });
+  for (const event of ['x'.repeat(5000), 'bet"} 1'])
+    await app.inject({
+      method: 'POST',
+      url: `/t/${c.id}/callback`,
+      headers: callbackHeaders(c),
+      payload: JSON.stringify({ ...loginOf('alice'), event_type: event }),
+    });
 
   const scrape = await app.inject({ url: '/metrics', headers: asHost });
   t.equal(scrape.statusCode, 200);
@@ -32,16 +41,18 @@ t.test('GET /metrics: callbacks by tenant, event and code, latency, 429s and ten
   t.match(text, `wallet_sim_callbacks_total{tenant="${a.id}",event="login",code="R0"} 1`);
   t.match(text, `wallet_sim_callbacks_total{tenant="${a.id}",event="login",code="R2"} 1`);
   t.match(text, `wallet_sim_callbacks_total{tenant="${b.id}",event="login",code="R0"} 1`);
+  t.match(text, `wallet_sim_callbacks_total{tenant="${c.id}",event="other",code="R3"} 2`);
+  t.notMatch(text, 'xxxxx', "a caller's event_type is never a label");
   t.match(text, `wallet_sim_rate_limited_total{tenant="${a.id}",kind="callback"} 1`);
   t.match(text, /wallet_sim_callback_duration_seconds_count \d+/);
-  t.match(text, 'wallet_sim_tenants 2');
+  t.match(text, 'wallet_sim_tenants 3');
 
   for (const headers of [{}, bearer(a.token)]) t.equal((await app.inject({ url: '/metrics', headers })).statusCode, 401);
 
   await app.inject({ method: 'DELETE', url: `/tenants/${b.id}`, headers: asHost });
   const after = (await app.inject({ url: '/metrics', headers: asHost })).body;
   t.notMatch(after, b.id, "a deleted tenant's series are gone");
-  t.match(after, 'wallet_sim_tenants 1');
+  t.match(after, 'wallet_sim_tenants 2');
 
   const tagged = lines.map((l) => JSON.parse(l) as { tenant?: string; msg?: string }).filter((l) => l.tenant === a.id);
   t.ok(tagged.length > 0, "the log lines of a tenant's requests carry its id");

@@ -7,7 +7,8 @@ import { XMLParser } from 'fast-xml-parser';
 import { loadSigner } from '../../src/evidence/signing-key.js';
 import { checkReport, parseEnvelope, subjectOf, verifyEnvelope } from '../../src/evidence/verify-evidence.js';
 import { runProbe } from '../../src/probe/battery.js';
-import { guardedAgent, refusedClass } from '../../src/probe/targets.js';
+import { networkInterfaces } from 'node:os';
+import { guardedAgent, refusedClass, targetRefusal } from '../../src/probe/targets.js';
 import { upstreamErrorOf } from '../../src/probe/upstream-errors.js';
 import { buildTestApp, listen } from '../helpers/app.js';
 import { asHost, bearer, buildHostedTestApp, createTenant, type Created } from '../helpers/hosted.js';
@@ -171,7 +172,56 @@ t.test('address classes', async (t) => {
   t.equal(refusedClass('0.1.2.3'), 'unspecified');
   t.equal(refusedClass('100.127.255.255'), 'shared');
   t.equal(refusedClass('fe80::abcd'), 'link-local');
+  // Every special-purpose block, and IPv6 forms that carry an IPv4 address (judged as that address).
+  const table: [string, string][] = [
+    ['192.0.2.2', 'documentation'],
+    ['198.51.100.7', 'documentation'],
+    ['203.0.113.9', 'documentation'],
+    ['192.0.0.8', 'reserved'],
+    ['198.19.255.1', 'benchmarking'],
+    ['224.0.0.1', 'multicast'],
+    ['239.255.255.250', 'multicast'],
+    ['240.0.0.1', 'reserved'],
+    ['255.255.255.255', 'reserved'],
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['64:ff9b:1::1', 'private'],
+    ['2002:a00:1::', 'private'],
+    ['2002:7f00:1::1', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['::7f00:1', 'loopback'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:10.1.2.3', 'private'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', 'link-local (metadata)'],
+    ['100::1', 'reserved'],
+    ['2001::1', 'reserved'],
+    ['2001:db8::1', 'documentation'],
+    ['fec0::1', 'private'],
+    ['ff02::1', 'multicast'],
+  ];
+  for (const [address, cls] of table) t.equal(refusedClass(address), cls, address);
+  for (const public_ of ['64:ff9b::808:808', '2002:808:808::1', '2606:4700::1111', '1.1.1.1'])
+    t.equal(refusedClass(public_, new Set()), undefined, `${public_} is public`);
+  t.equal(refusedClass('8.8.4.4', new Set(['8.8.4.4'])), "this host's own", "the host's own public address");
+  const own = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && !i.internal && i.family === 'IPv4');
+  if (own) t.ok(refusedClass(own.address), `this machine's ${own.address} is refused (${refusedClass(own.address)})`);
 });
+
+t.test(
+  "a target on the host's own interface is refused, nothing sent; a name that does not resolve is a run that finds it unreachable",
+  async (t) => {
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && !i.internal && i.family === 'IPv4');
+    const refusal = await targetRefusal(`http://${own?.address ?? '192.0.2.1'}:9/callback`);
+    t.match(refusal, /is an? .* address$/);
+    t.equal(await targetRefusal('http://wallet.does-not-exist.invalid/callback'), undefined, 'not a policy refusal');
+    t.match(await targetRefusal('http://localhost/callback'), /^localhost resolves to a loopback address$/, 'the class, not the address');
+  },
+);
 
 t.test(
   'the address connected to is checked again: a name that resolves to loopback at connect time fails the run, naming it',
@@ -190,7 +240,7 @@ t.test(
       transport: { dispatcher: agent, redirect: 'manual' },
     });
     t.ok(report.stopped, 'the run could not check the wallet');
-    t.match(JSON.stringify(report.checks[0]), /localhost now resolves to [^ ]+, a loopback address: refused \(DNS rebinding\)/);
+    t.match(JSON.stringify(report.checks[0]), /localhost now resolves to a loopback address: refused \(DNS rebinding\)/);
     t.equal(listener.hits(), 0, 'nothing reached the listener');
     t.equal(upstreamErrorOf(report), 'address-refused', 'counted in /metrics as such');
   },
@@ -245,8 +295,13 @@ t.test('progress read with fetch and the Bearer token while the run goes; rotati
   const rotated = await app.inject({ method: 'POST', url: `/tenants/${a.id}/token`, headers: asHost });
   t.equal(rotated.statusCode, 200);
   let done = false;
-  while (!done) done = (await reader.read()).done;
-  t.pass('the stream ended with the old token');
+  let text = '';
+  while (!done) {
+    const read = await reader.read();
+    done = read.done;
+    if (read.value) text += new TextDecoder().decode(read.value);
+  }
+  t.match(text, /: this tenant's token was rotated: ask the host for the new one\n\n$/, 'the stream ended with the old token, saying why');
   for (const r of held) r.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"R2"}');
   const after = { ...a, token: rotated.json().token as string };
   const ended_ = await ended(app, after, run);

@@ -157,6 +157,7 @@ t.test('bad input never creates a tenant nor reads a host file', async (t) => {
     ['a name of 65 characters', { name: 'x'.repeat(65) }],
     ['a control character', { name: 'a\u0007b' }],
     ['a newline', { name: 'a\nb' }],
+    ['half of a surrogate pair (no character at all)', { name: 'a\ud800' }],
     ['a path for scenario', { name: 'x', scenario: '/etc/passwd' }],
     ['an unknown scenario', { name: 'x', scenario: 'nope' }],
     ['an invalid scenario', { name: 'x', scenario: { name: 'broken' } }],
