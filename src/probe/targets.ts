@@ -126,7 +126,7 @@ export const REBINDING_REFUSED = 'refused (DNS rebinding)';
  * names by asking), only its class. A name that does not resolve is not refused here: the run finds
  * the wallet unreachable, as it would any wallet that is not there.
  */
-export async function targetRefusal(url: string): Promise<string | undefined> {
+export async function targetRefusal(url: string, lookup: typeof dnsLookup = dnsLookup): Promise<string | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -141,7 +141,7 @@ export async function targetRefusal(url: string): Promise<string | undefined> {
   let addresses: LookupAddress[];
   try {
     addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
-      dnsLookup(host, { all: true }, (e, list) => (e ? reject(e) : resolve(list))),
+      lookup(host, { all: true }, (e, list) => (e ? reject(e) : resolve(list))),
     );
   } catch {
     return undefined;

@@ -7,6 +7,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { loadSigner } from '../../src/evidence/signing-key.js';
 import { checkReport, parseEnvelope, subjectOf, verifyEnvelope } from '../../src/evidence/verify-evidence.js';
 import { runProbe } from '../../src/probe/battery.js';
+import type { lookup } from 'node:dns';
 import { networkInterfaces } from 'node:os';
 import { guardedAgent, refusedClass, targetRefusal } from '../../src/probe/targets.js';
 import { upstreamErrorOf } from '../../src/probe/upstream-errors.js';
@@ -218,7 +219,10 @@ t.test(
       .find((i) => i && !i.internal && i.family === 'IPv4');
     const refusal = await targetRefusal(`http://${own?.address ?? '192.0.2.1'}:9/callback`);
     t.match(refusal, /is an? .* address$/);
-    t.equal(await targetRefusal('http://wallet.does-not-exist.invalid/callback'), undefined, 'not a policy refusal');
+    // (a resolver that fails as a missing name does: no DNS query leaves this machine)
+    const missing = ((_host: string, _o: object, callback: (e: Error) => void) =>
+      callback(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }))) as unknown as typeof lookup;
+    t.equal(await targetRefusal('http://wallet.example/callback', missing), undefined, 'not a policy refusal');
     t.match(await targetRefusal('http://localhost/callback'), /^localhost resolves to a loopback address$/, 'the class, not the address');
   },
 );
