@@ -92,9 +92,9 @@ export class RedisBook implements TenantBook, SharedBook {
     return `${this.base}tenants:events`;
   }
 
-  /** What the hub's subscriber must hear: this book's word and every tenant's. */
+  /** What the hub's subscriber must hear: this book's word and every tenant's (`<base>t:<id>:events`: a scenario change, a reset). */
   static patterns(base: string): string[] {
-    return [`${escapeGlob(base)}tenants:events`, `${escapeGlob(tenantPrefix(base, ''))}*`];
+    return [`${escapeGlob(base)}tenants:events`, `${escapeGlob(base)}t:*`];
   }
 
   private send<T>(sent: Promise<T>): Promise<T> {

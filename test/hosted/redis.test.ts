@@ -104,6 +104,30 @@ if (redis) {
     );
   });
 
+  t.test("a tenant's scenario change and reset on one process reach the other: a times-1 rule fires once across both", async (t) => {
+    const once = { ...SMALL, rules: [{ name: 'once', when: { event_type: 'login' }, then: { code: 'R1' }, times: 1 }] };
+    const x = await create(a, 'Once', once);
+    t.equal((await get(b, `/t/${x.id}/admin/scenario`, x.token)).body.name, 'small', 'B serves the tenant before the change');
+    const put = await fetch(`${a}/t/${x.id}/admin/scenario`, {
+      method: 'PUT',
+      headers: { ...bearer(x.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ ...once, name: 'renamed' }),
+    });
+    t.equal(put.status, 200);
+    await eventually(async () => (await get(b, `/t/${x.id}/admin/scenario`, x.token)).body.name === 'renamed', 5_000);
+    t.pass('the other process serves the new scenario');
+    const codes = async () => {
+      const out: string[] = [];
+      for (const base of [b, a, b, a]) out.push((await callback(base, x, loginOf('alice'))).body.code);
+      return out.sort();
+    };
+    t.same(await codes(), ['R0', 'R0', 'R0', 'R1'], 'the rule fired once across both processes');
+    t.equal((await fetch(`${a}/t/${x.id}/admin/reset`, { method: 'POST', headers: bearer(x.token) })).status, 200);
+    // The reset's word reaches B (its rule counters start again with A's): once more, once in all.
+    await eventually(async () => (await get(b, `/t/${x.id}/admin/journal`, x.token)).body.entries.length === 0, 5_000);
+    t.same(await codes(), ['R0', 'R0', 'R0', 'R1'], 'after the reset, once more across both');
+  });
+
   t.test('every key of a tenant is under its prefix; a deleted tenant is refused on both and its keys go', async (t) => {
     const z = await create(a, 'Zulu');
     t.equal((await callback(b, z, loginOf('carol'))).body.code, 'R0');
