@@ -71,8 +71,9 @@ t.test('start options in camelCase: path, credentials, admin token', async (t) =
 t.test('a wrong option is a StartFailure that says what to do; nothing keeps running', async (t) => {
   const cases: [object, RegExp][] = [
     [{ bogus: 1 }, /has no option "bogus"; it takes these .*retainTransactions/],
-    [{ port: 70000 }, /--port .*70000.* must be an integer from 0 to 65535/],
-    [{ store: 'paper' }, /--store .*paper.*Allowed choices are memory, file, redis/],
+    // Named as the caller wrote them (docs/node-api.md), not as command-line flags.
+    [{ port: 70000 }, /the `port` option .*70000.* must be an integer from 0 to 65535/],
+    [{ store: 'paper' }, /the `store` option .*paper.*Allowed choices are memory, file, redis/],
     [{ scenario: 'no-such' }, /no bundled scenario of that name.*certification/s],
     [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /--headers-timeout-ms \(5000\) must not exceed/],
     [{ store: 'redis', redisCluster: '127.0.0.1:1', redisPrefix: 'w{x}:' }, /--redis-prefix "w\{x\}:" holds .*without braces/],

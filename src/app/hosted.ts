@@ -14,6 +14,7 @@ import { tenantSimulator } from './tenant-book.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
 import type { Checked, ServeOptions } from './serve.js';
 import { StartFailure } from './serve.js';
+import { tokenProblem } from '../kernel/secrets.js';
 import type { BackendOptions } from '../backends/backend.js';
 import { CLUSTER_SCHEME } from '../backends/redis/defaults.js';
 import type { RunShelf } from '../routes/probe-run.js';
@@ -55,7 +56,10 @@ export function hostTokenOf(o: HostedOptions): string {
   if (o.hostTokenFile !== undefined) {
     try {
       token = readFileSync(o.hostTokenFile, 'utf8').replace(/\r?\n$/, '');
+      const problem = tokenProblem(token);
+      if (problem) throw new StartFailure(`wallet-sim: --host-token-file ${o.hostTokenFile} ${problem} (its content is not shown)`);
     } catch (e) {
+      if (e instanceof StartFailure) throw e;
       throw new StartFailure(
         `wallet-sim: --host-token-file ${o.hostTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: give a readable file holding the host token`,
       );

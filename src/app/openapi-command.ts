@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import { buildApp } from './app.js';
@@ -9,6 +8,9 @@ import {} from '../core/simulator.js';
 import { MemoryBackend } from '../backends/memory/memory.js';
 import { openSimulator } from './compose.js';
 import { HEADER_NAME } from '../protocol/seed/wire.js';
+import { callbackPathProblem } from '../routes/callback-path.js';
+import { namesItsHelp } from '../commands/options.js';
+import { checkWritable, OutputFileError, writeOutput } from '../commands/output-file.js';
 
 export { DEFAULT_SERVER };
 
@@ -47,17 +49,28 @@ export async function openapiText(o: OpenapiCommandOptions = {}): Promise<string
 }
 
 export function openapiCommand(): Command {
-  return new Command('openapi')
+  return namesItsHelp(new Command('openapi'))
     .description('Write the OpenAPI 3.1 document without starting a server')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--yaml', 'YAML instead of JSON', false)
     .option('--server <url>', `server URL in the document ("/" = relative to wherever the document is served from)`, DEFAULT_SERVER)
     .option('--path <path>', 'callback path, as given to `start --path`', '/callback')
     .action(async (o: { out?: string; yaml: boolean; server: string; path: string }) => {
-      const text = await openapiText(o);
-      if (o.out) {
-        writeFileSync(o.out, text);
+      const fail = (message: string) => {
+        console.error(`wallet-sim openapi: ${message}`);
+        process.exitCode = 1;
+      };
+      const pathProblem = callbackPathProblem(o.path);
+      if (pathProblem) return fail(`${pathProblem}\n(run wallet-sim openapi --help for its options)`);
+      try {
+        if (o.out) checkWritable(o.out, '--out');
+        const text = await openapiText(o);
+        if (!o.out) return void process.stdout.write(text);
+        writeOutput(o.out, text, '--out');
         process.stderr.write(`wrote ${o.out}\n`);
-      } else process.stdout.write(text);
+      } catch (e) {
+        if (!(e instanceof OutputFileError)) throw e;
+        fail(e.message);
+      }
     });
 }

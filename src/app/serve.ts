@@ -10,10 +10,13 @@ import { type Backend, type BackendKind, openBackend } from './stores.js';
 import type { KeyObject } from 'node:crypto';
 import { loadSigner, type Signer, SigningKeyError } from '../evidence/signing-key.js';
 import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { deadRules, warningLines } from '../core/scenario/dead-rules.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
 import { REACH_CHECK_MS } from '../wallet/upstream-reach.js';
 import { openSimulator } from './compose.js';
 import { clusterPrefixProblem } from '../backends/redis/defaults.js';
+import { CLI_NAMING, type OptionNaming } from '../text/option-naming.js';
+import { callbackPathProblem } from '../routes/callback-path.js';
 
 /** What is wrong with an --upstream URL, if anything: it must be an absolute http(s) URL. */
 function upstreamProblem(url: string): string | undefined {
@@ -82,9 +85,14 @@ export interface Checked {
   cors: CorsSetting | undefined;
   /** --signing-key loaded: GET /admin/report?signed=true signs with it. */
   signer?: Signer;
+  /** The scenario's rules that can never fire, one line each (printed; the scenario still loads). */
+  warnings?: string[];
 }
 
-export function checkOptions(o: ServeOptions): Checked {
+/** `name`: how messages name an option (--signing-key for the CLI, the `signingKey` option for the Node API). */
+export function checkOptions(o: ServeOptions, name: OptionNaming = CLI_NAMING): Checked {
+  const pathProblem = callbackPathProblem(o.path, name);
+  if (pathProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(pathProblem));
   const file = resolveScenario(o.scenario);
   if (file === undefined) throw new StartFailure(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
   if (o.store === 'redis' && !o.redisUrl && !o.redisCluster)
@@ -118,7 +126,7 @@ export function checkOptions(o: ServeOptions): Checked {
   }
   let signer;
   try {
-    signer = o.signingKey === undefined ? undefined : loadSigner(o.signingKey);
+    signer = o.signingKey === undefined ? undefined : loadSigner(o.signingKey, name);
   } catch (e) {
     if (e instanceof SigningKeyError) throw new StartFailure(MESSAGES.OPTION_INVALID(e.message));
     throw e;
@@ -126,7 +134,7 @@ export function checkOptions(o: ServeOptions): Checked {
   try {
     const scenario = loadScenarioFile(file);
     if (o.upstream !== undefined) checkProxyable(scenario, file);
-    return { file, scenario, cors, signer };
+    return { file, scenario, cors, signer, warnings: warningLines(file, deadRules(scenario.source)) };
   } catch (e) {
     if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
     throw e;
@@ -189,12 +197,20 @@ export async function upstreamWarning(sim: Simulator): Promise<string | undefine
   return why === undefined ? undefined : MESSAGES.UPSTREAM_UNREACHABLE(sim.wallet.upstream!, why);
 }
 
+/** The codes of listen() that are the address given, not wallet-sim: a StartFailure saying which option to change. */
+const ADDRESS_REFUSED = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EACCES']);
+
 /** Listens on --host/--port; resolves with the base URL (the port it got, when 0 was asked). */
-export async function listen(app: FastifyInstance, o: Pick<ServeOptions, 'host' | 'port'> & { portFromEnv?: boolean }): Promise<string> {
+export async function listen(
+  app: FastifyInstance,
+  o: Pick<ServeOptions, 'host' | 'port'> & { portFromEnv?: boolean; naming?: OptionNaming },
+): Promise<string> {
   try {
     await app.listen({ port: o.port, host: o.host });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartFailure(MESSAGES.PORT_IN_USE(o.host, o.port, o.portFromEnv));
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'EADDRINUSE') throw new StartFailure(MESSAGES.PORT_IN_USE(o.host, o.port, o.portFromEnv, o.naming));
+    if (ADDRESS_REFUSED.has(code)) throw new StartFailure(MESSAGES.CANNOT_LISTEN(code, o.host, o.port, o.naming));
     throw e;
   }
   const address = app.server.address();

@@ -15,6 +15,8 @@ import type {
 import { type Checked, checkOptions, listen, openServer, StartFailure, upstreamWarning } from './serve.js';
 import { hostTokenOf, openHostedServer } from './hosted.js';
 import { closeGracefully } from '../http/shutdown.js';
+import { API_NAMING } from '../text/option-naming.js';
+import { apiError } from '../http/errors.js';
 
 /**
  * The `start` options in camelCase (`--retain-transactions` → `retainTransactions`), all optional.
@@ -87,7 +89,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   // signingKey may be a KeyObject or PEM text, which no command line carries: it is checked with the other options below.
   const { signingKey, ...rest } = options;
   const o = { ...parseOptions({ ...API_DEFAULTS, ...rest }), signingKey };
-  const checked = checkOptions(o);
+  const checked = checkOptions(o, API_NAMING);
+  for (const line of checked.warnings ?? []) process.emitWarning(`wallet-sim: ${line}`, { code: 'WALLET_SIM_RULE_NEVER_FIRES' });
   if (o.hosted) return startHost(o, checked);
   const { app, backend, sim } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
   // The wallet may come up later: a warning (process 'warning' event, printed on stderr by default), not a failure.
@@ -96,7 +99,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     process.emitWarning(unreached.replace('wallet-sim: warning: ', 'wallet-sim: '), { code: 'WALLET_SIM_UPSTREAM_UNREACHABLE' });
   let url: string;
   try {
-    url = await listen(app, o);
+    url = await listen(app, { ...o, naming: API_NAMING });
   } catch (e) {
     await app.close();
     await backend.close();
@@ -122,7 +125,11 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     url,
     callbackUrl: `${url}${o.path}`,
     report: (filter) => admin('GET', `/report${query(filter)}`),
-    signedReport: (filter) => admin('GET', `/report${query({ ...filter, signed: true })}`),
+    // Without a key the route's 404 names --signing-key; this caller gave (or not) the signingKey option.
+    signedReport: async (filter) => {
+      if (!checked.signer) throw new Error(`wallet-sim: ${apiError('SIGNING_NOT_ENABLED', API_NAMING).body.message}`);
+      return admin('GET', `/report${query({ ...filter, signed: true })}`);
+    },
     reset: () => admin('POST', '/reset'),
     players: () => admin('GET', '/players'),
     setPlayer: (userId, player) => admin('PUT', `/players/${encodeURIComponent(userId)}`, player),
@@ -164,18 +171,26 @@ function parseOptions(given: StartSimulatorOptions): StartOptions {
   try {
     command.parse(argv, { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) throw new StartFailure(`wallet-sim: startSimulator: ${e.message.replace(/^error: /, '')}`);
+    if (e instanceof CommanderError) throw new StartFailure(`wallet-sim: startSimulator: ${apiWording(e.message)}`);
     throw e;
   }
   return parsed!;
 }
+
+/** Commander's "option '--retain-transactions <n>' argument '0' is invalid." as the API's caller wrote it. */
+const apiWording = (message: string): string =>
+  message
+    .replace(/^error: /, '')
+    .replace(/option '--([\w-]+)[^']*'/g, (_, flag: string) =>
+      API_NAMING.option(flag.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase())),
+    );
 
 /** startSimulator({ hosted: true }): the host, its methods the host routes (in-process requests with the host token). */
 async function startHost(o: StartOptions, checked: Checked): Promise<RunningHost> {
   const { app, close } = await openHostedServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
   let url: string;
   try {
-    url = await listen(app, o);
+    url = await listen(app, { ...o, naming: API_NAMING });
   } catch (e) {
     await app.close();
     await close();

@@ -9,7 +9,7 @@ import { bundledScenarios, DEFAULT_SCENARIO } from '../kernel/paths.js';
 import type { ActiveScenario } from '../core/scenario/scenario.js';
 import { checkOptions, upstreamWarning, listen, openServer, type ServeOptions, StartFailure } from './serve.js';
 import { logger } from './logger.js';
-import { int } from '../commands/options.js';
+import { int, namesItsHelp } from '../commands/options.js';
 import { watchScenario } from './watch-scenario.js';
 import { closeGracefully } from '../http/shutdown.js';
 import { BACKEND_KINDS, DEFAULT_RETAIN_TRANSACTIONS } from './stores.js';
@@ -40,7 +40,7 @@ const ms = (what: string) => `${what}, in ms (0 = none)`;
 const opt = (flags: string, description: string, env: string) => new Option(flags, description).env(`WALLET_SIM_${env}`);
 
 export function startCommand(): Command {
-  return addHostedOptions(new Command('start'))
+  return namesItsHelp(addHostedOptions(new Command('start')))
     .description('Start the simulated wallet and print the URL it listens on')
     .addOption(opt('--port <n>', 'port to listen on; 0 = any free port', 'PORT').default(8080).argParser(int(0, 65535)))
     .addOption(opt('--host <host>', 'interface to listen on', 'HOST').default('127.0.0.1'))
@@ -229,6 +229,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
   try {
     const checked = checkOptions(o);
     o.scenario = checked.file;
+    if (cluster.isPrimary) for (const line of checked.warnings ?? []) console.error(`wallet-sim: ${line}`); // once, not per worker
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
     if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid, o.hosted)); // once, not per worker
     if (BLOCKED_PORTS.has(o.port) && cluster.isPrimary) console.error(MESSAGES.BLOCKED_PORT(o.port)); // it listens, but no fetch calls it

@@ -82,6 +82,9 @@ export function describeFetchError(e: unknown, timeoutMs: number, url?: string |
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError') return `no reply within ${timeoutMs} ms`;
   if (isBadPort(err)) return blockedPortText(url === undefined ? undefined : portOf(url));
+  // undici quotes the refused value, which may be a token: name the fault, never the value.
+  if (/is an invalid header value/.test(err.message))
+    return 'a header value holds a character HTTP does not carry (a line break or another control character): check the token and credentials given';
   return err.cause?.message ?? err.cause?.code ?? err.message;
 }
 

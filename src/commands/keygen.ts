@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { PRIVATE_KEY_FILE, PUBLIC_KEY_FILE } from '../evidence/beside.js';
 import { keyIdOf } from '../evidence/signing-key.js';
-import { markRequired } from './options.js';
+import { markRequired, namesItsHelp } from './options.js';
+import { cannotWrite } from './output-file.js';
 
 interface KeygenOptions {
   out: string;
@@ -23,7 +24,7 @@ function writeNew(path: string, text: string, mode: number): void {
 }
 
 export function keygenCommand(): Command {
-  return markRequired(new Command('keygen'))
+  return namesItsHelp(markRequired(new Command('keygen')))
     .description(
       `Write an Ed25519 key pair for signed reports: ${PRIVATE_KEY_FILE} (private, PKCS#8, mode 0600: for start --signing-key) ` +
         `and ${PUBLIC_KEY_FILE} (public, SPKI: for verify-report)`,
@@ -51,9 +52,7 @@ export function keygenCommand(): Command {
         writeNew(publicPath, publicKey.export({ type: 'spki', format: 'pem' }).toString(), 0o644);
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
-        console.error(
-          `wallet-sim keygen: cannot write to ${o.out} (${err.code ?? err.message}); choose a directory you can write to with --out`,
-        );
+        console.error(`wallet-sim keygen: ${cannotWrite(o.out, err.code ?? err.message, '--out', 'directory')}`);
         process.exitCode = 1;
         return;
       }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Help, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from '../client/http.js';
+import { tokenProblem } from '../kernel/secrets.js';
 
 /*
  * The options several subcommands share, defined once (Prism's sharedOptions.ts): the same flag,
@@ -72,6 +73,9 @@ export function readTokenFile(path: string): string {
   }
   const token = text.replace(/\r?\n$/, '');
   if (!token) throw new InvalidArgumentError(`${path} is empty: give the file holding the token`);
+  // Refused here, never sent: an HTTP client's complaint about the header would quote the token.
+  const problem = tokenProblem(token);
+  if (problem) throw new InvalidArgumentError(`${path} ${problem} (its content is not shown)`);
   return token;
 }
 
@@ -105,10 +109,19 @@ export const timeoutOption = (description = 'how long to wait for each reply') =
  * `command` and its subcommands; `--help` and `--version` still exit 0.
  */
 export function usageErrorsExit2(command: Command, path = `wallet-sim ${command.name()}`): Command {
-  command.showHelpAfterError(`(run ${path} --help for its options)`).exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
+  namesItsHelp(command, path).exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
   for (const sub of command.commands) usageErrorsExit2(sub, `${path} ${sub.name()}`);
   return command;
 }
+
+/** A usage error names the --help to read (every command; usageErrorsExit2 also changes the exit). */
+export const namesItsHelp = (command: Command, path = `wallet-sim ${command.name()}`): Command =>
+  command.showHelpAfterError(`(run ${path} --help for its options)`).hook('preAction', (_, action) => {
+    // Checked here, not by an argParser: commander's message for a refused argument quotes it, and this one is a secret.
+    const token = (action.opts() as { adminToken?: unknown }).adminToken;
+    const problem = typeof token === 'string' ? tokenProblem(token) : undefined;
+    if (problem) action.error(`error: the --admin-token given ${problem} (it is not shown)`);
+  });
 
 /** `--help` says which options are required (commander only says so once one is missing). */
 export function markRequired(command: Command): Command {

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { runProbe } from '../probe/battery.js';
 import { defaultScale } from '../probe/currency.js';
@@ -15,6 +14,7 @@ import {
   usageErrorsExit2,
   timeoutOption,
 } from './options.js';
+import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
 
 interface ProbeOptions {
   url: string;
@@ -63,12 +63,32 @@ export function probeCommand(): Command {
         timeoutMs: o.timeout,
         clientTimeoutMs: o.clientTimeout,
       };
+      // The report files are checked first: a long run is not lost to a path that cannot be written.
+      const outputs = [
+        ['--junit', o.junit],
+        ['--html', o.html],
+      ] as const;
+      try {
+        for (const [flag, file] of outputs) if (file !== undefined) checkWritable(file, flag);
+      } catch (e) {
+        if (!(e instanceof OutputFileError)) throw e;
+        console.error(`wallet-sim probe: ${e.message}; nothing was sent`);
+        process.exitCode = 2;
+        return;
+      }
       // Each check is printed as it finishes: against a slow wallet the battery takes a while.
       console.log(formatProbeHeader(target));
       const report = await runProbe(target, (check) => console.log(formatCheck(check)));
       console.log(formatProbeSummary(report));
-      if (o.junit) writeFileSync(o.junit, probeJUnit(report));
-      if (o.html) writeFileSync(o.html, formatProbeHtml(report));
+      try {
+        if (o.junit) writeOutput(o.junit, probeJUnit(report), '--junit');
+        if (o.html) writeOutput(o.html, formatProbeHtml(report), '--html');
+      } catch (e) {
+        if (!(e instanceof OutputFileError)) throw e;
+        console.error(`wallet-sim probe: ${e.message} (the results are printed above)`);
+        process.exitCode = 2;
+        return;
+      }
       process.exitCode = probeExitCode(report);
     });
 }

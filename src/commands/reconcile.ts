@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { LEDGER_COLUMNS, LEDGER_CUT_LINE, unneutralised } from '../ledger/format.js';
 import type { LedgerEntry } from '../ledger/ledger-entry.js';
@@ -16,6 +15,7 @@ import {
   usageErrorsExit2,
   simulatorUrlOption,
 } from './options.js';
+import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
 
 interface ReconcileOptions {
   url: string;
@@ -72,6 +72,13 @@ export function reconcileCommand(): Command {
         process.exitCode = 2;
       };
       let ledger: { rows: LedgerEntry[]; complete: boolean; completeFrom?: number };
+      // (--junit is checked before the ledger is fetched: a result is not lost to a mistyped directory)
+      try {
+        if (o.junit !== undefined) checkWritable(o.junit, '--junit');
+      } catch (e) {
+        if (!(e instanceof OutputFileError)) throw e;
+        return fail(`${e.message}; nothing was read`);
+      }
       try {
         const { csv, complete, completeFrom } = await new AdminClient(url, adminTokenOf(o)).ledgerCsv(o.user);
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
@@ -94,9 +101,10 @@ export function reconcileCommand(): Command {
       console.log(formatReconciliation(result, url));
       if (o.junit) {
         try {
-          writeFileSync(o.junit, reconciliationJUnit(result, url, (performance.now() - started) / 1000));
+          writeOutput(o.junit, reconciliationJUnit(result, url, (performance.now() - started) / 1000), '--junit');
         } catch (e) {
-          return fail(`cannot write ${o.junit}: ${(e as Error).message}`);
+          if (!(e instanceof OutputFileError)) throw e;
+          return fail(e.message);
         }
       }
       process.exitCode = result.mismatches.length ? 1 : 0;

@@ -1,5 +1,4 @@
 import { count, noun } from '../text/plural.js';
-import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FailOn, failsRun, formatJUnit, formatText } from '../grading/format.js';
@@ -17,6 +16,7 @@ import {
   usageErrorsExit2,
   simulatorUrlOption,
 } from './options.js';
+import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
 
 interface ReportOptions {
   url: string;
@@ -94,11 +94,18 @@ async function unseenPlayer(client: AdminClient, user: string, report: Report): 
     : `--user ${terminalText(user)}: the session has no callback of any player yet: play a session first, or leave --user out`;
 }
 
+/** The files asked for, by the option naming each (--signed names two: the envelope and the report beside it). */
+const outputsOf = (o: ReportOptions): [string, string][] => [
+  ...(o.junit === undefined ? [] : [['--junit', o.junit] as [string, string]]),
+  ...(o.html === undefined ? [] : [['--html', o.html] as [string, string]]),
+  ...(o.signed === undefined ? [] : [['--signed', o.signed] as [string, string], ['--signed', reportBeside(o.signed)] as [string, string]]),
+];
+
 /** The envelope to `file` (any DSSE tool reads it) and the report's exact bytes beside it. */
 function writeSigned(file: string, signed: { envelope: DsseEnvelope; text: string }): void {
   const beside = reportBeside(file);
-  writeFileSync(file, `${JSON.stringify(signed.envelope, null, 2)}\n`);
-  writeFileSync(beside, signed.text);
+  writeOutput(file, `${JSON.stringify(signed.envelope, null, 2)}\n`, '--signed');
+  writeOutput(beside, signed.text, '--signed');
   console.error(
     `wallet-sim report: signed: wrote the envelope to ${file} and the report it covers to ${beside} ` +
       `(keyid ${signed.envelope.signatures[0].keyid}); check them with wallet-sim verify-report ${file} --public-key <the signer's .pub.pem>`,
@@ -140,6 +147,14 @@ export function reportCommand(): Command {
       let report: Report;
       let signed: Awaited<ReturnType<AdminClient['signedReport']>> | undefined;
       try {
+        for (const [flag, file] of outputsOf(o)) checkWritable(file, flag);
+      } catch (e) {
+        if (!(e instanceof OutputFileError)) throw e;
+        console.error(`wallet-sim report: ${e.message}; nothing was read`);
+        process.exitCode = 2;
+        return;
+      }
+      try {
         const client = new AdminClient(url, adminTokenOf(o));
         report = await readReport(client, o.user, o.wait);
         const unseen = o.user === undefined ? undefined : await unseenPlayer(client, o.user, report);
@@ -166,10 +181,12 @@ export function reportCommand(): Command {
       }
       console.log(formatText(report, { url, failOn: o.failOn, colour: process.stdout.isTTY === true && !process.env.NO_COLOR }));
       try {
-        if (o.junit) writeFileSync(o.junit, formatJUnit(report, { url, failOn: o.failOn, seconds: (performance.now() - started) / 1000 }));
-        if (o.html) writeFileSync(o.html, formatHtml(report, { url, failOn: o.failOn }));
+        if (o.junit)
+          writeOutput(o.junit, formatJUnit(report, { url, failOn: o.failOn, seconds: (performance.now() - started) / 1000 }), '--junit');
+        if (o.html) writeOutput(o.html, formatHtml(report, { url, failOn: o.failOn }), '--html');
         if (signed && o.signed !== undefined) writeSigned(o.signed, signed);
       } catch (e) {
+        if (!(e instanceof OutputFileError)) throw e;
         console.error(`wallet-sim report: ${(e as Error).message}`);
         process.exitCode = 2;
         return;

@@ -4,6 +4,7 @@ import { betRequest, betResultRequest, loginRequest, newGameNo } from '../protoc
 import { type Exchange, postCallback } from '../client/http.js';
 import { isBlockedPortText } from '../client/blocked-ports.js';
 import { maskedHeaders } from '../kernel/secrets.js';
+import { unreadable } from '../kernel/documents.js';
 import { type Picked, type Unread, sendDefaults } from './send-defaults.js';
 import {
   adminTokenOf,
@@ -12,6 +13,7 @@ import {
   apiKeyOption,
   callbackUrlOption,
   markRequired,
+  namesItsHelp,
   timeoutOption,
   tokenFileOption,
 } from './options.js';
@@ -57,7 +59,13 @@ export function composeCallback(
   event: EventType,
   o: Omit<SendOptions, 'url' | 'apiId' | 'apiKey' | 'timeout' | 'adminToken' | 'tokenFile'>,
 ): string {
-  if (o.body !== undefined) return readFileSync(o.body, 'utf8');
+  if (o.body !== undefined) {
+    try {
+      return readFileSync(o.body, 'utf8');
+    } catch (e) {
+      throw new InvalidArgumentError(`--body ${o.body}: ${unreadable(e as NodeJS.ErrnoException)}`);
+    }
+  }
   const envelope = { user_id: o.user, transaction_id: o.transactionId, feedback_data: o.feedbackData };
   const round = { currency: o.currency, game_no: o.game ?? newGameNo('sim'), table_no: o.table };
   const line = { bet_index: '1', bet_type: o.betType, bet_amount: o.amount };
@@ -167,7 +175,7 @@ function scenarioLine(given: { user?: string }, picked: Picked): string {
 
 export function sendCommand(): Command {
   return (
-    markRequired(new Command('send'))
+    namesItsHelp(markRequired(new Command('send')))
       .description(
         'Send one well-formed callback (fresh transaction_id, exact totals) and print the reply; exit 0 on HTTP 200 with R0, else 1',
       )
@@ -218,8 +226,7 @@ export function sendCommand(): Command {
         try {
           exchange = await runSend(event, o);
         } catch (e) {
-          if (e instanceof InvalidArgumentError || (e as NodeJS.ErrnoException).code === 'ENOENT')
-            command.error(`wallet-sim send: ${(e as Error).message}`);
+          if (e instanceof InvalidArgumentError) command.error(`wallet-sim send: ${(e as Error).message}`);
           throw e;
         }
         console.log(formatSent(exchange));

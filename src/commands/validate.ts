@@ -3,9 +3,11 @@ import { MESSAGES } from '../text/messages.js';
 import { bundledScenarios, resolveScenario } from '../kernel/paths.js';
 import { loadScenarioFile, ScenarioError } from '../core/scenario/scenario.js';
 import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { namesItsHelp } from './options.js';
+import { deadRules, warningLines } from '../core/scenario/dead-rules.js';
 
 export function validateCommand(): Command {
-  return new Command('validate')
+  return namesItsHelp(new Command('validate'))
     .description('Check scenario files; exit 1 naming file, JSON pointer and reason of each error')
     .argument('<files...>', 'scenario files, or names of bundled scenarios (as start --scenario takes)')
     .option('--proxy', 'also check that each scenario can run in proxy mode (start --upstream): no set_balance', false)
@@ -22,6 +24,8 @@ export function validateCommand(): Command {
           }
           const scenario = loadScenarioFile(path);
           if (options.proxy) checkProxyable(scenario, path);
+          // Warned, not refused: a rule that can never fire loads as it always did.
+          for (const line of warningLines(file, deadRules(scenario.source))) console.error(line);
           console.log(MESSAGES.SCENARIO_OK(file, scenario.source.name));
         } catch (e) {
           if (!(e instanceof ScenarioError)) throw e;

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
 import { ExpectationsError, loadExpectations } from '../verify/expectations.js';
@@ -13,6 +12,7 @@ import {
   usageErrorsExit2,
   simulatorUrlOption,
 } from './options.js';
+import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
 
 interface VerifyOptions {
   url: string;
@@ -37,13 +37,14 @@ export function verifyCommand(): Command {
       const startedAt = new Date().toISOString();
       const started = performance.now();
       try {
+        if (o.junit !== undefined) checkWritable(o.junit, '--junit');
         const expectations = loadExpectations(o.expect);
         const outcome = await verify(expectations, new AdminClient(o.url, adminTokenOf(o)));
         console.log(formatVerifyReport(o.url, outcome));
-        if (o.junit) writeFileSync(o.junit, verifyJUnit(o.url, outcome, startedAt, (performance.now() - started) / 1000));
+        if (o.junit) writeOutput(o.junit, verifyJUnit(o.url, outcome, startedAt, (performance.now() - started) / 1000), '--junit');
         process.exitCode = outcome.results.every((r) => r.passed) ? 0 : 1;
       } catch (e) {
-        if (!(e instanceof ExpectationsError || e instanceof AdminError)) throw e;
+        if (!(e instanceof ExpectationsError || e instanceof AdminError || e instanceof OutputFileError)) throw e;
         console.error(`wallet-sim verify: ${e.message}`);
         process.exitCode = 2;
       }

@@ -1,14 +1,13 @@
 import { createHash, createPrivateKey, createPublicKey, KeyObject, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
+import { CLI_NAMING, type OptionNaming } from '../text/option-naming.js';
 
 /*
  * The Ed25519 key that signs reports (start --signing-key). It stays inside the Signer: no
  * property, JSON form, inspection or message ever holds the key, only its public half's keyid.
  */
 
-/** What the option is called where the key came from, for messages. */
-const OPTION = '--signing-key';
 const KEYGEN = 'create a key pair with `wallet-sim keygen --out <dir>` and pass its wallet-sim-signing.pem';
 
 /** The key cannot be used; the message names the option, the file (never its contents) and the fix. */
@@ -57,7 +56,8 @@ export class Signer {
  * keygen writes it), the PEM text itself (a secret handed over in an environment variable), or,
  * from the Node API, a KeyObject. Throws a SigningKeyError saying what is wrong and what to do.
  */
-export function loadSigner(given: string | KeyObject): Signer {
+export function loadSigner(given: string | KeyObject, name: OptionNaming = CLI_NAMING): Signer {
+  const flag = name.option('signingKey');
   if (given instanceof KeyObject) return new Signer(checked(given, 'the KeyObject given as signingKey'));
   // The Node API takes any value: a wrong type is named, not a TypeError from below.
   if (typeof given !== 'string') {
@@ -68,12 +68,12 @@ export function loadSigner(given: string | KeyObject): Signer {
         : `${/^[aeiou]/.test(typeof given) ? 'an' : 'a'} ${typeof given}`;
     const text = Buffer.isBuffer(given) ? ' (buf.toString())' : '';
     throw new SigningKeyError(
-      `signingKey is ${kind}, not a key: give the path of the Ed25519 private key file (as --signing-key), its PEM text${text}, or a KeyObject`,
+      `signingKey is ${kind}, not a key: give the path of the Ed25519 private key file, its PEM text${text}, or a KeyObject`,
     );
   }
   const inline = given.includes('-----BEGIN');
-  const where = inline ? `the PEM text given to ${OPTION}` : `${OPTION} ${given}`;
-  const pem = inline ? given : readKeyFile(given);
+  const where = inline ? `the PEM text given to ${flag}` : `${flag} ${given}`;
+  const pem = inline ? given : readKeyFile(given, flag);
   if (/-----BEGIN (RSA |EC )?PUBLIC KEY-----/.test(pem) && !/PRIVATE KEY-----/.test(pem))
     throw new SigningKeyError(
       `${where} is a public key; signing needs the private key (wallet-sim-signing.pem, not the .pub.pem beside it)`,
@@ -101,16 +101,16 @@ function checked(key: KeyObject, where: string): KeyObject {
   return key;
 }
 
-function readKeyFile(path: string): string {
+function readKeyFile(path: string, flag: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new SigningKeyError(`${OPTION} ${path}: no such file; ${KEYGEN}`);
+    if (code === 'ENOENT') throw new SigningKeyError(`${flag} ${path}: no such file; ${KEYGEN}`);
     if (code === 'EISDIR')
-      throw new SigningKeyError(`${OPTION} ${path} is a directory; give the private key file in it (e.g. ${path}/wallet-sim-signing.pem)`);
+      throw new SigningKeyError(`${flag} ${path} is a directory; give the private key file in it (e.g. ${path}/wallet-sim-signing.pem)`);
     if (code === 'EACCES')
-      throw new SigningKeyError(`${OPTION} ${path}: permission denied; run wallet-sim as the user that owns the key file`);
-    throw new SigningKeyError(`${OPTION} ${path}: cannot be read (${code ?? 'unknown error'}); ${KEYGEN}`);
+      throw new SigningKeyError(`${flag} ${path}: permission denied; run wallet-sim as the user that owns the key file`);
+    throw new SigningKeyError(`${flag} ${path}: cannot be read (${code ?? 'unknown error'}); ${KEYGEN}`);
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { count, noun } from '../text/plural.js';
+import { CLI_NAMING, type OptionNaming } from '../text/option-naming.js';
 
 /*
  * Every error the HTTP API answers outside the callback protocol, in one table (Fastify core's
@@ -35,9 +36,13 @@ export const API_ERRORS = {
   },
   BODY_NOT_JSON: {
     status: 400,
-    message: () =>
-      'the body is not valid JSON (or has a __proto__ / constructor.prototype key): ' +
-      `check the quoting, e.g. curl -d '{"balance": 100}'`,
+    /** `scenario`: PUT /admin/scenario's complaint, with the line and column, instead of a players example. */
+    message: (scenario?: string) =>
+      scenario === undefined
+        ? 'the body is not valid JSON (or has a __proto__ / constructor.prototype key): ' +
+          `check the quoting, e.g. curl -d '{"balance": 100}'`
+        : `the scenario is not valid JSON: ${scenario}; send the file as it is, e.g. ` +
+          "curl -X PUT -H 'content-type: application/json' --data-binary @scenario.json <base URL>/admin/scenario",
   },
   CONTENT_LENGTH_WRONG: { status: 400, message: () => 'Content-Length does not match the body that was sent: let your client compute it' },
   SCENARIO_INVALID: { status: 400, message: (detail: string) => detail },
@@ -78,9 +83,10 @@ export const API_ERRORS = {
   NOT_FOUND: { status: 404, message: (detail: string) => `${detail}: the routes are listed at /docs` },
   SIGNING_NOT_ENABLED: {
     status: 404,
-    message: () =>
-      'this wallet-sim holds no signing key, so it signs no report: start it with --signing-key <private key file> ' +
-      '(env WALLET_SIM_SIGNING_KEY; create a pair with wallet-sim keygen --out <dir>), or ask without ?signed=true for the unsigned report',
+    message: (name: OptionNaming = CLI_NAMING) =>
+      `this wallet-sim holds no signing key, so it signs no report: start it with ${name.option('signingKey')} <private key file> ` +
+      `(${name.env('signingKey') ? `env ${name.env('signingKey')}; ` : ''}create a pair with wallet-sim keygen --out <dir>), ` +
+      'or ask without ?signed=true for the unsigned report',
   },
   METHOD_NOT_ALLOWED: { status: 405, message: (detail: string) => detail },
   BALANCES_UPSTREAM: {

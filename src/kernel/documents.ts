@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { depthProblem } from '../text/json-depth.js';
-import { jsonSyntaxError } from '../text/json-position.js';
+import { jsonSyntaxError, plainJsonHint } from '../text/json-position.js';
 import { closest } from '../text/did-you-mean.js';
 
 /*
@@ -39,7 +39,12 @@ export function checkDocument<T>(doc: unknown, validate: ValidateFunction<T>, so
  * Reads, parses and checks a JSON document file. `check` validates the parsed document (and may
  * compile it); a file that cannot be read or parsed fails with `Failure` too.
  */
-export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: string) => T, Failure: DocumentErrorClass): T {
+export function loadJsonDocument<T>(
+  path: string,
+  check: (doc: unknown, source: string) => T,
+  Failure: DocumentErrorClass,
+  kind = 'these files',
+): T {
   let text: string;
   try {
     text = withoutByteOrderMark(readFileSync(path, 'utf8'));
@@ -50,7 +55,9 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Failure(path, [{ pointer: '', message: `is not valid JSON: ${jsonSyntaxError(text, e as Error)}` }]);
+    throw new Failure(path, [
+      { pointer: '', message: `is not valid JSON: ${jsonSyntaxError(text, e as Error)}${plainJsonHint(text, kind)}` },
+    ]);
   }
   const tooDeep = depthProblem(doc);
   if (tooDeep) throw new Failure(path, [tooDeep]);
@@ -63,12 +70,19 @@ export function loadJsonDocument<T>(path: string, check: (doc: unknown, source: 
  */
 export const withoutByteOrderMark = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
-/** Why a file cannot be read, and what to do. */
-function unreadable(e: NodeJS.ErrnoException): string {
+/** Why a file the user named cannot be read, and what to do (every command's input files say it alike). */
+export function unreadable(e: NodeJS.ErrnoException): string {
   if (e.code === 'ENOENT') return `there is no such file (looked for it from ${process.cwd()}): check the path`;
   if (e.code === 'EISDIR') return 'is a directory: give the path of a file in it';
   return `cannot be read: ${e.code ?? e.message}`;
 }
+
+/** The pattern of a currency code in a scenario (schemas/scenario.schema.json): USD, KRW, USDT. */
+export const CURRENCY_CODE = '^[A-Z0-9]{1,10}$';
+const currencyHint = (given: unknown) =>
+  typeof given === 'string' && new RegExp(CURRENCY_CODE).test(given.toUpperCase())
+    ? `did you mean ${given.toUpperCase()}?`
+    : 'e.g. USD, KRW';
 
 /** The pattern of a whole number written as text (a query parameter such as limit). */
 export const WHOLE_NUMBER = '^[0-9]+$';
@@ -82,7 +96,10 @@ export function describeErrors(
   errors: readonly ErrorObject[] | null | undefined,
   { listAllowed = true } = {},
 ): { pointer: string; message: string }[] {
-  return (errors ?? []).map((e) => {
+  // A property name refused says so twice (its pattern, then "property name must be valid"): once is enough.
+  const all = errors ?? [];
+  const said = all.filter((e) => e.keyword !== 'propertyNames' || !all.some((o) => o !== e && o.instancePath === e.instancePath));
+  return said.map((e) => {
     const pointer =
       e.keyword === 'required'
         ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
@@ -98,9 +115,11 @@ export function describeErrors(
             ? isEmpty(e.parentSchema)
             : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
               ? 'must be a whole number (digits only)'
-              : e.keyword === 'enum'
-                ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-                : (e.message ?? 'is invalid');
+              : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === CURRENCY_CODE
+                ? `is not a currency code: capital letters and digits, 1 to 10 of them (${currencyHint(e.data)})`
+                : e.keyword === 'enum'
+                  ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+                  : (e.message ?? 'is invalid');
     return { pointer: pointer || '/', message };
   });
 }

@@ -74,3 +74,15 @@ export class MaskedHeaders {
     return this.toJSON();
   }
 }
+
+/**
+ * What makes a token unusable in an Authorization header, if anything: more than one line, or a
+ * control character (a PEM file, two tokens pasted one under the other). Never quotes the token.
+ */
+export function tokenProblem(token: string): string | undefined {
+  if (/[\r\n]/.test(token)) return 'holds more than one line; give the token alone, on one line';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(token)) return 'holds a control character (a tab?); a token is printable characters on one line';
+  if (/[^\u0020-\u00ff]/.test(token)) return 'holds a character beyond Latin-1, which no HTTP header carries; a token is printable ASCII';
+  return undefined;
+}

@@ -964,7 +964,7 @@ api_key: string
 }
 export interface ScenarioDefaults {
 /**
- * Currency of auto-created players (default USD).
+ * Currency of auto-created players (default USD); a code as in currencies: capitals and digits.
  */
 currency?: string
 /**

@@ -6,6 +6,7 @@ import { registeredEvents } from '../protocol/seed/index.js';
 import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv } from './csv.js';
 import { EncodingProblem, StrictUtf8 } from './decode.js';
 import { parseJsonRecords } from './json-records.js';
+import { unreadable } from '../kernel/documents.js';
 
 /** One transaction as the provider's own books have it. */
 export interface ProviderRecord {
@@ -54,8 +55,7 @@ export async function readProviderFile(path: string, each: (r: ProviderRecord) =
   const ext = extname(path).toLowerCase();
   if (ext !== '.csv' && ext !== '.json')
     throw new ProviderFileError(`${path}: the format follows the extension: name the file .csv or .json (docs/reconcile.md)`);
-  const cannot = (e: unknown) =>
-    new ProviderFileError(`${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  const cannot = (e: unknown) => new ProviderFileError(`${path}: ${unreadable(e as NodeJS.ErrnoException)}`);
   const decoder = new StrictUtf8(path);
   ROUND_EVENTS_NOW = roundEvents();
   try {

@@ -15,6 +15,7 @@ import { journalRoutes } from './journal.js';
 import { ledgerRoutes } from './ledger.js';
 import type { Player } from '../ledger/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
+import { parseAdminJson } from './scenario-body.js';
 import { adminSchema, adminSecurity, TOO_DEEP, UNREADABLE_400 } from './admin-docs.js';
 import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREADABLE } from './docs.js';
 
@@ -69,6 +70,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
   const { simOf, token, guard, maxListeners, maxListenersEach, signer } = o;
   const { authorize, credentialsFixed, streamsEnd, signedFor } = o;
   addAdminGuard(app, { ...guard, token, authorize });
+  parseAdminJson(app);
   // A read of the store that failed because it cannot serve now (Redis away, frozen, a cluster down), in any
   // admin route (the journal's, the ledger's, the report's): the app's handler answers 503 with the reason.
   app.setErrorHandler((error, request) => {

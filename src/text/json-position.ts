@@ -89,9 +89,22 @@ class SyntaxAt {
 /** JSON.parse's complaint with the line and column where the text goes wrong. */
 export function jsonSyntaxError(text: string, e: Error): string {
   const offset = jsonErrorOffset(text);
-  // Node 20 quotes the text around the error, or names an offset: the place says both better.
-  const what = e.message.replace(/,\s*(".*"|\.\.\..*) is not valid JSON$/s, '').replace(/(?:\s+in JSON)?\s+at position \d+.*$/s, '');
+  // Node 20 quotes the text around the error ("name: t\ncre"..., …"x"…, line breaks included), or names
+  // an offset: the place says both better.
+  const what = e.message
+    .replace(/,\s*(?:\.\.\.)?".*"(?:\.\.\.)?\s+is not valid JSON$/s, '')
+    .replace(/(?:\s+in JSON)?\s+at position \d+.*$/s, '');
   if (offset === undefined) return what;
   const before = text.slice(0, offset);
   return `${what} at line ${before.split('\n').length}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+/**
+ * What a text that is not JSON looks like instead, when it looks like a comment or YAML (the two
+ * formats people write configuration in): "; <kind> are plain JSON: no comments, no YAML". Empty otherwise.
+ */
+export function plainJsonHint(text: string, kind: string): string {
+  const comment = /^\s*(?:\/\/|\/\*|#)/m.test(text);
+  const yaml = /^\s*(?:---|[\w"'-][\w"' -]*:(?:\s|$))/.test(text);
+  return comment || yaml ? `; ${kind} are plain JSON: no comments, no YAML` : '';
 }

@@ -1,5 +1,6 @@
 import { closest } from './did-you-mean.js';
 import { count, noun } from './plural.js';
+import { CLI_NAMING, type OptionNaming } from './option-naming.js';
 
 /** The bundled scenario a mistyped name meant, `.json` or not ("certifcation.json" → certification). */
 const meant = (given: string, bundled: string[]) => closest(given.replace(/\.json$/, ''), bundled);
@@ -10,10 +11,20 @@ export const MESSAGES = {
     `wallet-sim listening on ${url} (callback ${callback}, scenario "${scenario}", store ${store}${seed === undefined ? '' : `, seed ${seed}`}; dashboard ${url}/, Swagger UI ${url}/docs)`,
   HOSTED_LISTENING: (url: string, tenants: number, store: string) =>
     `wallet-sim hosted sandbox listening on ${url} (${count(tenants, noun('tenant'))}, store ${store}; create one: POST ${url}/tenants with the host token; a tenant's dashboard ${url}/t/<id>/ui; Swagger UI ${url}/docs)`,
-  PORT_IN_USE: (host: string, port: number, fromEnv = false) =>
+  PORT_IN_USE: (host: string, port: number, fromEnv = false, name: OptionNaming = CLI_NAMING) =>
     fromEnv
       ? `wallet-sim: port ${port} on ${host} (from WALLET_SIM_PORT) is already in use; set WALLET_SIM_PORT to another port (0 = any free port), or unset it and pass --port`
-      : `wallet-sim: port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`,
+      : `wallet-sim: port ${port} on ${host} is already in use; pick another with ${name.option('port')} (0 = any free port)`,
+  /** listen() refused the address: EADDRNOTAVAIL (not this machine's), ENOTFOUND (no such name), EACCES (a port below 1024). */
+  CANNOT_LISTEN: (code: string, host: string, port: number, name: OptionNaming = CLI_NAMING) => {
+    const where = `wallet-sim: cannot listen on ${host} port ${port}`;
+    const hostFix = `give ${name.option('host')} an address of this machine (127.0.0.1: this machine only; 0.0.0.0: every interface); nothing started`;
+    if (code === 'EADDRNOTAVAIL') return `${where}: ${host} is not an address of this machine; ${hostFix}`;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `${where}: the host name ${host} does not resolve; ${hostFix}`;
+    if (code === 'EACCES' && port > 0 && port < 1024)
+      return `${where}: ports below 1024 need privileges this user lacks; pick one from 1024 up with ${name.option('port')} (0 = any free port); nothing started`;
+    return `${where} (${code}); check ${name.option('host')} and ${name.option('port')}, or pick another port (0 = any free port); nothing started`;
+  },
   SCENARIO_INVALID: (detail: string) => `wallet-sim: invalid scenario, nothing started:\n${detail}`,
   /** `outcome`: what came of it ("; nothing started" for start; nothing for validate, which goes on to the next file). */
   SCENARIO_UNKNOWN: (given: string, bundled: string[], outcome = '; nothing started') =>

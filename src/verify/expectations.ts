@@ -11,7 +11,7 @@ export class ExpectationsError extends DocumentError {
 
 /** Reads and validates an expectations file; errors name the file, the JSON pointer and the reason. */
 export function loadExpectations(file: string): Expectations {
-  return loadJsonDocument(file, checkExpectations, ExpectationsError);
+  return loadJsonDocument(file, checkExpectations, ExpectationsError, 'expectations files');
 }
 
 export function checkExpectations(doc: unknown, source = 'expectations'): Expectations {

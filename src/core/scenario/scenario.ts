@@ -104,5 +104,5 @@ export function compileScenario(doc: unknown, source = 'scenario'): ActiveScenar
 
 /** Reads, parses and validates a scenario file; every error names the file, the JSON pointer and the reason. */
 export function loadScenarioFile(path: string): ActiveScenario {
-  return loadJsonDocument(path, compileScenario, ScenarioError);
+  return loadJsonDocument(path, compileScenario, ScenarioError, 'scenario files');
 }
