@@ -174,5 +174,25 @@ if (redis) {
         'a round of before the reset is new again',
       );
     });
+
+    t.test(`callbacks racing on the other process right after a reset land in the new ledger, never the old one${label}`, async (t) => {
+      const { wallets, call } = await twoWallets(t);
+      for (let round = 0; round < 3; round++) {
+        await call(0, login('racer')); // (wallet 0 works on the current generation)
+        t.equal((await fetch(`${wallets[1]!.base}/admin/reset`, { method: 'POST' })).status, 200);
+        // Wallet 0 learns of the reset from the first of these to read Redis; the others were built on the old generation.
+        const players = Array.from({ length: 20 }, (_, i) => `fresh-${round}-${i}`);
+        const replies = await Promise.all(players.map((p) => call(0, bet(p, 'g', [['1', 'P', 10]], { currency: 'USD' }))));
+        for (const [i, p] of players.entries()) {
+          if (replies[i]!.body.code !== 'R0') continue; // (an R1 "kept changing" is a provider's retry: nothing applied)
+          t.equal(
+            (await wallets[1]!.sim.store.player(p))?.balance.toFixed(),
+            '990',
+            `${p}: the R0 bet is in the ledger the other process reads`,
+          );
+        }
+        t.ok(replies.filter((r) => r.body.code === 'R0').length >= 15, 'nearly all applied');
+      }
+    });
   }
 }

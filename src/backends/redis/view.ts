@@ -26,6 +26,8 @@ export interface Read {
 
 /** The keys of one callback's records and what the read and the commit check with them. */
 export interface Watch {
+  /** The generation its keys are of. */
+  gen: number;
   /** Generation, marker, player, transaction, its claim, and round and settled round when it has one. */
   watched: string[];
   /** The 64-bit hashes of the transaction id and of the round (when it has one): forgotten or not. */
@@ -44,6 +46,7 @@ export function watchOf(at: Generation, keys: RecordKeys, maxPlayers = Number.PO
   const key = at.keys(at.n);
   const { user_id, game_no } = keys;
   return {
+    gen: at.n,
     watched: [
       at.genKey,
       at.markerKey,
@@ -98,7 +101,10 @@ export async function readView(
 /**
  * The view of what Redis answered (a read, or a commit whose check failed): undefined when another
  * process reset the wallet meanwhile; throws when Redis lost the wallet's state (on a cluster,
- * `cluster`, a player listed but gone is that player's loss only: Generation.lostPlayer).
+ * `cluster`, a player listed but gone is that player's loss only: Generation.lostPlayer). A read of
+ * keys of an older generation than Redis's is undefined too, even when `at` already follows the new
+ * one (another callback of this process saw the reset first): its values are of a ledger that is
+ * gone, and a decision on them would be written there, acknowledged and lost.
  */
 export function viewOf(
   at: Generation,
@@ -106,7 +112,7 @@ export function viewOf(
   [values, forgotten, listed, present, full]: ReadReply,
   cluster: boolean,
 ): Read | undefined {
-  if (at.follow(values[0]!, values[1]!)) return undefined;
+  if (at.follow(values[0]!, values[1]!) || values[0] !== String(watch.gen)) return undefined;
   if (!values[2] && listed === 1) throw at.lostPlayer(idOf(watch.user), cluster);
   if (present < watch.required.length) throw at.lost('no scenario key');
   return recordsView(values, forgotten, full, idOf(watch.user));
