@@ -21,7 +21,7 @@ t.test("every check's unit reads right for one chance and for many", async (t) =
     NO_RETRY_AFTER_REFUSAL: '3 transactions refused with R2, R3 or R4',
     NO_SETTLEMENT_BEFORE_BET_REPLY: '3 settlements of a round with bets',
     ROUNDS_SETTLED: '3 rounds opened',
-    NO_PREMATURE_RETRY: '3 resends',
+    NO_PREMATURE_RETRY: '3 resends while the attempt before was unanswered',
   };
   for (const c of CHECKS) {
     t.not(count(1, c.unit), count(3, c.unit), `${c.id}: one and many differ`);

@@ -85,7 +85,8 @@ t.test('the probe is a certified provider: wallet-sim grades it, lost replies an
   const { app, sim, url } = await listening({
     grading: { client_timeout_s: 1 },
     rules: [
-      { name: 'late-bet', when: { event_type: 'bet', user_id: 'usd' }, then: { delay_ms: 1500 }, times: 1 },
+      // Past the probe's 1 s time-out and its 500 ms back-off: its resend comes while the first is unanswered.
+      { name: 'late-bet', when: { event_type: 'bet', user_id: 'usd' }, then: { delay_ms: 2500 }, times: 1 },
       { name: 'lost-settlement', when: { event_type: 'bet_result', user_id: 'usd' }, then: { drop_connection: true }, times: 1 },
     ],
   });

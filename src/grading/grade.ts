@@ -46,10 +46,12 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
     const pending = tally.pending(user);
     const status: CheckStatus = list.length || more ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
     const failed = list.length + more;
+    const excused = tally.excused(user);
+    const passed = Math.max(0, exercised - failed - pending - excused);
     const detail =
       status === 'not_exercised'
         ? `not exercised: ${c.idle}`
-        : `${count(exercised, c.unit)}: ${exercised - Math.min(exercised, failed) - pending} passed, ${failed} failed, ${pending} still within a window`;
+        : `${count(exercised, c.unit)}: ${passed} passed, ${failed} failed, ${pending} still within a window${excused ? `, ${excused} excused (${c.excused ?? 'not judged'})` : ''}`;
     return {
       id: c.id,
       side: 'provider' as const,

@@ -9,6 +9,7 @@ import { bodyDigest, sha256Hex } from '../kernel/digest.js';
  * - RETRY_UNCHANGED: whether a resend is the same body, timestamp aside (the digest, exact), and
  *   which fields changed when it is not (a short digest per field);
  * - NO_RETRY_AFTER_REFUSAL: what makes two bets or settlements the same but for their ids (`stake`);
+ * - RETRY_SAME_TRANSACTION: whether a bet under a new id carries the lost one's bets (`stake`, `indexes`);
  * - a violation's evidence: the request as it came (a bounded excerpt of its JSON).
  */
 
@@ -30,6 +31,8 @@ export interface GradedBody {
   fields?: Record<string, string | number | boolean | null>;
   /** Currency, totals and the bets' types and amounts (sorted): the same stake under another transaction_id. */
   stake: string;
+  /** The bets' bet_index values (sorted, as JSON), when any bet has one: which bets of the round these are. */
+  indexes?: string;
   /** The start of the body's JSON, at most BODY_EXCERPT_CHARS (with the total length when cut). */
   excerpt: string;
   /** Characters of the body as received. */
@@ -91,6 +94,25 @@ function stakeOf(body: Record<string, unknown> | undefined): string {
   return text.length <= STAKE_CHARS ? text : `sha256:${sha256Hex(text)}`;
 }
 
+/** The bets' (or bet results') bet_index values, sorted, as JSON; undefined when none has one. */
+function indexesOf(body: Record<string, unknown> | undefined): string | undefined {
+  const data = record(body?.data) ?? {};
+  const items = Array.isArray(data.bets) ? data.bets : Array.isArray(data.bet_results) ? data.bet_results : [];
+  const indexes = items.map((b) => record(b)?.bet_index).filter((i) => i !== undefined);
+  if (!indexes.length) return undefined;
+  const text = JSON.stringify(indexes.map((i) => JSON.stringify(i)).sort());
+  return text.length <= STAKE_CHARS ? text : `sha256:${sha256Hex(text)}`;
+}
+
+/**
+ * Whether two bets (or settlements) of one round carry the same bets: the same stake (currency,
+ * totals, types and amounts), and the same bet_index values unless either has none. Two chips of
+ * one round under their own bet_index are two bets, even of the same type and amount.
+ */
+export function sameBets(a: GradedBody, b: GradedBody): boolean {
+  return a.stake === b.stake && (a.indexes === undefined || b.indexes === undefined || a.indexes === b.indexes);
+}
+
 function excerptOf(body: unknown, chars: number, raw?: string): string {
   // The text as received when the route has it: no JSON to write (a string of its own when cut).
   if (raw !== undefined)
@@ -129,6 +151,8 @@ export function gradedBody(body: unknown, chars: number, raw?: string): GradedBo
   };
   const fields = object ? fieldDigests(object) : undefined;
   if (fields) graded.fields = fields;
+  const indexes = indexesOf(object);
+  if (indexes !== undefined) graded.indexes = indexes;
   return graded;
 }
 

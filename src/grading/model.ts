@@ -139,17 +139,27 @@ export function recordReport(p: Player, a: Attempt, balance: number): void {
 }
 
 /**
- * The slot of the latest reply with a balance that was written before `at` (the session's time a
- * callback arrived) to a callback journalled before `id`: what the provider could have read when
- * it sent that callback. -1 when there is none (or none kept).
+ * How long before a callback's arrival a reply must have been written for the provider to have
+ * surely read it before sending that callback. A callback sent before the reply was read can
+ * still arrive after it was written: its bytes were on the way (a network's round trip, up to
+ * 300 ms across continents), or waited for this process's turn behind the callback that reply
+ * answered (two bets sent at once over loopback arrive a millisecond after the first one's reply).
+ * Half a second covers both; a provider that bets later than that, with the reply in hand, is judged.
  */
-export function reportBefore(p: Player, at: number, id: number): number {
+export const REPLY_READ_MARGIN_MS = 500;
+
+/**
+ * The slot of the latest reply with a balance that was written at least `margin` ms before `at`
+ * (the session's time a callback arrived) to a callback journalled before `id`: what the provider
+ * surely had read when it sent that callback. -1 when there is none (or none kept).
+ */
+export function reportBefore(p: Player, at: number, id: number, margin: number): number {
   let best = -1;
   const by = p.reportedBy;
   if (!by) return best;
   for (let i = 0; i < Math.min(p.reports, REPORTS_KEPT); i++) {
     const r = by[i]!;
-    if (r.id < id && r.knownAt! <= at && (best < 0 || r.knownAt! > by[best]!.knownAt!)) best = i;
+    if (r.id < id && r.knownAt! + margin <= at && (best < 0 || r.knownAt! > by[best]!.knownAt!)) best = i;
   }
   return best;
 }

@@ -16,6 +16,8 @@ export class Tally {
   private readonly moreBy = new Map<string, number>();
   /** Open windows: key → the player. */
   private readonly pendingBy = new Map<string, string>();
+  /** Chances the provider could not be judged on (the check's `excused` says why), per player: few, so a Map. */
+  private readonly excusedBy = new Map<string, number>();
 
   /** Grows with every change: the dashboard is told of a change when the session's sum grows. */
   version = 0;
@@ -70,6 +72,19 @@ export class Tally {
 
   unpend(key: string): void {
     if (this.pendingBy.delete(key)) this.version++;
+  }
+
+  /** One of the player's chances is excused: counted apart, neither passed nor failed. */
+  excuse(user: string): void {
+    this.version++;
+    this.excusedBy.set(user, (this.excusedBy.get(user) ?? 0) + 1);
+  }
+
+  excused(user?: string): number {
+    if (user !== undefined) return this.excusedBy.get(user) ?? 0;
+    let n = 0;
+    for (const k of this.excusedBy.values()) n += k;
+    return n;
   }
 
   exercised(user?: string): number {

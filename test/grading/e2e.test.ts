@@ -15,17 +15,21 @@ import { bet, listen, login, result } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { attempt, reliably } from './provider.js';
 import { openSimulator } from '../../src/app/compose.js';
+import { REPLY_READ_MARGIN_MS } from '../../src/grading/model.js';
 
 const CERT = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'certification.json'), 'utf8')) as Scenario;
 const usd = { currency: 'USD' };
-/** The provider's time-out: 1 s, declared in grading.client_timeout_s; the slow bet takes 1.5 s. */
+/**
+ * The provider's time-out: 1 s, declared in grading.client_timeout_s; the slow bet takes 2.5 s, so
+ * its resend (after the time-out and a 600 ms back-off) comes while it is still unanswered.
+ */
 const TIMEOUT_MS = 1000;
 const well = { timeoutMs: TIMEOUT_MS, backoffMs: 600 };
 
 async function certification(t: Test, grading: Scenario['grading'] = {}, options: { adminToken?: string } = {}) {
   const doc: Scenario = {
     ...CERT,
-    rules: CERT.rules!.map((r) => (r.then.delay_ms ? { ...r, then: { delay_ms: 1500 } } : r)),
+    rules: CERT.rules!.map((r) => (r.then.delay_ms ? { ...r, then: { delay_ms: 2500 } } : r)),
     grading: { ...CERT.grading, client_timeout_s: 1, retry_window_s: 10, round_max_age_s: 60, ...grading },
   };
   const sim = await openSimulator(compileScenario(doc, 'certification (test)'), new MemoryBackend());
@@ -65,10 +69,15 @@ t.test('a well-behaved provider plays certification.json: every check exercised,
     if (l?.code !== 'R0') l = await reliably(url, login(user), well); // refused: log in again before any bet
     t.equal(l?.code, 'R0', `${user} logged in`);
     const b = await round(user, `${user}-G1`);
-    if (b?.code === 'R4') await round(user, `${user}-G2`, Math.min(5, b.latest_balance ?? 0)); // within the reported balance
+    if (b?.code === 'R4') {
+      // A player picks a new stake within the reported balance: a moment later, so that the bet is
+      // judged against that balance (one within REPLY_READ_MARGIN_MS of a reply may not have read it).
+      await sleep(2 * REPLY_READ_MARGIN_MS);
+      await round(user, `${user}-G2`, Math.min(5, b.latest_balance ?? 0));
+    }
   };
   await Promise.all(['cert-lost-bet', 'cert-lost-settlement', 'cert-r1-settlement', 'cert-slow-bet', 'cert-r4', 'cert-locked'].map(play));
-  // The slow bet's late reply (1.5 s) is written before grading.
+  // The slow bet's late reply (2.5 s) is written before grading.
   await until(
     async () => ((await (await fetch(`${base}/admin/journal?user_id=cert-slow-bet&event_type=bet`)).json()) as { entries: any[] }).entries,
     (entries) => entries.some((e) => e.reply?.client_gone),
@@ -133,7 +142,7 @@ t.test('settles while the bet is in flight (report asked mid-delay)', async (t) 
   const { url, report } = await certification(t);
   await attempt(url, login('cert-slow-bet'), TIMEOUT_MS);
   const slow = attempt(url, bet('cert-slow-bet', 'G1', [['1', 'P', 10]], usd), 5000); // waits, but settles meanwhile
-  // Settle once the bet has arrived (its first bet counts for LOGIN_BEFORE_BET): it is then held 1.5 s.
+  // Settle once the bet has arrived (its first bet counts for LOGIN_BEFORE_BET): it is then held 2.5 s.
   t.ok(await eventually(async () => status(await report(), 'LOGIN_BEFORE_BET').exercised > 0, 5000), 'the bet arrived');
   await attempt(url, result('cert-slow-bet', 'G1', [['1', 'P', 10, 0]], usd), TIMEOUT_MS);
   const during = await report();

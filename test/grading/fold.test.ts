@@ -422,6 +422,77 @@ t.test('ROUNDS_SETTLED: a refusal a rule forced or the upstream answered ends th
   }
 });
 
+t.test('ROUNDS_SETTLED: a round the provider could do no more for is counted as excused, never as passed', async (t) => {
+  const dead = { client_timeout_s: 1, max_attempts: 3, retry_window_s: 5, round_max_age_s: 25 };
+  const late = (ats: number[], user = u, game = 'G1') => ats.map((at) => bet(user, `b-${user}`, at, { game, ms: 3 * S, gone: true }));
+  const excused =
+    '1 excused (left to the operator: the provider could not settle them, its settlement or a resend of the opening bet refused with R2–R4 by a scenario rule or the upstream, or every attempt of the opening bet, up to max_attempts, left unanswered)';
+  const rows: [string, Cb[], string, string][] = [
+    [
+      'every attempt of the bet lost, up to max_attempts',
+      late([100, 1700, 3600]),
+      'pass',
+      `1 round opened: 0 passed, 0 failed, 0 still within a window, ${excused}`,
+    ],
+    [
+      'beside a round settled as usual',
+      [...late([100, 1700, 3600]), bet('p2', 'b2', 0), settle('p2', 's2', 100)],
+      'pass',
+      `2 rounds opened: 1 passed, 0 failed, 0 still within a window, ${excused}`,
+    ],
+    ['the bet lost twice of 3, then given up', late([100, 1700]), 'fail', '1 round opened: 0 passed, 1 failed, 0 still within a window'],
+    [
+      'the bet given up on, but another bet of the round read as R0: the provider knows its round is open',
+      [...late([100, 1700, 3600]), bet(u, 'b3', 4000, { total: 5 })],
+      'fail',
+      '1 round opened: 0 passed, 1 failed, 0 still within a window',
+    ],
+    [
+      'given up on and settled anyway: settled',
+      [...late([100, 1700, 3600]), settle(u, 's1', 4600)],
+      'pass',
+      `1 round opened: 0 passed, 0 failed, 0 still within a window, ${excused}`,
+    ],
+  ];
+  for (const [name, cbs, want, detail] of rows) {
+    const c = run(cbs, 60 * S, dead).checks.find((c) => c.id === 'ROUNDS_SETTLED')!;
+    t.equal(c.status, want, `${name}: ${c.violations[0]?.message ?? 'no violation'}`);
+    t.equal(c.detail, detail, name);
+  }
+  // A forced refusal of the settlement (validation-failure.json): excused as well, per player.
+  const g = newGrader({ ...DEFAULT_THRESHOLDS, round_max_age_s: 10 });
+  const steps = [
+    { tx: 'b1', event: 'bet', code: 'R0', applied: true, imposed: false },
+    { tx: 's1', event: 'bet_result', code: 'R3', applied: false, imposed: true },
+  ];
+  steps.forEach((s, i) => {
+    const at = T0 + i * S;
+    const a = g.arrive({
+      id: i + 1,
+      at,
+      user: u,
+      event: s.event,
+      tx: s.tx,
+      game: 'G1',
+      total: 1,
+      body: {},
+      applied: s.applied,
+      imposed: s.imposed,
+    });
+    g.complete(a, { end: at + 5, status: 200, body: { code: s.code, latest_balance: 1 }, dropped: false, clientGone: false });
+  });
+  const mine = reportOf(g, {
+    now: new Date(T0 + 60 * S),
+    scenario: 'test',
+    session: { id: 's', started_at: new Date(T0).toISOString(), seed: null },
+    userId: u,
+  });
+  t.match(
+    mine.checks.find((c) => c.id === 'ROUNDS_SETTLED')!.detail,
+    /^1 round opened: 0 passed, 0 failed, 0 still within a window, 1 excused \(/,
+  );
+});
+
 t.test('LOST_REPLY_RETRIED and FAILED_SETTLEMENT_RETRIED: after max_attempts attempts, giving up is right', async (t) => {
   const th = { max_attempts: 3, min_retry_gap_ms: 100 };
   const lost = (tx: typeof bet, id: string, n: number) => Array.from({ length: n }, (_, i) => tx(u, id, i * 2 * S, { drop: true }));

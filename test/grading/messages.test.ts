@@ -96,7 +96,32 @@ const ROWS: Row[] = [
     now: 10 * S,
     journal: [bet(u, 'b1', 0, { code: 'R4' }), bet(u, 'b2', S, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R3' })],
     message:
-      'bet_result s1 of p1 (#3) settles round G1, but no bet of that round was answered R0: bet b1 was refused with R4 (#1); bet b2 was answered R1 (#2), not applied or not known to be, and was not resent, so the provider could not know whether it was applied',
+      'bet_result s1 of p1 (#3) settles round G1, but no bet of that round was answered R0: bet b1 was refused with R4 (#1), so it staked nothing; bet b2 was answered R1 (#2), not applied or not known to be, and was not resent, so the provider could not know whether it was applied',
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    now: 10 * S,
+    // each bet's consequence follows that bet: after the R3 the provider did know
+    journal: [bet(u, 'b1', 0, { code: 'R1' }), bet(u, 'b2', S, { code: 'R3' }), settle(u, 's1', 2 * S, { code: 'R3' })],
+    message:
+      'bet_result s1 of p1 (#3) settles round G1, but no bet of that round was answered R0: bet b1 was answered R1 (#1), not applied or not known to be, and was not resent, so the provider could not know whether it was applied; bet b2 was refused with R3 (#2), so it staked nothing',
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    now: 60 * S,
+    t: { client_timeout_s: 1, max_attempts: 3 },
+    // every attempt answered past the time-out, resent up to max_attempts, then settled anyway
+    journal: [...[0, 1600, 3500].map((at) => bet(u, 'b1', at, { ms: 3 * S, gone: true })), settle(u, 's1', 4600)],
+    message:
+      'bet_result s1 of p1 (#4) settles round G1, but no bet of that round was answered R0: the reply to bet b1 (#3) was lost, after 3 attempts (max_attempts 3: it was not to be resent again), so the provider could not know whether it was applied',
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    now: 60 * S,
+    t: { client_timeout_s: 1, max_attempts: 5 },
+    journal: [bet(u, 'b1', 0, { code: 'R1' }), bet(u, 'b1', 600, { code: 'R1' }), settle(u, 's1', 1200)],
+    message:
+      'bet_result s1 of p1 (#3) settles round G1, but no bet of that round was answered R0: bet b1 was answered R1 (#2), not applied or not known to be, after 2 attempts, and it was not resent again, so the provider could not know whether it was applied',
   },
   {
     check: 'NO_SETTLEMENT_OF_REFUSED_BET',
@@ -211,9 +236,10 @@ for (const row of ROWS) {
         t.match(said, /^R[234]$/, 'only R2–R4 are refusals');
       }
       t.notMatch(v.message, /refused \(?R[01]|refused with R[01]/, 'R0 and R1 are never called refused');
-      if (/staked nothing/.test(v.message))
-        for (const id of v.journal_ids.filter((id) => entries[id - 1]!.event_type === 'bet'))
-          t.match(code(id), /^R[234]$/, `"staked nothing" only of bets refused with R2–R4 (#${id})`);
+      // Each bet's consequence follows that bet, in its own clause.
+      const staked = [...v.message.matchAll(/\(#(\d+)\)[^;#]*staked nothing/g)];
+      t.equal(staked.length, v.message.split('staked nothing').length - 1, `"staked nothing" follows the bet it is said of`);
+      for (const m of staked) t.match(code(Number(m[1])), /^R[234]$/, `"staked nothing" only of bets refused with R2–R4 (#${m[1]})`);
     }
   });
 }

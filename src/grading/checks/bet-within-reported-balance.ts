@@ -1,19 +1,23 @@
-import { describe } from '../attempt.js';
+import { type Attempt, describe } from '../attempt.js';
 import type { Reducer } from '../grader.js';
-import { reportBefore } from '../model.js';
+import { type Player, REPLY_READ_MARGIN_MS, REPORTS_KEPT, reportBefore } from '../model.js';
 
 const ID = 'BET_WITHIN_REPORTED_BALANCE';
 
 /**
  * A new bet's total is at most the latest_balance the provider had read for that player when it
- * sent the bet: from a reply written before the bet arrived. A reply written after (another of the
- * player's callbacks in flight at once) is not held against it.
+ * sent the bet: from a reply written at least REPLY_READ_MARGIN_MS before the bet arrived (more by
+ * how late this process stamped the bet, up to as much again). A reply written later (another of
+ * the player's callbacks in flight at once, whose reply the provider may not have read yet) is not
+ * held against it; but it may have been read, so a bet within the balance it reported (a win
+ * settled meanwhile) is not held against the older one either.
  */
 export const betWithinReportedBalance: Reducer = {
   arrive(g, a) {
     if (a.effect !== 'opens' || a.nth !== 0 || a.total === undefined) return;
     const p = g.player(a.user);
-    const slot = reportBefore(p, a.at, a.id);
+    // The bet may be stamped late by this process's lag (up to the margin again: a second in all).
+    const slot = reportBefore(p, a.at, a.id, REPLY_READ_MARGIN_MS + Math.min(a.lag ?? 0, REPLY_READ_MARGIN_MS));
     if (slot < 0) return;
     const report = p.reportedBy![slot]!;
     const balance = p.reportedBalance![slot]!;
@@ -21,7 +25,7 @@ export const betWithinReportedBalance: Reducer = {
     tally.exercise(a.user);
     // Both are JSON numbers as parsed: parsing keeps the order of the decimals written (equal
     // doubles are not "more"), so comparing the numbers is exact here.
-    if (a.total > balance)
+    if (a.total > balance && a.total > mayHaveRead(p, report, a))
       tally.violate(
         `${describe(a)} stakes ${a.total}, more than the balance ${balance} reported by the reply to #${report.id}`,
         [report, a],
@@ -29,3 +33,16 @@ export const betWithinReportedBalance: Reducer = {
       );
   },
 };
+
+/**
+ * The highest balance of the replies (to earlier callbacks) written after `sure` and before `a`
+ * arrived: whether the provider had read them cannot be told, so a bet within one is not judged.
+ */
+function mayHaveRead(p: Player, sure: Attempt, a: Attempt): number {
+  let most = -Infinity;
+  for (let i = 0; i < Math.min(p.reports, REPORTS_KEPT); i++) {
+    const r = p.reportedBy![i]!;
+    if (r.id < a.id && r.knownAt! > sure.knownAt! && r.knownAt! <= a.at) most = Math.max(most, p.reportedBalance![i]!);
+  }
+  return most;
+}

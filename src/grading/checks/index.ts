@@ -28,6 +28,8 @@ export interface Check {
   idle: string;
   /** What one chance is (the unit of `exercised`), for one and for many. */
   unit: Phrase;
+  /** Why a chance the check counts apart as excused (neither passed nor failed) is not held against the provider. */
+  excused?: string;
   reducer: Reducer;
 }
 
@@ -100,10 +102,10 @@ export const CHECKS: readonly Check[] = [
     id: 'NO_PREMATURE_RETRY',
     severity: 'error',
     reducer: noPrematureRetry,
-    unit: noun('resend'),
+    unit: { one: 'resend while the attempt before was unanswered', other: 'resends while the attempt before was unanswered' },
     title: 'Wait out its own time-out before resending',
     fix: 'Resend only after the previous attempt was answered, its connection closed, or client_timeout_s ran out; two copies in flight race each other.',
-    idle: 'no transaction was resent',
+    idle: 'no transaction was resent while its previous attempt was still unanswered (a resend after a reply or a dropped connection cannot be premature): play a player whose reply is delayed beyond client_timeout_s',
   },
   {
     id: 'RETRY_BACKOFF',
@@ -119,6 +121,8 @@ export const CHECKS: readonly Check[] = [
     severity: 'error',
     reducer: roundsSettled,
     unit: { one: 'round opened', other: 'rounds opened' },
+    excused:
+      'left to the operator: the provider could not settle them, its settlement or a resend of the opening bet refused with R2–R4 by a scenario rule or the upstream, or every attempt of the opening bet, up to max_attempts, left unanswered',
     title: 'Settle every round it opened, within round_max_age_s',
     fix: 'Send a bet_result for every round with an applied bet, a loss too (total_winloss = -total_bet_amount); keep retrying unsettled rounds.',
     idle: 'no bet was applied (R0), so no round was opened',
@@ -148,7 +152,7 @@ export const CHECKS: readonly Check[] = [
     unit: { one: 'bet placed after a reported balance', other: 'bets placed after a reported balance' },
     title: 'Bet within the latest_balance it was given',
     fix: 'Keep the latest_balance of every reply (R4 too) and refuse a bet above it before calling the wallet.',
-    idle: 'no bet came after a reply that reported a balance',
+    idle: 'no bet came half a second or more after a reply that reported a balance (a bet sooner than that may not have read it): bet again a moment after a reply',
   },
   {
     id: 'LOGIN_BEFORE_BET',

@@ -29,12 +29,33 @@ function betsKnown(round: Round): { state: 'applied' | 'refused' | 'open'; last?
   return { state: refused && last ? 'refused' : 'open', last };
 }
 
-/** What the provider last learnt of one bet: only facts the report can cite (an R0 is never among them here). */
-function betPhrase(a: Attempt): string {
-  if (DEFINITE.has(a.outcome)) return `bet ${a.tx} was refused with ${a.outcome} (#${a.id})`;
-  if (a.outcome === PROCESSING_FAILED) return `bet ${a.tx} was answered R1 (#${a.id}), not applied or not known to be, and was not resent`;
-  if (a.outcome === 'failed') return `the reply to bet ${a.tx} (#${a.id}) had no readable code and it was not resent`;
-  return `the reply to bet ${a.tx} (#${a.id}) was lost and it was not resent`;
+/**
+ * What the provider last learnt of one bet, and what that meant: only facts the report can cite (an
+ * R0 is never among them here). `applied`: an attempt of it the wallet applied whose R0 never reached
+ * the provider; `max`: max_attempts.
+ */
+function betPhrase(tx: Tx, max: number, applied: Attempt | undefined): string {
+  const a = tx.last;
+  if (DEFINITE.has(a.outcome)) {
+    const refused = `bet ${a.tx} was refused with ${a.outcome} (#${a.id})`;
+    return applied
+      ? `${refused}, though an earlier attempt (#${applied.id}) was applied and its reply lost, so the provider had no R0 for it: a refused bet is not settled (send a bet_result only for a bet answered R0)`
+      : `${refused}, so it staked nothing`;
+  }
+  const what =
+    a.outcome === PROCESSING_FAILED
+      ? `bet ${a.tx} was answered R1 (#${a.id}), not applied or not known to be,`
+      : `the reply to bet ${a.tx} (#${a.id}) ${a.outcome === 'failed' ? 'had no readable code' : 'was lost'}`;
+  // Its resends, if any: given up at max_attempts is as it should be (the consequence stands all the same).
+  const resent =
+    tx.count === 1
+      ? a.outcome === PROCESSING_FAILED
+        ? ' and was not resent'
+        : ' and it was not resent'
+      : tx.count >= max
+        ? `${a.outcome === PROCESSING_FAILED ? '' : ','} after ${tx.count} attempts (max_attempts ${max}: it was not to be resent again)`
+        : `${a.outcome === PROCESSING_FAILED ? '' : ','} after ${tx.count} attempts, and it was not resent again`;
+  return `${what}${resent}, so the provider could not know whether it was applied`;
 }
 
 /** No bet_result for a round none of whose bets was applied (as far as the provider knew). */
@@ -64,26 +85,14 @@ export const noSettlementOfRefusedBet: Reducer = {
       mark(round, ID);
       g.tally(ID).exercise(a.user);
     }
-    const bets = round.bets.values().map((t) => t.last);
     // An attempt the wallet applied whose R0 never reached the provider (a lost reply, then a resend refused):
     // the bet did stake, and the evidence cites that attempt too.
-    const applied = round.bets
-      .values()
-      .filter((t) => DEFINITE.has(t.last.outcome))
-      .map((t) => round.bets.applied(t.id))
-      .filter((x) => x !== undefined);
-    const phrase = (b: Attempt) => {
-      const first = applied.find((x) => x.tx === b.tx);
-      return first ? `${betPhrase(b)}, though an earlier attempt (#${first.id}) was applied and its reply lost` : betPhrase(b);
-    };
-    // Only definite refusals staked nothing; an R1, an unreadable or a lost reply leaves it unknown.
-    const consequence = applied.length
-      ? 'so the provider had no R0 for it: a refused bet is not settled (send a bet_result only for a bet answered R0)'
-      : bets.every((b) => DEFINITE.has(b.outcome))
-        ? 'so it staked nothing'
-        : 'so the provider could not know whether it was applied';
+    const txs = round.bets.values();
+    const appliedOf = (t: Tx) => (DEFINITE.has(t.last.outcome) ? round.bets.applied(t.id) : undefined);
+    const applied = txs.map(appliedOf).filter((x) => x !== undefined);
+    const phrases = txs.map((t) => betPhrase(t, g.t.max_attempts, appliedOf(t)));
     g.tally(ID).violate(
-      `${describe(a)} settles round ${a.game}, but no bet of that round was answered R0: ${bets.map(phrase).join('; ')}, ${consequence}`,
+      `${describe(a)} settles round ${a.game}, but no bet of that round was answered R0: ${phrases.join('; ')}`,
       [...applied, last!, a],
       a.tx,
     );

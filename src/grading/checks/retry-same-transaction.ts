@@ -1,6 +1,7 @@
 import { mark, marked, openWindow } from '../model.js';
 import { type Attempt, describe, movesMoney, seconds, UNCERTAIN } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
+import { asGraded, sameBets } from '../graded-body.js';
 
 const ID = 'RETRY_SAME_TRANSACTION';
 
@@ -17,9 +18,18 @@ const UNCERTAIN_WORDS: Partial<Record<Attempt['outcome'], string>> = {
 };
 
 /**
+ * Whether `a`, under a new transaction_id, is the uncertain callback `u` sent again. A round has one
+ * settlement, so any other bet_result of it is; a round may have several bets, so another bet is
+ * only when it carries the same bets (stake and bet_index values, as NO_RETRY_AFTER_REFUSAL compares
+ * them): a different chip added meanwhile is a bet of its own.
+ */
+const sentAgain = (u: Attempt, a: Attempt) => a.effect !== 'opens' || sameBets(asGraded(u.body), asGraded(a.body));
+
+/**
  * After a lost or failed (R1) bet or bet_result, and until that transaction gets a definite answer,
- * no callback of the same player, event_type and game_no may arrive under a new transaction_id:
- * the wallet may already have applied the first one (double debit, double credit).
+ * the same callback (same player, event_type and game_no; for a bet, the same bets) may not arrive
+ * under a new transaction_id: the wallet may already have applied the first one (double debit,
+ * double credit).
  */
 export const retrySameTransaction: Reducer = {
   known(g, a, tx) {
@@ -60,7 +70,7 @@ export const retrySameTransaction: Reducer = {
     const map = all.size ? all.get(keyOf(a)) : undefined;
     if (!map) return;
     for (const [id, w] of map) {
-      if (id === a.tx || w.uncertain.knownAt! > a.at) continue;
+      if (id === a.tx || w.uncertain.knownAt! > a.at || !sentAgain(w.uncertain, a)) continue;
       map.delete(id);
       if (!map.size) all.delete(keyOf(a));
       const tally = g.tally(ID);

@@ -1,22 +1,41 @@
 import { marked, mark } from '../model.js';
-import { DEFINITE, describe, seconds } from '../attempt.js';
-import type { Grader, Reducer } from '../grader.js';
+import { type Attempt, DEFINITE, describe, seconds, UNCERTAIN } from '../attempt.js';
+import type { Grader, Reducer, Round, Tx } from '../grader.js';
+import { SUCCESS } from '../../protocol/seed/codes.js';
 
 const ID = 'ROUNDS_SETTLED';
 const LATE = `${ID}:late`;
-/** The provider did its part: the round's settlement, or its applied bet, was refused by an answer not of wallet-sim's rules. */
+/** The provider did its part and could do no more: the round is excused (counted apart, not passed). */
 const ENDED = `${ID}:ended`;
+
+/** Whether the provider read an R0 for one of the round's bets: then it knows the round is open. */
+const betReadR0 = (round: Round) => round.bets.values().some((t) => t.resolved?.outcome === SUCCESS || t.last.outcome === SUCCESS);
+
+/** A bet transaction given up on as it should be: max_attempts attempts, the last one left unanswered (lost, R1, no readable code). */
+const exhausted = (g: Grader, tx: Tx) => !tx.resolved && tx.count >= g.t.max_attempts && UNCERTAIN.has(tx.last.outcome);
+
+/**
+ * Whether `a` ended the provider's part in an open round: a definite refusal (R2–R4) that a scenario
+ * rule forced or the upstream answered, read for its settlement or a resend of its opening bet; or
+ * every bet the wallet applied given up on after max_attempts unanswered attempts, with no bet of
+ * the round read as R0. Either way it may not resend (NO_RETRY_AFTER_REFUSAL, RETRY_BACKOFF) nor
+ * settle (NO_SETTLEMENT_OF_REFUSED_BET): the operator resolves the round.
+ */
+function ends(g: Grader, a: Attempt, round: Round): boolean {
+  const opener = round.opener!.tx;
+  if (a.imposed && DEFINITE.has(a.outcome)) return a.effect === 'settles' || (a.effect === 'opens' && a.tx === opener);
+  if (a.effect !== 'opens' || !UNCERTAIN.has(a.outcome) || betReadR0(round)) return false;
+  return round.bets.values().every((t) => !(t.id === opener || round.bets.applied(t.id)) || exhausted(g, t));
+}
 
 /**
  * Every round opened by an R0 bet is settled within round_max_age_s: pending while it is younger,
  * failed once it is older — seen when it is settled late, or by a report while it is still open
  * (a late settlement does not undo that). Nothing is held per round but the open rounds themselves.
  *
- * A round stops being waited for when the provider read a definite refusal (R2–R4) that a scenario
- * rule forced or the upstream answered (proxy mode) to its settlement, or to a resend of the bet
- * that opened it: the provider sent what it had to, and resending it would break
- * NO_RETRY_AFTER_REFUSAL; what is left is the operator's to resolve. A refusal of wallet-sim's own
- * rules (a settlement whose stake or round is wrong) leaves the round waiting for a correct one.
+ * A round stops being waited for, and is counted as excused, when the provider could do no more
+ * (`ends`). A refusal of wallet-sim's own rules (a settlement whose stake or round is wrong) leaves
+ * the round waiting for a correct one.
  */
 export const roundsSettled: Reducer = {
   arrive(g, a) {
@@ -39,13 +58,13 @@ export const roundsSettled: Reducer = {
     }
   },
   known(g, a) {
-    if (!a.imposed || !DEFINITE.has(a.outcome) || a.round === undefined) return;
+    if (a.round === undefined || !(DEFINITE.has(a.outcome) || UNCERTAIN.has(a.outcome))) return;
     const round = g.roundOf(a);
-    if (!round?.opener || round.settlement || marked(round, LATE)) return;
-    if (a.effect === 'settles' || (a.effect === 'opens' && a.tx === round.opener.tx)) {
-      mark(round, ENDED);
-      g.tally(ID).unpend(a.round);
-    }
+    if (!round?.opener || round.settlement || marked(round, LATE) || marked(round, ENDED) || !ends(g, a, round)) return;
+    mark(round, ENDED);
+    const tally = g.tally(ID);
+    tally.unpend(a.round);
+    tally.excuse(round.user);
   },
   report(g: Grader, now: number) {
     const maxAge = g.t.round_max_age_s * 1000;
