@@ -77,7 +77,18 @@ t.test('a wrong option is a StartFailure that says what to do; nothing keeps run
     [{ scenario: 'no-such' }, /no bundled scenario of that name.*certification/s],
     [{ headersTimeoutMs: 5000, requestTimeoutMs: 1000 }, /--headers-timeout-ms \(5000\) must not exceed/],
     [{ store: 'redis', redisCluster: '127.0.0.1:1', redisPrefix: 'w{x}:' }, /--redis-prefix "w\{x\}:" holds .*without braces/],
-    [{ data: '/tmp/wallet.json' }, /--data \/tmp\/wallet\.json is for --store file, but the store is memory: .*add --store file/],
+    [
+      { data: '/tmp/wallet.json' },
+      /the `data` option \/tmp\/wallet\.json is for the `store` option file, but the store is memory: .*add the `store` option file/,
+    ],
+    [
+      { store: 'redis' },
+      /the `store` option redis needs the `redisUrl` option, e\.g\. redis:\/\/127\.0\.0\.1:6379, or the `redisCluster` option/,
+    ],
+    [
+      { store: 'redis', redisUrl: 'redis://127.0.0.1:1', redisCluster: '127.0.0.1:2' },
+      /the `redisUrl` option and the `redisCluster` option name two Redis/,
+    ],
   ];
   for (const [options, message] of cases) {
     const failed = await startSimulator(options as never).then(

@@ -95,21 +95,21 @@ export function checkOptions(o: ServeOptions, name: OptionNaming = CLI_NAMING): 
   if (pathProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(pathProblem));
   const file = resolveScenario(o.scenario);
   if (file === undefined) throw new StartFailure(MESSAGES.SCENARIO_UNKNOWN(o.scenario, bundledScenarios()));
+  const [store, data, url, cluster] = (['store', 'data', 'redisUrl', 'redisCluster'] as const).map((o) => name.option(o));
+  const alsoEnv = (camel: string) => (name.env(camel) ? ` (or ${name.env(camel)})` : '');
   if (o.store === 'redis' && !o.redisUrl && !o.redisCluster)
     throw new StartFailure(
-      MESSAGES.OPTION_INVALID(
-        '--store redis needs --redis-url <url> (or WALLET_SIM_REDIS_URL), e.g. --redis-url redis://127.0.0.1:6379, or --redis-cluster host:port,…',
-      ),
+      MESSAGES.OPTION_INVALID(`${store} redis needs ${url}${alsoEnv('redisUrl')}, e.g. redis://127.0.0.1:6379, or ${cluster} host:port,…`),
     );
   // A data file named but another store chosen would be a wallet that silently keeps nothing.
   if (o.data && o.store !== 'file')
     throw new StartFailure(
       MESSAGES.OPTION_INVALID(
-        `--data ${o.data} is for --store file, but the store is ${o.store}: nothing would be written there; add --store file to keep the wallet in that file, or leave out --data (and WALLET_SIM_DATA)`,
+        `${data} ${o.data} is for ${store} file, but the store is ${o.store}: nothing would be written there; add ${store} file to keep the wallet in that file, or leave out ${data}${alsoEnv('data')}`,
       ),
     );
   if (o.redisUrl && o.redisCluster)
-    throw new StartFailure(MESSAGES.OPTION_INVALID('--redis-url and --redis-cluster name two Redis: give one of them'));
+    throw new StartFailure(MESSAGES.OPTION_INVALID(`${url} and ${cluster} name two Redis: give one of them`));
   const prefixProblem = o.redisCluster && clusterPrefixProblem(o.redisPrefix);
   if (prefixProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(prefixProblem));
   const limitProblem = limitsProblem(o);
