@@ -282,6 +282,8 @@ export interface Grading<S = unknown> {
   current(): Promise<S>;
   /** Begins a new session (for every process); `keepLogins`: logged-in players stay so. */
   begin(keepLogins: boolean): Promise<void>;
+  /** The session began on a restarted wallet's players (Backend.resumed): their logins are not its to judge. */
+  resume?(players: readonly string[]): void;
   /** The scenario's thresholds changed without a reset: the session grades with them from now. */
   use(thresholds: Thresholds): void;
 }

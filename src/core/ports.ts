@@ -104,6 +104,11 @@ export interface Backend {
    * another process changes it or resets the wallet; a local one resolves with nothing.
    */
   join(scenario: Scenario, players: readonly Change[], adopt: (scenario: Scenario) => void): Promise<Scenario | undefined>;
+  /**
+   * After join: the players a local store already held when this process started (a file store
+   * restarted under a running client), whose logins happened before any session of this process.
+   */
+  readonly resumed?: readonly string[];
   /** `PUT /admin/scenario` here: the other processes of a shared backend adopt it. */
   publishScenario(scenario: Scenario): Promise<void>;
   /** `POST /admin/reset` here: the other processes of a shared backend start over too. */

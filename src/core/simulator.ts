@@ -186,6 +186,7 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
       () => opened.seed,
       () => opened.walletGrading,
     );
+    if (backend.resumed?.length) sim.gradings.resume?.(backend.resumed);
     return sim;
   }
 

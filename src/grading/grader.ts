@@ -47,6 +47,8 @@ export class Grader {
   /** Rounds opened and not settled: never forgotten (ROUNDS_SETTLED and open_rounds read them). */
   readonly open: Map<string, Round>;
   readonly players = new Map<string, Player>();
+  /** Players a restarted wallet held when the session began (Grading.resume): their logins came before it. */
+  resumed: ReadonlySet<string> = new Set();
   readonly tallies: ReadonlyMap<CheckId, Tally>;
   readonly findings = new Map<string, Map<string, number>>();
   readonly timing = new Timing();

@@ -48,6 +48,10 @@ export class LocalGrading implements Grading<GradingSession> {
     return Promise.resolve();
   }
 
+  resume(players: readonly string[]): void {
+    this.session.grader.resumed = new Set(players);
+  }
+
   use(thresholds: Thresholds): void {
     this.thresholds = thresholds;
     const session = this.session; // what arrived before the change is graded with the thresholds of then

@@ -31,5 +31,6 @@ export class GradingSession {
     if (wallet) this.wallet = new WalletGrader(wallet);
     // A session begun by clearing the journal keeps the wallet: its logged-in players stay logged in.
     if (carried) for (const p of carried.players.values()) if (marked(p, LOGGED_IN)) mark(this.grader.player(p.user), LOGGED_IN);
+    if (carried) this.grader.resumed = carried.resumed;
   }
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -102,7 +103,7 @@ t.test('a lock whose pid now belongs to an unrelated process (a reused pid) is t
   await writeLock(held, { pid: other.pid!, start });
   await t.rejects(FilePersistence.open(held), {
     message: new RegExp(
-      `held\\.json: is in use by process ${other.pid}, running since ${start} \\(lock .*held\\.json\\.lock\\); stop that process or use another --data`,
+      `held\\.json: is in use by process ${other.pid}, running since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(lock .*held\\.json\\.lock\\); stop that process or use another --data`,
     ),
   });
 
@@ -127,8 +128,21 @@ t.test('a second store on the same data file in a live process is refused; the f
   child.stdin!.write(`go ${data}\n`);
   t.equal((await answers.next()).value, `won ${data}`);
   await t.rejects(FilePersistence.open(data), {
-    message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d+`),
+    message: new RegExp(`wallet\\.json: is in use by process ${child.pid}, running since \\d{4}-\\d\\d-\\d\\dT`),
   });
+});
+
+t.test('the same data file by another name (a symbolic link to it, or to its folder) is the same wallet: refused while open', async (t) => {
+  const dir = await tempDir(t);
+  const data = join(dir, 'wallet.json');
+  const first = await FilePersistence.open(data);
+  t.teardown(() => first.close());
+  await symlink(data, join(dir, 'alias.json'));
+  await t.rejects(FilePersistence.open(join(dir, 'alias.json')), { message: /wallet\.json: is in use by this process/ });
+  await symlink(dir, `${dir}-link`);
+  t.teardown(() => unlink(`${dir}-link`));
+  await t.rejects(FilePersistence.open(join(`${dir}-link`, 'wallet.json')), { message: /wallet\.json: is in use by this process/ });
+  t.notOk(existsSync(join(dir, 'alias.json.000001.log')), 'no logs of its own beside the link');
 });
 
 t.test('two stores on one data file in one process: the second is refused while the first is open', async (t) => {

@@ -277,11 +277,13 @@ t.test('records are validated, not only type-checked: a bad amount stops start-u
   const settled = { op: 'round', user_id: 'p1', game_no: 'g1', currency: '', stake: '0', bets: [], settled: true } as const;
   const byKey = await tempData(t);
   await writeFile(byKey, `${header(0, 1)}\n${JSON.stringify(settled)}\n`);
+  await writeFile(`${byKey}.000001.log`, ''); // (beside a snapshot of log 0, log 1 always is)
   const k = await FilePersistence.open(byKey);
   t.same(await k.load(), [settled], 'a settled round by its key loads');
   await k.close();
   const good = await tempData(t);
   await writeFile(good, `${header(0, 2)}\n${JSON.stringify(player('p1', '0'))}\n${JSON.stringify(player('p2', '000123.4500'))}\n`);
+  await writeFile(`${good}.000001.log`, '');
   const s = await FilePersistence.open(good);
   t.same(await s.load(), [player('p1', '0'), player('p2', '000123.4500')], 'plain decimals load');
   await s.close();

@@ -75,3 +75,17 @@ export async function coveringHeader(path: string, covered: number, records: num
     records,
   };
 }
+
+/**
+ * Beside a snapshot of log n, log n+1 always exists (created before the snapshot is written, kept
+ * empty by a clean shutdown): without it, whatever it held is lost (a data file copied or restored
+ * without its logs). A version 1 snapshot predates the logs.
+ */
+export function checkNextLog(path: string, snapshot: SnapshotHeader, pending: readonly unknown[], snapshotOnDisk: boolean): void {
+  if (!snapshotOnDisk || pending.length || snapshot.version < 2) return;
+  const log = logPath(path, snapshot.log_seq + 1);
+  throw new StoreError(
+    log,
+    `is missing beside ${path}, the snapshot of everything up to log ${snapshot.log_seq}: the changes written since are lost unless it is restored (copy or mount the data file together with its .log files); only if the snapshot was taken after a clean shutdown with nothing written since, create ${log} as an empty file to start from it`,
+  );
+}

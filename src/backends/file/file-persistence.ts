@@ -1,12 +1,12 @@
 import { stat, unlink } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { Low } from 'lowdb';
 import type { Change } from '../../ledger/change.js';
 import { listLogs, LogWriter, logPath, readLog } from './change-log.js';
-import { acquireLock, type Lock } from './lock-file.js';
+import { acquireLock, type Lock, realDataPath } from './lock-file.js';
 import { SnapshotFile, syncDir } from './snapshot-file.js';
 import { emptySnapshot, type Snapshot } from './snapshot-format.js';
-import { checkCovered, checkNoGap, coveringHeader } from './covered-logs.js';
+import { checkCovered, checkNextLog, checkNoGap, coveringHeader } from './covered-logs.js';
 import { CompactionBackoff } from './compaction-backoff.js';
 import { type Deferred, deferred } from './deferred.js';
 import type { Persistence, StateRecords } from '../../ledger/store.js';
@@ -77,7 +77,7 @@ export class FilePersistence implements Persistence {
 
   /** Opens (or creates) the store at `path`: snapshot, then every log after it, a torn tail dropped. */
   static async open(path: string, options: FilePersistenceOptions = {}): Promise<FilePersistence> {
-    const full = resolve(path);
+    const full = await realDataPath(path);
     const dir = await stat(dirname(full)).catch(() => undefined);
     if (!dir?.isDirectory()) throw new StoreError(dirname(full), 'does not exist (the folder of --data); create it or choose another path');
     const lock = await acquireLock(full);
@@ -110,6 +110,7 @@ export class FilePersistence implements Persistence {
       for (const old of covered) await unlink(old.path); // compacted, not yet removed
     }
     checkNoGap(this.path, snapshot, pending, this.snapshotFile.bytes > 0);
+    checkNextLog(this.path, snapshot, pending, this.snapshotFile.bytes > 0);
 
     let truncateTo: number | undefined;
     for (const [i, l] of pending.entries()) {
@@ -125,12 +126,11 @@ export class FilePersistence implements Persistence {
     // or the simulator would seed it with the scenario's players again.
     const isNew = this.snapshotFile.bytes === 0 && !pending.length;
     this.loaded = records.length || isNew ? records : [{ op: 'clear' }];
-
-    // A new store gets its (empty) JSON document at once, so --data names a real file from the start.
-    if (this.snapshotFile.bytes === 0 && !pending.length) await this.db.write();
     const active = pending.at(-1) ?? { seq: snapshot.log_seq + 1, path: logPath(this.path, snapshot.log_seq + 1) };
     this.log = await LogWriter.open(active.path, active.seq, truncateTo);
     if (!pending.length) await syncDir(dirname(this.path));
+    // A new store's (empty) document is written at once, so --data names a real file: after its first log (checkNextLog).
+    if (isNew) await this.db.write();
     this.logs = pending.length ? pending : [active];
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { StoreError } from '../../ledger/store-error.js';
 
 /**
@@ -22,6 +22,21 @@ import { StoreError } from '../../ledger/store-error.js';
  * - A lock file of an earlier wallet-sim (a plain file holding a pid) is stale when that pid is
  *   gone or its process started after the file was written.
  */
+/**
+ * The data file itself, through any symbolic link to it or to its folder: one lock and one set of
+ * logs per file, whatever name a process was given for it (a link beside it would otherwise be a
+ * second, empty wallet on the same file).
+ */
+export async function realDataPath(path: string): Promise<string> {
+  const given = resolve(path);
+  return realpath(given).catch(() =>
+    realpath(dirname(given)).then(
+      (dir) => join(dir, basename(given)),
+      () => given,
+    ),
+  );
+}
+
 export async function acquireLock(data: string): Promise<Lock> {
   const path = `${data}.lock`;
   const me: Owner = {
@@ -116,7 +131,8 @@ async function clearIfStale(data: string, path: string): Promise<void> {
     );
   }
   if (why === 'live') {
-    const since = owner.start ? `, running since ${owner.start}` : '';
+    const started = await processStartMs(owner.pid);
+    const since = started ? `, running since ${new Date(started).toISOString()}` : '';
     throw new StoreError(data, `is in use by process ${owner.pid}${since} (lock ${path}); stop that process or use another --data`);
   }
   if (why === 'elsewhere') {

@@ -60,8 +60,11 @@ export class LocalBackend implements Backend {
     return this.store.failure;
   }
 
+  resumed?: readonly string[];
+
   async join(_scenario: unknown, players: readonly Change[]): Promise<undefined> {
-    if (!(await this.store.load())) await this.store.commit(players);
+    if (await this.store.load()) this.resumed = [...this.state.players.keys()];
+    else await this.store.commit(players);
     return undefined;
   }
 
