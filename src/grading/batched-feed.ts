@@ -24,6 +24,14 @@ const COUNT = 5;
  * before an earlier event is folded would let that event's windows close too soon. What it saves is
  * the fold's code and state brought back into the processor's caches for every callback
  * (docs/bench.md).
+ *
+ * Arrivals are folded in the order the callbacks arrived (their tickets), not the order their
+ * answers were decided: an arrival whose ticket is not the lowest still open waits, with every event
+ * queued after it, until the callbacks before it are folded (a callback decided late, proxy mode's
+ * upstream answering slowly, is folded in its place when it comes); then the waiting events are
+ * folded in their order. A resend answered before its slow first attempt would otherwise be graded
+ * as if sent before it (a negative gap: a premature retry, the provider blamed for the wallet's
+ * slowness).
  */
 export class BatchedFeed implements GradingFeed<PendingAttempt> {
   /** Events as flat groups of four: kind, then its three arguments. */
@@ -33,6 +41,11 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
   private issued = 0;
   /** A ticket of ours the grader numbered otherwise (never, but not assumed). */
   private readonly renumbered = new Map<number, number>();
+  /** The lowest of our tickets neither arrived nor settled yet, and those above it that are. */
+  private low = 1;
+  private readonly resolved = new Set<number>();
+  /** From an arrival that waits for an earlier ticket on: the events queued since, in their order. */
+  private waiting: unknown[] | undefined;
   private readonly onTurn = () => {
     this.scheduled = false;
     this.flush();
@@ -80,29 +93,50 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
     const q = this.queue;
     if (q.length === 0) return;
     this.queue = [];
+    for (let i = 0; i < q.length; i += 4) this.fold(q[i] as number, q[i + 1], q[i + 2], q[i + 3]);
+  }
+
+  private fold(kind: number, x: unknown, y: unknown, z: unknown): void {
     const g = this.g;
-    for (let i = 0; i < q.length; i += 4) {
-      try {
-        const kind = q[i];
-        if (kind === EXPECT) {
-          const ticket = g.expect(q[i + 1] as number);
-          if (ticket !== q[i + 2]) this.renumbered.set(q[i + 2] as number, ticket);
-        } else if (kind === SETTLE) g.settle(this.ticket(q[i + 1] as number));
-        else if (kind === ARRIVE) {
-          const ticket = q[i + 2] as number | undefined;
-          (q[i + 3] as PendingAttempt).attempt = g.arrive(q[i + 1] as Arrival, ticket === undefined ? undefined : this.ticket(ticket));
-        } else if (kind === COUNT) g.count(q[i + 1] as string | undefined, q[i + 2] as Iterable<string>);
-        else {
-          const a = (q[i + 1] as PendingAttempt).attempt;
-          if (a && kind === CLOSED) g.closed(a, q[i + 2] as number);
-          else if (a && kind === COMPLETE) g.complete(a, q[i + 2] as Completion);
-        }
-      } catch (error) {
-        // A fold that fails is a defect of grading, never the wallet's: the callbacks are answered all
-        // the same, and the next events are folded.
-        process.emitWarning(`grading could not fold an event (${String(error)}): report this as a defect of wallet-sim`);
+    try {
+      if (kind === EXPECT) {
+        const ticket = g.expect(x as number);
+        if (ticket !== y) this.renumbered.set(y as number, ticket);
+      } else if (kind === SETTLE) {
+        g.settle(this.ticket(x as number));
+        this.resolve(x as number);
+      } else if (kind === ARRIVE && (y === this.low || (this.waiting === undefined && y === undefined))) {
+        // (the lowest open ticket: folded now, even ahead of events that wait for it)
+        (z as PendingAttempt).attempt = g.arrive(x as Arrival, y === undefined ? undefined : this.ticket(y as number));
+        if (y !== undefined) this.resolve(y as number);
+      } else if (this.waiting !== undefined || kind === ARRIVE) {
+        // An earlier callback is still being decided: this waits for it, in order.
+        (this.waiting ??= []).push(kind, x, y, z);
+      } else if (kind === COUNT) g.count(x as string | undefined, y as Iterable<string>);
+      else {
+        const a = (x as PendingAttempt).attempt;
+        if (a && kind === CLOSED) g.closed(a, y as number);
+        else if (a && kind === COMPLETE) g.complete(a, y as Completion);
       }
+    } catch (error) {
+      // A fold that fails is a defect of grading, never the wallet's: the callbacks are answered all
+      // the same, and the next events are folded.
+      process.emitWarning(`grading could not fold an event (${String(error)}): report this as a defect of wallet-sim`);
     }
+  }
+
+  /** Our ticket arrived or settled: the events that waited are folded again, in order (some may wait on). */
+  private resolve(ticket: number): void {
+    if (ticket !== this.low) {
+      this.resolved.add(ticket);
+      return;
+    }
+    this.low++;
+    while (this.resolved.delete(this.low)) this.low++;
+    const waited = this.waiting;
+    if (!waited) return;
+    this.waiting = undefined;
+    for (let i = 0; i < waited.length; i += 4) this.fold(waited[i] as number, waited[i + 1], waited[i + 2], waited[i + 3]);
   }
 
   /** The grader's number of one of our tickets (used once: an arrival or a refusal settles it). */

@@ -60,7 +60,8 @@ function differences(n: number): string[] {
       }
       flying.push([direct.arrive({ ...arrival }), feed.arrive({ ...arrival })]);
     } else if (r < 0.45 && waiting.length) {
-      const [a, b, at] = waiting.splice(int(waiting.length), 1)[0]!;
+      // (in ticket order: a batched feed folds arrivals in that order, below; a grader fed at once, in call order)
+      const [a, b, at] = waiting.shift()!;
       if (chance(0.5)) {
         direct.settle(a);
         feed.settle(b);
@@ -179,4 +180,70 @@ t.test('a fold that throws is a warning, and the events after it are folded', as
   t.equal(g.txs.size, 1, 'the arrival after the failed fold is folded');
   await new Promise<void>((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
   t.match(warnings, [/grading could not fold an event \(Error: broken\)/], 'the failure is told, with what to do');
+});
+
+t.test('arrivals are folded in the order the callbacks arrived, not the order they were decided', async (t) => {
+  // A bet's first attempt (ticket 1) is decided late (a slow upstream); its resend (ticket 2) and the
+  // settlement (ticket 3) are decided and answered first. Folded in ticket order, the resend follows
+  // the attempt it resends and the settlement follows the resend's reply.
+  const thresholds = { ...DEFAULT_THRESHOLDS, client_timeout_s: 1, min_retry_gap_ms: 200 };
+  const batched = newGrader(thresholds);
+  const feed = new BatchedFeed(batched);
+  const direct = newGrader(thresholds);
+  const t0 = Date.UTC(2026, 10, 30);
+  const bet = (id: number, at: number): Arrival => ({
+    id,
+    at,
+    user: 'p1',
+    event: 'bet',
+    tx: 'b1',
+    game: 'G1',
+    total: 5,
+    body: { n: 1 },
+    applied: true,
+  });
+  const settle: Arrival = {
+    id: 4,
+    at: t0 + 1400,
+    user: 'p1',
+    event: 'bet_result',
+    tx: 's1',
+    game: 'G1',
+    total: 5,
+    body: {},
+    applied: true,
+  };
+  const reply = (end: number): Completion => ({
+    end,
+    status: 200,
+    body: { code: 'R0', latest_balance: 995 },
+    dropped: false,
+    clientGone: false,
+  });
+  const [first, resend, settlement] = [feed.expect(t0), feed.expect(t0 + 1300), feed.expect(t0 + 1400)];
+  // As decided: the resend, then the settlement, then (1.5 s after it came) the first attempt.
+  const r = feed.arrive(bet(3, t0 + 1300), resend);
+  feed.complete(r, reply(t0 + 1310));
+  const s = feed.arrive(settle, settlement);
+  feed.complete(s, reply(t0 + 1420));
+  const f = feed.arrive(bet(2, t0), first);
+  feed.complete(f, reply(t0 + 1500));
+  feed.flush();
+  // The same, fed at once in the order things happened.
+  const df = direct.arrive(bet(2, t0));
+  const dr = direct.arrive(bet(3, t0 + 1300));
+  direct.complete(dr, reply(t0 + 1310));
+  const ds = direct.arrive(settle);
+  direct.complete(ds, reply(t0 + 1420));
+  direct.complete(df, reply(t0 + 1500));
+  const now = t0 + 60_000;
+  t.equal(report(batched, now), report(direct, now), 'graded as if fed in the order the callbacks arrived');
+  const checks = reportOf(batched, { now: new Date(now), scenario: 't', session }).checks;
+  t.same(
+    checks.filter((c) => c.status === 'fail' && c.id !== 'LOGIN_BEFORE_BET').map((c) => c.id),
+    [],
+    'no premature retry, no settlement before the bet reply (no login here: that one is expected)',
+  );
+  t.equal(f.attempt?.nth, 0, 'the first attempt is the first');
+  t.equal(r.attempt?.nth, 1, 'the resend is the second');
 });
