@@ -41,6 +41,7 @@ export function excerptOf(a: Attempt, origin: number): ReportEvidence {
   if (a.closedAt !== undefined) e.closed_at = iso(a.closedAt);
   e.outcome = a.outcome;
   if (a.knownAt !== undefined) e.known_at = iso(a.knownAt);
+  e.attempt = a.nth + 1;
   if (a.headers && a.reply) {
     const body = a.body;
     // A graded body is kept as an excerpt of its JSON text: shown as the JSON it is, not as a string.
