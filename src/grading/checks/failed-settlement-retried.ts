@@ -72,7 +72,7 @@ export const failedSettlementRetried: Reducer = {
           : `the ${missed.after.outcome === 'failed' ? 'unreadable reply' : missed.after.outcome}`;
       g.tally(ID).amend(
         missed.v,
-        `; it was resent late: #${a.id} arrived ${seconds(a.at - missed.after.knownAt!)} after ${known} was known`,
+        `; it was resent late: #${a.id} arrived ${seconds(roughly(a.at - missed.after.knownAt!))} after ${known} was known`,
         a,
       );
       return;
@@ -91,6 +91,8 @@ interface Missed {
   after: Attempt;
   resend?: Attempt;
 }
+/** Whole seconds from 10 s on: "90 s", not "90.0 s" for 89,995 ms. */
+const roughly = (ms: number) => (ms < 10_000 ? ms : Math.round(ms / 1000) * 1000);
 const late = (g: Grader) => g.state(ID, () => new Map<string, Missed>());
 
 const ANSWERED: Record<string, string> = { lost: ' (its reply lost)', failed: ' (its reply had no readable code)' };
