@@ -5,6 +5,7 @@ import { DEFAULT_THRESHOLDS, grade, newGrader, reportOf, type Thresholds } from 
 import type { Completion } from '../../src/grading/attempt.js';
 import type { Grader } from '../../src/grading/grader.js';
 import { inPlay } from '../../src/grading/model.js';
+import { timingPhrases } from '../../src/grading/timing-text.js';
 import type { CheckId, Report } from '../../src/protocol/types.generated.js';
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 
@@ -91,6 +92,14 @@ t.test('the state is bounded: the oldest transactions and rounds are forgotten a
   const r = reportAt(g, 40 * S);
   t.same(r.forgotten, { transactions: 20, rounds: 25 });
   t.equal(r.open_rounds.length, 30, 'open rounds are never forgotten');
+});
+
+t.test('the timing profile in words: a long gap in seconds, not "90061 ms"', async (t) => {
+  const r = run([settle(u, 's1', 0, { code: 'R1' }), settle(u, 's1', 400, { code: 'R1' }), settle(u, 's1', 90_461)], 100 * S);
+  t.match(timingPhrases(r), [
+    'client time-out not observed (no caller closed a connection before its reply; declared 10 s)',
+    'retry gaps 400 ms first, 400 ms median, 90.1 s max (at least 500 ms) (!)',
+  ]);
 });
 
 t.test('the timing profile: observed time-out, retry gaps, most attempts', async (t) => {
