@@ -165,6 +165,16 @@ t.test('a violation keeps masked excerpts of the entries it cites', async (t) =>
   t.equal(v.decided_at, new Date(T0 + 5 + 60 * S).toISOString(), 'decided when the retry window ran out');
 });
 
+t.test('evidence of an attempt still unanswered when cited: its reply excerpt says it was not written yet', async (t) => {
+  // A premature resend: #1's reply (written 3 s later) was decided but not written when #2 arrived.
+  const r = run([bet(u, 'b1', 0, { ms: 3 * S }), bet(u, 'b1', 16)], 10 * S);
+  const v = r.checks.find((c) => c.id === 'NO_PREMATURE_RETRY')!.violations[0]!;
+  const first = v.evidence!.find((e) => e.journal_id === 1)!;
+  t.match(first, { fate: 'unanswered', outcome: 'waiting' });
+  t.notOk(first.replied_at, 'no time written: there was none yet');
+  t.match(first.reply, /^\{"not_yet_written":true,"decided":\{"status":200/, 'the reply quoted as decided, not as sent');
+});
+
 t.test('a transaction still in play is not forgotten: its resend after many others is a resend', async (t) => {
   const g = newGrader(DEFAULT_THRESHOLDS, { transactions: 10, rounds: 10 });
   const lost = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'lost', game: 'G0', total: 1, body: {}, applied: true });
