@@ -80,7 +80,8 @@ const ROWS: Row[] = [
     check: 'FAILED_SETTLEMENT_RETRIED',
     now: 100 * S,
     journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { drop: true })],
-    message: 'the resends of s1 stopped at #3 (its reply lost) before an R0, and it was not resent within 60 s, so its round was left unsettled',
+    message:
+      'the resends of s1 stopped at #3 (its reply lost) before an R0, and it was not resent within 60 s, so its round was left unsettled',
     ids: [2, 3],
   },
   {
@@ -259,7 +260,10 @@ for (const row of ROWS) {
       // Every attempt the message names is cited, and drawn: its evidence is kept with it.
       for (const m of v.message.matchAll(/#(\d+)/g)) {
         t.ok(v.journal_ids.includes(Number(m[1])), `"${v.message}": #${m[1]} is among the journal ids ${v.journal_ids.join(', ')}`);
-        t.ok(v.evidence?.some((e) => e.journal_id === Number(m[1])), `"${v.message}": #${m[1]} has its evidence`);
+        t.ok(
+          v.evidence?.some((e) => e.journal_id === Number(m[1])),
+          `"${v.message}": #${m[1]} has its evidence`,
+        );
       }
       for (const m of v.message.matchAll(/refused with (R\d)[^#;]*\(#(\d+)\)|\(#(\d+)\) was refused with (R\d)/g)) {
         const [said, id] = m[1] ? [m[1], Number(m[2])] : [m[4]!, Number(m[3])];
