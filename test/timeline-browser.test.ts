@@ -197,7 +197,7 @@ if (missing) {
         ],
       };
       const thresholds = { client_timeout_s: 10, min_retry_gap_ms: 500, retry_window_s: 60 };
-      await o.page.setContent(timelineSvg(v, { thresholds }));
+      await o.page.setContent(timelineSvg(v, { thresholds, check: 'LOST_REPLY_RETRIED' }));
       await timeoutWordsClear(t, o.page);
     });
 

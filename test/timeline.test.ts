@@ -43,9 +43,10 @@ function read(svg: string) {
   };
 }
 
-const cases: { name: string; v: ReportViolation; relayed?: boolean; want: Partial<ReturnType<typeof read>> }[] = [
+const cases: { name: string; v: ReportViolation; relayed?: boolean; check?: string; want: Partial<ReturnType<typeof read>> }[] = [
   {
     name: 'a dropped reply never resent: one lane, the arrival, a cross, the retry window that ran out, the decision at its end',
+    check: 'LOST_REPLY_RETRIED',
     v: {
       message: 'the reply to bet b1 of p1 (#1) was lost and the transaction was never resent within 10 s',
       journal_ids: [1],
@@ -145,7 +146,7 @@ const cases: { name: string; v: ReportViolation; relayed?: boolean; want: Partia
 
 t.test('a violation → its lanes and marks', async (t) => {
   for (const c of cases) {
-    const svg = timelineSvg(c.v, { thresholds, relayed: c.relayed });
+    const svg = timelineSvg(c.v, { thresholds, relayed: c.relayed, check: c.check });
     t.match(read(svg), c.want, c.name);
     t.notMatch(svg, /style=/, `${c.name}: no style attribute (the dashboard's CSP)`);
     t.match(svg, new RegExp(`viewBox="0 0 ${WIDTH} \\d+"`), `${c.name}: ${WIDTH} units wide`);
@@ -155,6 +156,109 @@ t.test('a violation → its lanes and marks', async (t) => {
       `${c.name}: every mark within the width`,
     );
   }
+});
+
+t.test("each check's own window, and gaps only between neighbouring attempts", async (t) => {
+  const th = { ...thresholds, round_max_age_s: 30 };
+  const windows = (svg: string) => [...svg.matchAll(/class="window" data-window="([a-z-]+)"/g)].map((m) => m[1]);
+  const gaps = (svg: string) => [...svg.matchAll(/class="gap"[^>]*\/><text[^>]*>([^<]+)</g)].map((m) => m[1]);
+  const rows: { name: string; check: string; v: ReportViolation; windows: string[]; gaps?: string[]; skipped?: string[] }[] = [
+    {
+      name: 'an R1 settlement never resent: the retry window it had, from when the R1 was read',
+      check: 'FAILED_SETTLEMENT_RETRIED',
+      v: {
+        message: 'bet_result s1 of p1 (#1) was answered R1, and it was not resent within 10 s, so its round was left unsettled',
+        journal_ids: [1],
+        decided_at: iso(10_005),
+        evidence: [ev(1, 's1', 0, { end: 5, fate: 'written', outcome: 'R1', known_at: iso(5), attempt: 1 })],
+      },
+      windows: ['retry'],
+    },
+    {
+      name: 'an R1 settlement resent late: the window that ran out, none for the late resend',
+      check: 'FAILED_SETTLEMENT_RETRIED',
+      v: {
+        message:
+          'bet_result s1 of p1 (#1) was answered R1, and it was not resent within 10 s, so its round was left unsettled; it was resent late: #2 arrived 20 s after the R1 was known (answered R0)',
+        journal_ids: [1, 2],
+        decided_at: iso(10_005),
+        evidence: [
+          ev(1, 's1', 0, { end: 5, fate: 'written', outcome: 'R1', known_at: iso(5), attempt: 1 }),
+          ev(2, 's1', 20_005, { end: 20_010, fate: 'written', outcome: 'R0', known_at: iso(20_010), attempt: 2 }),
+        ],
+      },
+      windows: ['retry'],
+      gaps: ['gap 20 s'],
+    },
+    {
+      name: 'resends that stop: the window of the last one only (the first was resent within its window)',
+      check: 'FAILED_SETTLEMENT_RETRIED',
+      v: {
+        message:
+          'the resends of s1 stopped at #2 (its reply lost) before an R0, and it was not resent within 10 s, so its round was left unsettled',
+        journal_ids: [1, 2],
+        decided_at: iso(11_010),
+        evidence: [
+          ev(1, 's1', 0, { end: 5, fate: 'written', outcome: 'R1', known_at: iso(5), attempt: 1 }),
+          ev(2, 's1', 1000, { end: 1010, fate: 'dropped', outcome: 'lost', known_at: iso(1010), attempt: 2 }),
+        ],
+      },
+      windows: ['retry'],
+    },
+    {
+      name: 'a round still open: its round_max_age_s from the opening bet, not the retry window of its lost reply',
+      check: 'ROUNDS_SETTLED',
+      v: {
+        message: 'round G1 of p1, opened by bet b1 of p1 (#1), is still open after 31 s (at most 30 s)',
+        journal_ids: [1],
+        decided_at: iso(30_000),
+        evidence: [ev(1, 'b1', 0, { end: 5, fate: 'dropped', outcome: 'lost', known_at: iso(5), attempt: 1 })],
+      },
+      windows: ['round-age'],
+    },
+    {
+      name: 'too many attempts: the gap between the last two only; the attempts not cited are said, not drawn',
+      check: 'RETRY_BACKOFF',
+      v: {
+        message: '#4 was attempt 4 of s1 (max_attempts 3)',
+        journal_ids: [1, 3, 4],
+        decided_at: iso(7000),
+        evidence: [
+          ev(1, 's1', 0, { end: 5, fate: 'written', outcome: 'R1', known_at: iso(5), attempt: 1 }),
+          ev(3, 's1', 3000, { end: 3005, fate: 'written', outcome: 'R1', known_at: iso(3005), attempt: 3 }),
+          ev(4, 's1', 7000, { end: 7005, fate: 'written', outcome: 'R1', known_at: iso(7005), attempt: 4 }),
+        ],
+      },
+      windows: [],
+      gaps: ['gap 4 s'],
+      skipped: ['1 attempt between, not cited'],
+    },
+  ];
+  for (const row of rows) {
+    const svg = timelineSvg(row.v, { thresholds: th, check: row.check });
+    t.same(windows(svg), row.windows, `${row.name}: windows`);
+    if (row.gaps) t.same(gaps(svg), row.gaps, `${row.name}: gaps`);
+    if (row.skipped)
+      t.same(
+        [...svg.matchAll(/class="skipped"[^>]*>([^<]+)</g)].map((m) => m[1]),
+        row.skipped,
+        `${row.name}: skipped`,
+      );
+  }
+});
+
+t.test('a refusal the wallet chose (not forced) shows its code beside the reply, like a forced one', async (t) => {
+  const v: ReportViolation = {
+    message: 'bet b1 of p1 (#1) was refused with R3, a definite answer, yet #2 sent it again',
+    journal_ids: [1, 2],
+    decided_at: iso(1000),
+    evidence: [
+      ev(1, 'b1', 0, { end: 5, fate: 'written', outcome: 'R3', known_at: iso(5), attempt: 1 }),
+      ev(2, 'b1', 1000, { fate: 'unanswered', outcome: 'waiting', attempt: 2 }),
+    ],
+  };
+  const svg = timelineSvg(v, { thresholds, check: 'NO_RETRY_AFTER_REFUSAL' });
+  t.match(svg, /<g class="mark reply written" data-journal-id="1"[^>]*>.*?<text[^>]*>R3<\/text><\/g>/s);
 });
 
 t.test("the time-out's words are drawn over the retry window's band, never under it", async (t) => {
@@ -191,7 +295,7 @@ t.test("the time-out's words are drawn over the retry window's band, never under
     ],
   ];
   for (const [name, v, th] of rows) {
-    const svg = timelineSvg(v, { thresholds: th });
+    const svg = timelineSvg(v, { thresholds: th, check: 'LOST_REPLY_RETRIED' });
     // The lane's words (10 px), not the legend's (11 px, drawn last).
     const words = svg.search(/<text [^>]*font-size="10"[^>]*>time-out/);
     const window = svg.lastIndexOf('class="window"');

@@ -3,7 +3,15 @@ import { Command } from 'commander';
 import { markRequired, usageErrorsExit2 } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
 import { PUBLIC_KEY_FILE, reportBeside } from '../evidence/beside.js';
-import { checkReport, EvidenceProblem, parseEvidence, parsePublicKey, subjectOf, verifyEnvelope } from '../evidence/verify-evidence.js';
+import {
+  checkReport,
+  EvidenceProblem,
+  parseEvidence,
+  parsePublicKey,
+  pendingChecks,
+  subjectOf,
+  verifyEnvelope,
+} from '../evidence/verify-evidence.js';
 
 interface VerifyReportOptions {
   publicKey: string;
@@ -91,7 +99,7 @@ export function verifyReportCommand(): Command {
                 (a.user_id === undefined ? '' : `, player ${String(a.user_id)} only`) +
                 (a.upstream === undefined ? '' : `, upstream ${JSON.stringify(a.upstream)}`),
               `failed checks: ${list(p.failedTests)}`,
-              `warned checks: ${list(p.warnedTests)}`,
+              ...warnedLines(p.warnedTests ?? [], pendingChecks(statement, report)),
               `passed checks: ${p.passedTests?.length ?? 0}`,
             ].join('\n'),
           );
@@ -107,4 +115,24 @@ export function verifyReportCommand(): Command {
         }
       }),
   );
+}
+
+/**
+ * The warned checks, the pending ones apart (a window still open when signed is no warning: the
+ * verdict may change); all together, said so, when the evidence cannot tell them apart.
+ */
+function warnedLines(warned: string[], pending: string[] | undefined): string[] {
+  const list = (ids: string[]) => (ids.length ? ids.join(', ') : 'none');
+  if (pending === undefined)
+    return [
+      `warned checks: ${list(warned)}${warned.length ? ' (failing warning checks and checks still pending: this evidence does not tell them apart)' : ''}`,
+    ];
+  return [
+    `warned checks: ${list(warned.filter((id) => !pending.includes(id)))}`,
+    ...(pending.length
+      ? [
+          `pending checks: ${pending.join(', ')} (a window was still open when signed: the verdict may still change; wait with report --wait and sign again)`,
+        ]
+      : []),
+  ];
 }

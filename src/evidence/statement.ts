@@ -19,15 +19,17 @@ export const sha256 = (bytes: Buffer | string): string => createHash('sha256').u
  * The verdict of the checks, whatever side they grade: a failing error check fails (FAILED); a
  * failing warning check, or a check still pending (its window was open when signed: the verdict
  * may still change), warns (WARNED); else PASSED. Checks not exercised are listed in no list:
- * the report says why.
+ * the report says why. `pendingChecks`: the warned ones that are pending, which the test-result
+ * predicate has no list for (the subject's annotations carry it: `pending_checks`).
  */
 export function testResults(checks: Pick<Report['checks'][number], 'id' | 'severity' | 'status'>[]) {
   const ids = (keep: (c: (typeof checks)[number]) => boolean) => checks.filter(keep).map((c) => c.id);
   const failedTests = ids((c) => c.status === 'fail' && c.severity === 'error');
   const warnedTests = ids((c) => (c.status === 'fail' && c.severity !== 'error') || c.status === 'pending');
   const passedTests = ids((c) => c.status === 'pass');
+  const pendingChecks = ids((c) => c.status === 'pending');
   const result: TestResultPredicate['result'] = failedTests.length ? 'FAILED' : warnedTests.length ? 'WARNED' : 'PASSED';
-  return { result, passedTests, warnedTests, failedTests };
+  return { result, passedTests, warnedTests, failedTests, pendingChecks };
 }
 
 export interface StatementInput {
@@ -59,7 +61,10 @@ export function reportStatement({ reportText, report, scenario, version, tenant 
     ...(upstream === undefined ? {} : { upstream }),
     ...(tenant === undefined ? {} : { tenant_id: tenant.id, tenant_name: tenant.name }),
   };
-  const { result, passedTests, warnedTests, failedTests } = testResults(report.checks);
+  const { result, passedTests, warnedTests, failedTests, pendingChecks } = testResults(report.checks);
+  // The test-result predicate has no list of pending checks; its warned list holds them with the
+  // failing warnings. Named apart here, where annotations are free: a verifier can tell them apart.
+  annotations.pending_checks = pendingChecks;
   return {
     _type: STATEMENT_TYPE,
     subject: [{ name: REPORT_SUBJECT, digest: { sha256: sha256(reportText) }, mediaType: 'application/json', annotations }],

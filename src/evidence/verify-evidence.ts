@@ -168,3 +168,24 @@ export function checkReport(statement: ReportStatement, report: Buffer, reportNa
         `it was edited, or belongs to another envelope; ${GET_AGAIN}`,
     );
 }
+
+/**
+ * The checks still pending when the report was signed (their windows open: the verdict may still
+ * change), which the statement's warned list holds with the failing warnings: named apart in the
+ * subject's `pending_checks`; for a statement signed before that, read from the report its digest
+ * covers (its checks' status). Undefined when neither tells.
+ */
+export function pendingChecks(statement: ReportStatement, report: Buffer): string[] | undefined {
+  const named = subjectOf(statement)?.annotations?.pending_checks;
+  if (Array.isArray(named) && named.every((id) => typeof id === 'string')) return named as string[];
+  let doc: { checks?: unknown; walletChecks?: unknown };
+  try {
+    doc = JSON.parse(report.toString('utf8')) as typeof doc;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(doc?.checks)) return undefined;
+  const listed = [...doc.checks, ...(Array.isArray(doc.walletChecks) ? doc.walletChecks : [])] as { id?: unknown; status?: unknown }[];
+  const pending = new Set(listed.filter((c) => c?.status === 'pending').map((c) => c.id));
+  return (statement.predicate.warnedTests ?? []).filter((id) => pending.has(id));
+}

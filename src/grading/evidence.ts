@@ -27,7 +27,7 @@ function fateOf(a: Attempt): NonNullable<ReportEvidence['fate']> {
  * became of its reply (written, dropped, held by a rule, forced), what the provider learnt and when,
  * and bounded excerpts of its request (headers as journalled, secrets masked as they are written
  * here) and reply, so the HTML report shows them, and draws them, after the journal has rotated the
- * entry out. A dropped reply's excerpt says it was never sent.
+ * entry out. A dropped reply's excerpt says it was never sent; one not written yet, that it was not.
  */
 export function excerptOf(a: Attempt, origin: number): ReportEvidence {
   const iso = (t: number) => new Date(origin + t).toISOString();
@@ -41,12 +41,19 @@ export function excerptOf(a: Attempt, origin: number): ReportEvidence {
   if (a.closedAt !== undefined) e.closed_at = iso(a.closedAt);
   e.outcome = a.outcome;
   if (a.knownAt !== undefined) e.known_at = iso(a.knownAt);
+  e.attempt = a.nth + 1;
   if (a.headers && a.reply) {
     const body = a.body;
     // A graded body is kept as an excerpt of its JSON text: shown as the JSON it is, not as a string.
     e.request = isGraded(body) ? cut(`{"headers":${json(a.headers)},"body":${body.excerpt}}`) : cut(json({ headers: a.headers, body }));
     const reply = { status: a.reply.status, body: a.reply.body };
-    e.reply = cut(json(e.fate === 'dropped' ? { dropped: true, never_sent: reply } : reply));
+    // A reply not written when the check cited it (held by a rule, or still being answered) is quoted as
+    // decided, not as sent: no time of its writing is known yet (a rule's hold says when it was due).
+    const unwritten =
+      a.end === undefined
+        ? { not_yet_written: true, decided: reply, ...(a.fault?.delayMs ? { held_ms: a.fault.delayMs } : {}) }
+        : undefined;
+    e.reply = cut(json(e.fate === 'dropped' ? { dropped: true, never_sent: reply } : (unwritten ?? reply)));
   }
   return e;
 }

@@ -89,7 +89,10 @@ function picturesRow(r: Report, c: Report['checks'][number]): string {
   const figures = c.violations
     .slice(0, DRAWN_PER_CHECK)
     .map((v) =>
-      picture(`${v.journal_ids.map((id) => `#${id}`).join(' ')} ${v.message}`, timelineSvg(v, { thresholds: r.thresholds, relayed })),
+      picture(
+        `${v.journal_ids.map((id) => `#${id}`).join(' ')} ${v.message}`,
+        timelineSvg(v, { thresholds: r.thresholds, relayed, check: c.id }),
+      ),
     )
     .join('');
   const more =

@@ -45,7 +45,8 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
     const exercised = tally.exercised(user);
     const pending = tally.pending(user);
     const status: CheckStatus = list.length || more ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
-    const failed = list.length + more;
+    // Chances (transactions, rounds) that failed, not violations: one resent transaction may raise several.
+    const failed = tally.failed(user);
     const excused = tally.excused(user);
     const passed = Math.max(0, exercised - failed - pending - excused);
     const detail =

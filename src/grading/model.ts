@@ -25,6 +25,8 @@ export interface Tx {
   wait?: number;
   /** RETRY_BACKOFF: the gap between the sends before the latest resend. */
   gap?: number;
+  /** RETRY_BACKOFF: the attempt `wait` ran from (`prev`, once the latest resend's wait is judged). */
+  waitedAfter?: Attempt;
   /** Open windows of the checks, by check id: each cancels its deadline. */
   windows?: Map<string, () => void>;
 }
@@ -181,6 +183,7 @@ export function newTx(a: Attempt, count: number): Tx {
     read: false,
     wait: undefined,
     gap: undefined,
+    waitedAfter: undefined,
     windows: undefined,
   };
 }

@@ -1,11 +1,19 @@
 import type { CheckId, ReportViolation } from '../protocol/types.generated.js';
 import type { Attempt } from './attempt.js';
 import { excerptOf } from './evidence.js';
-import type { Player } from './model.js';
+import { mark, type Player } from './model.js';
 
-/** Violations kept per check (the rest are counted); journal ids kept per violation. */
+/** Violations kept per check (the rest are counted); journal ids kept per violation; excerpts kept per violation. */
 export const MAX_VIOLATIONS = 100;
 const MAX_IDS = 50;
+const MAX_EXCERPTS = 4;
+
+/**
+ * The cited attempts whose excerpts a violation keeps: all of a few; of more, the first ones and the
+ * last (the attempt that decided it comes last: a timeline without it would show the lead-up only).
+ */
+const excerpted = <T>(cited: readonly T[]): T[] =>
+  cited.length <= MAX_EXCERPTS ? [...cited] : [...cited.slice(0, MAX_EXCERPTS - 1), cited[cited.length - 1]!];
 
 /** What one check has seen so far in the session: per player, so a report can be limited to one. */
 export class Tally {
@@ -14,6 +22,8 @@ export class Tally {
   readonly violations: ReportViolation[] = [];
   /** Violations beyond MAX_VIOLATIONS, per player. */
   private readonly moreBy = new Map<string, number>();
+  /** Chances that failed, per player: one chance (a transaction, a round) may raise several violations. */
+  private readonly failedBy = new Map<string, number>();
   /** Open windows: key → the player. */
   private readonly pendingBy = new Map<string, string>();
   /** Chances the provider could not be judged on (the check's `excused` says why), per player: few, so a Map. */
@@ -44,14 +54,23 @@ export class Tally {
   /**
    * A violation citing `attempts` (its player and transaction taken from the first unless given),
    * decided now (the event being folded) or at `decidedAt` (session time: a deadline a report found passed).
+   * `chance`: the transaction or round it fails, counted once however many violations it raises (each
+   * violation is a chance of its own without it). Returns the violation when it is kept.
    */
-  violate(message: string, attempts: readonly Attempt[], tx?: string, decidedAt?: number): void {
+  violate(
+    message: string,
+    attempts: readonly Attempt[],
+    tx?: string,
+    decidedAt?: number,
+    chance?: { marks?: string[] },
+  ): ReportViolation | undefined {
     this.version++;
     const first = attempts[0];
     const user = first?.user ?? '';
+    if (!chance || mark(chance, `${this.id}:failed-chance`)) this.failedBy.set(user, (this.failedBy.get(user) ?? 0) + 1);
     if (this.violations.length >= MAX_VIOLATIONS) {
       this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + 1);
-      return;
+      return undefined;
     }
     const cited = [...new Map(attempts.map((a) => [a.id, a])).values()].slice(0, MAX_IDS);
     const v: ReportViolation = { message, journal_ids: cited.map((a) => a.id) };
@@ -61,8 +80,25 @@ export class Tally {
     const transaction = tx ?? first?.tx;
     if (transaction !== undefined) v.transaction_id = transaction;
     // Evidence outlives the journal: bounded, masked excerpts of what it cites, taken now.
-    v.evidence = cited.slice(0, 4).map((a) => excerptOf(a, this.origin));
+    v.evidence = excerpted(cited).map((a) => excerptOf(a, this.origin));
     this.violations.push(v);
+    return v;
+  }
+
+  /**
+   * What happened after a violation was decided, added to it: `words` appended to its message (a
+   * past fact, so the message stays true), and `a` cited, its excerpt taken now (replacing the one
+   * taken before, when the attempt was cited already).
+   */
+  amend(v: ReportViolation, words: string, a: Attempt): void {
+    this.version++;
+    v.message += words;
+    if (!v.journal_ids.includes(a.id) && v.journal_ids.length < MAX_IDS) v.journal_ids.push(a.id);
+    const evidence = (v.evidence ??= []);
+    const at = evidence.findIndex((e) => e.journal_id === a.id);
+    const excerpt = excerptOf(a, this.origin);
+    if (at >= 0) evidence[at] = excerpt;
+    else if (evidence.length < MAX_EXCERPTS) evidence.push(excerpt);
   }
 
   pend(key: string, user: string): void {
@@ -84,6 +120,14 @@ export class Tally {
     if (user !== undefined) return this.excusedBy.get(user) ?? 0;
     let n = 0;
     for (const k of this.excusedBy.values()) n += k;
+    return n;
+  }
+
+  /** The chances that failed (a transaction or round that raised violations counts once). */
+  failed(user?: string): number {
+    if (user !== undefined) return this.failedBy.get(user) ?? 0;
+    let n = 0;
+    for (const k of this.failedBy.values()) n += k;
     return n;
   }
 

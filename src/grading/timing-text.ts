@@ -21,6 +21,8 @@ export const warningsLine = (r: Pick<Report, 'checks'>) =>
   `${count(failingWarnings(r), { one: 'warning fails', other: 'warnings fail' })}: ${WARNING_MEANS}`;
 
 const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** A gap as a person reads it: in ms below 10 s (where the minimum gap lives), in seconds above ("90.1 s", not "90061 ms"). */
+const gapText = (ms: number) => (ms < 10_000 ? `${ms} ms` : `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`);
 
 /**
  * The provider's timing profile against the declared thresholds, one phrase each; `warn` marks
@@ -39,7 +41,7 @@ export function timingPhrases(r: Report, warn: (s: string) => string = (s) => `$
   } else out.push(`client time-out not observed (no caller closed a connection before its reply; declared ${t.client_timeout_s} s)`);
   if (m.retry_gap_ms) {
     const { first, p50, max } = m.retry_gap_ms;
-    const text = `retry gaps ${first} ms first, ${p50} ms median, ${max} ms max (at least ${t.min_retry_gap_ms} ms)`;
+    const text = `retry gaps ${gapText(first)} first, ${gapText(p50)} median, ${gapText(max)} max (at least ${t.min_retry_gap_ms} ms)`;
     out.push(Math.min(first, p50) < t.min_retry_gap_ms ? warn(text) : text);
   } else out.push('no resend observed');
   if (m.max_attempts !== null) {

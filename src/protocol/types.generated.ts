@@ -834,6 +834,10 @@ outcome?: string
  * When the provider learnt that outcome (ISO 8601): the reply read, the connection closed, or its time-out run out.
  */
 known_at?: string
+/**
+ * Which attempt of its transaction_id this was: 1 for the first, 2 for the first resend… The timelines draw the gap between two attempts only when they are neighbours.
+ */
+attempt?: number
 }
 export interface OpenRound {
 user_id: string

@@ -112,15 +112,18 @@ export function replyMarks(m: Mark, y: number, x: (ms: number) => number, start:
   const shape = e.forced
     ? `<path d="M${n(ex)} ${y - 8}l8 8l-8 8l-8 -8z" fill="${color}"/>`
     : `<rect x="${n(ex - 6)}" y="${y - 6}" width="12" height="12" fill="${color}"/>`;
-  const word = [e.forced, held ? `held ${duration(held)}` : ''].filter(Boolean).join(', ');
+  // The code read, beside the reply: a forced one's, or one the wallet chose other than R0 (a refusal
+  // drawn as a bare square would read as an R0, and a fast reply's square hides under the arrival).
+  const chosen = !e.forced && e.outcome !== undefined && /^R[1-9]\d*$/.test(e.outcome) ? e.outcome : '';
+  const word = [e.forced ?? chosen, held ? `held ${duration(held)}` : ''].filter(Boolean).join(', ');
   out.push(
     `<g class="mark reply ${cls}" data-journal-id="${e.journal_id}" data-fate="${esc(m.fate)}"><title>${tip(head)}</title>${shape}${word ? words(ex, 10, y + 18, word, color) : ''}</g>`,
   );
   return out.join('');
 }
 
-/** What the marks mean, along the bottom. */
-export function legend(y: number): string {
+/** What the marks mean, along the bottom; `window`: what the window band is in this picture. */
+export function legend(y: number, window = 'retry window'): string {
   const items: [string, string][] = [
     [`<circle cx="6" cy="-4" r="5" fill="${COLOR.arrival}"/>`, 'arrival'],
     [`<rect x="1" y="-9" width="10" height="10" fill="${COLOR.written}"/>`, 'reply written'],
@@ -132,7 +135,7 @@ export function legend(y: number): string {
       'time-out',
     ],
     [`<rect x="0" y="-7" width="14" height="6" fill="${COLOR.gapBand}"/>`, 'minimum gap'],
-    [`<rect x="0" y="-7" width="14" height="6" fill="${COLOR.windowBand}"/>`, 'retry window'],
+    [`<rect x="0" y="-7" width="14" height="6" fill="${COLOR.windowBand}"/>`, window],
     [`<line x1="6" y1="-12" x2="6" y2="3" stroke="${COLOR.decided}" stroke-width="2" stroke-dasharray="4 2"/>`, 'decided'],
   ];
   let at = 8;

@@ -20,8 +20,14 @@ const LANE = 56;
 const LEGEND = 46;
 
 export interface TimelineOptions {
-  /** The thresholds graded with (the report's): the time-out, the minimum gap and the retry window are drawn from them. */
-  thresholds?: Partial<Pick<ReportThresholds, 'client_timeout_s' | 'min_retry_gap_ms' | 'retry_window_s'>>;
+  /** The thresholds graded with (the report's): the time-out, the minimum gap and the windows are drawn from them. */
+  thresholds?: Partial<Pick<ReportThresholds, 'client_timeout_s' | 'min_retry_gap_ms' | 'retry_window_s' | 'round_max_age_s'>>;
+  /**
+   * The check that found the violation: it chooses the window drawn (the retry window of the checks
+   * that wait for a resend, the round's age of ROUNDS_SETTLED). Without it no window is drawn: a
+   * window of another check would say the violation was judged on it.
+   */
+  check?: string;
   /**
    * Proxy mode: an upstream leg was relayed to the provider, which gets a lane of its own (the
    * callback as wallet-sim answered it: forwarded at once, the upstream's answer relayed as it came,
@@ -74,6 +80,71 @@ function lanesOf(v: ReportViolation, relayed: boolean): Lane[] {
     .filter((l) => l.marks.length);
 }
 
+/** How many attempts of the transaction came between two marks of a lane and are not cited (0 when unknown: evidence without `attempt`). */
+function skippedBetween(m: Mark, next: Mark): number {
+  const [a, b] = [m.e.attempt, next.e.attempt];
+  return a === undefined || b === undefined ? 0 : Math.max(0, b - a - 1);
+}
+
+/** A window drawn under a mark: from, to (epoch ms), what it is. */
+interface Window {
+  kind: 'retry' | 'round-age';
+  from: number;
+  to: number;
+  title: string;
+}
+
+/** The checks that wait for a resend within retry_window_s of an outcome the provider could not rely on. */
+const RETRY_WINDOW: Record<string, readonly string[]> = {
+  LOST_REPLY_RETRIED: ['lost'],
+  FAILED_SETTLEMENT_RETRIED: ['lost', 'R1', 'failed'],
+};
+const KNEW: Record<string, string> = { lost: 'the reply was lost', failed: 'the reply had no readable code', R1: 'the reply was R1' };
+
+/**
+ * The window the violated check applies, per mark: the retry window after an outcome it waits on,
+ * drawn when it ran out (no attempt of the lane came within it) by the time the check decided; the
+ * round's age limit (round_max_age_s) from the arrival of the bet that opened it (the first cited).
+ */
+function windowsOf(
+  check: string | undefined,
+  t: TimelineOptions['thresholds'],
+  decided: number | undefined,
+  lanes: Lane[],
+): (m: Mark) => Window | undefined {
+  const outcomes = check === undefined ? undefined : RETRY_WINDOW[check];
+  if (outcomes && t?.retry_window_s !== undefined && decided !== undefined) {
+    const window = t.retry_window_s * 1000;
+    const lane = new Map(lanes.flatMap((l) => l.marks.map((m) => [m, l] as const)));
+    return (m) => {
+      const known = m.known;
+      if (known === undefined || !outcomes.includes(m.e.outcome ?? '') || decided < known + window - 1) return undefined;
+      if (lane.get(m)?.marks.some((o) => o !== m && o.at >= m.at && o.at <= known + window)) return undefined;
+      const what = KNEW[m.e.outcome!]!;
+      return {
+        kind: 'retry',
+        from: known,
+        to: known + window,
+        title: `the retry window: ${duration(window)} from when the provider knew ${what}, to resend #${m.e.journal_id}`,
+      };
+    };
+  }
+  if (check === 'ROUNDS_SETTLED' && t?.round_max_age_s !== undefined) {
+    const age = t.round_max_age_s * 1000;
+    const opener = lanes.flatMap((l) => l.marks).sort((a, b) => a.at - b.at)[0];
+    return (m) =>
+      m === opener
+        ? {
+            kind: 'round-age',
+            from: m.at,
+            to: m.at + age,
+            title: `round_max_age_s: the round opened by #${m.e.journal_id} was to be settled within ${duration(age)}`,
+          }
+        : undefined;
+  }
+  return () => undefined;
+}
+
 /** Tick spacing: 1, 2 or 5 × a power of ten, about `count` ticks over `span` ms. */
 function step(span: number, count = 6): number {
   const raw = span / count;
@@ -91,27 +162,15 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
   if (!lanes.length) return '';
   const t = o.thresholds;
   const timeout = t?.client_timeout_s === undefined ? undefined : t.client_timeout_s * 1000;
-  const window = t?.retry_window_s === undefined ? undefined : t.retry_window_s * 1000;
   const minGap = t?.min_retry_gap_ms;
   const decided = time(v.decided_at);
   const marks = lanes.flatMap((l) => l.marks);
   const start = Math.min(...marks.map((m) => m.at));
-  // The retry window is drawn when it ran out before the check decided (that is what it judged).
-  const windowOf = (m: Mark) =>
-    window !== undefined &&
-    m.known !== undefined &&
-    (m.fate !== 'written' || m.e.outcome === 'lost') &&
-    decided !== undefined &&
-    decided >= m.known + window - 1
-      ? m.known
-      : undefined;
+  const windowOf = windowsOf(o.check, t, decided, lanes);
   const max = (times: (number | undefined)[]) => Math.max(...times.filter((x): x is number => x !== undefined && Number.isFinite(x)));
   // What happened sets the time axis; a time-out or a minimum gap far beyond it (a resend at 100 ms
   // against an 8 s time-out) is drawn up to the edge with its time written, not to scale.
-  const happened = max([
-    ...marks.flatMap((m) => [m.at, m.end, m.closed, m.known, windowOf(m) === undefined ? undefined : windowOf(m)! + window!]),
-    decided,
-  ]);
+  const happened = max([...marks.flatMap((m) => [m.at, m.end, m.closed, m.known, windowOf(m)?.to]), decided]);
   const reach = start + 3 * Math.max(happened - start, 100);
   const bands = marks.flatMap((m) => [
     timeout === undefined ? undefined : m.at + timeout,
@@ -175,7 +234,13 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
         );
       }
       const next = sorted[j + 1];
-      if (next) {
+      // Attempts of the transaction the violation does not cite: said between the two it does, no gap drawn (it never happened).
+      const between = next === undefined ? 0 : skippedBetween(m, next);
+      if (next && between > 0)
+        out.push(
+          `<path d="M${n(x(m.at))} ${y - 12}h${n(x(next.at) - x(m.at))}" stroke="${COLOR.muted}" stroke-dasharray="1 4"/><text class="skipped" x="${n((x(m.at) + x(next.at)) / 2)}" y="${y - 26}" text-anchor="middle" font-size="10"${HALO} fill="${COLOR.muted}">${esc(`${between} ${between === 1 ? 'attempt' : 'attempts'} between, not cited`)}</text>`,
+        );
+      else if (next) {
         // The back-off: the gap between two sends, and the wait after the outcome was known.
         const gap = next.at - m.at;
         if (minGap !== undefined)
@@ -191,9 +256,9 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
           );
       }
       const w = windowOf(m);
-      if (w !== undefined)
+      if (w)
         out.push(
-          `<rect class="window" x="${n(x(w))}" y="${y + 18}" width="${n(xe(w + window!) - x(w))}" height="6" fill="${COLOR.windowBand}"><title>${esc(`the retry window: ${duration(window!)} from when the provider knew the reply was lost, to resend #${m.e.journal_id}`)}</title></rect>`,
+          `<rect class="window" data-window="${w.kind}" x="${n(x(w.from))}" y="${y + 18}" width="${n(xe(w.to) - x(w.from))}" height="6" fill="${COLOR.windowBand}"><title>${esc(w.title)}</title></rect>`,
         );
       out.push(replyMarks(m, y, x, start));
       out.push(arrivalMark(m, y, x, start));
@@ -213,7 +278,7 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
       `<text x="${dx}" y="${TOP + lanes.length * LANE + 16}" text-anchor="${x(decided) > x1 - 60 ? 'end' : 'middle'}" font-size="11" font-weight="600"${HALO} fill="${COLOR.decided}">decided</text>`,
     );
   }
-  out.push(legend(height - 10));
+  out.push(legend(height - 10, o.check === 'ROUNDS_SETTLED' ? 'round age limit' : 'retry window'));
   const label = `Timeline of ${lanes.length === 1 ? 'one lane' : `${lanes.length} lanes`}: ${lanes.map((l) => `${l.title}, ${l.marks.length} ${l.marks.length === 1 ? 'attempt' : 'attempts'}`).join('; ')}`;
   return `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="100%" preserveAspectRatio="xMinYMin meet" role="img" aria-label="${esc(label)}" font-family="system-ui, sans-serif"><rect width="${WIDTH}" height="${height}" fill="${COLOR.paper}"/>${out.join('')}</svg>`;
 }

@@ -24,7 +24,7 @@ export function signProbeReport(
       .map((c) => ({ id: c.name, severity: 'error' as const, status: c.status as 'pass' | 'fail' })),
     ...report.walletChecks,
   ];
-  const { result, passedTests, warnedTests, failedTests } = testResults(checks as Parameters<typeof testResults>[0]);
+  const { result, passedTests, warnedTests, failedTests, pendingChecks } = testResults(checks as Parameters<typeof testResults>[0]);
   const { url, user, currency, scale } = report.target;
   return signStatement(signer, reportText, {
     _type: STATEMENT_TYPE,
@@ -43,6 +43,7 @@ export function signProbeReport(
           ...(report.stopped ? { stopped: report.stopped.message } : {}),
           tenant_id: tenant.id,
           tenant_name: tenant.name,
+          pending_checks: pendingChecks,
         },
       },
     ],

@@ -92,6 +92,7 @@ t.test('the envelope verifies by hand; the statement describes the report served
         seed: report.session.seed,
         started_at: report.session.started_at,
         ended_at: report.generated_at,
+        pending_checks: report.checks.filter((c) => c.status === 'pending').map((c) => c.id),
       },
     },
   ]);
@@ -158,7 +159,18 @@ t.test('result: FAILED, WARNED or PASSED from any checks, whatever their side (a
     ],
   ];
   for (const [name, checks, verdict, passed, warned, failed] of cases)
-    t.same(testResults(checks as never), { result: verdict, passedTests: passed, warnedTests: warned, failedTests: failed }, name);
+    t.same(
+      testResults(checks as never),
+      {
+        result: verdict,
+        passedTests: passed,
+        warnedTests: warned,
+        failedTests: failed,
+        // The pending ones of the warned, named apart (the subject's pending_checks).
+        pendingChecks: checks.filter((c) => c.status === 'pending').map((c) => c.id),
+      },
+      name,
+    );
 });
 
 t.test('?user_id= signs the report of that player, named in the annotations', async (t) => {

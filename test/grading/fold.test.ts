@@ -5,6 +5,7 @@ import { DEFAULT_THRESHOLDS, grade, newGrader, reportOf, type Thresholds } from 
 import type { Completion } from '../../src/grading/attempt.js';
 import type { Grader } from '../../src/grading/grader.js';
 import { inPlay } from '../../src/grading/model.js';
+import { timingPhrases } from '../../src/grading/timing-text.js';
 import type { CheckId, Report } from '../../src/protocol/types.generated.js';
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 
@@ -93,6 +94,14 @@ t.test('the state is bounded: the oldest transactions and rounds are forgotten a
   t.equal(r.open_rounds.length, 30, 'open rounds are never forgotten');
 });
 
+t.test('the timing profile in words: a long gap in seconds, not "90061 ms"', async (t) => {
+  const r = run([settle(u, 's1', 0, { code: 'R1' }), settle(u, 's1', 400, { code: 'R1' }), settle(u, 's1', 90_461)], 100 * S);
+  t.match(timingPhrases(r), [
+    'client time-out not observed (no caller closed a connection before its reply; declared 10 s)',
+    'retry gaps 400 ms first, 400 ms median, 90.1 s max (at least 500 ms) (!)',
+  ]);
+});
+
 t.test('the timing profile: observed time-out, retry gaps, most attempts', async (t) => {
   const r = run(
     [
@@ -154,6 +163,16 @@ t.test('a violation keeps masked excerpts of the entries it cites', async (t) =>
   t.match(evidence!.reply, /^\{"dropped":true,"never_sent":/, 'a dropped reply says it was never sent');
   const v = r.checks[0]!.violations[0]!;
   t.equal(v.decided_at, new Date(T0 + 5 + 60 * S).toISOString(), 'decided when the retry window ran out');
+});
+
+t.test('evidence of an attempt still unanswered when cited: its reply excerpt says it was not written yet', async (t) => {
+  // A premature resend: #1's reply (written 3 s later) was decided but not written when #2 arrived.
+  const r = run([bet(u, 'b1', 0, { ms: 3 * S }), bet(u, 'b1', 16)], 10 * S);
+  const v = r.checks.find((c) => c.id === 'NO_PREMATURE_RETRY')!.violations[0]!;
+  const first = v.evidence!.find((e) => e.journal_id === 1)!;
+  t.match(first, { fate: 'unanswered', outcome: 'waiting' });
+  t.notOk(first.replied_at, 'no time written: there was none yet');
+  t.match(first.reply, /^\{"not_yet_written":true,"decided":\{"status":200/, 'the reply quoted as decided, not as sent');
 });
 
 t.test('a transaction still in play is not forgotten: its resend after many others is a resend', async (t) => {

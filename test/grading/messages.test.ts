@@ -15,6 +15,8 @@ interface Row {
   t?: Partial<Thresholds>;
   /** The first violation's message, exactly. */
   message: string;
+  /** The journal ids it cites, when more than the ones its message names (every #id named is cited in any case). */
+  ids?: number[];
 }
 
 const ROWS: Row[] = [
@@ -63,13 +65,24 @@ const ROWS: Row[] = [
     check: 'FAILED_SETTLEMENT_RETRIED',
     now: 100 * S,
     journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' })],
-    message: 'bet_result s1 of p1 (#2) was answered R1, and it was not resent within 60 s: the round is not settled',
+    message: 'bet_result s1 of p1 (#2) was answered R1, and it was not resent within 60 s, so its round was left unsettled',
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    now: 100 * S,
+    // resent after the window: the report says so, and cites the resend
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 96 * S + 5)],
+    message:
+      'bet_result s1 of p1 (#2) was answered R1, and it was not resent within 60 s, so its round was left unsettled; it was resent late: #3 arrived 95 s after the R1 was known (answered R0)',
+    ids: [2, 3],
   },
   {
     check: 'FAILED_SETTLEMENT_RETRIED',
     now: 100 * S,
     journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { drop: true })],
-    message: 'the resends of s1 stopped at #3 (its reply lost) before an R0, and it was not resent within 60 s: the round is not settled',
+    message:
+      'the resends of s1 stopped at #3 (its reply lost) before an R0, and it was not resent within 60 s, so its round was left unsettled',
+    ids: [2, 3],
   },
   {
     check: 'NO_RETRY_AFTER_REFUSAL',
@@ -146,6 +159,15 @@ const ROWS: Row[] = [
       'bet_result s1 of p1 (#2) settles round G1, but no bet of that round was answered R0: the reply to bet b1 (#1) had no readable code and it was not resent, so the provider could not know whether it was applied',
   },
   {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    now: 10 * S,
+    // two bets of the round: one whose reply was lost (it may have been applied), one refused; the evidence shows both
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b2', S, { code: 'R3' }), settle(u, 's1', 2 * S)],
+    message:
+      'bet_result s1 of p1 (#3) settles round G1, but no bet of that round was answered R0: the reply to bet b1 (#1) was lost and it was not resent, so the provider could not know whether it was applied; bet b2 was refused with R3 (#2), so it staked nothing',
+    ids: [1, 2, 3],
+  },
+  {
     check: 'NO_SETTLEMENT_BEFORE_BET_REPLY',
     now: 10 * S,
     journal: [bet(u, 'b1', 0, { ms: 3 * S }), settle(u, 's1', 40)],
@@ -168,13 +190,17 @@ const ROWS: Row[] = [
     now: 10 * S,
     journal: [settle(u, 's1', 0, { code: 'R1' }), settle(u, 's1', 2 * S, { code: 'R1' }), settle(u, 's1', 3 * S)],
     message: 's1 waited 995 ms before #3, less than the 1995 ms it waited before #2: back-off must not shrink',
+    // the wait before #2 ran from #1's reply
+    ids: [1, 2, 3],
   },
   {
     check: 'RETRY_BACKOFF',
     now: 100 * S,
     t: { max_attempts: 3 },
     journal: [0, 1, 3, 7].map((s) => settle(u, 's1', s * S, { code: 'R1' })),
-    message: 's1 was sent 4 times (at most 3)',
+    message: '#4 was attempt 4 of s1 (max_attempts 3)',
+    // the first, the last one allowed and the one past the limit
+    ids: [1, 3, 4],
   },
   {
     check: 'ROUNDS_SETTLED',
@@ -223,6 +249,7 @@ for (const row of ROWS) {
     const check = r.checks.find((c) => c.id === row.check)!;
     t.equal(check.status, 'fail');
     t.equal(check.violations[0]?.message, row.message);
+    if (row.ids) t.same(check.violations[0]?.journal_ids, row.ids, 'the attempts it relies on are cited');
     // The facts the message cites: the code each journal entry's reply carried (a drop: none read).
     const entries = journal(...row.journal);
     const code = (id: number) => {
@@ -230,6 +257,14 @@ for (const row of ROWS) {
       return e.reply.dropped ? 'lost' : e.reply.status === 200 ? (e.reply.body as { code: string }).code : 'failed';
     };
     for (const v of r.checks.flatMap((c) => c.violations)) {
+      // Every attempt the message names is cited, and drawn: its evidence is kept with it.
+      for (const m of v.message.matchAll(/#(\d+)/g)) {
+        t.ok(v.journal_ids.includes(Number(m[1])), `"${v.message}": #${m[1]} is among the journal ids ${v.journal_ids.join(', ')}`);
+        t.ok(
+          v.evidence?.some((e) => e.journal_id === Number(m[1])),
+          `"${v.message}": #${m[1]} has its evidence`,
+        );
+      }
       for (const m of v.message.matchAll(/refused with (R\d)[^#;]*\(#(\d+)\)|\(#(\d+)\) was refused with (R\d)/g)) {
         const [said, id] = m[1] ? [m[1], Number(m[2])] : [m[4]!, Number(m[3])];
         t.equal(code(id), said, `"${v.message}": #${id} was answered ${said}`);
@@ -260,4 +295,22 @@ t.test('a refused bet resent under its id and then applied (R0) may be settled: 
 t.test('the fix texts do not say a lost or R1 bet staked nothing', async (t) => {
   const { CHECKS } = await import('../../src/grading/grade.js');
   for (const c of CHECKS) t.notMatch(c.fix, /(lost|R1)[^.;]*staked nothing/, c.id);
+});
+
+t.test("a check's counts are of its chances, not of its violations (one transaction may raise several)", async (t) => {
+  // s1: resent at once (too close) and past max_attempts, two violations; s2: resent as it should be.
+  const r = report({
+    now: 100 * S,
+    t: { max_attempts: 2 },
+    journal: [
+      settle(u, 's1', 0, { code: 'R1' }),
+      settle(u, 's1', 10, { code: 'R1' }),
+      settle(u, 's1', 5 * S, { code: 'R1' }),
+      settle(u, 's2', 0, { code: 'R1', data: { game_no: 'G2' } }),
+      settle(u, 's2', 2 * S, { data: { game_no: 'G2' } }),
+    ],
+  });
+  const check = r.checks.find((c) => c.id === 'RETRY_BACKOFF')!;
+  t.equal(check.violations.length, 2, 'both violations of s1 listed');
+  t.equal(check.detail, '2 resent transactions: 1 passed, 1 failed, 0 still within a window');
 });

@@ -69,7 +69,7 @@ export function Pictures({
                 {v.message}
                 <JournalLinks ids={v.journal_ids} onShow={onShow} />
               </figcaption>
-              <Svg svg={timelineSvg(v, { thresholds: r.thresholds, relayed })} />
+              <Svg svg={timelineSvg(v, { thresholds: r.thresholds, relayed, check: check.id })} />
             </figure>
           ))}
         </>

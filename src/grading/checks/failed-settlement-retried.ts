@@ -2,6 +2,7 @@ import { closeWindow, mark, marked, openWindow } from '../model.js';
 import { type Attempt, DEFINITE, describe, seconds } from '../attempt.js';
 import type { Grader, Reducer, Tx } from '../grader.js';
 import { FAILED, SUCCESS } from '../../protocol/seed/codes.js';
+import type { ReportViolation } from '../../protocol/types.generated.js';
 
 const ID = 'FAILED_SETTLEMENT_RETRIED';
 const DONE = `${ID}:done`;
@@ -13,7 +14,8 @@ const DONE = `${ID}:done`;
  */
 export const failedSettlementRetried: Reducer = {
   known(g: Grader, a: Attempt, tx: Tx) {
-    if (a.effect !== 'settles' || marked(tx, DONE)) return;
+    if (a.effect !== 'settles') return;
+    if (marked(tx, DONE)) return lateAnswer(g, a, tx);
     const tally = g.tally(ID);
     if (a.excused) {
       // The wallet garbled its reply: giving up is as right as resending.
@@ -52,13 +54,53 @@ export const failedSettlementRetried: Reducer = {
           a.nth === 0 || a.outcome === FAILED || a.outcome === 'failed'
             ? `${describe(a)} was answered ${a.outcome === 'failed' ? 'without a readable code' : a.outcome === 'lost' ? 'too late (reply lost)' : a.outcome}`
             : `the resends of ${a.tx} stopped at #${a.id} (its reply lost) before an R0`;
-        tally.violate(`${what}, and it was not resent within ${seconds(window)}: the round is not settled`, [tx.first, a]);
+        // Past tense: a resend after the window is added to it when it comes (`arrive`).
+        const v = tally.violate(`${what}, and it was not resent within ${seconds(window)}, so its round was left unsettled`, [tx.first, a]);
+        if (v) late(g).set(tx.id, { v, after: a });
       }),
     );
   },
   arrive(g, a, tx) {
-    if (!marked(tx, ID) || marked(tx, DONE) || a.nth === 0) return;
+    if (!marked(tx, ID) || a.nth === 0) return;
+    if (marked(tx, DONE)) {
+      const missed = late(g).get(tx.id);
+      if (!missed || missed.resend) return;
+      missed.resend = a;
+      const known =
+        missed.after.outcome === 'lost'
+          ? 'the loss'
+          : `the ${missed.after.outcome === 'failed' ? 'unreadable reply' : missed.after.outcome}`;
+      g.tally(ID).amend(
+        missed.v,
+        `; it was resent late: #${a.id} arrived ${seconds(roughly(a.at - missed.after.knownAt!))} after ${known} was known`,
+        a,
+      );
+      return;
+    }
     closeWindow(tx, ID);
     g.tally(ID).pend(tx.id, a.user); // being answered
   },
 };
+
+/**
+ * Violations kept (at most MAX_VIOLATIONS) of settlements not resent within the window, by
+ * transaction_id: a resend that comes later is added to its violation.
+ */
+interface Missed {
+  v: ReportViolation;
+  after: Attempt;
+  resend?: Attempt;
+}
+/** Whole seconds from 10 s on: "90 s", not "90.0 s" for 89,995 ms. */
+const roughly = (ms: number) => (ms < 10_000 ? ms : Math.round(ms / 1000) * 1000);
+const late = (g: Grader) => g.state(ID, () => new Map<string, Missed>());
+
+const ANSWERED: Record<string, string> = { lost: ' (its reply lost)', failed: ' (its reply had no readable code)' };
+
+/** The outcome of a late resend, once the provider knew it: added to the violation, its excerpt taken again. */
+function lateAnswer(g: Grader, a: Attempt, tx: Tx): void {
+  const missed = late(g).get(tx.id);
+  if (missed?.resend !== a) return;
+  late(g).delete(tx.id);
+  g.tally(ID).amend(missed.v, ANSWERED[a.outcome] ?? ` (answered ${a.outcome})`, a);
+}

@@ -40,10 +40,13 @@ export const noRetryAfterRefusal: Reducer = {
     const refusal = tx.resolved;
     if (a.nth > 0 && refusal && DEFINITE.has(refusal.outcome) && a.at >= refusal.knownAt! && !marked(tx, ID)) {
       mark(tx, ID);
-      tally.violate(`${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`, [
-        refusal,
-        a,
-      ]);
+      tally.violate(
+        `${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`,
+        [refusal, a],
+        undefined,
+        undefined,
+        tx,
+      );
       return;
     }
     if (a.nth !== 0 || !movesMoney(a) || a.game === undefined) return;
@@ -58,6 +61,8 @@ export const noRetryAfterRefusal: Reducer = {
       `${describe(earlier)} was refused with ${earlier.outcome}, a definite answer; ${seconds(a.at - earlier.knownAt!)} later ${describe(a)} sent the same ${a.event} (same round and amounts) again under a new transaction_id`,
       [earlier, a],
       a.tx,
+      undefined,
+      g.txs.get(earlier.tx), // the refused transaction is the chance, also when it was sent again under its own id
     );
   },
 };

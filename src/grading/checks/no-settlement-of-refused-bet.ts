@@ -14,19 +14,17 @@ const EXCUSED = `${ID}:excused`;
 const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || marked(tx, APPLIED) || marked(tx, EXCUSED);
 
 /**
- * What the provider knew about a round's bets when `a` arrived: `applied` when one of them was read
- * as R0, `refused` when every bet transaction had ended without an R0 (answered R1–R4 or with no
- * readable code, or lost and not resent), `open` otherwise (a bet still being answered).
+ * What the provider knew about a round's bets when a settlement arrived: `applied` when one of them
+ * was read as R0, `refused` when every bet transaction had ended without an R0 (answered R1–R4 or
+ * with no readable code, or lost and not resent), `open` otherwise (a bet still being answered).
  */
-function betsKnown(round: Round): { state: 'applied' | 'refused' | 'open'; last?: Attempt } {
-  let last: Attempt | undefined;
-  let refused = true;
+function betsKnown(round: Round): 'applied' | 'refused' | 'open' {
+  let refused = round.bets.size > 0;
   for (const tx of round.bets.values()) {
-    if (readR0(tx)) return { state: 'applied' };
+    if (readR0(tx)) return 'applied';
     if (tx.last.knownAt === undefined) refused = false;
-    if (!last || tx.last.at > last.at) last = tx.last;
   }
-  return { state: refused && last ? 'refused' : 'open', last };
+  return refused ? 'refused' : 'open';
 }
 
 /**
@@ -78,8 +76,7 @@ export const noSettlementOfRefusedBet: Reducer = {
     if (a.effect !== 'settles' || a.nth !== 0) return;
     const round = g.roundOf(a);
     if (!round?.bets.size || marked(round, FAILED)) return;
-    const { state, last } = betsKnown(round);
-    if (state !== 'refused') return;
+    if (betsKnown(round) !== 'refused') return;
     mark(round, FAILED);
     if (!marked(round, ID)) {
       mark(round, ID);
@@ -91,10 +88,14 @@ export const noSettlementOfRefusedBet: Reducer = {
     const appliedOf = (t: Tx) => (DEFINITE.has(t.last.outcome) ? round.bets.applied(t.id) : undefined);
     const applied = txs.map(appliedOf).filter((x) => x !== undefined);
     const phrases = txs.map((t) => betPhrase(t, g.t.max_attempts, appliedOf(t)));
+    // Every attempt a phrase names (each bet's last, and an applied one), in the order they came; the settlement last.
+    const named = [...applied, ...txs.map((t) => t.last)].sort((x, y) => x.id - y.id);
     g.tally(ID).violate(
       `${describe(a)} settles round ${a.game}, but no bet of that round was answered R0: ${phrases.join('; ')}`,
-      [...applied, last!, a],
+      [...named, a],
       a.tx,
+      undefined,
+      round,
     );
   },
 };

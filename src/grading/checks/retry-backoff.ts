@@ -32,14 +32,18 @@ export const retryBackoff: Reducer = {
     const tally = g.tally(ID);
     if (a.nth === 1) tally.exercise(a.user);
     const once = (what: string) => mark(tx, `${ID}:${what}`);
-    if (tx.count > max && once('max')) tally.violate(`${a.tx} was sent ${tx.count} times (at most ${max})`, [tx.first, a]);
+    // Cited: the first attempt, the last one allowed and the one past it (a fact that stays true
+    // whatever is sent after it); the attempts between are counted in the words, not drawn.
+    if (tx.count > max && once('max'))
+      tally.violate(`#${a.id} was attempt ${tx.count} of ${a.tx} (max_attempts ${max})`, [tx.first, p, a], a.tx, undefined, tx);
     if (a.at - p.at < minGap - minGapAllowance(minGap, p) && once('gap'))
-      tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a]);
+      tally.violate(`#${a.id} resent ${a.tx} ${a.at - p.at} ms after #${p.id} (at least ${minGap} ms)`, [p, a], a.tx, undefined, tx);
     const wait = waitBefore(p, a);
     const gap = a.at - p.at;
-    const [before, beforeGap] = [tx.wait, tx.gap];
+    const [before, beforeGap, waitedAfter] = [tx.wait, tx.gap, tx.waitedAfter];
     tx.wait = wait;
     tx.gap = gap;
+    tx.waitedAfter = p;
     // A stamp is late, never early: the waits differ by at most p's two stamps' lags beyond the truth.
     // A back-off may grow the wait after each failure (retry libraries) or the gap between sends (a
     // policy that counts from the send, so a time-out eats into the next wait): it shrinks only
@@ -48,7 +52,11 @@ export const retryBackoff: Reducer = {
     if (!shrinks(wait, before) || !shrinks(gap, beforeGap) || !once('shrink')) return;
     tally.violate(
       `${a.tx} waited ${wait} ms before #${a.id}, less than the ${before} ms it waited before #${p.id}: back-off must not shrink`,
-      [p, a],
+      // The earlier wait ran from the reply to the attempt before #p: cited too, so both waits are drawn.
+      [...(waitedAfter ? [waitedAfter] : []), p, a],
+      a.tx,
+      undefined,
+      tx,
     );
   },
 };
