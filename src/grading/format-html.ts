@@ -73,7 +73,7 @@ ${rowsOf(checks)}
   .join('\n')}
 ${rounds}
 ${findingsHtml}
-<p class="meta">Journal entries (#id) are in GET /admin/journal of the simulator while it retains them; the excerpts above were kept with each violation. Checks are defined in docs/certification.md of wallet-sim.</p>
+<p class="meta">Journal entries (#id) are in GET /admin/journal of the simulator while it retains them; the excerpts above were kept with each violation. Checks are defined in docs/checks.md of wallet-sim.</p>
 </body>
 </html>
 `;

@@ -33,7 +33,7 @@ export interface Check {
   reducer: Reducer;
 }
 
-/** The certification checks, in report order (docs/certification.md; ids are stable). */
+/** The certification checks, in report order (docs/checks.md; ids are stable). */
 export const CHECKS: readonly Check[] = [
   {
     id: 'LOST_REPLY_RETRIED',
