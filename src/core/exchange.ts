@@ -211,6 +211,8 @@ export interface ExchangeFeed<H = unknown> {
   expect(at: number): number;
   /** The callback of `ticket` will not be graded. */
   settle(ticket: number): undefined;
+  /** The callback of `ticket` is a callback of `user` (read once it arrived): its player's later ones are graded after it. */
+  player?(ticket: number, user: string): void;
   /** An authenticated callback was journalled: graded when it is one of the events with a transaction_id and a player. */
   arrived(x: JournalledExchange, ticket: number): H | undefined;
   /** The caller closed the connection of an attempt still being answered. */

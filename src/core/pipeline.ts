@@ -99,6 +99,8 @@ export class Answer implements JournalledExchange {
     try {
       // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
       const intake = this.sim.protocol.read(this.sim, input);
+      const user = intake.echo.user_id;
+      if (user !== undefined) this.grader.player?.(this.ticket, user);
       // A shared store (Redis) journals and grades the callback in the step that commits it.
       const seal = this.sim.journal.seal && this.grader.sealed ? (a: Applied) => this.seal(intake, a) : undefined;
       const applied = processCallback(this.sim, input, intake, this.grader.wallet, seal);

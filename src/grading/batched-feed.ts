@@ -14,6 +14,7 @@ const ARRIVE = 2;
 const CLOSED = 3;
 const COMPLETE = 4;
 const COUNT = 5;
+const PLAYER = 6;
 
 /**
  * A local grader's feed, folded in batches: the route's events are queued as they happen and folded
@@ -25,13 +26,13 @@ const COUNT = 5;
  * the fold's code and state brought back into the processor's caches for every callback
  * (docs/bench.md).
  *
- * Arrivals are folded in the order the callbacks arrived (their tickets), not the order their
- * answers were decided: an arrival whose ticket is not the lowest still open waits, with every event
- * queued after it, until the callbacks before it are folded (a callback decided late, proxy mode's
- * upstream answering slowly, is folded in its place when it comes); then the waiting events are
+ * A player's arrivals are folded in the order its callbacks arrived (their tickets), not the order
+ * their answers were decided: an arrival waits, with its player's events queued after it, while a
+ * callback of the same player that came before it is still being decided (a callback decided late,
+ * proxy mode's upstream answering slowly, is folded in its place when it comes); then they are
  * folded in their order. A resend answered before its slow first attempt would otherwise be graded
  * as if sent before it (a negative gap: a premature retry, the provider blamed for the wallet's
- * slowness).
+ * slowness). Other players' events never wait for it.
  */
 export class BatchedFeed implements GradingFeed<PendingAttempt> {
   /** Events as flat groups of four: kind, then its three arguments. */
@@ -41,11 +42,13 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
   private issued = 0;
   /** A ticket of ours the grader numbered otherwise (never, but not assumed). */
   private readonly renumbered = new Map<number, number>();
-  /** The lowest of our tickets neither arrived nor settled yet, and those above it that are. */
-  private low = 1;
-  private readonly resolved = new Set<number>();
-  /** From an arrival that waits for an earlier ticket on: the events queued since, in their order. */
-  private waiting: unknown[] | undefined;
+  /** Per player, its tickets neither arrived nor settled yet (ascending: tickets are issued in order). */
+  private readonly open = new Map<string, number[]>();
+  private readonly playerOf = new Map<number, string>();
+  /** Per player, from an arrival that waits for an earlier ticket of the player on: its events since, in order. */
+  private readonly waiting = new Map<string, unknown[]>();
+  /** The player of an attempt whose arrival waits (its closing and completion wait with it). */
+  private readonly waitingAttempts = new Map<PendingAttempt, string>();
   private readonly onTurn = () => {
     this.scheduled = false;
     this.flush();
@@ -64,6 +67,10 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
   settle(ticket: number): undefined {
     this.push(SETTLE, ticket, undefined, undefined);
     return undefined;
+  }
+
+  player(ticket: number, user: string): void {
+    this.push(PLAYER, ticket, user, undefined);
   }
 
   arrived(x: JournalledExchange, ticket: number): PendingAttempt | undefined {
@@ -102,18 +109,34 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
       if (kind === EXPECT) {
         const ticket = g.expect(x as number);
         if (ticket !== y) this.renumbered.set(y as number, ticket);
+      } else if (kind === PLAYER) {
+        const user = y as string;
+        const open = this.open.get(user);
+        if (open) open.push(x as number);
+        else this.open.set(user, [x as number]);
+        this.playerOf.set(x as number, user);
       } else if (kind === SETTLE) {
         g.settle(this.ticket(x as number));
         this.resolve(x as number);
-      } else if (kind === ARRIVE && (y === this.low || (this.waiting === undefined && y === undefined))) {
-        // (the lowest open ticket: folded now, even ahead of events that wait for it)
+      } else if (kind === ARRIVE) {
+        const user = (x as Arrival).user;
+        const waiting = this.waiting.get(user);
+        const first = this.open.get(user)?.[0];
+        // (the player's earliest callback still open is folded now, in its place, ahead of those that wait for it)
+        const late = y !== undefined && y === first;
+        if (!late && (waiting || (y !== undefined && first !== undefined && first < (y as number)))) {
+          // A callback of this player that came before it is still being decided: this waits for it.
+          if (waiting) waiting.push(kind, x, y, z);
+          else this.waiting.set(user, [kind, x, y, z]);
+          this.waitingAttempts.set(z as PendingAttempt, user);
+          return;
+        }
         (z as PendingAttempt).attempt = g.arrive(x as Arrival, y === undefined ? undefined : this.ticket(y as number));
         if (y !== undefined) this.resolve(y as number);
-      } else if (this.waiting !== undefined || kind === ARRIVE) {
-        // An earlier callback is still being decided: this waits for it, in order.
-        (this.waiting ??= []).push(kind, x, y, z);
       } else if (kind === COUNT) g.count(x as string | undefined, y as Iterable<string>);
       else {
+        const user = this.waitingAttempts.get(x as PendingAttempt);
+        if (user !== undefined) return void this.waiting.get(user)!.push(kind, x, y, z);
         const a = (x as PendingAttempt).attempt;
         if (a && kind === CLOSED) g.closed(a, y as number);
         else if (a && kind === COMPLETE) g.complete(a, y as Completion);
@@ -125,18 +148,21 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
     }
   }
 
-  /** Our ticket arrived or settled: the events that waited are folded again, in order (some may wait on). */
+  /** Our ticket arrived or settled: its player's events that waited are folded again, in order (some may wait on). */
   private resolve(ticket: number): void {
-    if (ticket !== this.low) {
-      this.resolved.add(ticket);
-      return;
-    }
-    this.low++;
-    while (this.resolved.delete(this.low)) this.low++;
-    const waited = this.waiting;
+    const user = this.playerOf.get(ticket);
+    if (user === undefined) return;
+    this.playerOf.delete(ticket);
+    const open = this.open.get(user)!;
+    open.splice(open.indexOf(ticket), 1);
+    if (!open.length) this.open.delete(user);
+    const waited = this.waiting.get(user);
     if (!waited) return;
-    this.waiting = undefined;
-    for (let i = 0; i < waited.length; i += 4) this.fold(waited[i] as number, waited[i + 1], waited[i + 2], waited[i + 3]);
+    this.waiting.delete(user);
+    for (let i = 0; i < waited.length; i += 4) {
+      if (waited[i] === ARRIVE) this.waitingAttempts.delete(waited[i + 3] as PendingAttempt);
+      this.fold(waited[i] as number, waited[i + 1], waited[i + 2], waited[i + 3]);
+    }
   }
 
   /** The grader's number of one of our tickets (used once: an arrival or a refusal settles it). */

@@ -68,6 +68,7 @@ function feedOf(session: GradingSession, batch: BatchedFeed): GradingFeed {
   return {
     expect: (at) => batch.expect(at),
     settle: (ticket) => batch.settle(ticket),
+    player: (ticket, user) => batch.player(ticket, user),
     arrived: (x, ticket) => batch.arrived(x, ticket),
     arrive: (a, ticket) => batch.arrive(a, ticket),
     closed: (attempt, at) => batch.closed(attempt as never, at),

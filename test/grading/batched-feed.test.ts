@@ -221,6 +221,14 @@ t.test('arrivals are folded in the order the callbacks arrived, not the order th
     clientGone: false,
   });
   const [first, resend, settlement] = [feed.expect(t0), feed.expect(t0 + 1300), feed.expect(t0 + 1400)];
+  for (const ticket of [first, resend, settlement]) feed.player(ticket, 'p1'); // (as the pipeline tells it once it read the callback)
+  // Another player's callback, decided meanwhile, does not wait for p1's slow one.
+  const other = feed.expect(t0 + 100);
+  feed.player(other, 'p2');
+  const o = feed.arrive({ id: 9, at: t0 + 100, user: 'p2', event: 'login', tx: 'l2', body: {}, applied: true }, other);
+  feed.flush();
+  t.ok(o.attempt, "another player's arrival is folded at once");
+  t.notOk(batched.txs.has('b1'), "p1's callbacks wait for its first");
   // As decided: the resend, then the settlement, then (1.5 s after it came) the first attempt.
   const r = feed.arrive(bet(3, t0 + 1300), resend);
   feed.complete(r, reply(t0 + 1310));
@@ -230,6 +238,7 @@ t.test('arrivals are folded in the order the callbacks arrived, not the order th
   feed.complete(f, reply(t0 + 1500));
   feed.flush();
   // The same, fed at once in the order things happened.
+  direct.arrive({ id: 9, at: t0 + 100, user: 'p2', event: 'login', tx: 'l2', body: {}, applied: true });
   const df = direct.arrive(bet(2, t0));
   const dr = direct.arrive(bet(3, t0 + 1300));
   direct.complete(dr, reply(t0 + 1310));
