@@ -49,7 +49,14 @@ async function rounds(url: string): Promise<void> {
   await send(url, login('player-1'));
 }
 
-const SCRIPTS = { basic: play, rounds };
+/** Four simultaneous bets of 0.1 on 30: a wallet in binary floats answers 29.799999999999997 and the like. */
+async function cents(url: string): Promise<void> {
+  await send(url, login('racer'));
+  await Promise.all([1, 2, 3, 4].map((i) => send(url, bet('racer', `cent-${i}`, [['1', 'P', 0.1]], usd))));
+  await send(url, login('racer'));
+}
+
+const SCRIPTS = { basic: play, rounds, cents };
 
 /** Plays a script through a proxy in front of the zoo with `defect`; the wallet-side checks that fail. */
 async function failingChecks(
@@ -113,6 +120,16 @@ for (const [defect, check, args] of CASES)
 // settle-unknown-round is not among them: in proxy mode a round may have begun before the session,
 // so a settlement of a round the session never saw bet is not judged (probe, which plays its own
 // rounds, catches it: test/probe-zoo.test.ts).
+// A float ledger's simultaneous bets: its arithmetic (WALLET_BALANCE_EXACT, as probe says, one bet at
+// a time), not its locking: the zoo's wallet serializes them.
+t.test('float-money, simultaneous bets: exactly WALLET_BALANCE_EXACT fails', async (t) => {
+  t.same(await failingChecks(t, 'float-money', [], 'cents'), ['WALLET_BALANCE_EXACT']);
+});
+
+t.test('a correct operator wallet, simultaneous bets of cents: no failing wallet-side check', async (t) => {
+  t.same(await failingChecks(t, undefined, [], 'cents'), []);
+});
+
 const ROUND_CASES: [string, WalletCheckId][] = [
   ['no-player-lock', 'WALLET_CONCURRENCY_SAFE'],
   ['accepts-bad-totals', 'WALLET_REFUSES_INVALID'],

@@ -128,6 +128,12 @@ export class ReferenceLedger {
     if (this.state.players.has(user)) this.unknown.add(user);
   }
 
+  /** The currency a callback moves money in (its own, else its player's) and that currency's fraction digits. */
+  scaleOf(req: CallbackRequest): { currency: string; scale: number } {
+    const currency = currencyOf(req) ?? this.state.players.get(req.user_id)?.currency ?? this.config.defaultCurrency;
+    return { currency, scale: this.config.scale(currency) };
+  }
+
   /** The callback touches a round the reference no longer follows. */
   isTainted(req: CallbackRequest): boolean {
     const round = roundOf(req);

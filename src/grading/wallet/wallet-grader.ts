@@ -191,7 +191,9 @@ export class WalletGrader {
           x,
           a,
         );
-      else if (reply?.verdict === 'applied' && reply.balance && serial) {
+      // A player whose wallet already reported a wrong balance (WALLET_BALANCE_EXACT) is left to it:
+      // the first reply's balance may be that wrong one, and a replay's then differs from it.
+      else if (reply?.verdict === 'applied' && reply.balance && serial && !this.failed('WALLET_BALANCE_EXACT', user)) {
         const first = known.applied.balance;
         const before = this.reference.balance(user);
         const fine = (first && reply.balance.eq(first)) || (before && reply.balance.eq(before));
@@ -218,18 +220,22 @@ export class WalletGrader {
     const safe = this.tally('WALLET_CONCURRENCY_SAFE');
     const start = this.reference.balance(user);
     // One root cause, one failure: a player whose serial arithmetic or balance check already failed is not judged again here.
-    const rootCause = (['WALLET_BALANCE_EXACT', 'WALLET_REFUSES_SHORT_BET'] as const).find(
-      (id) => this.tally(id).violationsOf(user).list.length > 0,
-    );
+    const rootCause = (['WALLET_BALANCE_EXACT', 'WALLET_REFUSES_SHORT_BET'] as const).find((id) => this.failed(id, user));
     const judged = judgeHistory(this.reference, ops, { start, opaque: p.opaque, rootCause });
     if (judged.verdict === 'ok') {
       safe.exercise(user);
       return;
     }
-    if (judged.verdict === 'unknown') {
+    if (judged.verdict === 'inexact') {
+      // The wallet's arithmetic, not a race: named once, by the check that owns it.
+      const exact = this.tally('WALLET_BALANCE_EXACT');
+      exact.exercise(user);
+      exact.violate(judged.message, judged.op.x, judged.op.answer!);
+    }
+    if (judged.verdict === 'unknown' || judged.verdict === 'inexact') {
       const u = this.undecided.get(user) ?? { n: 0, why: new Set<string>() };
       u.n++;
-      u.why.add(judged.why);
+      u.why.add(judged.verdict === 'unknown' ? judged.why : 'see WALLET_BALANCE_EXACT');
       this.undecided.set(user, u);
       return;
     }
@@ -238,6 +244,12 @@ export class WalletGrader {
       judged.message,
       ops.map((o) => [o.x, o.answer!] as const),
     );
+  }
+
+  /** The player already failed the check. */
+  private failed(id: WalletCheckId, user: string): boolean {
+    const v = this.tally(id).violationsOf(user);
+    return v.list.length + v.more > 0;
   }
 
   private player(user: string): PlayerState {
