@@ -44,12 +44,24 @@ t.test('deadRules: each rule that can never fire, by pointer; the rest are not n
       [['/rules/1', /rule 0 comes first, matches every callback this one does/]],
     ],
     [
-      'a player that cannot exist',
+      // (not dead: rules are matched before the wallet refuses an unknown player, and a set_balance creates one)
+      'none: a player the wallet does not hold',
       withRules([{ when: { user_id: 'alic' }, then: R1 }], {
         defaults: { auto_create_players: false },
         players: [{ user_id: 'alice', balance: 1 }],
       }),
-      [['/rules/0/when/user_id', /names player alic, who can never call: .* did you mean alice\?/]],
+      [],
+    ],
+    [
+      'two drawing rules of one name',
+      withRules([
+        { name: 'fault', when: { user_id: 'u' }, then: R1, probability: 0.5 },
+        { name: 'fault', when: {}, then: { code: 'R2' }, probability: 0.5 },
+      ]),
+      [
+        ['/rules/0/name', /is also rule 1 \("fault"\)'s name: .* both rules draw alike/],
+        ['/rules/1/name', /is also rule 0 \("fault"\)'s name/],
+      ],
     ],
     [
       'none: a catch-all with times, a narrower rule first, a listed player, bet amounts',

@@ -78,8 +78,14 @@ export class Journal implements JournalStore {
     const id = this.nextId++;
     chars = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += chars;
-    return this.pending.add(new Begun(this, id, entry, chars));
+    const begun = new Begun(this, id, entry, chars);
+    this.begunIn.set(begun, this.epoch);
+    return this.pending.add(begun);
   }
+
+  /** Bumped by `reset`: a callback begun before it is answered, but not kept in the journal cleared since. */
+  private epoch = 0;
+  private readonly begunIn = new WeakMap<Begun, number>();
 
   /** The end of `begin`: the callback was answered (`Begun.finish`). */
   finished(begun: Begun, done: ReplyTiming): StoredEntry {
@@ -87,15 +93,24 @@ export class Journal implements JournalStore {
     this.inFlightBytes -= begun.chars;
     const { id, entry } = begun;
     const size = textBound(entry, begun.chars);
-    if (size !== undefined) return this.keep(new KeptEntry(id, entry, done), size);
+    // (a reset came while it was answered, a delay_ms: the journal it began in is gone)
+    const cleared = this.begunIn.get(begun) !== this.epoch;
+    if (size !== undefined) {
+      const kept = new KeptEntry(id, entry, done);
+      return cleared ? kept : this.keep(kept, size);
+    }
     const text = entryText(id, entry, done);
-    return this.keep({ id, ...matchFields(entry), text }, text.length);
+    const stored = { id, ...matchFields(entry), text };
+    return cleared ? stored : this.keep(stored, text.length);
   }
 
   /** Callbacks decided but not answered yet, oldest first (no `replied_at`). */
   inFlight(): JournalEntry[] {
     // Through JSON, as every reader gets an entry: its headers masked.
-    return this.pending.list().map(({ id, entry }) => JSON.parse(JSON.stringify({ id, ...entry, duration_ms: 0 })) as JournalEntry);
+    return this.pending
+      .list()
+      .filter((begun) => this.begunIn.get(begun) === this.epoch)
+      .map(({ id, entry }) => JSON.parse(JSON.stringify({ id, ...entry, duration_ms: 0 })) as JournalEntry);
   }
 
   private keep(stored: StoredEntry, size: number): StoredEntry {
@@ -151,6 +166,7 @@ export class Journal implements JournalStore {
   }
 
   reset(): void {
+    this.epoch++;
     this.entries = [];
     this.sizes = [];
     this.head = 0;

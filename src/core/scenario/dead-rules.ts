@@ -1,5 +1,4 @@
 import type { Rule, RuleWhen, Scenario } from '../../protocol/types.generated.js';
-import { closest } from '../../text/did-you-mean.js';
 import type { ScenarioProblem } from './scenario.js';
 
 /*
@@ -30,7 +29,6 @@ function covers(earlier: RuleWhen, later: RuleWhen): boolean {
 /** Each rule of the scenario that can never fire, with why and what to do. */
 export function deadRules(doc: Scenario): ScenarioProblem[] {
   const rules = doc.rules ?? [];
-  const listed = (doc.players ?? []).map((p) => p.user_id);
   const warnings: ScenarioProblem[] = [];
   rules.forEach((rule, i) => {
     const at = `/rules/${i}`;
@@ -41,16 +39,16 @@ export function deadRules(doc: Scenario): ScenarioProblem[] {
             pointer: `${at}/when/${field}`,
             message: `can never match: a login carries no ${field.endsWith('amount') ? 'amount' : field}, so ${label(rule, i)} never fires; drop ${field}, or match bet or bet_result`,
           });
-    const user = rule.when.user_id;
-    if (user !== undefined && doc.defaults?.auto_create_players === false && !listed.includes(user)) {
-      const meant = closest(user, listed);
+    // (a when.user_id of a player the wallet does not hold still fires: rules are matched before the
+    // wallet refuses an unknown player, and a set_balance creates one)
+    const twin = rule.probability === undefined ? -1 : rules.findIndex((other, k) => k !== i && other.name === rule.name);
+    if (twin !== -1 && rule.name !== undefined)
       warnings.push({
-        pointer: `${at}/when/user_id`,
+        pointer: `${at}/name`,
         message:
-          `names player ${user}, who can never call: defaults.auto_create_players is false and players does not list ${user}, ` +
-          `so ${label(rule, i)} never fires; ${meant === undefined ? `add ${user} to players` : `did you mean ${meant}?`}`,
+          `is also ${label(rules[twin]!, twin)}'s name: a probability's draw is made from the seed, the rule's name and the player's count, ` +
+          `so both rules draw alike (when one loses, so does the other); give ${label(rule, i)} a name of its own`,
       });
-    }
     const before = rules.findIndex((earlier, k) => k < i && firesEachTime(earlier) && covers(earlier.when, rule.when));
     if (before !== -1)
       warnings.push({
