@@ -146,7 +146,7 @@ const cases: { name: string; v: ReportViolation; relayed?: boolean; check?: stri
 
 t.test('a violation → its lanes and marks', async (t) => {
   for (const c of cases) {
-    const svg = timelineSvg(c.v, { thresholds, relayed: c.relayed, check: c.check });
+    const svg = timelineSvg(c.v, { thresholds, relayed: c.relayed, check: c.check, failedCode: 'R1' });
     t.match(read(svg), c.want, c.name);
     t.notMatch(svg, /style=/, `${c.name}: no style attribute (the dashboard's CSP)`);
     t.match(svg, new RegExp(`viewBox="0 0 ${WIDTH} \\d+"`), `${c.name}: ${WIDTH} units wide`);
@@ -235,7 +235,7 @@ t.test("each check's own window, and gaps only between neighbouring attempts", a
     },
   ];
   for (const row of rows) {
-    const svg = timelineSvg(row.v, { thresholds: th, check: row.check });
+    const svg = timelineSvg(row.v, { thresholds: th, check: row.check, failedCode: 'R1' });
     t.same(windows(svg), row.windows, `${row.name}: windows`);
     if (row.gaps) t.same(gaps(svg), row.gaps, `${row.name}: gaps`);
     if (row.skipped)

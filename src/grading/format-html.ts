@@ -1,6 +1,7 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
 import { gapHistogramSvg } from '../report/histogram.js';
 import { DRAWN_PER_CHECK, timelineSvg } from '../report/timeline.js';
+import { FAILED } from '../protocol/seed/codes.js';
 import { duration } from '../report/timeline-marks.js';
 import type { Report, ReportEvidence, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
@@ -91,7 +92,7 @@ function picturesRow(r: Report, c: Report['checks'][number]): string {
     .map((v) =>
       picture(
         `${v.journal_ids.map((id) => `#${id}`).join(' ')} ${v.message}`,
-        timelineSvg(v, { thresholds: r.thresholds, relayed, check: c.id }),
+        timelineSvg(v, { thresholds: r.thresholds, relayed, check: c.id, failedCode: FAILED }),
       ),
     )
     .join('');

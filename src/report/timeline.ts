@@ -34,6 +34,8 @@ export interface TimelineOptions {
    * its connection closed when the upstream gave none).
    */
   relayed?: boolean;
+  /** The protocol's failed code (R1): a settlement answered with it is one FAILED_SETTLEMENT_RETRIED waits on a resend of. */
+  failedCode?: string;
 }
 
 interface Lane {
@@ -97,9 +99,9 @@ interface Window {
 /** The checks that wait for a resend within retry_window_s of an outcome the provider could not rely on. */
 const RETRY_WINDOW: Record<string, readonly string[]> = {
   LOST_REPLY_RETRIED: ['lost'],
-  FAILED_SETTLEMENT_RETRIED: ['lost', 'R1', 'failed'],
+  FAILED_SETTLEMENT_RETRIED: ['lost', 'failed'], // (and the failed code: TimelineOptions.failedCode)
 };
-const KNEW: Record<string, string> = { lost: 'the reply was lost', failed: 'the reply had no readable code', R1: 'the reply was R1' };
+const KNEW: Record<string, string> = { lost: 'the reply was lost', failed: 'the reply had no readable code' };
 
 /**
  * The window the violated check applies, per mark: the retry window after an outcome it waits on,
@@ -111,8 +113,10 @@ function windowsOf(
   t: TimelineOptions['thresholds'],
   decided: number | undefined,
   lanes: Lane[],
+  failedCode?: string,
 ): (m: Mark) => Window | undefined {
-  const outcomes = check === undefined ? undefined : RETRY_WINDOW[check];
+  const waits = check === undefined ? undefined : RETRY_WINDOW[check];
+  const outcomes = waits && check === 'FAILED_SETTLEMENT_RETRIED' && failedCode ? [...waits, failedCode] : waits;
   if (outcomes && t?.retry_window_s !== undefined && decided !== undefined) {
     const window = t.retry_window_s * 1000;
     const lane = new Map(lanes.flatMap((l) => l.marks.map((m) => [m, l] as const)));
@@ -120,7 +124,7 @@ function windowsOf(
       const known = m.known;
       if (known === undefined || !outcomes.includes(m.e.outcome ?? '') || decided < known + window - 1) return undefined;
       if (lane.get(m)?.marks.some((o) => o !== m && o.at >= m.at && o.at <= known + window)) return undefined;
-      const what = KNEW[m.e.outcome!]!;
+      const what = KNEW[m.e.outcome!] ?? `the reply was ${m.e.outcome}`;
       return {
         kind: 'retry',
         from: known,
@@ -166,7 +170,7 @@ export function timelineSvg(v: ReportViolation, o: TimelineOptions = {}): string
   const decided = time(v.decided_at);
   const marks = lanes.flatMap((l) => l.marks);
   const start = Math.min(...marks.map((m) => m.at));
-  const windowOf = windowsOf(o.check, t, decided, lanes);
+  const windowOf = windowsOf(o.check, t, decided, lanes, o.failedCode);
   const max = (times: (number | undefined)[]) => Math.max(...times.filter((x): x is number => x !== undefined && Number.isFinite(x)));
   // What happened sets the time axis; a time-out or a minimum gap far beyond it (a resend at 100 ms
   // against an 8 s time-out) is drawn up to the edge with its time written, not to scale.

@@ -67,8 +67,19 @@ export function decideWithRule(view: View, req: CallbackRequest, then: RuleThen 
   const forced = fits ? { user_id: req.user_id, balance: set, currency } : undefined;
   const seen: View = forced ? { ...view, player: forced } : view;
   const before: Money | undefined = seen.player?.balance;
+  // A forced code replaces the wallet's answer, not its judgement: what the caller did wrong (totals,
+  // amounts, the round) is still found and journalled, and nothing it decided is applied.
+  const judged = decide(seen, req, config);
   const decision: Decision = then?.code
-    ? { code: then.code, findings: [], balance: before, balanceBefore: before, replayed: false, changes: [] }
-    : decide(seen, req, config);
+    ? {
+        code: then.code,
+        // (not a replay's note: the forced answer is no replay)
+        findings: judged.replayed ? judged.findings.filter((f) => f.code !== 'TRANSACTION_REPLAYED') : judged.findings,
+        balance: before,
+        balanceBefore: before,
+        replayed: false,
+        changes: [],
+      }
+    : judged;
   return forced ? { ...decision, changes: [playerChange(forced), ...decision.changes] } : decision;
 }

@@ -1,5 +1,7 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { JournalLinks } from './journal-links.js';
+/** The protocol's failed code: a settlement answered with it waits on a resend (FAILED_SETTLEMENT_RETRIED's window). */
+const FAILED = 'R1';
 import { gapHistogramSvg } from '../../src/report/histogram.js';
 import { DRAWN_PER_CHECK, timelineSvg } from '../../src/report/timeline.js';
 import { timingPhrases } from '../../src/grading/timing-text.js';
@@ -69,7 +71,7 @@ export function Pictures({
                 {v.message}
                 <JournalLinks ids={v.journal_ids} onShow={onShow} />
               </figcaption>
-              <Svg svg={timelineSvg(v, { thresholds: r.thresholds, relayed, check: check.id })} />
+              <Svg svg={timelineSvg(v, { thresholds: r.thresholds, relayed, check: check.id, failedCode: FAILED })} />
             </figure>
           ))}
         </>
