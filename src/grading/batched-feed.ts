@@ -42,9 +42,12 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
   private issued = 0;
   /** A ticket of ours the grader numbered otherwise (never, but not assumed). */
   private readonly renumbered = new Map<number, number>();
-  /** Per player, its tickets neither arrived nor settled yet (ascending: tickets are issued in order). */
-  private readonly open = new Map<string, number[]>();
-  private readonly playerOf = new Map<number, string>();
+  /** The lowest of our tickets neither arrived nor settled yet; those above it that are. */
+  private low = 1;
+  private readonly resolved = new Set<number>();
+  /** The player of each ticket from `base` on (when the pipeline said): users[ticket - base]. */
+  private users: (string | undefined)[] = [];
+  private base = 1;
   /** Per player, from an arrival that waits for an earlier ticket of the player on: its events since, in order. */
   private readonly waiting = new Map<string, unknown[]>();
   /** The player of an attempt whose arrival waits (its closing and completion wait with it). */
@@ -110,21 +113,18 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
         const ticket = g.expect(x as number);
         if (ticket !== y) this.renumbered.set(y as number, ticket);
       } else if (kind === PLAYER) {
-        const user = y as string;
-        const open = this.open.get(user);
-        if (open) open.push(x as number);
-        else this.open.set(user, [x as number]);
-        this.playerOf.set(x as number, user);
+        this.users[(x as number) - this.base] = y as string;
       } else if (kind === SETTLE) {
         g.settle(this.ticket(x as number));
         this.resolve(x as number);
       } else if (kind === ARRIVE) {
         const user = (x as Arrival).user;
         const waiting = this.waiting.get(user);
-        const first = this.open.get(user)?.[0];
-        // (the player's earliest callback still open is folded now, in its place, ahead of those that wait for it)
-        const late = y !== undefined && y === first;
-        if (!late && (waiting || (y !== undefined && first !== undefined && first < (y as number)))) {
+        // Usually the lowest ticket open (decided as soon as it came): folded at once. Otherwise it waits
+        // while a callback of its player that came before it is open; the earliest of them is folded
+        // now, in its place, ahead of those waiting for it.
+        const t = y as number | undefined;
+        if (t === undefined ? waiting !== undefined : t !== this.low && this.earlierOpen(user, t)) {
           // A callback of this player that came before it is still being decided: this waits for it.
           if (waiting) waiting.push(kind, x, y, z);
           else this.waiting.set(user, [kind, x, y, z]);
@@ -148,20 +148,31 @@ export class BatchedFeed implements GradingFeed<PendingAttempt> {
     }
   }
 
-  /** Our ticket arrived or settled: its player's events that waited are folded again, in order (some may wait on). */
+  /** Whether a ticket before `ticket` of `user` is neither arrived nor settled. */
+  private earlierOpen(user: string, ticket: number): boolean {
+    for (let s = this.low; s < ticket; s++) if (this.users[s - this.base] === user && !this.resolved.has(s)) return true;
+    return false;
+  }
+
+  /** Our ticket arrived or settled: the events that waited are folded again, in order (some may wait on). */
   private resolve(ticket: number): void {
-    const user = this.playerOf.get(ticket);
-    if (user === undefined) return;
-    this.playerOf.delete(ticket);
-    const open = this.open.get(user)!;
-    open.splice(open.indexOf(ticket), 1);
-    if (!open.length) this.open.delete(user);
-    const waited = this.waiting.get(user);
-    if (!waited) return;
-    this.waiting.delete(user);
-    for (let i = 0; i < waited.length; i += 4) {
-      if (waited[i] === ARRIVE) this.waitingAttempts.delete(waited[i + 3] as PendingAttempt);
-      this.fold(waited[i] as number, waited[i + 1], waited[i + 2], waited[i + 3]);
+    if (ticket !== this.low) this.resolved.add(ticket);
+    else {
+      this.low++;
+      while (this.resolved.delete(this.low)) this.low++;
+      if (this.low - this.base > 1024) {
+        this.users = this.users.slice(this.low - this.base);
+        this.base = this.low;
+      }
+    }
+    if (this.waiting.size === 0) return;
+    for (const [user, waited] of [...this.waiting]) {
+      if (this.waiting.get(user) !== waited) continue; // (folded again already, by a nested resolve)
+      this.waiting.delete(user);
+      for (let i = 0; i < waited.length; i += 4) {
+        if (waited[i] === ARRIVE) this.waitingAttempts.delete(waited[i + 3] as PendingAttempt);
+        this.fold(waited[i] as number, waited[i + 1], waited[i + 2], waited[i + 3]);
+      }
     }
   }
 

@@ -14,6 +14,8 @@ export class Begun implements PendingEntry {
     readonly entry: BegunEntry,
     /** The body's characters it holds against the byte bound meanwhile. */
     readonly chars: number,
+    /** The journal's epoch when it began (a reset bumps it: a callback of an earlier one is not kept). */
+    readonly epoch = 0,
   ) {}
 
   finish(done: ReplyTiming): StoredEntry {

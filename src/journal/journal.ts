@@ -78,14 +78,11 @@ export class Journal implements JournalStore {
     const id = this.nextId++;
     chars = admitInFlight(entry, chars, this.inFlightBytes, this.maxBytes);
     this.inFlightBytes += chars;
-    const begun = new Begun(this, id, entry, chars);
-    this.begunIn.set(begun, this.epoch);
-    return this.pending.add(begun);
+    return this.pending.add(new Begun(this, id, entry, chars, this.epoch));
   }
 
   /** Bumped by `reset`: a callback begun before it is answered, but not kept in the journal cleared since. */
   private epoch = 0;
-  private readonly begunIn = new WeakMap<Begun, number>();
 
   /** The end of `begin`: the callback was answered (`Begun.finish`). */
   finished(begun: Begun, done: ReplyTiming): StoredEntry {
@@ -94,7 +91,7 @@ export class Journal implements JournalStore {
     const { id, entry } = begun;
     const size = textBound(entry, begun.chars);
     // (a reset came while it was answered, a delay_ms: the journal it began in is gone)
-    const cleared = this.begunIn.get(begun) !== this.epoch;
+    const cleared = begun.epoch !== this.epoch;
     if (size !== undefined) {
       const kept = new KeptEntry(id, entry, done);
       return cleared ? kept : this.keep(kept, size);
@@ -109,7 +106,7 @@ export class Journal implements JournalStore {
     // Through JSON, as every reader gets an entry: its headers masked.
     return this.pending
       .list()
-      .filter((begun) => this.begunIn.get(begun) === this.epoch)
+      .filter((begun) => begun.epoch === this.epoch)
       .map(({ id, entry }) => JSON.parse(JSON.stringify({ id, ...entry, duration_ms: 0 })) as JournalEntry);
   }
 
