@@ -78,3 +78,91 @@ function pointerOf(path: readonly (string | number)[]): string {
   for (const part of path) out += '/' + (typeof part === 'number' ? part : part.replaceAll('~', '~0').replaceAll('/', '~1'));
   return out;
 }
+
+/**
+ * The keys a JSON document names twice in one object, as JSON pointers (RFC 8259 leaves which one
+ * counts to the parser: JSON.parse keeps the last, others the first or refuse). The input must
+ * already be valid JSON.
+ */
+export function duplicateKeys(json: string): string[] {
+  const out: string[] = [];
+  const path: (string | number)[] = [];
+  // Per open container: the keys an object has named so far (undefined for an array).
+  const seen: (Set<string> | undefined)[] = [];
+  let i = 0;
+  while (i < json.length) {
+    const c = json.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(json, i);
+      let j = end;
+      while (isSpace(json.charCodeAt(j))) j++;
+      const keys = seen[seen.length - 1];
+      if (json.charCodeAt(j) === COLON && keys) {
+        const key = JSON.parse(json.slice(i, end)) as string;
+        path[path.length - 1] = key;
+        if (keys.has(key)) out.push(pointerOf(path));
+        else keys.add(key);
+        i = j + 1;
+      } else i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      seen.push(c === 0x7b ? new Set() : undefined);
+      path.push(c === 0x5b ? 0 : '');
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      seen.pop();
+      path.pop();
+      i++;
+    } else if (c === 0x2c) {
+      if (seen.length > 0 && !seen[seen.length - 1]) (path[path.length - 1] as number)++;
+      i++;
+    } else i++;
+  }
+  return out;
+}
+
+/**
+ * Whether a document may name a key twice in one object: its text has more colons than its parsed
+ * value has keys and colons in its strings (`keysAndColons`: one colon per key as written, and each
+ * colon inside a string, key or value, is in the text too). False means it names none (a colon
+ * written `\u003a` inside a string aside); true is confirmed by duplicateKeys.
+ */
+export function mayRepeatKeys(json: string, keysAndColons: number): boolean {
+  let colons = 0;
+  for (let i = json.indexOf(':'); i >= 0; i = json.indexOf(':', i + 1)) colons++;
+  return colons > keysAndColons;
+}
+
+/**
+ * A parsed value's keys and the colons in its strings (mayRepeatKeys), or -1 when it nests deeper
+ * than `max` levels. Recursive, but never deeper than `max` + 1 frames: it stops at the first level
+ * past the bound, so a hostile body cannot overflow the stack here (nor, refused for it, in any walk
+ * after this one).
+ */
+export function keysAndColons(value: unknown, max: number, depth = 1): number {
+  if (typeof value === 'string') return colonsIn(value);
+  if (value === null || typeof value !== 'object') return 0;
+  if (depth > max) return -1;
+  let n = 0;
+  if (Array.isArray(value)) {
+    // By index: `for…in` would make a string of every index of a wide array.
+    for (let i = 0; i < value.length; i++) {
+      const m = keysAndColons(value[i], max, depth + 1);
+      if (m < 0) return -1;
+      n += m;
+    }
+    return n;
+  }
+  const node = value as Record<string, unknown>;
+  for (const key in node) {
+    const m = keysAndColons(node[key], max, depth + 1);
+    if (m < 0) return -1;
+    n += 1 + colonsIn(key) + m;
+  }
+  return n;
+}
+
+function colonsIn(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf(':'); i >= 0; i = s.indexOf(':', i + 1)) n++;
+  return n;
+}

@@ -23,6 +23,7 @@ export const FINDINGS = {
   BODY_NOT_JSON: ['error', 'the body is not valid JSON'],
   BODY_FORBIDDEN_KEY: ['error', 'the body has a __proto__ or constructor.prototype key'],
   SCHEMA: ['error', 'the body does not match the request schema'],
+  KEY_REPEATED: ['error', 'the body names a key twice in one object (parsers differ on which value counts)'],
   TIMESTAMP_NOT_INTEGER: ['warning', 'timestamp is not an integer number of seconds'],
   DATA_ON_LOGIN: ['warning', 'a login carries data, which only bet and bet_result have'],
   TIMESTAMP_SKEWED: ['warning', 'timestamp is far from the wallet clock'],

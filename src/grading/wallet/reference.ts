@@ -37,6 +37,7 @@ export interface ReferenceAnswer {
 
 /** The rules a wallet's R0 breaks, by finding: the body's own (WALLET_REFUSES_INVALID) or the round's (WALLET_ROUND_RULES). */
 const KIND_OF: Partial<Record<FindingCode, RefusalKind>> = {
+  KEY_REPEATED: 'invalid',
   TOTAL_MISMATCH: 'invalid',
   AMOUNT_SCALE: 'invalid',
   AMOUNT_NOT_FINITE: 'invalid',

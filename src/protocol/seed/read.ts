@@ -4,7 +4,7 @@ import type { CallbackRequest } from '../types.generated.js';
 import { describeErrors, eventTypes, validator } from '../schemas.js';
 import type { CallbackInput, Intake, ReadContext } from '../port.js';
 import { MAX_EXACT_DIGITS, Money } from '../../kernel/money.js';
-import { numberTexts } from '../../kernel/raw-json.js';
+import { duplicateKeys, keysAndColons, mayRepeatKeys, numberTexts } from '../../kernel/raw-json.js';
 
 export type { CallbackInput, Intake } from '../port.js';
 
@@ -27,9 +27,11 @@ export function readCallback(sim: ReadContext, input: CallbackInput): Intake {
   const echo = echoFields(parsed ?? readAnyway);
   // No request nests this deep; a body that does would overflow the stack of every recursive walk
   // after this one (fingerprint, journal serialisation), so it is refused here and journalled as text.
-  const tooDeep = parsed !== undefined && nestsDeeperThan(parsed, MAX_DEPTH);
-  if (tooDeep) findings.push(finding('SCHEMA', `the body nests deeper than ${MAX_DEPTH} levels`, '/'));
-  const body = tooDeep ? undefined : parsed;
+  // (one walk: its depth, and what tells whether the text may name a key twice)
+  const shape = parsed === undefined ? 0 : keysAndColons(parsed, MAX_DEPTH);
+  if (shape < 0) findings.push(finding('SCHEMA', `the body nests deeper than ${MAX_DEPTH} levels`, '/'));
+  const body = shape < 0 ? undefined : parsed;
+  if (body !== undefined && mayRepeatKeys(input.body, shape)) repeatedKeyFindings(input.body, findings);
   if (header('callback-url') === undefined) findings.push(finding('CALLBACK_URL_MISSING', undefined, 'header:Callback-URL'));
   if (!authenticated) findings.push(...credentialFindings);
   const request = body !== undefined && validateRequest(body) ? body : undefined;
@@ -37,7 +39,7 @@ export function readCallback(sim: ReadContext, input: CallbackInput): Intake {
   // (read from a body the schema refuses too: a provider sees every defect of its client at once)
   const timestamp = request ? request.timestamp : (body as { timestamp?: unknown } | undefined)?.timestamp;
   if (typeof timestamp === 'number' && (request || Number.isFinite(timestamp))) timestampFindings(timestamp, sim.timestampSkewS, findings);
-  if (request && mayReadOtherwise(input.body)) writtenFindings(input.body, findings);
+  if (request && (mayReadOtherwise(input.body) || timestampWrittenWithFraction(input.body))) writtenFindings(input.body, findings);
   return { authenticated, body, request, echo, findings };
 }
 
@@ -54,23 +56,6 @@ function schemaFindings(body: unknown, echo: Intake['echo']): Finding[] {
 
 /** Far beyond any request (the deepest, a bet, nests 4 levels). */
 const MAX_DEPTH = 32;
-
-/**
- * Recursive, but never deeper than `max` + 1 frames: it stops at the first level past the bound,
- * so it cannot overflow the stack itself (and it allocates nothing, unlike a walk with a stack).
- */
-function nestsDeeperThan(value: unknown, max: number, depth = 1): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (depth > max) return true;
-  if (Array.isArray(value)) {
-    // By index: `for…in` would make a string of every index of a wide array.
-    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], max, depth + 1)) return true;
-    return false;
-  }
-  const node = value as Record<string, unknown>;
-  for (const key in node) if (nestsDeeperThan(node[key], max, depth + 1)) return true;
-  return false;
-}
 
 export { first } from '../../http/headers.js';
 import { first } from '../../http/headers.js';
@@ -156,6 +141,31 @@ function mayReadOtherwise(body: string): boolean {
   if (data < 0) return false;
   MAY_READ_OTHERWISE.lastIndex = data;
   return MAY_READ_OTHERWISE.test(body);
+}
+
+/**
+ * Whether the first `"timestamp":` of the text is followed by a number with a fraction or an
+ * exponent (`1796042410.0` reads as an integer): then the numbers are read as written. A match that
+ * is no top-level key is harmless: the scan that follows judges /timestamp alone.
+ */
+function timestampWrittenWithFraction(body: string): boolean {
+  const at = body.indexOf('"timestamp"');
+  if (at < 0) return false;
+  TIMESTAMP_VALUE.lastIndex = at + 11;
+  return TIMESTAMP_VALUE.test(body);
+}
+const TIMESTAMP_VALUE = /\s*:\s*-?\d*[.eE]/y;
+
+/** A key named twice in one object: JSON parsers differ on which value they keep, so the body is refused. */
+function repeatedKeyFindings(text: string, out: Finding[]): void {
+  for (const pointer of duplicateKeys(text))
+    out.push(
+      finding(
+        'KEY_REPEATED',
+        `${pointer} is named twice in one object: JSON parsers differ on which value counts (this wallet reads the last, others the first); send each key once`,
+        pointer,
+      ),
+    );
 }
 
 /** The request's amounts, by the last key of their pointer under /data. */
