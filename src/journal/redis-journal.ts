@@ -38,6 +38,8 @@ import type { SealedEntry } from '../ledger/store.js';
  *                 still read.
  *   journal:id    the last id given
  *   journal:bytes the characters of JSON the stream holds (the sum of its entries' n)
+ *   journal:floor the last id given when the journal was last cleared: a callback begun before (its id
+ *                 at most this), answered after (a delay_ms), is not kept in the journal cleared meanwhile
  */
 export class RedisJournal implements JournalStore {
   private readonly pending = new Map<number, Omit<NewEntry, 'id'> & { id: number }>();
@@ -53,7 +55,8 @@ export class RedisJournal implements JournalStore {
     private readonly unavailable: () => string | undefined = () => undefined,
   ) {
     // EVALSHA (the script is sent once per connection), as the store's own scripts are.
-    client.defineCommand('walletJournalAdd', { numberOfKeys: 2, lua: ADD });
+    client.defineCommand('walletJournalAdd', { numberOfKeys: 3, lua: ADD });
+    client.defineCommand('walletJournalReset', { numberOfKeys: 4, lua: RESET });
     this.ids = new JournalIds(client, `${prefix}journal:id`, unavailable);
   }
 
@@ -65,6 +68,11 @@ export class RedisJournal implements JournalStore {
 
   private get bytesKey(): string {
     return `${this.prefix}journal:bytes`;
+  }
+
+  /** The last id given before the journal was last cleared: an entry begun before it is not kept. */
+  private get floorKey(): string {
+    return `${this.prefix}journal:floor`;
   }
 
   async record(entry: Omit<NewEntry, 'id'>): Promise<StoredEntry> {
@@ -123,7 +131,7 @@ export class RedisJournal implements JournalStore {
 
   inFlight(): JournalEntry[] {
     // Through JSON, as every reader gets an entry: its headers masked.
-    return [...this.pending.values()].map((e) => JSON.parse(JSON.stringify(e)) as JournalEntry);
+    return [...this.pending.values()].filter((e) => e.id > this.floor).map((e) => JSON.parse(JSON.stringify(e)) as JournalEntry);
   }
 
   private async keep(entry: NewEntry & { id: number }): Promise<StoredEntry> {
@@ -133,8 +141,9 @@ export class RedisJournal implements JournalStore {
     // Not kept (id 0): Redis is away. The route then answers an R0 with R1 (see `unjournalled`).
     if (this.unavailable()) return { ...stored, id: 0 };
     try {
-      const keys = [this.streamKey, this.bytesKey];
+      const keys = [this.streamKey, this.bytesKey, this.floorKey];
       const client = this.client as JournalClient;
+      // (-1: a reset, by any process, cleared the journal while it was answered, a delay_ms: the journal it began in is gone)
       await client.walletJournalAdd(...keys, this.capacity, this.maxBytes, text.length, ...streamFields(stored));
     } catch {
       return { ...stored, id: 0 };
@@ -167,8 +176,12 @@ export class RedisJournal implements JournalStore {
   }
 
   async reset(): Promise<void> {
-    await this.client.del(this.streamKey, this.bytesKey);
+    const floor = await (this.client as JournalClient).walletJournalReset(this.streamKey, this.bytesKey, this.ids.key, this.floorKey);
+    this.floor = Number(floor);
   }
+
+  /** The floor as this process's own last reset set it: its callbacks begun before are not listed in flight. */
+  private floor = 0;
 
   /**
    * Every entry added to the stream from now on, by any process: read on a connection of its own
@@ -251,8 +264,21 @@ const BLOCK_MS = 5000;
 /** How an entry's JSON begins before its id is known: `{"id":0`. */
 const ID_ZERO = '{"id":0';
 
-type JournalClient = Redis & { walletJournalAdd(...args: (string | number)[]): Promise<number> };
+type JournalClient = Redis & {
+  walletJournalAdd(...args: (string | number)[]): Promise<number>;
+  walletJournalReset(...keys: string[]): Promise<string>;
+};
 
-/** Adds an entry (ARGV 4…: its fields; ARGV 1–3: the bounds and its n) and trims (JOURNAL_ADD). */
+/**
+ * Adds an entry (ARGV 4…: its fields, id first; ARGV 1–3: the bounds and its n) and trims
+ * (JOURNAL_ADD); not one begun before the journal was last cleared (its id at most the floor): -1.
+ */
 const ADD = `${JOURNAL_ADD}
+if tonumber(ARGV[5]) <= tonumber(redis.call('GET', KEYS[3]) or '0') then return -1 end
 return journal_add(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), {unpack(ARGV, 4)})`;
+
+/** Clears the journal, and sets its floor: the last id given (ids are never given again, so one above it began after). */
+const RESET = `redis.call('DEL', KEYS[1], KEYS[2])
+local floor = redis.call('GET', KEYS[3]) or '0'
+redis.call('SET', KEYS[4], floor)
+return floor`;

@@ -31,3 +31,42 @@ if (redis) {
     t.equal((again.request.body as string).length, 4000, 'finished bodies no longer count');
   });
 }
+
+if (redis) {
+  t.test("a callback answered after another process's reset is not kept in the journal cleared meanwhile", async (t) => {
+    const [a, b] = [new Redis(redis.url), new Redis(redis.url)];
+    t.teardown(() => Promise.all([a.quit(), b.quit()]));
+    const prefix = uniquePrefix('reset-in-flight');
+    // Two processes' journals on one Redis.
+    const [ja, jb] = [new RedisJournal(a, prefix, 100, 100_000), new RedisJournal(b, prefix, 100, 100_000)];
+    t.teardown(() => (ja.close(), jb.close()));
+    const entry = (tx: string) => ({
+      received_at: new Date().toISOString(),
+      transaction_id: tx,
+      request: { method: 'POST', url: '/callback', headers: {}, body: { transaction_id: tx } as unknown },
+      reply: { status: 200, headers: {}, body: { code: 'R0' }, dropped: false },
+      replayed: false,
+      findings: [],
+    });
+    const done = { replied_at: new Date().toISOString(), duration_ms: 1, client_gone: false };
+    const before = await ja.begin(entry('tx-before'));
+    await jb.record({ ...entry('tx-old'), replied_at: done.replied_at, duration_ms: 1 });
+    const held = await jb.begin(entry('tx-held'));
+    await jb.reset();
+    t.same(jb.inFlight(), [], 'the resetting process lists none of its callbacks begun before in flight');
+    const after = await ja.begin(entry('tx-after'));
+    await held.finish(done);
+    const stored = await before.finish(done);
+    t.ok(stored.id > 0, 'its reply keeps its id (the callback is answered all the same)');
+    await after.finish(done);
+    t.same(
+      (await jb.list()).map((e) => e.transaction_id),
+      ['tx-after'],
+      'only what began after the reset',
+    );
+    t.same(
+      (await ja.list()).map((e) => e.transaction_id),
+      ['tx-after'],
+    );
+  });
+}
