@@ -5,6 +5,7 @@ import type { EntryHeaders, Grading } from '../core/exchange.js';
 import { arriveExchange, type GradingFeed } from './feed.js';
 import { replyFacts, type SealedEvent, sealedEvent } from './sealed-event.js';
 import { GradingSession } from './session.js';
+import { UpstreamOrder } from './upstream-order.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
 import type { WalletGraderOptions } from './wallet/wallet-grader.js';
@@ -41,10 +42,7 @@ interface SessionDoc {
   keep_logins?: boolean;
 }
 
-const idParts = (id: string): [number, number] => {
-  const [ms, seq] = id.split('-');
-  return [Number(ms), Number(seq)];
-};
+const idParts = (id: string): [number, number] => id.split('-').map(Number) as [number, number];
 const after = (a: string, b: string) => {
   const [am, as] = idParts(a);
   const [bm, bs] = idParts(b);
@@ -67,6 +65,8 @@ export class SharedGrading implements Grading<GradingSession> {
   private last = '0-0';
   private reader?: Redis;
   private readonly attempts = new Map<string, Attempt>();
+  /** Proxy mode: a player's arrivals in the order they came, whatever the upstream's pace (./upstream-order.ts). */
+  private readonly order = new UpstreamOrder<Event>((e) => this.apply(e));
   private readonly process = randomUUID().slice(0, 8);
   private next = 0;
   private closedDown = false;
@@ -159,6 +159,7 @@ export class SharedGrading implements Grading<GradingSession> {
     this.session = this.local(doc, this.session);
     this.last = '0-0';
     this.attempts.clear();
+    this.order.clear();
   }
 
   current(): Promise<GradingSession> {
@@ -194,12 +195,14 @@ export class SharedGrading implements Grading<GradingSession> {
   private apply(e: Event): void {
     const { grader } = this.session;
     if (e.t === 'a') {
+      if (this.order.arrival(e, e.k, e.a.user, e.a.at)) return;
       const { source, ...arrival } = e.a;
       // An event written by an earlier version (one `source` object): its headers and reply.
       if (source) Object.assign(arrival, { headers: source.request.headers, reply: source.reply });
       this.attempts.set(e.k, grader.arrive(arrival));
       if (this.attempts.size > MAX_STREAM_EVENTS) this.attempts.delete(this.attempts.keys().next().value!);
-    } else if (e.t === 'x') {
+    } else if ((e.t === 'x' || e.t === 'c') && this.order.ofAttempt(e, e.k)) return;
+    else if (e.t === 'x') {
       const a = this.attempts.get(e.k);
       if (a) grader.closed(a, e.at);
     } else if (e.t === 'c') {
@@ -207,13 +210,17 @@ export class SharedGrading implements Grading<GradingSession> {
       if (a) grader.complete(a, e.d);
       this.attempts.delete(e.k);
     } else if (e.t === 's') {
+      if (e.a && this.order.arrival(e, undefined, e.a.user, e.a.at)) return;
       if (e.a && e.d) grader.complete(grader.arrive({ ...e.a, id: e.i ?? 0 }), e.d);
       if (e.c) grader.count(e.u, e.c);
     } else if (e.t === 'f') grader.count(e.u, e.c);
-    else if (e.t === 'ws') this.session.wallet?.sent(e.x);
-    else if (e.t === 'wa') {
+    else if (e.t === 'ws') {
+      this.session.wallet?.sent(e.x);
+      this.order.sent(e.x.user, e.x.id, e.x.sentAt);
+    } else if (e.t === 'wa') {
       this.session.wallet?.rekey(e.s, e.x.id);
       this.session.wallet?.answered(e.x, e.a);
+      this.order.answered(e.x.user, e.s);
     }
   }
 
