@@ -41,6 +41,8 @@ export interface Round {
   opener?: Attempt;
   /** Its first applied (R0) bet_result. */
   settlement?: Attempt;
+  /** ROUNDS_SETTLED: the bet_result the provider is resending, its outcome unknown to it (lost, R1). */
+  settling?: Tx;
   marks?: string[];
 }
 

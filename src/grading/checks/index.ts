@@ -122,9 +122,9 @@ export const CHECKS: readonly Check[] = [
     reducer: roundsSettled,
     unit: { one: 'round opened', other: 'rounds opened' },
     excused:
-      'left to the operator: the provider could not settle them, its settlement or a resend of the opening bet refused with R2–R4 by a scenario rule or the upstream, or every attempt of the opening bet, up to max_attempts, left unanswered',
+      'left to the operator: the provider could not settle them, its settlement or a resend of the opening bet refused with R2–R4 by a scenario rule or the upstream, or its settlement or a bet of it left unanswered up to max_attempts',
     title: 'Settle every round it opened, within round_max_age_s',
-    fix: 'Send a bet_result for every round with an applied bet, a loss too (total_winloss = -total_bet_amount); keep retrying unsettled rounds.',
+    fix: 'Send a bet_result for every round with an applied bet, a loss too (total_winloss = -total_bet_amount), within round_max_age_s; resend it under its transaction_id while unanswered, up to max_attempts, then escalate.',
     idle: 'no bet was applied (R0), so no round was opened',
   },
   {

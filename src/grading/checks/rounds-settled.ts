@@ -15,18 +15,36 @@ const betReadR0 = (round: Round) => round.bets.values().some((t) => t.resolved?.
 const exhausted = (g: Grader, tx: Tx) => !tx.resolved && tx.count >= g.t.max_attempts && UNCERTAIN.has(tx.last.outcome);
 
 /**
- * Whether `a` ended the provider's part in an open round: a definite refusal (R2–R4) that a scenario
- * rule forced or the upstream answered, read for its settlement or a resend of its opening bet; or
- * every bet the wallet applied given up on after max_attempts unanswered attempts, with no bet of
- * the round read as R0. Either way it may not resend (NO_RETRY_AFTER_REFUSAL, RETRY_BACKOFF) nor
- * settle (NO_SETTLEMENT_OF_REFUSED_BET): the operator resolves the round.
+ * Whether `a` (of `tx`) ended the provider's part in an open round: a definite refusal (R2–R4) that
+ * a scenario rule forced or the upstream answered, read for its settlement or a resend of its
+ * opening bet; its settlement given up on after max_attempts unanswered attempts; a bet of it given
+ * up on so, where another bet was read as R0 (the stake is then unknown to the provider); or every
+ * bet the wallet applied given up on so, with none read as R0. Either way it may not resend
+ * (NO_RETRY_AFTER_REFUSAL, RETRY_BACKOFF) nor settle on a guess (NO_SETTLEMENT_OF_REFUSED_BET): the
+ * operator resolves the round.
  */
-function ends(g: Grader, a: Attempt, round: Round): boolean {
+function ends(g: Grader, a: Attempt, tx: Tx, round: Round): boolean {
   const opener = round.opener!.tx;
   if (a.imposed && DEFINITE.has(a.outcome)) return a.effect === 'settles' || (a.effect === 'opens' && a.tx === opener);
-  if (a.effect !== 'opens' || !UNCERTAIN.has(a.outcome) || betReadR0(round)) return false;
+  if (!UNCERTAIN.has(a.outcome)) return false;
+  if (a.effect === 'settles') return exhausted(g, tx);
+  if (a.effect !== 'opens') return false;
+  if (betReadR0(round)) return exhausted(g, tx);
   return round.bets.values().every((t) => !(t.id === opener || round.bets.applied(t.id)) || exhausted(g, t));
 }
+
+/**
+ * Whether the round's settlement was sent within round_max_age_s and is still being resent (or was
+ * until its R0): the provider did its part in time; the wallet's failures delayed it.
+ */
+function sentInTime(g: Grader, round: Round, maxAge: number): boolean {
+  const tx = round.settling;
+  return tx !== undefined && tx.first.at - round.opener!.at <= maxAge;
+}
+
+/** Whether the provider still resends the settlement (within retry_window_s of its last attempt, fewer than max_attempts). */
+const stillResending = (g: Grader, tx: Tx, now: number) =>
+  !tx.resolved && tx.count < g.t.max_attempts && now - tx.last.at <= g.t.retry_window_s * 1000;
 
 /**
  * Every round opened by an R0 bet is settled within round_max_age_s: pending while it is younger,
@@ -50,17 +68,20 @@ export const roundsSettled: Reducer = {
     } else if (a.effect === 'settles' && round?.opener && !round.settlement) {
       tally.unpend(key);
       const maxAge = g.t.round_max_age_s * 1000;
-      if (a.at - round.opener.at > maxAge && !marked(round, LATE) && !marked(round, ENDED))
+      if (a.at - round.opener.at > maxAge && !marked(round, LATE) && !marked(round, ENDED) && !sentInTime(g, round, maxAge))
         tally.violate(
           `round ${round.game} of ${round.user}, opened by ${describe(round.opener)}, was settled only after ${seconds(a.at - round.opener.at)} by ${describe(a)} (at most ${seconds(maxAge)})`,
           [round.opener, a],
         );
     }
   },
-  known(g, a) {
+  known(g, a, tx) {
     if (a.round === undefined || !(DEFINITE.has(a.outcome) || UNCERTAIN.has(a.outcome))) return;
     const round = g.roundOf(a);
-    if (!round?.opener || round.settlement || marked(round, LATE) || marked(round, ENDED) || !ends(g, a, round)) return;
+    if (!round?.opener || round.settlement || marked(round, LATE) || marked(round, ENDED)) return;
+    // A settlement without an answer the provider could read: it resends it (or gives up at max_attempts).
+    if (a.effect === 'settles' && UNCERTAIN.has(a.outcome)) round.settling ??= tx;
+    if (!ends(g, a, tx, round)) return;
     mark(round, ENDED);
     const tally = g.tally(ID);
     tally.unpend(a.round);
@@ -71,6 +92,10 @@ export const roundsSettled: Reducer = {
     const tally = g.tally(ID);
     for (const [key, round] of g.open) {
       if (now - round.opener!.at <= maxAge || marked(round, LATE) || marked(round, ENDED)) continue;
+      // Its settlement sent in time, or a bet of it, still being resent: pending (an R0 settles or
+      // opens on, max_attempts excuses it); the provider is doing its part, the wallet failing it.
+      if (sentInTime(g, round, maxAge) && stillResending(g, round.settling!, now)) continue;
+      if (round.bets.values().some((t) => UNCERTAIN.has(t.last.outcome) && stillResending(g, t, now))) continue;
       mark(round, LATE);
       tally.unpend(key);
       tally.violate(
