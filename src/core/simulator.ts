@@ -245,11 +245,16 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
 
   /** Back to the scenario's initial state: players, no rounds, no transactions, counters and journal cleared. */
   async reset(): Promise<void> {
-    await this.newSession();
     this.rules.reset();
     await this.resetCallCounts();
-    await this.journal.reset();
+    // The ledger first, then the journal, then the session: on a shared store, callbacks of other
+    // processes go on meanwhile, and one committed to the ledger a reset ends must never be graded
+    // in the new session (its round gone: the settlement refused, ROUNDS_SETTLED failed a correct
+    // provider). One committed to the new ledger while the rest follows is left out of the new
+    // journal and session at worst (a few, within milliseconds), never graded against the old.
     await this.store.commit([{ op: 'clear' }, ...this.seedOf(this.scenario, () => undefined)]);
+    await this.journal.reset();
+    await this.newSession();
     await this.backend.publishReset(this.scenario.source);
   }
 
