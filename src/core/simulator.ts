@@ -1,12 +1,10 @@
 import { PlayerLimit } from './player-limit.js';
 import type { ExchangeFeed, Grading, GradingSessionOf, JournalStore, WalletGradingOptions } from './exchange.js';
 import type { CallbackRequest, Scenario } from '../protocol/types.generated.js';
-import { type Fired, type RuleHits } from './scenario/rules.js';
-import { compileScenario } from './scenario/scenario.js';
+import { type Fired, RuleEngine, type RuleHits } from './scenario/rules.js';
+import { type ActiveScenario, compileScenario } from './scenario/scenario.js';
 import type { Money } from '../kernel/money.js';
-import { RuleEngine } from './scenario/rules.js';
 import { randomSeed } from './scenario/draw.js';
-import type { ActiveScenario } from './scenario/scenario.js';
 import { matches } from '../kernel/secrets.js';
 import { type Change, type Player, playerChange, type WalletState } from '../ledger/state.js';
 import type { Store } from '../ledger/store.js';
@@ -247,11 +245,8 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   async reset(): Promise<void> {
     this.rules.reset();
     await this.resetCallCounts();
-    // The ledger first, then the journal, then the session: on a shared store, callbacks of other
-    // processes go on meanwhile, and one committed to the ledger a reset ends must never be graded
-    // in the new session (its round gone: the settlement refused, ROUNDS_SETTLED failed a correct
-    // provider). One committed to the new ledger while the rest follows is left out of the new
-    // journal and session at worst (a few, within milliseconds), never graded against the old.
+    // Ledger, journal, session, in that order: another process's callback committed to the ledger a
+    // reset ends is never graded in the new session (its round gone, ROUNDS_SETTLED failed).
     await this.store.commit([{ op: 'clear' }, ...this.seedOf(this.scenario, () => undefined)]);
     await this.journal.reset();
     await this.newSession();
