@@ -45,7 +45,7 @@ const TENANT_CALLBACK = '/t/{id}/callback';
 export async function buildHostedApp(options: HostedAppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { tenants } = options;
-  const { app, allowedHosts, openLane } = await appFrame({ ...options, path: TENANT_CALLBACK }, limits);
+  const { app, allowedHosts, openLane } = await appFrame({ ...options, path: TENANT_CALLBACK, hosted: true }, limits);
   app.addHook('onRequest', tenantLogBinding);
   openLane({ target: tenantLane(tenants, app.log, options.metrics?.answered) });
   const maxListeners = listenerCap(limits);

@@ -11,6 +11,7 @@ import {
   showOnlyCallerSchemas,
 } from './openapi-document.js';
 import { ROOT } from '../kernel/paths.js';
+import { callbackDescription, credentialText } from '../routes/callback-docs.js';
 import { EVENT, HEADER_NAME } from '../protocol/seed/wire.js';
 import type { DocumentedSchema, NamedExamples } from '../routes/docs.js';
 
@@ -35,6 +36,8 @@ export interface OpenapiOptions {
   path?: string;
   /** With --admin-token the docs never show the active credentials. */
   adminToken?: string;
+  /** Hosted mode: the document speaks of the host's and tenants' tokens and of each tenant's generated credentials. */
+  hosted?: boolean;
 }
 
 const DESCRIPTION = [
@@ -48,15 +51,36 @@ const DESCRIPTION = [
 
 const BEARER = 'Only when the simulator runs with --admin-token: the admin API wants that token.';
 
+/** Hosted mode: a host of tenants, each with its own routes, token and generated credentials (docs/hosted.md). */
+const HOSTED_DESCRIPTION = [
+  `A hosted sandbox of seamless wallets, one tenant per integrator: each has its own callback URL (\`/t/{id}/callback\`, the ` +
+    `receiver of \`${EVENT.login}\`, \`${EVENT.bet}\` and \`${EVENT.betResult}\` callbacks), generated Api-Id and Api-Key, ` +
+    'scenario, players, journal and probe runs, with an admin API under `/t/{id}/admin`.',
+  '',
+  "Try it out sends requests to this host. The host's routes (`/tenants`, `/metrics`) want the host's token; a tenant's admin and " +
+    "probe routes want the tenant's token (or the host's), given once when POST /tenants created the tenant. A tenant's callback " +
+    "takes no token: its Api-Id and Api-Key are the tenant's generated credentials, answered by the same POST /tenants (a " +
+    "scenario's own are ignored), and have no example here; see docs/hosted.md.",
+].join('\n');
+
+const HOSTED_BEARER =
+  "Always: the host's token (start --host-token-file) for /tenants and /metrics; a tenant's token (POST /tenants answered " +
+  "it, once) for its routes under /t/{id}/ (admin and probe; the host's token opens them too). A tenant's callback takes none.";
+
 /** The OpenAPI 3.1 document's frame; the operations and components come from the routes and schemas/. */
 export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOptions {
   const bodyExamples = new Map<string, NamedExamples>();
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'wallet-sim', version: VERSION, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+      info: {
+        title: 'wallet-sim',
+        version: VERSION,
+        description: options.hosted ? HOSTED_DESCRIPTION : DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       // Relative: the simulator that serves the document. `wallet-sim openapi --server` writes an absolute one.
-      servers: [{ url: '/', description: 'This simulator' }],
+      servers: [{ url: '/', description: options.hosted ? 'This host' : 'This simulator' }],
       tags: [
         { name: 'callback', description: 'The three callback events (the protocol under test)' },
         { name: 'admin', description: 'Players, scenario, journal' },
@@ -64,7 +88,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
       ],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: BEARER },
+          bearer: { type: 'http', scheme: 'bearer', description: options.hosted ? HOSTED_BEARER : BEARER },
         },
       },
     },
@@ -86,6 +110,7 @@ export function openapiOptions(options: OpenapiOptions): FastifyDynamicSwaggerOp
       showOnlyCallerSchemas(doc);
       addBodyExamples(doc, bodyExamples);
       addHeaderExamples(doc, path, `${DEFAULT_SERVER}${path}`, () => prefilledCredentials(options));
+      if (options.hosted) withTenantWords(doc, path);
       return doc as ReturnType<NonNullable<FastifyDynamicSwaggerOptions['transformObject']>>;
     },
   };
@@ -169,4 +194,15 @@ function withTenantId(schema: Partial<DocumentedSchema>, url: string): void {
     properties: { id: { type: 'string', description: "The tenant's id (POST /tenants answered it)." }, ...params.properties },
     required: ['id', ...(params.required ?? [])],
   };
+}
+
+/**
+ * Hosted mode: the callback route (documented once, for both modes) as a tenant's: the Api-Id and
+ * Api-Key it must be sent are the tenant's generated pair, its journal the tenant's.
+ */
+function withTenantWords(doc: Json, path: string): void {
+  const operation = (doc.paths as Record<string, Record<string, Json>> | undefined)?.[path]?.post;
+  if (operation) operation.description = callbackDescription(true);
+  for (const param of callbackHeaderParams(doc, path))
+    if (param.name === HEADER_NAME.apiId || param.name === HEADER_NAME.apiKey) param.description = credentialText(param.name, true);
 }

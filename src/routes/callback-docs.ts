@@ -48,7 +48,10 @@ function replyExamples(): NamedExamples {
   );
 }
 
-const DESCRIPTION = `The receiver end of the three callbacks (spec sections 4, 6, 7). The body is told apart by
+/** The callback operation's description; hosted: the credentials and the journal are the tenant's. */
+export const callbackDescription = (
+  hosted = false,
+) => `The receiver end of the three callbacks (spec sections 4, 6, 7). The body is told apart by
 \`event_type\`: \`login\` (envelope only), \`bet\` (debits; data from 2.2) and \`bet_result\`
 (settles the round: credits total_bet_amount + total_winloss; data from 2.3).
 
@@ -59,19 +62,30 @@ scenario rule forces another status, a raw body, a delay or a dropped connection
 |---|---|---|
 | R0 | ${CODES.R0} | applied, or an identical retry of an applied transaction_id (replay, nothing changes) |
 | R1 | ${CODES.R1} | the store failed, or forced by a rule |
-| R2 | ${CODES.R2} | Api-Id / Api-Key missing or not the scenario's |
+| R2 | ${CODES.R2} | Api-Id / Api-Key missing or not ${hosted ? "the tenant's (generated when it was created)" : "the scenario's"} |
 | R3 | ${CODES.R3} | schema, totals, currency, unknown round, settled round, reused transaction_id with another body |
 | R4 | ${CODES.R4} | a bet larger than the balance (carries latest_balance, nothing debited) |
 
 The examples are one baccarat round of player-1 (KRW, 1,000,000): login, a bet of 15,000, its
 bet_result (+5,000). Their transaction_ids are fixed, so executing one twice shows the idempotent
-replay. Why a reply was not R0 is in the \`X-Wallet-Sim-Reason\` header and in \`GET /admin/journal\`.`;
+replay. Why a reply was not R0 is in the \`X-Wallet-Sim-Reason\` header and in \`GET ${hosted ? '/t/{id}' : ''}/admin/journal\`.`;
+
+/**
+ * What the callback's Api-Id or Api-Key must be: the active scenario's (a single-tenant simulator),
+ * or the pair generated for the tenant (hosted: a scenario's own are ignored).
+ */
+export function credentialText(name: typeof HEADER_NAME.apiId | typeof HEADER_NAME.apiKey, hosted = false): string {
+  const field = `credentials.${name === HEADER_NAME.apiKey ? 'api_key' : 'api_id'}`;
+  return hosted
+    ? `Must equal the tenant's ${field}: generated when the tenant was created, and fixed. POST /tenants answered it (shown once, ` +
+        "with the tenant's token; the host's POST /tenants/{id}/token answers it again); a scenario's own credentials are ignored. " +
+        'Missing or different: R2.'
+    : `Must equal the active scenario's ${field} (or --${name.toLowerCase()}); missing or different: R2.`;
+}
 
 const credentialHeader = (name: typeof HEADER_NAME.apiId | typeof HEADER_NAME.apiKey) => ({
   type: 'string',
-  description:
-    `Must equal the active scenario's credentials.${name === HEADER_NAME.apiKey ? 'api_key' : 'api_id'} (or --${name.toLowerCase()}); ` +
-    'missing or different: R2.',
+  description: credentialText(name),
 });
 
 const CALLBACK_URL =
@@ -115,7 +129,7 @@ export function callbackRouteSchema(bodyLimit: number): DocumentedSchema {
     operationId: 'callback',
     tags: ['callback'],
     summary: 'Receive a login, bet or bet_result callback',
-    description: DESCRIPTION,
+    description: callbackDescription(),
     headers: {
       type: 'object',
       properties: {

@@ -25,7 +25,7 @@ const RUN_STATE = {
             type: 'string',
             enum: ['pass', 'fail', 'skip', 'warn'],
             description:
-              'As the signed report counts it: fail (a failed test), warn (a wallet check failed as a warning, or awaiting answers), pass, skip (in no list: not judged, or not exercised).',
+              'As the signed report counts it: fail (a failed test), warn (a probe check passed with a warning, a wallet check failed as a warning, or one awaiting answers), pass, skip (in no list: not judged, or not exercised).',
           },
           side: {
             type: 'string',
@@ -36,9 +36,10 @@ const RUN_STATE = {
           duration_ms: { type: 'integer', description: "The probe's checks only." },
           message: {
             type: 'string',
-            description: 'What went wrong (fail, warn: one line each, the first three), or why it was not judged (skip).',
+            description:
+              'What went wrong (fail, warn: one line each, the first three), why the probe stopped (the check it stopped at: the run is NOT_CHECKED), or why it was not judged (skip).',
           },
-          fix: { type: 'string', description: 'What to change in the wallet (fail, warn).' },
+          fix: { type: 'string', description: 'What to change in the wallet (fail, a wallet check warned); none where the probe stopped.' },
         },
       },
     },

@@ -16,15 +16,18 @@ export type Verdict = (typeof VERDICTS)[number];
  */
 export interface CheckLine {
   name: string;
-  /** warn: a wallet check failed as a warning, or still waiting for answers (the signed report's warned tests). */
+  /**
+   * warn: a probe check passed with a warning, a wallet check failed as a warning, or one still
+   * waiting for answers (the signed report's warned tests).
+   */
   status: CheckResult['status'] | 'warn';
   /** probe: one of the probe's checks; wallet: a WALLET_* check, judged over the whole run. */
   side: 'probe' | 'wallet';
   /** The probe's checks only (a wallet check has no time of its own). */
   duration_ms?: number;
-  /** What went wrong (failed, warned: one line each), or why it was not judged (skipped). */
+  /** What went wrong (failed, warned: one line each), why the probe stopped (its check), or why it was not judged (skipped). */
   message?: string;
-  /** What to change in the wallet (failed, warned). */
+  /** What to change in the wallet (failed, a wallet check warned; never where the probe stopped). */
   fix?: string;
 }
 
@@ -35,12 +38,22 @@ const firstFew = (messages: string[]) =>
   [...messages.slice(0, SHOWN), ...(messages.length > SHOWN ? [`… and ${messages.length - SHOWN} more`] : [])].join('\n');
 const seeing = (see: string | undefined, why: string | undefined) => (see ? `see ${see}: ${why ?? ''}` : why);
 
+/**
+ * A probe check as the run and its signed report count it: one that passed with a warning is
+ * warned (the CLI's WARN, its verdict line's "1 warning"), not passed.
+ */
+export const countedStatus = (c: CheckResult): CheckLine['status'] => (c.status === 'pass' && c.warnings?.length ? 'warn' : c.status);
+
+/** The check the probe stopped at: its one line is about the form (URL, credentials, player), not the wallet's behaviour. */
+const stoppedAt = (c: CheckResult) => c.assertions.some((a) => a.name === 'stopped' && !a.passed);
+
 /** One of the probe's checks, as it finishes. */
 export function probeLine(c: CheckResult): CheckLine {
-  const line: CheckLine = { name: c.name, status: c.status, side: 'probe', duration_ms: c.durationMs };
+  const line: CheckLine = { name: c.name, status: countedStatus(c), side: 'probe', duration_ms: c.durationMs };
   if (c.status === 'fail') {
     line.message = firstFew(c.assertions.filter((a) => !a.passed).map((a) => a.message));
-    if (c.fix) line.fix = c.fix;
+    // (a stop's line says what to correct in the form: the check's fix is for a wallet that answered)
+    if (c.fix && !stoppedAt(c)) line.fix = c.fix;
   } else if (c.status === 'skip') line.message = seeing(c.see, c.skipped);
   else if (c.warnings?.length) line.message = firstFew(c.warnings);
   return line;

@@ -3,13 +3,15 @@ import { signStatement, VERSION } from '../evidence/sign-report.js';
 import type { Signer } from '../evidence/signing-key.js';
 import { REPORT_SUBJECT, sha256, STATEMENT_TYPE, type Tenant, TEST_RESULT_PREDICATE, testResults } from '../evidence/statement.js';
 import type { SignedReport } from '../protocol/types.generated.js';
-import type { ProbeReport } from '../probe/types.js';
+import type { CheckResult, ProbeReport } from '../probe/types.js';
+import { countedStatus } from './probe-run.js';
 
 /**
  * A hosted probe run's report, signed as a session report is (the same envelope, statement and
  * predicate, so `wallet-sim verify-report` reads it): the subject is the report's JSON text as
  * served (Api-Key masked), annotated with the run and the tenant; the tests are the probe's checks
- * (a skipped one in no list) and the wallet checks; the configuration names the target probed.
+ * (a skipped one in no list, a warned one a failing warning: the statement's warned tests) and the
+ * wallet checks; the configuration names the target probed.
  */
 export function signProbeReport(
   signer: Signer,
@@ -18,12 +20,7 @@ export function signProbeReport(
   run: { id: string; ended_at?: string },
   tenant: Tenant,
 ): SignedReport {
-  const checks = [
-    ...report.checks
-      .filter((c) => c.status !== 'skip')
-      .map((c) => ({ id: c.name, severity: 'error' as const, status: c.status as 'pass' | 'fail' })),
-    ...report.walletChecks,
-  ];
+  const checks = [...report.checks.filter((c) => c.status !== 'skip').map(asTest), ...report.walletChecks];
   const { result, passedTests, warnedTests, failedTests, pendingChecks } = testResults(checks as Parameters<typeof testResults>[0]);
   const { url, user, currency, scale } = report.target;
   return signStatement(signer, reportText, {
@@ -59,4 +56,12 @@ export function signProbeReport(
       failedTests,
     },
   });
+}
+
+/** A probe check as a test of the statement: a warned one is a failing warning check, as a session report's (same format). */
+function asTest(c: CheckResult) {
+  const status = countedStatus(c);
+  return status === 'warn'
+    ? { id: c.name, severity: 'warning' as const, status: 'fail' as const }
+    : { id: c.name, severity: 'error' as const, status: status as 'pass' | 'fail' };
 }

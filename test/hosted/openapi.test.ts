@@ -1,5 +1,7 @@
 import { validate } from '@readme/openapi-parser';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
+import { buildTestApp } from '../helpers/app.js';
 import { bearer, buildHostedTestApp, callbackHeaders, createTenant, loginOf, SMALL } from '../helpers/hosted.js';
 
 t.test('hosted mode: /openapi.json documents the host routes and every tenant route, and is valid OpenAPI 3.1', async (t) => {
@@ -81,3 +83,54 @@ t.test(
     t.ok(slow.headers['retry-after'], 'Retry-After sent, as documented');
   },
 );
+
+t.test("hosted mode: the document speaks of the host's and tenants' tokens and of each tenant's generated credentials", async (t) => {
+  const [{ app }, single] = await Promise.all([buildHostedTestApp(), buildTestApp()]);
+  t.teardown(() => app.close());
+  t.teardown(() => single.app.close());
+  /** The words a reader of the document (or of Swagger UI's) meets about who may call and with what. */
+  const words = async (a: FastifyInstance, url: string, callback: string) => {
+    const doc = (await a.inject({ url })).json() as any;
+    const op = doc.paths[callback].post;
+    const header = (name: string) => op.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === name);
+    return {
+      info: doc.info.description as string,
+      bearer: doc.components.securitySchemes.bearer.description as string,
+      apiId: header('Api-Id').description as string,
+      apiKey: header('Api-Key').description as string,
+      callback: op.description as string,
+    };
+  };
+  for (const url of ['/openapi.json', '/docs/json']) {
+    const hosted = await words(app, url, '/t/{id}/callback');
+    t.notMatch(hosted.bearer, /--admin-token/, `${url}: no single-tenant token`);
+    t.match(
+      hosted.bearer,
+      /host's token .*\/tenants.*tenant's token .*\/t\/\{id\}\//,
+      `${url}: the host token for /tenants, the tenant's for /t/{id}/…`,
+    );
+    for (const [name, field] of [
+      ['apiId', 'api_id'],
+      ['apiKey', 'api_key'],
+    ] as const) {
+      t.notMatch(hosted[name], /active scenario|--api-/, `${url}: ${name} is not a scenario's`);
+      t.match(
+        hosted[name],
+        new RegExp(`^Must equal the tenant's credentials\\.${field}: generated .*POST /tenants`),
+        `${url}: ${name} is the tenant's`,
+      );
+    }
+    t.notMatch(hosted.info, /active scenario|--admin-token/, `${url}: the info speaks of no single simulator`);
+    t.match(hosted.info, /generated Api-Id and Api-Key/);
+    t.notMatch(hosted.callback, /not the scenario's|GET \/admin\/journal/, `${url}: the callback's R2 and journal are the tenant's`);
+    t.match(hosted.callback, /GET \/t\/\{id\}\/admin\/journal/);
+  }
+  // A single-tenant wallet-sim's document keeps its own words.
+  const one = await words(single.app, '/openapi.json', '/callback');
+  t.equal(one.bearer, 'Only when the simulator runs with --admin-token: the admin API wants that token.');
+  t.equal(one.apiId, "Must equal the active scenario's credentials.api_id (or --api-id); missing or different: R2.");
+  t.equal(one.apiKey, "Must equal the active scenario's credentials.api_key (or --api-key); missing or different: R2.");
+  t.match(one.info, /the active scenario's sandbox credentials/);
+  t.match(one.callback, /\| R2 \| .* \| Api-Id \/ Api-Key missing or not the scenario's \|/);
+  t.match(one.callback, /in `GET \/admin\/journal`\.$/);
+});

@@ -1,8 +1,9 @@
 // The probe page of a hosted tenant's dashboard (/t/:id/ui#probe) in Debian's chromium: the
 // operator fills in its wallet (a real wallet-sim on 127.0.0.1, the host started with
 // allowPrivateTargets), starts a run, watches the checks arrive from the run's event stream (read
-// with fetch and the Bearer token), sees the verdict and saves the signed report, which names the
-// tenant, whose name (a would-be script) is shown as text. A refused start is said in words.
+// with fetch and the Bearer token), sees the verdict (the target's warning named in it, its check
+// marked warn with the warning below) and saves the signed report, which names the tenant, whose
+// name (a would-be script) is shown as text, and warns of the same check. A refused start is said in words.
 import { generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
@@ -88,10 +89,19 @@ if (missing) {
     const started = Date.now();
     await page.getByRole('button', { name: 'Start probe' }).click();
     const verdict = page.locator('.verdict');
-    await verdict.getByText(/^PASS: the wallet passed every check/).waitFor();
+    // The target (a wallet-sim's default scenario) creates the players it does not know: a warning, named as the CLI names it.
+    await verdict
+      .getByText(/^PASS \(1 warning: unknown-player\): the wallet passed every check \(\d+ passed, 1 with a warning\)\.$/)
+      .waitFor();
     const ms = Date.now() - started;
     t.ok((await page.locator('tr[data-check]').count()) >= 20, 'every check listed');
     t.equal(await page.locator('tr[data-check="duplicate-replay"] .status-pass').count(), 1);
+    t.equal(await page.locator('tr[data-check="unknown-player"] .status').textContent(), 'warn', 'the warned check is marked warn');
+    t.match(
+      await page.locator('tr[data-why="unknown-player"] .check-message').textContent(),
+      /^the wallet answered R0 to a login of usd-unknown-.*: it creates unknown players\. A sandbox may/,
+      'with its warning below it',
+    );
     t.equal(await verdict.getAttribute('role'), 'status', 'the verdict is read out');
     const run = (await page.locator('#probe-run-title code').textContent())!;
     await page.locator(`tr[data-run="${run}"]`, { hasText: 'PASS' }).waitFor();
@@ -106,7 +116,9 @@ if (missing) {
     const { envelope, report } = JSON.parse(await readFile((await download.path())!, 'utf8')) as { envelope: object; report: string };
     const { statement } = verifyEnvelope(parseEnvelope(JSON.stringify(envelope), 'envelope'), pair.publicKey, 'pub.pem');
     checkReport(statement, Buffer.from(report), 'report');
-    t.equal(statement.predicate.result, 'PASSED');
+    t.equal(statement.predicate.result, 'WARNED');
+    t.same(statement.predicate.warnedTests, ['unknown-player'], "the signed report's warned checks, as the page's");
+    t.notOk(statement.predicate.passedTests!.includes('unknown-player'));
     t.match(subjectOf(statement)!.annotations, { tenant_id: tenant.id, tenant_name: HOSTILE_NAME, probe_target: walletUrl });
     t.notOk(report.includes('sandbox-key'), 'the saved report masks the key');
 

@@ -1,7 +1,8 @@
 // The probe page's verdict in Debian's chromium, against the zoo wallet with one defect (a
 // settlement credits the win/loss only): the verdict counts the wallet checks as the signed report
 // does, the failing one is listed with what went wrong and its fix, a skipped check says why, and
-// the signed report's hint names the tenant to check it against. A stop is said in the form's terms.
+// the signed report's hint names the tenant to check it against. A stop is said in the form's terms,
+// on the verdict line and on the check it stopped at (no fix: the form is at fault, not the wallet).
 import { generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type Browser, chromium } from 'playwright-core';
@@ -90,6 +91,13 @@ if (missing) {
       .getByText('NOT CHECKED: the probe could not check the wallet: credentials refused (R2): check the Api-Id and Api-Key.')
       .waitFor();
     t.notMatch(await page.locator('.probe-run').textContent(), /api_id|api_key|--api/, 'no API or CLI name on the page');
+    // The check it stopped at says the stop's reason, and blames no wallet.
+    t.equal(
+      await page.locator('tr[data-why="login"]').textContent(),
+      'credentials refused (R2): check the Api-Id and Api-Key',
+      "the stop's reason, in the form's terms",
+    );
+    t.equal(await page.locator('.probe-run .check-fix').count(), 0, 'no fix for the wallet');
 
     // A phone's width: the page does not scroll sideways (long URLs and tables scroll in their panels).
     await page.setViewportSize({ width: 390, height: 844 });

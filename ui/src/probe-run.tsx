@@ -49,9 +49,14 @@ export function RunView({ run }: { run: ProbeRun }) {
 
 const STATUS_CLASS = { pass: 'status-pass', fail: 'status-fail', warn: 'status-pending', skip: 'status-not_exercised' } as const;
 
-/** A check: its result and time; a failed, warned or skipped one also says why (and what to change). */
+/**
+ * A check: its result and time; a failed, warned or skipped one also says why (and what to change).
+ * A stopped run's check says why it stopped, in the form's terms, with no fix: the form is at fault,
+ * not the wallet (a run kept from before the host said so may still carry one).
+ */
 function CheckRow({ check: c, run }: { check: CheckLine; run: ProbeRun }) {
-  const why = c.status !== 'pass' && (c.message || c.fix);
+  const fix = run.verdict === 'NOT_CHECKED' ? undefined : c.fix;
+  const why = c.status !== 'pass' && (c.message || fix);
   return (
     <>
       <tr data-check={c.name} class={why ? 'has-why' : undefined}>
@@ -70,9 +75,9 @@ function CheckRow({ check: c, run }: { check: CheckLine; run: ProbeRun }) {
               // A stop's check says what the stop says; other checks' messages are the wallet's behaviour, as they are.
               <p class="check-message">{run.verdict === 'NOT_CHECKED' ? formTerms(c.message, run) : c.message}</p>
             )}
-            {c.fix && (
+            {fix && (
               <p class="check-fix">
-                <strong>Fix:</strong> {c.fix}
+                <strong>Fix:</strong> {fix}
               </p>
             )}
           </td>

@@ -1,6 +1,7 @@
 // What the probe page says when the host refuses a run: what happened, and what to do next.
 import { DEFAULT_TIMEOUT_MS } from '../../src/client/http.js';
 import { type FormLabels, inFormTerms } from '../../src/text/form-terms.js';
+import { count } from '../../src/text/plural.js';
 
 /** The probe form's labels, by the field each fills. */
 export const FORM_LABELS: FormLabels = {
@@ -105,7 +106,14 @@ export function runSentence(run: ProbeRun): string {
   const rest = [`${passed} passed`, ...(warned ? [`${warned} with a warning`] : []), ...(skipped ? [`${skipped} not judged`] : [])].join(
     ', ',
   );
-  if (run.verdict === 'PASS') return `PASS: the wallet passed every check (${rest}).`;
+  // Named as the CLI probe's verdict line names them: "PASS (1 warning: unknown-player)".
+  const warnings = warned
+    ? ` (${count(warned, { one: 'warning', other: 'warnings' })}: ${run.checks
+        .filter((c) => c.status === 'warn')
+        .map((c) => c.name)
+        .join(', ')})`
+    : '';
+  if (run.verdict === 'PASS') return `PASS${warnings}: the wallet passed every check (${rest}).`;
   if (run.verdict === 'FAIL') {
     const names = run.checks.filter((c) => c.status === 'fail').map((c) => c.name);
     if (!names.length) return 'FAIL: the wallet failed checks of the report: the HTML report says which, and what to change.';
