@@ -152,6 +152,28 @@ t.test('start: --data without --store file is refused, not a memory store that w
   t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'WALLET_SIM_DATA with --store memory: the store chosen wins');
 });
 
+t.test('start: --redis-url or --redis-cluster without --store redis is refused, not a memory store per process', async (t) => {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const port = String((server.address() as { port: number }).port);
+  const [url, nodes, fromEnv, chosen] = await runAll(
+    [
+      ['start', '--port', port, '--redis-url', 'redis://127.0.0.1:1'],
+      ['start', '--port', port, '--redis-cluster', '127.0.0.1:1,127.0.0.1:2'],
+      ['start', '--port', port],
+      ['start', '--port', port, '--store', 'memory'],
+    ],
+    { WALLET_SIM_REDIS_CLUSTER: '127.0.0.1:1' },
+  );
+  t.equal(url!.code, 1);
+  t.match(url!.stderr, '--redis-url (or WALLET_SIM_REDIS_URL) names a Redis, but the store is memory');
+  t.match(url!.stderr, 'add --store redis, or leave out --redis-url; nothing started');
+  t.match(nodes!.stderr, '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis, but the store is memory');
+  t.match(fromEnv!.stderr, '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis', 'from the environment, no store chosen: refused alike');
+  t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'the environment with --store memory: the store chosen wins');
+});
+
 t.test('send: a --url without a path (the base URL) is told the callback path', async (t) => {
   const { app } = await buildTestApp();
   t.teardown(() => app.close());

@@ -108,6 +108,14 @@ export function checkOptions(o: ServeOptions, name: OptionNaming = CLI_NAMING): 
         `${data} ${o.data} is for ${store} file, but the store is ${o.store}: nothing would be written there; add ${store} file to keep the wallet in that file, or leave out ${data}${alsoEnv('data')}`,
       ),
     );
+  // Likewise a Redis named but another store chosen: processes behind one balancer would be wallets of their own.
+  const redisNamed = o.redisUrl ? url : o.redisCluster ? cluster : undefined;
+  if (redisNamed && o.store !== 'redis')
+    throw new StartFailure(
+      MESSAGES.OPTION_INVALID(
+        `${redisNamed}${alsoEnv(o.redisUrl ? 'redisUrl' : 'redisCluster')} names a Redis, but the store is ${o.store}: nothing would be kept there and each process would be a wallet of its own; add ${store} redis, or leave out ${redisNamed}`,
+      ),
+    );
   if (o.redisUrl && o.redisCluster)
     throw new StartFailure(MESSAGES.OPTION_INVALID(`${url} and ${cluster} name two Redis: give one of them`));
   const prefixProblem = o.redisCluster && clusterPrefixProblem(o.redisPrefix);

@@ -218,8 +218,12 @@ export function startCommand(): Command {
         options.allowPrivateTargets = /^(1|true|yes|on)$/i.test(process.env.WALLET_SIM_ALLOW_PRIVATE_TARGETS ?? '');
       // WALLET_SIM_DATA set in the shell and another store picked on purpose (--store, WALLET_SIM_STORE):
       // the data file is not this run's. With no store chosen, it is a mistake: refused in checkOptions.
-      if (command.getOptionValueSource('data') === 'env' && command.getOptionValueSource('store') !== 'default' && options.store !== 'file')
-        options.data = undefined;
+      // So with WALLET_SIM_REDIS_URL / WALLET_SIM_REDIS_CLUSTER and another store than redis.
+      const chosen = command.getOptionValueSource('store') !== 'default';
+      const fromEnv = (name: string) => command.getOptionValueSource(name) === 'env' && chosen;
+      if (fromEnv('data') && options.store !== 'file') options.data = undefined;
+      if (fromEnv('redisUrl') && options.store !== 'redis') options.redisUrl = undefined;
+      if (fromEnv('redisCluster') && options.store !== 'redis') options.redisCluster = undefined;
       await start(options, command.getOptionValueSource('port') === 'env');
     });
 }
