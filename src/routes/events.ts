@@ -11,7 +11,7 @@ import { ALL_CODES, SUCCESS } from '../protocol/seed/codes.js';
 import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { adminSchema } from './admin-docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
-import { watchGrading } from './grading-events.js';
+import { watchGrading, watchScenario } from './grading-events.js';
 
 export interface EventRouteOptions {
   simOf: SimOf;
@@ -45,9 +45,15 @@ The dashboard (\`/ui\`) and \`wallet-sim tail\` read it with the Authorization h
 The filters of \`GET /admin/journal\` (\`user_id\`, \`event_type\`, \`code\`, \`replayed\`…: the journal's one
 filter language) keep only the callbacks that match. With \`grading=true\`, the stream also carries
 \`event: grading\` messages (\`data: {"session","version"}\`): one at once and one whenever the current
-session's verdict changed (read \`GET /admin/report\` then) — the dashboard's checklist follows these.`;
+session's verdict changed (read \`GET /admin/report\` then) — the dashboard's checklist follows these; a new
+\`session\` means the journal began again (a reset, a cleared journal). It also carries \`event: scenario\`
+(\`data: {"name"}\`) whenever another scenario became active, whoever replaced it.`;
 const QUERYSTRING = matchQuerystring({
-  grading: { type: 'string', enum: ['true', 'false'], description: 'true: also send `event: grading` when the verdict changes.' },
+  grading: {
+    type: 'string',
+    enum: ['true', 'false'],
+    description: 'true: also send `event: grading` when the verdict changes, and `event: scenario` when another scenario became active.',
+  },
 });
 
 /** GET /events (under /admin): the journal's subscription as a text/event-stream. */
@@ -83,7 +89,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       response: {
         200: {
           description:
-            'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback; with `grading=true` also `event: grading` and `data: {"session","version"}` when the verdict changes.',
+            'An endless text/event-stream: `id: <journal id>` and `data: <journal entry as JSON>` per callback; with `grading=true` also `event: grading` and `data: {"session","version"}` when the verdict changes, and `event: scenario` and `data: {"name"}` when another scenario became active.',
           content: {
             'text/event-stream': {
               schema: { type: 'string', examples: [`id: 7\ndata: {"id":7,"event_type":"bet","code":"${SUCCESS}",…}\n\n`] },
@@ -133,7 +139,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       streams.delete(end);
       ended?.removeEventListener('abort', aborted);
       unsubscribe();
-      stopGrading?.();
+      for (const stop of stops) stop();
       clearInterval(heartbeat);
     };
     // The stream's end, then its connection's (a listener that would keep it open gets no say).
@@ -156,12 +162,10 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     const unsubscribe = sim.journal.subscribe((entry) => {
       if (matches(entry, match)) write(entry);
     });
-    const stopGrading =
-      request.query.grading === 'true'
-        ? watchGrading(sim, (text) => {
-            if (!res.destroyed && res.writableLength <= maxBuffered) res.write(text);
-          })
-        : undefined;
+    const send = (text: string) => {
+      if (!res.destroyed && res.writableLength <= maxBuffered) res.write(text);
+    };
+    const stops = request.query.grading === 'true' ? [watchGrading(sim, send), watchScenario(sim, send)] : [];
     const heartbeat = setInterval(() => {
       if (res.writableLength <= maxBuffered) res.write(': heartbeat\n\n');
     }, heartbeatMs).unref();

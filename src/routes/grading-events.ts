@@ -24,3 +24,19 @@ export function watchGrading(sim: Simulator, send: (text: string) => void, every
   const timer = setInterval(tick, everyMs).unref();
   return () => clearInterval(timer);
 }
+
+/**
+ * `event: scenario` messages on a stream that asked for grading events (the dashboard's): one
+ * whenever another scenario became active — PUT /admin/scenario from any client, start --watch,
+ * another process of a shared store — so an open page shows the rules in force without waiting
+ * for a callback. Returns the stop function.
+ */
+export function watchScenario(sim: Simulator, send: (text: string) => void, everyMs = GRADING_TICK_MS): () => void {
+  let last = sim.scenario;
+  const timer = setInterval(() => {
+    if (sim.scenario === last) return;
+    last = sim.scenario;
+    send(`event: scenario\ndata: ${JSON.stringify({ name: last.source.name })}\n\n`);
+  }, everyMs).unref();
+  return () => clearInterval(timer);
+}

@@ -42,6 +42,11 @@ const page = (reply: FastifyReply, html: string) =>
  */
 export const tenantUiRoutes: FastifyPluginAsync = async (app) => {
   const hide = { schema: { hide: true } };
+  // As /ui/ leads to /ui: the page has one address, whatever a hand-typed URL ends with.
+  for (const alias of ['/t/:id/ui/', '/t/:id/ui/index.html'])
+    app.get<{ Params: { id: string } }>(alias, hide, async (request, reply) =>
+      reply.redirect(`/t/${encodeURIComponent(request.params.id)}/ui`),
+    );
   const index = join(UI_DIR, 'index.html');
   if (!existsSync(index)) {
     app.get('/t/:id/ui', hide, async (_request, reply) =>

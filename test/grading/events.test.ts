@@ -57,3 +57,19 @@ t.test('grading events: at once, on a change of the verdict, on a new session', 
     'a stream that did not ask gets callbacks only',
   );
 });
+
+t.test('scenario events: one whenever another scenario became active, none before', async (t) => {
+  const { app, sim } = await buildTestApp();
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  const abort = new AbortController();
+  t.teardown(() => abort.abort());
+  const events = collect((await fetch(`${url}/admin/events?grading=true`, { signal: abort.signal })).body!);
+  const scenarios = () => events.filter(([type]) => type === 'scenario').map(([, d]) => d);
+  t.ok(await until(() => events.length >= 1), 'the stream is open');
+  const next = { ...sim.scenario.source, name: 'next one' };
+  const put = await app.inject({ method: 'PUT', url: '/admin/scenario', payload: next });
+  t.equal(put.statusCode, 200);
+  t.ok(await until(() => scenarios().length === 1), 'one for the PUT');
+  t.same(scenarios(), [{ name: 'next one' }], 'naming the scenario now active');
+});

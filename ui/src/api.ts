@@ -41,6 +41,15 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A request body sent as written, not through JSON.stringify: a pasted scenario (the server says
+ * where it goes wrong, line and column, and what it looks like instead), an amount whose digits
+ * must arrive as typed (a JS number would round them first).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 let onUnauthorized: () => void = () => {};
 /** Who to tell when any call gets a 401 (the token prompt). */
 export const whenUnauthorized = (f: () => void) => {
@@ -74,7 +83,8 @@ async function call(method: string, path: string, accept: string, body?: unknown
   if (body !== undefined) headers['content-type'] = 'application/json';
   // Errors name the route as called (a tenant's: /t/<id>/admin/…), not the page's shorthand.
   const url = urlOf(path);
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const sent = body === undefined ? undefined : body instanceof JsonText ? body.text : JSON.stringify(body);
+  const res = await fetch(url, { method, headers, body: sent });
   if (res.status === 401) {
     onUnauthorized();
     throw new Unauthorized(`${method} ${url}: the admin API wants its token`);

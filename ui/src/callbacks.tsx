@@ -54,6 +54,19 @@ export function Callbacks(p: CallbacksProps) {
   );
   const selected = p.selected === undefined ? undefined : p.entries.find((e) => e.id === p.selected);
   const set = (patch: Partial<Filter>) => setFilter({ ...filter, ...patch });
+  // One Tab stop for the whole list (a roving tabindex): the row last focused, else the one open,
+  // else the newest; the arrow keys move within it. A tab stop per row put hundreds of stops
+  // between the filters and the checklist.
+  const [focused, setFocused] = useState<number>();
+  const tabStop = [focused, p.selected].find((id) => id !== undefined && shown.some((e) => e.id === id)) ?? shown[0]?.id;
+  /** The details close, and the focus goes back to the row they belong to (not to the page's start). */
+  const close = () => {
+    const id = p.selected;
+    p.onSelect(undefined);
+    const row = document.getElementById(`entry-${id}`);
+    if (row) row.focus();
+    else document.querySelector<HTMLElement>('.callbacks .table-wrap')?.focus();
+  };
 
   return (
     <section class="panel callbacks" aria-labelledby="callbacks-title">
@@ -133,26 +146,46 @@ export function Callbacks(p: CallbacksProps) {
               </tr>
             )}
             {shown.map((e) => (
-              <Row key={e.id} e={e} selected={e.id === p.selected} clientTimeoutS={p.clientTimeoutS} onSelect={p.onSelect} />
+              <Row
+                key={e.id}
+                e={e}
+                selected={e.id === p.selected}
+                tabStop={e.id === tabStop}
+                clientTimeoutS={p.clientTimeoutS}
+                onSelect={p.onSelect}
+                onFocus={setFocused}
+              />
             ))}
           </tbody>
         </table>
       </div>
-      {selected && <Detail entry={selected} onClose={() => p.onSelect(undefined)} />}
+      {selected && <Detail entry={selected} onClose={close} />}
     </section>
   );
 }
 
+/** Where an arrow key takes the focus from a row: the row below or above, the first or the last. */
+const MOVES: Record<string, (row: Element) => Element | null | undefined> = {
+  ArrowDown: (row) => row.nextElementSibling,
+  ArrowUp: (row) => row.previousElementSibling,
+  Home: (row) => row.parentElement?.firstElementChild,
+  End: (row) => row.parentElement?.lastElementChild,
+};
+
 function Row({
   e,
   selected,
+  tabStop,
   clientTimeoutS,
   onSelect,
+  onFocus,
 }: {
   e: JournalEntry;
   selected: boolean;
+  tabStop: boolean;
   clientTimeoutS: number;
   onSelect: (id: number | undefined) => void;
+  onFocus: (id: number) => void;
 }) {
   const flags = flagsOf(e, clientTimeoutS);
   const code = e.code ?? `HTTP ${e.reply.status}`;
@@ -162,13 +195,19 @@ function Row({
       id={`entry-${e.id}`}
       data-id={e.id}
       class={selected ? 'selected' : ''}
-      tabIndex={0}
+      tabIndex={tabStop ? 0 : -1}
       aria-selected={selected}
       onClick={open}
+      onFocus={() => onFocus(e.id)}
       onKeyDown={(k) => {
         if (k.key === 'Enter' || k.key === ' ') {
           k.preventDefault();
           open();
+        }
+        const to = MOVES[k.key]?.(k.currentTarget);
+        if (to instanceof HTMLElement && to.dataset.id !== undefined) {
+          k.preventDefault();
+          to.focus();
         }
       }}
     >

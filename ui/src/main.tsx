@@ -8,7 +8,7 @@ import { throttle } from './format.js';
 import { type Picture, Pictures } from './pictures.js';
 import { Players } from './players.js';
 import { ProbePage } from './probe-page.js';
-import { INITIAL, MAX_ROWS, merge } from './rows.js';
+import { INITIAL, useListed } from './rows.js';
 import { Scenario } from './scenario.js';
 import { follow, type StreamState } from './stream.js';
 import { TokenPrompt } from './token-prompt.js';
@@ -21,9 +21,8 @@ function App() {
   /** missing: none kept (a hosted tenant's page asks before any call); refused: the one kept stopped working. */
   const [needToken, setNeedToken] = useState<false | 'missing' | 'refused'>(tenantId !== undefined && !token.get() ? 'missing' : false);
   const [stream, setStream] = useState<{ state: StreamState; why?: string }>({ state: 'connecting' });
-  const [entries, setEntries] = useState<JournalEntry[]>([]);
-  const [waiting, setWaiting] = useState<JournalEntry[]>([]);
-  const [paused, setPaused] = useState(false);
+  const listed = useListed();
+  const { shown: entries, paused } = listed;
   const [selected, setSelected] = useState<number | undefined>();
   // Undefined until read: a page that could not read them must not say there are none.
   const [players, setPlayers] = useState<Player[]>();
@@ -37,15 +36,8 @@ function App() {
   const [error, setError] = useState('');
   /** Proxy mode: the wallet under test (GET /health's upstream), named in the header; the players are then read-only. */
   const [upstream, setUpstream] = useState<string>();
-  const pausedRef = useRef(false);
-  pausedRef.current = paused;
-  /** Clear hides what the journal still holds: a re-read must not bring it back. */
-  const clearedUpTo = useRef(0);
-
-  const add = useCallback((more: JournalEntry[]) => {
-    if (pausedRef.current) setWaiting((w) => [...w, ...more].slice(-MAX_ROWS));
-    else setEntries((rows) => merge(rows, more));
-  }, []);
+  /** The grading session the stream last named: another one began with a reset or a cleared journal. */
+  const gradingSession = useRef<string>();
 
   const quietly = (p: Promise<unknown>) =>
     p.catch((e: Error) => {
@@ -55,17 +47,18 @@ function App() {
     () => quietly(api<Player[]>('GET', '/admin/players').then((p) => setPlayers(p.sort((a, b) => a.user_id.localeCompare(b.user_id))))),
     [],
   );
+  // The document and its counters are read and shown together: rules are shown with the when → then
+  // of their index, so counters of one scenario beside the document of another would pair wrong rules.
   const loadScenario = useCallback(
     () =>
       quietly(
-        Promise.all([
-          api<ScenarioDoc>('GET', '/admin/scenario').then(setScenario),
-          api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules),
-        ]),
+        Promise.all([api<ScenarioDoc>('GET', '/admin/scenario'), api<RuleHits[]>('GET', '/admin/scenario/rules')]).then(([doc, hits]) => {
+          setScenario(doc);
+          setRules(hits);
+        }),
       ),
     [],
   );
-  const loadRules = useCallback(() => quietly(api<RuleHits[]>('GET', '/admin/scenario/rules').then(setRules)), []);
   /** A build without session grading: asked again only on load and on a scenario change, not per callback. */
   const reportMissing = useRef(false);
   const loadReport = useCallback(
@@ -82,22 +75,21 @@ function App() {
       ),
     [],
   );
-  const loadJournal = useCallback(
-    () =>
-      quietly(
-        api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`).then((doc) => {
-          add(doc.entries.filter((e) => e.id > clearedUpTo.current));
-          setJournalRead(true);
-        }),
-      ),
-    [add],
-  );
+  /** `silently`: read while the stream is down, when a failure is no news (the server may be gone too). */
+  const loadJournal = useCallback((silently = false) => {
+    const read = api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`).then((doc) => {
+      listed.add(doc.entries);
+      setJournalRead(true);
+    });
+    return silently ? read.catch(() => undefined) : quietly(read);
+  }, []);
 
   // What a callback may change, refreshed live but at most so often.
   const refresh = useMemo(
     () => ({
       live: throttle(() => {
-        void loadRules();
+        // The scenario too: one replaced elsewhere changes the rules (and the late flag's time-out).
+        void loadScenario();
         void loadPlayers();
       }, 500),
       report: throttle(() => {
@@ -106,6 +98,24 @@ function App() {
     }),
     [],
   );
+
+  /**
+   * The journal began again, whoever asked (POST /admin/reset, DELETE /admin/journal, this page's
+   * Switch): the rows listed are gone from it, the players and counters may have changed.
+   */
+  const restart = () => {
+    const before = listed.ids();
+    void loadPlayers();
+    void loadScenario();
+    refresh.report();
+    void api<{ entries: JournalEntry[] }>('GET', `/admin/journal?limit=${INITIAL}`)
+      .then((doc) => doc.entries)
+      .catch(() => [])
+      .then((fresh) => {
+        listed.restart(fresh, before);
+        setSelected((id) => (id !== undefined && listed.ids().has(id) ? id : undefined));
+      });
+  };
 
   useEffect(() => {
     whenUnauthorized(() => {
@@ -128,13 +138,31 @@ function App() {
     );
     const s = follow({
       entry: (e) => {
-        add([e as JournalEntry]);
+        listed.add([e as JournalEntry]);
         refresh.live();
       },
       // The checklist is read when the verdict changed, never per callback nor in a loop.
-      grading: () => refresh.report(),
+      grading: ({ session }) => {
+        const last = gradingSession.current;
+        gradingSession.current = session;
+        if (last !== undefined && session !== last) restart();
+        else refresh.report();
+      },
+      scenario: () => {
+        void loadScenario();
+        void loadPlayers();
+        refresh.report();
+      },
       open: () => void loadJournal(), // after the stream is up, so nothing falls between the two
-      state: (state, why) => setStream({ state, why }),
+      state: (state, why) => {
+        // A reason stays shown while it tries again, until the stream is up.
+        setStream((s) => ({ state, why: state === 'live' ? undefined : (why ?? s.why) }));
+        // Refused (LISTENERS_FULL) or cut: the list still shows what the journal holds, read at each try.
+        if (state === 'down') {
+          void loadJournal(true);
+          refresh.live();
+        }
+      },
       unauthorized: () => {
         setNeedToken(token.get() ? 'refused' : 'missing');
         token.clear();
@@ -143,28 +171,14 @@ function App() {
     return () => s.stop();
   }, [session]);
 
-  const resume = (p: boolean) => {
-    setPaused(p);
-    if (!p) {
-      setEntries((rows) => merge(rows, waiting));
-      setWaiting([]);
-    }
-  };
   const clear = () => {
-    clearedUpTo.current = Math.max(clearedUpTo.current, ...entries.map((e) => e.id), ...waiting.map((e) => e.id));
-    setEntries([]);
-    setWaiting([]);
+    listed.clear();
     setSelected(undefined);
   };
   const show = async (id: number) => {
-    if (!entries.some((e) => e.id === id)) {
+    if (!listed.shown.some((e) => e.id === id)) {
       const doc = await api<{ entries: JournalEntry[] }>('GET', `/admin/journal?after=${id - 1}&limit=1`).catch(() => ({ entries: [] }));
-      setEntries((rows) =>
-        merge(
-          rows,
-          doc.entries.filter((e) => e.id === id),
-        ),
-      );
+      listed.reveal(doc.entries.filter((e) => e.id === id));
     }
     setSelected(id);
     requestAnimationFrame(() => document.getElementById(`entry-${id}`)?.scrollIntoView({ block: 'nearest' }));
@@ -216,6 +230,11 @@ function App() {
           </button>
         </p>
       )}
+      {stream.state !== 'live' && stream.why && (
+        <p class="stream-why" role="status">
+          Live updates stopped: {stream.why}. Trying again; the callbacks listed are the journal as last read.
+        </p>
+      )}
       {needToken && (
         <TokenPrompt
           refused={needToken === 'refused'}
@@ -235,14 +254,14 @@ function App() {
         <Callbacks
           entries={entries}
           paused={paused}
-          waiting={waiting.length}
+          waiting={listed.waiting.length}
           selected={selected}
           clientTimeoutS={clientTimeoutS}
           onSelect={setSelected}
-          onPause={resume}
+          onPause={(p) => listed.pause(p)}
           onClear={clear}
           unread={journalRead ? undefined : unread}
-          cleared={clearedUpTo.current > 0}
+          cleared={listed.cleared}
         />
         <div class="side">
           <Checklist state={report} onShow={(id) => void show(id)} onPicture={setPicture} />
@@ -252,7 +271,8 @@ function App() {
             rules={rules}
             unread={unread}
             bundled={bundled}
-            onChanged={() => {
+            onChanged={(reset) => {
+              if (reset) return restart();
               void loadScenario();
               void loadPlayers();
               void loadReport();

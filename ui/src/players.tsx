@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from './api.js';
+import { api, ApiError, JsonText } from './api.js';
 import { amount } from './format.js';
 import type { Player } from './types.js';
 
@@ -79,6 +79,17 @@ interface Problem {
   message: string;
 }
 
+/**
+ * A balance as money is written (a JSON number without exponent): digits, one optional point. Sent
+ * as typed, never through a JS number (which rounds past 15–17 digits and reads 0x10 and 1e2 too).
+ */
+const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+const NOT_DECIMAL =
+  'write the balance as a plain decimal, e.g. 1234.56: digits and one optional point (no exponent such as 1e2, no 0x, no leading zero, no thousands separators)';
+
+/** A balance read from the API, written out in full for editing (String(1e-7) would be "1e-7"). */
+const plain = (n: number) => n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+
 function PlayerRow({
   player,
   currencies,
@@ -92,7 +103,7 @@ function PlayerRow({
 }) {
   const [editing, setEditing] = useState(player === undefined);
   const [userId, setUserId] = useState(player?.user_id ?? '');
-  const [balance, setBalance] = useState(player ? String(player.balance) : '');
+  const [balance, setBalance] = useState(player ? plain(player.balance) : '');
   const [currency, setCurrency] = useState(player?.currency ?? currencies[0] ?? '');
   const [problems, setProblems] = useState<Problem[]>([]);
   const [busy, setBusy] = useState(false);
@@ -101,7 +112,7 @@ function PlayerRow({
   const other = problems.filter((p) => !['/balance', '/currency', 'body:/balance', 'body:/currency', '/user_id'].includes(p.pointer));
 
   const start = () => {
-    setBalance(String(player?.balance ?? ''));
+    setBalance(player ? plain(player.balance) : '');
     setCurrency(player?.currency ?? currencies[0] ?? '');
     setProblems([]);
     setEditing(true);
@@ -109,11 +120,13 @@ function PlayerRow({
   const save = async (e: Event) => {
     e.preventDefault();
     if (!id.trim()) return setProblems([{ pointer: '/user_id', message: 'a player needs a user_id' }]);
-    const n = Number(balance);
-    if (balance.trim() === '' || !Number.isFinite(n)) return setProblems([{ pointer: '/balance', message: 'must be a number' }]);
+    const written = balance.trim();
+    if (!DECIMAL.test(written)) return setProblems([{ pointer: '/balance', message: written ? NOT_DECIMAL : 'enter a balance' }]);
+    // The JSON written by hand around the digits as typed: the server judges them (scale, bounds), exactly.
+    const body = `{"balance":${written}${currency ? `,"currency":${JSON.stringify(currency)}` : ''}}`;
     setBusy(true);
     try {
-      await api('PUT', `/admin/players/${encodeURIComponent(id)}`, { balance: n, currency: currency || undefined });
+      await api('PUT', `/admin/players/${encodeURIComponent(id)}`, new JsonText(body));
       setProblems([]);
       setEditing(false);
       onSaved();

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from './api.js';
+import { api, ApiError, JsonText } from './api.js';
 import type { BundledScenario, RuleHits, ScenarioDoc } from './types.js';
 
 interface Problem {
@@ -13,7 +13,8 @@ export interface ScenarioProps {
   rules?: RuleHits[];
   unread: string;
   bundled: BundledScenario[];
-  onChanged: () => void;
+  /** `reset`: players and history were reset too (the page starts its lists over). */
+  onChanged: (reset: boolean) => void;
 }
 
 /** The active scenario, its rules with hit counters, and the ways to replace it. */
@@ -23,14 +24,18 @@ export function Scenario({ scenario, rules, unread, bundled, onChanged }: Scenar
   const [text, setText] = useState('');
   const [problems, setProblems] = useState<Problem[]>([]);
   const [status, setStatus] = useState('');
+  /** What the API added to its answer (hosted: the scenario's credentials were ignored). */
+  const [note, setNote] = useState('');
 
   const apply = async (doc: unknown, label: string) => {
     setStatus('');
+    setNote('');
     try {
-      const r = await api<{ name: string }>('PUT', `/admin/scenario${reset ? '?reset=true' : ''}`, doc);
+      const r = await api<{ name: string; note?: string }>('PUT', `/admin/scenario${reset ? '?reset=true' : ''}`, doc);
       setProblems([]);
       setStatus(`"${r.name}" is active${reset ? ' (everything reset)' : ''}`);
-      onChanged();
+      setNote(r.note ?? '');
+      onChanged(reset);
     } catch (e) {
       setProblems(e instanceof ApiError && e.details.length ? e.details : [{ pointer: '', message: `${label}: ${(e as Error).message}` }]);
     }
@@ -42,13 +47,9 @@ export function Scenario({ scenario, rules, unread, bundled, onChanged }: Scenar
   };
   const applyText = (e: Event) => {
     e.preventDefault();
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (err) {
-      return setProblems([{ pointer: '', message: `not JSON: ${(err as Error).message}` }]);
-    }
-    void apply(doc, 'pasted scenario');
+    // Sent as written: the server's 400 says where it stops being JSON (line, column) and what it
+    // looks like instead (YAML, a comment), and judges numbers the browser would round (1e400).
+    void apply(new JsonText(text), 'pasted scenario');
   };
   const upload = async (input: HTMLInputElement) => {
     const file = input.files?.[0];
@@ -93,7 +94,9 @@ export function Scenario({ scenario, rules, unread, bundled, onChanged }: Scenar
             </tr>
           )}
           {rules?.map((r) => {
-            const doc = ruleDocs[r.index];
+            // Counters and document read a moment apart may belong to two scenarios: never paired then.
+            const named = ruleDocs[r.index];
+            const doc = ruleDocs.length === rules.length && (named?.name ?? `rule ${r.index}`) === r.name ? named : undefined;
             return (
               <tr data-rule={r.name} class={r.exhausted ? 'exhausted' : ''}>
                 <td>{r.index}</td>
@@ -177,6 +180,7 @@ export function Scenario({ scenario, rules, unread, bundled, onChanged }: Scenar
           </ul>
         )}
         {status && <p class="ok">{status}</p>}
+        {note && <p class="api-note">Note: {note}</p>}
       </div>
     </section>
   );
@@ -198,6 +202,8 @@ function ValueAt({ text, pointer }: { text: string; pointer: string }) {
     if (node === null || typeof node !== 'object' || !(key in node)) return null;
     node = (node as Record<string, unknown>)[key];
   }
+  // A number the browser cannot hold (1e400 is Infinity here) would show as null: the message says enough.
+  if (typeof node === 'number' && !Number.isFinite(node)) return null;
   return (
     <span class="muted">
       {' '}

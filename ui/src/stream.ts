@@ -8,8 +8,13 @@ export type StreamState = 'connecting' | 'live' | 'down';
 export interface StreamHandlers {
   /** Every `data:` line of a callback, parsed. */
   entry: (entry: unknown) => void;
-  /** The session's verdict changed (`event: grading`): time to read the report. */
-  grading: () => void;
+  /**
+   * The session's verdict changed (`event: grading`): time to read the report. A `session` other
+   * than the last one began with a reset or a cleared journal, whoever asked for it.
+   */
+  grading: (info: { session?: string }) => void;
+  /** Another scenario is active (`event: scenario`): PUT /admin/scenario from anywhere, start --watch. */
+  scenario: () => void;
   /** Connected (again): a good moment to read what the journal has. */
   open: () => void;
   state: (state: StreamState, why?: string) => void;
@@ -47,16 +52,33 @@ async function readOnce(handlers: StreamHandlers, signal: AbortSignal, connected
     cache: 'no-store',
   });
   if (res.status === 401) throw new Unauthorized('the event stream wants the admin token');
-  if (!res.ok || !res.body) throw new Error(`GET /admin/events: HTTP ${res.status}`);
+  // The server's reason, as it gave it (LISTENERS_FULL names the limit and who to ask), not only the status.
+  if (!res.ok || !res.body) throw new Error(await refusal(res));
   connected();
   handlers.state('live');
   handlers.open();
   await readEvents(res.body, (event, data) => {
-    if (event === 'grading') return handlers.grading();
+    let parsed: unknown;
     try {
-      handlers.entry(JSON.parse(data));
+      parsed = JSON.parse(data);
     } catch {
-      /* not ours */
+      return; // not ours
     }
+    if (event === 'grading') return handlers.grading((parsed ?? {}) as { session?: string });
+    if (event === 'scenario') return handlers.scenario();
+    handlers.entry(parsed);
   });
+}
+
+/** Why the stream was refused: the API's error code and message, or the status of a reply without them. */
+async function refusal(res: Response): Promise<string> {
+  const route = `GET ${TENANT_BASE}/admin/events`;
+  const text = await res.text().catch(() => '');
+  try {
+    const { error, message } = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (typeof message === 'string') return typeof error === 'string' ? `${error}: ${message}` : message;
+  } catch {
+    /* not the API's error body: a proxy's page */
+  }
+  return `${route}: HTTP ${res.status}`;
 }
