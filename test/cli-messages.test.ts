@@ -170,7 +170,11 @@ t.test('start: --redis-url or --redis-cluster without --store redis is refused, 
   t.match(url!.stderr, '--redis-url (or WALLET_SIM_REDIS_URL) names a Redis, but the store is memory');
   t.match(url!.stderr, 'add --store redis, or leave out --redis-url; nothing started');
   t.match(nodes!.stderr, '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis, but the store is memory');
-  t.match(fromEnv!.stderr, '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis', 'from the environment, no store chosen: refused alike');
+  t.match(
+    fromEnv!.stderr,
+    '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis',
+    'from the environment, no store chosen: refused alike',
+  );
   t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'the environment with --store memory: the store chosen wins');
 });
 
