@@ -32,6 +32,8 @@ export interface HostedAppOptions extends Omit<FrameOptions, 'sim' | 'path' | 'a
   metrics?: HostMetrics;
   /** Several processes on one Redis: where they share the tenants' probe runs. */
   probeShelf?: RunShelf;
+  /** Why the tenants' shared store cannot serve now (Redis away), or undefined: GET /health answers 503 with it. */
+  storeFailure?: () => string | undefined;
 }
 
 /** A tenant's callback path as the OpenAPI document names it. */
@@ -85,11 +87,20 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
               'The host answers. `scenario` is "hosted" and `players` 0: each tenant has its own (GET /t/<id>/admin/players); `tenants` counts them.',
             $ref: 'Health#',
           },
-          503: { description: SHUTDOWN_503, $ref: 'ApiError#' },
+          503: {
+            description: `The tenants' store cannot serve (status store_failed, error: why; --store redis: Redis unreachable or not answering), every tenant's callbacks get R1 meanwhile; or: ${SHUTDOWN_503}`,
+            $ref: 'Health#',
+          },
         },
       },
     },
-    async () => ({ status: 'ok', scenario: 'hosted', store: options.storeKind ?? 'memory', players: 0, tenants: tenants.size }),
+    async (_request, reply) => {
+      const health = { scenario: 'hosted', store: options.storeKind ?? 'memory', players: 0, tenants: tenants.size };
+      const error = options.storeFailure?.();
+      // (as a single wallet's: a balancer or monitor sees the outage, every tenant's callbacks get R1 meanwhile)
+      if (error) return reply.code(503).send({ status: 'store_failed', ...health, error });
+      return { status: 'ok', ...health };
+    },
   );
   return app;
 }

@@ -224,5 +224,7 @@ export async function openRedisTenants(o: { url: string; base: string; timeoutMs
     book: new RedisBook(hub, o.base, o.max),
     stores: redisStores(hub, o.base, o.limits),
     shelf: new RedisRunShelf(hub, (id) => tenantPrefix(o.base, id)),
+    /** Why Redis cannot serve now (GET /health's 503), or undefined. */
+    failure: () => hub.link.failure,
   };
 }

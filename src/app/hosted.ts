@@ -144,7 +144,7 @@ export function fileStores(data: string, limits: BackendOptions): TenantStores {
 async function openBook(
   o: ServeOptions & HostedOptions,
   limits: BackendOptions,
-): Promise<{ book: TenantBook & { close?(): Promise<void> }; stores: TenantStores; shelf?: RunShelf }> {
+): Promise<{ book: TenantBook & { close?(): Promise<void> }; stores: TenantStores; shelf?: RunShelf; failure?: () => string | undefined }> {
   if (o.store === 'file') return { book: await FileBook.open(o.data!), stores: fileStores(o.data!, limits) };
   if (o.store !== 'redis') return { book: new MemoryBook(), stores: memoryStores(limits) };
   const { openRedisTenants } = await import('./hosted-redis.js');
@@ -177,8 +177,9 @@ export async function openHostedServer(
   let book: TenantBook & { close?(): Promise<void> };
   let stores: TenantStores;
   let shelf: RunShelf | undefined;
+  let failure: (() => string | undefined) | undefined;
   try {
-    ({ book, stores, shelf } = await openBook(o, backend));
+    ({ book, stores, shelf, failure } = await openBook(o, backend));
   } catch (e) {
     const where = o.store === 'redis' ? 'in Redis' : `under --data ${o.data}`;
     throw new StartFailure(`wallet-sim: cannot open the tenants ${where}, nothing started:\n${(e as Error).message}`);
@@ -207,6 +208,7 @@ export async function openHostedServer(
     tenants,
     bodyLimit: o.bodyLimit,
     storeKind: o.store,
+    storeFailure: failure,
     limits: o,
     host: o.host,
     allowedHosts: o.allowedHosts,

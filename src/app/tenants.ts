@@ -1,3 +1,4 @@
+import { StoreUnavailable } from '../ledger/store-error.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { compileScenario } from '../core/scenario/scenario.js';
 import type { Tenant, TenantCreate } from '../protocol/types.generated.js';
@@ -222,7 +223,11 @@ export class TenantRegistry implements TenantDirectory {
         last_activity_at: t.lastActivity === undefined ? null : new Date(t.lastActivity).toISOString(),
         callbacks: t.callbacks,
         rate_limited: t.callbackLimit.refused + t.adminLimit.refused + t.inFlight.refused,
-        verdict: await verdictOf(t.sim),
+        // (Redis away: 503 STORE_UNREACHABLE with the reason, as every admin read answers, never a 500)
+        verdict: await verdictOf(t.sim).catch((e: unknown) => {
+          const why = t.sim.backend.unavailable?.(e);
+          throw why === undefined ? e : new StoreUnavailable(why, { cause: e });
+        }),
       });
     }
     return listed;
