@@ -119,3 +119,27 @@ t.test('honours --admin-token', async (t) => {
   t.match(locked.stderr, /401/);
   t.equal(unlocked.code, 0);
 });
+
+t.test('a session that proved nothing, or whose callbacks were refused, is not quietly OK', async (t) => {
+  const sim = await simulator(t);
+  const cb = `${sim.url}/callback`;
+  // A client with the wrong key: every callback R2, no check exercised.
+  for (let i = 0; i < 3; i++) await post(cb, login('p1'), { ...HEADERS, 'api-key': 'wrong' });
+  const quiet = await reportHere(['--url', sim.url]);
+  t.equal(quiet.code, 0, 'exit 0 by default, as documented');
+  t.match(quiet.stdout, /note: no check was exercised, so none could fail \(--fail-on not_exercised fails such a run\)/);
+  t.match(
+    quiet.stdout,
+    /note: callbacks were refused for the caller's errors: CREDENTIALS_WRONG ×3 \(--fail-on findings fails such a run\)/,
+  );
+  const strict = await reportHere(['--url', sim.url, '--fail-on', 'not_exercised']);
+  t.equal(strict.code, 1);
+  t.match(strict.stdout, /FAIL: LOST_REPLY_RETRIED, .* \(--fail-on not_exercised\)/);
+  // Float sums: refused R3 for the caller's amounts; the checks pass.
+  const amounts = bet('p2', 'G1', [['1', 'P', 10]], usd);
+  await post(cb, login('p2'), HEADERS);
+  await post(cb, JSON.stringify(amounts).replace('"total_bet_amount":10', '"total_bet_amount":10.000000000000002'), HEADERS);
+  const findings = await reportHere(['--url', sim.url, '--fail-on', 'findings']);
+  t.equal(findings.code, 1);
+  t.match(findings.stdout, /FAIL: findings .*AMOUNT_INEXACT ×1.* \(--fail-on findings\)/);
+});

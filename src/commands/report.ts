@@ -1,7 +1,7 @@
 import { count, noun } from '../text/plural.js';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FailOn, failsRun, formatJUnit, formatText } from '../grading/format.js';
+import { type FailOn, formatJUnit, formatText, runFails } from '../grading/format.js';
 import { formatHtml } from '../grading/format-html.js';
 import type { DsseEnvelope, Report } from '../protocol/types.generated.js';
 import { reportBeside } from '../evidence/beside.js';
@@ -31,9 +31,9 @@ interface ReportOptions {
   signed?: string;
 }
 
-const FAIL_ON = ['error', 'warning', 'pending'];
+const FAIL_ON = ['error', 'warning', 'pending', 'not_exercised', 'findings'];
 
-/** `--fail-on warning,pending`: a comma list of error, warning and pending. */
+/** `--fail-on warning,pending`: a comma list of FAIL_ON's levels. */
 function failOnList(value: string): FailOn {
   const levels = value.split(',').map((s) => s.trim());
   const bad = levels.filter((l) => !FAIL_ON.includes(l));
@@ -124,7 +124,7 @@ export function reportCommand(): Command {
     .addOption(
       new Option(
         '--fail-on <list>',
-        'what else fails the run, a comma list: warning (a failing warning check), pending (a check whose window is still open); failing errors always fail',
+        "what else fails the run, a comma list: warning (a failing warning check), pending (a check whose window is still open), not_exercised (a check nothing exercised), findings (a callback refused for the caller's error: R2/R3 findings); failing errors always fail",
       )
         .argParser(failOnList)
         .default('error'),
@@ -191,6 +191,6 @@ export function reportCommand(): Command {
         process.exitCode = 2;
         return;
       }
-      process.exitCode = report.checks.some((c) => failsRun(c, o.failOn)) ? 1 : 0;
+      process.exitCode = runFails(report, o.failOn) ? 1 : 0;
     });
 }

@@ -1,6 +1,7 @@
 import { type JUnitCase, junitXml } from '../report/junit.js';
 import { terminalText } from '../text/terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
+import { FINDINGS } from '../protocol/findings.js';
 import { violationsHeadline } from './listed-violations.js';
 import { sidesOf } from './sides.js';
 import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
@@ -15,11 +16,23 @@ export type FailOn = string;
 
 /**
  * A check that fails the run at this --fail-on: a failing error always; a failing warning with
- * `warning`; a check still pending with `pending`.
+ * `warning`; a check still pending with `pending`; one nothing exercised with `not_exercised`.
  */
 export const failsRun = (c: ReportCheck, failOn: FailOn) =>
   (c.status === 'fail' && (c.severity === 'error' || failOn.split(',').includes('warning'))) ||
-  (c.status === 'pending' && failOn.split(',').includes('pending'));
+  (c.status === 'pending' && failOn.split(',').includes('pending')) ||
+  (c.status === 'not_exercised' && failOn.split(',').includes('not_exercised'));
+
+/** The findings of the session that refused a callback (R2/R3: the caller's errors), as `CODE ×n`. */
+export function refusingFindings(r: Report): string[] {
+  return Object.entries(r.findings)
+    .filter(([code]) => (FINDINGS as Record<string, readonly [string, string]>)[code]?.[0] === 'error')
+    .map(([code, n]) => `${code} ×${n}`);
+}
+
+/** Whether the run fails at this --fail-on: a check fails it, or (`findings`) a callback was refused for the caller's error. */
+export const runFails = (r: Report, failOn: FailOn): boolean =>
+  r.checks.some((c) => failsRun(c, failOn)) || (failOn.split(',').includes('findings') && refusingFindings(r).length > 0);
 
 export const LABEL: Record<ReportCheck['status'], string> = {
   pass: 'PASS',
@@ -92,9 +105,21 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   const failing = r.checks.filter((c) => failsRun(c, o.failOn));
   const warnings = failingWarnings(r);
   if (warnings && !failing.some((c) => c.severity === 'warning')) out.push(warningsLine(r));
+  const refused = refusingFindings(r);
+  const onFindings = o.failOn.split(',').includes('findings') && refused.length > 0;
+  // A green line over a session that proved nothing, or refused the caller's callbacks, says so.
+  if (!failing.length && !onFindings) {
+    if (r.checks.every((c) => c.status === 'not_exercised'))
+      out.push(paint(33, 'note: no check was exercised, so none could fail (--fail-on not_exercised fails such a run)'));
+    if (refused.length)
+      out.push(
+        paint(33, `note: callbacks were refused for the caller's errors: ${refused.join(', ')} (--fail-on findings fails such a run)`),
+      );
+  }
+  const named = [...failing.map((c) => c.id), ...(onFindings ? [`findings ${refused.join(', ')}`] : [])];
   out.push(
-    failing.length
-      ? paint(31, `FAIL: ${failing.map((c) => c.id).join(', ')} (--fail-on ${o.failOn})`)
+    named.length
+      ? paint(31, `FAIL: ${named.join(', ')} (--fail-on ${o.failOn})`)
       : paint(32, `OK: no check fails at --fail-on ${o.failOn}`),
   );
   return out.join('\n');
