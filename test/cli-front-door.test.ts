@@ -21,9 +21,10 @@ const provider = file('provider.csv', 'transaction_id,user_id,event_type,amount,
 const expect = file('expect.json', '{"expect": []}');
 /** Nothing listens on port 9 (discard) here; every case is refused before anything is sent. */
 const URL = 'http://127.0.0.1:9';
-const NO_DIR = '/nonexistent-wallet-sim-dir';
+/** A directory that cannot be made (a file is in its way), for root too. */
+const NO_DIR = join(twoLines, 'reports');
 const cannotWrite = (path: string, flag: string) =>
-  `cannot write to ${path} (ENOENT: its directory does not exist); choose a file in a directory you can write to with ${flag}`;
+  `cannot write to ${path} (ENOTDIR: a part of its path is a file, not a directory); choose a file in a directory you can write to with ${flag}`;
 
 /** [command line, exit, what stderr says]. */
 const CASES: [string[], number, string | RegExp][] = [

@@ -143,3 +143,13 @@ t.test('a session that proved nothing, or whose callbacks were refused, is not q
   t.equal(findings.code, 1);
   t.match(findings.stdout, /FAIL: findings .*AMOUNT_INEXACT ×1.* \(--fail-on findings\)/);
 });
+
+t.test('--junit and --html into directories not made yet (a fresh checkout): made', async (t) => {
+  const sim = await simulator(t);
+  const junit = join(dir, 'fresh', 'reports', 'wallet.xml');
+  const html = join(dir, 'fresh', 'html', 'wallet.html');
+  const r = await reportHere(['--url', sim.url, '--junit', junit, '--html', html]);
+  t.equal(r.code, 0, r.stderr);
+  t.match(readFileSync(junit, 'utf8'), /<testsuites/);
+  t.match(readFileSync(html, 'utf8'), /<html/i);
+});

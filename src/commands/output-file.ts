@@ -1,10 +1,11 @@
-import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /*
  * The files a command writes on request (--junit, --html, --out, --signed): one check and one
  * message for all of them, checked before the work (a probe run is not lost to a typo in a path)
- * and again when written.
+ * and again when written. Missing directories on the way are made (`--junit reports/x.xml` on a
+ * fresh checkout), under the nearest one that exists, when that one can be written.
  */
 
 /** A file the user named that cannot be written; the message names it, why, and the option to change. */
@@ -41,17 +42,35 @@ export function checkWritable(path: string, flag: string): void {
     exists = false;
   }
   try {
-    accessSync(exists ? path : dirname(resolve(path)), constants.W_OK);
+    const where = exists ? path : nearestExisting(dirname(resolve(path)));
+    if (!exists && !statSync(where).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    accessSync(where, constants.W_OK);
   } catch (e) {
     throw new OutputFileError(cannotWrite(path, codeOf(e), flag));
+  }
+}
+
+/** `dir`, or the nearest of its ancestors that exists (a file too: the caller tells). */
+function nearestExisting(dir: string): string {
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      statSync(d);
+      return d;
+    } catch (e) {
+      if (codeOf(e) !== 'ENOENT' || dirname(d) === d) return d;
+    }
   }
 }
 
 /** Writes `text` to the file named with `flag`; a failure is an OutputFileError, never a stack. */
 export function writeOutput(path: string, text: string, flag: string): void {
   try {
+    // (checked first: the nearest directory that exists is one that can be written, so this cannot loop)
+    checkWritable(path, flag);
+    mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, text);
   } catch (e) {
+    if (e instanceof OutputFileError) throw e;
     throw new OutputFileError(cannotWrite(path, codeOf(e), flag));
   }
 }
