@@ -211,6 +211,13 @@ const ROWS: Row[] = [
   {
     check: 'ROUNDS_SETTLED',
     now: 400 * S,
+    journal: [settle(u, 's1', 0, { code: 'R3' }), bet(u, 'b1', S)],
+    message:
+      "round G1 of p1, opened by bet b1 of p1 (#2), is still open after 399 s (at most 300 s); bet_result s1 of p1 (#1) came before that bet, and was refused as settling a round never bet: send it after the bet's R0",
+  },
+  {
+    check: 'ROUNDS_SETTLED',
+    now: 400 * S,
     journal: [bet(u, 'b1', 0), settle(u, 's1', 301 * S)],
     message: 'round G1 of p1, opened by bet b1 of p1 (#1), was settled only after 301 s by bet_result s1 of p1 (#2) (at most 300 s)',
   },

@@ -104,7 +104,7 @@ export const CHECKS: readonly Check[] = [
     reducer: noPrematureRetry,
     unit: { one: 'resend while the attempt before was unanswered', other: 'resends while the attempt before was unanswered' },
     title: 'Wait out its own time-out before resending',
-    fix: 'Resend only after the previous attempt was answered, its connection closed, or client_timeout_s ran out; two copies in flight race each other.',
+    fix: 'Resend only after the previous attempt was answered, its connection was closed by the wallet, or your time-out ran out, and make that time-out the client_timeout_s you declared (giving up sooner, closing the connection yourself, is the premature resend); two copies in flight race each other.',
     idle: 'no transaction was resent while its previous attempt was still unanswered (a resend after a reply or a dropped connection cannot be premature): play a player whose reply is delayed beyond client_timeout_s',
   },
   {

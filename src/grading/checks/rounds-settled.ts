@@ -42,6 +42,16 @@ function sentInTime(g: Grader, round: Round, maxAge: number): boolean {
   return tx !== undefined && tx.first.at - round.opener!.at <= maxAge;
 }
 
+/** A bet_result of the round that arrived before the bet that opened it (refused: no round yet), if the session holds one. */
+function settledBeforeItsBet(g: Grader, round: Round): Attempt | undefined {
+  const opener = round.opener!;
+  for (const tx of g.txs.values()) {
+    const a = tx.first;
+    if (a.effect === 'settles' && a.at < opener.at && a.user === round.user && a.game === round.game && !a.applied) return a;
+  }
+  return undefined;
+}
+
 /** Whether the provider still resends the settlement (within retry_window_s of its last attempt, fewer than max_attempts). */
 const stillResending = (g: Grader, tx: Tx, now: number) =>
   !tx.resolved && tx.count < g.t.max_attempts && now - tx.last.at <= g.t.retry_window_s * 1000;
@@ -98,9 +108,13 @@ export const roundsSettled: Reducer = {
       if (round.bets.values().some((t) => UNCERTAIN.has(t.last.outcome) && stillResending(g, t, now))) continue;
       mark(round, LATE);
       tally.unpend(key);
+      const early = settledBeforeItsBet(g, round);
       tally.violate(
-        `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${seconds(now - round.opener!.at)} (at most ${seconds(maxAge)})`,
-        [round.opener!],
+        `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${seconds(now - round.opener!.at)} (at most ${seconds(maxAge)})` +
+          (early
+            ? `; ${describe(early)} came before that bet, and was refused as settling a round never bet: send it after the bet's R0`
+            : ''),
+        early ? [early, round.opener!] : [round.opener!],
         undefined,
         round.opener!.at + maxAge, // decided when its age ran out, not when the report was read
       );
