@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startSimulator, StartFailure } from '../src/index.js';
-import { HEADERS, login, post } from './helpers/app.js';
+import { bet, HEADERS, login, post } from './helpers/app.js';
 import { HOST_TOKEN } from './helpers/hosted.js';
 
 /** Resolves with whether a TCP connection to the URL's port is accepted. */
@@ -136,4 +136,29 @@ t.test('a hosted wallet-sim closed: its methods say so', async (t) => {
   const host = await startSimulator({ hosted: true, hostToken: HOST_TOKEN });
   await host.close();
   await t.rejects(host.tenants(), { message: 'wallet-sim: this hosted wallet-sim is closed: start a new one (startSimulator)' });
+});
+
+t.test('report({ wait }): waits until no check is pending, as report --wait does', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-sim-wait-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'lost.json');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(
+    file,
+    JSON.stringify({
+      name: 'lost',
+      credentials: { api_id: 'sandbox', api_key: 'sandbox-key' },
+      defaults: { currency: 'USD', balance: 1000, auto_create_players: true },
+      rules: [{ name: 'lost bet', when: { event_type: 'bet' }, then: { drop_connection: true }, times: 1 }],
+      grading: { client_timeout_s: 0.2, retry_window_s: 1, round_max_age_s: 1 },
+    }),
+  );
+  const sim = await startSimulator({ scenario: file });
+  t.teardown(() => sim.close());
+  await post(sim.callbackUrl, login('p1'), HEADERS);
+  await post(sim.callbackUrl, bet('p1', 'g1', [['1', 'P', 10]], { currency: 'USD' }), HEADERS).catch(() => undefined); // lost, never resent
+  const now = await sim.report();
+  t.ok(now.summary.pending > 0, 'right after the run, a window is open');
+  const waited = await sim.report({ wait: 20 });
+  t.equal(waited.summary.pending, 0, 'after waiting: nothing pending');
 });

@@ -42,7 +42,11 @@ export interface RunningSimulator {
   /** Where the client under test sends its callbacks, e.g. http://127.0.0.1:40123/callback. */
   callbackUrl: string;
   /** GET /admin/report: the session's grading (optionally for one player). */
-  report(filter?: { user_id?: string }): Promise<Report>;
+  /**
+   * GET /admin/report; with `wait` (seconds), first polls until no check is pending or the time is
+   * up, as `wallet-sim report --wait` does (right after a run a lost reply's window may be open).
+   */
+  report(filter?: { user_id?: string; wait?: number }): Promise<Report>;
   /** GET /admin/report?signed=true: the report signed with `signingKey` (rejects without one). */
   signedReport(filter?: { user_id?: string }): Promise<SignedReport>;
   /** POST /admin/reset: back to the scenario's initial state, journal and rule counters cleared. */
@@ -124,7 +128,14 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   return {
     url,
     callbackUrl: `${url}${o.path}`,
-    report: (filter) => admin('GET', `/report${query(filter)}`),
+    report: async ({ wait, ...filter } = {}) => {
+      const until = Date.now() + (wait ?? 0) * 1000;
+      for (;;) {
+        const report = await admin<Report>('GET', `/report${query(filter)}`);
+        if (report.summary.pending === 0 || Date.now() >= until) return report;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, until - Date.now())));
+      }
+    },
     // Without a key the route's 404 names --signing-key; this caller gave (or not) the signingKey option.
     signedReport: async (filter) => {
       if (!checked.signer) throw new Error(`wallet-sim: ${apiError('SIGNING_NOT_ENABLED', API_NAMING).body.message}`);
