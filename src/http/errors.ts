@@ -165,7 +165,11 @@ export const API_ERRORS = {
     status: 503,
     message: (detail: string) => `${detail}; balances held in memory may not be durable, so none are shown until a restart`,
   },
-  STORE_UNREACHABLE: { status: 503, message: (detail: string) => `${detail}; ask again once it is back` },
+  // (lost state does not come back: its reason names POST /admin/reset, and nothing else mends it)
+  STORE_UNREACHABLE: {
+    status: 503,
+    message: (detail: string) => (/POST \/admin\/reset starts afresh/.test(detail) ? detail : `${detail}; ask again once it is back`),
+  },
   PROBE_TARGET_REFUSED: {
     status: 400,
     message: (detail: string) =>

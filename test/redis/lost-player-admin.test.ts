@@ -41,6 +41,7 @@ async function refusedByAdmin(t: Test, app: FastifyInstance, user: string, place
       'naming the loss',
     );
     t.notMatch(r.json().message, /create it/, 'never suggesting to create the player');
+    t.notMatch(r.json().message, /ask again once it is back/, 'lost state does not come back: a reset is the way');
   }
   t.match((await send(app, placed)).body, resend, 'the resend of the bet applied before the loss: not debited again');
 }

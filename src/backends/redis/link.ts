@@ -120,8 +120,8 @@ export class RedisLink {
 
   private clusterDown(message: string): string {
     return (
-      `Redis at ${redact(this.url)} answers "${message}" (a master lost while the cluster has cluster-require-full-coverage yes, ` +
-      'or its slots not all assigned); callbacks get R1 until it serves again'
+      `Redis at ${redact(this.url)} answers "${message}" (the cluster serves no slot now: a master lost or rejoining, ` +
+      'with cluster-require-full-coverage yes, or its slots not all assigned); callbacks get R1 until it serves again'
     );
   }
 
