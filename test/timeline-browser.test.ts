@@ -92,8 +92,8 @@ async function checkStories(t: Test, figuresOf: (checkId: string) => Promise<Loc
   const premature = await marksOf(pictureOf(await figuresOf('NO_PREMATURE_RETRY'), s.eager));
   t.match(
     premature,
-    { lanes: [`provider:${s.eager}`], arrivals: 2, callerGone: 1, unanswered: 1, timeouts: 2, minGaps: 1, decided: 1 },
-    'a resend long before the time-out: both attempts, the caller gone, the resend unanswered',
+    { lanes: [`provider:${s.eager}`], arrivals: 2, callerGone: 1, unanswered: 0, written: 1, timeouts: 2, minGaps: 1, decided: 1 },
+    'a resend long before the time-out: both attempts, the caller gone, the resend answered (drawn as what became of it)',
   );
 
   const renamed = await marksOf(pictureOf(await figuresOf('RETRY_SAME_TRANSACTION'), s.renamed));

@@ -1,4 +1,4 @@
-import type { CheckId, ReportViolation } from '../protocol/types.generated.js';
+import type { CheckId, ReportEvidence, ReportViolation } from '../protocol/types.generated.js';
 import type { Attempt } from './attempt.js';
 import { excerptOf } from './evidence.js';
 import { mark, type Player } from './model.js';
@@ -28,6 +28,13 @@ export class Tally {
   private readonly pendingBy = new Map<string, string>();
   /** Chances the provider could not be judged on (the check's `excused` says why), per player: few, so a Map. */
   private readonly excusedBy = new Map<string, number>();
+
+  /**
+   * Excerpts of attempts not answered yet when cited (a reply still held or being written): taken
+   * again when a report reads them, so the evidence shows what became of the reply (a timeline draws
+   * an answered resend as answered); the message keeps what was true when the check decided.
+   */
+  private readonly unwritten: { evidence: ReportEvidence[]; at: number; a: Attempt }[] = [];
 
   /** Grows with every change: the dashboard is told of a change when the session's sum grows. */
   version = 0;
@@ -80,7 +87,8 @@ export class Tally {
     const transaction = tx ?? first?.tx;
     if (transaction !== undefined) v.transaction_id = transaction;
     // Evidence outlives the journal: bounded, masked excerpts of what it cites, taken now.
-    v.evidence = excerpted(cited).map((a) => excerptOf(a, this.origin));
+    const evidence = (v.evidence = excerpted(cited).map((a) => excerptOf(a, this.origin)));
+    excerpted(cited).forEach((a, at) => this.follow(evidence, at, a));
     this.violations.push(v);
     return v;
   }
@@ -99,6 +107,21 @@ export class Tally {
     const excerpt = excerptOf(a, this.origin);
     if (at >= 0) evidence[at] = excerpt;
     else if (evidence.length < MAX_EXCERPTS) evidence.push(excerpt);
+    this.follow(evidence, at >= 0 ? at : evidence.length - 1, a);
+  }
+
+  private follow(evidence: ReportEvidence[], at: number, a: Attempt): void {
+    if (a.end === undefined && evidence[at]?.journal_id === a.id) this.unwritten.push({ evidence, at, a });
+  }
+
+  /** The excerpts of attempts cited unanswered, taken again where their reply was written or their caller left since. */
+  private refresh(): void {
+    for (let i = this.unwritten.length - 1; i >= 0; i--) {
+      const { evidence, at, a } = this.unwritten[i]!;
+      if (a.end === undefined && a.closedAt === undefined) continue;
+      evidence[at] = excerptOf(a, this.origin);
+      if (a.end !== undefined) this.unwritten.splice(i, 1);
+    }
   }
 
   pend(key: string, user: string): void {
@@ -144,6 +167,7 @@ export class Tally {
 
   /** The violations of one player or all, and how many more there were beyond those kept. */
   violationsOf(user?: string): { list: ReportViolation[]; more: number } {
+    if (this.unwritten.length) this.refresh();
     const list = user === undefined ? this.violations : this.violations.filter((v) => v.user_id === user);
     let more = 0;
     for (const [u, n] of this.moreBy) if (user === undefined || u === user) more += n;

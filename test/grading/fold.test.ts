@@ -166,13 +166,21 @@ t.test('a violation keeps masked excerpts of the entries it cites', async (t) =>
 });
 
 t.test('evidence of an attempt still unanswered when cited: its reply excerpt says it was not written yet', async (t) => {
-  // A premature resend: #1's reply (written 3 s later) was decided but not written when #2 arrived.
-  const r = run([bet(u, 'b1', 0, { ms: 3 * S }), bet(u, 'b1', 16)], 10 * S);
+  // A premature resend: #1's reply was decided but not written when #2 arrived, nor when the report is read.
+  const r = run([bet(u, 'b1', 0, { ms: null }), bet(u, 'b1', 16)], 10 * S);
   const v = r.checks.find((c) => c.id === 'NO_PREMATURE_RETRY')!.violations[0]!;
   const first = v.evidence!.find((e) => e.journal_id === 1)!;
   t.match(first, { fate: 'unanswered', outcome: 'waiting' });
   t.notOk(first.replied_at, 'no time written: there was none yet');
   t.match(first.reply, /^\{"not_yet_written":true,"decided":\{"status":200/, 'the reply quoted as decided, not as sent');
+  // Written 3 s later: a report read then shows what became of it (the message keeps what was true at #2).
+  const later = run([bet(u, 'b1', 0, { ms: 3 * S }), bet(u, 'b1', 16)], 10 * S);
+  const w = later.checks.find((c) => c.id === 'NO_PREMATURE_RETRY')!.violations[0]!;
+  t.match(w.message, /still unanswered/);
+  t.match(
+    w.evidence!.find((e) => e.journal_id === 1),
+    { fate: 'written', replied_at: /T00:00:03/ },
+  );
 });
 
 t.test('a transaction still in play is not forgotten: its resend after many others is a resend', async (t) => {
