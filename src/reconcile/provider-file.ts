@@ -42,6 +42,7 @@ export class ProviderFileError extends Error {
 export const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 const fileError = (path: string, e: unknown): never => {
+  if (e instanceof ProviderFileError) throw e;
   if (e instanceof FileProblem || e instanceof EncodingProblem) throw new ProviderFileError(`${path}: ${e.message}`);
   throw e;
 };
@@ -91,7 +92,19 @@ export async function readProviderFile(path: string, each: (r: ProviderRecord) =
     } catch (e) {
       throw cannot(e);
     }
-    for await (const chunk of stream) take(parser.feed(decoder.decode(chunk as Buffer)));
+    // A directory opens like a file and fails at its first read (EISDIR): the read's own error is
+    // the file's, said as any other unreadable file is.
+    const chunks = stream[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<unknown>;
+      try {
+        next = await chunks.next();
+      } catch (e) {
+        throw cannot(e);
+      }
+      if (next.done) break;
+      take(parser.feed(decoder.decode(next.value as Buffer)));
+    }
     take(parser.feed(decoder.end()));
     take(parser.end());
     checkHeader(records.columns());
