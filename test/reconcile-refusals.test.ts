@@ -46,3 +46,15 @@ t.test('a directory named .csv or .json: "is a directory", exit 2, never a crash
   t.equal(json.code, 2);
   t.equal(json.stderr.trim(), `wallet-sim reconcile: ${jsonDir}: is a directory: give the path of a file in it`);
 });
+t.test('a column named twice in the CSV header: refused naming it and both places, exit 2', async (t) => {
+  const sim = await simulator(t);
+  const path = file('twice.csv', `${HEADER},amount\n${sim.txid},bet,ops,G1,10,ok,99\n`);
+  const r = await reconcileHere(['--url', sim.url, '--provider', path]);
+  t.equal(r.code, 2, r.stdout);
+  t.equal(
+    r.stderr.trim(),
+    `wallet-sim reconcile: ${path}: line 1, column ${HEADER.length + 2}: the column "amount" appears twice in the header line (columns 5 and 7): ` +
+      'keep one of them',
+  );
+  t.notMatch(r.stdout, /AMOUNT_MISMATCH/, 'nothing compared');
+});

@@ -226,7 +226,19 @@ export class CsvRecords {
       if (!this.header) {
         this.header = fields;
         this.names = fields.map((h) => h.value.trim());
-        this.index = new Map(this.names.map((n, k) => [n, k] as const)); // a repeated name: the last one counts
+        this.index = new Map();
+        for (const [k, n] of this.names.entries()) {
+          const first = this.index.get(n);
+          // A repeated name would leave one of its values unread, silently (JSON refuses a repeated field alike);
+          // nameless columns (a spreadsheet's trailing commas) are read by no one.
+          if (first !== undefined && n !== '')
+            throw new FileProblem(
+              fields[k]!.line,
+              fields[k]!.column,
+              `the column ${JSON.stringify(n)} appears twice in the header line (columns ${first + 1} and ${k + 1}): keep one of them`,
+            );
+          this.index.set(n, k);
+        }
         continue;
       }
       const first = fields[0]!;
