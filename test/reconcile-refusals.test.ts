@@ -58,3 +58,36 @@ t.test('a column named twice in the CSV header: refused naming it and both place
   );
   t.notMatch(r.stdout, /AMOUNT_MISMATCH/, 'nothing compared');
 });
+
+t.test('--user naming no player the wallet holds: exit 2 naming the players it has; "" refused', async (t) => {
+  const sim = await simulator(t);
+  const path = file('user.csv', `${HEADER}\n${sim.txid},bet,ops,G1,10,ok\n`);
+  const typo = await run(['reconcile', '--url', sim.url, '--provider', path, '--user', 'opz']);
+  t.equal(typo.code, 2, typo.stdout);
+  t.match(
+    typo.stderr.trim(),
+    /^wallet-sim reconcile: --user opz: the wallet has no player of that user_id, so there is nothing to compare; it has [^:]*\bops: give one of them, or leave --user out to reconcile every player$/,
+  );
+  t.equal(typo.stdout, '', 'no verdict printed');
+  const empty = await reconcileHere(['--url', sim.url, '--provider', path, '--user', '']);
+  t.equal(empty.code, 2);
+  t.equal(
+    empty.stderr.trim(),
+    'wallet-sim reconcile: --user needs a user_id (leave --user out to reconcile every player); nothing was read',
+  );
+  const known = await reconcileHere(['--url', sim.url, '--provider', path, '--user', 'ops']);
+  t.equal(known.code, 0, known.stderr);
+  t.match(known.stdout, /for player "ops" only: 1 wallet row\(s\) .* against 1 provider record\(s\): 0 mismatch\(es\)/);
+  // A player the wallet holds with no row yet is compared (a provider's record of it is MISSING_IN_WALLET).
+  t.equal((await post(`${sim.url}/callback`, login('fresh'), HEADERS)).body.code, 'R0');
+  const fresh = await reconcileHere([
+    '--url',
+    sim.url,
+    '--provider',
+    file('fresh.csv', `${HEADER}\nx1,bet,fresh,G1,1,ok\n`),
+    '--user',
+    'fresh',
+  ]);
+  t.equal(fresh.code, 1, fresh.stderr);
+  t.match(fresh.stdout, /MISSING_IN_WALLET\s+x1/);
+});

@@ -6,6 +6,7 @@ import { formatReconciliation, reconciliationJUnit } from '../reconcile/format.j
 import { ProviderFileError, readProviderFile } from '../reconcile/provider-file.js';
 import { Reconciler } from '../reconcile/reconcile.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
+import { terminalText } from '../text/terminal-text.js';
 import {
   adminTokenOf,
   adminTokenOption,
@@ -40,6 +41,25 @@ function ledgerRows(csv: string): LedgerEntry[] {
         LEDGER_COLUMNS.map((c) => [c, unneutralised(r.cells.get(c)!.value, r.cells.get(c)!.quoted === true)]),
       ) as unknown as LedgerEntry,
   );
+}
+
+const PLAYERS_NAMED = 5;
+
+/**
+ * Why `--user` cannot be reconciled, when the wallet has no row and no player of that user_id:
+ * nothing would be compared and it would exit 0, so a player misspelt in CI would pass. Said with
+ * the players the wallet does hold. undefined when the player is known (even with no row yet).
+ */
+async function unknownPlayer(client: AdminClient, user: string): Promise<string | undefined> {
+  if (await client.player(user)) return undefined;
+  const ids = await client.playerIds();
+  const named =
+    ids.slice(0, PLAYERS_NAMED).map(terminalText).join(', ') +
+    (ids.length > PLAYERS_NAMED ? ` and ${ids.length - PLAYERS_NAMED} more` : '');
+  return ids.length
+    ? `--user ${terminalText(user)}: the wallet has no player of that user_id, so there is nothing to compare; ` +
+        `it has ${named}: give one of them, or leave --user out to reconcile every player`
+    : `--user ${terminalText(user)}: the wallet has no player yet: play a session first, or leave --user out`;
 }
 
 export function reconcileCommand(): Command {
@@ -79,9 +99,13 @@ export function reconcileCommand(): Command {
         if (!(e instanceof OutputFileError)) throw e;
         return fail(`${e.message}; nothing was read`);
       }
+      if (o.user === '') return fail('--user needs a user_id (leave --user out to reconcile every player); nothing was read');
       try {
-        const { csv, complete, completeFrom } = await new AdminClient(url, adminTokenOf(o)).ledgerCsv(o.user);
+        const client = new AdminClient(url, adminTokenOf(o));
+        const { csv, complete, completeFrom } = await client.ledgerCsv(o.user);
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
+        const unknown = o.user !== undefined && !ledger.rows.length ? await unknownPlayer(client, o.user) : undefined;
+        if (unknown) return fail(unknown);
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
         // Asked only when nothing answered: a server that answered (401, 403…) is running, its answer says what to do.

@@ -90,7 +90,15 @@ export class AdminClient implements JournalSource {
     return { user_id: doc.user_id, currency: doc.currency, balance: money(text) };
   }
 
-  /** GET /admin/ledger as CSV (amounts as exact text), with its horizon. */
+  /** The user_ids of every player the wallet holds (GET /admin/players), in its order. */
+  async playerIds(): Promise<string[]> {
+    const { status, body } = await this.get('/admin/players', [404]);
+    if (status === 404) throw notFound(`${this.base}/admin/players`, body);
+    const doc = JSON.parse(body) as { user_id?: unknown }[];
+    if (!Array.isArray(doc)) throw new AdminError(`GET ${this.base}/admin/players: not an array of players; is ${this.base} a wallet-sim?`);
+    return doc.flatMap((p) => (typeof p.user_id === 'string' ? [p.user_id] : []));
+  }
+
   /** The ledger as CSV (exact amounts); `userId`: that player's rows only. */
   async ledgerCsv(userId?: string): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
     let got;
