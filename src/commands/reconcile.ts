@@ -15,6 +15,7 @@ import {
   markRequired,
   usageErrorsExit2,
   simulatorUrlOption,
+  timeoutOption,
 } from './options.js';
 import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
 
@@ -26,6 +27,7 @@ interface ReconcileOptions {
   adminToken?: string;
   /** --token-file, read: the token itself. */
   tokenFile?: string;
+  timeout: number;
 }
 
 /** The ledger's CSV (our own format) as rows: cells escaped against spreadsheet formulas read back as the text itself. */
@@ -82,6 +84,11 @@ export function reconcileCommand(): Command {
       ),
     )
     .addOption(junitOption('also write JUnit XML (one test case per mismatch kind)'))
+    .addOption(
+      timeoutOption(
+        'how long to wait for the ledger to begin, and for each stall in it (no byte for this long); a long ledger that keeps coming is never cut',
+      ),
+    )
     .addOption(adminTokenOption())
     .addOption(tokenFileOption())
     .action(async (o: ReconcileOptions) => {
@@ -101,7 +108,7 @@ export function reconcileCommand(): Command {
       }
       if (o.user === '') return fail('--user needs a user_id (leave --user out to reconcile every player); nothing was read');
       try {
-        const client = new AdminClient(url, adminTokenOf(o));
+        const client = new AdminClient(url, adminTokenOf(o), o.timeout);
         const { csv, complete, completeFrom } = await client.ledgerCsv(o.user);
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
         const unknown = o.user !== undefined && !ledger.rows.length ? await unknownPlayer(client, o.user) : undefined;

@@ -116,25 +116,50 @@ export class AdminClient implements JournalSource {
     return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
   }
 
+  /**
+   * The time-out covers waiting for the reply to begin (its headers) and each stall after that (no
+   * byte for timeoutMs), never the whole body: a ledger of a million rows streams for longer than
+   * any fixed bound, and is fine as long as it keeps coming.
+   */
   private async get(path: string, allowed: number[] = []): Promise<{ status: number; body: string; headers: Headers }> {
     const url = `${this.base}${path}`;
+    const ac = new AbortController();
+    let stalled = false;
+    let timer = setTimeout(() => ac.abort(new DOMException('no reply', 'TimeoutError')), this.timeoutMs);
     let res: Response;
     try {
-      res = await fetch(url, {
-        headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      res = await fetch(url, { headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }, signal: ac.signal });
     } catch (e) {
+      clearTimeout(timer);
       // A blocked port is not a wallet-sim down: the line says what to do instead.
       const running = isBadPort(e) ? '' : '; is wallet-sim running there?';
       throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs, url)}${running}`);
     }
-    let body: string;
+    let body = '';
+    let bytes = 0;
     try {
-      body = await res.text();
+      const decoder = new TextDecoder();
+      const stall = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => ((stalled = true), ac.abort(new DOMException('stalled', 'TimeoutError'))), this.timeoutMs);
+      };
+      stall();
+      for await (const chunk of res.body ?? []) {
+        stall();
+        bytes += (chunk as Uint8Array).byteLength;
+        body += decoder.decode(chunk as Uint8Array, { stream: true });
+      }
+      body += decoder.decode();
     } catch (e) {
+      if (stalled)
+        throw new AdminError(
+          `GET ${url}: the reply stalled: no byte of it for ${this.timeoutMs} ms after ${bytes} byte(s); ` +
+            'is the simulator overloaded or stopped? Run it again, or wait longer with --timeout <ms>',
+        );
       // The connection ended before the reply did (a ledger read a reset overtook, a wallet-sim stopped).
       throw new AdminError(`GET ${url}: the reply was cut off before its end (${describeFetchError(e, this.timeoutMs)}); run it again`);
+    } finally {
+      clearTimeout(timer);
     }
     // (an empty token, WALLET_SIM_ADMIN_TOKEN="", is none given)
     const refused = refusalOf(res.status, body, !!this.token);
