@@ -3,6 +3,8 @@
 // --url, nested JSON. Against a real simulator on a real socket and files on disk; one spawn per
 // behaviour only a process shows (the exit code, no stack trace), the rest through the action here.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -90,4 +92,42 @@ t.test('--user naming no player the wallet holds: exit 2 naming the players it h
   ]);
   t.equal(fresh.code, 1, fresh.stderr);
   t.match(fresh.stdout, /MISSING_IN_WALLET\s+x1/);
+});
+
+t.test('messages with the next step: a semicolon-separated export, a callback URL or another server as --url', async (t) => {
+  const sim = await simulator(t);
+  const semi = (name: string, text: string) => reconcileHere(['--url', sim.url, '--provider', file(name, text)]);
+  const oneColumn = await semi('semi.csv', `${HEADER.replace(/,/g, ';')}\n${sim.txid};bet;ops;G1;10,5;ok\n`);
+  t.equal(oneColumn.code, 2);
+  t.match(
+    oneColumn.stderr,
+    /line 2, column \d+: has 2 fields, the header line has 1: every line needs one per column; the header line holds ';': the delimiter must be a comma \(export again as comma-separated CSV\)/,
+  );
+  const headerOnly = await semi('semi-empty.csv', `${HEADER.replace(/,/g, ';')}\n`);
+  t.equal(headerOnly.code, 2);
+  t.match(headerOnly.stderr, /the header line lacks the columns .*; the header line holds ';': the delimiter must be a comma/);
+
+  const html = createServer((_req, res) =>
+    res.writeHead(_req.url?.startsWith('/gone') ? 404 : 500, { 'content-type': 'text/html' }).end('<html><body>Oops</body></html>'),
+  );
+  await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => html.close());
+  const other = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
+  const provider = file('plain.csv', `${HEADER}\n`);
+  const [callback, missing, broken] = [
+    await reconcileHere(['--url', `${sim.url}/callback`, '--provider', provider]),
+    await reconcileHere(['--url', `${other}/gone`, '--provider', provider]),
+    await reconcileHere(['--url', other, '--provider', provider]),
+  ];
+  const wanted = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
+  t.equal(callback.code, 2);
+  t.equal(
+    callback.stderr.trim(),
+    `wallet-sim reconcile: cannot read the ledger: GET ${sim.url}/callback/admin/ledger: HTTP 404; ${wanted}`,
+  );
+  t.equal(missing.code, 2);
+  t.equal(missing.stderr.trim(), `wallet-sim reconcile: cannot read the ledger: GET ${other}/gone/admin/ledger: HTTP 404; ${wanted}`);
+  t.equal(broken.code, 2);
+  t.match(broken.stderr, `HTTP 500; not an answer of wallet-sim's admin API: is ${other} the simulator's base URL`);
+  t.notMatch(broken.stderr + missing.stderr, /<html>/, 'no page dumped');
 });

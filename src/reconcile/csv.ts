@@ -213,6 +213,15 @@ class Fields {
   }
 }
 
+/**
+ * Said when a header line holds ';': a spreadsheet in a locale whose decimal mark is a comma saves
+ * "CSV" separated by semicolons, which reads as one column.
+ */
+export const semicolonHint = (names: string[]): string =>
+  names.some((n) => n.includes(';'))
+    ? "; the header line holds ';': the delimiter must be a comma (export again as comma-separated CSV)"
+    : '';
+
 /** The header and the records after it, each with its fields by column name; field counts checked. */
 export class CsvRecords {
   private header?: Cell[];
@@ -247,7 +256,7 @@ export class CsvRecords {
         throw new FileProblem(
           last.line,
           last.column + last.value.length,
-          `has ${fields.length} fields, the header line has ${this.header.length}: every line needs one per column`,
+          `has ${fields.length} fields, the header line has ${this.header.length}: every line needs one per column${semicolonHint(this.names)}`,
         );
       }
       out.push({ line: first.line, column: first.column, cells: new Fields(fields, this.index) });

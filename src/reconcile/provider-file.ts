@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unneutralised } from '../ledger/format.js';
 import { registeredEvents } from '../protocol/seed/index.js';
-import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv } from './csv.js';
+import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv, semicolonHint } from './csv.js';
 import { EncodingProblem, StrictUtf8 } from './decode.js';
 import { parseJsonRecords } from './json-records.js';
 import { unreadable } from '../kernel/documents.js';
@@ -119,7 +119,7 @@ function checkHeader(names: string[]) {
     throw new FileProblem(
       1,
       1,
-      `the header line lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (needed: ${REQUIRED.join(', ')})`,
+      `the header line lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (needed: ${REQUIRED.join(', ')})${semicolonHint(names)}`,
     );
 }
 

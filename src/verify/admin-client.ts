@@ -22,7 +22,7 @@ export interface JournalSource {
 }
 
 /** What a 404 from the admin API almost always means: a callback URL given as --url. */
-const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
+export const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
 
 /**
  * A 404 of the admin API: the server's own reason when it gives one (an unknown tenant, no signing
@@ -103,7 +103,7 @@ export class AdminClient implements JournalSource {
   async ledgerCsv(userId?: string): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
     let got;
     try {
-      got = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`);
+      got = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`, [404]);
     } catch (e) {
       if (e instanceof AdminError && / cut off /.test(e.message))
         throw new AdminError(
@@ -111,9 +111,17 @@ export class AdminClient implements JournalSource {
         );
       throw e;
     }
-    const { body, headers } = got;
+    const { status, body, headers } = got;
+    if (status === 404) throw notFound(`${this.base}/admin/ledger`, body);
     const from = headers.get('x-ledger-complete-from');
     return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
+  }
+
+  /** What an unexpected answer says: the server's own message, else that it may be no wallet-sim (never an HTML page dumped). */
+  private unexpected(body: string): string {
+    const { error, message } = houseError(body);
+    if (message !== undefined) return error === undefined ? message : `${error}: ${message}`;
+    return `not an answer of wallet-sim's admin API: is ${this.base} the simulator's base URL (e.g. http://127.0.0.1:8080)?`;
   }
 
   /**
@@ -164,7 +172,8 @@ export class AdminClient implements JournalSource {
     // (an empty token, WALLET_SIM_ADMIN_TOKEN="", is none given)
     const refused = refusalOf(res.status, body, !!this.token);
     if (refused) throw new AdminError(`GET ${url}: ${refused}`);
-    if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
+    if (res.status !== 200 && !allowed.includes(res.status))
+      throw new AdminError(`GET ${url}: HTTP ${res.status}; ${this.unexpected(body)}`);
     return { status: res.status, body, headers: res.headers };
   }
 }
