@@ -131,3 +131,28 @@ t.test('messages with the next step: a semicolon-separated export, a callback UR
   t.match(broken.stderr, `HTTP 500; not an answer of wallet-sim's admin API: is ${other} the simulator's base URL`);
   t.notMatch(broken.stderr + missing.stderr, /<html>/, 'no page dumped');
 });
+
+t.test('a nested JSON value: passed over in a field reconcile does not read, refused by name in one it reads', async (t) => {
+  const sim = await simulator(t);
+  const record = (extra: string) =>
+    `[{"transaction_id":"${sim.txid}","event_type":"bet","user_id":"ops","game_no":"G1","amount":"10","status":"ok",${extra}}]`;
+  const ignored = await reconcileHere([
+    '--url',
+    sim.url,
+    '--provider',
+    file('extra.json', record('"extra":{"x":1,"y":[2,"]}",{"z":null}]},"tags":["a","b"]')),
+  ]);
+  t.equal(ignored.code, 0, ignored.stderr);
+  t.match(ignored.stdout, /1 wallet row\(s\) .* against 1 provider record\(s\): 0 mismatch\(es\), 0 unresolved — they agree/);
+  const path = file('read.json', record('"currency":{"code":"USD"}'));
+  const read = await reconcileHere(['--url', sim.url, '--provider', path]);
+  t.equal(read.code, 2);
+  t.equal(
+    read.stderr.trim(),
+    `wallet-sim reconcile: ${path}: line 1, column ${record('"currency":{').indexOf('"currency":{') + '"currency":'.length + 1}: currency is a nested object or array: it must be a string or a number`,
+  );
+  const open = file('open.json', record('"extra":{"x":[1,2}'));
+  const broken = await reconcileHere(['--url', sim.url, '--provider', open]);
+  t.equal(broken.code, 2);
+  t.match(broken.stderr, /expected "\]", found "\}"/);
+});

@@ -7,6 +7,8 @@ export interface Cell {
   quoted?: boolean;
   /** A JSON number (its text as written), not a string: the only cells an amount may have an exponent in. */
   number?: boolean;
+  /** A JSON object or array (passed over, its value empty): refused only in a field reconcile reads. */
+  nested?: boolean;
 }
 
 /** A record: its fields by column name, and where it starts. */

@@ -148,7 +148,14 @@ export function parseProviderRecords(text: string, format: 'csv' | 'json'): Prov
   });
 }
 
+/** The fields reconcile reads: the others may hold anything (a nested object included). */
+const READ = [...REQUIRED, 'currency', 'round_status', 'timestamp'];
+
 function toRecord(r: Located): ProviderRecord {
+  for (const name of READ) {
+    const cell = r.cells.get(name);
+    if (cell?.nested) throw new FileProblem(cell.line, cell.column, `${name} is a nested object or array: it must be a string or a number`);
+  }
   const field = (name: string): Cell => {
     const cell = r.cells.get(name);
     if (!cell) throw new FileProblem(r.line, r.column, `this record has no ${name} (needed: ${REQUIRED.join(', ')})`);
