@@ -129,7 +129,7 @@ t.test('a malformed provider file: line and column, exit 2', async (t) => {
     ['quote.csv', `${HEADER}\n"t1,bet,p,G1,1,ok,open\n`, 'line 2, column 1: a quoted field is never closed'],
     ['columns.csv', 'transaction_id,amount\n', 'line 1, column 1: the header line lacks the columns event_type, user_id, game_no, status'],
     ['syntax.json', '[\n  {"transaction_id": "t1",\n   "amount": 1,,\n', 'line 3, column 16: expected a field name in double quotes'],
-    ['nested.json', '[{"transaction_id": "t1", "amount": {"v": 1}}]', 'line 1, column 37: a nested object or array'],
+    ['nested.json', '[{"transaction_id": "t1", "amount": {"v": 1}}]', 'line 1, column 37: amount is a nested object or array'],
     [
       'kind.json',
       '[{"transaction_id":"t1","event_type":"login","user_id":"p","game_no":"G","amount":1,"status":"ok"}]',

@@ -1,6 +1,7 @@
 // `wallet-sim tail` spawned as a user runs it, against a simulator in this process listening on a
 // real socket (a spawned `start` cost two seconds of CPU each, and is not what is under test here).
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { buildTestApp, HEADERS, listen, login } from './helpers/app.js';
@@ -145,4 +146,36 @@ t.test('exit 2 when nothing listens there', async (t) => {
   const ran = await run(['tail', '--url', url]);
   t.equal(ran.code, 2);
   t.match(ran.stderr, `is wallet-sim running at ${url}?`);
+});
+
+t.test('the simulator ending the stream (shutting down): its reason said, exit 0; could not follow: exit 2', async (t) => {
+  const { app } = await buildTestApp();
+  const url = await listen(app);
+  const io = tail(t, ['--url', url]);
+  t.ok(
+    await sendUntil(
+      url,
+      () => login('player-1'),
+      () => io.stdout().includes('login'),
+    ),
+    'the stream is up',
+  );
+  await app.close();
+  const ended = await io.exited;
+  t.equal(ended.code, 0, 'a clean end: nothing failed');
+  t.equal(ended.stderr.trim(), `wallet-sim tail: ${url} ended the stream (wallet-sim is shutting down)`);
+
+  const sim = await simulator(t);
+  const plain = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'));
+  await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => plain.close());
+  const other = `http://127.0.0.1:${(plain.address() as { port: number }).port}`;
+  const [callback, html] = await Promise.all([run(['tail', '--url', `${sim.url}/callback`]), run(['tail', '--url', other])]);
+  t.equal(callback.code, 2);
+  t.equal(
+    callback.stderr.trim(),
+    `wallet-sim tail: ${sim.url}/callback/admin/events: HTTP 404; --url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path`,
+  );
+  t.equal(html.code, 2);
+  t.match(html.stderr, `${other}/admin/events answered 200 but not an event stream (content-type text/html); is ${other} a wallet-sim?`);
 });

@@ -6,6 +6,7 @@ import { formatReconciliation, reconciliationJUnit } from '../reconcile/format.j
 import { ProviderFileError, readProviderFile } from '../reconcile/provider-file.js';
 import { Reconciler } from '../reconcile/reconcile.js';
 import { AdminClient, AdminError } from '../verify/admin-client.js';
+import { terminalText } from '../text/terminal-text.js';
 import {
   adminTokenOf,
   adminTokenOption,
@@ -14,6 +15,7 @@ import {
   markRequired,
   usageErrorsExit2,
   simulatorUrlOption,
+  timeoutOption,
 } from './options.js';
 import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
 
@@ -25,6 +27,7 @@ interface ReconcileOptions {
   adminToken?: string;
   /** --token-file, read: the token itself. */
   tokenFile?: string;
+  timeout: number;
 }
 
 /** The ledger's CSV (our own format) as rows: cells escaped against spreadsheet formulas read back as the text itself. */
@@ -40,6 +43,25 @@ function ledgerRows(csv: string): LedgerEntry[] {
         LEDGER_COLUMNS.map((c) => [c, unneutralised(r.cells.get(c)!.value, r.cells.get(c)!.quoted === true)]),
       ) as unknown as LedgerEntry,
   );
+}
+
+const PLAYERS_NAMED = 5;
+
+/**
+ * Why `--user` cannot be reconciled, when the wallet has no row and no player of that user_id:
+ * nothing would be compared and it would exit 0, so a player misspelt in CI would pass. Said with
+ * the players the wallet does hold. undefined when the player is known (even with no row yet).
+ */
+async function unknownPlayer(client: AdminClient, user: string): Promise<string | undefined> {
+  if (await client.player(user)) return undefined;
+  const ids = await client.playerIds();
+  const named =
+    ids.slice(0, PLAYERS_NAMED).map(terminalText).join(', ') +
+    (ids.length > PLAYERS_NAMED ? ` and ${ids.length - PLAYERS_NAMED} more` : '');
+  return ids.length
+    ? `--user ${terminalText(user)}: the wallet has no player of that user_id, so there is nothing to compare; ` +
+        `it has ${named}: give one of them, or leave --user out to reconcile every player`
+    : `--user ${terminalText(user)}: the wallet has no player yet: play a session first, or leave --user out`;
 }
 
 export function reconcileCommand(): Command {
@@ -62,6 +84,11 @@ export function reconcileCommand(): Command {
       ),
     )
     .addOption(junitOption('also write JUnit XML (one test case per mismatch kind)'))
+    .addOption(
+      timeoutOption(
+        'how long to wait for the ledger to begin, and for each stall in it (no byte for this long); a long ledger that keeps coming is never cut',
+      ),
+    )
     .addOption(adminTokenOption())
     .addOption(tokenFileOption())
     .action(async (o: ReconcileOptions) => {
@@ -79,9 +106,13 @@ export function reconcileCommand(): Command {
         if (!(e instanceof OutputFileError)) throw e;
         return fail(`${e.message}; nothing was read`);
       }
+      if (o.user === '') return fail('--user needs a user_id (leave --user out to reconcile every player); nothing was read');
       try {
-        const { csv, complete, completeFrom } = await new AdminClient(url, adminTokenOf(o)).ledgerCsv(o.user);
+        const client = new AdminClient(url, adminTokenOf(o), o.timeout);
+        const { csv, complete, completeFrom } = await client.ledgerCsv(o.user);
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
+        const unknown = o.user !== undefined && !ledger.rows.length ? await unknownPlayer(client, o.user) : undefined;
+        if (unknown) return fail(unknown);
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
         // Asked only when nothing answered: a server that answered (401, 403…) is running, its answer says what to do.

@@ -5,6 +5,7 @@ import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, usageErrorsExit2, simulatorUrlOption } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
+import { BASE_URL_WANTED } from '../verify/admin-client.js';
 
 interface TailOptions {
   url: string;
@@ -23,7 +24,11 @@ const MESSAGES = {
   REFUSED_BY: (url: string, refusal: string) => `wallet-sim tail: ${url} answered ${refusal}`,
   ANSWERED: (url: string, status: number, message: string | undefined) =>
     `wallet-sim tail: cannot read ${url}/admin/events: HTTP ${status}${message ? `: ${message}` : ''}`,
-  CLOSED: (url: string) => `wallet-sim tail: ${url} closed the stream`,
+  ENDED: (url: string, why: string | undefined) => `wallet-sim tail: ${url} ended the stream${why ? ` (${why})` : ''}`,
+  LOST: (url: string, why: string) => `wallet-sim tail: lost the stream of ${url} before its end (${why}): run it again to follow on`,
+  NOT_FOUND: (url: string) => `wallet-sim tail: ${url}/admin/events: HTTP 404; ${BASE_URL_WANTED}`,
+  NOT_A_STREAM: (url: string, type: string | null) =>
+    `wallet-sim tail: ${url}/admin/events answered 200 but not an event stream (content-type ${type ?? 'none'}); is ${url} a wallet-sim? ${BASE_URL_WANTED}`,
   REFUSED: (url: string, message: string) => `wallet-sim tail: ${url} refused the filters: ${message}`,
 } as const;
 
@@ -38,7 +43,9 @@ const FILTERS = Object.entries(MATCH_FIELDS).map(([name, field]) => {
 
 export function tailCommand(): Command {
   const command = usageErrorsExit2(markRequired(new Command('tail')))
-    .description('Follow the callbacks a running simulator receives, one line each (exit 2 when it cannot connect)')
+    .description(
+      'Follow the callbacks a running simulator receives, one line each (exit 0 when the simulator ends the stream, 2 when it cannot be followed)',
+    )
     .addOption(simulatorUrlOption())
     .option('--json', 'one journal entry per line, as JSON', false)
     .addOption(adminTokenOption())
@@ -51,7 +58,11 @@ export function tailCommand(): Command {
   });
 }
 
-/** Reads GET /admin/events (with the filters as its query) until the simulator closes it; returns the exit code. */
+/**
+ * Reads GET /admin/events (with the filters as its query) until the simulator ends it; returns the
+ * exit code: 0 the simulator ended the stream, 2 it could not be followed (not reached, refused,
+ * not an event stream, the connection lost mid-way).
+ */
 async function tail(url: string, json: boolean, token: string | undefined, filters: URLSearchParams): Promise<number> {
   const query = filters.toString();
   let res: Response;
@@ -75,6 +86,17 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
     console.error(MESSAGES.REFUSED(url, (await messageOf(res)) ?? 'HTTP 400'));
     return 2;
   }
+  if (res.status === 404) {
+    const { error, message } = houseError(await res.text().catch(() => ''));
+    // A reason of the server's own (an unknown tenant) says what to do; else the usual cause, a callback URL as --url.
+    console.error(error !== undefined && error !== 'NOT_FOUND' && message ? MESSAGES.ANSWERED(url, 404, message) : MESSAGES.NOT_FOUND(url));
+    return 2;
+  }
+  if (res.status === 200 && !/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
+    await res.body?.cancel();
+    console.error(MESSAGES.NOT_A_STREAM(url, res.headers.get('content-type')));
+    return 2;
+  }
   if (res.status !== 200 || !res.body) {
     console.error(MESSAGES.ANSWERED(url, res.status, await messageOf(res)));
     return 2;
@@ -82,11 +104,22 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
   const colour = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const decoder = new TextDecoder();
   let text = '';
+  /** The server's last word, a comment (`: wallet-sim is shutting down`): why it ended the stream. */
+  let said: string | undefined;
+  let first = true;
   try {
     for await (const chunk of res.body) {
       text += decoder.decode(chunk, { stream: true });
       for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-        for (const line of text.slice(0, end).split('\n')) {
+        const lines = text.slice(0, end).split('\n');
+        const note = lines
+          .find((l) => l.startsWith(':'))
+          ?.slice(1)
+          .trim();
+        // (the first block is the stream's own title, a heartbeat says nothing)
+        if (!first && note && note !== 'heartbeat') said = terminalText(note);
+        first = false;
+        for (const line of lines) {
           if (!line.startsWith('data:')) continue;
           const data = line.slice(5).trimStart();
           // JSON escapes C0 but not C1 or U+2028: escaped here too, still the same JSON.
@@ -96,11 +129,13 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
       }
     }
   } catch (e) {
-    console.error(MESSAGES.CANNOT_CONNECT(url, describeFetchError(e, 0)));
-    return 1;
+    console.error(MESSAGES.LOST(url, describeFetchError(e, 0)));
+    return 2;
   }
-  console.error(MESSAGES.CLOSED(url));
-  return 1;
+  // The server ended it (shutting down, a tenant's token rotated): a clean end, nothing failed. Tail checks
+  // nothing, so it never exits 1 (which says a check failed).
+  console.error(MESSAGES.ENDED(url, said));
+  return 0;
 }
 
 /** The `message` of an API error body, if the reply is one. */

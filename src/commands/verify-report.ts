@@ -100,6 +100,7 @@ export function verifyReportCommand(): Command {
                 (a.upstream === undefined ? '' : `, upstream ${JSON.stringify(a.upstream)}`),
               `failed checks: ${list(p.failedTests)}`,
               ...warnedLines(p.warnedTests ?? [], pendingChecks(statement, report)),
+              ...notExercisedLines(p, report),
               `passed checks: ${p.passedTests?.length ?? 0}`,
             ].join('\n'),
           );
@@ -134,5 +135,26 @@ function warnedLines(warned: string[], pending: string[] | undefined): string[] 
           `pending checks: ${pending.join(', ')} (a window was still open when signed: the verdict may still change; wait with report --wait and sign again)`,
         ]
       : []),
+  ];
+}
+
+/**
+ * The report's checks in none of the statement's lists: never exercised (the session gave them
+ * nothing to grade, or a probe run did not judge them). Named, so a PASSED over 5 checks of 14 is
+ * not read as 14 passed. Read from the report (its digest is checked by now); none when it lists no checks.
+ */
+function notExercisedLines(p: { passedTests?: string[]; warnedTests?: string[]; failedTests?: string[] }, report: Buffer): string[] {
+  let doc: { checks?: unknown; walletChecks?: unknown };
+  try {
+    doc = JSON.parse(report.toString('utf8')) as typeof doc;
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(doc?.checks)) return [];
+  const listed = [...doc.checks, ...(Array.isArray(doc.walletChecks) ? doc.walletChecks : [])] as { id?: unknown }[];
+  const graded = new Set([...(p.passedTests ?? []), ...(p.warnedTests ?? []), ...(p.failedTests ?? [])]);
+  const ids = listed.flatMap((c) => (typeof c?.id === 'string' && !graded.has(c.id) ? [terminalText(c.id)] : []));
+  return [
+    `not exercised checks: ${ids.length ? `${ids.join(', ')} (${ids.length} of ${listed.length}: nothing in the session to grade them)` : 'none'}`,
   ];
 }

@@ -36,7 +36,7 @@ export interface StatementInput {
   /** The report's JSON, exactly the bytes served beside the envelope. */
   reportText: string;
   report: Report;
-  /** The active scenario document (GET /admin/scenario). */
+  /** The active scenario document (GET /admin/scenario); named by its digest without `seed`. */
   scenario: unknown;
   version: string;
   /** Hosted mode: the tenant whose session it is (named, so one integrator cannot pass off another's report). */
@@ -47,6 +47,19 @@ export interface StatementInput {
 export interface Tenant {
   id: string;
   name: string;
+}
+
+/**
+ * The scenario a statement names by digest: the document without its `seed`. Unset, the seed is
+ * drawn at random on every start, so the same scenario would get another digest each time; the
+ * seed the session ran with is the subject's annotation `seed`.
+ */
+export function scenarioDigest(scenario: unknown): string {
+  const unseeded =
+    scenario !== null && typeof scenario === 'object' && !Array.isArray(scenario) && 'seed' in scenario
+      ? Object.fromEntries(Object.entries(scenario).filter(([k]) => k !== 'seed'))
+      : scenario;
+  return sha256(canonicalJson(unseeded));
 }
 
 export function reportStatement({ reportText, report, scenario, version, tenant }: StatementInput): ReportStatement {
@@ -72,7 +85,7 @@ export function reportStatement({ reportText, report, scenario, version, tenant 
     predicate: {
       result,
       configuration: [
-        { name: report.scenario, digest: { sha256: sha256(canonicalJson(scenario)) }, mediaType: 'application/json' },
+        { name: report.scenario, digest: { sha256: scenarioDigest(scenario) }, mediaType: 'application/json' },
         { name: 'wallet-sim', uri: `pkg:npm/wallet-sim@${version}`, annotations: { version } },
       ],
       passedTests,

@@ -7,6 +7,8 @@ export interface Cell {
   quoted?: boolean;
   /** A JSON number (its text as written), not a string: the only cells an amount may have an exponent in. */
   number?: boolean;
+  /** A JSON object or array (passed over, its value empty): refused only in a field reconcile reads. */
+  nested?: boolean;
 }
 
 /** A record: its fields by column name, and where it starts. */
@@ -213,6 +215,15 @@ class Fields {
   }
 }
 
+/**
+ * Said when a header line holds ';': a spreadsheet in a locale whose decimal mark is a comma saves
+ * "CSV" separated by semicolons, which reads as one column.
+ */
+export const semicolonHint = (names: string[]): string =>
+  names.some((n) => n.includes(';'))
+    ? "; the header line holds ';': the delimiter must be a comma (export again as comma-separated CSV)"
+    : '';
+
 /** The header and the records after it, each with its fields by column name; field counts checked. */
 export class CsvRecords {
   private header?: Cell[];
@@ -226,7 +237,19 @@ export class CsvRecords {
       if (!this.header) {
         this.header = fields;
         this.names = fields.map((h) => h.value.trim());
-        this.index = new Map(this.names.map((n, k) => [n, k] as const)); // a repeated name: the last one counts
+        this.index = new Map();
+        for (const [k, n] of this.names.entries()) {
+          const first = this.index.get(n);
+          // A repeated name would leave one of its values unread, silently (JSON refuses a repeated field alike);
+          // nameless columns (a spreadsheet's trailing commas) are read by no one.
+          if (first !== undefined && n !== '')
+            throw new FileProblem(
+              fields[k]!.line,
+              fields[k]!.column,
+              `the column ${JSON.stringify(n)} appears twice in the header line (columns ${first + 1} and ${k + 1}): keep one of them`,
+            );
+          this.index.set(n, k);
+        }
         continue;
       }
       const first = fields[0]!;
@@ -235,7 +258,7 @@ export class CsvRecords {
         throw new FileProblem(
           last.line,
           last.column + last.value.length,
-          `has ${fields.length} fields, the header line has ${this.header.length}: every line needs one per column`,
+          `has ${fields.length} fields, the header line has ${this.header.length}: every line needs one per column${semicolonHint(this.names)}`,
         );
       }
       out.push({ line: first.line, column: first.column, cells: new Fields(fields, this.index) });

@@ -2,8 +2,8 @@ import { type Cell, FileProblem, type Located } from './csv.js';
 
 /**
  * A JSON array of flat objects, read with the place of every value and numbers kept as the text
- * written (`10.10` stays exact: JSON.parse would make it a binary float). Nested values are refused:
- * a record's fields are strings, numbers, booleans or null.
+ * written (`10.10` stays exact: JSON.parse would make it a binary float). A nested object or array
+ * is passed over and marked (`nested`): a field reconcile reads must be a string, a number, a boolean or null.
  */
 export function parseJsonRecords(text: string): Located[] {
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -48,12 +48,34 @@ export function parseJsonRecords(text: string): Located[] {
       return fail('a string with an invalid escape sequence');
     }
   };
+  /**
+   * A nested object or array, passed over (its brackets matched, its strings read as strings): a
+   * field reconcile does not read may hold one; one it reads is refused by name (provider-file.ts).
+   */
+  const nested = (): { value: string; nested: true } => {
+    const open: string[] = [];
+    do {
+      ws();
+      const c = text[i];
+      if (c === undefined) fail(`the file ends inside a nested ${open[0] === '}' ? 'object' : 'array'}: close it`);
+      else if (c === '"') string();
+      else if (c === '{' || c === '[') {
+        open.push(c === '{' ? '}' : ']');
+        i++;
+      } else if (c === '}' || c === ']') {
+        const closing = open.pop();
+        if (closing !== c) fail(`expected ${JSON.stringify(closing)}, found ${JSON.stringify(c)}`);
+        i++;
+      } else i++;
+    } while (open.length);
+    return { value: '', nested: true };
+  };
   /** A field's value: its text, and whether it was a JSON number. */
-  const scalar = (): { value: string; number?: boolean } => {
+  const scalar = (): { value: string; number?: boolean; nested?: boolean } => {
     ws();
     const c = text[i];
     if (c === '"') return { value: string() };
-    if (c === '{' || c === '[') fail('a nested object or array: a field is a string or a number');
+    if (c === '{' || c === '[') return nested();
     const m = /^(-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
     if (!m) fail(i >= text.length ? 'the file ends where a value belongs' : `not a JSON value: ${JSON.stringify(text.slice(i, i + 12))}`);
     i += m![0].length;

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { extname } from 'node:path';
 import { unneutralised } from '../ledger/format.js';
 import { registeredEvents } from '../protocol/seed/index.js';
-import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv } from './csv.js';
+import { type Cell, CsvParser, CsvRecords, FileProblem, type Located, parseCsv, semicolonHint } from './csv.js';
 import { EncodingProblem, StrictUtf8 } from './decode.js';
 import { parseJsonRecords } from './json-records.js';
 import { unreadable } from '../kernel/documents.js';
@@ -42,6 +42,7 @@ export class ProviderFileError extends Error {
 export const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 const fileError = (path: string, e: unknown): never => {
+  if (e instanceof ProviderFileError) throw e;
   if (e instanceof FileProblem || e instanceof EncodingProblem) throw new ProviderFileError(`${path}: ${e.message}`);
   throw e;
 };
@@ -91,7 +92,19 @@ export async function readProviderFile(path: string, each: (r: ProviderRecord) =
     } catch (e) {
       throw cannot(e);
     }
-    for await (const chunk of stream) take(parser.feed(decoder.decode(chunk as Buffer)));
+    // A directory opens like a file and fails at its first read (EISDIR): the read's own error is
+    // the file's, said as any other unreadable file is.
+    const chunks = stream[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<unknown>;
+      try {
+        next = await chunks.next();
+      } catch (e) {
+        throw cannot(e);
+      }
+      if (next.done) break;
+      take(parser.feed(decoder.decode(next.value as Buffer)));
+    }
     take(parser.feed(decoder.end()));
     take(parser.end());
     checkHeader(records.columns());
@@ -106,7 +119,7 @@ function checkHeader(names: string[]) {
     throw new FileProblem(
       1,
       1,
-      `the header line lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (needed: ${REQUIRED.join(', ')})`,
+      `the header line lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (needed: ${REQUIRED.join(', ')})${semicolonHint(names)}`,
     );
 }
 
@@ -135,7 +148,14 @@ export function parseProviderRecords(text: string, format: 'csv' | 'json'): Prov
   });
 }
 
+/** The fields reconcile reads: the others may hold anything (a nested object included). */
+const READ = [...REQUIRED, 'currency', 'round_status', 'timestamp'];
+
 function toRecord(r: Located): ProviderRecord {
+  for (const name of READ) {
+    const cell = r.cells.get(name);
+    if (cell?.nested) throw new FileProblem(cell.line, cell.column, `${name} is a nested object or array: it must be a string or a number`);
+  }
   const field = (name: string): Cell => {
     const cell = r.cells.get(name);
     if (!cell) throw new FileProblem(r.line, r.column, `this record has no ${name} (needed: ${REQUIRED.join(', ')})`);

@@ -22,7 +22,7 @@ export interface JournalSource {
 }
 
 /** What a 404 from the admin API almost always means: a callback URL given as --url. */
-const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
+export const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
 
 /**
  * A 404 of the admin API: the server's own reason when it gives one (an unknown tenant, no signing
@@ -90,12 +90,20 @@ export class AdminClient implements JournalSource {
     return { user_id: doc.user_id, currency: doc.currency, balance: money(text) };
   }
 
-  /** GET /admin/ledger as CSV (amounts as exact text), with its horizon. */
+  /** The user_ids of every player the wallet holds (GET /admin/players), in its order. */
+  async playerIds(): Promise<string[]> {
+    const { status, body } = await this.get('/admin/players', [404]);
+    if (status === 404) throw notFound(`${this.base}/admin/players`, body);
+    const doc = JSON.parse(body) as { user_id?: unknown }[];
+    if (!Array.isArray(doc)) throw new AdminError(`GET ${this.base}/admin/players: not an array of players; is ${this.base} a wallet-sim?`);
+    return doc.flatMap((p) => (typeof p.user_id === 'string' ? [p.user_id] : []));
+  }
+
   /** The ledger as CSV (exact amounts); `userId`: that player's rows only. */
   async ledgerCsv(userId?: string): Promise<{ csv: string; complete: boolean; completeFrom?: number }> {
     let got;
     try {
-      got = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`);
+      got = await this.get(`/admin/ledger?format=csv${userId === undefined ? '' : `&user_id=${encodeURIComponent(userId)}`}`, [404]);
     } catch (e) {
       if (e instanceof AdminError && / cut off /.test(e.message))
         throw new AdminError(
@@ -103,35 +111,69 @@ export class AdminClient implements JournalSource {
         );
       throw e;
     }
-    const { body, headers } = got;
+    const { status, body, headers } = got;
+    if (status === 404) throw notFound(`${this.base}/admin/ledger`, body);
     const from = headers.get('x-ledger-complete-from');
     return { csv: body, complete: headers.get('x-ledger-complete') !== 'false', completeFrom: from ? Date.parse(from) : undefined };
   }
 
+  /** What an unexpected answer says: the server's own message, else that it may be no wallet-sim (never an HTML page dumped). */
+  private unexpected(body: string): string {
+    const { error, message } = houseError(body);
+    if (message !== undefined) return error === undefined ? message : `${error}: ${message}`;
+    return `not an answer of wallet-sim's admin API: is ${this.base} the simulator's base URL (e.g. http://127.0.0.1:8080)?`;
+  }
+
+  /**
+   * The time-out covers waiting for the reply to begin (its headers) and each stall after that (no
+   * byte for timeoutMs), never the whole body: a ledger of a million rows streams for longer than
+   * any fixed bound, and is fine as long as it keeps coming.
+   */
   private async get(path: string, allowed: number[] = []): Promise<{ status: number; body: string; headers: Headers }> {
     const url = `${this.base}${path}`;
+    const ac = new AbortController();
+    let stalled = false;
+    let timer = setTimeout(() => ac.abort(new DOMException('no reply', 'TimeoutError')), this.timeoutMs);
     let res: Response;
     try {
-      res = await fetch(url, {
-        headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      res = await fetch(url, { headers: this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }, signal: ac.signal });
     } catch (e) {
+      clearTimeout(timer);
       // A blocked port is not a wallet-sim down: the line says what to do instead.
       const running = isBadPort(e) ? '' : '; is wallet-sim running there?';
       throw new AdminError(`GET ${url}: ${describeFetchError(e, this.timeoutMs, url)}${running}`);
     }
-    let body: string;
+    let body = '';
+    let bytes = 0;
     try {
-      body = await res.text();
+      const decoder = new TextDecoder();
+      const stall = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => ((stalled = true), ac.abort(new DOMException('stalled', 'TimeoutError'))), this.timeoutMs);
+      };
+      stall();
+      for await (const chunk of res.body ?? []) {
+        stall();
+        bytes += (chunk as Uint8Array).byteLength;
+        body += decoder.decode(chunk as Uint8Array, { stream: true });
+      }
+      body += decoder.decode();
     } catch (e) {
+      if (stalled)
+        throw new AdminError(
+          `GET ${url}: the reply stalled: no byte of it for ${this.timeoutMs} ms after ${bytes} byte(s); ` +
+            'is the simulator overloaded or stopped? Run it again, or wait longer with --timeout <ms>',
+        );
       // The connection ended before the reply did (a ledger read a reset overtook, a wallet-sim stopped).
       throw new AdminError(`GET ${url}: the reply was cut off before its end (${describeFetchError(e, this.timeoutMs)}); run it again`);
+    } finally {
+      clearTimeout(timer);
     }
     // (an empty token, WALLET_SIM_ADMIN_TOKEN="", is none given)
     const refused = refusalOf(res.status, body, !!this.token);
     if (refused) throw new AdminError(`GET ${url}: ${refused}`);
-    if (res.status !== 200 && !allowed.includes(res.status)) throw new AdminError(`GET ${url}: HTTP ${res.status} ${body.slice(0, 200)}`);
+    if (res.status !== 200 && !allowed.includes(res.status))
+      throw new AdminError(`GET ${url}: HTTP ${res.status}; ${this.unexpected(body)}`);
     return { status: res.status, body, headers: res.headers };
   }
 }

@@ -96,7 +96,9 @@ t.test('the envelope verifies by hand; the statement describes the report served
       },
     },
   ]);
-  const scenario = (await get('/admin/scenario')).body;
+  // The scenario's digest leaves out its seed (drawn anew on every start unless given): the seed is the annotation above.
+  const { seed, ...scenario } = (await get('/admin/scenario')).body;
+  t.equal(seed, report.session.seed, 'the scenario served holds the seed the annotation names');
   const version = (
     JSON.parse((await import('node:fs')).readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
       version: string;
@@ -114,6 +116,22 @@ t.test('the envelope verifies by hand; the statement describes the report served
   t.notOk(verifyByHand(edited, publicKey).valid, 'an edited payload does not verify');
   const other = generateKeyPairSync('ed25519').publicKey;
   t.notOk(verifyByHand(signed, other).valid, 'nor with another public key');
+});
+
+t.test('the scenario digest is the same on every start: the random seed is left out of it', async (t) => {
+  const digests: string[] = [];
+  const seeds: number[] = [];
+  for (const seed of [1, 2]) {
+    const built = await buildTestApp({}, { signer, seed });
+    t.teardown(() => built.app.close());
+    const body = (await built.app.inject({ method: 'GET', url: '/admin/report?signed=true' })).json() as SignedReport;
+    const { valid, statement } = verifyByHand(body, publicKey);
+    t.ok(valid);
+    digests.push(statement.predicate.configuration[0].digest.sha256);
+    seeds.push(statement.subject[0].annotations.seed);
+  }
+  t.same(seeds, [1, 2], 'each start names its own seed');
+  t.equal(digests[0], digests[1], 'one scenario, one digest');
 });
 
 t.test("the predicate is the checks' verdict: failed, warned, passed test ids from the report", async (t) => {

@@ -66,3 +66,19 @@ t.test('a report that cannot tell (not a wallet-sim report of checks): the warne
   t.equal(ok.code, 0, ok.stderr);
   t.match(ok.stdout, /\nwarned checks: ROUNDS_SETTLED, LOGIN_BEFORE_BET \(failing warning checks and checks still pending/);
 });
+
+t.test('the checks never exercised are named, with how many of all: PASSED over a few is not read as all passed', async (t) => {
+  const idle = report.checks.filter((c) => c.status === 'not_exercised').map((c) => c.id);
+  t.ok(idle.length > 0 && idle.length < report.checks.length, 'some checks graded, some not');
+  const ok = await verify('idle', signed.envelope, signed.report);
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(
+    ok.stdout,
+    `\nnot exercised checks: ${idle.join(', ')} (${idle.length} of ${report.checks.length}: nothing in the session to grade them)\n`,
+  );
+  const graded = grade(journal(), DEFAULT_THRESHOLDS, new Date(T0), 'default');
+  t.ok(graded.checks.every((c) => c.status === 'not_exercised'));
+  const none = signReport(signer, graded, { name: 'default' });
+  const empty = await verify('empty', none.envelope, none.report);
+  t.match(empty.stdout, new RegExp(`\\nnot exercised checks: .* \\(${graded.checks.length} of ${graded.checks.length}: `));
+});
