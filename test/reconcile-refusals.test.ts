@@ -156,3 +156,13 @@ t.test('a nested JSON value: passed over in a field reconcile does not read, ref
   t.equal(broken.code, 2);
   t.match(broken.stderr, /expected "\]", found "\}"/);
 });
+
+t.test('a timestamp in milliseconds: refused naming it, never dated in the year 58,000', async (t) => {
+  const sim = await simulator(t);
+  const ms = file('ms.csv', `${HEADER},timestamp\n${sim.txid},bet,ops,G1,10,ok,1796042953000\n`);
+  const r = await reconcileHere(['--url', sim.url, '--provider', ms]);
+  t.equal(r.code, 2, r.stdout);
+  t.match(r.stderr, /timestamp 1796042953000 is after the year 5000 as Unix seconds: milliseconds\? write seconds \(divide by 1000\)/);
+  const seconds = file('s.csv', `${HEADER},timestamp\n${sim.txid},bet,ops,G1,10,ok,1796042953\n`);
+  t.equal((await reconcileHere(['--url', sim.url, '--provider', seconds])).code, 0, 'in seconds: compared, and they agree');
+});

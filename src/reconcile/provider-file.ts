@@ -217,9 +217,20 @@ function plainDecimal(text: string): string | undefined {
   return point >= digits.length ? `${digits}${'0'.repeat(point - digits.length)}` : `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
+/** Unix seconds of 5000-01-01: a larger number of seconds is taken for milliseconds. */
+const MAX_SECONDS = 95_617_584_000;
+
 function timeOf(cell: Cell): number {
   const ms = /^\d+(\.\d+)?$/.test(cell.value) ? Number(cell.value) * 1000 : Date.parse(cell.value);
   if (!Number.isFinite(ms))
     throw new FileProblem(cell.line, cell.column, `timestamp ${JSON.stringify(cell.value)} is neither Unix seconds nor an ISO 8601 time`);
+  // Past the year 5000 as seconds: milliseconds (a JavaScript export), which would date the record
+  // in the far future and judge it against the wrong ledger horizon.
+  if (ms > MAX_SECONDS * 1000 && /^\d+(\.\d+)?$/.test(cell.value))
+    throw new FileProblem(
+      cell.line,
+      cell.column,
+      `timestamp ${cell.value} is after the year 5000 as Unix seconds: milliseconds? write seconds (divide by 1000) or an ISO 8601 time`,
+    );
   return ms;
 }
