@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-import { clusterClient, connectMasters } from './cluster.js';
+import { clusterClient, clusterNodes, connectMasters } from './cluster.js';
 import { CLUSTER_SCHEME, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
 
 export { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS } from './defaults.js';
@@ -45,11 +45,21 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
   let lastError = '';
   let refuse: (e: Error) => void = () => {};
   const refused = new Promise<never>((_, reject) => (refuse = reject));
+  let diagnosed = false;
   client.on('error', (e: Error) => {
     lastError = e.message;
     // (waiting cannot mend a password: ioredis would retry it for ever)
     if (AUTH_REFUSED.test(e.message)) refuse(new Error(passwordProblem(url, e.message)));
+    if (/slots cache|CLUSTERDOWN/i.test(e.message)) diagnose();
   });
+  // Nodes that answer but serve no cluster: asked once, directly, why (not a cluster node, no slots
+  // assigned), on the client's first complaint or after a second without one.
+  const diagnose = () => {
+    if (!cluster || diagnosed) return;
+    diagnosed = true;
+    void clusterProblem(url, { ...REDIS_OPTIONS, ...options }).then((problem) => problem && refuse(new Error(problem)));
+  };
+  const asking = cluster ? setTimeout(diagnose, 1000) : undefined;
   const ready = new Promise<void>((resolve) => client.once('ready', () => resolve()));
   client.connect().catch(() => {
     /* retried by retryStrategy; reported below */
@@ -73,8 +83,38 @@ export async function connectRedis(url: string, options: RedisOptions = {}): Pro
     throw e;
   } finally {
     clearTimeout(timer);
+    clearTimeout(asking);
   }
   return client;
+}
+
+/**
+ * Why the first node of a --redis-cluster list serves no cluster, when it answers: it is a single
+ * Redis (cluster_enabled:0), or a cluster whose slots are not all assigned (never created).
+ * Undefined when it cannot be asked (down: waiting may mend it) or serves its slots.
+ */
+async function clusterProblem(url: string, options: RedisOptions): Promise<string | undefined> {
+  const [first] = clusterNodes(url.slice(CLUSTER_SCHEME.length));
+  const node = new Redis({ ...options, ...first, lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+  node.on('error', () => {});
+  try {
+    await node.connect();
+    if (!/^cluster_enabled:1/m.test(await node.info('cluster')))
+      return `Redis at ${first!.host}:${first!.port} is not a cluster node (cluster_enabled:0): use --redis-url redis://${first!.host}:${first!.port} for a single Redis, or give --redis-cluster the nodes of a Redis Cluster`;
+    const info = String(await node.call('CLUSTER', 'INFO'));
+    const state = /cluster_state:(\w+)/.exec(info)?.[1];
+    const assigned = /cluster_slots_assigned:(\d+)/.exec(info)?.[1];
+    // (all slots assigned but the cluster failing: a master lost, which may come back while we wait)
+    if (state === 'ok' || assigned === '16384') return undefined;
+    return (
+      `Redis Cluster at ${redact(url)} serves no keys (cluster_state:${state}, ${assigned ?? '?'} of 16384 slots assigned): ` +
+      'create it (redis-cli --cluster create host:port … --cluster-replicas 0 --cluster-yes) or bring its masters back'
+    );
+  } catch {
+    return undefined;
+  } finally {
+    node.disconnect();
+  }
 }
 
 /** Redis's answers to a connection without the password it wants, or with a wrong one. */
