@@ -7,9 +7,25 @@
  */
 export function numberTexts(json: string): [pointer: string, text: string][] {
   const out: [string, string][] = [];
-  // The path to the value being read: an object's current key, an array's current index.
+  walk(json, { number: (path, text) => out.push([pointerOf(path), text]) });
+  return out;
+}
+
+/** What a walk of a JSON text tells: each key as it is named in its object, each number as written. */
+interface Visit {
+  /** A key of an open object (`path` ends with it); `named`: the keys that object named before it. */
+  key?(path: readonly (string | number)[], key: string, named: Set<string>): void;
+  number?(path: readonly (string | number)[], text: string): void;
+}
+
+/**
+ * Walks a JSON text (valid: JSON.parse succeeded; this does not validate), keeping the path to the
+ * value being read: an object's current key, an array's current index.
+ */
+function walk(json: string, visit: Visit): void {
   const path: (string | number)[] = [];
-  const arrays: boolean[] = [];
+  // Per open container: the keys an object has named so far (undefined for an array).
+  const objects: (Set<string> | undefined)[] = [];
   let i = 0;
   while (i < json.length) {
     const c = json.charCodeAt(i);
@@ -17,30 +33,32 @@ export function numberTexts(json: string): [pointer: string, text: string][] {
       const end = stringEnd(json, i);
       let j = end;
       while (isSpace(json.charCodeAt(j))) j++;
+      const named = objects[objects.length - 1];
       // A key: the value after the colon is at it.
-      if (json.charCodeAt(j) === COLON && arrays.length > 0 && !arrays[arrays.length - 1]) {
-        path[path.length - 1] = JSON.parse(json.slice(i, end)) as string;
+      if (json.charCodeAt(j) === COLON && named) {
+        const key = JSON.parse(json.slice(i, end)) as string;
+        path[path.length - 1] = key;
+        visit.key?.(path, key, named);
         i = j + 1;
       } else i = end;
     } else if (c === 0x7b || c === 0x5b) {
-      arrays.push(c === 0x5b);
+      objects.push(c === 0x7b ? new Set() : undefined);
       path.push(c === 0x5b ? 0 : '');
       i++;
     } else if (c === 0x7d || c === 0x5d) {
-      arrays.pop();
+      objects.pop();
       path.pop();
       i++;
     } else if (c === 0x2c) {
-      if (arrays[arrays.length - 1]) (path[path.length - 1] as number)++;
+      if (objects.length > 0 && !objects[objects.length - 1]) (path[path.length - 1] as number)++;
       i++;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       NUMBER.lastIndex = i;
       const text = NUMBER.exec(json)![0];
-      out.push([pointerOf(path), text]);
+      visit.number?.(path, text);
       i += text.length;
     } else i++;
   }
-  return out;
 }
 
 /** The text of each top-level number in a JSON object, as written (the object's own keys only). */
@@ -86,37 +104,12 @@ function pointerOf(path: readonly (string | number)[]): string {
  */
 export function duplicateKeys(json: string): string[] {
   const out: string[] = [];
-  const path: (string | number)[] = [];
-  // Per open container: the keys an object has named so far (undefined for an array).
-  const seen: (Set<string> | undefined)[] = [];
-  let i = 0;
-  while (i < json.length) {
-    const c = json.charCodeAt(i);
-    if (c === QUOTE) {
-      const end = stringEnd(json, i);
-      let j = end;
-      while (isSpace(json.charCodeAt(j))) j++;
-      const keys = seen[seen.length - 1];
-      if (json.charCodeAt(j) === COLON && keys) {
-        const key = JSON.parse(json.slice(i, end)) as string;
-        path[path.length - 1] = key;
-        if (keys.has(key)) out.push(pointerOf(path));
-        else keys.add(key);
-        i = j + 1;
-      } else i = end;
-    } else if (c === 0x7b || c === 0x5b) {
-      seen.push(c === 0x7b ? new Set() : undefined);
-      path.push(c === 0x5b ? 0 : '');
-      i++;
-    } else if (c === 0x7d || c === 0x5d) {
-      seen.pop();
-      path.pop();
-      i++;
-    } else if (c === 0x2c) {
-      if (seen.length > 0 && !seen[seen.length - 1]) (path[path.length - 1] as number)++;
-      i++;
-    } else i++;
-  }
+  walk(json, {
+    key: (path, key, named) => {
+      if (named.has(key)) out.push(pointerOf(path));
+      else named.add(key);
+    },
+  });
   return out;
 }
 
