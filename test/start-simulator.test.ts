@@ -162,3 +162,13 @@ t.test('report({ wait }): waits until no check is pending, as report --wait does
   const waited = await sim.report({ wait: 20 });
   t.equal(waited.summary.pending, 0, 'after waiting: nothing pending');
 });
+
+t.test('report({ user_id }) of a player with no callback (a typo) rejects, as report --user refuses it', async (t) => {
+  const sim = await startSimulator({});
+  t.teardown(() => sim.close());
+  await post(sim.callbackUrl, login('p1'), HEADERS);
+  await t.rejects(sim.report({ user_id: 'p-1' }), {
+    message: /report\(\{ user_id: "p-1" \}\): the session has no callback of that player, so there is nothing to grade/,
+  });
+  t.match(await sim.report({ user_id: 'p1' }), { user_id: 'p1' }, 'a player who played: its report');
+});

@@ -132,6 +132,14 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       const until = Date.now() + (wait ?? 0) * 1000;
       for (;;) {
         const report = await admin<Report>('GET', `/report${query(filter)}`);
+        // A user_id with no callback in the session (a typo) grades nothing: said, as report --user says it.
+        if (filter.user_id !== undefined && report.checks.every((c) => c.status === 'not_exercised')) {
+          const seen = await admin<{ count: number }>('GET', `/journal${query({ user_id: filter.user_id, limit: 1 })}`);
+          if (!seen.count)
+            throw new Error(
+              `wallet-sim: report({ user_id: ${JSON.stringify(filter.user_id)} }): the session has no callback of that player, so there is nothing to grade; give the user_id of a player who played, or leave it out`,
+            );
+        }
         if (report.summary.pending === 0 || Date.now() >= until) return report;
         await new Promise((resolve) => setTimeout(resolve, Math.min(1000, until - Date.now())));
       }
