@@ -154,7 +154,11 @@ if (missing) {
     for (const body of sent) await row(page, body.transaction_id).waitFor();
 
     await page.getByRole('button', { name: 'Pause' }).click();
+    // The token-less reconnect is refused first (its 401 read before the token is given again: a late
+    // 401 would be taken for the new token's refusal).
+    const refused = page.waitForResponse((r) => new URL(r.url()).pathname.startsWith('/admin/') && r.status() === 401);
     await page.getByRole('button', { name: 'Forget token' }).click();
+    await refused;
     // The stream is up again (and the journal read again as it does each time) with the token.
     const reread = page.waitForResponse((r) => new URL(r.url()).pathname === '/admin/journal' && r.status() === 200);
     await useToken();
