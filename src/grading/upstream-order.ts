@@ -65,10 +65,14 @@ export class UpstreamOrder<E> {
     const flights = this.atUpstream.get(user);
     if (!flights) return false;
     let earlier = false;
+    let abandoned = false;
     for (const [id, sentAt] of flights) {
-      if (sentAt < at - this.abandonMs) flights.delete(id);
+      if (sentAt < at - this.abandonMs) abandoned = flights.delete(id);
       else if (sentAt < at) earlier = true;
     }
+    if (flights.size === 0) this.atUpstream.delete(user);
+    // What waited for a callback never answered is folded now, before this arrival (it came first).
+    if (abandoned && !earlier) this.release(user);
     return earlier;
   }
 

@@ -93,6 +93,18 @@ t.test('the table', async (t) => {
       5000,
     ],
     [
+      'what waited for a callback never answered is folded, in order, once a later arrival finds it abandoned',
+      [
+        ['sent', 'p', -1, 100],
+        ['sent', 'p', -2, 300],
+        ['arrival', 'waiting', 'p', 299],
+        ['answered', 'p', -2],
+        ['arrival', 'late', 'p', 100 + 5001],
+      ],
+      ['a waiting', 'a late'],
+      5000,
+    ],
+    [
       'an answer to another callback releases nothing',
       [
         ['sent', 'p', -1, 100],
