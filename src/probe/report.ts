@@ -137,6 +137,7 @@ export function probeJUnit(r: ProbeReport): string {
               ? c.warnings.join('; ')
               : failed.map((a) => a.message).join('; '),
         details: c.status === 'fail' ? failureDetails(c) : undefined,
+        warning: c.status === 'pass' && c.warnings ? c.warnings.join('; ') : undefined,
       };
     }),
     systemOut: formatProbeSummary(r),
@@ -150,6 +151,7 @@ export function probeJUnit(r: ProbeReport): string {
       status: walletFails(c) ? 'fail' : c.status === 'not_exercised' ? 'skip' : 'pass',
       message: c.status === 'fail' ? violationsHeadline(c.violations) : c.detail,
       details: c.status === 'fail' ? walletFailureDetails(c, r.exchanges) : undefined,
+      warning: c.status === 'fail' && !walletFails(c) ? violationsHeadline(c.violations) : undefined,
     })),
   };
   return junitXml(r.stopped ? [probe] : [probe, wallet]);

@@ -13,6 +13,8 @@ export interface JUnitCase {
   message?: string;
   /** The failure's body: every detail, request and reply. */
   details?: string;
+  /** A passed case's warning: its own <system-out> (JUnit has no warning status; reporters show a case's output). */
+  warning?: string;
 }
 
 export interface JUnitSuite {
@@ -63,7 +65,9 @@ export function junitXml(suites: JUnitSuite[]): string {
     }
     for (const c of s.cases) {
       const open = `    <testcase${attrs({ classname: c.classname, name: c.name, time: seconds(c.time) })}`;
-      if (c.status === 'pass') out.push(`${open}/>`);
+      if (c.status === 'pass' && c.warning)
+        out.push(`${open}>`, `      <system-out>${xmlEscape(`WARNING: ${c.warning}`)}</system-out>`, '    </testcase>');
+      else if (c.status === 'pass') out.push(`${open}/>`);
       else if (c.status === 'skip') out.push(`${open}>`, `      <skipped${attrs({ message: c.message })}/>`, '    </testcase>');
       else
         out.push(
