@@ -6,7 +6,7 @@ import type { UpstreamLeg, WalletAnswer, WalletExchange } from './wallet-leg.js'
 
 export type { WalletAnswer, WalletExchange } from './wallet-leg.js';
 import type { Thresholds } from './scenario/thresholds.js';
-import type { SealedEntry, SealedEvent } from '../ledger/store.js';
+import type { Alongside, SealedEntry, SealedEvent } from '../ledger/store.js';
 import type { WalletConfig } from '../protocol/event.js';
 
 /*
@@ -282,8 +282,13 @@ export interface Grading<S = unknown> {
   readonly feed: ExchangeFeed;
   /** The current session with every event folded (other processes' too): what a report reads. */
   current(): Promise<S>;
-  /** Begins a new session (for every process); `keepLogins`: logged-in players stay so. */
-  begin(keepLogins: boolean): Promise<void>;
+  /** Begins a new session (for every process); `keepLogins`: logged-in players stay so; `written`: the one `prepare` made. */
+  begin(keepLogins: boolean, written?: Alongside): Promise<void>;
+  /**
+   * A session shared by processes (Redis): the next session's document, which a reset writes in the
+   * same atomic step as its ledger clear (Store.commit's `alongside`) and then begins.
+   */
+  prepare?(): Promise<Alongside>;
   /** The session began on a restarted wallet's players (Backend.resumed): their logins are not its to judge. */
   resume?(players: readonly string[]): void;
   /** The scenario's thresholds changed without a reset: the session grades with them from now. */

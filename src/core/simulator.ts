@@ -129,14 +129,9 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
     return this.options.upstream ? [] : seed(s, known);
   }
 
-  /** Begins a new grading session (for every process); one begun by clearing the journal keeps who is logged in. */
-  newSession(keepLogins = false): Promise<void> {
-    return this.gradings.begin(keepLogins);
-  }
-
-  /** Clears the journal and begins a new session (the wallet is unchanged): grading and the draws' callback counts start afresh. */
+  /** Clears the journal and begins a new session (the wallet and who is logged in stay): grading and the draws' counts start afresh. */
   async clearJournal(): Promise<void> {
-    await this.newSession(true);
+    await this.gradings.begin(true);
     await this.journal.reset();
     await this.resetCallCounts();
   }
@@ -245,11 +240,12 @@ export class Simulator<J extends JournalStore = JournalStore, S = GradingSession
   async reset(): Promise<void> {
     this.rules.reset();
     await this.resetCallCounts();
-    // Ledger, journal, session, in that order: another process's callback committed to the ledger a
-    // reset ends is never graded in the new session (its round gone, ROUNDS_SETTLED failed).
-    await this.store.commit([{ op: 'clear' }, ...this.seedOf(this.scenario, () => undefined)]);
+    // Ledger and session in one atomic step (a shared store's), then the journal: whichever process
+    // commits a callback, it is graded in the session of the ledger it went to (whole rounds).
+    const next = await this.gradings.prepare?.();
+    await this.store.commit([{ op: 'clear' }, ...this.seedOf(this.scenario, () => undefined)], next && [next]);
     await this.journal.reset();
-    await this.newSession();
+    await this.gradings.begin(false, next);
     await this.backend.publishReset(this.scenario.source);
   }
 

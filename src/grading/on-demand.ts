@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Channels } from '../backends/redis/channels.js';
 import type { ExchangeFeed, Grading } from '../core/exchange.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
+import type { Alongside } from '../ledger/store.js';
 import type { SharedGrading } from './redis-feed.js';
 import type { GradingSession } from './session.js';
 
@@ -68,8 +69,12 @@ export class OnDemandGrading implements Grading<GradingSession> {
     return this.shared.current();
   }
 
-  async begin(keepLogins: boolean): Promise<void> {
-    await this.shared.begin(keepLogins);
+  prepare(): Promise<Alongside> {
+    return this.shared.prepare();
+  }
+
+  async begin(keepLogins: boolean, written?: Alongside): Promise<void> {
+    await this.shared.begin(keepLogins, written);
     await this.client.publish(this.channel, JSON.stringify({ from: this.from })).catch(() => undefined);
   }
 

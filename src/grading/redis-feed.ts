@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Arrival, Attempt, Completion } from './attempt.js';
-import type { EntryHeaders, Grading } from '../core/exchange.js';
+import type { Attempt } from './attempt.js';
+import type { Grading } from '../core/exchange.js';
+import type { Alongside } from '../ledger/store.js';
 import { arriveExchange, type GradingFeed } from './feed.js';
-import { replyFacts, type SealedEvent, sealedEvent } from './sealed-event.js';
+import { after, type Event, type SessionDoc } from './redis-events.js';
+import { replyFacts, sealedEvent } from './sealed-event.js';
 import { GradingSession } from './session.js';
 import { UpstreamOrder } from './upstream-order.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
@@ -17,37 +19,6 @@ export const SHARED_LAG_MS = 1000;
 const BLOCK_MS = 1000;
 /** How long a finished session's (emptied) stream stays for its callbacks still in flight: above the longest delay_ms. */
 const FINISHED_TTL_S = 3600;
-
-/** How an earlier version wrote an arrival's evidence (`sb`: its body was the arrival's). */
-interface FormerSource {
-  request: { headers: EntryHeaders; body?: unknown };
-  reply: { status: number; body: unknown };
-}
-
-/** One grading event as the stream carries it. */
-type Event =
-  | { t: 'a'; k: string; a: Arrival & { source?: FormerSource }; sb?: 1 }
-  | { t: 'x'; k: string; at: number }
-  | { t: 'c'; k: string; d: Completion }
-  | { t: 'f'; u?: string; c: string[] }
-  | SealedEvent
-  // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
-  | { t: 'ws'; x: WalletExchange }
-  | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
-
-interface SessionDoc {
-  id: string;
-  started_at: string;
-  /** Begun by clearing the journal: players logged in stay logged in. */
-  keep_logins?: boolean;
-}
-
-const idParts = (id: string): [number, number] => id.split('-').map(Number) as [number, number];
-const after = (a: string, b: string) => {
-  const [am, as] = idParts(a);
-  const [bm, bs] = idParts(b);
-  return am > bm || (am === bm && as > bs);
-};
 
 /**
  * One session and one verdict for every process of a Redis store. A process writes its callbacks'
@@ -70,6 +41,8 @@ export class SharedGrading implements Grading<GradingSession> {
   private readonly process = randomUUID().slice(0, 8);
   private next = 0;
   private closedDown = false;
+  /** The session document `prepare` found (what the prepared one replaces). */
+  private replaced?: string | null;
 
   constructor(
     private readonly client: Redis,
@@ -113,13 +86,31 @@ export class SharedGrading implements Grading<GradingSession> {
     if (follow) void this.follow();
   }
 
-  /** Begins a new session for every process (a reset). */
-  async begin(keepLogins: boolean): Promise<void> {
-    const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString(), keep_logins: keepLogins };
+  /**
+   * The next session's document, for a reset to write in its own atomic step (Store.commit's
+   * `alongside`), then `begin` it: a callback committed to the new ledger is graded in the new
+   * session by every process, told of it or not (commit.ts, SEAL). Reads the session it replaces.
+   */
+  async prepare(): Promise<Alongside> {
+    const doc: SessionDoc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString() };
+    this.replaced = await this.client.get(this.sessionKey);
+    return [this.sessionKey, JSON.stringify(doc)];
+  }
+
+  /** Begins a new session for every process (a reset; `written`: the one `prepare` made, already in Redis). */
+  async begin(keepLogins: boolean, written?: Alongside): Promise<void> {
     const mine = this.session.info.id;
-    // GET and SET in one transaction (SET … GET needs Redis 6.2).
-    const replies = await this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc)).exec();
-    const previous = replies?.[0]?.[1] as string | null | undefined;
+    let doc: SessionDoc;
+    let previous: string | null | undefined;
+    if (written) {
+      doc = JSON.parse(written[1]) as SessionDoc;
+      previous = this.replaced;
+    } else {
+      doc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString(), keep_logins: keepLogins };
+      // GET and SET in one transaction (SET … GET needs Redis 6.2).
+      const replies = await this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc)).exec();
+      previous = replies?.[0]?.[1] as string | null | undefined;
+    }
     this.switchTo(doc);
     // The session Redis held (another process may have begun it) and the one this process graded.
     const old = new Set([mine]);
@@ -279,7 +270,7 @@ export class SharedGrading implements Grading<GradingSession> {
       },
       sealed: (x, d, codes) => {
         const event = sealedEvent(x, d, codes);
-        return event === undefined ? undefined : { key, maxLen: MAX_STREAM_EVENTS, event };
+        return event === undefined ? undefined : { session: this.sessionKey, stream: this.streamKey(''), maxLen: MAX_STREAM_EVENTS, event };
       },
       ...(this.session.wallet && {
         wallet: {

@@ -53,12 +53,23 @@ export interface SealedEntry {
   readonly chars: number;
 }
 
-/** One grading event, appended to the session's stream with the entry's id (field `i`). */
+/**
+ * One grading event, appended with the entry's id (field `i`) to the stream of the session Redis
+ * holds when the commit runs (`<stream><id>`, the id read from the document at `session`), not the
+ * one the process last heard of: a callback committed after a reset is graded in the session the
+ * reset began (which the reset wrote in its own atomic step: Store.commit's `alongside`).
+ */
 export interface SealedEvent {
-  readonly key: string;
+  /** The current session's document (JSON, its `id` first). */
+  readonly session: string;
+  /** The sessions' streams' key, before the session's id. */
+  readonly stream: string;
   readonly maxLen: number;
   readonly event: string;
 }
+
+/** A key a store writes in the same atomic step as a commit's changes (a remote store's; local ones need none). */
+export type Alongside = readonly [key: string, value: string];
 
 /**
  * The wallet's records and their durability: what a memory, file or remote (Redis) store
@@ -76,8 +87,12 @@ export interface Store {
    * changes are durable once applied (memory) returns the decision itself.
    */
   transact<T extends Decided>(keys: RecordKeys, decide: (view: View) => T, seal?: (decided: T) => Seal | undefined): Awaitable<T>;
-  /** Commits changes decided outside a callback (admin updates, scenario seeds, reset). */
-  commit(changes: readonly Change[]): Promise<void>;
+  /**
+   * Commits changes decided outside a callback (admin updates, scenario seeds, reset). `alongside`:
+   * keys a shared store writes in the same atomic step (a reset's new grading session); a store
+   * of one process has no other process to race, and ignores them.
+   */
+  commit(changes: readonly Change[], alongside?: readonly Alongside[]): Promise<void>;
   player(userId: string): Promise<Player | undefined>;
   players(): Promise<Player[]>;
   /** Set once a write failed: nothing more may be acknowledged until a restart. */

@@ -99,29 +99,47 @@ t.test("probe's wallet checks: the same headline (before: every violation joined
   t.match(message, /^30 violations: the reply to bet b1 .* \(and 29 more\)$/);
 });
 
-t.test('probe: a check passed with a warning, and a wallet check failing at warning severity, carry it in the case (before: a plain pass)', async (t) => {
-  const report = {
-    target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD', scale: 2 },
-    startedAt: new Date(0).toISOString(),
-    durationMs: 1,
-    checks: [
-      { name: 'login: unknown player', status: 'pass', durationMs: 1, assertions: [], warnings: ['the wallet created player zz-new (balance 0)'] },
-      { name: 'login', status: 'pass', durationMs: 1, assertions: [] },
-    ],
-    walletChecks: [
-      { id: 'WALLET_LATENCY', side: 'wallet', title: 't', severity: 'warning', status: 'fail', exercised: 1, fix: 'f', violations: [lost(1)] },
-    ],
-    exchanges: [],
-    latency: [],
-    unsettled: [],
-    balance: {},
-  } as unknown as ProbeReport;
-  const xml = new XMLParser({ ignoreAttributes: false }).parse(probeJUnit(report));
-  const [warned, plain] = xml.testsuites.testsuite[0].testcase;
-  t.equal(warned['system-out'], 'WARNING: the wallet created player zz-new (balance 0)', 'the probe check');
-  t.notOk(warned.failure, 'still a pass');
-  t.notOk(plain['system-out'], 'a plain pass has no output');
-  const wallet = xml.testsuites.testsuite[1].testcase;
-  t.match(wallet['system-out'], /^WARNING: the reply to bet b1/, 'the wallet check');
-  t.equal(xml.testsuites['@_failures'], '0', 'no failure counted');
-});
+t.test(
+  'probe: a check passed with a warning, and a wallet check failing at warning severity, carry it in the case (before: a plain pass)',
+  async (t) => {
+    const report = {
+      target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD', scale: 2 },
+      startedAt: new Date(0).toISOString(),
+      durationMs: 1,
+      checks: [
+        {
+          name: 'login: unknown player',
+          status: 'pass',
+          durationMs: 1,
+          assertions: [],
+          warnings: ['the wallet created player zz-new (balance 0)'],
+        },
+        { name: 'login', status: 'pass', durationMs: 1, assertions: [] },
+      ],
+      walletChecks: [
+        {
+          id: 'WALLET_LATENCY',
+          side: 'wallet',
+          title: 't',
+          severity: 'warning',
+          status: 'fail',
+          exercised: 1,
+          fix: 'f',
+          violations: [lost(1)],
+        },
+      ],
+      exchanges: [],
+      latency: [],
+      unsettled: [],
+      balance: {},
+    } as unknown as ProbeReport;
+    const xml = new XMLParser({ ignoreAttributes: false }).parse(probeJUnit(report));
+    const [warned, plain] = xml.testsuites.testsuite[0].testcase;
+    t.equal(warned['system-out'], 'WARNING: the wallet created player zz-new (balance 0)', 'the probe check');
+    t.notOk(warned.failure, 'still a pass');
+    t.notOk(plain['system-out'], 'a plain pass has no output');
+    const wallet = xml.testsuites.testsuite[1].testcase;
+    t.match(wallet['system-out'], /^WARNING: the reply to bet b1/, 'the wallet check');
+    t.equal(xml.testsuites['@_failures'], '0', 'no failure counted');
+  },
+);

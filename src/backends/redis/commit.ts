@@ -6,7 +6,8 @@ import type { Watch } from './view.js';
 /**
  * Numbers and adds a callback's journal entry from ARGV[i] on (`sealArgs`: its JSON is `{"id":<id>`
  * and the tail the process built; trimmed to the journal's bounds), then its grading event with
- * that id. Answers the id (0: nothing to journal). The commit script's, and a cluster's session step's.
+ * that id, to the stream of the session Redis holds (none held: the state is lost, nothing graded).
+ * Answers the id (0: nothing to journal). The commit script's, and a cluster's session step's.
  */
 export const SEAL = `${JOURNAL_ADD}
 local function seal(i)
@@ -18,7 +19,12 @@ local function seal(i)
     {'id', sid, 'n', tostring(n), 'e', '{"id":' .. sid .. ARGV[i + 7]})
   i = i + 8
   if ARGV[i] == '1' then
-    redis.call('XADD', ARGV[i + 1], 'MAXLEN', '~', ARGV[i + 2], '*', 'e', ARGV[i + 3], 'i', sid)
+    -- The session Redis holds now (a reset may have begun one this process has not heard of yet).
+    local doc = redis.call('GET', ARGV[i + 1])
+    local session = doc and string.match(doc, '^{"id":"([^"]*)"')
+    if session then
+      redis.call('XADD', ARGV[i + 2] .. session, 'MAXLEN', '~', ARGV[i + 3], '*', 'e', ARGV[i + 4], 'i', sid)
+    end
   end
   return id
 end
@@ -139,7 +145,7 @@ export function sealArgs(seal: Seal | undefined): (string | number)[] {
   if (!seal) return [0];
   const { entry, event } = seal;
   const args = [1, ...entry.keys, entry.capacity, entry.maxBytes, entry.chars, entry.tail];
-  if (event) args.push(1, event.key, event.maxLen, event.event);
+  if (event) args.push(1, event.session, event.stream, event.maxLen, event.event);
   else args.push(0);
   return args;
 }

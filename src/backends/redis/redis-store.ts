@@ -13,7 +13,7 @@ import { clusterCas, type ClusterClient } from './cluster-commit.js';
 import { firstGeneration, newGeneration, seedDocument, seedGeneration } from './cluster-generations.js';
 import { commitSender, connectStore } from './scripts.js';
 import type { Player } from '../../ledger/state.js';
-import type { Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
+import type { Alongside, Decided, RecordKeys, Seal, Store, View } from '../../ledger/store.js';
 
 export interface RedisStoreOptions {
   /** --redis-prefix: every key of this wallet starts with it (default `wallet-sim:`). */
@@ -181,7 +181,7 @@ export class RedisStore implements Store {
    * step as the records after it (every process's next read sees it); the old generation's keys are
    * deleted afterwards.
    */
-  async commit(changes: readonly Change[]): Promise<void> {
+  async commit(changes: readonly Change[], alongside: readonly Alongside[] = []): Promise<void> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (this.link.failure) throw new Error(this.link.failure); // (lost state: a reset is the way out)
       const [rawGen, marker] = await this.exchange(this.client.mget(this.at.genKey, this.at.markerKey));
@@ -199,6 +199,7 @@ export class RedisStore implements Store {
               ['SET', this.at.markerKey, epoch!],
             ]
           : [];
+      for (const [key, value] of alongside) ops.push(['SET', key, value]);
       // Admin writes replace records whole: only the generation must not have moved meanwhile.
       for (const c of rest) {
         const open = c.op === 'bets' ? await this.exchange(this.client.get(this.at.keys(gen).round(c.user_id, c.game_no))) : null;
