@@ -213,3 +213,15 @@ t.test('PUT /admin/scenario keeps the currency of a listed player that gives non
   t.same([sim.player('player-1')?.currency, balanceOf(sim, 'player-1')], ['KRW', '5'], 'still KRW');
   t.equal(sim.player('fresh')?.currency, 'USD', 'a new player gets the default');
 });
+
+t.test('PUT /admin/players refuses a currency the scenario would refuse (usd was kept, and every later callback R3)', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const put = (body: object) => app.inject({ method: 'PUT', url: '/admin/players/lc', payload: body });
+  const lower = await put({ balance: 100, currency: 'usd' });
+  t.equal(lower.statusCode, 400);
+  t.match(lower.json(), { details: [{ pointer: '/currency', message: /is not a currency code: .*\(did you mean USD\?\)/ }] });
+  t.equal((await put({ balance: 100, currency: 'U S D' })).statusCode, 400);
+  t.equal((await app.inject('/admin/players/lc')).statusCode, 404, 'nothing written');
+  t.same((await put({ balance: 100, currency: 'USD' })).json(), { user_id: 'lc', balance: 100, currency: 'USD' });
+});

@@ -153,3 +153,14 @@ t.test('--junit and --html into directories not made yet (a fresh checkout): mad
   t.match(readFileSync(junit, 'utf8'), /<testsuites/);
   t.match(readFileSync(html, 'utf8'), /<html/i);
 });
+
+t.test('--user: a player who played, its callbacks gone from a bounded journal, is graded (was refused as a typo)', async (t) => {
+  const { app } = await buildTestApp({}, { journalSize: 2 });
+  t.teardown(() => app.close());
+  const url = await listen(app);
+  for (const user of ['zoe', 'zoe', 'a', 'b', 'c']) await post(`${url}/callback`, login(user), HEADERS);
+  const [played, typo] = [await reportHere(['--url', url, '--user', 'zoe']), await reportHere(['--url', url, '--user', 'zo'])];
+  t.equal(played.code, 0, played.stderr);
+  t.match(played.stdout, /player zoe/);
+  t.equal(typo.code, 2, 'a typo still refused');
+});

@@ -172,3 +172,40 @@ t.test('report({ user_id }) of a player with no callback (a typo) rejects, as re
   });
   t.match(await sim.report({ user_id: 'p1' }), { user_id: 'p1' }, 'a player who played: its report');
 });
+
+t.test(
+  "report({ user_id }) of a player who played, its callbacks gone from a bounded journal: its report, not a typo's refusal",
+  async (t) => {
+    const sim = await startSimulator({ journalSize: 2 });
+    t.teardown(() => sim.close());
+    for (const user of ['zoe', 'zoe', 'a', 'b', 'c']) await post(sim.callbackUrl, login(user), HEADERS);
+    t.equal((await sim.journal({ user_id: 'zoe' })).count, 0, "zoe's logins left the journal");
+    t.match(await sim.report({ user_id: 'zoe' }), { user_id: 'zoe' });
+    await t.rejects(sim.report({ user_id: 'zo' }), { message: /the session has no callback of that player/ }, 'a typo still refused');
+  },
+);
+
+t.test('an option given as undefined takes the API default (port 0, silent), not the command line default (8080, logs)', async (t) => {
+  const env: Record<string, string | undefined> = {};
+  const started = await Promise.all([0, 1].map(() => startSimulator({ port: env.PORT ? Number(env.PORT) : undefined, logLevel: env.LOG })));
+  t.teardown(() => Promise.all(started.map((s) => s.close())));
+  t.not(started[0]!.url, started[1]!.url, 'two at once, each on a free port');
+  t.notMatch(started[0]!.url, /:8080$/);
+});
+
+t.test('a scenario given as an object: told to give a path or a name (was "no scenario file [object Object]")', async (t) => {
+  await t.rejects(startSimulator({ scenario: { name: 'x' } as unknown as string }), {
+    name: 'StartFailure',
+    message:
+      "wallet-sim: startSimulator's scenario takes a file path or a bundled scenario name, not an object: write the document to a file (writeFileSync) and give its path",
+  });
+});
+
+t.test("a wrong cors origin is told in the API's words (it said --cors)", async (t) => {
+  const e = await startSimulator({ cors: 'qa.example' }).catch((err: Error) => err);
+  t.match(e, {
+    name: 'StartFailure',
+    message: /the `cors` option: "qa\.example" is not an origin; .* e\.g\. cors: 'http:\/\/localhost:3000/,
+  });
+  t.notMatch((e as Error).message, /--cors/);
+});

@@ -1,3 +1,4 @@
+import { CLI_NAMING, type OptionNaming } from '../text/option-naming.js';
 import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -50,24 +51,30 @@ export interface HostedOptions {
 export const DEFAULT_MAX_TENANTS = 1000;
 export const MIN_HOST_TOKEN_LENGTH = 32;
 
-/** The host token from --host-token-file or WALLET_SIM_HOST_TOKEN; a StartFailure saying what to do when there is none. */
-export function hostTokenOf(o: HostedOptions): string {
+/**
+ * The host token from --host-token-file or WALLET_SIM_HOST_TOKEN (the Node API: `hostToken` or
+ * `hostTokenFile`, named so by `naming`); a StartFailure saying what to do when there is none.
+ */
+export function hostTokenOf(o: HostedOptions, naming: OptionNaming = CLI_NAMING): string {
   let token = o.hostToken;
+  const fileOption = naming === CLI_NAMING ? '--host-token-file' : `${naming.option('hostTokenFile')}:`;
   if (o.hostTokenFile !== undefined) {
     try {
       token = readFileSync(o.hostTokenFile, 'utf8').replace(/\r?\n$/, '');
       const problem = tokenProblem(token);
-      if (problem) throw new StartFailure(`wallet-sim: --host-token-file ${o.hostTokenFile} ${problem} (its content is not shown)`);
+      if (problem) throw new StartFailure(`wallet-sim: ${fileOption} ${o.hostTokenFile} ${problem} (its content is not shown)`);
     } catch (e) {
       if (e instanceof StartFailure) throw e;
       throw new StartFailure(
-        `wallet-sim: --host-token-file ${o.hostTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: give a readable file holding the host token`,
+        `wallet-sim: ${fileOption} ${o.hostTokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: give a readable file holding the host token`,
       );
     }
   }
   if (token === undefined || token === '')
     throw new StartFailure(
-      'wallet-sim: --hosted needs a host token: --host-token-file <file> (env WALLET_SIM_HOST_TOKEN_FILE) or WALLET_SIM_HOST_TOKEN; ' +
+      (naming === CLI_NAMING
+        ? 'wallet-sim: --hosted needs a host token: --host-token-file <file> (env WALLET_SIM_HOST_TOKEN_FILE) or WALLET_SIM_HOST_TOKEN; '
+        : `wallet-sim: startSimulator({ hosted: true }) needs a host token: ${naming.option('hostToken')} (at least ${MIN_HOST_TOKEN_LENGTH} characters) or ${naming.option('hostTokenFile')} (a file holding it); `) +
         'make one with: openssl rand -base64 32 > host-token && chmod 600 host-token',
     );
   if (token.length < MIN_HOST_TOKEN_LENGTH)
@@ -164,8 +171,9 @@ export async function openHostedServer(
   o: ServeOptions & HostedOptions,
   checked: Checked,
   logger: FastifyServerOptions['logger'],
+  naming: OptionNaming = CLI_NAMING,
 ): Promise<OpenedHost> {
-  const hostToken = hostTokenOf(o);
+  const hostToken = hostTokenOf(o, naming);
   if (o.store === 'file' && !o.data)
     throw new StartFailure('wallet-sim: --hosted --store file needs --data <dir>: the directory that holds the tenants and their wallets');
   const backend: BackendOptions = {

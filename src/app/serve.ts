@@ -124,7 +124,7 @@ export function checkOptions(o: ServeOptions, name: OptionNaming = CLI_NAMING): 
   if (limitProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(limitProblem));
   let cors;
   try {
-    cors = parseCors(o.cors);
+    cors = parseCors(o.cors, name.option('cors'));
   } catch (e) {
     throw new StartFailure(MESSAGES.OPTION_INVALID((e as Error).message));
   }

@@ -91,7 +91,9 @@ export async function startSimulator(options: StartSimulatorOptions & { hosted: 
 export async function startSimulator(options?: StartSimulatorOptions): Promise<RunningSimulator>;
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<RunningSimulator | RunningHost> {
   // signingKey may be a KeyObject or PEM text, which no command line carries: it is checked with the other options below.
-  const { signingKey, ...rest } = options;
+  const { signingKey, ...given } = options;
+  // An option given as undefined (`port: process.env.PORT && …`) is one not given: the API's default, not the CLI's.
+  const rest = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
   const o = { ...parseOptions({ ...API_DEFAULTS, ...rest }), signingKey };
   const checked = checkOptions(o, API_NAMING);
   for (const line of checked.warnings ?? []) process.emitWarning(`wallet-sim: ${line}`, { code: 'WALLET_SIM_RULE_NEVER_FIRES' });
@@ -135,7 +137,10 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
         // A user_id with no callback in the session (a typo) grades nothing: said, as report --user says it.
         if (filter.user_id !== undefined && report.checks.every((c) => c.status === 'not_exercised')) {
           const seen = await admin<{ count: number }>('GET', `/journal${query({ user_id: filter.user_id, limit: 1 })}`);
-          if (!seen.count)
+          // Its callbacks may have left a bounded journal (journalSize): a player the wallet holds is no typo.
+          const held =
+            !seen.count && (await app.inject({ method: 'GET', url: `/admin/players/${encodeURIComponent(filter.user_id)}`, headers }));
+          if (held && held.statusCode === 404)
             throw new Error(
               `wallet-sim: report({ user_id: ${JSON.stringify(filter.user_id)} }): the session has no callback of that player, so there is nothing to grade; give the user_id of a player who played, or leave it out`,
             );
@@ -176,6 +181,11 @@ function parseOptions(given: StartSimulatorOptions): StartOptions {
         `wallet-sim: startSimulator has no option "${name}"; it takes these (start's options in camelCase): ${[...byName.keys()].join(', ')}`,
       );
     if (value === undefined || value === false) continue;
+    if (typeof value === 'object' && !Array.isArray(value))
+      throw new StartFailure(
+        `wallet-sim: startSimulator's ${name} takes ${name === 'scenario' ? 'a file path or a bundled scenario name' : 'a value as start takes it'}, ` +
+          `not an object${name === 'scenario' ? ': write the document to a file (writeFileSync) and give its path' : ''}`,
+      );
     argv.push(value === true ? option.long! : `${option.long}=${Array.isArray(value) ? value.join(',') : String(value)}`);
   }
   // Tests should not change with the shell they run in: no WALLET_SIM_* here.
@@ -206,7 +216,7 @@ const apiWording = (message: string): string =>
 
 /** startSimulator({ hosted: true }): the host, its methods the host routes (in-process requests with the host token). */
 async function startHost(o: StartOptions, checked: Checked): Promise<RunningHost> {
-  const { app, close } = await openHostedServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
+  const { app, close } = await openHostedServer(o, checked, o.logLevel === 'silent' ? false : logger(o), API_NAMING);
   let url: string;
   try {
     url = await listen(app, { ...o, naming: API_NAMING });
@@ -215,7 +225,7 @@ async function startHost(o: StartOptions, checked: Checked): Promise<RunningHost
     await close();
     throw e;
   }
-  const headers = { authorization: `Bearer ${hostTokenOf(o)}` };
+  const headers = { authorization: `Bearer ${hostTokenOf(o, API_NAMING)}` };
   let closing: Promise<void> | undefined;
   const host = async <T>(method: 'GET' | 'POST' | 'DELETE', route: string, payload?: object): Promise<T> => {
     if (closing) throw new Error(CLOSED('hosted wallet-sim'));

@@ -84,6 +84,8 @@ async function unseenPlayer(client: AdminClient, user: string, report: Report): 
   const graded =
     report.checks.some((c) => c.status !== 'not_exercised') || report.open_rounds.length || Object.keys(report.findings).length;
   if (graded || (await client.journal(new URLSearchParams({ user_id: user, limit: '1' }))).length) return undefined;
+  // Its callbacks may have left a bounded journal (--journal-size): a player the wallet holds is no typo.
+  if (await client.player(user)) return undefined;
   const recent = await client.journal(new URLSearchParams({ limit: String(SEEN_LOOKED_AT) }));
   const seen = [...new Set(recent.reverse().flatMap((e) => (e.user_id === undefined ? [] : [e.user_id])))];
   const named =

@@ -16,8 +16,11 @@ export interface CorsSetting {
   origins: string[];
 }
 
-/** Parses the --cors value (`true` for the bare flag); throws a message that says what to write. */
-export function parseCors(value: string | boolean | undefined): CorsSetting | undefined {
+/**
+ * Parses the --cors value (`true` for the bare flag); throws a message that says what to write,
+ * naming the option as `option` (the Node API's reader writes `cors: 'http://…'`).
+ */
+export function parseCors(value: string | boolean | undefined, option = '--cors'): CorsSetting | undefined {
   if (value === undefined || value === false || value === '') return undefined;
   if (value === true) return { anyOrigin: true, origins: [] };
   const setting: CorsSetting = { anyOrigin: false, origins: [] };
@@ -45,7 +48,9 @@ export function parseCors(value: string | boolean | undefined): CorsSetting | un
       /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/?$/i.test(item);
     if (!bare) {
       throw new Error(
-        `--cors: "${item}" is not an origin; write scheme://host[:port] without a path, e.g. --cors http://localhost:3000,https://qa.example.com (or a bare --cors for any origin on the callback route)`,
+        option === '--cors'
+          ? `--cors: "${item}" is not an origin; write scheme://host[:port] without a path, e.g. --cors http://localhost:3000,https://qa.example.com (or a bare --cors for any origin on the callback route)`
+          : `${option}: "${item}" is not an origin; write scheme://host[:port] without a path, e.g. cors: 'http://localhost:3000,https://qa.example.com' (or cors: true for any origin on the callback route)`,
       );
     }
     setting.origins.push(url!.origin);

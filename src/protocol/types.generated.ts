@@ -600,7 +600,7 @@ round_status: ("open" | "settled")
 export interface PlayerUpdate {
 balance: number
 /**
- * Default: the player's current currency, or the scenario default for a new player.
+ * A currency code: capital letters and digits, 1 to 10 (as the scenario's). Default: the player's current currency, or the scenario default for a new player.
  */
 currency?: string
 }

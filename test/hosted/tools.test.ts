@@ -72,7 +72,16 @@ t.test('an operator hosts, integrators certify, each signed report names its ten
 
 t.test('startSimulator({ hosted: true }) refuses a short host token, saying what to do', async (t) => {
   await t.rejects(startSimulator({ hosted: true, hostToken: 'short' }), { name: 'StartFailure', message: /fewer than 32.*openssl rand/ });
-  await t.rejects(startSimulator({ hosted: true }), { message: /--host-token-file/ });
+  // In the API's words (it said --host-token-file and WALLET_SIM_HOST_TOKEN, which the API does not read).
+  const none = await startSimulator({ hosted: true }).catch((e: Error) => e);
+  t.match(none, {
+    message:
+      /^wallet-sim: startSimulator\(\{ hosted: true \}\) needs a host token: the `hostToken` option .* or the `hostTokenFile` option/,
+  });
+  t.notMatch((none as Error).message, /--host-token|WALLET_SIM_/);
+  await t.rejects(startSimulator({ hosted: true, hostTokenFile: '/nonexistent/host-token' }), {
+    message: /^wallet-sim: the `hostTokenFile` option: \/nonexistent\/host-token: ENOENT: give a readable file/,
+  });
 });
 
 t.test("startSimulator({ hosted: true }) takes the CLI's probe options: allowPrivateTargets, tenantProbeRuns", async (t) => {

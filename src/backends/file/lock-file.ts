@@ -127,7 +127,7 @@ async function clearIfStale(data: string, path: string): Promise<void> {
   if (why === 'here') {
     throw new StoreError(
       data,
-      `is in use by this process (pid ${owner.pid}): another simulator in it has it open (lock ${path}); close that one first (sim.close()), or use another --data`,
+      `is in use by this process (pid ${owner.pid}): another simulator in it has it open (lock ${path}); close that one first (sim.close()), or give this one another data directory`,
     );
   }
   if (why === 'live') {
