@@ -187,7 +187,9 @@ t.test(
 
 t.test('an option given as undefined takes the API default (port 0, silent), not the command line default (8080, logs)', async (t) => {
   const env: Record<string, string | undefined> = {};
-  const started = await Promise.all([0, 1].map(() => startSimulator({ port: env.PORT ? Number(env.PORT) : undefined, logLevel: env.LOG })));
+  const started = await Promise.all(
+    [0, 1].map(() => startSimulator({ port: env.PORT ? Number(env.PORT) : undefined, logLevel: env.LOG ? ('info' as const) : undefined })),
+  );
   t.teardown(() => Promise.all(started.map((s) => s.close())));
   t.not(started[0]!.url, started[1]!.url, 'two at once, each on a free port');
   t.notMatch(started[0]!.url, /:8080$/);
@@ -208,4 +210,17 @@ t.test("a wrong cors origin is told in the API's words (it said --cors)", async 
     message: /the `cors` option: "qa\.example" is not an origin; .* e\.g\. cors: 'http:\/\/localhost:3000/,
   });
   t.notMatch((e as Error).message, /--cors/);
+});
+
+t.test("the types: journal({ event_type }) takes any text, as the route does; logLevel only pino's levels", async (t) => {
+  const sim = await startSimulator({});
+  t.teardown(() => sim.close());
+  await post(sim.callbackUrl, { ...login('p1'), event_type: 'logout' }, HEADERS);
+  t.match(
+    (await sim.journal({ event_type: 'logout' })).entries,
+    [{ event_type: 'logout', code: 'R3' }],
+    'the refused callback, by the type it sent',
+  );
+  // @ts-expect-error -- not a level: refused when compiled, as it is refused when run
+  await t.rejects(startSimulator({ logLevel: 'verbose' }), { message: /Allowed choices are fatal, error/ });
 });

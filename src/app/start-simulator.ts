@@ -27,8 +27,12 @@ import { apiError } from '../http/errors.js';
  */
 export type StartSimulatorOptions = Partial<Omit<StartOptions, 'workers' | 'watch'>>;
 
-/** GET /admin/journal's filters (the journal's one filter language) and its paging. */
-export interface JournalFilter extends JournalMatch {
+/**
+ * GET /admin/journal's filters (the journal's one filter language) and its paging. `event_type` is any
+ * text, as in the route's query: a refused callback keeps the event_type it sent (`logout`, a typo).
+ */
+export interface JournalFilter extends Omit<JournalMatch, 'event_type'> {
+  event_type?: string;
   /** Only entries with an id greater than this. */
   after?: number;
   /** Without `after`: the newest n entries; with `after`: the first n after it. */

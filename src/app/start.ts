@@ -21,9 +21,13 @@ import type { HostedOptions } from './hosted.js';
 import { addHostedOptions, startHosted } from './start-hosted.js';
 
 /** `wallet-sim start`'s options: what a server needs (src/app/serve.ts) and what only the CLI reads. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** pino's levels, `silent` for none (the Node API's default). */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface StartOptions extends ServeOptions, HostedOptions {
   redisTimeoutMs: number;
-  logLevel: string;
+  logLevel: LogLevel;
   logFormat?: 'json' | 'pretty';
   workers: number;
   watch: boolean;
@@ -83,11 +87,7 @@ export function startCommand(): Command {
     .addOption(opt('--api-id <id>', "Api-Id callers must send (overrides the scenario's)", 'API_ID'))
     .addOption(opt('--api-key <key>', "Api-Key callers must send (overrides the scenario's)", 'API_KEY'))
     .addOption(opt('--admin-token <token>', 'lock /admin behind Authorization: Bearer <token>', 'ADMIN_TOKEN'))
-    .addOption(
-      opt('--log-level <level>', 'pino log level', 'LOG_LEVEL')
-        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-        .default('info'),
-    )
+    .addOption(opt('--log-level <level>', 'pino log level', 'LOG_LEVEL').choices(LOG_LEVELS).default('info'))
     .addOption(
       opt(
         '--log-format <format>',
