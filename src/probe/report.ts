@@ -19,24 +19,24 @@ export function probeExitCode(r: ProbeReport): 0 | 1 | 2 {
 /** A wallet check that fails the run (a warning is shown, not counted). */
 export const walletFails = (c: WalletCheckReport) => c.status === 'fail' && c.severity === 'error';
 
-/** What failed in one check: each failed rule, the fix, and the exchanges it is about. */
-export function failureDetails(c: CheckResult): string {
+/** What failed in one check: each failed rule, the fix, and the exchanges it is about (the terminal's first `limit`; JUnit's all). */
+export function failureDetails(c: CheckResult, limit = SHOWN): string {
   const failed = c.assertions.filter((a) => !a.passed);
   const lines = failed.map((a) => `✗ ${a.message}`);
   if (c.fix) lines.push(`fix: ${c.fix}`);
   const shown = [...new Set(failed.map((a) => a.exchange).filter((i): i is number => i !== undefined))];
-  for (const i of shown.slice(0, SHOWN)) lines.push(formatExchange(c.exchanges[i]!, '  '));
-  if (shown.length > SHOWN) lines.push(`  … and ${shown.length - SHOWN} more exchanges`);
+  for (const i of shown.slice(0, limit)) lines.push(formatExchange(c.exchanges[i]!, '  '));
+  if (shown.length > limit) lines.push(`  … and ${shown.length - limit} more exchanges`);
   return lines.join('\n');
 }
 
-/** A failing wallet check: its violations, the fix, and the exchanges they cite. */
-export function walletFailureDetails(c: WalletCheckReport, exchanges: LabeledExchange[]): string {
-  const lines = c.violations.slice(0, SHOWN).map((v) => `✗ ${v.message}`);
-  if (c.violations.length > SHOWN) lines.push(`… and ${c.violations.length - SHOWN} more`);
+/** A failing wallet check: its violations, the fix, and the exchanges they cite (the terminal's first `limit`; JUnit's all). */
+export function walletFailureDetails(c: WalletCheckReport, exchanges: LabeledExchange[], limit = SHOWN): string {
+  const lines = c.violations.slice(0, limit).map((v) => `✗ ${v.message}`);
+  if (c.violations.length > limit) lines.push(`… and ${c.violations.length - limit} more`);
   lines.push(`fix: ${c.fix}`);
-  const ids = [...new Set(c.violations.slice(0, SHOWN).flatMap((v) => v.journal_ids))];
-  for (const id of ids.slice(0, SHOWN)) {
+  const ids = [...new Set(c.violations.slice(0, limit).flatMap((v) => v.journal_ids))];
+  for (const id of ids.slice(0, limit)) {
     const x = exchanges[id - 1];
     if (x) lines.push(formatExchange({ ...x, label: `#${id} ${x.label}` }, '  '));
   }
@@ -136,7 +136,7 @@ export function probeJUnit(r: ProbeReport): string {
             : c.warnings
               ? c.warnings.join('; ')
               : failed.map((a) => a.message).join('; '),
-        details: c.status === 'fail' ? failureDetails(c) : undefined,
+        details: c.status === 'fail' ? failureDetails(c, Infinity) : undefined,
         warning: c.status === 'pass' && c.warnings ? c.warnings.join('; ') : undefined,
       };
     }),
@@ -150,7 +150,7 @@ export function probeJUnit(r: ProbeReport): string {
       classname: 'wallet-sim.wallet',
       status: walletFails(c) ? 'fail' : c.status === 'not_exercised' ? 'skip' : 'pass',
       message: c.status === 'fail' ? violationsHeadline(c.violations) : c.detail,
-      details: c.status === 'fail' ? walletFailureDetails(c, r.exchanges) : undefined,
+      details: c.status === 'fail' ? walletFailureDetails(c, r.exchanges, Infinity) : undefined,
       warning: c.status === 'fail' && !walletFails(c) ? violationsHeadline(c.violations) : undefined,
     })),
   };

@@ -97,6 +97,10 @@ t.test("probe's wallet checks: the same headline (before: every violation joined
   const xml = new XMLParser({ ignoreAttributes: false }).parse(probeJUnit(report));
   const message = xml.testsuites.testsuite[1].testcase.failure['@_message'];
   t.match(message, /^30 violations: the reply to bet b1 .* \(and 29 more\)$/);
+  // The body carries every violation (the terminal shows three): it said "… and 27 more".
+  const body = xml.testsuites.testsuite[1].testcase.failure['#text'] as string;
+  for (let i = 1; i <= 30; i++) t.match(body, new RegExp(`bet b${i}\\b`), `violation ${i} in the body`);
+  t.notMatch(body, /and \d+ more/);
 });
 
 t.test(

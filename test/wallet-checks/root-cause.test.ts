@@ -4,7 +4,7 @@
 // through the proxy); not WALLET_CONCURRENCY_SAFE, and not WALLET_IDEMPOTENT for a correct replay.
 import t from 'tap';
 import type { WalletExchange } from '../../src/grading/wallet/exchange.js';
-import { again, bet, failing, grade, login, reply, type Step, step } from './exchanges.js';
+import { again, bet, failing, grade, login, reply, settle, type Step, step } from './exchanges.js';
 
 /** Callbacks sent together, then answered in order, each with the balance given. */
 const together = (xs: WalletExchange[], balances: string[]): Step[] => [
@@ -68,3 +68,57 @@ t.test('a double debit of a resend is still WALLET_IDEMPOTENT for a player with 
   const r = grade([step(login('p'), { balance: '100' }), step(b, { balance: '90' }), step(again(b), { balance: '80' })]);
   t.same(failing(r), ['WALLET_IDEMPOTENT']);
 });
+
+t.test(
+  'a settlement reply that misreports a balance its ledger has right: one violation, not one more for the next truthful reply',
+  async (t) => {
+    const rows: [string, Step[], number][] = [
+      [
+        'the lie, then a login reporting the true balance',
+        [
+          step(login('p'), { balance: '100' }),
+          step(bet('p', 'b1', 10, 'g1'), { balance: '90' }),
+          step(settle('p', 's1', 10, 5, 'g1'), { balance: '95.3' }), // 105 credited, 95.3 written
+          step(login('p'), { balance: '105' }),
+          step(bet('p', 'b2', 7, 'g2'), { balance: '98' }),
+        ],
+        1,
+      ],
+      [
+        'the lie, then a bet moving from the true balance',
+        [
+          step(login('p'), { balance: '100' }),
+          step(bet('p', 'b1', 10, 'g1'), { balance: '90' }),
+          step(settle('p', 's1', 10, 5, 'g1'), { balance: '95' }),
+          step(bet('p', 'b2', 7, 'g2'), { balance: '98' }),
+        ],
+        1,
+      ],
+      [
+        'the lie kept (its ledger followed it): one violation',
+        [
+          step(login('p'), { balance: '100' }),
+          step(bet('p', 'b1', 10, 'g1'), { balance: '90' }),
+          step(settle('p', 's1', 10, 5, 'g1'), { balance: '95' }),
+          step(bet('p', 'b2', 7, 'g2'), { balance: '88' }),
+        ],
+        1,
+      ],
+      [
+        'two lies, each its own violation',
+        [
+          step(login('p'), { balance: '100' }),
+          step(bet('p', 'b1', 10, 'g1'), { balance: '90' }),
+          step(settle('p', 's1', 10, 5, 'g1'), { balance: '95' }),
+          step(bet('p', 'b2', 7, 'g2'), { balance: '50' }),
+        ],
+        2,
+      ],
+    ];
+    for (const [name, steps, n] of rows) {
+      const r = grade(steps);
+      t.same(failing(r), ['WALLET_BALANCE_EXACT'], name);
+      t.equal(r.get('WALLET_BALANCE_EXACT')!.violations.length, n, name);
+    }
+  },
+);

@@ -91,6 +91,8 @@ export class ReferenceLedger {
   private readonly provisional = new Set<string>();
   /** Rounds the operator's wallet moved where the reference would not: not judged from then on. */
   private readonly tainted = new Set<string>();
+  /** The reference's own balance where the wallet's last reply misreported it (./serial.ts). */
+  private readonly disputes = new Map<string, Money>();
 
   /**
    * `closedWorld`: every round of the players is the reference's to see from its first bet (probe
@@ -122,11 +124,26 @@ export class ReferenceLedger {
     this.state.apply(playerChange({ user_id: user, balance, currency: p?.currency ?? this.config.defaultCurrency }));
     if (!p) this.provisional.add(user);
     this.unknown.delete(user);
+    this.disputes.delete(user);
   }
 
   /** The player's balance may have moved unseen (a callback without a readable answer). */
   forget(user: string): void {
     if (this.state.players.has(user)) this.unknown.add(user);
+    this.disputes.delete(user);
+  }
+
+  /**
+   * The wallet's reply misreported the balance, which the reference now follows (`report`): its own
+   * figure is kept beside until the next report, so that a wallet whose ledger was right after all
+   * (it only wrote the reply wrong) is not failed a second time by its next, truthful reply.
+   */
+  dispute(user: string, own: Money): void {
+    this.disputes.set(user, own);
+  }
+
+  disputed(user: string): Money | undefined {
+    return this.disputes.get(user);
   }
 
   /** The currency a callback moves money in (its own, else its player's) and that currency's fraction digits. */

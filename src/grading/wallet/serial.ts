@@ -55,18 +55,24 @@ export function judgeSerial(
   if (verdict === 'applied') {
     if (ref.code === SUCCESS) {
       reference.apply(ref.changes);
+      let misreported: Money | undefined;
       if (before && reply!.balance && !ref.replayed) {
         const exact = tally('WALLET_BALANCE_EXACT');
         exact.exercise(user);
-        if (!reply!.balance.eq(ref.balance))
+        // After a misreported balance: the move from the reference's own figure is right too (one lie, one violation).
+        const own = reference.disputed(user)?.plus(ref.balance.minus(before));
+        if (!reply!.balance.eq(ref.balance) && !own?.eq(reply!.balance)) {
           exact.violate(
             `${what(x)}: the balance went from ${before} to ${reply!.balance}; ${describeMove(before, ref.balance, x.event)} (off by ${reply!.balance.minus(ref.balance)})`,
             x,
             a,
           );
+          misreported = ref.balance;
+        }
       }
       if (reply!.balance) reference.report(user, reply!.balance);
       else reference.forget(user);
+      if (misreported) reference.dispute(user, misreported);
       return;
     }
     const answered = `answered R0 where the wallet rules answer ${ref.code}`;
