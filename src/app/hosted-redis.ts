@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { BackendOptions } from '../backends/backend.js';
 import { RedisHub } from '../backends/redis/hub.js';
 import { escapeGlob } from '../backends/redis/records.js';
+import { StoreUnavailable } from '../ledger/store-error.js';
 import { RedisRunShelf } from './probe-shelf-redis.js';
 import { TenantLimit } from '../routes/tenant-directory.js';
 import { type SharedBook, type TenantBook, TenantGone, type TenantRecord, type TenantStores, tenantSimulator } from './tenant-book.js';
@@ -72,6 +73,10 @@ export class RedisBook implements TenantBook, SharedBook {
   private readonly from = randomUUID();
   private timer?: NodeJS.Timeout;
   private unlisten?: () => void;
+  /** The registry's version was seen: its absence since is Redis's loss, not every tenant deleted. */
+  private seen = false;
+  /** Why the registry counts as lost (GET /health's 503), until Redis holds it again. */
+  lost?: string;
 
   constructor(
     private readonly hub: RedisHub,
@@ -105,8 +110,24 @@ export class RedisBook implements TenantBook, SharedBook {
     return this.hub.client as BookClient;
   }
 
+  /**
+   * One of the registry's hashes, with its version: a version seen once and gone since is Redis's
+   * loss (flushed, evicted, restarted without persistence), refused, so the tenants are kept as
+   * they were rather than forgotten as deleted.
+   */
+  private async registry(key: string): Promise<Record<string, string>> {
+    const [[, all], [, version]] = (await this.send(this.client.multi().hgetall(key).get(this.keys[2]).exec()))! as [
+      [unknown, Record<string, string>],
+      [unknown, string | null],
+    ];
+    if (version === null && this.seen) throw new StoreUnavailable(this.lostNow());
+    this.seen ||= version !== null;
+    this.lost = undefined;
+    return all;
+  }
+
   async load(): Promise<TenantRecord[]> {
-    const all = await this.send(this.client.hgetall(this.keys[0]));
+    const all = await this.registry(this.keys[0]);
     const records = Object.values(all).flatMap((text) => parsed(text) ?? []);
     return records.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   }
@@ -116,11 +137,18 @@ export class RedisBook implements TenantBook, SharedBook {
     const done = await this.send(this.client.tenantPut(...this.keys, ...args));
     if (done === 0) throw new TenantLimit(this.max);
     if (done === -1) throw new TenantGone(`tenant ${record.id} was deleted`);
+    this.seen = true; // (the script bumped the version)
     await this.tell();
   }
 
   async remove(id: string): Promise<void> {
     if (await this.send(this.client.tenantRemove(...this.keys, id))) await this.tell();
+  }
+
+  private lostNow(): string {
+    return (this.lost ??=
+      `Redis lost the tenant registry (${this.keys[2]} gone: flushed, evicted or restarted without persistence); the tenants ` +
+      "known are kept but their wallets may be gone: restore Redis's data (use appendonly yes), or start afresh with another --redis-prefix");
   }
 
   /** Word to the other processes: they sync at once rather than at their next check. */
@@ -138,17 +166,20 @@ export class RedisBook implements TenantBook, SharedBook {
   }
 
   async index(): Promise<Map<string, string>> {
-    const byDigest = await this.send(this.client.hgetall(this.keys[1]));
+    const byDigest = await this.registry(this.keys[1]);
     return new Map(Object.entries(byDigest).map(([digest, id]) => [id, digest]));
   }
 
   /** Word from another process, a reconnect of the subscriber, or `tenants:version` moved (checked every TENANTS_CHECK_MS). */
   follow(changed: () => void): void {
     let version: string | null | undefined;
+    // Through the link: a check without a reply in time marks Redis frozen (GET /health's 503).
     const check = (): void =>
-      void this.client.get(this.keys[2]).then(
+      void this.send(this.client.get(this.keys[2])).then(
         (now) => {
-          if (version !== undefined && now !== version) changed();
+          if (now === null && (version || this.seen)) this.lostNow();
+          else if (version !== undefined && now !== version) changed();
+          else if (now !== null && this.lost) changed();
           version = now;
         },
         () => undefined, // Redis away: the next check
@@ -220,11 +251,12 @@ export async function openRedisTenants(o: { url: string; base: string; timeoutMs
     hub.close();
     throw e;
   }
+  const book = new RedisBook(hub, o.base, o.max);
   return {
-    book: new RedisBook(hub, o.base, o.max),
+    book,
     stores: redisStores(hub, o.base, o.limits),
     shelf: new RedisRunShelf(hub, (id) => tenantPrefix(o.base, id)),
     /** Why Redis cannot serve now (GET /health's 503), or undefined. */
-    failure: () => hub.link.failure,
+    failure: () => hub.link.failure ?? book.lost,
   };
 }

@@ -1,14 +1,15 @@
 // docs/redis-failures.md for the hosted sandbox: with Redis away, GET /health answers 503 with the
 // reason (a balancer sees the outage) and GET /tenants 503 STORE_UNREACHABLE, never a 500 or "ok".
-import t from 'tap';
+import { Redis } from 'ioredis';
+import t, { type Test } from 'tap';
 import { startSimulator } from '../../src/app/start-simulator.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
-import { asHost, HOST_TOKEN } from '../helpers/hosted.js';
+import { asHost, callbackHeaders, type Created, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
 import { skip } from '../helpers/required.js';
 
 const missing = redisMissing();
 if (missing) skip(t, 'the hosted Redis-down test', missing);
-else
+else {
   t.test('Redis killed under a hosted host: /health and /tenants say so; back once it is', async (t) => {
     const redis = await startRedis(t, { durable: true });
     const host = await startSimulator({
@@ -49,3 +50,69 @@ else
     t.equal(status, 200, '/health: 200 again once Redis answers');
     t.equal((await fetch(`${host.url}/tenants`, { headers: asHost })).status, 200);
   });
+
+  /** A host on its own Redis, with one tenant created; `health()` reads GET /health. */
+  const hostWithTenant = async (t: Test) => {
+    const redis = await startRedis(t);
+    const host = await startSimulator({
+      hosted: true,
+      hostToken: HOST_TOKEN,
+      store: 'redis',
+      redisUrl: redis.url,
+      redisPrefix: uniquePrefix('hosted-lost'),
+      redisTimeoutMs: 500,
+    });
+    t.teardown(() => host.close());
+    const created = await fetch(`${host.url}/tenants`, {
+      method: 'POST',
+      headers: { ...asHost, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'acme' }),
+    });
+    t.equal(created.status, 201);
+    const tenant = (await created.json()) as Created;
+    const health = async () => {
+      const res = await fetch(`${host.url}/health`);
+      return { status: res.status, body: (await res.json()) as { error?: string; tenants: number } };
+    };
+    /** Polls /health until `done` (the registry is checked once a second): the last answer. */
+    const healthUntil = async (done: (h: Awaited<ReturnType<typeof health>>) => boolean) => {
+      let h = await health();
+      for (const until = Date.now() + 15_000; !done(h) && Date.now() < until; await new Promise((r) => setTimeout(r, 100)))
+        h = await health();
+      return h;
+    };
+    return { redis, host, healthUntil, tenant };
+  };
+
+  t.test('Redis frozen (SIGSTOP) under an idle host: /health turns 503 by itself (it stayed 200 until a callback timed out)', async (t) => {
+    const { redis, healthUntil } = await hostWithTenant(t);
+    t.equal((await healthUntil((h) => h.status === 200)).status, 200);
+    redis.signal('SIGSTOP');
+    t.teardown(() => redis.signal('SIGCONT'));
+    const frozen = await healthUntil((h) => h.status === 503);
+    t.equal(frozen.status, 503, 'no traffic needed');
+    t.match(frozen.body.error, /Redis at .*/);
+    redis.signal('SIGCONT');
+    t.equal((await healthUntil((h) => h.status === 200)).status, 200, 'back once it answers');
+  });
+
+  t.test('Redis flushed: the tenants are not forgotten as deleted; /health says the registry is lost', async (t) => {
+    const { redis, host, healthUntil, tenant } = await hostWithTenant(t);
+    const client = new Redis(redis.url);
+    t.teardown(() => client.disconnect());
+    await client.flushall();
+    const lost = await healthUntil((h) => h.status === 503);
+    t.equal(lost.status, 503);
+    t.match(lost.body.error, /^Redis lost the tenant registry \(.*version gone: flushed, evicted or restarted without persistence\)/);
+    t.equal(lost.body.tenants, 1, 'the tenant known is kept (it was dropped: tenants 0, GET /tenants [], its URL 404)');
+    const callback = await fetch(tenant.callback_url, {
+      method: 'POST',
+      headers: callbackHeaders(tenant),
+      body: JSON.stringify(loginOf('p1')),
+    });
+    t.match(await callback.json(), { code: 'R1' }, 'its callbacks: R1 for its lost wallet (were 404 TENANT_UNKNOWN: "check the URL")');
+    const listed = await fetch(`${host.url}/tenants`, { headers: asHost });
+    const body = await listed.json();
+    t.match(body, [{ name: 'acme' }], `GET /tenants still lists it (it answered []): ${JSON.stringify(body)}`);
+  });
+}
