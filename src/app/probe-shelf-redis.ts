@@ -2,13 +2,16 @@ import type { RedisHub } from '../backends/redis/hub.js';
 import type { RunShelf, StoredRun } from '../routes/probe-run.js';
 
 /**
- * A run holds its tenant's slot this long after its last check: a process that died mid-run frees
- * it by then. Every copy of a running run renews it (no check of the battery takes a minute).
+ * A run holds its tenant's slot this long after its process last renewed it (a third of it apart,
+ * while the run goes on, whatever its checks wait for): a run whose process died reads `failed`,
+ * and its slot is free, within this (it was five minutes after the run's last check).
  */
-const SLOT_MS = 300_000;
+const SLOT_MS = 15_000;
 
 /** Deletes the slot if `run` still holds it. */
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+/** Extends the slot if `run` still holds it. */
+const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 /**
  * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them):
@@ -17,10 +20,14 @@ const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
  *   probe:runs         list of run ids, newest first, the last `kept`
  */
 export class RedisRunShelf implements RunShelf {
+  /** The renewals of the slots this process holds, by slot key. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly hub: RedisHub,
     /** The prefix of a tenant's keys. */
     private readonly prefixOf: (tenant: string) => string,
+    private readonly slotMs = SLOT_MS,
   ) {}
 
   private key(tenant: string, name: string): string {
@@ -33,19 +40,32 @@ export class RedisRunShelf implements RunShelf {
 
   async claim(tenant: string, run: string): Promise<string | undefined> {
     const key = this.key(tenant, 'running');
-    if ((await this.send(this.hub.client.set(key, run, 'PX', SLOT_MS, 'NX'))) === 'OK') return undefined;
-    return (await this.send(this.hub.client.get(key))) ?? undefined;
+    if ((await this.send(this.hub.client.set(key, run, 'PX', this.slotMs, 'NX'))) !== 'OK')
+      return (await this.send(this.hub.client.get(key))) ?? undefined;
+    clearInterval(this.renewals.get(key));
+    const renew = () => void this.hub.client.eval(RENEW, 1, key, run, this.slotMs).catch(() => undefined); // (Redis away: the next one)
+    this.renewals.set(key, setInterval(renew, this.slotMs / 3).unref());
+    return undefined;
   }
 
   async release(tenant: string, run: string): Promise<void> {
+    const key = this.key(tenant, 'running');
+    clearInterval(this.renewals.get(key));
+    this.renewals.delete(key);
     // Compared and deleted in one step: a slot that expired meanwhile and went to another run stays its.
-    await this.send(this.hub.client.eval(RELEASE, 1, this.key(tenant, 'running'), run));
+    await this.send(this.hub.client.eval(RELEASE, 1, key, run));
+  }
+
+  /** Stops renewing (the process closes: its runs' slots expire as a dead process's would). */
+  close(): void {
+    for (const timer of this.renewals.values()) clearInterval(timer);
+    this.renewals.clear();
   }
 
   async put(tenant: string, run: StoredRun, kept: number): Promise<void> {
     const list = this.key(tenant, 'runs');
     const write = this.hub.client.multi();
-    if (run.state === 'running') write.set(this.key(tenant, 'running'), run.id, 'PX', SLOT_MS, 'XX');
+    if (run.state === 'running') write.set(this.key(tenant, 'running'), run.id, 'PX', this.slotMs, 'XX');
     const replies = await this.send(
       write
         .set(this.key(tenant, `run:${run.id}`), JSON.stringify(run))
