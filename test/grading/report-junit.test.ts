@@ -79,22 +79,28 @@ t.test('a failing warning that does not fail the run: its skip message counts th
   t.match(message, /^warning \(does not fail at --fail-on error\): 3 violations: the reply to bet b1 .* \(and 2 more\)$/);
 });
 
-t.test("probe's wallet checks: the same headline (before: every violation joined on one line)", async (t) => {
-  const violations = Array.from({ length: 30 }, (_, i) => lost(i + 1));
+/** A probe report of these checks, as JUnit parsed. */
+function probeXml(checks: object[], walletChecks: object[]) {
   const report = {
     target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD', scale: 2 },
     startedAt: new Date(0).toISOString(),
     durationMs: 1,
-    checks: [],
-    walletChecks: [
-      { id: 'WALLET_REPLY_VALID', side: 'wallet', title: 't', severity: 'error', status: 'fail', exercised: 30, fix: 'f', violations },
-    ],
+    checks,
+    walletChecks,
     exchanges: [],
     latency: [],
     unsettled: [],
     balance: {},
   } as unknown as ProbeReport;
-  const xml = new XMLParser({ ignoreAttributes: false }).parse(probeJUnit(report));
+  return new XMLParser({ ignoreAttributes: false }).parse(probeJUnit(report));
+}
+
+t.test("probe's wallet checks: the same headline (before: every violation joined on one line)", async (t) => {
+  const violations = Array.from({ length: 30 }, (_, i) => lost(i + 1));
+  const xml = probeXml(
+    [],
+    [{ id: 'WALLET_REPLY_VALID', side: 'wallet', title: 't', severity: 'error', status: 'fail', exercised: 30, fix: 'f', violations }],
+  );
   const message = xml.testsuites.testsuite[1].testcase.failure['@_message'];
   t.match(message, /^30 violations: the reply to bet b1 .* \(and 29 more\)$/);
   // The body carries every violation (the terminal shows three): it said "… and 27 more".
@@ -106,11 +112,8 @@ t.test("probe's wallet checks: the same headline (before: every violation joined
 t.test(
   'probe: a check passed with a warning, and a wallet check failing at warning severity, carry it in the case (before: a plain pass)',
   async (t) => {
-    const report = {
-      target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD', scale: 2 },
-      startedAt: new Date(0).toISOString(),
-      durationMs: 1,
-      checks: [
+    const xml = probeXml(
+      [
         {
           name: 'login: unknown player',
           status: 'pass',
@@ -120,7 +123,7 @@ t.test(
         },
         { name: 'login', status: 'pass', durationMs: 1, assertions: [] },
       ],
-      walletChecks: [
+      [
         {
           id: 'WALLET_LATENCY',
           side: 'wallet',
@@ -132,12 +135,7 @@ t.test(
           violations: [lost(1)],
         },
       ],
-      exchanges: [],
-      latency: [],
-      unsettled: [],
-      balance: {},
-    } as unknown as ProbeReport;
-    const xml = new XMLParser({ ignoreAttributes: false }).parse(probeJUnit(report));
+    );
     const [warned, plain] = xml.testsuites.testsuite[0].testcase;
     t.equal(warned['system-out'], 'WARNING: the wallet created player zz-new (balance 0)', 'the probe check');
     t.notOk(warned.failure, 'still a pass');
