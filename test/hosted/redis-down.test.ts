@@ -10,15 +10,16 @@ import { skip } from '../helpers/required.js';
 const missing = redisMissing();
 if (missing) skip(t, 'the hosted Redis-down test', missing);
 else {
-  t.test('Redis killed under a hosted host: /health and /tenants say so; back once it is', async (t) => {
-    const redis = await startRedis(t, { durable: true });
+  /** A host on its own Redis, with one tenant created; `health()` reads GET /health. */
+  const hostWithTenant = async (t: Test, { durable = false, timeoutMs = 500 } = {}) => {
+    const redis = await startRedis(t, { durable });
     const host = await startSimulator({
       hosted: true,
       hostToken: HOST_TOKEN,
       store: 'redis',
       redisUrl: redis.url,
       redisPrefix: uniquePrefix('hosted-down'),
-      redisTimeoutMs: 1000,
+      redisTimeoutMs: timeoutMs,
     });
     t.teardown(() => host.close());
     const created = await fetch(`${host.url}/tenants`, {
@@ -27,6 +28,23 @@ else {
       body: JSON.stringify({ name: 'acme' }),
     });
     t.equal(created.status, 201);
+    const tenant = (await created.json()) as Created;
+    const health = async () => {
+      const res = await fetch(`${host.url}/health`);
+      return { status: res.status, body: (await res.json()) as { error?: string; tenants: number } };
+    };
+    /** Polls /health until `done` (the registry is checked once a second): the last answer. */
+    const healthUntil = async (done: (h: Awaited<ReturnType<typeof health>>) => boolean) => {
+      let h = await health();
+      for (const until = Date.now() + 15_000; !done(h) && Date.now() < until; await new Promise((r) => setTimeout(r, 100)))
+        h = await health();
+      return h;
+    };
+    return { redis, host, healthUntil, tenant };
+  };
+
+  t.test('Redis killed under a hosted host: /health and /tenants say so; back once it is', async (t) => {
+    const { redis, host } = await hostWithTenant(t, { durable: true, timeoutMs: 1000 });
     t.equal((await fetch(`${host.url}/health`)).status, 200);
 
     await redis.kill();
@@ -50,39 +68,6 @@ else {
     t.equal(status, 200, '/health: 200 again once Redis answers');
     t.equal((await fetch(`${host.url}/tenants`, { headers: asHost })).status, 200);
   });
-
-  /** A host on its own Redis, with one tenant created; `health()` reads GET /health. */
-  const hostWithTenant = async (t: Test) => {
-    const redis = await startRedis(t);
-    const host = await startSimulator({
-      hosted: true,
-      hostToken: HOST_TOKEN,
-      store: 'redis',
-      redisUrl: redis.url,
-      redisPrefix: uniquePrefix('hosted-lost'),
-      redisTimeoutMs: 500,
-    });
-    t.teardown(() => host.close());
-    const created = await fetch(`${host.url}/tenants`, {
-      method: 'POST',
-      headers: { ...asHost, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'acme' }),
-    });
-    t.equal(created.status, 201);
-    const tenant = (await created.json()) as Created;
-    const health = async () => {
-      const res = await fetch(`${host.url}/health`);
-      return { status: res.status, body: (await res.json()) as { error?: string; tenants: number } };
-    };
-    /** Polls /health until `done` (the registry is checked once a second): the last answer. */
-    const healthUntil = async (done: (h: Awaited<ReturnType<typeof health>>) => boolean) => {
-      let h = await health();
-      for (const until = Date.now() + 15_000; !done(h) && Date.now() < until; await new Promise((r) => setTimeout(r, 100)))
-        h = await health();
-      return h;
-    };
-    return { redis, host, healthUntil, tenant };
-  };
 
   t.test('Redis frozen (SIGSTOP) under an idle host: /health turns 503 by itself (it stayed 200 until a callback timed out)', async (t) => {
     const { redis, healthUntil } = await hostWithTenant(t);
