@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { startSimulator } from '../../src/app/start-simulator.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
-import { asHost, callbackHeaders, type Created, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
+import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf } from '../helpers/hosted.js';
 import { skip } from '../helpers/required.js';
 
 const missing = redisMissing();
@@ -96,6 +96,10 @@ else {
       body: JSON.stringify(loginOf('p1')),
     });
     t.match(await callback.json(), { code: 'R1' }, 'its callbacks: R1 for its lost wallet (were 404 TENANT_UNKNOWN: "check the URL")');
+    const players = await fetch(`${host.url}/t/${tenant.id}/admin/players`, { headers: bearer(tenant.token) });
+    const said = await players.text();
+    t.equal(players.status, 503, `its admin API, with its token: 503 (was 401 "POST /tenants showed it once"): ${said}`);
+    t.match(said, /lost wallet-sim's state/);
     const listed = await fetch(`${host.url}/tenants`, { headers: asHost });
     const body = await listed.json();
     t.match(body, [{ name: 'acme' }], `GET /tenants still lists it (it answered []): ${JSON.stringify(body)}`);
