@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Attempt } from './attempt.js';
 import type { Grading } from '../core/exchange.js';
 import type { Alongside } from '../ledger/store.js';
+import { StoreUnavailable } from '../ledger/store-error.js';
 import { arriveExchange, type GradingFeed } from './feed.js';
 import { after, type Event, type SessionDoc } from './redis-events.js';
 import { replyFacts, sealedEvent } from './sealed-event.js';
@@ -161,6 +162,8 @@ export class SharedGrading implements Grading<GradingSession> {
   async catchUp(): Promise<GradingSession> {
     const text = await this.client.get(this.sessionKey);
     if (text) this.switchTo(JSON.parse(text) as SessionDoc);
+    // Joined, then gone (a reset writes a new one, never none): its events went with it, as the ledger did.
+    else if (this.session.info.id !== 'pending') throw new StoreUnavailable(lostSession(this.sessionKey));
     for (;;) {
       const key = this.streamKey(this.session.info.id);
       const batch = await this.client.xrange(key, `(${this.last}`, '+', 'COUNT', 5000);
@@ -287,3 +290,7 @@ export class SharedGrading implements Grading<GradingSession> {
     this.reader?.disconnect();
   }
 }
+
+const lostSession = (key: string) =>
+  `Redis lost wallet-sim's state (the graded session ${key} gone: flushed, evicted or restarted without persistence); ` +
+  'POST /admin/reset starts afresh';

@@ -100,8 +100,10 @@ else {
     const said = await players.text();
     t.equal(players.status, 503, `its admin API, with its token: 503 (was 401 "POST /tenants showed it once"): ${said}`);
     t.match(said, /lost wallet-sim's state/);
+    const report = await fetch(`${host.url}/t/${tenant.id}/admin/report`, { headers: bearer(tenant.token) });
+    t.equal(report.status, 503, 'its report too (it answered an empty session)');
     const listed = await fetch(`${host.url}/tenants`, { headers: asHost });
-    const body = await listed.json();
-    t.match(body, [{ name: 'acme' }], `GET /tenants still lists it (it answered []): ${JSON.stringify(body)}`);
+    t.equal(listed.status, 503, 'GET /tenants: 503 naming the loss (it answered [], every tenant forgotten)');
+    t.match(await listed.json(), { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state/ });
   });
 }

@@ -135,9 +135,13 @@ if (missing) {
       const players = await w.app.inject({ method: 'GET', url: '/admin/players' });
       t.equal(players.statusCode, 503, 'admin reads answer 503, not 500');
       t.match(players.json(), { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state .*POST \/admin\/reset starts afresh/ });
+      const report = await w.app.inject({ method: 'GET', url: '/admin/report' });
+      t.equal(report.statusCode, 503, 'the report too (it answered an empty session, every check not exercised)');
+      t.match(report.json(), { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state \(the graded session .* gone/ });
 
       t.equal(await w.reset(), 200, 'POST /admin/reset works on the lost state');
       t.equal((await w.health()).status, 200, '/health is 200 again');
+      t.equal((await w.app.inject({ method: 'GET', url: '/admin/report' })).statusCode, 200, 'and the report');
       t.equal((await send(w.app, first)).body.code, 'R0', 'callbacks are R0 again');
       t.equal((await w.store.store.player('player-1'))!.balance.toFixed(), '999900', 'from the scenario afresh: the bet applied once');
       t.equal(await w.store.client.exists(`${w.store.keyPrefix}scenario`), 1, 'the scenario is in Redis again');
