@@ -88,7 +88,7 @@ export async function buildHostedApp(options: HostedAppOptions): Promise<Fastify
             $ref: 'Health#',
           },
           503: {
-            description: `The tenants' store cannot serve (status store_failed, error: why; --store redis: Redis unreachable or not answering), every tenant's callbacks get R1 meanwhile; or: ${SHUTDOWN_503}`,
+            description: `The tenants' store cannot serve (status store_failed, error: why; --store redis: Redis unreachable, not answering, or it lost the tenant registry), every tenant's callbacks get R1 meanwhile; or: ${SHUTDOWN_503}`,
             $ref: 'Health#',
           },
         },

@@ -86,7 +86,19 @@ export const tenantRoutes: FastifyPluginAsync<TenantRoutesOptions> = async (app,
         security: HOST,
         operationId: 'listTenants',
         summary: 'Every tenant: name, activity, callbacks, verdict (never a token)',
-        response: { 200: { description: 'The tenants, oldest first.', type: 'array', items: { $ref: 'Tenant#' } }, 401: UNAUTHORIZED_401 },
+        response: {
+          200: { description: 'The tenants, oldest first.', type: 'array', items: { $ref: 'Tenant#' } },
+          401: UNAUTHORIZED_401,
+          503: errorResponse(
+            "--store redis: Redis unreachable, not answering, or it lost the tenants' state (flushed, restarted without persistence): STORE_UNREACHABLE with the reason.",
+            [
+              errorBody(
+                'STORE_UNREACHABLE',
+                'Redis at redis://redis:6379 does not answer (Command timed out); callbacks get R1 until it answers again',
+              ),
+            ],
+          ),
+        },
       },
     },
     async () => tenants.list(),
