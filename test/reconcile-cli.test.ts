@@ -237,6 +237,15 @@ t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back 
     '--user',
     evil,
   ]);
+  // evil's record of a transaction the wallet applied for "plain": booked under the wrong player, not missing.
+  const onlyEvilWrongPlayer = await reconcileHere([
+    '--url',
+    sim.url,
+    '--provider',
+    file('only-wrong-player.csv', csv(own(), b2Line, `${other.transaction_id},bet,${q(evil)},G3,1,ok,open`)),
+    '--user',
+    evil,
+  ]);
   t.equal(agree.code, 0, `ids beginning with = + - @ ' agree with the provider's own export: ${agree.stdout}${agree.stderr}`);
   t.equal(copied.code, 0, `a provider file made from the ledger's CSV agrees too: ${copied.stdout}${copied.stderr}`);
 
@@ -262,6 +271,11 @@ t.test("ids a spreadsheet would run: neutralised in the ledger's CSV, read back 
   t.equal(onlyEvilMissing.code, 1, "--user: that player's own rows are still compared");
   t.match(onlyEvilMissing.stdout, /UNKNOWN_TO_PROVIDER\s+-t2/);
   t.notMatch(onlyEvilMissing.stdout, new RegExp(other.transaction_id), "another player's row is not the wallet's side here");
+  t.equal(onlyEvilWrongPlayer.code, 1, `--user: a record of that player on another player's transaction: ${onlyEvilWrongPlayer.stdout}`);
+  t.match(onlyEvilWrongPlayer.stdout, /FIELD_MISMATCH \(1\)/);
+  t.match(onlyEvilWrongPlayer.stdout, /user_id "plain" in the wallet, "=HYPERLINK.*" at the provider/);
+  t.notMatch(onlyEvilWrongPlayer.stdout, /MISSING_IN_WALLET \(/, 'the wallet applied it, for another player: not missing');
+  t.match(onlyEvilWrongPlayer.stdout, /only: 2 wallet row\(s\)/, "the wallet's side is still that player's rows");
 });
 
 t.test('a provider file not in UTF-8: named, with how to convert it, exit 2; a UTF-8 BOM is fine', async (t) => {

@@ -109,9 +109,12 @@ export function reconcileCommand(): Command {
       if (o.user === '') return fail('--user needs a user_id (leave --user out to reconcile every player); nothing was read');
       try {
         const client = new AdminClient(url, adminTokenOf(o), o.timeout);
-        const { csv, complete, completeFrom } = await client.ledgerCsv(o.user);
+        // Every player's rows, --user or not: a record of the player booked on a transaction the wallet
+        // applied for another is a FIELD_MISMATCH on user_id, which the player's rows alone would call missing.
+        const { csv, complete, completeFrom } = await client.ledgerCsv();
         ledger = { rows: ledgerRows(csv), complete, completeFrom };
-        const unknown = o.user !== undefined && !ledger.rows.length ? await unknownPlayer(client, o.user) : undefined;
+        const unknown =
+          o.user !== undefined && !ledger.rows.some((w) => w.user_id === o.user) ? await unknownPlayer(client, o.user) : undefined;
         if (unknown) return fail(unknown);
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;

@@ -90,14 +90,20 @@ export class Reconciler {
   private readonly counts = Object.fromEntries([...MISMATCH_KINDS, 'UNRESOLVED'].map((k) => [k, 0])) as Reconciliation['counts'];
   private records = 0;
   private skipped = 0;
+  private readonly walletRows: number;
 
+  /**
+   * `ledger`: the wallet's rows, every player's even with `userId` (--user): a record of that player
+   * whose transaction the wallet applied for another is then the FIELD_MISMATCH it is, not missing.
+   */
   constructor(
-    private readonly ledger: readonly LedgerEntry[],
+    ledger: readonly LedgerEntry[],
     private readonly horizon: Horizon,
-    /** --user: records of other players the wallet's ledger does not hold are set aside. */
+    /** --user: only this player's rows are judged, and only the records of this player or of a transaction applied for it. */
     private readonly userId?: string,
   ) {
     for (const w of ledger) this.wallet.set(w.transaction_id, { w });
+    this.walletRows = userId === undefined ? ledger.length : ledger.filter((w) => w.user_id === userId).length;
   }
 
   /** Counts one difference; builds it (`make`) only while its kind is still listed, so a huge file costs no garbage per row. */
@@ -115,7 +121,7 @@ export class Reconciler {
    */
   add(p: ProviderRecord): void {
     const held = this.wallet.get(p.transaction_id);
-    if (!held && this.userId !== undefined && p.user_id !== this.userId) {
+    if (this.userId !== undefined && p.user_id !== this.userId && held?.w.user_id !== this.userId) {
       this.skipped++;
       return;
     }
@@ -176,7 +182,7 @@ export class Reconciler {
   /** The wallet's rows no provider record named, then the result. */
   finish(): Reconciliation {
     for (const { w, line } of this.wallet.values())
-      if (line === undefined)
+      if (line === undefined && (this.userId === undefined || w.user_id === this.userId))
         this.push('UNKNOWN_TO_PROVIDER', () => ({
           transaction_id: w.transaction_id,
           event_type: w.event_type,
@@ -186,7 +192,7 @@ export class Reconciler {
           reason: 'the wallet applied it; the provider has no record of it',
         }));
     return {
-      walletRows: this.ledger.length,
+      walletRows: this.walletRows,
       providerRecords: this.records,
       mismatches: this.mismatches,
       unresolved: this.unresolved,
