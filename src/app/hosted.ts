@@ -235,6 +235,7 @@ export async function openHostedServer(
     tenants,
     close: async () => {
       await tenants.close();
+      shelf?.close?.();
       await book.close?.();
     },
   };

@@ -101,6 +101,8 @@ export interface RunShelf {
   get(tenant: string, run: string): Promise<StoredRun | undefined>;
   /** The tenant's runs, newest first. */
   list(tenant: string): Promise<StoredRun[]>;
+  /** Stops what the shelf does in the background (the host closes). */
+  close?(): void;
 }
 
 export interface ProbeRunsOptions {
