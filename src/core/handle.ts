@@ -200,7 +200,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
     delayMs: then?.delay_ms ?? 0,
     drop: dropped,
     code,
-    forced: then?.code ?? (then?.http_status === undefined ? undefined : `HTTP ${then.http_status}`),
+    forced: then?.code ?? (then?.http_status === undefined ? bodyForced(then?.body) : `HTTP ${then.http_status}`),
     reason,
     authenticated: intake.authenticated,
     wallet: walletLeg(protocol, sent, outcome, sim.credentials.api_key),
@@ -244,6 +244,16 @@ export function unjournalled(sim: Simulator, out: CallbackOutput): CallbackOutpu
   const reply = protocol.reply(failed, out.entry.event_type ?? '', out.entry.user_id ?? '', undefined);
   const headers = { ...out.headers, [protocol.headers.reason]: protocol.headerSafe(reason) };
   return { ...out, status: 200, headers, body: reply.text, bytes: undefined, code: failed, reason };
+}
+
+/**
+ * What a rule's `body` forced: the code it carries (a body saying R4 for a bet the wallet applied is
+ * a refusal the provider read, as a rule's `code` is), else "a reply body"; undefined without one.
+ */
+function bodyForced(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  const code = (body as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^R\d+$/.test(code) ? code : 'a reply body';
 }
 
 const rawReply = (raw: unknown) => ({ text: typeof raw === 'string' ? raw : JSON.stringify(raw), body: raw });

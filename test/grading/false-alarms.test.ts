@@ -93,3 +93,34 @@ t.test('ROUNDS_SETTLED on validation-failure: a round its forced R3 left open is
   t.equal(c.status, 'pass', 'nothing failed');
   t.match(c.detail, /^1 round opened: 0 passed, 0 failed, 0 still within a window, 1 excused \(left to the operator: /);
 });
+
+t.test(
+  "ROUNDS_SETTLED: a bet a rule's body answered R4 (the wallet applied it) leaves its round excused; settling it is caught, said as it was",
+  async (t) => {
+    const body = { code: 'R4', event_type: 'bet', timestamp: 1796060000, latest_balance: 5 };
+    const rules = (user: string) => [
+      { name: 'R4 body', when: { event_type: 'bet' as const, user_id: user }, then: { body: { ...body, user_id: user } }, times: 1 },
+    ];
+    // The provider reads R4 and leaves the round to the operator, as it should.
+    const held = await wallet(t, { rules: rules('b4') });
+    t.equal((await post(held.url, login('b4'), HEADERS)).body.code, 'R0');
+    t.match((await post(held.url, bet('b4', 'G1', [['1', 'P', 10]], usd), HEADERS)).body, { code: 'R4', latest_balance: 5 });
+    const r = await held.report();
+    const c = check(r, 'ROUNDS_SETTLED');
+    t.equal(c.status, 'pass', c.violations.map((v) => v.message).join('\n'));
+    t.match(c.detail, /1 excused/);
+    t.equal(check(r, 'NO_SETTLEMENT_OF_REFUSED_BET').status, 'pass');
+    // The provider settles the bet it read as R4 anyway: that is the violation, and its message says what happened.
+    const settled = await wallet(t, { rules: rules('s4') });
+    t.equal((await post(settled.url, login('s4'), HEADERS)).body.code, 'R0');
+    t.match((await post(settled.url, bet('s4', 'G1', [['1', 'P', 10]], usd), HEADERS)).body, { code: 'R4' });
+    t.equal((await post(settled.url, result('s4', 'G1', [['1', 'P', 10, 10]], usd), HEADERS)).body.code, 'R0');
+    const n = check(await settled.report(), 'NO_SETTLEMENT_OF_REFUSED_BET');
+    t.equal(n.status, 'fail');
+    t.match(
+      n.violations[0]?.message,
+      /was refused with R4 \(#(\d+)\), though the wallet applied that attempt \(its reply said otherwise\)/,
+    );
+    t.notMatch(n.violations[0]?.message, /reply lost/);
+  },
+);

@@ -36,6 +36,8 @@ function betPhrase(tx: Tx, max: number, applied: Attempt | undefined): string {
   const a = tx.last;
   if (DEFINITE.has(a.outcome)) {
     const refused = `bet ${a.tx} was refused with ${a.outcome} (#${a.id})`;
+    if (applied?.id === a.id)
+      return `${refused}, though the wallet applied that attempt (its reply said otherwise), so the provider had no R0 for it: a refused bet is not settled (send a bet_result only for a bet answered R0)`;
     return applied
       ? `${refused}, though an earlier attempt (#${applied.id}) was applied and its reply lost, so the provider had no R0 for it: a refused bet is not settled (send a bet_result only for a bet answered R0)`
       : `${refused}, so it staked nothing`;
