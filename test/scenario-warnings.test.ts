@@ -102,6 +102,24 @@ t.test('validate prints the warnings (file, pointer, why) and still says ok; sta
   t.match(started.stderr(), `wallet-sim: ${dead}: warning: /rules/0/when/min_amount can never match`);
 });
 
+t.test('PUT /admin/scenario answers the warnings too (the scenario is active all the same); none, no field', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const put = (payload: string) =>
+    app.inject({ method: 'PUT', url: '/admin/scenario', headers: { 'content-type': 'application/json' }, payload });
+  const warned = await put(DEAD);
+  t.equal(warned.statusCode, 200);
+  t.match(warned.json(), {
+    ok: true,
+    name: 't',
+    warnings: [{ pointer: '/rules/0/when/min_amount', message: /can never match: a login carries no amount/ }],
+  });
+  t.equal((await app.inject({ method: 'GET', url: '/admin/scenario' })).json().name, 't', 'active');
+  const clean = await put(JSON.stringify(withRules([{ when: { event_type: 'bet' }, then: R1, times: 1 }])));
+  t.equal(clean.statusCode, 200);
+  t.notOk('warnings' in clean.json());
+});
+
 t.test('currency codes are capitals and digits everywhere; credentials are not empty', async (t) => {
   const cases: [string, object, RegExp][] = [
     ['defaults.currency', { defaults: { currency: 'usd' } }, /\/defaults\/currency is not a currency code: .*did you mean USD\?/],

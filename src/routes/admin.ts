@@ -4,6 +4,7 @@ import { apiError, sendApiError } from '../http/errors.js';
 import { amountProblem, money } from '../kernel/money.js';
 import type { PlayerUpdate, Scenario } from '../protocol/types.generated.js';
 import { compileScenario } from '../core/scenario/scenario.js';
+import { deadRules } from '../core/scenario/dead-rules.js';
 import { checkHostable, checkProxyable } from '../core/scenario/proxy-check.js';
 import { reportRoutes } from './report.js';
 import type { Simulator } from '../core/simulator.js';
@@ -237,6 +238,17 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
               name: { type: 'string' },
               reset: { type: 'boolean' },
               note: { type: 'string', description: "Hosted mode: the scenario's `credentials` were ignored (a tenant's are fixed)." },
+              warnings: {
+                type: 'array',
+                description:
+                  'Rules that can never fire (the scenario is active all the same), each with its JSON pointer and what to do; absent when none.',
+                items: {
+                  type: 'object',
+                  required: ['pointer', 'message'],
+                  additionalProperties: false,
+                  properties: { pointer: { type: 'string' }, message: { type: 'string' } },
+                },
+              },
             }),
           },
           400: errorResponse(
@@ -259,7 +271,15 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       if (credentialsFixed) checkHostable(next, 'scenario', sim.backend.maxPlayers); // hosted: no delay_ms past the cap, nor too many players
       await sim.setScenario(next, request.query.reset === 'true');
       const ignored = credentialsFixed && request.body.credentials !== undefined;
-      return { ok: true, name: next.source.name, reset: request.query.reset === 'true', ...(ignored && { note: CREDENTIALS_FIXED }) };
+      // What validate and start print for a file, said to the API client too (the scenario loads all the same).
+      const warnings = deadRules(next.source);
+      return {
+        ok: true,
+        name: next.source.name,
+        reset: request.query.reset === 'true',
+        ...(ignored && { note: CREDENTIALS_FIXED }),
+        ...(warnings.length && { warnings }),
+      };
     },
   );
 
