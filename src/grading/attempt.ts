@@ -111,6 +111,12 @@ export interface Attempt extends Arrival {
   outcome: Outcome;
   /** When the provider knew the outcome (reply read, connection closed, its time-out ran out). */
   knownAt?: number;
+  /**
+   * What its reply said, when the wallet wrote it so close to the caller's time-out (nearTimeout) that
+   * the provider may have read it or given up on it first: then neither is held against it (resending
+   * a refusal, not resending a reply the session calls lost, settling a bet whose R0 came so).
+   */
+  near: Outcome | undefined;
   /** Its round's key (roundKey), when it has a game_no. */
   round?: string;
   /** What its event does to its round (the event module's `round`): a bet opens it, a bet_result settles it. */
@@ -147,11 +153,37 @@ export function attemptOf(r: Arrival, nth: number, origin = 0): Attempt {
     closedAt: undefined,
     outcome: 'waiting',
     knownAt: undefined,
+    near: undefined,
     // (roundKey keeps the last key made: the store's read of this callback made it already.)
     round: r.game === undefined ? undefined : roundKey(r.user, r.game),
     effect: event?.round,
     session: event?.grading.startsSession ?? false,
   };
+}
+
+/** How much earlier than its declared time-out a client may resend: it measures from its own send. */
+export const timeoutTolerance = (timeoutMs: number) => Math.max(100, timeoutMs * 0.05);
+
+/**
+ * How much later than the truth the stamps of two attempts may make a time `ms` look shorter: their
+ * processes' lags (src/core/loop-lag.ts), at most a quarter of `ms`, so a loaded machine never
+ * hides a resend at once or a back-off that starts over.
+ */
+export const stampLag = (p: { lag?: number }, a: { lag?: number }, ms: number) => Math.min((p.lag ?? 0) + (a.lag ?? 0), ms / 4);
+
+/**
+ * Whether a reply written `end` (the session's ms) is too near the caller's time-out to say if the
+ * provider read it: within the time-out's tolerance of it, grown by the attempt's stamp lateness
+ * (the client's clock starts at its send, before the stamp; a loaded wallet writes a held reply late).
+ */
+export const nearTimeout = (a: Attempt, end: number, timeoutMs: number) =>
+  Math.abs(end - (a.at + timeoutMs)) <= timeoutTolerance(timeoutMs) + stampLag(a, {}, timeoutMs);
+
+/** Keeps what a reply written (`done`) so near the time-out said (`a.near`); whether it was. */
+export function noteNear(a: Attempt, done: Completion, end: number, timeoutMs: number): boolean {
+  if (!nearTimeout(a, end, timeoutMs)) return false;
+  a.near = a.excused ? 'failed' : replyOutcome(done);
+  return true;
 }
 
 export const DEFINITE: ReadonlySet<Outcome> = new Set<Outcome>(ALL_CODES.filter((c) => verdictOf(c) === 'refused'));

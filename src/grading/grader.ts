@@ -5,6 +5,7 @@ import {
   attemptOf,
   type Completion,
   DEFINITE,
+  noteNear,
   type Outcome,
   replyBalance,
   replyOutcome,
@@ -66,10 +67,7 @@ export class Grader {
   private deciding = 0;
   /** Epoch ms its times count from: the times it keeps are relative, small integers (attempt.ts); its methods take epoch times. */
   readonly origin = Date.now();
-  /**
-   * How far behind the wall clock a report judges windows: 0 when every event is folded as it
-   * happens; with a shared store, the time other processes may still take to write theirs.
-   */
+  /** How far behind the clock a report judges windows: 0, or with a shared store how late other processes may write theirs. */
   lagMs = 0;
 
   constructor(
@@ -226,6 +224,7 @@ export class Grader {
     const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);
     if (a.outcome === 'waiting') this.answered(a, done, end, a.at + this.timeoutMs, held);
+    else if (a.outcome === 'lost' && a.closedAt === undefined && !done.dropped && !done.clientGone) noteNear(a, done, end, this.timeoutMs);
     for (const fn of this.hooks.ended) fn(this, a, tx);
   }
 
@@ -237,7 +236,9 @@ export class Grader {
   private answered(a: Attempt, done: Completion, end: number, timeoutAt: number, held: Tx | undefined): void {
     if (done.dropped) this.learn(a, 'lost', end, undefined, held);
     else if (done.clientGone) this.learn(a, 'lost', Math.min(a.closedAt ?? end, timeoutAt), undefined, held);
-    else if (end > timeoutAt) this.learn(a, 'lost', timeoutAt, undefined, held);
+    // Read or not as the time-out ran out (noteNear): lost or read, its balance not known to the provider.
+    else if (noteNear(a, done, end, this.timeoutMs) || end > timeoutAt)
+      this.learn(a, end > timeoutAt ? 'lost' : a.near!, Math.min(end, timeoutAt), undefined, held);
     else if (a.excused) this.learn(a, 'failed', end, undefined, held);
     else this.learn(a, replyOutcome(done), end, replyBalance(done), held);
   }
@@ -273,8 +274,7 @@ export class Grader {
   }
 
   private readonly own = new Map<CheckId, unknown>();
-  // The player last asked for: the checks of one callback ask for the same one several times.
-  // Players are never removed, so the memo never goes stale.
+  // The player last asked for (the checks of one callback ask for it several times; players are never removed).
   private lastPlayer: Player | undefined;
 
   player(user: string): Player {

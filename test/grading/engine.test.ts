@@ -25,6 +25,50 @@ const MANY_BETS = Array.from({ length: 300 }, (_, i) => ({ bet_type: i % 2 ? 'P'
 const DEAD: Partial<Thresholds> = { client_timeout_s: 1, max_attempts: 3, retry_window_s: 5, round_max_age_s: 25 };
 
 const CASES: Case[] = [
+  // A reply written as the provider's time-out (10 s) ran out, within its tolerance (500 ms): read or
+  // not, whatever the provider did next is right; just past the tolerance, the checks judge again.
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'bet answered 10.05 s after arrival, kept (it may have been read)',
+    status: 'pass',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 10 * S + 50 })],
+  },
+  {
+    check: 'LOST_REPLY_RETRIED',
+    name: 'bet answered 10.6 s after arrival, never resent',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 10 * S + 600 })],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'R4 written 9.98 s after arrival, resent at 10.1 s (the time-out ran out first)',
+    status: 'pass',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 10 * S - 20, code: 'R4', balance: 5 }), bet(u, 'b1', 10 * S + 100, { code: 'R4', balance: 5 })],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'R4 written 9.4 s after arrival, resent at 10.1 s',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 10 * S - 600, code: 'R4', balance: 5 }), bet(u, 'b1', 10 * S + 100, { code: 'R4', balance: 5 })],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'R0 written 10.1 s after arrival, not resent, its round settled (the R0 may have been read)',
+    status: 'pass',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 10 * S + 100 }), settle(u, 's1', 11 * S)],
+  },
+  {
+    check: 'NO_SETTLEMENT_OF_REFUSED_BET',
+    name: 'R0 written 10.6 s after arrival, not resent, its round settled',
+    status: 'fail',
+    now: 100 * S,
+    journal: [bet(u, 'b1', 0, { ms: 10 * S + 600 }), settle(u, 's1', 11 * S)],
+  },
   // LOST_REPLY_RETRIED
   {
     check: 'LOST_REPLY_RETRIED',

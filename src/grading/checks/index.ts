@@ -43,6 +43,7 @@ export const CHECKS: readonly Check[] = [
     title: 'Resend a bet or bet_result whose reply was lost, with the same transaction_id, within retry_window_s',
     fix: 'When a bet or bet_result gets no reply (connection closed, time-out), queue it and resend the same request, same transaction_id, until it gets a definite answer.',
     idle: 'no bet or bet_result reply was lost: play a player whose reply is dropped or delayed beyond client_timeout_s',
+    excused: 'written as the time-out ran out, within its tolerance: the provider may have read it',
   },
   {
     id: 'RETRY_SAME_TRANSACTION',

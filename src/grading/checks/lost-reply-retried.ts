@@ -30,6 +30,8 @@ export const lostReplyRetried: Reducer = {
         tx.windows!.delete(ID);
         mark(tx, FAILED);
         tally.unpend(tx.id);
+        // Written a moment after its time-out ran out: the provider may have read it, and then rightly kept it.
+        if (a.near !== undefined) return tally.excuse(a.user);
         tally.violate(
           `the reply to ${describe(a)} ${howLost(a, g.timeoutMs)} and the transaction was never resent within ${seconds(window)}`,
           [a],

@@ -1,17 +1,7 @@
-import { describe, seconds } from '../attempt.js';
+import { describe, seconds, stampLag, timeoutTolerance } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'NO_PREMATURE_RETRY';
-
-/** How much earlier than its declared time-out a client may resend: it measures from its own send. */
-export const timeoutTolerance = (timeoutMs: number) => Math.max(100, timeoutMs * 0.05);
-
-/**
- * How much later than the truth the stamps of two attempts may make a time `ms` look shorter: their
- * processes' lags (src/core/loop-lag.ts), at most a quarter of `ms`, so a loaded machine never
- * hides a resend at once or a back-off that starts over.
- */
-export const stampLag = (p: { lag?: number }, a: { lag?: number }, ms: number) => Math.min((p.lag ?? 0) + (a.lag ?? 0), ms / 4);
 
 /**
  * No resend while the previous attempt is unanswered (reply not written, connection not closed by

@@ -38,7 +38,15 @@ export const noRetryAfterRefusal: Reducer = {
   arrive(g, a, tx) {
     const tally = g.tally(ID);
     const refusal = tx.resolved;
-    if (a.nth > 0 && refusal && DEFINITE.has(refusal.outcome) && a.at >= refusal.knownAt! && !marked(tx, ID)) {
+    // (A refusal written as the provider's time-out ran out may never have been read: resending it is right too.)
+    if (
+      a.nth > 0 &&
+      refusal &&
+      DEFINITE.has(refusal.outcome) &&
+      refusal.near === undefined &&
+      a.at >= refusal.knownAt! &&
+      !marked(tx, ID)
+    ) {
       mark(tx, ID);
       tally.violate(
         `${describe(refusal)} was refused with ${refusal.outcome}, a definite answer, yet #${a.id} sent it again`,
@@ -55,7 +63,7 @@ export const noRetryAfterRefusal: Reducer = {
     if (!byBody) return;
     const key = sameBody(a);
     const earlier = byBody.get(key);
-    if (!earlier || earlier.tx === a.tx || a.at < earlier.knownAt!) return;
+    if (!earlier || earlier.tx === a.tx || a.at < earlier.knownAt! || earlier.near !== undefined) return;
     byBody.delete(key);
     tally.violate(
       `${describe(earlier)} was refused with ${earlier.outcome}, a definite answer; ${seconds(a.at - earlier.knownAt!)} later ${describe(a)} sent the same ${a.event} (same round and amounts) again under a new transaction_id`,

@@ -10,8 +10,8 @@ const APPLIED = `${ID}:applied`;
 /** A bet transaction the wallet answered with a garbled reply (proxy mode): it may have been applied. */
 const EXCUSED = `${ID}:excused`;
 
-/** Whether the provider read an R0 for one of the transaction's attempts. */
-const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || marked(tx, APPLIED) || marked(tx, EXCUSED);
+/** Whether the provider read an R0 for one of the transaction's attempts (or may have: one written as its time-out ran out). */
+const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || tx.last.near === SUCCESS || marked(tx, APPLIED) || marked(tx, EXCUSED);
 
 /**
  * What the provider knew about a round's bets when a settlement arrived: `applied` when one of them

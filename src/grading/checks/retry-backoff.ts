@@ -1,6 +1,5 @@
 import { mark } from '../model.js';
-import type { Attempt } from '../attempt.js';
-import { stampLag } from './no-premature-retry.js';
+import { type Attempt, stampLag } from '../attempt.js';
 import type { Reducer } from '../grader.js';
 
 const ID = 'RETRY_BACKOFF';
