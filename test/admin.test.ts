@@ -194,6 +194,8 @@ t.test('--api-id / --api-key override the scenario credentials', async (t) => {
       .code,
     'R0',
   );
+  const shown = (await app.inject({ method: 'GET', url: '/admin/scenario' })).json();
+  t.match(shown.credentials, { api_id: 'prov', api_key: 'k2' }, 'GET /admin/scenario shows the credentials in effect');
 });
 
 t.test('PUT /admin/scenario keeps the currency of a listed player that gives none', async (t) => {

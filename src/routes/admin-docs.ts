@@ -33,6 +33,19 @@ const STORE_DOWN =
   "wallet's state, a player's record included), with the reason and what to do; callbacks get R1 meanwhile. STORE_FAILED: a local store's write failed.";
 
 /** The bearer security of the admin routes, when locked. */
+/** PUT /admin/scenario's `warnings`: the rules that can never fire (src/core/scenario/dead-rules.ts). */
+export const SCENARIO_WARNINGS = {
+  type: 'array',
+  description:
+    'Rules that can never fire (the scenario is active all the same), each with its JSON pointer and what to do; absent when none.',
+  items: {
+    type: 'object',
+    required: ['pointer', 'message'],
+    additionalProperties: false,
+    properties: { pointer: { type: 'string' }, message: { type: 'string' } },
+  },
+};
+
 export const adminSecurity = (o: Pick<AdminDocOptions, 'locked'>) => (o.locked ? [{ bearer: [] as never[] }] : undefined);
 
 /** The responses of the guard and the body parser; a write (anything but GET) has a body to refuse. */

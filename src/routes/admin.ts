@@ -17,7 +17,7 @@ import { ledgerRoutes } from './ledger.js';
 import type { Player } from '../ledger/state.js';
 import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { parseAdminJson } from './scenario-body.js';
-import { adminSchema, adminSecurity, TOO_DEEP, UNREADABLE_400 } from './admin-docs.js';
+import { adminSchema, adminSecurity, SCENARIO_WARNINGS, TOO_DEEP, UNREADABLE_400 } from './admin-docs.js';
 import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREADABLE } from './docs.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
@@ -200,10 +200,23 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
       schema: adminSchema('GET', docs, {
         operationId: 'getScenario',
         summary: 'The active scenario document',
-        response: { 200: { description: 'The active scenario document, as loaded.', $ref: 'Scenario#' } },
+        response: {
+          200: {
+            description:
+              "The active scenario document, as loaded, with the credentials in effect (a hosted tenant's generated ones, or --api-id / --api-key).",
+            $ref: 'Scenario#',
+          },
+        },
       }),
     },
-    async (request) => simOf(request).scenario.source,
+    async (request) => {
+      // The credentials a caller must send, not ones the document named that do not apply (a tenant's are fixed).
+      const sim = simOf(request);
+      const { source } = sim.scenario;
+      const { api_id, api_key } = sim.credentials;
+      if (source.credentials.api_id === api_id && source.credentials.api_key === api_key) return source;
+      return { ...source, credentials: { ...source.credentials, api_id, api_key } };
+    },
   );
 
   app.get(
@@ -238,17 +251,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
               name: { type: 'string' },
               reset: { type: 'boolean' },
               note: { type: 'string', description: "Hosted mode: the scenario's `credentials` were ignored (a tenant's are fixed)." },
-              warnings: {
-                type: 'array',
-                description:
-                  'Rules that can never fire (the scenario is active all the same), each with its JSON pointer and what to do; absent when none.',
-                items: {
-                  type: 'object',
-                  required: ['pointer', 'message'],
-                  additionalProperties: false,
-                  properties: { pointer: { type: 'string' }, message: { type: 'string' } },
-                },
-              },
+              warnings: SCENARIO_WARNINGS,
             }),
           },
           400: errorResponse(

@@ -200,6 +200,8 @@ t.test("a tenant's credentials are fixed: a scenario's own are ignored, and the 
     payload: JSON.stringify(loginOf('player-1')),
   });
   t.equal(login.json().code, 'R0', 'the generated credentials still apply');
+  const shown = await app.inject({ method: 'GET', url: `/t/${a.id}/admin/scenario`, headers: bearer(a.token) });
+  t.match(shown.json(), { name: 'changed', credentials: a.credentials }, 'the scenario shows the credentials in effect');
   const slow = await app.inject({
     method: 'PUT',
     url: `/t/${a.id}/admin/scenario`,
