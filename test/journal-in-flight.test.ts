@@ -37,7 +37,7 @@ t.test('heldBytes counts the bodies in flight; past maxBytes an in-flight body i
 t.test('delayed callbacks through the route: their bodies stay within --journal-bytes while they wait', async (t) => {
   const maxBytes = 256 * 1024;
   const { app, sim } = await buildTestApp(
-    { rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 300 } }] },
+    { rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 2000 } }] },
     { journalBytes: maxBytes },
   );
   t.teardown(() => app.close());

@@ -12,7 +12,7 @@ for (const [how, clear] of [
   t.test(`${how} while a delayed reply is pending: the reply goes, the new journal does not list it`, async (t) => {
     const { app, sim } = await buildTestApp({
       players: [{ user_id: 's', balance: 1000, currency: 'USD' }],
-      rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 400 } }],
+      rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 2000 } }],
     });
     t.teardown(() => app.close());
     const base = await listen(app);

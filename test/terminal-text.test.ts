@@ -74,7 +74,9 @@ t.test("secrets stay masked wherever an entry leaves: in flight, the journal, th
   const { app, sim } = await buildTestApp({
     rules: [
       { name: 'lost', when: { event_type: 'bet', user_id: 'p' }, then: { drop_connection: true }, times: 1 },
-      { name: 'slow', when: { event_type: 'login', user_id: 'slow' }, then: { delay_ms: 300 } },
+      // Held long enough to be seen in flight however late a loaded machine runs this test's loop
+      // (at 300 ms, a loop blocked that long let the reply go before the first look, and the wait never ended).
+      { name: 'slow', when: { event_type: 'login', user_id: 'slow' }, then: { delay_ms: 2000 } },
     ],
   });
   t.teardown(() => app.close());

@@ -5,7 +5,8 @@ import t from 'tap';
 import type { Report } from '../../src/protocol/types.generated.js';
 import { bet, buildTestApp, HEADERS, login, result } from '../helpers/app.js';
 
-const SLOW = { name: 'slow bet', when: { event_type: 'bet' as const, user_id: 'slow' }, then: { delay_ms: 300 } };
+// (Held 2 s: long enough to be seen in flight however late a loaded machine runs the test's loop.)
+const SLOW = { name: 'slow bet', when: { event_type: 'bet' as const, user_id: 'slow' }, then: { delay_ms: 2000 } };
 
 async function report(app: Awaited<ReturnType<typeof buildTestApp>>['app']): Promise<Report> {
   return (await app.inject({ method: 'GET', url: '/admin/report' })).json();

@@ -149,7 +149,7 @@ t.test(
   async (t) => {
     const { app, tenants } = await buildHostedTestApp({ tenantLimits: { callbacksInFlight: 2 } });
     t.teardown(() => app.close());
-    const held = { ...SMALL, rules: [{ name: 'hold logins', when: { event_type: 'login' }, then: { delay_ms: 400 } }] };
+    const held = { ...SMALL, rules: [{ name: 'hold logins', when: { event_type: 'login' }, then: { delay_ms: 2000 } }] };
     const a = await createTenant(app, { name: 'held', scenario: held });
     const b = await createTenant(app, { name: 'other', scenario: held });
     const first = [callback(app, a, 'p1'), callback(app, a, 'p2')];
