@@ -166,10 +166,11 @@ export const timeoutTolerance = (timeoutMs: number) => Math.max(100, timeoutMs *
 
 /**
  * How much later than the truth the stamps of two attempts may make a time `ms` look shorter: their
- * processes' lags (src/core/loop-lag.ts), at most a quarter of `ms`, so a loaded machine never
- * hides a resend at once or a back-off that starts over.
+ * processes' lags (src/core/loop-lag.ts), at most a `share` of `ms` (a quarter unless said), so a
+ * loaded machine never hides a resend at once or a back-off that starts over.
  */
-export const stampLag = (p: { lag?: number }, a: { lag?: number }, ms: number) => Math.min((p.lag ?? 0) + (a.lag ?? 0), ms / 4);
+export const stampLag = (p: { lag?: number }, a: { lag?: number }, ms: number, share = 0.25) =>
+  Math.min((p.lag ?? 0) + (a.lag ?? 0), ms * share);
 
 /**
  * Whether a reply written `end` (the session's ms) is too near the caller's time-out to say if the

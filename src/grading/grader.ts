@@ -212,6 +212,7 @@ export class Grader {
     a.closedAt = this.deciding = at;
     this.timing.closed(at - a.at);
     if (a.outcome === 'waiting') this.learn(a, 'lost', at);
+    else if (a.outcome === 'lost' && at > a.knownAt!) a.knownAt = at; // given up after its declared time-out: it knew then
   }
 
   /** The wallet wrote the reply of an attempt, or closed its connection. */
@@ -265,7 +266,6 @@ export class Grader {
     return tx;
   }
   private readonly orphans = new WeakMap<Attempt, Tx>();
-
   /** State a check keeps of its own for the session. */
   state<T>(key: CheckId, init: () => T): T {
     let v = this.own.get(key) as T | undefined;

@@ -283,6 +283,33 @@ t.test('RETRY_BACKOFF and NO_PREMATURE_RETRY: the tolerance grows by how late th
     ['fail', 'pass'],
     'resent 300 ms before a 3 s time-out: premature unless the stamps lagged 2 × 100 ms',
   );
+  // A burst of players on a starved machine: stamps 0.5-0.8 s late against a 2 s time-out (up to half of it counts).
+  const burst = (at: number, lag: number) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 2 });
+    g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+    g.arrive({ id: 2, at: T0 + at, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag });
+    return statusOf(reportAt(g, 60 * S), 'NO_PREMATURE_RETRY');
+  };
+  t.same(
+    [burst(1_250, 400), burst(1_250, 0), burst(50, 2_000), burst(800, 2_000)],
+    ['pass', 'fail', 'fail', 'fail'],
+    'resent 750 ms early by stamps lagging 2 × 400 ms: within half the time-out; punctual stamps, or a resend at once or at 0.8 s, still premature',
+  );
+});
+
+t.test('RETRY_BACKOFF: a time-out the client gave up on later than declared counts its wait from when it closed', async (t) => {
+  // A 2 s time-out whose timer fired 90 ms late (the connection closed 2,090 ms after the stamp),
+  // then 500 ms waits, the first resend stamped 50 ms late: counted from the declared 2,000 ms the
+  // first wait read 640 ms, and the next punctual 500 ms a shrink past the tolerance (100 ms).
+  const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 2, max_attempts: 10 });
+  const a1 = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag: 0 });
+  g.advance(T0 + 2_050); // the session's clock passes the declared time-out first
+  g.closed(a1, T0 + 2_090);
+  t.equal(a1.knownAt, 2_090 + a1.at, 'known when the client closed it');
+  const a2 = g.arrive({ id: 2, at: T0 + 2_590 + 50, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag: 0 });
+  g.complete(a2, { end: T0 + 2_590 + 50 + 5, status: 200, body: null, dropped: true, clientGone: false });
+  g.arrive({ id: 3, at: T0 + 2_645 + 500, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: false, lag: 0 });
+  t.equal(statusOf(reportAt(g, 60 * S), 'RETRY_BACKOFF'), 'pass', 'waits 550 then 500 ms: within the tolerance');
 });
 
 t.test('RETRY_BACKOFF: a policy that grows the gap between sends passes although a time-out shortens the next wait', async (t) => {
