@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { CLI } from './options.js';
-import { cpuMs, startRedisServer, startServer, stopServer } from './servers.js';
+import { cpuMs, type RedisInfo, redisInfo, startRedisServer, startServer, stopServer } from './servers.js';
 import { BENCH_SCENARIO, HEADERS, PLAYERS, trafficBodies } from './traffic.js';
 
 /**
@@ -18,14 +18,8 @@ import { BENCH_SCENARIO, HEADERS, PLAYERS, trafficBodies } from './traffic.js';
  */
 const [cycles = 1000, workers = 1, connections = 1] = process.argv.slice(2).map(Number);
 
-type Info = Record<string, string>;
-const info = async (redis: Redis, section: string): Promise<Info> =>
-  Object.fromEntries(
-    (await redis.info(section))
-      .split('\r\n')
-      .filter((l) => l.includes(':'))
-      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]),
-  );
+type Info = RedisInfo;
+const info = redisInfo;
 
 /** cmdstat_<name> → calls and µs inside Redis (a script's own commands are counted too, and in its time). */
 const commandCalls = (stats: Info) =>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { startSimulator } from '../src/index.js';
-import { startRedisServer } from './servers.js';
+import { type RedisInfo, redisInfo, startRedisServer } from './servers.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
 
 /**
@@ -45,14 +45,8 @@ redis.call('XADD', 'grading', 'MAXLEN', '~', 200000, '*', 'e', ARGV[5])
 return 1
 `;
 
-type Info = Record<string, string>;
-const info = async (redis: Redis, section: string): Promise<Info> =>
-  Object.fromEntries(
-    (await redis.info(section))
-      .split('\r\n')
-      .filter((l) => l.includes(':'))
-      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]),
-  );
+type Info = RedisInfo;
+const info = redisInfo;
 const cpuUs = (i: Info) => (Number(i.used_cpu_user) + Number(i.used_cpu_sys)) * 1e6;
 
 /** One bet's EVALSHA as wallet-sim sends it (login, bet, bet_result of a player it served, after a warm-up). */

@@ -75,6 +75,16 @@ export function cpuMs(pid: number | undefined): number | undefined {
 }
 
 /** The redis-server of a --redis bench: a free port, a temp dir, nothing persisted unless --redis-durable. */
+/** One section of a redis-server's INFO, as field → value. */
+export type RedisInfo = Record<string, string>;
+export const redisInfo = async (redis: { info(section: string): Promise<string> }, section: string): Promise<RedisInfo> =>
+  Object.fromEntries(
+    (await redis.info(section))
+      .split('\r\n')
+      .filter((l) => l.includes(':'))
+      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]),
+  );
+
 export async function startRedisServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const { createServer } = await import('node:net');
   const port = await new Promise<number>((resolve) => {
