@@ -57,6 +57,16 @@ t.test('an unknown player given R0 on money that is not there fails unknown-play
   t.ok(text.split('\n').length <= 60, `a short report: ${text.split('\n').length} lines`);
 });
 
+t.test('an R0 to a body a refusal check sends fails that check alone: WALLET_REFUSES_INVALID sees it, no second warning', async (t) => {
+  const { report, text } = await probeZoo({ defect: 'accepts-bad-result-detail' });
+  t.same(failing(report), ['unparsable-result-detail'], text);
+  const c = report.walletChecks.find((x) => x.id === 'WALLET_REFUSES_INVALID')!;
+  t.not(c.status, 'fail', 'not a warning of its own');
+  t.equal(c.see, 'unparsable-result-detail');
+  t.same(c.violations, [], 'nothing counted twice');
+  t.match(text, /WALLET_REFUSES_INVALID .*\d+ not judged here \(see unparsable-result-detail\)$/m);
+});
+
 t.test('a masked key says whether it is the configured one', async (t) => {
   // The defect: a wrong key gets R2 with the wallet's own (configured) key in the reply.
   const { report, text } = await probeZoo({ defect: 'leaks-api-key' });
