@@ -123,3 +123,20 @@ t.test('the built CLI: send over a socket, exit code from the reply code', async
   t.equal((usage as { code?: number }).code, 1);
   t.match(usage.stderr, /--game <game_no>/);
 });
+
+t.test("send without --api-id/--api-key sends the credentials the simulator expects (its scenario's); given ones win", async (t) => {
+  const { app } = await buildTestApp({ credentials: { api_id: 'prov', api_key: 'k9-secret' } });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
+  const ok = await run(process.execPath, [CLI, 'send', 'login', '--url', url]);
+  t.match(ok.stdout, /R0: /, 'answered R0');
+  t.match(ok.stderr, /Api-Id prov and its key from the simulator's scenario ".*"; --api-id and --api-key choose/);
+  t.notMatch(ok.stderr, /k9-secret/, 'the key is not printed');
+  const given = await run(process.execPath, [CLI, 'send', 'login', '--url', url, '--api-id', 'prov', '--api-key', 'wrong']).catch(
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
+  t.equal((given as { code?: number }).code, 1, 'a given key is sent as given');
+  t.match(given.stdout, /R2: Unauthorized request/);
+});

@@ -12,6 +12,8 @@ export interface Picked {
   from: string;
   /** Said on that line when the player picked is one a rule singles out. */
   note?: string;
+  /** The credentials the simulator expects (its GET /admin/scenario shows those in effect), when read. */
+  credentials?: { api_id: string; api_key: string };
 }
 
 /**
@@ -102,5 +104,13 @@ export async function sendDefaults(
       unread: unreadable(url, status, token, failed, body),
     };
   const picked = pickPlayer(scenario, given.user);
-  return { user: picked.user, currency: given.currency ?? picked.currency, from: `scenario "${scenario.name}"`, note: picked.note };
+  const { api_id, api_key } = (scenario.credentials ?? {}) as { api_id?: unknown; api_key?: unknown };
+  const credentials = typeof api_id === 'string' && typeof api_key === 'string' ? { api_id, api_key } : undefined;
+  return {
+    user: picked.user,
+    currency: given.currency ?? picked.currency,
+    from: `scenario "${scenario.name}"`,
+    note: picked.note,
+    credentials,
+  };
 }

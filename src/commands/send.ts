@@ -4,6 +4,7 @@ import { betRequest, betResultRequest, loginRequest, newGameNo } from '../protoc
 import { type Exchange, postCallback } from '../client/http.js';
 import { isBlockedPortText } from '../client/blocked-ports.js';
 import { maskedHeaders } from '../kernel/secrets.js';
+import { terminalText } from '../text/terminal-text.js';
 import { unreadable } from '../kernel/documents.js';
 import { type Picked, type Unread, sendDefaults } from './send-defaults.js';
 import {
@@ -216,6 +217,15 @@ export function sendCommand(): Command {
           if (picked.from !== 'defaults') console.error(`wallet-sim send: ${scenarioLine(o, picked)}`);
           else console.error(`wallet-sim send: ${fallbackLine(o, picked)}`);
           Object.assign(o, { user: picked.user, currency: picked.currency });
+          // The credentials it expects (a hosted tenant's are its own), unless given.
+          const given = ['apiId', 'apiKey'].some((k) => command.getOptionValueSource(k) !== 'default');
+          const c = picked.credentials;
+          if (c && !given && (c.api_id !== o.apiId || c.api_key !== o.apiKey)) {
+            Object.assign(o, { apiId: c.api_id, apiKey: c.api_key });
+            console.error(
+              `wallet-sim send: Api-Id ${terminalText(c.api_id)} and its key from the simulator's ${picked.from}; --api-id and --api-key choose`,
+            );
+          }
         }
         // The round's id, said apart from the body: the bet_result that settles it names it.
         if (event === EVENT.bet && o.body === undefined) {

@@ -104,6 +104,9 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
   const settled = await send('bet_result', '--token-file', at('send-token'), '--game', game!);
   t.equal(settled.code, 0, 'the round settled');
   t.notMatch(settled.stderr, 'game_no', 'bet_result names no new round');
+  const own = await runHere(sendCommand(), ['login', '--url', acme.callback_url, '--token-file', at('send-token')]);
+  t.equal(own.code, 0, "no --api-id/--api-key: the tenant's own credentials, read with its scenario");
+  t.match(own.stderr, `Api-Id ${acme.credentials.api_id} and its key from the simulator's scenario "small"`);
 
   writeFileSync(at('wrong-token'), 'wst_wrong');
   const wrong = await send('login', '--token-file', at('wrong-token'));
