@@ -21,3 +21,17 @@ t.test('a block of the loop right after the lag window rolls over is seen by the
   }
   t.ok(seen >= 100, `the block is seen (${seen} ms)`);
 });
+
+t.test('a block long before, with no callback since, is forgotten: the monitors are cleared by the clock, not by reads', async (t) => {
+  const lag = new LoopLag(100);
+  for (let i = 0; i < 200 && lag.samples < 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  const end = Date.now() + 150;
+  while (Date.now() < end);
+  // No read meanwhile: wait for the state (both monitors cleared since the block), bounded.
+  const after = lag.rotations;
+  for (let i = 0; i < 400 && lag.rotations < after + 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  t.ok(lag.rotations >= after + 3, 'cleared three times since');
+  await turn();
+  const seen = lag.at(Date.now());
+  t.ok(seen < 100, `the old block is not this batch's lag (${seen} ms)`);
+});
