@@ -194,6 +194,8 @@ export interface JournalledExchange {
   readonly journalId: number;
   /** When it arrived (ms since the epoch). */
   readonly at: number;
+  /** How late that stamp may be (ms), measured as it was taken (./loop-lag.ts). */
+  readonly lag: number;
   readonly out: CallbackOutput;
   /** The request body as read, before the journal may cut it to an excerpt (past --journal-bytes). */
   readonly requestBody: unknown;

@@ -20,8 +20,9 @@ export class LoopLag {
   private next = 0;
   /** How many times a monitor was cleared (a test waits for it). */
   rotations = 0;
-  /** The time `lag` was read at, in this batch of events; NaN after it. */
-  private readAt = Number.NaN;
+  /** The first time read in this batch of events; NaN after it. */
+  private batchStart = Number.NaN;
+  /** The monitors' lag, read at `batchStart`. */
   private lag = 0;
 
   /** `periodMs`: how often one monitor is cleared (a second; a test's own may be shorter). */
@@ -37,16 +38,22 @@ export class LoopLag {
     setInterval(rotate, periodMs).unref();
   }
 
-  /** The longest delay (ms) of the event loop over at least the last period, at `now`. */
+  /**
+   * How late a stamp taken at `now` may be (ms): the longest delay of the event loop over at least
+   * the last period, and how long the batch of events it is handled in has run before it.
+   */
   at(now: number): number {
     // The monitors are filled by timers of this same loop: they cannot change while the loop
-    // handles one batch of events (many callbacks, at load), so they are read once for them.
-    if (now === this.readAt) return this.lag;
-    if (Number.isNaN(this.readAt)) setImmediate(this.forget);
-    this.readAt = now;
-    // Delays are in nanoseconds and include the timer's own period; without samples max is 0.
-    this.lag = Math.max(0, Math.round(Math.max(this.monitors[0]!.max, this.monitors[1]!.max) / 1e6) - RESOLUTION_MS);
-    return this.lag;
+    // handles one batch of events (many callbacks, at load), so they are read once for them. Nor
+    // do they see the batch itself until it ends: a callback handled late in a long one (a burst of
+    // players on a starved machine) waited in its socket while those before it were handled.
+    if (Number.isNaN(this.batchStart)) {
+      setImmediate(this.forget);
+      this.batchStart = now;
+      // Delays are in nanoseconds and include the timer's own period; without samples max is 0.
+      this.lag = Math.max(0, Math.round(Math.max(this.monitors[0]!.max, this.monitors[1]!.max) / 1e6) - RESOLUTION_MS);
+    }
+    return this.lag + Math.max(0, now - this.batchStart);
   }
 
   /** Samples taken by the monitor cleared longest ago (its first period after enabling is not one). */
@@ -55,7 +62,7 @@ export class LoopLag {
   }
 
   private readonly forget = () => {
-    this.readAt = Number.NaN;
+    this.batchStart = Number.NaN;
   };
 }
 

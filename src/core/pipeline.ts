@@ -7,6 +7,7 @@ import { isoTime } from '../text/iso-time.js';
 import type { Simulator } from './simulator.js';
 import type { CallbackOutput, ExchangeFeed, JournalledExchange, StoredEntry } from './exchange.js';
 import type { Finding } from '../protocol/findings.js';
+import { loopLag } from './loop-lag.js';
 
 const NO_CODES: readonly string[] = [];
 
@@ -59,8 +60,9 @@ export interface CallbackExchange {
  */
 export class Answer implements JournalledExchange {
   private readonly started = performance.now();
-  /** When it arrived (ms since the epoch). */
+  /** When it arrived (ms since the epoch), and how late that stamp may be (measured now: grading may read it turns later). */
   readonly at = Date.now();
+  readonly lag = loopLag.at(this.at);
   /** The session it arrived in grades it, whatever reset comes before its reply. */
   private readonly grader: ExchangeFeed;
   private readonly ticket: number;
@@ -256,10 +258,7 @@ export class Answer implements JournalledExchange {
       );
   }
 
-  /**
-   * As a throw from the handler would be: the route's error handler answers (R1). Once a reply is
-   * out (or the connection dropped on purpose), the failure is only logged.
-   */
+  /** As a throw from the handler would be: the route's error handler answers (R1); once a reply is out (or dropped), only logged. */
   failedLater(e: unknown): void {
     const error = e instanceof Error ? e : new Error(String(e));
     if (this.http.sent) {

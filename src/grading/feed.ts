@@ -1,5 +1,4 @@
 import type { ExchangeFeed, JournalledExchange } from '../core/exchange.js';
-import { loopLag } from '../core/loop-lag.js';
 import { eventNamed } from '../protocol/registry.js';
 import { SUCCESS } from '../protocol/seed/codes.js';
 import { readReply } from '../protocol/seed/reply-read.js';
@@ -49,7 +48,7 @@ export function arrivalOf(x: JournalledExchange): Arrival | undefined {
     imposed: x.out.forced !== undefined || relayed(x),
     headers: request.headers,
     reply,
-    lag: loopLag.at(x.at),
+    lag: x.lag,
     fault: faultOf(x.out.drop, x.out.delayMs, x.out.forced),
   };
 }
