@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { besideTarget, hostedTarget } from './hosted.js';
 import { loadavg } from './measure.js';
 import { median } from './report.js';
-import { cpuMs, type Server, startServer, stopServer, type Target, walletCommand } from './servers.js';
+import { cpuMs, type Server, startRedisServer, startServer, stopServer, type Target, walletCommand } from './servers.js';
 import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
 
 /**
@@ -20,6 +20,8 @@ import { autocannonRequests, BENCH_SCENARIO, HEADERS } from './traffic.js';
  * every target after the first, the median of the rounds' ratios to the first. Targets:
  *
  *   b          the single-tenant memory store
+ *   r          the single-tenant Redis store, one process, over a redis-server of its own (whose CPU
+ *              per callback is printed apart: each target's commits alone in its redis-server)
  *   bw:<n>     the same, after answering n admin requests (PUT /admin/players/<id>) first
  *   bh:<n>     the same, in a process that first created n tenants (default 1,000) in a hosted app
  *              beside it (never listening; ./host-beside.ts): a diagnostic of that history (with
@@ -44,6 +46,7 @@ const scenario = join(dir, 'bench-scenario.json');
 await writeFile(scenario, JSON.stringify(BENCH_SCENARIO));
 const wallet = (dist: string) => walletCommand(join(dist, 'src/cli.js'), scenario, 'memory');
 const targets: Target[] = [];
+const redisServers: { kill(signal: NodeJS.Signals): boolean }[] = [];
 for (const [i, spec] of specs.entries()) {
   const preload = spec.includes('+') ? spec.slice(spec.indexOf('+') + 1) : undefined;
   const [kindOf, dist = join(import.meta.dirname, '..')] = spec.replace(/\+.*$/, '').split('@') as [string, string?];
@@ -54,11 +57,13 @@ for (const [i, spec] of specs.entries()) {
       ? besideTarget(wallet(dist), dist, label, count === undefined ? undefined : Number(count))
       : kind === 'h'
         ? await hostedTarget(dir, wallet(dist), label, '', count === undefined ? undefined : Number(count))
-        : {
-            name: `${label} memory store ${dist}`,
-            command: wallet(dist),
-            ...(kind === 'bw' && { setup: adminTraffic(Number(count ?? 1000)) }),
-          },
+        : kind === 'r'
+          ? await redisTarget(dist, label)
+          : {
+              name: `${label} memory store ${dist}`,
+              command: wallet(dist),
+              ...(kind === 'bw' && { setup: adminTraffic(Number(count ?? 1000)) }),
+            },
   );
   // `+<file>`: the server preloads that module first (e.g. one holding some live heap).
   if (preload)
@@ -83,20 +88,25 @@ try {
   const requests = servers.map(() => 0);
   /** The main thread's share (the rest: V8's helper threads, i.e. concurrent GC and compilation, and libuv's). */
   const main: number[][] = targets.map(() => []);
+  /** Redis targets: their redis-server's CPU per callback. */
+  const redisCpu: number[][] = targets.map(() => []);
   for (let r = 0; r < rounds; r++) {
+    const redisBefore = targets.map((t) => (t.redisPid ? cpuMs(t.redisPid)! : 0));
     const before = servers.map((s) => cpuMs(s.child.pid)!);
     const mainBefore = servers.map((s) => mainMs(s.child.pid!));
     const results = await Promise.all(servers.map((s) => drive(s, seconds)));
     const after = servers.map((s) => cpuMs(s.child.pid)!);
     const mainAfter = servers.map((s) => mainMs(s.child.pid!));
+    const redisAfter = targets.map((t) => (t.redisPid ? cpuMs(t.redisPid)! : 0));
     for (const [i, res] of results.entries()) {
       const n = Math.max(1, res.requests.total);
       requests[i]! += res.requests.total;
+      if (targets[i]!.redisPid) redisCpu[i]!.push((1000 * (redisAfter[i]! - redisBefore[i]!)) / n);
       cpu[i]!.push((1000 * (after[i]! - before[i]!)) / n);
       main[i]!.push((1000 * (mainAfter[i]! - mainBefore[i]!)) / n);
     }
     console.log(
-      `round ${r + 1}, load ${loadavg()}: ${results.map((res, i) => `${cpu[i]![r]!.toFixed(0)} µs, main ${main[i]![r]!.toFixed(0)} (${Math.round(res.requests.average)} req/s)`).join(' | ')}`,
+      `round ${r + 1}, load ${loadavg()}: ${results.map((res, i) => `${cpu[i]![r]!.toFixed(0)} µs, main ${main[i]![r]!.toFixed(0)}${targets[i]!.redisPid ? `, redis-server ${redisCpu[i]![r]!.toFixed(0)}` : ''} (${Math.round(res.requests.average)} req/s)`).join(' | ')}`,
     );
   }
   for (const [i, t] of targets.entries()) {
@@ -113,10 +123,26 @@ try {
     console.log(
       `${t.name}: ${median(cpu[i]!)!.toFixed(0)} µs CPU per callback (main thread ${median(main[i]!)!.toFixed(0)}), median${ratio}${mainRatio}`,
     );
+    if (t.redisPid) {
+      const first = redisCpu[0]!.length ? `, ÷ first: median of rounds' ratios ${median(redisCpu[i]!.map((c, r) => c / redisCpu[0]![r]!))!.toFixed(3)}` : '';
+      console.log(`${t.name}: redis-server ${median(redisCpu[i]!)!.toFixed(1)} µs CPU per callback, median${i === 0 ? '' : first}`);
+    }
   }
 } finally {
   for (const s of servers) await stopServer(s);
+  for (const child of redisServers) child.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
+}
+
+/** `r`: the Redis store of the build in `dist`, one process, over a redis-server of its own. */
+async function redisTarget(dist: string, label: string): Promise<Target> {
+  const redis = await startRedisServer(await mkdtemp(join(dir, 'redis-')));
+  redisServers.push(redis.child);
+  return {
+    name: `${label} redis store ${dist}`,
+    command: [...walletCommand(join(dist, 'src/cli.js'), scenario, 'redis'), '--redis-url', redis.url],
+    redisPid: redis.child.pid,
+  };
 }
 
 /** CPU time (ms) of a process's main thread only. */
