@@ -1,5 +1,5 @@
 import { MaskedHeaders } from '../kernel/secrets.js';
-import type { EntryHeaders, NewEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
+import type { EntryHeaders, JournalEntry, NewEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
 import { matchFields, type MatchSource } from './match.js';
 
 /**
@@ -132,4 +132,37 @@ function replyText(reply: unknown, clientGone: boolean): string {
   if (!plain) return JSON.stringify({ ...(reply as object), client_gone: clientGone });
   const text = JSON.stringify(reply);
   return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
+}
+
+/** A finished entry as `finishedText` writes it: every field of the type named (a field added to entries must be added there). */
+type Finished = { [K in keyof JournalEntry]-?: unknown } & { reply: { [K in keyof JournalEntry['reply']]-?: unknown } };
+
+/**
+ * The text `entryText(0, entry, done)` makes, for an entry of the one shape the pipeline builds
+ * (src/core/handle.ts: every field present, in the type's order), written from one literal: a
+ * sealed entry's text is made for every callback on Redis, and copying the entry with spreads
+ * first cost as much as the writing (test/redis/journal-seal.test.ts checks the text).
+ */
+export function finishedText(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, done: ReplyTiming): string {
+  const { reply } = entry;
+  const finished: Finished = {
+    id: 0,
+    transaction_id: entry.transaction_id,
+    event_type: entry.event_type,
+    user_id: entry.user_id,
+    request: entry.request,
+    reply: { status: reply.status, headers: reply.headers, body: reply.body, dropped: reply.dropped, client_gone: done.client_gone },
+    code: entry.code,
+    reason: entry.reason,
+    rule: entry.rule,
+    balance_before: entry.balance_before,
+    balance_after: entry.balance_after,
+    replayed: entry.replayed,
+    findings: entry.findings,
+    upstream: entry.upstream,
+    duration_ms: done.duration_ms,
+    received_at: entry.received_at,
+    replied_at: done.replied_at,
+  };
+  return JSON.stringify(finished);
 }

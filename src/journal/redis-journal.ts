@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../backends/redis/connection.js';
 import { JOURNAL_ADD } from '../backends/redis/journal-add.js';
 import { readyWithin } from '../backends/redis/channels.js';
+import { finishedText } from './entry-text.js';
 import { JournalIds } from './journal-ids.js';
 import {
   admitInFlight,
@@ -104,12 +105,8 @@ export class RedisJournal implements JournalStore {
    * finished as `begin` + `finish` would, its JSON without the id (the script numbers it). Undefined
    * when it must go apart: not kept (no room in the bounds) or Redis away (the commit fails anyway).
    */
-  seal(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, { replied_at, duration_ms, client_gone }: ReplyTiming) {
-    // The shape `begin` then `finish` give it (the same key order: the same JSON).
-    const full = { id: 0, ...entry, duration_ms: 0 };
-    const { received_at, ...rest } = full;
-    const done = { ...rest, id: 0, received_at, replied_at, duration_ms, reply: { ...full.reply, client_gone } };
-    const text = JSON.stringify(done);
+  seal(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, timing: ReplyTiming) {
+    const text = finishedText(entry, timing);
     // (an id of 16 digits at most)
     if (this.capacity <= 0 || text.length + 16 > this.maxBytes || this.unavailable()) return undefined;
     const tail = text.slice(ID_ZERO.length);
@@ -120,7 +117,7 @@ export class RedisJournal implements JournalStore {
       tail,
       chars: text.length - 1,
     };
-    const match = matchFields(done);
+    const match = matchFields(entry);
     return { entry: sealed, stored: (id: number): StoredEntry => ({ id, ...match, text: `{"id":${id}${tail}` }) };
   }
 
@@ -263,6 +260,7 @@ function fieldsOfText(text: string): MatchFields {
 const BLOCK_MS = 5000;
 /** How an entry's JSON begins before its id is known: `{"id":0`. */
 const ID_ZERO = '{"id":0';
+
 
 type JournalClient = Redis & {
   walletJournalAdd(...args: (string | number)[]): Promise<number>;
