@@ -1,6 +1,7 @@
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { EntryHeaders, JournalEntry, NewEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
 import { matchFields, type MatchSource } from './match.js';
+import type { Every } from '../kernel/every.js';
 
 /**
  * A finished callback's entry as it was handed over (the route hands it over and changes it no
@@ -134,8 +135,6 @@ function replyText(reply: unknown, clientGone: boolean): string {
   return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
 }
 
-/** A finished entry as `finishedText` writes it: every field of the type named (a field added to entries must be added there). */
-type Finished = { [K in keyof JournalEntry]-?: unknown } & { reply: { [K in keyof JournalEntry['reply']]-?: unknown } };
 
 /**
  * The text `entryText(0, entry, done)` makes, for an entry of the one shape the pipeline builds
@@ -145,7 +144,7 @@ type Finished = { [K in keyof JournalEntry]-?: unknown } & { reply: { [K in keyo
  */
 export function finishedText(entry: Omit<NewEntry, 'id' | 'replied_at' | 'duration_ms'>, done: ReplyTiming): string {
   const { reply } = entry;
-  const finished: Finished = {
+  const finished: Every<JournalEntry> & { reply: Every<JournalEntry['reply']> } = {
     id: 0,
     transaction_id: entry.transaction_id,
     event_type: entry.event_type,
