@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { startSimulator } from '../src/index.js';
 import { type RedisInfo, redisInfo, startRedisServer } from './servers.js';
 import { BENCH_SCENARIO, HEADERS, trafficBodies } from './traffic.js';
+import { COMMIT } from '../src/backends/redis/commit.js';
 
 /**
  * node dist/bench/redis-floor.js [calls=50000] [clients=50]
@@ -44,6 +45,13 @@ local id = redis.call('XADD', 'journal', 'MAXLEN', '~', 10000, '*', 'e', ARGV[4]
 redis.call('XADD', 'grading', 'MAXLEN', '~', 200000, '*', 'e', ARGV[5])
 return 1
 `;
+
+/** The commit script up to its checks: what they cost without the writes (the captured bet passes them). */
+function checkOnly(): string {
+  const cut = COMMIT.indexOf('if not same then return');
+  if (cut < 0) throw new Error('the commit script changed: find where its checks end');
+  return `${COMMIT.slice(0, cut)}return {same and 1 or 0}`;
+}
 
 type Info = RedisInfo;
 const info = redisInfo;
@@ -110,8 +118,19 @@ async function main(): Promise<void> {
     await redis.set('grading:session', 'b370373a');
     const [same, minimal] = await Promise.all([redis.script('LOAD', LEAN_SAME_DATA), redis.script('LOAD', LEAN_MINIMAL)]);
     await redis.set('p:{u1}:player', expectedPlayer);
+    // Where the commit's time goes: its arguments alone (an empty script), its checks alone (the script
+    // cut after them), and the commit without its grading event or without both seal steps (their flags 0).
+    const [empty, check] = await Promise.all([redis.script('LOAD', 'return 1'), redis.script('LOAD', checkOnly())]);
+    const sealAt = bet.indexOf(bet.find((a) => a.endsWith('journal'))!) - 1;
+    const gradeAt = bet.indexOf(bet.find((a) => a.endsWith('grading:session'))!) - 1;
+    const flagged = (at: number) => args.map((a, i) => (i === at ? '0' : a));
     const rows: [string, string[], number][] = [
       ["wallet-sim's commit script (a bet)", args, bet.length - 3],
+      ['  its arguments alone (an empty script)', ['evalsha', empty as string, ...args.slice(2)], bet.length - 3],
+      ['  an empty script with 5 short arguments (what any call costs)', ['evalsha', empty as string, '0', 'a', 'b', 'c', 'd', 'e'], 5],
+      ['  its checks alone (the script cut after them)', ['evalsha', check as string, ...args.slice(2)], bet.length - 3],
+      ['  its writes and journal entry, no grading event', flagged(gradeAt), bet.length - 3],
+      ['  its writes, no journal entry nor grading event', flagged(sealAt), bet.length - 3],
       [
         'lean-same-data',
         [
