@@ -124,7 +124,9 @@ try {
       `${t.name}: ${median(cpu[i]!)!.toFixed(0)} µs CPU per callback (main thread ${median(main[i]!)!.toFixed(0)}), median${ratio}${mainRatio}`,
     );
     if (t.redisPid) {
-      const first = redisCpu[0]!.length ? `, ÷ first: median of rounds' ratios ${median(redisCpu[i]!.map((c, r) => c / redisCpu[0]![r]!))!.toFixed(3)}` : '';
+      const first = redisCpu[0]!.length
+        ? `, ÷ first: median of rounds' ratios ${median(redisCpu[i]!.map((c, r) => c / redisCpu[0]![r]!))!.toFixed(3)}`
+        : '';
       console.log(`${t.name}: redis-server ${median(redisCpu[i]!)!.toFixed(1)} µs CPU per callback, median${i === 0 ? '' : first}`);
     }
   }

@@ -11,7 +11,6 @@ import { HEADERS, TEST_SCENARIO } from './helpers/app.js';
 import { before, type Begun, tricky } from './helpers/journal-text.js';
 import { openSimulator } from '../src/app/compose.js';
 
-
 t.test('entryText equals JSON.stringify of the entry objects, for bodies a caller may send', async (t) => {
   const sim = await openSimulator(compileScenario(TEST_SCENARIO), new MemoryBackend());
   let id = 0;

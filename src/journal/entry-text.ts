@@ -135,7 +135,6 @@ function replyText(reply: unknown, clientGone: boolean): string {
   return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
 }
 
-
 /**
  * The text `entryText(0, entry, done)` makes, for an entry of the one shape the pipeline builds
  * (src/core/handle.ts: every field present, in the type's order), written from one literal: a

@@ -261,7 +261,6 @@ const BLOCK_MS = 5000;
 /** How an entry's JSON begins before its id is known: `{"id":0`. */
 const ID_ZERO = '{"id":0';
 
-
 type JournalClient = Redis & {
   walletJournalAdd(...args: (string | number)[]): Promise<number>;
   walletJournalReset(...keys: string[]): Promise<string>;

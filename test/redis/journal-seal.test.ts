@@ -25,7 +25,14 @@ if (redis) {
       { replied_at: 'later', duration_ms: 12, client_gone: false },
       { replied_at: '', duration_ms: 0, client_gone: true },
     ];
-    const upstream = { url: 'http://127.0.0.1:1/cb', forwarded: true, duration_ms: 3, status: 200, headers: { 'api-key': 'x' }, body: { code: 'R0' } };
+    const upstream = {
+      url: 'http://127.0.0.1:1/cb',
+      forwarded: true,
+      duration_ms: 3,
+      status: 200,
+      headers: { 'api-key': 'x' },
+      body: { code: 'R0' },
+    };
     let checked = 0;
     for (const [name, body] of tricky) {
       for (const headers of [HEADERS, { ...HEADERS, 'api-key': 'wrong-key', 'x-odd': ['a', 'b\u00e9'] as never }, {}]) {
