@@ -124,10 +124,17 @@ async function main(): Promise<void> {
     const sealAt = bet.indexOf(bet.find((a) => a.endsWith('journal'))!) - 1;
     const gradeAt = bet.indexOf(bet.find((a) => a.endsWith('grading:session'))!) - 1;
     const flagged = (at: number) => args.map((a, i) => (i === at ? '0' : a));
+    const sameBytes = 'x'.repeat(args.slice(3).reduce((n, a) => n + Buffer.byteLength(a), 0) - 4);
     const rows: [string, string[], number][] = [
       ["wallet-sim's commit script (a bet)", args, bet.length - 3],
       ['  its arguments alone (an empty script)', ['evalsha', empty as string, ...args.slice(2)], bet.length - 3],
       ['  an empty script with 5 short arguments (what any call costs)', ['evalsha', empty as string, '0', 'a', 'b', 'c', 'd', 'e'], 5],
+      ['  an empty script, 59 arguments of 5 bytes (their count)', ['evalsha', empty as string, '0', ...Array(59).fill('xxxxx')], 59],
+      [
+        '  an empty script, 5 arguments of the same bytes (their bytes)',
+        ['evalsha', empty as string, '0', 'a', 'b', 'c', 'd', sameBytes],
+        5,
+      ],
       ['  its checks alone (the script cut after them)', ['evalsha', check as string, ...args.slice(2)], bet.length - 3],
       ['  its writes and journal entry, no grading event', flagged(gradeAt), bet.length - 3],
       ['  its writes, no journal entry nor grading event', flagged(sealAt), bet.length - 3],
