@@ -11,8 +11,9 @@ import { redisInfo, startRedisServer } from './servers.js';
  *
  * What adding one entry to a full journal costs inside redis-server, and what cheaper ways of
  * bounding it would cost (redis-benchmark, 50 clients, a 1,200-character entry, a journal of 1,000
- * entries). wallet-sim's `journal_add` keeps an exact bound on entries and on characters, so it
- * reads the oldest entry's size (XRANGE) before it drops it (XDEL); the others are sketches:
+ * entries). wallet-sim's `journal_add` keeps an exact bound on entries and on characters: it finds
+ * the oldest entry's size in a list kept beside the stream, then drops it (XDEL); `read-oldest` is
+ * how it did before 30 Nov 2026 (XRANGE of the oldest, then XDEL). The others are sketches:
  *   add-only          INCRBY and XADD, no bound (what the add itself costs)
  *   maxlen-approx     XADD MAXLEN ~ (whole nodes dropped now and then; no byte bound)
  *   xtrim             the count bound by XTRIM = length - 1 (no read of the size: no byte bound)
@@ -25,6 +26,14 @@ const fields = `'*', 'id', '1', 'n', '1200', 'e', ARGV[1])`;
 const SCRIPTS: Record<string, string> = {
   "wallet-sim's journal_add": `${JOURNAL_ADD}
 return journal_add(KEYS[1], KEYS[1] .. ':b', 1000, 67108864, 1200, {'id', '1', 'n', '1200', 'e', ARGV[1]})`,
+  'read-oldest': `${add}${fields}
+local len = redis.call('XLEN', KEYS[1])
+if len > 1000 then
+  local oldest = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
+  redis.call('XDEL', KEYS[1], oldest[1])
+  redis.call('DECRBY', KEYS[1] .. ':b', oldest[2][4])
+end
+return 1`,
   'add-only': `${add}${fields} return 1`,
   'maxlen-approx': `${add}'MAXLEN', '~', 1000, ${fields} return 1`,
   xtrim: `${add}${fields}

@@ -39,6 +39,8 @@ import type { SealedEntry } from '../ledger/store.js';
  *                 still read.
  *   journal:id    the last id given
  *   journal:bytes the characters of JSON the stream holds (the sum of its entries' n)
+ *   journal:sizes "<stream id> <n>" of each entry, oldest first: a full journal drops its oldest
+ *                 without reading it (src/backends/redis/journal-add.ts)
  *   journal:floor the last id given when the journal was last cleared: a callback begun before (its id
  *                 at most this), answered after (a delay_ms), is not kept in the journal cleared meanwhile
  */
@@ -275,7 +277,7 @@ if tonumber(ARGV[5]) <= tonumber(redis.call('GET', KEYS[3]) or '0') then return 
 return journal_add(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), {unpack(ARGV, 4)})`;
 
 /** Clears the journal, and sets its floor: the last id given (ids are never given again, so one above it began after). */
-const RESET = `redis.call('DEL', KEYS[1], KEYS[2])
+const RESET = `redis.call('DEL', KEYS[1], KEYS[2], KEYS[1] .. ':sizes')
 local floor = redis.call('GET', KEYS[3]) or '0'
 redis.call('SET', KEYS[4], floor)
 return floor`;

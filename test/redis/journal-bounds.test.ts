@@ -93,4 +93,103 @@ if (redis) {
     );
     t.equal(Number(await store.client.get(`${store.prefix}journal:bytes`)), kept[0]!.text.length, 'the count is the stream again');
   });
+
+  /** The stream's ids and n fields, and the sizes list beside it ("<id> <n>"). */
+  const layout = async (store: RedisBackend) => {
+    const entries = await store.client.xrange(`${store.prefix}journal`, '-', '+');
+    const stream = entries.map(([id, fields]) => `${id} ${fields[fields.indexOf('n') + 1] ?? 0}`);
+    const sizes = await store.client.lrange(`${store.prefix}journal:sizes`, 0, -1);
+    const chars = Number(await store.client.get(`${store.prefix}journal:bytes`));
+    return { stream, sizes, chars, sum: entries.reduce((n, [, f]) => n + Number(f.includes('n') ? f[f.indexOf('n') + 1] : 0), 0) };
+  };
+  /** An entry as an older wallet-sim added it: in the stream and the count, not in the sizes list. */
+  const addUnlisted = async (store: RedisBackend, id: number, chars: number) => {
+    const e = JSON.stringify({ id, transaction_id: `old-${id}`, pad: 'x'.repeat(Math.max(0, chars - 40)) });
+    await store.client.xadd(`${store.prefix}journal`, '*', 'id', String(id), 'n', String(e.length), 'e', e);
+    await store.client.incrby(`${store.prefix}journal:bytes`, e.length);
+  };
+
+  t.test('a full journal drops its oldest by the sizes list, which stays in step with the stream', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 20, 6_000);
+    for (let n = 1; n <= 120; n++) await journal.record(entry(n, 50 + (n % 9) * 40));
+    const { stream, sizes, chars, sum } = await layout(store);
+    t.same(sizes, stream, 'the list names each entry of the stream, oldest first, with its n');
+    t.equal(chars, sum, 'journal:bytes is what the stream holds');
+    t.ok(stream.length <= 20 && chars <= 6_000, `${stream.length} entries, ${chars} characters: within both bounds`);
+    t.equal((await journal.select()).at(-1)!.transaction_id, 'tx-120');
+  });
+
+  t.test('entries from before the sizes list go first, the bounds exact, and the list catches up', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 10, 64 * 1024 * 1024);
+    for (let n = 1; n <= 6; n++) await addUnlisted(store, n, 200);
+    for (let n = 7; n <= 40; n++) {
+      await journal.record(entry(n, 100));
+      const { stream, chars, sum } = await layout(store);
+      t.ok(stream.length <= 10, `after entry ${n}: ${stream.length} entries`);
+      t.equal(chars, sum, `after entry ${n}: journal:bytes is what the stream holds`);
+      // An older wallet-sim adding now and then between this one's entries (unbounded here: the
+      // next add of this one trims for both).
+      if (n % 7 === 0) await addUnlisted(store, 1000 + n, 150);
+    }
+    const kept = (await journal.select()).map((e) => e.transaction_id);
+    t.equal(kept.length, 10, 'the last entry added was one of this wallet-sim: exactly the bound');
+    t.notOk(
+      kept.some((tx) => tx?.startsWith('old-') && Number(tx.slice(4)) < 1000),
+      'the entries from before are gone first',
+    );
+    const { stream, sizes } = await layout(store);
+    t.ok(
+      sizes.every((s) => stream.includes(s)),
+      'every listed entry is in the stream',
+    );
+  });
+
+  t.test('a stream trimmed by other means: stale sizes are dropped, the count stays exact', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 8, 64 * 1024 * 1024);
+    for (let n = 1; n <= 8; n++) await journal.record(entry(n, 100));
+    const trimmed = (await store.client.xrange(`${store.prefix}journal`, '-', '+', 'COUNT', 3)).map(([, f]) =>
+      Number(f[f.indexOf('n') + 1]),
+    );
+    await store.client.xtrim(`${store.prefix}journal`, 'MAXLEN', 5);
+    await store.client.decrby(
+      `${store.prefix}journal:bytes`,
+      trimmed.reduce((a, b) => a + b, 0),
+    );
+    for (let n = 9; n <= 30; n++) {
+      await journal.record(entry(n, 100 + n));
+      const { stream, chars, sum } = await layout(store);
+      t.ok(stream.length <= 8, `after entry ${n}: ${stream.length} entries`);
+      t.equal(chars, sum, `after entry ${n}: journal:bytes is what the stream holds`);
+    }
+    const { stream, sizes } = await layout(store);
+    t.same(sizes, stream, 'the list is in step again');
+    t.same(
+      (await journal.select()).map((e) => e.transaction_id),
+      Array.from({ length: 8 }, (_, i) => `tx-${23 + i}`),
+      'the newest 8, oldest first',
+    );
+    await journal.reset();
+    t.same(await store.client.exists(`${store.prefix}journal:sizes`), 0, 'reset clears the list too');
+  });
+
+  t.test('a listed entry gone while the counts still agree: the oldest is read instead, the bounds exact', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 8, 64 * 1024 * 1024);
+    for (let n = 1; n <= 8; n++) await journal.record(entry(n, 100));
+    // Its oldest trimmed by other means (the list still names it), then an older wallet-sim's entry
+    // added (not listed): 8 in the stream, 8 in the list, the list's head gone.
+    const [, fields] = (await store.client.xrange(`${store.prefix}journal`, '-', '+', 'COUNT', 1))[0]!;
+    await store.client.xtrim(`${store.prefix}journal`, 'MAXLEN', 7);
+    await store.client.decrby(`${store.prefix}journal:bytes`, Number(fields[fields.indexOf('n') + 1]));
+    await addUnlisted(store, 100, 120);
+    for (let n = 9; n <= 12; n++) {
+      await journal.record(entry(n, 100));
+      const { stream, chars, sum } = await layout(store);
+      t.equal(stream.length, 8, `after entry ${n}: 8 entries`);
+      t.equal(chars, sum, `after entry ${n}: journal:bytes is what the stream holds`);
+    }
+  });
 }
