@@ -192,4 +192,37 @@ if (redis) {
       t.equal(chars, sum, `after entry ${n}: journal:bytes is what the stream holds`);
     }
   });
+
+  t.test('a stream cleared without its list (an older wallet-sim): the list starts afresh with the next entry', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 6, 64 * 1024 * 1024);
+    for (let n = 1; n <= 4; n++) await journal.record(entry(n, 100));
+    // Cleared as a wallet-sim before the list did, and a stale size left whose id a stream made again
+    // could give once more (here: one past any the clock gives).
+    await store.client.del(`${store.prefix}journal`, `${store.prefix}journal:bytes`);
+    await store.client.lpush(`${store.prefix}journal:sizes`, '99999999999999-0 5000');
+    for (let n = 5; n <= 20; n++) await journal.record(entry(n, 100 + n));
+    const { stream, sizes, chars, sum } = await layout(store);
+    t.same(sizes, stream, 'the list names the stream again');
+    t.equal(chars, sum, 'journal:bytes is what the stream holds');
+    t.equal(stream.length, 6);
+  });
+
+  t.test('an older wallet-sim trimming to a smaller bound: the list does not outgrow the stream', async (t) => {
+    const store = await open();
+    const journal = new RedisJournal(store.client, store.prefix, 1000, 64 * 1024 * 1024);
+    const key = `${store.prefix}journal`;
+    for (let n = 1; n <= 200; n++) {
+      await journal.record(entry(n, 50));
+      // Its journal_add: read the oldest, delete it, take its n off the count; never the list.
+      while ((await store.client.xlen(key)) > 5) {
+        const [id, fields] = (await store.client.xrange(key, '-', '+', 'COUNT', 1))[0]!;
+        await store.client.xdel(key, id);
+        await store.client.decrby(`${key}:bytes`, Number(fields[fields.indexOf('n') + 1]));
+      }
+    }
+    const { stream, sizes, chars, sum } = await layout(store);
+    t.ok(sizes.length <= stream.length + 1, `${sizes.length} sizes listed for ${stream.length} entries`);
+    t.equal(chars, sum, 'journal:bytes is what the stream holds');
+  });
 }

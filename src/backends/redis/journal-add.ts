@@ -9,27 +9,50 @@
  *
  * Dropping the oldest entry must know its size. `<stream>:sizes` lists "<id> <n>" of every entry
  * added here, oldest first, so a full journal drops its oldest without reading it (reading it cost
- * about 4 µs of redis-server a callback: docs/scale-out-figures.md). When the list and the stream
- * disagree in length (entries added before the list, by an older wallet-sim, or removed by other
- * means), or the listed entry is gone, the oldest is read from the stream instead, and the list's
- * entries up to it are dropped. An entry listed but missing its turn can only come from such a
- * mix of versions: the bounds stay exact, and the oldest first holds once the older entries are gone.
+ * about 4 µs of redis-server a callback: docs/scale-out-figures.md). The list can disagree with the
+ * stream only when something else changed the stream: an older wallet-sim on the same Redis adding,
+ * trimming or clearing without it, or a command by hand. Then:
+ * - a new or emptied stream (this entry alone in it) starts the list afresh: what it held is gone,
+ *   and a stream made again may give the same ids again;
+ * - a list longer than the stream first loses its entries older than the stream's oldest (gone by
+ *   other means), so it never outgrows the stream by more than what was deleted from its middle;
+ * - a list not as long as the stream, or a listed entry already gone, has the oldest read from the
+ *   stream instead, and the list's entries up to it dropped.
+ * So the bounds stay exact. The oldest goes first once the entries the list does not name are gone.
  */
 export const JOURNAL_ADD = `
--- Whether stream id a (ms-seq) is at most b.
-local function id_at_most(a, b)
+-- How stream id a (ms-seq) compares with b: -1, 0 or 1.
+local function id_compare(a, b)
   local am, as = string.match(a, '^(%d+)-(%d+)$')
   local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  if am ~= bm then return tonumber(am) < tonumber(bm) end
-  return tonumber(as) <= tonumber(bs)
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  if am ~= bm then return am < bm and -1 or 1 end
+  if as ~= bs then return as < bs and -1 or 1 end
+  return 0
+end
+
+-- Drops the list's head entries whose ids compare with the stream's id "to" as "below" says
+-- (-1: older than it; 0: at most it); answers how many are left.
+local function drop_listed(sizes, listed, to, below)
+  while listed > 0 do
+    local head = redis.call('LINDEX', sizes, 0)
+    if id_compare(string.sub(head, 1, string.find(head, ' ', 1, true) - 1), to) > below then break end
+    redis.call('LPOP', sizes)
+    listed = listed - 1
+  end
+  return listed
 end
 
 local function journal_add(stream, bytes_key, capacity, max, n, fields)
   local sizes = stream .. ':sizes'
   local bytes = redis.call('INCRBY', bytes_key, n)
   local id = redis.call('XADD', stream, '*', unpack(fields))
-  local listed = redis.call('RPUSH', sizes, id .. ' ' .. n)
   local len = redis.call('XLEN', stream)
+  if len == 1 then redis.call('DEL', sizes) end
+  local listed = redis.call('RPUSH', sizes, id .. ' ' .. n)
+  if listed > len then
+    listed = drop_listed(sizes, listed, redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1][1], -1)
+  end
   while bytes > max or len > capacity do
     if len <= 1 then
       -- Only this entry is left: the count had drifted (a stream trimmed or deleted by other means).
@@ -53,12 +76,7 @@ local function journal_add(stream, bytes_key, capacity, max, n, fields)
         if oldest[2][i] == 'n' then size = tonumber(oldest[2][i + 1]) end
       end
       redis.call('XDEL', stream, oldest[1])
-      while listed > 0 do
-        local head = redis.call('LINDEX', sizes, 0)
-        if not head or not id_at_most(string.sub(head, 1, string.find(head, ' ', 1, true) - 1), oldest[1]) then break end
-        redis.call('LPOP', sizes)
-        listed = listed - 1
-      end
+      listed = drop_listed(sizes, listed, oldest[1], 0)
     end
     bytes = redis.call('DECRBY', bytes_key, size)
     len = len - 1
