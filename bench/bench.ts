@@ -162,6 +162,25 @@ async function main(): Promise<void> {
           `hosted ${label}: a tenant's callback's server CPU <= ${TARGETS.hostedToSingle}x the single-tenant ${single}'s, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(h)} µs against ${cpuMedian(one)} µs)`,
         );
       }
+      // The Redis store, one process: issue 49's lines (docs/bench.md, "Redis store").
+      const r1 = REDIS ? targets.findIndex((t) => t.name.startsWith('(r1) ')) : -1;
+      if (r1 > 0) {
+        const r = rows[r1]!;
+        const inRedis = median(all[r1]!.map((m) => m.redis_cpu_us_per_req ?? NaN));
+        const x = roundsRatio(all[r1]!, all[1]!, cpuOf);
+        check(
+          (r.ratio_to_bare ?? 0) >= TARGETS.redisToBare,
+          `redis >= ${TARGETS.redisToBare}x bare Fastify's req/s, one process, median of runs (${fmt(r.ratio_to_bare)}x)`,
+        );
+        check(
+          (inRedis ?? Infinity) <= TARGETS.redisServerUs,
+          `redis-server CPU per callback <= ${TARGETS.redisServerUs} µs, median of runs (${inRedis ?? '?'} µs)`,
+        );
+        check(
+          (x ?? Infinity) <= TARGETS.redisCpuToMemory,
+          `redis server CPU per callback <= ${TARGETS.redisCpuToMemory}x the memory store's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(r1)} µs against ${cpuMedian(1)} µs)`,
+        );
+      }
       // A closed loop of CONNECTIONS clients waits CONNECTIONS ÷ (req/s) on average (Little's law),
       // so a p99 target at that load is also a throughput target; the tail above that mean is mostly
       // the young-generation collections (--gc shows their pause per collection).
