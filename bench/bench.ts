@@ -178,7 +178,7 @@ async function main(): Promise<void> {
         );
         check(
           (x ?? Infinity) <= TARGETS.redisCpuToMemory,
-          `redis server CPU per callback <= ${TARGETS.redisCpuToMemory}x the memory store's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(r1)} µs against ${cpuMedian(1)} µs)`,
+          `redis store's wallet CPU per callback <= ${TARGETS.redisCpuToMemory}x the memory store's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(r1)} µs against ${cpuMedian(1)} µs)`,
         );
       }
       // A closed loop of CONNECTIONS clients waits CONNECTIONS ÷ (req/s) on average (Little's law),

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,7 +47,7 @@ const scenario = join(dir, 'bench-scenario.json');
 await writeFile(scenario, JSON.stringify(BENCH_SCENARIO));
 const wallet = (dist: string) => walletCommand(join(dist, 'src/cli.js'), scenario, 'memory');
 const targets: Target[] = [];
-const redisServers: { kill(signal: NodeJS.Signals): boolean }[] = [];
+const redisServers: ChildProcess[] = [];
 for (const [i, spec] of specs.entries()) {
   const preload = spec.includes('+') ? spec.slice(spec.indexOf('+') + 1) : undefined;
   const [kindOf, dist = join(import.meta.dirname, '..')] = spec.replace(/\+.*$/, '').split('@') as [string, string?];

@@ -1,7 +1,6 @@
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { EntryHeaders, JournalEntry, NewEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
 import { matchFields, type MatchSource } from './match.js';
-import type { Every } from '../kernel/every.js';
 
 /**
  * A finished callback's entry as it was handed over (the route hands it over and changes it no
@@ -134,6 +133,12 @@ function replyText(reply: unknown, clientGone: boolean): string {
   const text = JSON.stringify(reply);
   return text === '{}' ? `{"client_gone":${clientGone}}` : `${text.slice(0, -1)},"client_gone":${clientGone}}`;
 }
+
+/**
+ * An object naming every field of T, optional ones included: the literal below still fails to
+ * compile when an entry gains a field it does not write.
+ */
+type Every<T> = { [K in keyof T]-?: unknown };
 
 /**
  * The text `entryText(0, entry, done)` makes, for an entry of the one shape the pipeline builds

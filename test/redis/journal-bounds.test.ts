@@ -97,10 +97,12 @@ if (redis) {
   /** The stream's ids and n fields, and the sizes list beside it ("<id> <n>"). */
   const layout = async (store: RedisBackend) => {
     const entries = await store.client.xrange(`${store.prefix}journal`, '-', '+');
-    const stream = entries.map(([id, fields]) => `${id} ${fields[fields.indexOf('n') + 1] ?? 0}`);
+    // (an entry from before the byte bound has no n: it counts as 0)
+    const sizeOf = (fields: string[]) => (fields.includes('n') ? Number(fields[fields.indexOf('n') + 1]) : 0);
+    const stream = entries.map(([id, fields]) => `${id} ${sizeOf(fields)}`);
     const sizes = await store.client.lrange(`${store.prefix}journal:sizes`, 0, -1);
     const chars = Number(await store.client.get(`${store.prefix}journal:bytes`));
-    return { stream, sizes, chars, sum: entries.reduce((n, [, f]) => n + Number(f.includes('n') ? f[f.indexOf('n') + 1] : 0), 0) };
+    return { stream, sizes, chars, sum: entries.reduce((n, [, fields]) => n + sizeOf(fields), 0) };
   };
   /** An entry as an older wallet-sim added it: in the stream and the count, not in the sizes list. */
   const addUnlisted = async (store: RedisBackend, id: number, chars: number) => {

@@ -50,7 +50,12 @@ if (redis) {
             const stored = sealed.stored(id);
             t.equal(stored.text, before(id, entry, done), `${name}${variant}: the same text`);
             t.equal(sealed.entry.chars, before(0, entry, done).length - 1, `${name}${variant}: its length without the id's digits`);
-            t.same({ ...stored, text: undefined }, { id, ...matchFields(entry), text: undefined }, `${name}${variant}: the same fields`);
+            // The filter fields are the text's own (a filter reads them without parsing it).
+            t.same(
+              { ...stored, text: undefined },
+              { id, ...matchFields(JSON.parse(stored.text)), text: undefined },
+              `${name}${variant}: the text's fields`,
+            );
           }
         }
       }
