@@ -29,7 +29,7 @@ const UNGRADED = `{ expect: () => 0, settle: () => undefined, arrived: () => und
 const ARRIVE = 'this.advance(arrival.at);\n        let tx = this.txs.get(arrival.tx);';
 const BOOK = '            fn(this, a, tx);\n        this.book(a, tx);\n        return a;';
 const ARRIVAL =
-  '        body: keptBody(x.requestBody, x.chars, x.text),\n        applied: code === SUCCESS && !excused,\n        excused,\n        headers: request.headers,\n        reply,';
+  '        body: keptBody(x.requestBody, x.chars, x.text),\n        applied: code === SUCCESS && !excused,\n        excused,\n        imposed: x.out.forced !== undefined || relayed(x),\n        headers: request.headers,\n        reply,';
 
 const VARIANTS: Record<string, Edit[]> = {
   ungraded: [['src/core/simulator.js', 'get gradingFeed() {', `get gradingFeed() {\n        return ${UNGRADED};`]],
@@ -40,7 +40,9 @@ const VARIANTS: Record<string, Edit[]> = {
     [
       'src/grading/feed.js',
       ARRIVAL,
-      '        body: undefined,\n        applied: code === SUCCESS && !excused,\n        excused,\n        headers: undefined,\n        reply: undefined,',
+      ARRIVAL.replace('keptBody(x.requestBody, x.chars, x.text)', 'undefined')
+        .replace('request.headers', 'undefined')
+        .replace('reply,', 'reply: undefined,'),
     ],
   ],
 };

@@ -17,7 +17,7 @@ const edited: [string, string, RegExp][] = [
   [
     'no-evidence',
     'src/grading/feed.js',
-    /body: undefined,\n\s+applied: code === SUCCESS && !excused,\n\s+excused,\n\s+headers: undefined,\n\s+reply: undefined,/,
+    /body: undefined,\n\s+applied: code === SUCCESS && !excused,\n\s+excused,\n\s+imposed: [^\n]+,\n\s+headers: undefined,\n\s+reply: undefined,/,
   ],
   ['limits=2000', 'src/grading/model.js', /MAX_TRANSACTIONS = 2_000;[\s\S]*MAX_ROUNDS = 2_000;/],
 ];

@@ -4,7 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import t from 'tap';
-import { admitInFlight } from '../src/journal/journal.js';
+import { admitInFlight, Journal, type JournalEntry } from '../src/journal/journal.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -26,4 +26,29 @@ t.test('100 held-back excerpts of 1 MiB bodies hold well under 100 MiB of heap',
     t.match(entry.request.body, /^\{"transaction_id":"big-\d+","event_type":"bet","feedback_data":"fff/);
     t.match(entry.request.body, /…\(1048576 characters; the rest is not kept: --journal-bytes was held by other delayed callbacks\)$/);
   }
+});
+
+t.test('an entry the count bound drops is held by nothing of the journal', async (t) => {
+  const j = new Journal(3);
+  const entry = (n: number): Omit<JournalEntry, 'id'> => ({
+    received_at: new Date(0).toISOString(),
+    duration_ms: 0,
+    transaction_id: `tx${n}`,
+    event_type: 'bet',
+    user_id: 'u1',
+    request: { method: 'POST', url: '/callback', headers: {}, body: { feedback_data: 'x'.repeat(1000 + n) } },
+    reply: { status: 200, headers: {}, body: null, dropped: false },
+    replayed: false,
+    findings: [],
+  });
+  const first = new WeakRef(j.record(entry(1)));
+  for (let n = 2; n <= 5; n++) j.record(entry(n));
+  t.same(
+    j.list().map((e) => e.transaction_id),
+    ['tx3', 'tx4', 'tx5'],
+    'the two oldest were dropped',
+  );
+  await new Promise((resolve) => setImmediate(resolve)); // (a WeakRef read in this turn keeps its target until the turn ends)
+  gc();
+  t.equal(first.deref(), undefined, 'the first entry was collected (the journal kept no slot of it until a compaction)');
 });

@@ -39,7 +39,8 @@ export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
  * without building one giant string.
  */
 export class Journal implements JournalStore {
-  private entries: StoredEntry[] = [];
+  /** Kept entries from `head` on; a slot before it is emptied as its entry goes (nothing holds it until the next compaction). */
+  private entries: (StoredEntry | undefined)[] = [];
   /** What each entry of `entries` counts against `maxBytes`. */
   private sizes: number[] = [];
   /** Index of the oldest entry in `entries` (a queue without shifting). */
@@ -117,8 +118,10 @@ export class Journal implements JournalStore {
     this.sizes.push(size);
     this.bytes += size;
     // Bodies in flight count too: the oldest kept entries make room for them.
-    while (this.size > this.capacity || (this.size > 0 && this.bytes + this.inFlightBytes > this.maxBytes))
+    while (this.size > this.capacity || (this.size > 0 && this.bytes + this.inFlightBytes > this.maxBytes)) {
+      this.entries[this.head] = undefined;
       this.bytes -= this.sizes[this.head++]!;
+    }
     // Drop the evicted slots now and then, so the arrays do not grow forever.
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
