@@ -100,4 +100,23 @@ if (redis) {
       'each debit saw a distinct balance: none decided on a stale one',
     );
   });
+
+  t.test('scripts flushed from Redis (a restart, SCRIPT FLUSH): the commit sends its script again and applies once', async (t) => {
+    const [a] = await twoWallets(t);
+    t.equal((await send(a!.app, login('racer'), HEADERS)).body.code, 'R0');
+    const first = await commandsDuring(t, a!.store, () => send(a!.app, bet('racer', 'g1', [['1', 'P', 10]], { currency: 'USD' }), HEADERS));
+    t.same(first, ['evalsha'], 'the script was sent whole once on this connection: its SHA1 since');
+    const admin = new Redis(redis.url);
+    t.teardown(() => admin.disconnect());
+    await admin.script('FLUSH');
+    let reply: Awaited<ReturnType<typeof send>> | undefined;
+    const again = await commandsDuring(t, a!.store, async () => {
+      reply = await send(a!.app, bet('racer', 'g2', [['1', 'P', 10]], { currency: 'USD' }), HEADERS);
+    });
+    t.same(again, ['evalsha', 'eval'], 'NOSCRIPT answered: the same call again, with the script whole');
+    t.equal(reply!.body.code, 'R0');
+    t.equal(reply!.body.latest_balance, 980, 'debited once');
+    const next = await commandsDuring(t, a!.store, () => send(a!.app, bet('racer', 'g3', [['1', 'P', 10]], { currency: 'USD' }), HEADERS));
+    t.same(next, ['evalsha'], 'and by its SHA1 again after');
+  });
 }

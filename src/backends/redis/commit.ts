@@ -157,10 +157,17 @@ export function sealArgs(seal: Seal | undefined): (string | number)[] {
  * on a cluster the keys of one MSET may lie in different slots.
  */
 function mergedSets(ops: readonly Op[]): readonly Op[] {
-  const sets = ops.filter((op) => op[0] === 'SET' && op.length === 3);
-  if (sets.length < 2) return ops;
-  const rest = ops.filter((op) => !sets.includes(op));
-  const setKeys = new Set(sets.map((op) => op[1]));
-  if (rest.some((op) => setKeys.has(op[1]))) return ops;
-  return [...rest, ['MSET', ...sets.flatMap((op) => [op[1]!, op[2]!])]];
+  let sets = 0;
+  for (const op of ops) if (op[0] === 'SET' && op.length === 3) sets++;
+  if (sets < 2) return ops;
+  const merged: Op = ['MSET'];
+  const rest: Op[] = [];
+  for (const op of ops) {
+    if (op[0] === 'SET' && op.length === 3) merged.push(op[1]!, op[2]!);
+    else rest.push(op);
+  }
+  // (a key of another write among them: their order matters, they stay apart)
+  for (const op of rest) for (let k = 1; k < merged.length; k += 2) if (op[1] === merged[k]) return ops;
+  rest.push(merged);
+  return rest;
 }

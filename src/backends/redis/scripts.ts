@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Seal } from '../../ledger/store.js';
 import type { CommitContext } from './callback-commit.js';
 import { isCluster } from './cluster.js';
@@ -7,10 +8,12 @@ import { COMMIT, commitArgs, type CommitReply, type Expected, type Writes } from
 import { connectRedis } from './connection.js';
 import type { Generation } from './generation.js';
 import { RedisLink } from './link.js';
-import { CAS, type CasClient, READ } from './records.js';
+import { LuaScript } from './script-call.js';
+import { CAS, READ } from './records.js';
 import type { Watch } from './view.js';
 
-type CommitClient = CasClient & { walletCommit(...args: (string | number)[]): Promise<CommitReply> };
+/** The commit script, called with its arguments written out in one pass (script-call.ts). */
+const COMMIT_SCRIPT = new LuaScript(COMMIT);
 
 /**
  * A connection ready for stores: their scripts defined (EVALSHA: each is sent once per connection),
@@ -20,7 +23,6 @@ export async function connectStore(url: string, timeoutMs: number): Promise<Redi
   const client = await connectRedis(url, { commandTimeout: timeoutMs, connectTimeout: timeoutMs });
   client.defineCommand('walletCas', { numberOfKeys: 0, lua: CAS });
   client.defineCommand('walletRead', { lua: READ });
-  client.defineCommand('walletCommit', { numberOfKeys: 0, lua: COMMIT });
   if (isCluster(client)) defineClusterScripts(client, CAS);
   else coalesceWrites(client);
   return new RedisLink(client, url, timeoutMs);
@@ -34,7 +36,7 @@ export function commitSender(link: RedisLink, at: Generation): CommitContext['se
     return (watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined) =>
       clusterCommit(client, at, watch, expected, writes, seal, exchange);
   }
-  const client = link.client as CommitClient;
+  const client = link.client as Redis;
   return (watch: Watch, expected: Expected, writes: Writes, seal: Seal | undefined) =>
-    exchange(client.walletCommit(...commitArgs(watch, expected, writes, seal)));
+    exchange(COMMIT_SCRIPT.call<CommitReply>(client, commitArgs(watch, expected, writes, seal)));
 }
