@@ -26,7 +26,7 @@ import {
   type Round,
   type Tx,
 } from './model.js';
-import { Fifo, Held } from './held.js';
+import { Fifo, Held, noLongerWaiting } from './held.js';
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Round, type Tx } from './model.js';
 /** What a check does with the session's events: a small reducer over the grader's state. */
 export type Reducer = ReducerOf<Grader>;
@@ -85,8 +85,7 @@ export class Grader {
 
   private readonly hooks: Hooks<Grader>;
 
-  // Whole milliseconds, as every time kept is: 4.03 s is 4030 ms, not 4030.0000000000005 (a deadline
-  // a hair after the reply written at 4030 ms would let that reply count as read in time).
+  // Whole milliseconds, as every time kept is: 4.03 s is 4030 ms, not 4030.0000000000005 (a reply at 4030 ms read in time).
   get timeoutMs(): number {
     return Math.round(this.t.client_timeout_s * 1000);
   }
@@ -221,6 +220,7 @@ export class Grader {
     this.advance(done.end);
     const end = done.end - this.origin;
     a.end = this.deciding = end;
+    this.unanswered.dropWhile(noLongerWaiting); // (answered in order: it keeps what waits, not a time-out's worth of traffic)
     const held = this.txs.get(a.tx);
     const tx = held ?? this.orphan(a);
     tx.running = Math.max(0, tx.running - 1);

@@ -90,6 +90,9 @@ export class Held {
   }
 }
 
+/** An attempt the time-out queue no longer needs: answered, or already lost (its caller left). */
+export const noLongerWaiting = (a: Attempt): boolean => a.end !== undefined || a.outcome !== 'waiting';
+
 /** A first-in first-out queue: an array read from a moving head, compacted now and then. */
 export class Fifo<T> {
   private items: (T | undefined)[] = [];
@@ -102,6 +105,11 @@ export class Fifo<T> {
   /** The oldest item, left in the queue. */
   peek(): T | undefined {
     return this.head === this.items.length ? undefined : this.items[this.head];
+  }
+
+  /** Drops the oldest items while `gone` says so. */
+  dropWhile(gone: (item: T) => boolean): void {
+    for (let item = this.peek(); item !== undefined && gone(item); item = this.peek()) this.shift();
   }
 
   shift(): T | undefined {

@@ -1,5 +1,7 @@
 // The fold's new rules as tables (no HTTP, injected clock): the time-out's tolerance, a refusal
 // resent under a new transaction_id, bounded state (what stays in play), the timing profile and the evidence.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { DEFAULT_THRESHOLDS, grade, newGrader, reportOf, type Thresholds } from '../../src/grading/grade.js';
 import type { Completion } from '../../src/grading/attempt.js';
@@ -9,6 +11,8 @@ import { timingPhrases } from '../../src/grading/timing-text.js';
 import type { CheckId, Report } from '../../src/protocol/types.generated.js';
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
 
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 const S = 1000;
 const u = 'p1';
 /** The report of a grader fed by hand, read `ms` after T0. */
@@ -92,6 +96,25 @@ t.test('the state is bounded: the oldest transactions and rounds are forgotten a
   const r = reportAt(g, 40 * S);
   t.same(r.forgotten, { transactions: 20, rounds: 25 });
   t.equal(r.open_rounds.length, 30, 'open rounds are never forgotten');
+});
+
+t.test('an answered attempt is not held for its time-out: the time-out queue keeps only what still waits', async (t) => {
+  const g = newGrader(DEFAULT_THRESHOLDS, { transactions: 2, rounds: 2 });
+  // (no balance in the replies: a player keeps the attempts of its last few reported balances)
+  const reply = (at: number): Completion => ({ end: at, status: 200, body: { code: 'R0' }, dropped: false, clientGone: false });
+  const waiting = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'slow', body: {}, applied: true }); // answered last
+  const refs: WeakRef<object>[] = [];
+  for (let i = 0; i < 20; i++) {
+    const a = g.arrive({ id: i + 2, at: T0 + 10 + i, user: u, event: 'bet', tx: `b${i}`, body: {}, applied: true });
+    g.complete(a, reply(T0 + 11 + i));
+    refs.push(new WeakRef(a));
+  }
+  g.complete(waiting, reply(T0 + 50));
+  // (the two newest transactions are still held: only the eighteen before them can go)
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  t.equal(refs.slice(0, 18).filter((r) => r.deref() !== undefined).length, 0, 'answered within 1 s of a 10 s time-out: none held');
+  t.equal(waiting.outcome, 'R0', 'the attempt at the head, answered late but in time, read its reply');
 });
 
 t.test('the timing profile in words: a long gap in seconds, not "90061 ms"', async (t) => {
