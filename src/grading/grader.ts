@@ -85,7 +85,7 @@ export class Grader {
 
   private readonly hooks: Hooks<Grader>;
 
-  // Whole milliseconds, as every time kept is: 4.03 s is 4030 ms, not 4030.0000000000005 (a reply at 4030 ms read in time).
+  // Whole ms, as every time kept is: 4.03 s is 4030, not 4030.0000000000005 (whose hair would let a reply at 4030 count as in time).
   get timeoutMs(): number {
     return Math.round(this.t.client_timeout_s * 1000);
   }
