@@ -16,6 +16,8 @@ import {
   DURATION,
   HISTORY,
   HOSTED,
+  LEAN_REDIS,
+  LEAN_REDIS_SERVER,
   LIGHT,
   MIN_R0_SHARE,
   PROXY,
@@ -92,6 +94,16 @@ async function main(): Promise<void> {
           memory,
           ...WORKERS.map(onRedis),
           ...(HOSTED ? [await hostedOnRedis()] : []),
+          ...(LEAN_REDIS
+            ? [
+                {
+                  name: '(rl) lean wallet on Redis',
+                  redisPid: redis!.child.pid,
+                  command: [LEAN_REDIS_SERVER],
+                  env: { REDIS_URL: redis!.url },
+                },
+              ]
+            : []),
         ]
       : HISTORY
         ? [

@@ -54,6 +54,9 @@ export const WORKERS = (() => {
     .map(Number)
     .filter((n) => n >= 1);
 })();
+/** --lean-redis (with --redis): also a lean wallet on the same Redis (bench/lean-redis-server.ts), a yardstick for the Redis store. */
+export const LEAN_REDIS = flag('lean-redis');
+export const LEAN_REDIS_SERVER = join(ROOT, 'dist/bench/lean-redis-server.js');
 /** --redis-durable: redis-server with appendonly yes + appendfsync always (what survives a crash). */
 export const REDIS_DURABLE = flag('redis-durable');
 export const CPU_PROF = flag('cpu-prof');
