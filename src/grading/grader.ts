@@ -147,7 +147,7 @@ export class Grader {
       const deadline = this.deadlines.peek();
       if (next <= horizon && next <= deadline) {
         this.unanswered.shift();
-        if (a!.end === undefined && a!.outcome === 'waiting') this.learn(a!, 'lost', (this.deciding = next));
+        if (!noLongerWaiting(a!)) this.learn(a!, 'lost', (this.deciding = next));
       } else if (deadline <= horizon) this.deadlines.fire((at) => (this.deciding = at));
       else break;
     }
