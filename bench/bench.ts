@@ -159,6 +159,17 @@ async function main(): Promise<void> {
           (x ?? Infinity) <= TARGETS.cpuToCompare,
           `memory server CPU per callback <= ${TARGETS.cpuToCompare}x the --compare build's, median of the rounds' ratios (${fmt(x)}x: ${cpuMedian(1)} µs against ${cpuMedian(lean)} µs; aim 1x)`,
         );
+        // Its req/s and p99 at CONNECTIONS, against the same build's in the same rounds (issue 49's other two lines).
+        const rate = roundsRatio(all[1]!, all[lean]!, (r) => r.req_per_s);
+        check(
+          (rate ?? 0) >= TARGETS.throughputToCompare,
+          `memory req/s >= ${TARGETS.throughputToCompare}x the --compare build's, median of the rounds' ratios (${fmt(rate)}x)`,
+        );
+        const tail = roundsRatio(all[1]!, all[lean]!, (r) => r.p99_ms, 1);
+        check(
+          (tail ?? Infinity) <= TARGETS.p99ToCompare,
+          `memory p99 at ${CONNECTIONS} connections <= ${TARGETS.p99ToCompare}x the --compare build's, median of the rounds' ratios (${fmt(tail)}x: ${p99(1)} ms against ${p99(lean)} ms)`,
+        );
       }
       // The hosted layer's cost: a tenant's callback against the single-tenant one of the same store, in the same rounds.
       for (const [label, single] of [

@@ -48,7 +48,7 @@ t.test('one line per run with a --compare target: the medians of its rounds rati
   const dir = t.testdir({});
   const random = mulberry32(1);
   const around = (x: number, spread: number) => Math.round(x * (1 + spread * (2 * random() - 1)));
-  const expected = { rows: [] as string[], cpu: 0, p99: 0, p99b0: 0, thr: 0, thrB0: 0 };
+  const expected = { rows: [] as string[], cpu: 0, thrToB0: 0, p99ToB0: 0, all: 0, p99: 0, p99b0: 0, thr: 0, thrB0: 0 };
   const fmt = (n: number) => n.toFixed(2);
   for (let i = 0; i < 12; i++) {
     const bare = Array.from({ length: 5 }, () => ({ req_per_s: around(20_000, 0.2), p99_ms: around(6, 0.4), cpu: around(40, 0.2) }));
@@ -66,15 +66,20 @@ t.test('one line per run with a --compare target: the medians of its rounds rati
     writeFileSync(join(dir, `run-${String(i).padStart(2, '0')}.json`), JSON.stringify(saved(date, [bare, memory, b0])));
     const row = {
       cpu: ratio(memory, b0, (r) => r.cpu),
+      thrToB0: ratio(memory, b0, (r) => r.req_per_s),
+      p99ToB0: ratio(memory, b0, (r) => r.p99_ms),
       p99: ratio(memory, bare, (r) => r.p99_ms),
       p99b0: ratio(b0, bare, (r) => r.p99_ms),
       thr: ratio(memory, bare, (r) => r.req_per_s),
       thrB0: ratio(b0, bare, (r) => r.req_per_s),
     };
     expected.rows.push(
-      `| ${date.slice(0, 16).replace('T', ' ')} | ${[row.cpu, row.p99, row.p99b0, row.thr, row.thrB0].map(fmt).join(' | ')} |`,
+      `| ${date.slice(0, 16).replace('T', ' ')} | ${[row.cpu, row.thrToB0, row.p99ToB0, row.p99, row.p99b0, row.thr, row.thrB0].map(fmt).join(' | ')} |`,
     );
     expected.cpu += row.cpu <= 1.25 ? 1 : 0;
+    expected.thrToB0 += row.thrToB0 >= 0.85 ? 1 : 0;
+    expected.p99ToB0 += row.p99ToB0 <= 1.25 ? 1 : 0;
+    expected.all += row.cpu <= 1.25 && row.thrToB0 >= 0.85 && row.p99ToB0 <= 1.25 ? 1 : 0;
     expected.p99 += row.p99 <= 1.5 ? 1 : 0;
     expected.p99b0 += row.p99b0 <= 1.5 ? 1 : 0;
     expected.thr += row.thr >= 0.7 ? 1 : 0;
@@ -84,12 +89,12 @@ t.test('one line per run with a --compare target: the medians of its rounds rati
   const edge = Array.from({ length: 5 }, () => ({ req_per_s: 1000, p99_ms: 4, cpu: 40 }));
   const onBounds = [
     edge,
-    edge.map(() => ({ req_per_s: 700, p99_ms: 6, cpu: 50 })),
-    edge.map(() => ({ req_per_s: 700, p99_ms: 6, cpu: 40 })),
+    edge.map(() => ({ req_per_s: 680, p99_ms: 6, cpu: 50 })),
+    edge.map(() => ({ req_per_s: 800, p99_ms: 4.8, cpu: 40 })),
   ];
   writeFileSync(join(dir, 'run-99.json'), JSON.stringify(saved('2026-11-27T05:00:00.000Z', onBounds)));
-  expected.rows.push('| 2026-11-27 05:00 | 1.25 | 1.50 | 1.50 | 0.70 | 0.70 |');
-  for (const k of ['cpu', 'p99', 'p99b0', 'thr', 'thrB0'] as const) expected[k]++;
+  expected.rows.push('| 2026-11-27 05:00 | 1.25 | 0.85 | 1.25 | 1.50 | 1.20 | 0.68 | 0.80 |');
+  for (const k of ['cpu', 'thrToB0', 'p99ToB0', 'all', 'p99', 'p99b0', 'thrB0'] as const) expected[k]++;
   // Left out: node flags for the servers, a profiled run, fewer than 5 rounds, another connection count, not a run.
   const experiment = (extra: object, rounds = onBounds) => JSON.stringify(saved('2026-11-27T06:00:00.000Z', rounds, extra));
   writeFileSync(join(dir, 'x-flags.json'), experiment({ server_flags: ['--x'] }));
@@ -109,6 +114,9 @@ t.test('one line per run with a --compare target: the medians of its rounds rati
   );
   t.match(run.stdout, `13 runs against a (b0) named "lean-wallet"; targets met:`);
   t.match(run.stdout, `memory CPU per callback <= 1.25x (b0)'s: ${expected.cpu} of 13`);
+  t.match(run.stdout, `memory req/s >= 0.85x (b0)'s: ${expected.thrToB0} of 13`);
+  t.match(run.stdout, `memory p99 <= 1.25x (b0)'s: ${expected.p99ToB0} of 13`);
+  t.match(run.stdout, `all three (issue 49's lines): ${expected.all} of 13`);
   t.match(run.stdout, `memory p99 <= 1.5x bare's: ${expected.p99} of 13; (b0)'s p99 <= 1.5x bare's: ${expected.p99b0} of 13`);
   t.match(run.stdout, `memory req/s >= 0.7x bare's: ${expected.thr} of 13; (b0)'s: ${expected.thrB0} of 13`);
 

@@ -284,22 +284,16 @@ export const toRound = (r: RoundRecord): Round => ({
 /**
  * The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores
  * do). A callback hashes its transaction twice (its read's check, its index entry) and a round's
- * settlement the round its bet hashed: the recent ones are kept (a lookup costs a tenth of a hash).
+ * settlement the round its bet hashed: the recent ones are kept (cleared when 4,096 are).
  */
 export function hash64(key: string): string {
   let h = recentHashes.get(key);
-  if (h === undefined) {
-    h =
-      typeof crypto.hash === 'function'
-        ? crypto.hash('sha256', key, 'hex').slice(0, 16)
-        : crypto.createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
-    if (recentHashes.size >= RECENT_HASHES) recentHashes.clear();
-    recentHashes.set(key, h);
-  }
+  if (h !== undefined) return h;
+  h = typeof crypto.hash === 'function' ? crypto.hash('sha256', key, 'hex') : crypto.createHash('sha256').update(key).digest('hex');
+  if (recentHashes.size >= 4096) recentHashes.clear();
+  recentHashes.set(key, (h = h.slice(0, 16)));
   return h;
 }
-/** Cleared when full: never more than this many kept. */
-const RECENT_HASHES = 4096;
 const recentHashes = new Map<string, string>();
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
