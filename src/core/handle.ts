@@ -216,7 +216,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
         headers: new MaskedHeaders(input.headers),
         body: protocol.journalledBody(input.body, intake.body, intake.authenticated),
       },
-      reply: { status, headers: new MaskedHeaders(headers), body: reply.body, dropped },
+      reply: { status, headers: MaskedHeaders.of(headers), body: reply.body, dropped },
       code,
       reason,
       rule: rule && { index: rule.index, name: rule.name },

@@ -44,11 +44,11 @@ export function replyHeadersFor(
   // Each shape made whole in one literal (a header added afterwards would take an array of its own:
   // one more object held per journalled reply).
   if (!eventNamed(eventType)?.echoesCallbackUrl) {
-    if (!reason) return { 'content-type': 'application/json', 'api-id': id, 'api-key': key };
+    if (!reason) return plainHeaders(id, key, undefined);
     return { 'content-type': 'application/json', 'api-id': id, 'api-key': key, 'x-wallet-sim-reason': headerSafe(reason) };
   }
   const url = first(input.headers['callback-url']) ?? '';
-  if (!reason) return { 'content-type': 'application/json', 'api-id': id, 'api-key': key, 'callback-url': url };
+  if (!reason) return plainHeaders(id, key, url);
   return {
     'content-type': 'application/json',
     'api-id': id,
@@ -57,6 +57,23 @@ export function replyHeadersFor(
     'x-wallet-sim-reason': headerSafe(reason),
   };
 }
+
+/**
+ * The headers of a plain reply (no reason), the same for every callback of a caller: the last of
+ * each shape is shared, frozen (the reply's writers copy them), instead of one object per callback
+ * for the journal to keep (docs/bench.md).
+ */
+function plainHeaders(id: string, key: string, url: string | undefined): Record<string, string> {
+  const slot = url === undefined ? 0 : 1;
+  const last = plain[slot];
+  if (last && last['api-id'] === id && last['api-key'] === key && last['callback-url'] === url) return last;
+  const made =
+    url === undefined
+      ? { 'content-type': 'application/json', 'api-id': id, 'api-key': key }
+      : { 'content-type': 'application/json', 'api-id': id, 'api-key': key, 'callback-url': url };
+  return (plain[slot] = Object.freeze(made) as Record<string, string>);
+}
+const plain: (Record<string, string> | undefined)[] = [undefined, undefined];
 
 /**
  * The reply: its wire text, with latest_balance written as exact decimal text rather than through
