@@ -11,6 +11,8 @@ import type { Outcome } from './ports.js';
 import type { Seal } from '../ledger/store.js';
 import type { RuleThen } from '../protocol/types.generated.js';
 import { matches } from '../kernel/secrets.js';
+import { interned, internedHeaders } from '../kernel/interned.js';
+import type { Finding } from '../protocol/findings.js';
 
 export type { CallbackInput } from '../protocol/port.js';
 export type { CallbackOutput } from './exchange.js';
@@ -152,9 +154,12 @@ function answerOf(protocol: Protocol, outcome: Outcome, configuredKey: string): 
     : { kind: 'reply', at, status: relayed.status, ...protocol.maskKey(relayed.headers, configuredKey), text: relayed.text };
 }
 
+const NO_FINDINGS = Object.freeze([]) as unknown as Finding[];
+
 export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { outcome, rule, then, sent }: Applied): CallbackOutput {
   const decided = outcome.decision?.findings;
-  const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings;
+  // (none: one shared empty list, frozen, instead of one kept per journal entry)
+  const findings = decided?.length ? [...intake.findings, ...decided] : intake.findings.length ? intake.findings : NO_FINDINGS;
   const { user_id, event_type } = intake.echo;
   const relayed = outcome.relayed;
   const { protocol } = sim;
@@ -211,9 +216,10 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
       user_id,
       request: {
         method: input.method,
-        url: input.url,
+        // (the texts a caller sends every time are kept once: src/kernel/interned.ts)
+        url: interned(' url', input.url),
         // Masked when written: most entries are never read.
-        headers: new MaskedHeaders(input.headers),
+        headers: new MaskedHeaders(internedHeaders(input.headers)),
         body: protocol.journalledBody(input.body, intake.body, intake.authenticated),
       },
       reply: { status, headers: MaskedHeaders.of(headers), body: reply.body, dropped },

@@ -1,6 +1,6 @@
 import { MaskedHeaders } from '../kernel/secrets.js';
 import type { EntryHeaders, JournalEntry, NewEntry, ReplyTiming, StoredEntry } from '../core/exchange.js';
-import { matchFields, type MatchSource } from './match.js';
+import { type MatchSource, roundFields } from './match.js';
 
 /**
  * A finished callback's entry as it was handed over (the route hands it over and changes it no
@@ -12,14 +12,10 @@ export class KeptEntry implements StoredEntry, ReplyTiming {
   readonly replied_at: string;
   readonly duration_ms: number;
   readonly client_gone: boolean;
-  readonly user_id?: string;
-  readonly event_type?: string;
-  readonly transaction_id?: string;
+  // The filter language's fields (src/journal/match.ts) that lie in the body, read once; the others
+  // are the entry's own, read from it (each field kept here is 8 bytes more per entry kept).
   readonly game_no?: string;
   readonly table_no?: string;
-  readonly code?: string;
-  readonly replayed?: boolean;
-  readonly rule?: string;
 
   constructor(
     readonly id: number,
@@ -29,16 +25,28 @@ export class KeptEntry implements StoredEntry, ReplyTiming {
     this.replied_at = done.replied_at;
     this.duration_ms = done.duration_ms;
     this.client_gone = done.client_gone;
-    // The filter language's fields, read once (src/journal/match.ts), on a fixed-shape object.
-    const f = matchFields(entry);
-    this.user_id = f.user_id;
-    this.event_type = f.event_type;
-    this.transaction_id = f.transaction_id;
-    this.game_no = f.game_no;
-    this.table_no = f.table_no;
-    this.code = f.code;
-    this.replayed = f.replayed;
-    this.rule = f.rule;
+    const round = roundFields(entry.request.body);
+    this.game_no = round.game_no;
+    this.table_no = round.table_no;
+  }
+
+  get user_id(): string | undefined {
+    return this.entry.user_id;
+  }
+  get event_type(): string | undefined {
+    return this.entry.event_type;
+  }
+  get transaction_id(): string | undefined {
+    return this.entry.transaction_id;
+  }
+  get code(): string | undefined {
+    return this.entry.code;
+  }
+  get replayed(): boolean | undefined {
+    return this.entry.replayed;
+  }
+  get rule(): string | undefined {
+    return this.entry.rule?.name;
   }
 
   get text(): string {

@@ -20,19 +20,24 @@ const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /** The fields of an entry: a few property reads, done once per callback. */
 export function matchFields(e: MatchSource): MatchFields {
-  const body = e.request.body;
-  const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
-  const round = data !== null && typeof data === 'object' ? (data as { game_no?: unknown; table_no?: unknown }) : undefined;
+  const { game_no, table_no } = roundFields(e.request.body);
   return {
     user_id: e.user_id,
     event_type: e.event_type,
     transaction_id: e.transaction_id,
-    game_no: text(round?.game_no),
-    table_no: text(round?.table_no),
+    game_no,
+    table_no,
     code: e.code,
     replayed: e.replayed,
     rule: e.rule?.name,
   };
+}
+
+/** The fields of a request body that name its round: data.game_no and data.table_no, when strings. */
+export function roundFields(body: unknown): { game_no?: string; table_no?: string } {
+  const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+  const round = data !== null && typeof data === 'object' ? (data as { game_no?: unknown; table_no?: unknown }) : undefined;
+  return { game_no: text(round?.game_no), table_no: text(round?.table_no) };
 }
 
 /** Whether an entry's fields pass `m` (absent or empty: every entry). Reads only the language's fields of `m`. */
