@@ -63,4 +63,6 @@ t.test('a copy of the headers: every name in its order, every value equal, lists
   const again = internedHeaders({ ...raw, host: fresh('127.0.0.1:1') });
   t.equal(again.host, copy.host, 'the next request shares the value');
   t.equal(JSON.stringify(again), JSON.stringify(raw));
+  const odd = JSON.parse('{"a":"1","__proto__":"x","b":"2"}') as Record<string, string>;
+  t.equal(JSON.stringify(internedHeaders(odd)), JSON.stringify(odd), 'an own __proto__ header is copied as one');
 });

@@ -27,7 +27,10 @@ export function internedHeaders(raw: Headers): Headers {
   const copy: Record<string, string | string[] | undefined> = {};
   for (const name of Object.keys(raw)) {
     const value = raw[name];
-    copy[name] = typeof value === 'string' ? interned(name, value) : value;
+    const kept = typeof value === 'string' ? interned(name, value) : value;
+    // (a header named __proto__, which Node's parser drops but a hand-made object may hold, stays a header)
+    if (name === '__proto__') Object.defineProperty(copy, name, { value: kept, enumerable: true, writable: true, configurable: true });
+    else copy[name] = kept;
   }
   return copy;
 }
