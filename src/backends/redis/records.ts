@@ -283,18 +283,18 @@ export const toRound = (r: RoundRecord): Round => ({
 
 /**
  * The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores
- * do). A callback hashes its transaction twice (its read's check, its index entry) and a round's
- * settlement the round its bet hashed: the recent ones are kept (cleared when 4,096 are).
+ * do). A callback hashes its transaction twice, its read's check then its index entry: the last two
+ * are kept (a larger memo kept its texts alive long enough for the collector to copy them).
  */
 export function hash64(key: string): string {
-  let h = recentHashes.get(key);
-  if (h !== undefined) return h;
-  h = typeof crypto.hash === 'function' ? crypto.hash('sha256', key, 'hex') : crypto.createHash('sha256').update(key).digest('hex');
-  if (recentHashes.size >= 4096) recentHashes.clear();
-  recentHashes.set(key, (h = h.slice(0, 16)));
-  return h;
+  if (key === last[0] || key === last[2]) return last[key === last[0] ? 1 : 3]!;
+  const hex = typeof crypto.hash === 'function' ? crypto.hash('sha256', key, 'hex') : crypto.createHash('sha256').update(key).digest('hex');
+  last.unshift(key, hex.slice(0, 16));
+  last.length = 4;
+  return last[1]!;
 }
-const recentHashes = new Map<string, string>();
+/** hash64's last two keys and hashes: [key, hash, key, hash]. */
+const last: (string | undefined)[] = [];
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
 export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
