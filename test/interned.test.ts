@@ -43,14 +43,15 @@ t.test('an equal text is the last one seen of its kind; each kind on its own', a
   t.equal(interned('other', fresh('text/plain')), 'text/plain');
 });
 
-t.test('kinds are bounded: a caller naming ten thousand headers leaves at most 64 texts kept', async (t) => {
+t.test('kinds are bounded: a caller naming twenty thousand headers leaves at most 64 texts kept', async (t) => {
   gc();
   const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < 10_000; i++) interned(`x-${i}`, fresh(`${i % 10}`.repeat(200)));
+  for (let i = 0; i < 20_000; i++) interned(`x-${i}`, fresh(`${i % 10}`.repeat(250)));
   gc();
   const grown = process.memoryUsage().heapUsed - before;
-  // 10,000 kept would be over 2 MB; 64 of them, with the map's own room, well under 100 KB.
-  t.ok(grown < 200_000, `the heap grew by ${grown} bytes`);
+  // 20,000 kept would be over 5 MB; 64 of them, with the map's own room, some 30 KB (the heap's own
+  // movements under load reach a few hundred KB).
+  t.ok(grown < 1_000_000, `the heap grew by ${grown} bytes`);
 });
 
 t.test('a copy of the headers: every name in its order, every value equal, lists and absent ones as they were', async (t) => {
