@@ -1,3 +1,5 @@
+import { lastTwo } from './last-two.js';
+
 /**
  * Compares in constant time for a given length; only the length can leak, as with every API-key
  * check. Every character is compared whatever the others (no early exit), on the strings as they
@@ -60,17 +62,8 @@ export class MaskedHeaders {
     this.#raw = raw;
   }
 
-  /** The wrapper of `raw`: the one made last for the same object (a reply's shared headers), or a new one. */
-  static of(raw: Readonly<Record<string, string | string[] | undefined>>): MaskedHeaders {
-    if (recentRaw[0] === raw) return recentMasked[0]!;
-    if (recentRaw[1] === raw) return recentMasked[1]!;
-    const masked = new MaskedHeaders(raw);
-    recentRaw[1] = recentRaw[0];
-    recentMasked[1] = recentMasked[0];
-    recentRaw[0] = raw;
-    recentMasked[0] = masked;
-    return masked;
-  }
+  /** The wrapper of `raw`: one of the last two made for the same object (a reply's shared headers), or a new one. */
+  static readonly of = lastTwo((raw: Readonly<Record<string, string | string[] | undefined>>) => new MaskedHeaders(raw));
 
   /** The headers as received, for what only measures them (the journal's size bound); never to be shown. */
   static rawOf(headers: MaskedHeaders): Readonly<Record<string, string | string[] | undefined>> {
@@ -86,10 +79,6 @@ export class MaskedHeaders {
     return this.toJSON();
   }
 }
-
-/** MaskedHeaders.of's last two: the raw objects, and their wrappers. */
-const recentRaw: (object | undefined)[] = [undefined, undefined];
-const recentMasked: (MaskedHeaders | undefined)[] = [undefined, undefined];
 
 /**
  * What makes a token unusable in an Authorization header, if anything: more than one line, or a

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { money, sum, toJsonNumber } from '../../kernel/money.js';
+import { lastTwo } from '../../kernel/last-two.js';
 import {
   type Change,
   forgottenRound,
@@ -284,17 +285,14 @@ export const toRound = (r: RoundRecord): Round => ({
 /**
  * The first 8 bytes of the key's SHA-256, in hex: what the forgotten set holds (as the local stores
  * do). A callback hashes its transaction twice, its read's check then its index entry: the last two
- * are kept (a larger memo kept its texts alive long enough for the collector to copy them).
+ * are kept (lastTwo).
  */
-export function hash64(key: string): string {
-  if (key === last[0] || key === last[2]) return last[key === last[0] ? 1 : 3]!;
-  const hex = typeof crypto.hash === 'function' ? crypto.hash('sha256', key, 'hex') : crypto.createHash('sha256').update(key).digest('hex');
-  last.unshift(key, hex.slice(0, 16));
-  last.length = 4;
-  return last[1]!;
-}
-/** hash64's last two keys and hashes: [key, hash, key, hash]. */
-const last: (string | undefined)[] = [];
+export const hash64 = lastTwo((key: string): string =>
+  (typeof crypto.hash === 'function' ? crypto.hash('sha256', key, 'hex') : crypto.createHash('sha256').update(key).digest('hex')).slice(
+    0,
+    16,
+  ),
+);
 
 /** A literal for SCAN MATCH: the prefix may hold glob characters. */
 export const escapeGlob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
