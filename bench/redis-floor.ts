@@ -20,6 +20,8 @@ import { COMMIT } from '../src/backends/redis/commit.js';
  *   lean-same-data  the same records, journal entry and grading event, keys built in the script, 12 arguments, 9 commands
  *   lean-minimal    the issue's lean commit: balance, idempotency claim, record, journal and grading XADD, 6 arguments
  *   lean-small      lean-minimal with a 100-byte journal entry and grading event (what the payloads cost)
+ * and wallet-sim's commit from one connection: 12 calls pipelined, against 12 commits in one call
+ * (BATCHED: what one script call per turn of the event loop would save inside Redis).
  */
 const [calls = 50_000, clients = 50] = process.argv.slice(2).map(Number);
 
@@ -45,6 +47,18 @@ local id = redis.call('XADD', 'journal', 'MAXLEN', '~', 10000, '*', 'e', ARGV[4]
 redis.call('XADD', 'grading', 'MAXLEN', '~', 200000, '*', 'e', ARGV[5])
 return 1
 `;
+
+/** Commits in one call: ARGV is their count, then each one's argument count and arguments. */
+const BATCHED = `${COMMIT.replace('local i = 1\n', 'local function commit(i)\n').replace(/return \{1, seal\(i\)\}\s*$/, 'return {1, seal(i)}\nend\n')}
+local out, base = {}, 2
+for k = 1, tonumber(ARGV[1]) do
+  out[k] = commit(base + 1)
+  base = base + 1 + tonumber(ARGV[base])
+end
+return out
+`;
+/** Commits per connection in the batched rows (the bench's traffic sends about 12 per write). */
+const DEPTH = 12;
 
 /** The commit script up to its checks: what they cost without the writes (the captured bet passes them). */
 function checkOnly(): string {
@@ -80,23 +94,42 @@ async function capturedBet(url: string, dir: string): Promise<string[]> {
   return seen[1]!;
 }
 
-/** redis-server CPU and evalsha time per call of `args` run `calls` times by redis-benchmark. */
-async function measure(redis: Redis, port: string, args: string[]): Promise<{ cpu: number; evalsha: number; ok: string; keys: number }> {
+/** How redis-benchmark sends: its clients, calls pipelined per client, and commits per call. */
+interface Sending {
+  clients: number;
+  pipeline: number;
+  commits: number;
+}
+
+/** redis-server CPU and evalsha time per commit of `args` run for `calls` commits by redis-benchmark. */
+async function measure(
+  redis: Redis,
+  port: string,
+  args: string[],
+  how: Sending = { clients, pipeline: 1, commits: 1 },
+): Promise<{ cpu: number; evalsha: number; ok: string; keys: number }> {
   await redis.config('RESETSTAT');
   const keys = async () => Number(/keys=(\d+)/.exec((await info(redis, 'keyspace')).db0 ?? '')?.[1] ?? 0);
   const keysBefore = await keys();
   const before = cpuUs(await info(redis, 'cpu'));
+  const n = Math.round(calls / how.commits);
+  const sending = ['-n', String(n), '-c', String(how.clients), '-P', String(how.pipeline)];
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('redis-benchmark', ['-p', port, '-n', String(calls), '-c', String(clients), '-r', '1000000000', '-q', ...args], {
+    const child = spawn('redis-benchmark', ['-p', port, ...sending, '-r', '1000000000', '-q', ...args], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`redis-benchmark exited with ${code}`))));
   });
-  const cpu = (cpuUs(await info(redis, 'cpu')) - before) / calls;
+  const cpu = (cpuUs(await info(redis, 'cpu')) - before) / (n * how.commits);
   const stats = await info(redis, 'commandstats');
   const evalsha = Number(/usec_per_call=([\d.]+)/.exec(stats.cmdstat_evalsha ?? '')?.[1] ?? NaN);
   const failed = Number(/failed_calls=(\d+)/.exec(stats.cmdstat_evalsha ?? '')?.[1] ?? 0);
-  return { cpu, evalsha, ok: failed ? `${failed} failed` : 'ok', keys: ((await keys()) - keysBefore) / calls };
+  return {
+    cpu,
+    evalsha: evalsha / how.commits,
+    ok: failed ? `${failed} failed` : 'ok',
+    keys: ((await keys()) - keysBefore) / (n * how.commits),
+  };
 }
 
 async function main(): Promise<void> {
@@ -120,12 +153,17 @@ async function main(): Promise<void> {
     await redis.set('p:{u1}:player', expectedPlayer);
     // Where the commit's time goes: its arguments alone (an empty script), its checks alone (the script
     // cut after them), and the commit without its grading event or without both seal steps (their flags 0).
-    const [empty, check] = await Promise.all([redis.script('LOAD', 'return 1'), redis.script('LOAD', checkOnly())]);
+    const [empty, check, batched] = await Promise.all([
+      redis.script('LOAD', 'return 1'),
+      redis.script('LOAD', checkOnly()),
+      redis.script('LOAD', BATCHED),
+    ]);
+    const one = args.slice(3);
     const sealAt = bet.indexOf(bet.find((a) => a.endsWith('journal'))!) - 1;
     const gradeAt = bet.indexOf(bet.find((a) => a.endsWith('grading:session'))!) - 1;
     const flagged = (at: number) => args.map((a, i) => (i === at ? '0' : a));
     const sameBytes = 'x'.repeat(args.slice(3).reduce((n, a) => n + Buffer.byteLength(a), 0) - 4);
-    const rows: [string, string[], number][] = [
+    const rows: [string, string[], number, Sending?][] = [
       ["wallet-sim's commit script (a bet)", args, bet.length - 3],
       ['  its arguments alone (an empty script)', ['evalsha', empty as string, ...args.slice(2)], bet.length - 3],
       ['  an empty script with 5 short arguments (what any call costs)', ['evalsha', empty as string, '0', 'a', 'b', 'c', 'd', 'e'], 5],
@@ -159,15 +197,22 @@ async function main(): Promise<void> {
       ],
       ['lean-minimal', ['evalsha', minimal as string, '0', 'p:{u1}:player', '__rand_int__', record, `{"id":1${tail}`, event], 5],
       ['lean-small', ['evalsha', minimal as string, '0', 'p:{u1}:player', 's__rand_int__', record, 'x'.repeat(100), 'y'.repeat(100)], 5],
+      [`wallet-sim's commit, 1 connection, ${DEPTH} calls pipelined`, args, bet.length - 3, { clients: 1, pipeline: DEPTH, commits: 1 }],
+      [
+        `  ${DEPTH} commits in one call, 1 connection (µs per commit)`,
+        ['evalsha', batched as string, '0', String(DEPTH), ...Array.from({ length: DEPTH }, () => [String(one.length), ...one]).flat()],
+        bet.length - 3,
+        { clients: 1, pipeline: 1, commits: DEPTH },
+      ],
     ];
     console.log(`redis-server CPU per call, ${calls} calls from ${clients} clients (redis-benchmark), ${new Date().toISOString()}`);
     console.log(
       '| script | arguments | bytes | redis-server CPU µs/call | evalsha µs/call (commandstats) | keys written per call (a commit: 3 or 1) |',
     );
     console.log('|---|---:|---:|---:|---:|---:|');
-    for (const [name, a, n] of rows) {
-      const r = await measure(redis, port, a);
-      const bytes = a.slice(3).reduce((s, x) => s + Buffer.byteLength(x), 0);
+    for (const [name, a, n, how] of rows) {
+      const r = await measure(redis, port, a, how);
+      const bytes = Math.round(a.slice(3).reduce((s, x) => s + Buffer.byteLength(x), 0) / (how?.commits ?? 1));
       console.log(
         `| ${name} | ${n} | ${bytes} | ${r.cpu.toFixed(1)} | ${r.evalsha.toFixed(1)}${r.ok === 'ok' ? '' : ` (${r.ok})`} | ${r.keys.toFixed(2)} |`,
       );
