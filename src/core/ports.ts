@@ -113,6 +113,13 @@ export interface Backend {
   publishScenario(scenario: Scenario): Promise<void>;
   /** `POST /admin/reset` here: the other processes of a shared backend start over too. */
   publishReset(scenario: Scenario): Promise<void>;
+  /**
+   * Reads whether a shared store still holds the wallet's state (Redis flushed, evicted or restarted
+   * without persistence: its generation, marker or scenario gone); rejects with a StoreUnavailable
+   * saying so. The admin reads call it first, so that a loss no callback has met yet is a 503, never
+   * an empty ledger or journal. A local store has nothing to check.
+   */
+  verify?(): Promise<void>;
   /** The ledger as rows, oldest first, streamed in batches; `userId` keeps one player's. */
   ledger(userId?: string): Promise<Ledger>;
   playerCount(): Promise<number>;

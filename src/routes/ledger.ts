@@ -90,6 +90,7 @@ export const ledgerRoutes: FastifyPluginAsync<{ simOf: SimOf; docs: AdminDocOpti
     async (request, reply) => {
       const sim = simOf(request);
       if (sim.storeFailure) return sendApiError(reply, apiError(sim.backend.failureCode, sim.storeFailure));
+      await sim.backend.verify?.(); // (Redis lost the wallet's state: 503, never an empty ledger)
       const format = request.query.format ?? 'json';
       const ledger = await sim.backend.ledger(request.query.user_id);
       reply.header('x-ledger-complete', String(ledger.complete));

@@ -148,6 +148,29 @@ if (missing) {
     });
   }
 
+  t.test('a loss no callback has met yet: the ledger and the journal answer 503, never an empty 200', async (t) => {
+    const redis = await startRedis(t);
+    const w = await wallet(t, redis, uniquePrefix('lost-reads'));
+    t.equal((await send(w.app, bet('player-1', 'g0', [['1', 'P', 100]]))).body.code, 'R0', 'a bet applied');
+    const read = (url: string) => w.app.inject({ method: 'GET', url });
+    t.equal((await read('/admin/ledger')).statusCode, 200, 'the ledger reads before the loss');
+    await w.store.client.flushall();
+    for (const url of ['/admin/ledger', '/admin/ledger?format=csv', '/admin/journal']) {
+      const res = await read(url);
+      t.equal(res.statusCode, 503, `GET ${url}: 503 (it answered a reply cut off mid-stream, or an empty journal)`);
+      t.match(
+        res.json(),
+        { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state .*POST \/admin\/reset starts afresh/ },
+        'naming the loss and the way out',
+      );
+    }
+    t.equal(await w.reset(), 200, 'POST /admin/reset starts afresh');
+    const after = await read('/admin/ledger');
+    t.equal(after.statusCode, 200, 'the ledger reads again');
+    t.equal(after.headers['x-ledger-complete'], 'true');
+    t.equal((await read('/admin/journal')).statusCode, 200, 'and the journal');
+  });
+
   t.test('a process seeding a flushed Redis afresh: the others refuse until a reset', async (t) => {
     const redis = await startRedis(t);
     const prefix = uniquePrefix('reseeded');

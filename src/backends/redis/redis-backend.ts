@@ -102,6 +102,10 @@ export class RedisBackend implements Backend {
     return this.shared.publishReset(scenario);
   }
 
+  verify(): Promise<void> {
+    return this.store.refreshGeneration();
+  }
+
   ledger(userId?: string): Promise<Ledger> {
     return readRedisLedger(this.store, userId);
   }
