@@ -29,8 +29,21 @@ export const TENANTS_CHECK_MS = 1000;
 /** Where tenant `id`'s keys live. */
 export const tenantPrefix = (base: string, id: string) => `${base}t:${id}:`;
 
-/** Adds or replaces a record: 0 when a new one would pass --max-tenants, -1 when the one replaced is gone. */
-const PUT = `
+/**
+ * Whether a write must be refused because the registry this process saw is gone (ARGV `seen` '1'
+ * and no version): Redis lost it. A write then would start a registry of one, which every process
+ * would follow by dropping all the tenants it serves as deleted.
+ */
+const LOST = `
+local function lost(seen) return seen == '1' and redis.call('EXISTS', KEYS[3]) == 0 end
+`;
+
+/**
+ * Adds or replaces a record: 0 when a new one would pass --max-tenants, -1 when the one replaced is
+ * gone, -2 when the registry is lost.
+ */
+const PUT = `${LOST}
+if lost(ARGV[6]) then return -2 end
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old then
   redis.call('HDEL', KEYS[2], cjson.decode(old).token_sha256)
@@ -45,7 +58,9 @@ redis.call('INCR', KEYS[3])
 return 1
 `;
 
-const REMOVE = `
+/** Removes a record: 1, or 0 when there is none, -2 when the registry is lost. */
+const REMOVE = `${LOST}
+if lost(ARGV[2]) then return -2 end
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if not old then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -133,8 +148,9 @@ export class RedisBook implements TenantBook, SharedBook {
   }
 
   async put(record: TenantRecord, replacing = false): Promise<void> {
-    const args = [record.id, JSON.stringify(record), record.token_sha256, String(this.max), replacing ? '1' : ''];
+    const args = [record.id, JSON.stringify(record), record.token_sha256, String(this.max), replacing ? '1' : '', this.seen ? '1' : ''];
     const done = await this.send(this.client.tenantPut(...this.keys, ...args));
+    if (done === -2) throw new StoreUnavailable(this.lostNow());
     if (done === 0) throw new TenantLimit(this.max);
     if (done === -1) throw new TenantGone(`tenant ${record.id} was deleted`);
     this.seen = true; // (the script bumped the version)
@@ -142,7 +158,9 @@ export class RedisBook implements TenantBook, SharedBook {
   }
 
   async remove(id: string): Promise<void> {
-    if (await this.send(this.client.tenantRemove(...this.keys, id))) await this.tell();
+    const done = await this.send(this.client.tenantRemove(...this.keys, id, this.seen ? '1' : ''));
+    if (done === -2) throw new StoreUnavailable(this.lostNow());
+    if (done === 1) await this.tell();
   }
 
   private lostNow(): string {

@@ -19,6 +19,15 @@ const UNAUTHORIZED_401 = errorResponse(`No host token, or a wrong one (UNAUTHORI
   errorBody('UNAUTHORIZED', HOST_UNAUTHORIZED),
 ]);
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1 } } } as const;
+const STORE_503 = errorResponse(
+  "--store redis: Redis unreachable, not answering, or it lost the tenants' state (flushed, restarted without persistence): STORE_UNREACHABLE with the reason.",
+  [
+    errorBody(
+      'STORE_UNREACHABLE',
+      'Redis at redis://redis:6379 does not answer (Command timed out); callbacks get R1 until it answers again',
+    ),
+  ],
+);
 const unknown404 = errorResponse('No tenant with that id (TENANT_UNKNOWN).', [errorBody('TENANT_UNKNOWN', 'AbCdEfGhIjKlMnOpQrStUv')]);
 
 /**
@@ -60,6 +69,7 @@ export const tenantRoutes: FastifyPluginAsync<TenantRoutesOptions> = async (app,
           ),
           401: UNAUTHORIZED_401,
           409: errorResponse('The host holds --max-tenants tenants (TENANT_LIMIT).', [errorBody('TENANT_LIMIT', 1000)]),
+          503: STORE_503,
         },
       } as DocumentedSchema,
     },
@@ -89,15 +99,7 @@ export const tenantRoutes: FastifyPluginAsync<TenantRoutesOptions> = async (app,
         response: {
           200: { description: 'The tenants, oldest first.', type: 'array', items: { $ref: 'Tenant#' } },
           401: UNAUTHORIZED_401,
-          503: errorResponse(
-            "--store redis: Redis unreachable, not answering, or it lost the tenants' state (flushed, restarted without persistence): STORE_UNREACHABLE with the reason.",
-            [
-              errorBody(
-                'STORE_UNREACHABLE',
-                'Redis at redis://redis:6379 does not answer (Command timed out); callbacks get R1 until it answers again',
-              ),
-            ],
-          ),
+          503: STORE_503,
         },
       },
     },
@@ -118,6 +120,7 @@ export const tenantRoutes: FastifyPluginAsync<TenantRoutesOptions> = async (app,
           204: { description: 'Gone: its routes answer 404, its slot is free.', type: 'null' },
           401: UNAUTHORIZED_401,
           404: unknown404,
+          503: STORE_503,
         },
       },
     },
@@ -142,6 +145,7 @@ export const tenantRoutes: FastifyPluginAsync<TenantRoutesOptions> = async (app,
           200: { description: 'The tenant with its new token (this once); its credentials are unchanged.', $ref: 'TenantCreated#' },
           401: UNAUTHORIZED_401,
           404: unknown404,
+          503: STORE_503,
         },
       },
     },

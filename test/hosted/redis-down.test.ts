@@ -105,5 +105,30 @@ else {
     const listed = await fetch(`${host.url}/tenants`, { headers: asHost });
     t.equal(listed.status, 503, 'GET /tenants: 503 naming the loss (it answered [], every tenant forgotten)');
     t.match(await listed.json(), { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state/ });
+
+    // The host's writes: each would start a registry of one, which every process follows by dropping
+    // the tenants it serves as deleted (a creation did: GET /tenants then listed only the new one).
+    const writes: [string, string, string?][] = [
+      ['POST', '/tenants', JSON.stringify({ name: 'during-the-loss' })],
+      ['POST', `/tenants/${tenant.id}/token`],
+      ['DELETE', `/tenants/${tenant.id}`],
+    ];
+    for (const [method, path, body] of writes) {
+      const res = await fetch(`${host.url}${path}`, {
+        method,
+        headers: body ? { ...asHost, 'content-type': 'application/json' } : asHost,
+        ...(body && { body }),
+      });
+      t.equal(res.status, 503, `${method} ${path}: 503, nothing written`);
+      t.match(await res.json(), {
+        error: 'STORE_UNREACHABLE',
+        message: /^Redis lost the tenant registry .*start afresh with another --redis-prefix/,
+      });
+    }
+    t.same(await client.keys('*{tenants}*'), [], 'no registry of one begun (its records, tokens, version)');
+    const still = await healthUntil((h) => h.status === 503);
+    t.equal(still.body.tenants, 1, 'the tenant known is still kept');
+    const again = await fetch(`${host.url}/t/${tenant.id}/admin/players`, { headers: bearer(tenant.token) });
+    t.equal(again.status, 503, 'and its old token still names it (a rotation would have been lost with the registry)');
   });
 }
