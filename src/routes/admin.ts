@@ -229,7 +229,11 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
         response: { 200: { description: RULE_HITS, $ref: 'RuleHits#' } },
       }),
     },
-    async (request) => simOf(request).ruleHits(),
+    async (request) => {
+      const sim = simOf(request);
+      await sim.backend.verify?.(); // (Redis lost the wallet's state: 503, never counters of zero)
+      return sim.ruleHits();
+    },
   );
 
   app.put<{ Body: Scenario; Querystring: { reset?: string } }>(

@@ -71,6 +71,7 @@ export const reportRoutes: FastifyPluginAsync<{ simOf: SimOf; locked?: boolean; 
       if (signed && !signer) return sendApiError(reply, apiError('SIGNING_NOT_ENABLED'));
       const sim = simOf(request);
       const { grader, info, wallet } = await sim.currentGrading();
+      await sim.backend.verify?.(); // (Redis lost the wallet's state, the session's document aside: 503, never a report of it)
       const report = reportOf(grader, {
         now: new Date(),
         scenario: sim.scenario.source.name,

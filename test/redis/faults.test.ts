@@ -155,9 +155,9 @@ if (missing) {
     const read = (url: string) => w.app.inject({ method: 'GET', url });
     t.equal((await read('/admin/ledger')).statusCode, 200, 'the ledger reads before the loss');
     await w.store.client.flushall();
-    for (const url of ['/admin/ledger', '/admin/ledger?format=csv', '/admin/journal']) {
+    for (const url of ['/admin/ledger', '/admin/ledger?format=csv', '/admin/journal', '/admin/scenario/rules']) {
       const res = await read(url);
-      t.equal(res.statusCode, 503, `GET ${url}: 503 (it answered a reply cut off mid-stream, or an empty journal)`);
+      t.equal(res.statusCode, 503, `GET ${url}: 503 (before: a reply cut off mid-stream, an empty journal, counters of zero)`);
       t.match(
         res.json(),
         { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state .*POST \/admin\/reset starts afresh/ },
@@ -169,6 +169,22 @@ if (missing) {
     t.equal(after.statusCode, 200, 'the ledger reads again');
     t.equal(after.headers['x-ledger-complete'], 'true');
     t.equal((await read('/admin/journal')).statusCode, 200, 'and the journal');
+  });
+
+  t.test('the scenario key evicted alone: the report and the rules answer 503 naming it', async (t) => {
+    const redis = await startRedis(t);
+    const w = await wallet(t, redis, uniquePrefix('evicted-scenario'));
+    t.equal((await send(w.app, login('usd'))).body.code, 'R0');
+    const read = (url: string) => w.app.inject({ method: 'GET', url });
+    t.equal((await read('/admin/report')).statusCode, 200, 'the report reads before');
+    t.equal(await w.store.client.del(`${w.store.keyPrefix}scenario`), 1, 'the active scenario evicted');
+    for (const url of ['/admin/report', '/admin/scenario/rules', '/admin/ledger', '/admin/journal']) {
+      const res = await read(url);
+      t.equal(res.statusCode, 503, `GET ${url}: 503 (before: the report and the rules answered 200)`);
+      t.match(res.json(), { error: 'STORE_UNREACHABLE', message: /lost wallet-sim's state \(no scenario key/ });
+    }
+    t.equal(await w.reset(), 200, 'POST /admin/reset starts afresh');
+    t.equal((await read('/admin/report')).statusCode, 200, 'and the report reads again');
   });
 
   t.test('a process seeding a flushed Redis afresh: the others refuse until a reset', async (t) => {
