@@ -1,4 +1,5 @@
 import type { RedisHub } from '../backends/redis/hub.js';
+import { KeyLayout } from '../backends/redis/keys.js';
 import type { RunShelf, StoredRun } from '../routes/probe-run.js';
 
 /**
@@ -14,7 +15,9 @@ const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
 const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 /**
- * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them):
+ * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them)
+ * and its session's hash tag (`<prefix>{<prefix>}`, keys.ts), so that the transactions over a run,
+ * its list and the slot touch one slot on a Redis Cluster:
  *   probe:running      the run holding the tenant's one slot (SET NX, expiring)
  *   probe:run:<run>    the run as shown, its report once done (JSON)
  *   probe:runs         list of run ids, newest first, the last `kept`
@@ -31,7 +34,7 @@ export class RedisRunShelf implements RunShelf {
   ) {}
 
   private key(tenant: string, name: string): string {
-    return `${this.prefixOf(tenant)}probe:${name}`;
+    return `${new KeyLayout(this.prefixOf(tenant)).session}probe:${name}`;
   }
 
   private send<T>(sent: Promise<T>): Promise<T> {

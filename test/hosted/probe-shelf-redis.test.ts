@@ -6,7 +6,9 @@ import t from 'tap';
 import { RedisRunShelf } from '../../src/app/probe-shelf-redis.js';
 import { RedisHub } from '../../src/backends/redis/hub.js';
 import type { StoredRun } from '../../src/routes/probe-run.js';
+import { CLUSTER_SCHEME } from '../../src/backends/redis/defaults.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
+import { clusterOrSkip } from '../helpers/redis-cluster.js';
 
 const SLOT = 1500;
 const redis = await redisOrSkip(t);
@@ -55,5 +57,54 @@ if (redis) {
     t.match(await b.shelf.get('dead', 'r1'), { message: /the process that ran it stopped before the run ended/ });
     t.equal(await b.shelf.claim('dead', 'r2'), undefined, 'a new run may start');
     await b.shelf.release('dead', 'r2');
+  });
+}
+
+// On a Redis Cluster (--redis-cluster): a run's writes and reads are transactions over its keys, the
+// tenant's list and its slot, which must lie in one hash slot (they spanned three: CROSSSLOT, the
+// run's copy never written, a list of two runs unreadable by the other process).
+const cluster = await clusterOrSkip(t);
+if (cluster) {
+  const prefix = uniquePrefix('probe-shelf-cluster');
+  const processShelf = async () => {
+    const hub = await RedisHub.open(`${CLUSTER_SCHEME}${cluster.nodes}`, [`${prefix}none`], 5000);
+    t.teardown(() => hub.close());
+    return new RedisRunShelf(hub, (tenant) => `${prefix}t:${tenant}:`, SLOT);
+  };
+  const run = (id: string, state: StoredRun['state']): StoredRun => ({
+    id,
+    state,
+    started_at: new Date().toISOString(),
+    target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD' },
+    checks: [],
+  });
+
+  t.test('on a Redis Cluster: runs written by one process are listed and read by another', async (t) => {
+    const [a, b] = [await processShelf(), await processShelf()];
+    for (const tenant of ['x', 'y', 'z']) {
+      t.equal(await a.claim(tenant, 'r1'), undefined, `${tenant}: claimed`);
+      await a.put(tenant, run('r1', 'running'), 2);
+      await a.put(tenant, run('r1', 'done'), 2);
+      await a.release(tenant, 'r1');
+      t.equal(await b.claim(tenant, 'r2'), undefined, `${tenant}: the other process's run may start`);
+      await b.put(tenant, run('r2', 'running'), 2);
+      t.same(
+        (await a.list(tenant)).map((r) => [r.id, r.state]),
+        [
+          ['r2', 'running'],
+          ['r1', 'done'],
+        ],
+        `${tenant}: both runs listed, newest first, by the process that ran neither last`,
+      );
+      t.equal((await a.get(tenant, 'r2'))?.state, 'running', `${tenant}: and read one by one`);
+      await b.put(tenant, run('r3', 'running'), 2);
+      t.same(
+        (await b.list(tenant)).map((r) => r.id),
+        ['r3', 'r2'],
+        `${tenant}: the oldest beyond the kept two dropped`,
+      );
+      t.equal(await a.get(tenant, 'r1'), undefined, `${tenant}: its record deleted`);
+      await b.release(tenant, 'r2');
+    }
   });
 }
