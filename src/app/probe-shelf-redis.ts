@@ -11,8 +11,18 @@ const SLOT_MS = 15_000;
 
 /** Deletes the slot if `run` still holds it. */
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-/** Extends the slot if `run` still holds it. */
-const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+/**
+ * Extends the slot if `run` still holds it, or takes it again if nobody does (Redis lost it: flushed,
+ * restarted; or it expired while Redis was away): a live run is never shown `failed` for that. A slot
+ * another run took meanwhile stays that run's.
+ */
+const RENEW = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if holder then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
 
 /**
  * The tenants' probe runs in Redis, under each tenant's prefix (deleting the tenant deletes them)
@@ -68,7 +78,7 @@ export class RedisRunShelf implements RunShelf {
   async put(tenant: string, run: StoredRun, kept: number): Promise<void> {
     const list = this.key(tenant, 'runs');
     const write = this.hub.client.multi();
-    if (run.state === 'running') write.set(this.key(tenant, 'running'), run.id, 'PX', this.slotMs, 'XX');
+    if (run.state === 'running') write.eval(RENEW, 1, this.key(tenant, 'running'), run.id, this.slotMs);
     const replies = await this.send(
       write
         .set(this.key(tenant, `run:${run.id}`), JSON.stringify(run))

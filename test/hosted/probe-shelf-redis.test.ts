@@ -5,6 +5,7 @@
 import t from 'tap';
 import { RedisRunShelf } from '../../src/app/probe-shelf-redis.js';
 import { RedisHub } from '../../src/backends/redis/hub.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
 import type { StoredRun } from '../../src/routes/probe-run.js';
 import { CLUSTER_SCHEME } from '../../src/backends/redis/defaults.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
@@ -57,6 +58,49 @@ if (redis) {
     t.match(await b.shelf.get('dead', 'r1'), { message: /the process that ran it stopped before the run ended/ });
     t.equal(await b.shelf.claim('dead', 'r2'), undefined, 'a new run may start');
     await b.shelf.release('dead', 'r2');
+  });
+}
+
+if (redis) {
+  const prefix = uniquePrefix('probe-slot');
+  const processShelf = async () => {
+    const hub = await RedisHub.open(redis.url, [`${prefix}none`], 1000);
+    t.teardown(() => hub.close());
+    return { hub, shelf: new RedisRunShelf(hub, (tenant) => `${prefix}${tenant}:`, SLOT) };
+  };
+  const slotKey = (tenant: string) => `${new KeyLayout(`${prefix}${tenant}:`).session}probe:running`;
+  const running = (id: string): StoredRun => ({
+    id,
+    state: 'running',
+    started_at: new Date().toISOString(),
+    target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD' },
+    checks: [],
+  });
+
+  t.test("a slot another run took meanwhile is not taken back by the first run's writes", async (t) => {
+    const [a, b] = [await processShelf(), await processShelf()];
+    t.equal(await a.shelf.claim('taken', 'r1'), undefined);
+    await a.shelf.put('taken', running('r1'), 10);
+    await a.hub.client.del(slotKey('taken')); // (expired while Redis was away)
+    t.equal(await b.shelf.claim('taken', 'r2'), undefined, 'another run took the free slot');
+    await a.shelf.put('taken', running('r1'), 10); // a check of r1 written
+    t.equal(await b.hub.client.get(slotKey('taken')), 'r2', "the slot is still r2's (it was overwritten: r2 then read failed)");
+    await b.shelf.release('taken', 'r2');
+    a.shelf.close();
+  });
+
+  t.test('a slot Redis lost (flushed, restarted) is taken again by its live run: never shown failed for it', async (t) => {
+    const [a, b] = [await processShelf(), await processShelf()];
+    t.equal(await a.shelf.claim('lost', 'r1'), undefined);
+    await a.shelf.put('lost', running('r1'), 10);
+    await a.hub.client.del(slotKey('lost'));
+    let holder: string | null = null;
+    for (const until = Date.now() + SLOT * 5; holder === null && Date.now() < until; await new Promise((r) => setTimeout(r, 50)))
+      holder = await b.hub.client.get(slotKey('lost'));
+    t.equal(holder, 'r1', 'the renewal took it again');
+    t.equal((await b.shelf.get('lost', 'r1'))?.state, 'running', 'the other process reads it running');
+    t.equal(await b.shelf.claim('lost', 'r2'), 'r1', 'and no second run starts');
+    await a.shelf.release('lost', 'r1');
   });
 }
 
