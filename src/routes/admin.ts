@@ -19,6 +19,7 @@ import { addAdminGuard, type AdminGuardOptions } from './admin-guard.js';
 import { parseAdminJson } from './scenario-body.js';
 import { adminSchema, adminSecurity, SCENARIO_WARNINGS, TOO_DEEP, UNREADABLE_400 } from './admin-docs.js';
 import { errorBody, errorResponse, invalid, namedExamples, sentAsReturned, UNREADABLE } from './docs.js';
+import type { ListenerSlots } from './listener-slots.js';
 
 const view = (p: Player) => ({ user_id: p.user_id, balance: p.balance.toNumber(), currency: p.currency });
 
@@ -47,6 +48,8 @@ interface AdminRouteOptions {
   /** Event stream listeners served at once (GET /admin/events); hosted mode: and per tenant. */
   maxListeners?: number;
   maxListenersEach?: number;
+  /** Hosted mode: the listener budget the admin streams share with the probe run streams. */
+  listenerSlots?: ListenerSlots;
   /** --signing-key: signs GET /admin/report?signed=true. */
   signer?: Signer;
   /** Hosted mode: who may call (the tenant's token or the host's), in place of `token`. */
@@ -291,7 +294,8 @@ export const adminRoutes: FastifyPluginAsync<AdminRouteOptions> = async (app, o)
   );
 
   // GET /admin/events, /admin/scenarios
-  await app.register(uiAdminRoutes, { simOf, security: adminSecurity(docs), maxListeners, maxListenersEach, streamsEnd });
+  const { listenerSlots } = o;
+  await app.register(uiAdminRoutes, { simOf, security: adminSecurity(docs), maxListeners, maxListenersEach, listenerSlots, streamsEnd });
   await app.register(reportRoutes, { simOf, locked: token !== undefined || authorize !== undefined, signer, signedFor });
 };
 

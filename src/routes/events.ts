@@ -12,6 +12,7 @@ import { errorBody, errorResponse, SHUTDOWN_503 } from './docs.js';
 import { adminSchema } from './admin-docs.js';
 import { badQuery, matchQuerystring } from './journal.js';
 import { watchGrading, watchScenario } from './grading-events.js';
+import { ListenerSlots } from './listener-slots.js';
 
 export interface EventRouteOptions {
   simOf: SimOf;
@@ -25,6 +26,8 @@ export interface EventRouteOptions {
   maxListeners?: number;
   /** Hosted mode: listeners of one simulator (a tenant) served at once, within `maxListeners`. */
   maxListenersEach?: number;
+  /** Hosted mode: the budget these streams share with the tenants' probe run streams (of `maxListeners`). */
+  listenerSlots?: ListenerSlots;
   /** Hosted mode: a request's stream ends when this signal fires (its token was rotated). */
   streamsEnd?: EndOf;
 }
@@ -61,8 +64,8 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
   const { simOf, security, streamsEnd } = options;
   const maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const maxListeners = options.maxListeners ?? DEFAULT_MAX_LISTENERS;
-  let listeners = 0;
+  const slots = options.listenerSlots ?? new ListenerSlots(options.maxListeners ?? DEFAULT_MAX_LISTENERS);
+  const maxListeners = slots.max;
   const maxEach = options.maxListenersEach ?? maxListeners;
   /** Hosted mode: each tenant has a limit of its own (--tenant-listeners), the host's to raise. */
   const tenantLimited = options.maxListenersEach !== undefined;
@@ -116,9 +119,9 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
     const match = matchOfText(request.query);
     const sim = simOf(request);
     const mine = each.get(sim) ?? 0;
-    if (listeners >= maxListeners || mine >= maxEach) {
+    if (slots.full || mine >= maxEach) {
       // Closed, not kept alive: a refused listener that stays connected would hold a slot all the same.
-      const all = listeners >= maxListeners;
+      const all = slots.full;
       const { status, body } = apiError(
         'LISTENERS_FULL',
         all ? maxListeners : maxEach,
@@ -127,14 +130,14 @@ export const eventRoutes: FastifyPluginAsync<EventRouteOptions> = async (app, op
       );
       return reply.code(status).header('connection', 'close').send(body);
     }
-    listeners++;
+    slots.take();
     each.set(sim, mine + 1);
     const res = openEventStream(reply, 'wallet-sim journal events');
     let closed = false;
     const close = () => {
       if (closed) return;
       closed = true;
-      listeners--;
+      slots.give();
       each.set(sim, (each.get(sim) ?? 1) - 1);
       streams.delete(end);
       ended?.removeEventListener('abort', aborted);

@@ -123,6 +123,9 @@ export const EVENTS_SCHEMA = {
     },
     ...AUTH,
     404: errorResponse('No such run of this tenant (PROBE_RUN_UNKNOWN).'),
+    503: errorResponse(
+      "The run is still going and the tenant already follows --tenant-listeners runs, or the server serves --max-listeners event streams of every kind (LISTENERS_FULL; the connection is closed). A finished run's stream is always served.",
+    ),
   },
 } as const;
 

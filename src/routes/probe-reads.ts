@@ -48,8 +48,13 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
     const holder = o.tenantOf(request);
     const mine = streamsOf.get(holder.id) ?? 0;
     const cap = o.maxListenersEach ?? Infinity;
-    if (mine >= cap && run.state === 'running') {
-      const { status, body } = apiError('LISTENERS_FULL', cap, "this tenant's probe event streams", true);
+    const slots = o.listenerSlots;
+    if ((mine >= cap || slots?.full) && run.state === 'running') {
+      // Closed, not kept alive: a refused listener that stays connected would hold a slot all the same.
+      const all = mine < cap;
+      const { status, body } = all
+        ? apiError('LISTENERS_FULL', slots!.max, 'the event streams of this server')
+        : apiError('LISTENERS_FULL', cap, "this tenant's probe event streams", true);
       return reply.code(status).header('connection', 'close').send(body);
     }
     const res = openEventStream(reply, 'wallet-sim probe run');
@@ -88,11 +93,13 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
       streams.delete(finish);
       ended?.removeEventListener('abort', finish);
       streamsOf.set(holder.id, (streamsOf.get(holder.id) ?? 1) - 1);
+      slots?.give();
       if (res.writableEnded) return;
       const reason = why instanceof Event ? (why.target as AbortSignal).reason : why;
       res.end(typeof reason === 'string' ? `: ${reason}\n\n` : undefined);
     };
     streamsOf.set(holder.id, mine + 1);
+    slots?.take();
     local?.listeners.add(listener);
     streams.add(finish);
     ended?.addEventListener('abort', finish);

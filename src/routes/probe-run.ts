@@ -6,6 +6,7 @@ import { walletFails } from '../probe/report.js';
 import type { CheckResult, ProbeReport, ProbeWalletCheck } from '../probe/types.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { VERDICTS } from './probe-docs.js';
+import type { ListenerSlots } from './listener-slots.js';
 
 export type RunState = 'running' | 'done' | 'failed';
 export type Verdict = (typeof VERDICTS)[number];
@@ -116,6 +117,8 @@ export interface ProbeRunsOptions {
   upstreamError?: (tenant: string, kind: UpstreamErrorKind) => void;
   /** Run event streams one tenant may hold open at once (--tenant-listeners). */
   maxListenersEach?: number;
+  /** The budget of every stream the server holds (--max-listeners), shared with the admin event streams. */
+  listenerSlots?: ListenerSlots;
   /** --signing-key: ?signed=true signs a run's report. */
   signer?: Signer;
   /** --allow-private-targets: no address check (a host on a private network, tests). */

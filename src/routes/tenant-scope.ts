@@ -11,6 +11,7 @@ import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { HostedTenant, TenantDirectory } from './tenant-directory.js';
 import type { Json } from './docs.js';
 import { joinResponses, tenantAdminResponses, tenantCallbackResponses } from './tenant-docs.js';
+import { ListenerSlots } from './listener-slots.js';
 
 export interface TenantScopeOptions {
   tenants: TenantDirectory;
@@ -129,6 +130,8 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     tenant.touched(false);
     return undefined;
   };
+  // One budget for the admin event streams and the probe run streams of every tenant (--max-listeners).
+  const listenerSlots = new ListenerSlots(o.maxListeners);
   await app.register(adminRoutes, {
     prefix: '/admin',
     simOf,
@@ -136,6 +139,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
     guard: { allowedHosts: o.allowedHosts },
     maxListeners: o.maxListeners,
     maxListenersEach: o.maxListenersEach,
+    listenerSlots,
     signer: o.signer,
     credentialsFixed: true,
     streamsEnd: (request) => found.get(request)?.streamsEnd,
@@ -155,6 +159,7 @@ export const tenantScope: FastifyPluginAsync<TenantScopeOptions> = async (app, o
         },
         exists: (id) => tenants.get(id) !== undefined,
         maxListenersEach: o.maxListenersEach,
+        listenerSlots,
         signer: o.signer,
         allowPrivateTargets: o.allowPrivateTargets,
         runsPerHour: o.probeRunsPerHour,

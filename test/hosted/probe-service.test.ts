@@ -11,6 +11,7 @@ import type { lookup } from 'node:dns';
 import { networkInterfaces } from 'node:os';
 import { guardedAgent, refusedClass, targetRefusal } from '../../src/probe/targets.js';
 import { upstreamErrorOf } from '../../src/probe/upstream-errors.js';
+import { DEFAULT_LIMITS } from '../../src/http/limits.js';
 import { buildTestApp, listen } from '../helpers/app.js';
 import { asHost, bearer, buildHostedTestApp, createTenant, type Created } from '../helpers/hosted.js';
 
@@ -313,4 +314,48 @@ t.test('progress read with fetch and the Bearer token while the run goes; rotati
   const ended_ = await ended(app, after, run);
   t.equal(ended_.verdict, 'NOT_CHECKED', 'credentials refused: nothing could be checked');
   t.equal(ended_.message, 'credentials refused (R2): check api_id/api_key', "the run's fields, not the CLI's options");
+});
+
+t.test("a running probe's event streams count in --max-listeners with the admin streams: callbacks keep the rest", async (t) => {
+  const held: import('node:http').ServerResponse[] = [];
+  const slow = await counting((res) => void held.push(res));
+  t.teardown(() => slow.server.close());
+  const { app } = await buildHostedTestApp({ allowPrivateTargets: true, limits: { ...DEFAULT_LIMITS, maxListeners: 2 } });
+  t.teardown(() => app.close());
+  const base = await listen(app);
+  const [a, b, c] = [await createTenant(app), await createTenant(app), await createTenant(app)];
+  const { run } = (await start(app, a, { url: `http://127.0.0.1:${slow.port}/callback`, ...SANDBOX })).json() as { run: string };
+  const follow = (path: string, x: Created) => {
+    const controller = new AbortController();
+    return { controller, response: fetch(`${base}${path}`, { headers: bearer(x.token), signal: controller.signal }) };
+  };
+  const probe = follow(`/t/${a.id}/probe/${run}/events`, a);
+  t.equal((await probe.response).status, 200, "a's probe run followed");
+  const admin = follow(`/t/${b.id}/admin/events`, b);
+  t.equal((await admin.response).status, 200, "b's journal followed: the two listeners the server serves");
+  /** A refusal's body (a stream served instead is ended at once: the assertion on its status has failed). */
+  const refusal = async ({ controller, response }: ReturnType<typeof follow>) => {
+    const res = await response;
+    if (res.status !== 503) controller.abort();
+    return { status: res.status, body: res.status === 503 ? await res.json() : undefined };
+  };
+  const refused = await refusal(follow(`/t/${c.id}/admin/events`, c));
+  t.equal(refused.status, 503, 'a third stream, of a tenant under its own limit: 503 (the probe stream was not counted)');
+  t.match(refused.body, { error: 'LISTENERS_FULL', message: /^2 listeners already follow .*--max-listeners$/ });
+  const again = await refusal(follow(`/t/${a.id}/probe/${run}/events`, a));
+  t.equal(again.status, 503, 'a second probe stream too, whichever tenant');
+  t.match(again.body, { error: 'LISTENERS_FULL', message: /the event streams of this server.*--max-listeners$/ });
+  probe.controller.abort();
+  let served = 0;
+  for (const until = Date.now() + 10_000; served !== 200 && Date.now() < until;) {
+    const next = follow(`/t/${c.id}/admin/events`, c);
+    served = (await next.response).status;
+    if (served !== 200)
+      await new Promise((r) => setTimeout(r, 50)); // (the probe stream's slot is given back when its close is seen)
+    else next.controller.abort();
+  }
+  t.equal(served, 200, "the probe stream's slot is free again once it closed");
+  admin.controller.abort();
+  for (const r of held) r.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"R2"}');
+  await ended(app, a, run);
 });

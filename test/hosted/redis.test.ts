@@ -10,6 +10,7 @@ import { bet } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 import { asHost, bearer, callbackHeaders, type Created, HOST_TOKEN, loginOf, SMALL } from '../helpers/hosted.js';
+import { KeyLayout } from '../../src/backends/redis/keys.js';
 
 const redis = await redisOrSkip(t);
 /** Nothing here tests Redis's time-out: a loaded machine's slow first reply must not fail a start. */
@@ -256,7 +257,7 @@ if (redis) {
       // A run whose process died mid-run (its copy says running, no slot held for it) is shown failed, not running forever.
       const { run: _shown, ...fields } = ended;
       const ghost = { ...fields, id: 'ghost', state: 'running', checks: [] };
-      await admin.set(`${limited}t:${x.id}:probe:run:ghost`, JSON.stringify(ghost));
+      await admin.set(`${new KeyLayout(`${limited}t:${x.id}:`).session}probe:run:ghost`, JSON.stringify(ghost));
       t.match((await get(c!, `/t/${x.id}/probe/ghost`, x.token)).body, { run: 'ghost', state: 'failed', message: /stopped before/ });
     });
   });
