@@ -43,8 +43,12 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
       byTenant.set(id, (t = { runs: new Map(), quota: new RateLimit(o.runsPerHour ?? PROBE_DEFAULTS.runsPerHour, 3_600_000, o.now) }));
     return t;
   };
-  /** A copy for the other processes (Redis away: they see it later, or not; this process still serves it). */
-  const share = (tenant: string, run: Run) => shelf?.put(tenant, stored(run), kept).catch(() => undefined);
+  /**
+   * A copy for the other processes (Redis away: they see it later, or not; this process still serves
+   * it). None once the tenant is deleted: its keys were swept, and a copy written after would stay.
+   */
+  const share = (tenant: string, run: Run) =>
+    o.exists?.(tenant) === false ? undefined : shelf?.put(tenant, stored(run), kept).catch(() => undefined);
 
   app.post<{ Body: { url: string; api_id: string; api_key: string; user: string; currency?: string; decimals?: number } }>(
     '',

@@ -359,3 +359,37 @@ t.test("a running probe's event streams count in --max-listeners with the admin 
   for (const r of held) r.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"R2"}');
   await ended(app, a, run);
 });
+
+t.test('a tenant deleted while its probe runs: the run writes no more copies (its keys were swept, they would stay)', async (t) => {
+  const held: import('node:http').ServerResponse[] = [];
+  const slow = await counting((res) => void held.push(res));
+  t.teardown(() => slow.server.close());
+  const puts: { tenant: string; state: string }[] = [];
+  const shelf = {
+    claim: async () => undefined,
+    release: async () => undefined,
+    put: async (tenant: string, run: { state: string }) => void puts.push({ tenant, state: run.state }),
+    get: async () => undefined,
+    list: async () => [],
+  };
+  const { app } = await buildHostedTestApp({ allowPrivateTargets: true, probeShelf: shelf });
+  t.teardown(() => app.close());
+  const a = await createTenant(app);
+  const res = await start(app, a, { url: `http://127.0.0.1:${slow.port}/callback`, ...SANDBOX });
+  t.equal(res.statusCode, 202);
+  for (const until = Date.now() + 10_000; !held.length && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+  t.ok(held.length, 'the run is waiting on its target');
+  t.ok(puts.length >= 1, 'a copy written at the start');
+  t.equal((await app.inject({ method: 'DELETE', url: `/tenants/${a.id}`, headers: asHost })).statusCode, 204, 'the tenant deleted');
+  const before = puts.length;
+  for (const r of held.splice(0)) r.writeHead(200, { 'content-type': 'application/json' }).end('{"code":"R2"}');
+  // The run ends (credentials refused): its end is counted in the host's metrics, which keep a deleted tenant's series.
+  const endedRuns = async () => (await app.inject({ url: '/metrics', headers: asHost })).body;
+  let metrics = await endedRuns();
+  for (const until = Date.now() + 60_000; !metrics.includes(`wallet_sim_probe_runs_total{tenant="${a.id}"`) && Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 50));
+    metrics = await endedRuns();
+  }
+  t.match(metrics, `wallet_sim_probe_runs_total{tenant="${a.id}"`, 'the run went on to its end after the deletion');
+  t.same(puts.slice(before), [], 'no copy written after it');
+});
