@@ -59,23 +59,8 @@ if (redis) {
     t.equal(await b.shelf.claim('dead', 'r2'), undefined, 'a new run may start');
     await b.shelf.release('dead', 'r2');
   });
-}
 
-if (redis) {
-  const prefix = uniquePrefix('probe-slot');
-  const processShelf = async () => {
-    const hub = await RedisHub.open(redis.url, [`${prefix}none`], 1000);
-    t.teardown(() => hub.close());
-    return { hub, shelf: new RedisRunShelf(hub, (tenant) => `${prefix}${tenant}:`, SLOT) };
-  };
   const slotKey = (tenant: string) => `${new KeyLayout(`${prefix}${tenant}:`).session}probe:running`;
-  const running = (id: string): StoredRun => ({
-    id,
-    state: 'running',
-    started_at: new Date().toISOString(),
-    target: { url: 'http://127.0.0.1:1/callback', user: 'p1', currency: 'USD' },
-    checks: [],
-  });
 
   t.test("a slot another run took meanwhile is not taken back by the first run's writes", async (t) => {
     const [a, b] = [await processShelf(), await processShelf()];
