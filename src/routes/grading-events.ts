@@ -11,18 +11,34 @@ export const GRADING_TICK_MS = 500;
  */
 export function watchGrading(sim: Simulator, send: (text: string) => void, everyMs = GRADING_TICK_MS): () => void {
   let last = '';
+  let folding = false;
+  let stopped = false;
   const tick = () => {
-    const { grader, info } = sim.grading;
-    grader.advance(Date.now() - grader.lagMs); // windows that closed by now are judged
-    const version = grader.version;
-    const seen = `${info.id}:${version}`;
-    if (seen === last) return;
-    last = seen;
-    send(`event: grading\ndata: ${JSON.stringify({ session: info.id, version })}\n\n`);
+    if (folding) return;
+    folding = true;
+    // Folded first, then the clock moved: a shared session (Redis) folds other processes' events on
+    // demand, and a window judged before the event that closes it in time was folded would fail a
+    // provider that did its part (a resend in time, read as never sent).
+    void sim
+      .currentGrading()
+      .then(({ grader, info }) => {
+        if (stopped) return;
+        grader.advance(Date.now() - grader.lagMs); // windows that closed by now are judged
+        const version = grader.version;
+        const seen = `${info.id}:${version}`;
+        if (seen === last) return;
+        last = seen;
+        send(`event: grading\ndata: ${JSON.stringify({ session: info.id, version })}\n\n`);
+      })
+      .catch(() => undefined) // Redis away: the next tick
+      .finally(() => (folding = false));
   };
   tick();
   const timer = setInterval(tick, everyMs).unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }
 
 /**

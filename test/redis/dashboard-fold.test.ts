@@ -1,0 +1,60 @@
+// The dashboard's grading ticks on a Redis store: the session is folded on demand (every process's
+// events are in Redis), and a tick used to move the grading clock on what this process had folded
+// so far, before the fold it had just started came back. A lost bet whose resend came in time but
+// was not folded yet had its window judged first: LOST_REPLY_RETRIED failed a provider that did its
+// part. The tick now folds, then moves the clock.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { openBackend } from '../../src/app/stores.js';
+import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
+import { SCENARIOS_DIR } from '../../src/kernel/paths.js';
+import type { Report, Scenario } from '../../src/protocol/types.generated.js';
+import { bet, buildTestApp, listen, login } from '../helpers/app.js';
+import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
+import { skip } from '../helpers/required.js';
+import { attempt } from '../grading/provider.js';
+
+const missing = redisMissing();
+if (missing) skip(t, 'the Redis dashboard test', missing);
+else {
+  t.test("a dashboard opened after a lost bet's window: the resend sent in time is folded before the window is judged", async (t) => {
+    const redis = await startRedis(t);
+    const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('dashboard-fold') })) as RedisBackend;
+    const cert = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'certification.json'), 'utf8')) as Scenario;
+    const WINDOW_S = 1;
+    const scenario = { ...cert, grading: { ...cert.grading, client_timeout_s: 1, retry_window_s: WINDOW_S } };
+    const { app } = await buildTestApp(scenario, { store });
+    t.teardown(async () => {
+      await app.close();
+      await store.close();
+    });
+    const base = await listen(app);
+    const report = async () => (await (await fetch(`${base}/admin/report`)).json()) as Report;
+    const lostReply = () => report().then((r) => r.checks.find((c) => c.id === 'LOST_REPLY_RETRIED')!);
+
+    t.equal((await attempt(`${base}/callback`, login('cert-lost-bet'), 1000))?.code, 'R0');
+    const first = bet('cert-lost-bet', 'G1', [['1', 'P', 10]], { currency: 'USD' });
+    t.equal(await attempt(`${base}/callback`, first, 1000), undefined, "the bet's reply is lost (applied)");
+    const lostAt = Date.now();
+    t.equal((await lostReply()).status, 'pending', 'a report folds the lost reply: its window is open');
+    await sleep(600); // the provider's back-off (min_retry_gap_ms 500)
+    t.equal((await attempt(`${base}/callback`, first, 1000))?.code, 'R0', 'resent in time, unchanged: R0');
+    t.ok(Date.now() - lostAt < WINDOW_S * 1000, 'within the window');
+
+    // No report meanwhile: nothing folds the resend until the window has closed and the shared
+    // session's lag (1 s) has passed. Then a dashboard opens and ticks.
+    await sleep(Math.max(0, lostAt + WINDOW_S * 1000 + 1000 + 300 - Date.now()));
+    const abort = new AbortController();
+    t.teardown(() => abort.abort());
+    const events = await fetch(`${base}/admin/events?grading=true`, { signal: abort.signal });
+    const reader = events.body!.getReader();
+    let text = '';
+    while (!text.includes('event: grading')) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+
+    const check = await lostReply();
+    t.equal(check.status, 'pass', `LOST_REPLY_RETRIED: ${JSON.stringify(check.violations ?? [])}`);
+  });
+}
