@@ -20,6 +20,8 @@ export type Event =
   | { t: 'x'; k: string; at: number }
   | { t: 'c'; k: string; d: Completion }
   | { t: 'f'; u?: string; c: string[] }
+  // A session begun by clearing the journal: the players logged in when it began (its first event).
+  | { t: 'l'; users: string[] }
   | SealedEvent
   // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
   | { t: 'ws'; x: WalletExchange }

@@ -7,7 +7,7 @@ import { StoreUnavailable } from '../ledger/store-error.js';
 import { arriveExchange, type GradingFeed } from './feed.js';
 import { after, type Event, type SessionDoc } from './redis-events.js';
 import { replyFacts, sealedEvent } from './sealed-event.js';
-import { GradingSession } from './session.js';
+import { GradingSession, loggedIn, logIn } from './session.js';
 import { UpstreamOrder } from './upstream-order.js';
 import type { Thresholds } from '../core/scenario/thresholds.js';
 import type { WalletAnswer, WalletExchange } from './wallet/exchange.js';
@@ -108,9 +108,12 @@ export class SharedGrading implements Grading<GradingSession> {
       previous = this.replaced;
     } else {
       doc = { id: randomUUID().slice(0, 8), started_at: new Date().toISOString(), keep_logins: keepLogins };
-      // GET and SET in one transaction (SET … GET needs Redis 6.2).
-      const replies = await this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc)).exec();
-      previous = replies?.[0]?.[1] as string | null | undefined;
+      // Logins kept: the old session folded whole first (every process's events), and its logged-in players are
+      // the new stream's first event, so every process begins from the same ones. (GET and SET: SET … GET is 6.2.)
+      const users = keepLogins ? loggedIn((await this.catchUp()).grader) : [];
+      const write = this.client.multi().get(this.sessionKey).set(this.sessionKey, JSON.stringify(doc));
+      if (users.length) write.xadd(this.streamKey(doc.id), '*', 'e', JSON.stringify({ t: 'l', users }));
+      previous = (await write.exec())?.[0]?.[1] as string | null | undefined;
     }
     this.switchTo(doc);
     // The session Redis held (another process may have begun it) and the one this process graded.
@@ -208,6 +211,7 @@ export class SharedGrading implements Grading<GradingSession> {
       if (e.a && e.d) grader.complete(grader.arrive({ ...e.a, id: e.i ?? 0 }), e.d);
       if (e.c) grader.count(e.u, e.c);
     } else if (e.t === 'f') grader.count(e.u, e.c);
+    else if (e.t === 'l') logIn(grader, e.users);
     else if (e.t === 'ws') {
       this.session.wallet?.sent(e.x);
       this.order.sent(e.x.user, e.x.id, e.x.sentAt);

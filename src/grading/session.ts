@@ -30,7 +30,15 @@ export class GradingSession {
     this.grader = newGrader(thresholds);
     if (wallet) this.wallet = new WalletGrader(wallet);
     // A session begun by clearing the journal keeps the wallet: its logged-in players stay logged in.
-    if (carried) for (const p of carried.players.values()) if (marked(p, LOGGED_IN)) mark(this.grader.player(p.user), LOGGED_IN);
+    if (carried) logIn(this.grader, loggedIn(carried));
     if (carried) this.grader.resumed = carried.resumed;
   }
+}
+
+/** The players a grader holds logged in. */
+export const loggedIn = (grader: Grader): string[] => [...grader.players.values()].flatMap((p) => (marked(p, LOGGED_IN) ? [p.user] : []));
+
+/** Marks players logged in (a session begun by clearing the journal keeps the old one's). */
+export function logIn(grader: Grader, users: Iterable<string>): void {
+  for (const user of users) mark(grader.player(user), LOGGED_IN);
 }

@@ -1,8 +1,11 @@
-// The dashboard's grading ticks on a Redis store: the session is folded on demand (every process's
-// events are in Redis), and a tick used to move the grading clock on what this process had folded
-// so far, before the fold it had just started came back. A lost bet whose resend came in time but
-// was not folded yet had its window judged first: LOST_REPLY_RETRIED failed a provider that did its
-// part. The tick now folds, then moves the clock.
+// Grading on a Redis store is folded on demand (every process's events are in Redis): two false
+// alarms of a process that had not folded yet.
+// - The dashboard's grading tick moved the clock on what this process had folded so far, before the
+//   fold it had just started came back: a lost bet's window was judged before the resend sent in
+//   time was folded, and LOST_REPLY_RETRIED failed a provider that did its part. It now folds first.
+// - Clearing the journal kept the logins this process had folded (none, before a report): the next
+//   bet failed LOGIN_BEFORE_BET. The old session is now folded whole first, and its logged-in players
+//   are the new session's first event, so every process begins from them.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +14,7 @@ import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { SCENARIOS_DIR } from '../../src/kernel/paths.js';
 import type { Report, Scenario } from '../../src/protocol/types.generated.js';
-import { bet, buildTestApp, listen, login } from '../helpers/app.js';
+import { bet, buildTestApp, HEADERS, listen, login } from '../helpers/app.js';
 import { redisMissing, startRedis, uniquePrefix } from '../helpers/redis.js';
 import { skip } from '../helpers/required.js';
 import { attempt } from '../grading/provider.js';
@@ -56,5 +59,35 @@ else {
 
     const check = await lostReply();
     t.equal(check.status, 'pass', `LOST_REPLY_RETRIED: ${JSON.stringify(check.violations ?? [])}`);
+  });
+}
+
+if (!missing) {
+  t.test('the journal cleared on a process that had folded nothing: the logins stay, on every process', async (t) => {
+    const redis = await startRedis(t);
+    const prefix = uniquePrefix('cleared-logins');
+    const wallet = async () => {
+      const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: prefix })) as RedisBackend;
+      const { app } = await buildTestApp({}, { store });
+      t.teardown(async () => {
+        await app.close();
+        await store.close();
+      });
+      return app;
+    };
+    const [a, b] = [await wallet(), await wallet()];
+    const send = async (app: typeof a, body: object) =>
+      (await app.inject({ method: 'POST', url: '/callback', headers: HEADERS, payload: JSON.stringify(body) })).json().code as string;
+    t.equal(await send(a, login('usd')), 'R0', 'logged in on A');
+    // No report anywhere: neither process has folded the login (the shared session is folded on demand).
+    t.equal((await b.inject({ method: 'DELETE', url: '/admin/journal' })).statusCode, 204, 'the journal cleared on B');
+    t.equal(await send(b, bet('usd', 'G1', [['1', 'P', 10]], { currency: 'USD' })), 'R0', 'the player bets, on B');
+    for (const [name, app] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      const check = ((await app.inject({ url: '/admin/report' })).json() as Report).checks.find((c) => c.id === 'LOGIN_BEFORE_BET')!;
+      t.equal(check.status, 'pass', `${name}'s report: LOGIN_BEFORE_BET ${JSON.stringify(check.violations ?? [])}`);
+    }
   });
 }
