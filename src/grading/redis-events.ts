@@ -40,3 +40,12 @@ export const after = (a: string, b: string) => {
   const [bm, bs] = idParts(b);
   return am > bm || (am === bm && as > bs);
 };
+
+/** The id of a session's document as Redis held it; undefined when none, or not a document of ours. */
+export function sessionIdOf(text: string | null | undefined): string | undefined {
+  try {
+    return text ? (JSON.parse(text) as SessionDoc).id : undefined;
+  } catch {
+    return undefined;
+  }
+}

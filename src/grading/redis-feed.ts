@@ -5,7 +5,7 @@ import type { Grading } from '../core/exchange.js';
 import type { Alongside } from '../ledger/store.js';
 import { StoreUnavailable } from '../ledger/store-error.js';
 import { arriveExchange, type GradingFeed } from './feed.js';
-import { after, type Event, type SessionDoc } from './redis-events.js';
+import { after, type Event, type SessionDoc, sessionIdOf } from './redis-events.js';
 import { replyFacts, sealedEvent } from './sealed-event.js';
 import { GradingSession, loggedIn, logIn } from './session.js';
 import { UpstreamOrder } from './upstream-order.js';
@@ -116,14 +116,10 @@ export class SharedGrading implements Grading<GradingSession> {
       previous = (await write.exec())?.[0]?.[1] as string | null | undefined;
     }
     this.switchTo(doc);
-    // The session Redis held (another process may have begun it) and the one this process graded.
-    const old = new Set([mine]);
-    try {
-      if (previous) old.add((JSON.parse(previous) as SessionDoc).id);
-    } catch {
-      // Not a document of ours: this process's own session is emptied all the same.
-    }
-    await this.finish([...old]).catch(() => undefined);
+    // The session this process graded and the one Redis held (another process may have begun it), never the new
+    // one (a fold between the reset's commit and this call switched to it already).
+    const old = [...new Set([mine, sessionIdOf(previous)])].filter((id): id is string => id !== undefined && id !== doc.id);
+    await this.finish(old).catch(() => undefined);
   }
 
   /**

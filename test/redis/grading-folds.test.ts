@@ -6,10 +6,15 @@
 // - Clearing the journal kept the logins this process had folded (none, before a report): the next
 //   bet failed LOGIN_BEFORE_BET. The old session is now folded whole first, and its logged-in players
 //   are the new session's first event, so every process begins from them.
+// - A reset whose process had folded meanwhile (switched to the new session already) emptied the new
+//   session's stream as if it were the old one, and set it to expire.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { Redis } from 'ioredis';
+import { DEFAULT_THRESHOLDS } from '../../src/core/scenario/thresholds.js';
+import { SharedGrading } from '../../src/grading/redis-feed.js';
 import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { SCENARIOS_DIR } from '../../src/kernel/paths.js';
@@ -89,5 +94,25 @@ if (!missing) {
       const check = ((await app.inject({ url: '/admin/report' })).json() as Report).checks.find((c) => c.id === 'LOGIN_BEFORE_BET')!;
       t.equal(check.status, 'pass', `${name}'s report: LOGIN_BEFORE_BET ${JSON.stringify(check.violations ?? [])}`);
     }
+  });
+}
+
+if (!missing) {
+  t.test("a fold between a reset's commit and its begin: the new session's stream is kept, not emptied", async (t) => {
+    const redis = await startRedis(t);
+    const client = new Redis(redis.url);
+    t.teardown(() => client.disconnect());
+    const prefix = uniquePrefix('reset-fold');
+    const grading = new SharedGrading(client, prefix, { ...DEFAULT_THRESHOLDS }, () => 1);
+    t.teardown(() => grading.close());
+    await grading.join(false);
+    const [sessionKey, doc] = await grading.prepare();
+    await client.set(sessionKey, doc); // (the reset's commit writes it with the ledger's clear)
+    await grading.current(); // a dashboard's tick or a report meanwhile: this process switches to the new session
+    const stream = `${prefix}grading:${(JSON.parse(doc) as { id: string }).id}`;
+    await client.xadd(stream, '*', 'e', JSON.stringify({ t: 'f', u: 'p1', c: ['X'] })); // a callback graded in it
+    await grading.begin(false, [sessionKey, doc]);
+    t.equal(await client.xlen(stream), 1, "the new session's events are kept (it was trimmed to none)");
+    t.equal(await client.ttl(stream), -1, 'and it does not expire (it had an hour to live)');
   });
 }
