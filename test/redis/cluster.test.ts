@@ -61,6 +61,22 @@ if (cluster) {
     );
   });
 
+  t.test("a refusal decided on a player's kept records: another player's transaction_id is still R3, as on one Redis", async (t) => {
+    const [a] = await wallets(t, 1);
+    const placed = bet('p1', 'g1', [['1', 'P', 10]], USD);
+    t.equal((await send(a!.app, placed)).body.code, 'R0');
+    t.equal((await send(a!.app, login('p2'))).body.code, 'R0', "p2 served: this process keeps p2's records");
+    // Decided on them, the id looks unclaimed and the bet too large: R4, with no claim written (no claim step).
+    const stolen = { ...bet('p2', 'g2', [['1', 'P', 5000]], USD), transaction_id: placed.transaction_id };
+    const reply = await send(a!.app, stolen);
+    t.equal(reply.body.code, 'R3', `R3 (it was R4: the claim went unchecked): ${JSON.stringify(reply.body)}`);
+    const last = (await journal(a!.app)).at(-1);
+    t.same(
+      last.findings.map((f: { code: string }) => f.code),
+      ['TRANSACTION_REUSED'],
+    );
+  });
+
   t.test('a player the other process created after this one saw it absent: served, no false lost state', async (t) => {
     const [a, b] = await wallets(t, 2);
     t.match((await send(b!.app, result('newcomer', 'g0', [['1', 'P', 1, 1]], USD))).body, { code: 'R3' }, 'B sees newcomer absent');

@@ -23,7 +23,7 @@ export type ClusterClient = Redis & {
   walletSessionCommit(
     keys: number,
     ...args: (string | number)[]
-  ): Promise<[1, number, string[]] | [0, (string | null)[], number, number[]?]>;
+  ): Promise<[1, number, string[]] | [0, (string | null)[], number, (number[] | null)?, (string | null)?]>;
 };
 
 /** The cluster's scripts; `cas`: the compare-and-set's text (records.ts), routed by a key of the session's slot. */
@@ -128,6 +128,8 @@ export async function clusterCommit(
       ...required,
       values[0] ?? '',
       values[1] ?? '',
+      claim ? '' : claimKey,
+      claim ? '' : (values[CLAIM_AT] ?? ''),
       watch.forgottenKey,
       ...assumed,
       ...flat(writes),
@@ -141,6 +143,7 @@ export async function clusterCommit(
     const [[gen, marker], present, now] = [fence[1], fence[2], fence[3]];
     if (present < required.length) throw at.lost('no scenario key');
     if (now) flags.splice(0, flags.length, ...now); // (forgotten meanwhile: decided again)
+    if (fence.length > 4) values[CLAIM_AT] = fence[4] ?? null; // (claimed meanwhile, or unseen: decided again)
     // A reset came first: what the player's script wrote went to the ledger the reset ended (its
     // keys are swept, and nothing reads them); the failed check makes the callback decide again, on the new one.
     values[0] = gen ?? null;

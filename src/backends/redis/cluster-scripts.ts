@@ -81,8 +81,10 @@ return {1}
 `;
 
 /**
- * KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, the
- * forgotten flags as assumed (the forgotten key, then FLAGS'), the writes (flat), the claim whose
+ * KEYS: generation, marker, the required keys; ARGV: the expected generation and marker, the claim
+ * decided on when no claim step ran (its key and value, '' absent; the key '' when one did: a
+ * refusal decided on a player's kept records assumed the id unclaimed, as the single-Redis script
+ * checks it), the forgotten flags as assumed (the forgotten key, then FLAGS'), the writes (flat), the claim whose
  * transaction is to be listed ('' none) and the listing's writes (flat: `order`'s RPUSH), the trim
  * (1, the order list, bound, forgotten key, generation base; or 0), then the journal entry and
  * grading event (SEAL's). The listing and the trim happen only while the claim is marked unlisted
@@ -95,9 +97,13 @@ local UNLISTED = '${UNLISTED}'
 local values = redis.call('MGET', KEYS[1], KEYS[2])
 local present = redis.call('EXISTS', unpack(KEYS, 3))
 if (values[1] or '') ~= ARGV[1] or (values[2] or '') ~= ARGV[2] or present < #KEYS - 2 then return {0, values, present} end
-local flags, same = flags_of(ARGV[3], 4)
+if ARGV[3] ~= '' then
+  local claimed = redis.call('GET', ARGV[3])
+  if (claimed or '') ~= ARGV[4] then return {0, values, present, false, claimed or false} end
+end
+local flags, same = flags_of(ARGV[5], 6)
 if not same then return {0, values, present, flags} end
-local i = 5 + 2 * tonumber(ARGV[4])
+local i = 7 + 2 * tonumber(ARGV[6])
 for _ = 1, tonumber(ARGV[i]) do
   local n = tonumber(ARGV[i + 1])
   redis.call(unpack(ARGV, i + 2, i + 1 + n))
