@@ -128,6 +128,28 @@ if (cluster) {
     t.equal((await journal(a!.app)).length, 1, 'the journal began again');
   });
 
+  t.test(
+    "a reset on another process, its sweep part-way (the player's record gone, still listed): decided again, no false lost state",
+    async (t) => {
+      const prefix = uniquePrefix('cluster-swept');
+      const [a, b] = await wallets(t, 2, prefix);
+      t.equal((await send(a!.app, login('p5'))).body.code, 'R0', "a keeps p5's records");
+      const old = await ledgerKeys(a!.store.client, prefix);
+      t.equal((await b!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200, 'b resets');
+      const swept = async () => (await a!.store.client.get(old.player('p5'))) === null && (await a!.store.client.exists(old.players)) === 0;
+      t.ok(await eventually(swept, 15_000), "the old ledger's p5 and players set swept");
+      await a!.store.client.sadd(old.players, 'p5'); // (as when its players set is not swept yet)
+      // Decided on the kept records (the ended ledger's): too large, a refusal; p5's script finds its record gone.
+      const reply = await send(a!.app, bet('p5', 'g1', [['1', 'P', 5000]], USD));
+      t.equal(
+        reply.body.code,
+        'R4',
+        `decided again on the new ledger (it was R1, "listed but gone"): ${reply.headers['x-wallet-sim-reason'] ?? ''}`,
+      );
+      t.equal((await send(a!.app, bet('p5', 'g2', [['1', 'P', 100]], USD))).body.latest_balance, 200, 'and served from it');
+    },
+  );
+
   /** The first value `get` gives (polled: a restarted node rejoining is a state, not a time), or undefined after 15 s. */
   async function firstOf<T>(get: () => Promise<T | undefined>): Promise<T | undefined> {
     let value: T | undefined;

@@ -60,6 +60,14 @@ export async function clusterCommit(
   let full = expected.full;
   const flags = [...expected.flags];
   const failed = (listed = 0): CommitReply => [0, values, flags, listed, required.length, full];
+  // A failed step in a player's slot answers the generation as it is now (read in the session's slot): decided on a
+  // generation a reset by another process ended, whose sweep took the player's record before its players set, the
+  // record gone but listed is not Redis's loss; the callback follows the reset and decides again on the new ledger.
+  const failedNow = async (listed: number): Promise<CommitReply> => {
+    const [gen, marker] = await exchange(client.mget(at.genKey, at.markerKey));
+    [values[0], values[1]] = [gen ?? null, marker ?? null];
+    return failed(listed);
+  };
   // The forgotten flags as decided on (FLAGS), checked by the claim and the session's step.
   const assumed = [watch.hashes.length, ...watch.hashes, ...expected.flags];
   // A player decided on as absent, or found absent by its script: still listed in the session's
@@ -79,7 +87,7 @@ export async function clusterCommit(
     // Listed: created by another process since this one decided (its cache was stale), or lost:
     // the player's record now tells which (absent, lost; the next decision says so).
     if (listed === 1) values[2] = await exchange(client.get(watched[2]!));
-    if (listed === 1 || full !== expected.full) return failed(listed);
+    if (listed === 1 || full !== expected.full) return failedNow(listed);
   }
   const claimKey = watched[CLAIM_AT]!;
   const sessionTag = hashTag(at.genKey);
@@ -118,7 +126,7 @@ export async function clusterCommit(
   );
   if (checked[0] === 0) {
     own.forEach((i, k) => (values[i] = checked[1][k] ?? null));
-    return failed(values[2] === null ? await absent() : 0);
+    return failedNow(values[2] === null ? await absent() : 0);
   }
   const fence = await exchange(
     client.walletSessionCommit(
