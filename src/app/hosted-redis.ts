@@ -174,13 +174,18 @@ export class RedisBook implements TenantBook, SharedBook {
     return this.client.publish(this.channel, JSON.stringify({ from: this.from })).catch(() => undefined);
   }
 
+  // While the registry is lost, a record or token not found is not known to be absent: 503 with the
+  // reason, never 404 "check the URL" or 401 "check the token" to an integrator during the outage.
   async find(id: string): Promise<TenantRecord | undefined> {
     const text = await this.send(this.client.hget(this.keys[0], id));
+    if (text === null && this.lost) throw new StoreUnavailable(this.lost);
     return text === null ? undefined : parsed(text);
   }
 
   async idOfToken(digest: string): Promise<string | undefined> {
-    return (await this.send(this.client.hget(this.keys[1], digest))) ?? undefined;
+    const id = await this.send(this.client.hget(this.keys[1], digest));
+    if (id === null && this.lost) throw new StoreUnavailable(this.lost);
+    return id ?? undefined;
   }
 
   async index(): Promise<Map<string, string>> {

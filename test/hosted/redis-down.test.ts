@@ -128,6 +128,16 @@ else {
     t.same(await client.keys('*{tenants}*'), [], 'no registry of one begun (its records, tokens, version)');
     const still = await healthUntil((h) => h.status === 503);
     t.equal(still.body.tenants, 1, 'the tenant known is still kept');
+    // An id or token the process does not know: not known to be wrong while the registry is lost.
+    const strangers: [string, Record<string, string>][] = [
+      [`/t/${tenant.id}/admin/players`, bearer('a-token-nobody-was-given-0123456789')],
+      ['/t/AbCdEfGhIjKlMnOpQrStUv/admin/players', asHost],
+    ];
+    for (const [path, headers] of strangers) {
+      const res = await fetch(`${host.url}${path}`, { headers });
+      t.equal(res.status, 503, `${path}: 503 (it said 401 "check the token" or 404 "check the URL")`);
+      t.match(await res.json(), { error: 'STORE_UNREACHABLE', message: /^Redis lost the tenant registry/ });
+    }
     const again = await fetch(`${host.url}/t/${tenant.id}/admin/players`, { headers: bearer(tenant.token) });
     t.equal(again.status, 503, 'and its old token still names it (a rotation would have been lost with the registry)');
   });
