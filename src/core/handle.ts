@@ -43,7 +43,7 @@ export interface Applied {
  * The scenario's rule, then the wallet. Only an authenticated, well-formed callback is counted
  * against the rules; any other goes to the wallet as it is (the local one refuses it, an upstream
  * gets it forwarded: it must refuse it itself). `walletFeed` (proxy mode) hears of each callback
- * going upstream as it goes.
+ * going upstream as it goes, with when it arrived (`arrivedAt`).
  */
 export function processCallback(
   sim: Simulator,
@@ -51,14 +51,15 @@ export function processCallback(
   intake: Intake,
   walletFeed?: WalletFeed,
   seal?: (applied: Applied) => Seal | undefined,
+  arrivedAt = Date.now(),
 ): Awaitable<Applied> {
-  if (!intake.authenticated) return toWallet(sim, input, intake, walletFeed, undefined);
+  if (!intake.authenticated) return toWallet(sim, input, intake, walletFeed, arrivedAt, undefined);
   // Every authenticated callback of a player counts (the probability draws' input), refused ones too.
   const userId = intake.echo.user_id;
   const count = userId === undefined || sim.storeFailure ? undefined : sim.countCall(userId, !sim.rulesDraw);
   if (count instanceof Promise) count.catch(() => {}); // a Redis away: the store's own failure answers below
   const request = intake.request;
-  if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, undefined);
+  if (!request || hasErrors(intake.findings)) return toWallet(sim, input, intake, walletFeed, arrivedAt, undefined);
   if (sim.storeFailure) return failed(sim, sim.storeFailure, undefined);
   // The count is only a probability draw's input: when no rule draws, nothing waits for it (with
   // Redis it still goes, with the journal id, in the write that carries the store's read: a round
@@ -72,7 +73,7 @@ export function processCallback(
       fired = sim.chooseRule(request, drawn ?? 1);
       if (!(fired instanceof Promise)) {
         const rule = fired;
-        const applied = toWallet(sim, input, intake, walletFeed, rule, seal);
+        const applied = toWallet(sim, input, intake, walletFeed, arrivedAt, rule, seal);
         return applied instanceof Promise ? applied.catch((e: unknown) => failedApply(sim, e, rule)) : applied;
       }
     } catch (e) {
@@ -84,7 +85,7 @@ export function processCallback(
   return chosen
     .then((r) => {
       rule = r;
-      return toWallet(sim, input, intake, walletFeed, r, seal);
+      return toWallet(sim, input, intake, walletFeed, arrivedAt, r, seal);
     })
     .catch((e: unknown) => failedApply(sim, e, rule));
 }
@@ -95,13 +96,14 @@ function toWallet(
   input: CallbackInput,
   intake: Intake,
   walletFeed: WalletFeed | undefined,
+  arrivedAt: number,
   rule: Fired | undefined,
   seal?: (applied: Applied) => Seal | undefined,
 ): Awaitable<Applied> {
   const then = rule?.rule.then;
   // A forced code is answered without the wallet's part in it: an upstream never hears of it.
   const sent = walletFeed && !then?.code ? exchangeOf(sim.protocol, input, intake, sim.credentials.api_key) : undefined;
-  if (sent) walletFeed!.sent(sent);
+  if (sent) walletFeed!.sent(sent, arrivedAt);
   // (a shared store journals and grades the callback in its commit: `seal` builds what it writes)
   const outcome = sim.wallet.apply({ input, intake, rule, then, seal: seal && ((o) => seal({ outcome: o, rule, then, sent })) });
   if (!(outcome instanceof Promise)) return { outcome, rule, then, sent };

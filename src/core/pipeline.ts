@@ -105,7 +105,7 @@ export class Answer implements JournalledExchange {
       if (user !== undefined) this.grader.player?.(this.ticket, user);
       // A shared store (Redis) journals and grades the callback in the step that commits it.
       const seal = this.sim.journal.seal && this.grader.sealed ? (a: Applied) => this.seal(intake, a) : undefined;
-      const applied = processCallback(this.sim, input, intake, this.grader.wallet, seal);
+      const applied = processCallback(this.sim, input, intake, this.grader.wallet, seal, this.at);
       out =
         applied instanceof Promise
           ? applied.then((a) => this.sealed?.out ?? respond(this.sim, input, intake, a))

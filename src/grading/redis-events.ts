@@ -23,8 +23,9 @@ export type Event =
   // A session begun by clearing the journal: the players logged in when it began (its first event).
   | { t: 'l'; users: string[] }
   | SealedEvent
-  // Proxy mode: a callback sent upstream (provisional id), and the upstream's answer (as its journal id).
-  | { t: 'ws'; x: WalletExchange }
+  // Proxy mode: a callback sent upstream (provisional id; `at`: when it arrived, absent before 1 Dec 2026), and the
+  // upstream's answer (as its journal id).
+  | { t: 'ws'; x: WalletExchange; at?: number }
   | { t: 'wa'; s: number; x: WalletExchange; a: WalletAnswer };
 
 export interface SessionDoc {

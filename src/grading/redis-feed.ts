@@ -38,7 +38,7 @@ export class SharedGrading implements Grading<GradingSession> {
   private reader?: Redis;
   private readonly attempts = new Map<string, Attempt>();
   /** Proxy mode: a player's arrivals in the order they came, whatever the upstream's pace (./upstream-order.ts). */
-  private readonly order = new UpstreamOrder<Event>((e) => this.apply(e));
+  private readonly order = new UpstreamOrder<Event>((e) => this.apply(e), () => this.session.grader);
   private readonly process = randomUUID().slice(0, 8);
   private next = 0;
   private closedDown = false;
@@ -167,8 +167,10 @@ export class SharedGrading implements Grading<GradingSession> {
       const key = this.streamKey(this.session.info.id);
       const batch = await this.client.xrange(key, `(${this.last}`, '+', 'COUNT', 5000);
       this.fold(batch);
-      if (batch.length < 5000) return this.session;
+      if (batch.length < 5000) break;
     }
+    this.order.abandon(Date.now());
+    return this.session;
   }
 
   private fold(entries: [string, string[]][]): void {
@@ -210,7 +212,7 @@ export class SharedGrading implements Grading<GradingSession> {
     else if (e.t === 'l') logIn(grader, e.users);
     else if (e.t === 'ws') {
       this.session.wallet?.sent(e.x);
-      this.order.sent(e.x.user, e.x.id, e.x.sentAt);
+      this.order.sent(e.x.user, e.x.id, e.x.sentAt, e.at);
     } else if (e.t === 'wa') {
       this.session.wallet?.rekey(e.s, e.x.id);
       this.session.wallet?.answered(e.x, e.a);
@@ -277,7 +279,7 @@ export class SharedGrading implements Grading<GradingSession> {
       },
       ...(this.session.wallet && {
         wallet: {
-          sent: (x: WalletExchange) => add({ t: 'ws', x }),
+          sent: (x: WalletExchange, at: number) => add({ t: 'ws', x, at }),
           answered: (s: number, x: WalletExchange, a: WalletAnswer) => add({ t: 'wa', s, x, a }),
         },
       }),

@@ -8,6 +8,10 @@
  * the upstream before it and not answered yet waits, with its attempt's later events, until that
  * answer; the one it waited for is folded in its place first. Every process folds the same stream
  * the same way, so each still gives the same report.
+ *
+ * A callback at the upstream also holds the session's clock at its arrival (`clock`), as the local
+ * feed's arrivals being decided do: its arrival event is written only once the upstream answered,
+ * and a window it may close (a lost reply's resend arriving in time) must not be judged without it.
  */
 export class UpstreamOrder<E> {
   /** Per player: the callbacks at the upstream (provisional id → when sent). */
@@ -16,14 +20,20 @@ export class UpstreamOrder<E> {
   private readonly held = new Map<string, { e: E; key?: string }[]>();
   /** The attempts whose arrival is held: their player. */
   private readonly heldKeys = new Map<string, string>();
+  /** Every callback at the upstream (provisional id): its hold on the clock, and when it was sent. */
+  private readonly holds = new Map<number, { ticket: number; sentAt: number }>();
 
   constructor(
     private readonly fold: (e: E) => void,
+    /** The session's clock (the current session's): held at a time (a ticket), then let go. */
+    private readonly clock?: () => { expect(at: number): number; settle(ticket: number): void },
     /** A callback at the upstream longer than this is taken as never answered (its process gone). */
     private readonly abandonMs = ABANDON_MS,
   ) {}
 
-  sent(user: string | undefined, id: number, at: number): void {
+  /** A callback that arrived at `arrivedAt` went to the upstream at `at` as `id`. */
+  sent(user: string | undefined, id: number, at: number, arrivedAt = at): void {
+    if (this.clock) this.holds.set(id, { ticket: this.clock().expect(arrivedAt), sentAt: at });
     if (user === undefined) return;
     let flights = this.atUpstream.get(user);
     if (!flights) this.atUpstream.set(user, (flights = new Map()));
@@ -32,6 +42,7 @@ export class UpstreamOrder<E> {
 
   /** The upstream answered (or gave up on) the callback sent as `id`: its player's events held for it are folded. */
   answered(user: string | undefined, id: number): void {
+    this.letGo(id);
     if (user === undefined) return;
     const flights = this.atUpstream.get(user);
     if (!flights?.delete(id)) return;
@@ -54,11 +65,24 @@ export class UpstreamOrder<E> {
     return true;
   }
 
-  /** A new session: nothing waits. */
+  /** The clock is no longer held for callbacks at the upstream longer than `abandonMs` by `now` (their process gone). */
+  abandon(now: number): void {
+    for (const [id, { sentAt }] of this.holds) if (sentAt < now - this.abandonMs) this.letGo(id);
+  }
+
+  /** A new session (its own clock): nothing waits. */
   clear(): void {
     this.atUpstream.clear();
     this.held.clear();
     this.heldKeys.clear();
+    this.holds.clear();
+  }
+
+  private letGo(id: number): void {
+    const hold = this.holds.get(id);
+    if (!hold) return;
+    this.holds.delete(id);
+    this.clock!().settle(hold.ticket);
   }
 
   private earlierAtUpstream(user: string, at: number): boolean {

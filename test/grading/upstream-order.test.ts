@@ -16,7 +16,7 @@ function run(steps: Step[], abandonMs?: number): string[] {
     if (kind === 'a' && order.arrival(e, name, user!, Number(at))) return;
     if (kind === 'c' && order.ofAttempt(e, name!)) return;
     folded.push(e);
-  }, abandonMs);
+  }, undefined, abandonMs);
   for (const step of steps) {
     if (step[0] === 'sent') order.sent(step[1], step[2], step[3]);
     else if (step[0] === 'answered') order.answered(step[1], step[2]);
@@ -116,4 +116,28 @@ t.test('the table', async (t) => {
     ],
   ];
   for (const [name, steps, expected, abandon] of table) t.same(run(steps, abandon), expected, name);
+});
+
+t.test("every callback at the upstream holds the session's clock at its arrival, until answered or abandoned", async (t) => {
+  let next = 0;
+  const held = new Map<number, number>(); // ticket → the arrival time it holds the clock at
+  const clock = { expect: (at: number) => (held.set(++next, at), next), settle: (ticket: number) => void held.delete(ticket) };
+  const order = new UpstreamOrder<string>(() => undefined, () => clock, 5000);
+  const holding = () => [...held.values()];
+  order.sent('p', -1, 100, 99);
+  order.sent(undefined, -2, 200, 198); // a body with no player: it holds the clock all the same
+  order.sent('q', -3, 300); // an event of an earlier version: held at when it was sent
+  t.same(holding(), [99, 198, 300]);
+  order.answered('p', -1);
+  t.same(holding(), [198, 300], 'answered: let go');
+  order.answered('p', -1);
+  order.answered('q', -9);
+  t.same(holding(), [198, 300], 'an answer told twice, or to a callback never sent, lets nothing go');
+  order.abandon(200 + 5000);
+  t.same(holding(), [198, 300], 'not yet past the bound');
+  order.abandon(200 + 5001);
+  t.same(holding(), [300], 'at the upstream past the bound (its process gone): let go');
+  order.clear();
+  order.answered('q', -3);
+  t.same(holding(), [300], "a new session's clock: the old one's tickets are not settled on it");
 });
