@@ -236,10 +236,7 @@ export interface ExchangeFeed<H = unknown> {
 
 /** What the pipeline tells the wallet-side grading of one forwarded callback. */
 export interface WalletFeed {
-  /**
-   * A callback that arrived at `arrivedAt` is going upstream; `x.id` is a provisional id (negative),
-   * its journal id not known yet. Windows after `arrivedAt` wait for its answer.
-   */
+  /** A callback that arrived at `arrivedAt` is going upstream; `x.id` is provisional (negative), its journal id not known yet. */
   sent(x: WalletExchange, arrivedAt: number): void;
   /** The upstream answered the callback sent as `sentAs` (or did not); `x.id` is now its journal id. */
   answered(sentAs: number, x: WalletExchange, a: WalletAnswer): void;

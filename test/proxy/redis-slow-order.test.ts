@@ -63,7 +63,8 @@ t.test('a proxy on Redis: a resend in time, at a slow wallet past its window, is
   // The first attempt is lost at 3 s, its window ends at 4 s: the resend at ~3.3 s is in time, and
   // answered within the provider's 3 s (at ~5.8 s). Reports judge a second back: past 4 s from 5 s on.
   const grading = { client_timeout_s: 3, min_retry_gap_ms: 200, retry_window_s: 1, round_max_age_s: 60 };
-  const built = await buildTestApp({ ...TEST_SCENARIO, players: [], grading }, { store, upstream: { url: upstream.url, timeoutMs: 30_000 } });
+  const proxy = { store, upstream: { url: upstream.url, timeoutMs: 30_000 } };
+  const built = await buildTestApp({ ...TEST_SCENARIO, players: [], grading }, proxy);
   t.teardown(async () => {
     await built.app.close();
     await built.sim.store.close();
