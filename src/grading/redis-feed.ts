@@ -38,7 +38,10 @@ export class SharedGrading implements Grading<GradingSession> {
   private reader?: Redis;
   private readonly attempts = new Map<string, Attempt>();
   /** Proxy mode: a player's arrivals in the order they came, whatever the upstream's pace (./upstream-order.ts). */
-  private readonly order = new UpstreamOrder<Event>((e) => this.apply(e), () => this.session.grader);
+  private readonly order = new UpstreamOrder<Event>(
+    (e) => this.apply(e),
+    () => this.session.grader,
+  );
   private readonly process = randomUUID().slice(0, 8);
   private next = 0;
   private closedDown = false;
@@ -223,9 +226,7 @@ export class SharedGrading implements Grading<GradingSession> {
   /** Folds new events as they come (a connection of its own, XREAD BLOCK), and a new session when one begins. */
   private async follow(): Promise<void> {
     const reader = this.client.duplicate({ lazyConnect: true, commandTimeout: BLOCK_MS + (this.client.options.commandTimeout ?? 2000) });
-    reader.on('error', () => {
-      /* reconnects by itself */
-    });
+    reader.on('error', () => undefined); // it reconnects by itself
     this.reader = reader;
     try {
       await reader.connect();

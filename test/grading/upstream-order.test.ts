@@ -11,12 +11,16 @@ type Step =
 
 function run(steps: Step[], abandonMs?: number): string[] {
   const folded: string[] = [];
-  const order = new UpstreamOrder<string>((e) => {
-    const [kind, name, user, at] = e.split(' ');
-    if (kind === 'a' && order.arrival(e, name, user!, Number(at))) return;
-    if (kind === 'c' && order.ofAttempt(e, name!)) return;
-    folded.push(e);
-  }, undefined, abandonMs);
+  const order = new UpstreamOrder<string>(
+    (e) => {
+      const [kind, name, user, at] = e.split(' ');
+      if (kind === 'a' && order.arrival(e, name, user!, Number(at))) return;
+      if (kind === 'c' && order.ofAttempt(e, name!)) return;
+      folded.push(e);
+    },
+    undefined,
+    abandonMs,
+  );
   for (const step of steps) {
     if (step[0] === 'sent') order.sent(step[1], step[2], step[3]);
     else if (step[0] === 'answered') order.answered(step[1], step[2]);
@@ -122,7 +126,11 @@ t.test("every callback at the upstream holds the session's clock at its arrival,
   let next = 0;
   const held = new Map<number, number>(); // ticket → the arrival time it holds the clock at
   const clock = { expect: (at: number) => (held.set(++next, at), next), settle: (ticket: number) => void held.delete(ticket) };
-  const order = new UpstreamOrder<string>(() => undefined, () => clock, 5000);
+  const order = new UpstreamOrder<string>(
+    () => undefined,
+    () => clock,
+    5000,
+  );
   const holding = () => [...held.values()];
   order.sent('p', -1, 100, 99);
   order.sent(undefined, -2, 200, 198); // a body with no player: it holds the clock all the same

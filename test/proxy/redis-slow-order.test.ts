@@ -8,7 +8,15 @@ import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { bet, buildTestApp, listen, login, result, TEST_SCENARIO } from '../helpers/app.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
-import { getJson, onlyTheWalletLate, sendCallback as send, SLOW_FIRST_BET, SLOW_FIRST_GRADING, startUpstream, UPSTREAM_SCENARIO } from './upstream.js';
+import {
+  getJson,
+  onlyTheWalletLate,
+  sendCallback as send,
+  SLOW_FIRST_BET,
+  SLOW_FIRST_GRADING,
+  startUpstream,
+  UPSTREAM_SCENARIO,
+} from './upstream.js';
 
 const usd = { currency: 'USD' };
 
