@@ -157,10 +157,11 @@ export class RedisBook implements TenantBook, SharedBook {
     await this.tell();
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string): Promise<boolean> {
     const done = await this.send(this.client.tenantRemove(...this.keys, id, this.seen ? '1' : ''));
     if (done === -2) throw new StoreUnavailable(this.lostNow());
     if (done === 1) await this.tell();
+    return done === 1;
   }
 
   private lostNow(): string {

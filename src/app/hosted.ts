@@ -93,8 +93,8 @@ export class MemoryBook implements TenantBook {
   put(): Promise<void> {
     return Promise.resolve();
   }
-  remove(): Promise<void> {
-    return Promise.resolve();
+  remove(): Promise<boolean> {
+    return Promise.resolve(true);
   }
 }
 
@@ -121,8 +121,9 @@ export class FileBook implements TenantBook {
   put(record: TenantRecord): Promise<void> {
     return this.file.put(record);
   }
-  remove(id: string): Promise<void> {
-    return this.file.remove(id);
+  async remove(id: string): Promise<boolean> {
+    await this.file.remove(id);
+    return true;
   }
   close(): Promise<void> {
     return this.file.close();

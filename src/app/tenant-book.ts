@@ -28,7 +28,8 @@ export interface TenantBook {
    * exists; a shared book throws TenantGone when another process deleted it meanwhile.
    */
   put(record: TenantRecord, replacing?: boolean): Promise<void>;
-  remove(id: string): Promise<void>;
+  /** False when there was no such record (a shared book: another process removed it meanwhile). */
+  remove(id: string): Promise<boolean>;
   /** A book other processes write too (Redis): how this one learns what they did. */
   readonly others?: SharedBook;
 }

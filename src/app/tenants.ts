@@ -236,10 +236,11 @@ export class TenantRegistry implements TenantDirectory {
   async remove(id: string): Promise<boolean> {
     if (!(await this.find(id))) return false;
     return this.serial(id, async () => {
-      await this.book.remove(id);
+      const removed = await this.book.remove(id);
       const tenant = this.tenants.get(id);
       if (tenant) await this.forget(tenant);
-      return true;
+      // (false: another process deleted it meanwhile, and this one forgot it too: 404, as the deletion was not this one)
+      return removed;
     });
   }
 

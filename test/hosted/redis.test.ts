@@ -147,6 +147,17 @@ if (redis) {
     t.ok(await eventually(async () => (await keys(`${base}*`)).length === 0, 5000), "z's keys are gone");
   });
 
+  t.test('DELETE of a tenant another process deleted a moment before: 404, and this process forgets it too', async (t) => {
+    const y = await create(a, 'Yankee');
+    t.equal((await callback(a, y, loginOf('dave'))).body.code, 'R0');
+    // Deleted elsewhere, before word of it reaches a (as between another process's deletion and its notice).
+    const record = JSON.parse((await admin.hget(`${prefix}{tenants}`, y.id))!) as { token_sha256: string };
+    await admin.multi().hdel(`${prefix}{tenants}`, y.id).hdel(`${prefix}{tenants}:tokens`, record.token_sha256).exec();
+    const deleted = await fetch(`${a}/tenants/${y.id}`, { method: 'DELETE', headers: asHost });
+    t.equal(deleted.status, 404, 'not this deletion: it was gone already (before: 204)');
+    t.equal((await callback(a, y, loginOf('dave'))).status, 404, 'and this process serves it no more');
+  });
+
   t.test('connections stay flat as tenants are added', async (t) => {
     const before = await connections();
     t.ok(before <= 5, `${before} connections: two per process (commands, subscriber) and this test's`);
