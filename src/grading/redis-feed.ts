@@ -253,6 +253,7 @@ export class SharedGrading implements Grading<GradingSession> {
   get feed(): GradingFeed<{ k: string }> {
     const key = this.streamKey(this.session.info.id);
     const add = (e: Event) => {
+      if (this.closedDown) return; // (a callback answered after its store closed: hosted mode's deleted tenant, its keys swept)
       this.client.xadd(key, 'MAXLEN', '~', String(MAX_STREAM_EVENTS), '*', 'e', JSON.stringify(e)).catch(() => {
         // Redis away: the callback is answered all the same; the store reports the state.
       });

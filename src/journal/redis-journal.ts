@@ -123,10 +123,16 @@ export class RedisJournal implements JournalStore {
     return { entry: sealed, stored: (id: number): StoredEntry => ({ id, ...match, text: `{"id":${id}${tail}` }) };
   }
 
-  /** 0 when Redis cannot give one: the entry is then not kept. */
+  /** 0 when Redis cannot give one (or the journal is closed): the entry is then not kept. */
   private nextId(): Promise<number> {
-    return this.ids.next();
+    return this.closed ? Promise.resolve(0) : this.ids.next();
   }
+
+  /**
+   * Closed with its store: a callback still answered writes nothing more (hosted mode: its tenant
+   * deleted, the keys swept; a late entry would make them again, for good).
+   */
+  private closed = false;
 
   inFlight(): JournalEntry[] {
     // Through JSON, as every reader gets an entry: its headers masked.
@@ -136,7 +142,7 @@ export class RedisJournal implements JournalStore {
   private async keep(entry: NewEntry & { id: number }): Promise<StoredEntry> {
     const text = JSON.stringify(entry);
     const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
-    if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes) return stored;
+    if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes || this.closed) return stored;
     // Not kept (id 0): Redis is away. The route then answers an R0 with R1 (see `unjournalled`).
     if (this.unavailable()) return { ...stored, id: 0 };
     try {
@@ -230,6 +236,7 @@ export class RedisJournal implements JournalStore {
   }
 
   close(): void {
+    this.closed = true;
     this.listeners.clear();
     this.stopReading();
   }

@@ -158,6 +158,23 @@ if (redis) {
     t.equal((await callback(a, y, loginOf('dave'))).status, 404, 'and this process serves it no more');
   });
 
+  t.test("a tenant deleted while its callbacks wait out a delay: their late writes leave no key of the tenant's behind", async (t) => {
+    const slow = { ...SMALL, rules: [{ name: 'slow', when: { event_type: 'bet' }, then: { delay_ms: 400 } }] };
+    const w = await create(a, 'Whiskey', slow);
+    t.equal((await callback(a, w, loginOf('erin'))).body.code, 'R0');
+    const base = `${prefix}t:${w.id}:`;
+    const late = [
+      callback(a, w, bet('erin', 'r1', [['1', 'P', 5]], { currency: 'USD' })),
+      callback(b, w, bet('erin', 'r2', [['2', 'P', 5]], { currency: 'USD' })),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 100)); // both decided, their replies waiting
+    t.equal((await fetch(`${a}/tenants/${w.id}`, { method: 'DELETE', headers: asHost })).status, 204);
+    await Promise.all(late);
+    t.ok(await eventually(async () => (await keys(`${base}*`)).length === 0, 5000), "w's keys are gone");
+    await new Promise((resolve) => setTimeout(resolve, 600)); // anything written late would be there by now
+    t.same(await keys(`${base}*`), [], 'and none came back');
+  });
+
   t.test('connections stay flat as tenants are added', async (t) => {
     const before = await connections();
     t.ok(before <= 5, `${before} connections: two per process (commands, subscriber) and this test's`);

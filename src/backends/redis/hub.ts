@@ -5,6 +5,7 @@ import { scanKeys } from './cluster.js';
 import { escapeGlob } from './records.js';
 import { RedisBackend } from './redis-backend.js';
 import { RedisStore } from './redis-store.js';
+import { KeyLayout } from './keys.js';
 
 /**
  * One process's connections to Redis when it holds many wallets (hosted mode: a wallet per
@@ -48,9 +49,14 @@ export class RedisHub {
     return RedisBackend.over(store, options, this.channels);
   }
 
-  /** Deletes every key under `prefix` (SCAN and UNLINK, a batch at a time); resolves with how many went. */
+  /**
+   * Deletes every key under `prefix` (SCAN and UNLINK, a batch at a time); resolves with how many
+   * went. The wallet's marker goes first: a commit of a callback still being decided then finds
+   * none and writes nothing (its journal and grading, closed with the wallet, write nothing either),
+   * and what was written before is there for the SCAN to find.
+   */
   async sweep(prefix: string): Promise<number> {
-    let gone = 0;
+    let gone = await this.link.exchange(this.client.del(new KeyLayout(prefix).marker));
     await this.link.exchange(
       scanKeys(this.client, `${escapeGlob(prefix)}*`, async (keys, unlink) => {
         gone += await unlink(keys);
