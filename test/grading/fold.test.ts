@@ -335,6 +335,30 @@ t.test('RETRY_BACKOFF: a time-out the client gave up on later than declared coun
   t.equal(statusOf(reportAt(g, 60 * S), 'RETRY_BACKOFF'), 'pass', 'waits 550 then 500 ms: within the tolerance');
 });
 
+t.test('LOST_REPLY_RETRIED: a caller that closed after its declared time-out has its window from when it closed', async (t) => {
+  // A 0.2 s time-out declared, the connection closed at 0.7 s while the reply was held (3 s): the
+  // provider knew of the loss at 0.7 s, so its window (1 s) ends at 1.7 s, not at 1.2 s.
+  const resentAt = (ms: number) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 0.2, retry_window_s: 1, min_retry_gap_ms: 50 });
+    const a1 = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: true, lag: 0 });
+    g.advance(T0 + 300); // its declared time-out ran out: lost
+    g.closed(a1, T0 + 700);
+    g.advance(T0 + ms - 1);
+    const a2 = g.arrive({ id: 2, at: T0 + ms, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: true, lag: 0 });
+    g.complete(a2, { end: T0 + ms + 5, status: 200, body: { code: 'R0', balance: 90 }, dropped: false, clientGone: false });
+    g.complete(a1, { end: T0 + 3000, status: 200, body: { code: 'R0', balance: 90 }, dropped: false, clientGone: true });
+    const r = reportAt(g, 60 * S);
+    const v = r.checks.find((c) => c.id === 'LOST_REPLY_RETRIED')!.violations[0];
+    return [
+      statusOf(r, 'LOST_REPLY_RETRIED'),
+      v?.evidence?.[0]?.known_at === new Date(T0 + 700).toISOString() ? 'known at 0.7 s' : v && 'known elsewhen',
+    ];
+  };
+  t.same(resentAt(1355), ['pass', undefined], 'resent 0.655 s after it closed (before: failed, judged from 0.2 s)');
+  t.same(resentAt(1690), ['pass', undefined], 'resent just before the window from its close ends');
+  t.same(resentAt(1800), ['fail', 'known at 0.7 s'], 'resent after it: failed, the evidence citing when it was known');
+});
+
 t.test('RETRY_BACKOFF: a policy that grows the gap between sends passes although a time-out shortens the next wait', async (t) => {
   // The soak's provider: each send at least 1.5 times the previous gap after the one before. A
   // time-out (10 s) eats into the wait that follows it: the waits after the outcome go 15.7 s →

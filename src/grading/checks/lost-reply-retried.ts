@@ -23,21 +23,22 @@ export const lostReplyRetried: Reducer = {
     if (tx.last !== a || tx.windows?.has(ID) || tx.count >= g.t.max_attempts) return;
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
-    openWindow(
-      tx,
-      ID,
-      g.when(a.knownAt! + window, () => {
-        tx.windows!.delete(ID);
-        mark(tx, FAILED);
-        tally.unpend(tx.id);
-        // Written a moment after its time-out ran out: the provider may have read it, and then rightly kept it.
-        if (a.near !== undefined) return tally.excuse(a.user);
-        tally.violate(
-          `the reply to ${describe(a)} ${howLost(a, g.timeoutMs)} and the transaction was never resent within ${seconds(window)}`,
-          [a],
-        );
-      }),
-    );
+    let due = a.knownAt! + window;
+    const expire = () => {
+      // The caller closed the connection after its declared time-out, before the window ended: it
+      // knew then (Grader.closed moved knownAt), and the window runs from then.
+      if (a.knownAt! + window > due) return openWindow(tx, ID, g.when((due = a.knownAt! + window), expire));
+      tx.windows!.delete(ID);
+      mark(tx, FAILED);
+      tally.unpend(tx.id);
+      // Written a moment after its time-out ran out: the provider may have read it, and then rightly kept it.
+      if (a.near !== undefined) return tally.excuse(a.user);
+      tally.violate(
+        `the reply to ${describe(a)} ${howLost(a, g.timeoutMs)} and the transaction was never resent within ${seconds(window)}`,
+        [a],
+      );
+    };
+    openWindow(tx, ID, g.when(due, expire));
   },
   arrive(g: Grader, a: Attempt, tx: Tx) {
     if (a.nth === 0 || !closeWindow(tx, ID)) return;
