@@ -6,6 +6,7 @@ import { duration } from '../report/timeline-marks.js';
 import type { Report, ReportEvidence, ReportViolation } from '../protocol/types.generated.js';
 import { type FailOn, failsRun, LABEL } from './format.js';
 import { sidesOf } from './sides.js';
+import { violationTally } from './listed-violations.js';
 import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
 
 /** One HTML file, no external asset: styles inline, no script, no link to fetch. */
@@ -96,10 +97,10 @@ function picturesRow(r: Report, c: Report['checks'][number]): string {
       ),
     )
     .join('');
+  const { total, itemized } = violationTally(c.violations);
+  const listed = itemized < total ? `the first ${itemized} are listed above, the rest counted` : 'all are listed above';
   const more =
-    c.violations.length > DRAWN_PER_CHECK
-      ? `<p class="meta">The first ${DRAWN_PER_CHECK} of ${c.violations.length} violations are drawn; all are listed above.</p>`
-      : '';
+    total > DRAWN_PER_CHECK ? `<p class="meta">The first ${DRAWN_PER_CHECK} of ${total} violations are drawn; ${listed}.</p>` : '';
   return figures ? `\n<tr class="pictures" data-check="${esc(c.id)}"><td colspan="4">${more}${figures}</td></tr>` : '';
 }
 

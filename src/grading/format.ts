@@ -2,7 +2,7 @@ import { type JUnitCase, junitXml } from '../report/junit.js';
 import { terminalText } from '../text/terminal-text.js';
 import type { Report, ReportCheck } from '../protocol/types.generated.js';
 import { FINDINGS } from '../protocol/findings.js';
-import { violationsHeadline } from './listed-violations.js';
+import { violationsHeadline, violationTally } from './listed-violations.js';
 import { sidesOf } from './sides.js';
 import { failingWarnings, sessionLine, timingPhrases, warningsLine } from './timing-text.js';
 
@@ -85,7 +85,8 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
       if (c.status === 'fail') {
         if (c.fix) out.push(`${pad}fix: ${c.fix}`);
         for (const line of evidence(c)) out.push(`${pad}evidence: ${line}`);
-        if (c.violations.length > SHOWN) out.push(`${pad}… and ${c.violations.length - SHOWN} more (GET ${admin}/report)`);
+        const { total } = violationTally(c.violations);
+        if (total > SHOWN) out.push(`${pad}… and ${total - SHOWN} more (GET ${admin}/report)`);
       }
     }
   }

@@ -16,6 +16,12 @@ export function violationCount(listed: readonly ReportViolation[]): number {
   return more && !listed[listed.length - 1]!.journal_ids.length ? listed.length - 1 + Number(more[1]) : listed.length;
 }
 
+/** Of a check's listed violations: how many it had, and how many are listed one by one (the rest only counted). */
+export function violationTally(listed: readonly ReportViolation[]): { total: number; itemized: number } {
+  const total = violationCount(listed);
+  return { total, itemized: total === listed.length ? total : listed.length - 1 };
+}
+
 /** The first violation quoted in a headline is cut to this many characters: the headline stays one readable line. */
 const QUOTED = 240;
 

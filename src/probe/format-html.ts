@@ -1,5 +1,6 @@
 import { esc, PAGE_STYLE } from '../report/html.js';
-import { timelineSvg } from '../report/timeline.js';
+import { DRAWN_PER_CHECK, timelineSvg } from '../report/timeline.js';
+import { violationTally } from '../grading/listed-violations.js';
 import { formatExchange } from '../client/format.js';
 import { latencyText } from './latency.js';
 import { probeExitCode, walletFails } from './report.js';
@@ -28,14 +29,20 @@ function probeRow(c: CheckResult): string {
   return `<tr class="${cls}"><td><span class="badge ${cls}">${c.status.toUpperCase()}</span>${c.warnings ? '<br><small>warning</small>' : ''}</td><td><code>${esc(c.name)}</code><div class="title">${esc(c.description)}</div></td><td>${body}</td><td class="num">${c.exchanges.length}</td></tr>`;
 }
 
-/** A wallet check's violations drawn as timelines (the wallet leg of each callback), each under its message. */
+/** A wallet check's first violations drawn as timelines (the wallet leg of each callback), each under its message. */
 function timelines(c: ProbeWalletCheck, clientTimeoutMs: number): string {
-  return c.violations
-    .map((v) => {
-      const svg = timelineSvg(v, { thresholds: { client_timeout_s: clientTimeoutMs / 1000 } });
-      return svg ? `<figure class="picture"><figcaption>${esc(v.message)}</figcaption>${svg}</figure>` : '';
-    })
-    .join('');
+  const { total } = violationTally(c.violations);
+  const more = total > DRAWN_PER_CHECK ? `<p class="meta">The first ${DRAWN_PER_CHECK} of ${total} violations are drawn.</p>` : '';
+  return (
+    more +
+    c.violations
+      .slice(0, DRAWN_PER_CHECK)
+      .map((v) => {
+        const svg = timelineSvg(v, { thresholds: { client_timeout_s: clientTimeoutMs / 1000 } });
+        return svg ? `<figure class="picture"><figcaption>${esc(v.message)}</figcaption>${svg}</figure>` : '';
+      })
+      .join('')
+  );
 }
 
 function walletRow(c: ProbeWalletCheck, exchanges: LabeledExchange[], clientTimeoutMs: number): string {

@@ -5,6 +5,7 @@ const FAILED = 'R1';
 import { gapHistogramSvg } from '../../src/report/histogram.js';
 import { DRAWN_PER_CHECK, timelineSvg } from '../../src/report/timeline.js';
 import { timingPhrases } from '../../src/grading/timing-text.js';
+import { violationTally } from '../../src/grading/listed-violations.js';
 import type { Report } from './types.js';
 
 /** What the wide panel draws: a check's violations as timelines, or the timing profile's histogram. */
@@ -35,6 +36,7 @@ export function Pictures({
     heading.current?.focus();
   }, [key]);
   const check = picture.kind === 'check' ? r.checks.find((c) => c.id === picture.id) : undefined;
+  const tally = violationTally(check?.violations ?? []);
   const relayed = check?.side === 'wallet' && r.upstream !== undefined;
   const buckets = r.timing.retry_gap_ms?.buckets;
   return (
@@ -60,9 +62,12 @@ export function Pictures({
             {check.fix ? ` Fix: ${check.fix}` : ''}
           </p>
           {check.violations.length === 0 && <p class="muted">No violation to draw.</p>}
-          {check.violations.length > DRAWN_PER_CHECK && (
+          {tally.total > DRAWN_PER_CHECK && (
             <p class="muted">
-              The first {DRAWN_PER_CHECK} of {check.violations.length} violations are drawn; the checklist lists them all.
+              The first {DRAWN_PER_CHECK} of {tally.total} violations are drawn;{' '}
+              {tally.itemized < tally.total
+                ? `the checklist lists the first ${tally.itemized}, the rest counted.`
+                : 'the checklist lists them all.'}
             </p>
           )}
           {check.violations.slice(0, DRAWN_PER_CHECK).map((v, i) => (
