@@ -1,12 +1,13 @@
 import { type Money, money } from '../../kernel/money.js';
-import type { Change } from '../../ledger/change.js';
 import type { WalletAnswer, WalletExchange } from '../../core/exchange.js';
 import { NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
 import { EVENT } from '../../protocol/seed/wire.js';
+import { eventOf } from '../../protocol/seed/index.js';
 import type { ReadReply } from '../../protocol/seed/reply-read.js';
 import type { CallbackRequest } from '../../protocol/types.generated.js';
 import { type HistoryOp, linearize, MAX_OPS } from './history.js';
-import type { ReferenceLedger, Scratch } from './reference.js';
+import type { ReferenceAnswer, ReferenceLedger, Scratch } from './reference.js';
+import type { Change } from '../../ledger/change.js';
 
 /**
  * Callbacks of one player that overlapped (each sent before another's reply came back), judged as
@@ -28,6 +29,11 @@ export interface Overlapped {
   first?: Money;
   /** Its balance failed WALLET_IDEMPOTENT: not taken as the player's. */
   untrusted?: boolean;
+  /**
+   * An R0 to an identical resend of a transaction an earlier attempt of which got no readable
+   * answer: the wallet may have applied it then (this a replay, nothing moved now) or now.
+   */
+  maybeApplied?: boolean;
 }
 
 export type HistoryVerdict =
@@ -35,7 +41,20 @@ export type HistoryVerdict =
   | { verdict: 'unknown'; why: string }
   | { verdict: 'illegal'; message: string }
   /** No order explains it, and one reported balance no interleaving could give: WALLET_BALANCE_EXACT's defect, not a race. */
-  | { verdict: 'inexact'; op: Overlapped; message: string };
+  | { verdict: 'inexact'; op: Overlapped; message: string }
+  /**
+   * An order explains it once R0s the wallet rules refuse for the body or the round are taken as the
+   * wallet answered them: those are the defects (each its owning check's, as one at a time), not a race.
+   */
+  | { verdict: 'misapplied'; faults: readonly Fault[] };
+
+/** An R0 the reference refuses for its body or its round, in the order that explains a history. */
+export interface Fault {
+  op: Overlapped;
+  ref: ReferenceAnswer;
+  /** Its round can no longer be followed (the reference taints it). */
+  lost: boolean;
+}
 
 /** A state of the search: the reference's changes along the order tried, the balance they leave, which callbacks they applied. */
 interface Tried {
@@ -45,6 +64,8 @@ interface Tried {
   applied: number;
   /** The balance right after each transaction the order applied (a replay of it may report that one). */
   after: string;
+  /** R0s the reference refuses for the body or the round, taken as the wallet answered them (a lenient search only). */
+  faults: readonly Fault[];
 }
 
 /** Model steps one history may take (ten simultaneous bets that no order explains take about 10,000). */
@@ -95,6 +116,17 @@ export function judgeHistory(
         return { verdict: 'ok' };
       }
       const inexact = found.verdict === 'illegal' ? arithmetic(reference, scratch, judged, o.start) : undefined;
+      // Explained once the R0s the rules refuse for the body or the round are taken as answered: those are the defects.
+      const lenient = found.verdict === 'illegal' && !inexact ? search(scratch, judged, o.start, true) : undefined;
+      if (lenient?.verdict === 'ok') {
+        reference.apply(lenient.state.path);
+        for (const f of lenient.state.faults) {
+          const game = f.lost ? eventOf(f.op.x.body as CallbackRequest).gameNo(f.op.x.body as CallbackRequest) : undefined;
+          if (game !== undefined) reference.taint(user, game);
+        }
+        reference.forget(user);
+        return { verdict: 'misapplied', faults: lenient.state.faults };
+      }
       verdict = inexact
         ? { verdict: 'inexact', op: inexact.op, message: `${inexact.message}, among ${ops.length} overlapping callbacks (${replies(ops)})` }
         : found.verdict === 'unknown'
@@ -179,8 +211,13 @@ function moveOf(req: CallbackRequest): Money | undefined {
   return undefined;
 }
 
-/** The orders the real-time order allows, tried until one explains every answer. */
-function search(scratch: Scratch, ops: readonly Overlapped[], start: Money) {
+/**
+ * The orders the real-time order allows, tried until one explains every answer. An R0 the reference
+ * refuses by a rule the checks never judge (a round that may have begun before the session) is
+ * followed as the wallet answered it; `lenient`: one it refuses for the body or the round too, as
+ * a fault of that order.
+ */
+function search(scratch: Scratch, ops: readonly Overlapped[], start: Money, lenient = false) {
   const history: HistoryOp<Overlapped>[] = ops.map((op) => ({ call: op.call, ret: op.ret!, input: op }));
   const bit = new Map(ops.map((op, i) => [op, 1 << i]));
   const step = (s: Tried, h: HistoryOp<Overlapped>): Tried[] => {
@@ -193,12 +230,30 @@ function search(scratch: Scratch, ops: readonly Overlapped[], start: Money) {
       balance: ref.balance,
       applied: s.applied | bit.get(op)!,
       after: ref.replayed ? s.after : `${s.after}${JSON.stringify([op.x.tx, ref.balance.toFixed()])}`,
+      faults: s.faults,
     });
     const firstHere = (m: Money) => s.after.includes(JSON.stringify([op.x.tx, m.toFixed()]));
+    const taken = (changes: readonly Change[], balance: Money, faults = s.faults): Tried => ({
+      path: [...s.path, ...changes],
+      balance,
+      applied: s.applied | bit.get(op)!,
+      after: `${s.after}${JSON.stringify([op.x.tx, balance.toFixed()])}`,
+      faults,
+    });
     if (code === SUCCESS) {
-      if (ref.code !== SUCCESS) return [];
+      if (ref.code !== SUCCESS) {
+        const judgedRule = ref.kind !== 'unjudged';
+        if (ref.kind === 'short' || !reported || (judgedRule && !lenient)) return [];
+        const followed = scratch.follow(s.path, op.x.body as CallbackRequest, reported);
+        // (a rule never judged is followed only while its round can be: else the history is not judged)
+        if (!followed || (followed.lost && !judgedRule)) return [];
+        return [taken(followed.changes, reported, judgedRule ? [...s.faults, { op, ref, lost: followed.lost }] : s.faults)];
+      }
       // A replay may report the first reply's balance or the current one (the protocol leaves the choice).
       const replayOk = (m: Money) => ref.replayed && ((op.first && m.eq(op.first)) || firstHere(m));
+      // A resend the wallet may have applied unseen (an attempt without a readable answer): the balance as it stood.
+      const unseen = op.maybeApplied === true && !ref.replayed && reported?.eq(s.balance) === true;
+      if (unseen && !reported!.eq(ref.balance)) return [taken([...ref.changes, ...balanceOf(ref.changes, reported!)], reported!)];
       if (reported && !reported.eq(ref.balance) && !replayOk(reported)) return [];
       return [apply()];
     }
@@ -209,11 +264,17 @@ function search(scratch: Scratch, ops: readonly Overlapped[], start: Money) {
   };
   return linearize<Tried, Overlapped>(
     history,
-    { path: [], balance: start, applied: 0, after: '' },
+    { path: [], balance: start, applied: 0, after: '', faults: [] },
     step,
-    (s) => `${s.balance.toFixed()}|${s.applied}|${s.after}`,
+    (s) => `${s.balance.toFixed()}|${s.applied}|${s.after}|${s.faults.map((f) => f.op.call).join(',')}`,
     BUDGET,
   );
+}
+
+/** The player's record in `changes` at the balance `balance` (a change that sets it so). */
+function balanceOf(changes: readonly Change[], balance: Money): Change[] {
+  const p = changes.find((c) => c.op === 'player');
+  return p ? [{ ...p, balance: balance.toFixed() }] : [];
 }
 
 const describe = (op: Overlapped) => `${op.x.event ?? 'callback'} ${op.x.tx ?? ''} (#${op.x.id})`.replace('  ', ' ');

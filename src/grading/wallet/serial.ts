@@ -56,7 +56,9 @@ export function judgeSerial(
     if (ref.code === SUCCESS) {
       reference.apply(ref.changes);
       let misreported: Money | undefined;
-      if (before && reply!.balance && !ref.replayed) {
+      // (a replay of an attempt the wallet may have applied then, unseen: the balance as it stood is right too)
+      const replayOfUnseen = op.maybeApplied === true && before !== undefined && reply!.balance?.eq(before) === true;
+      if (before && reply!.balance && !ref.replayed && !replayOfUnseen) {
         const exact = tally('WALLET_BALANCE_EXACT');
         exact.exercise(user);
         // After a misreported balance: the move from the reference's own figure is right too (one lie, one violation).

@@ -1,4 +1,3 @@
-import { type Money, money } from '../../kernel/money.js';
 import { WALLET_CHECKS } from './checks.js';
 import { checkReports, type WalletCheckReport } from './check-reports.js';
 import type { WalletAnswer, WalletExchange, WalletGradingOptions } from '../../core/exchange.js';
@@ -7,41 +6,15 @@ import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
 import { INVALID, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 import { bodyDigest } from '../../kernel/digest.js';
-import type { WalletConfig } from '../../protocol/event.js';
 import { ReferenceLedger } from './reference.js';
 import { judgeSerial, what } from './serial.js';
 import { judgeHistory, type Overlapped } from './overlap.js';
+import { DEFAULT_CONFIG, gameOf, MAX_TRANSACTIONS, type PlayerState, type TxState } from './grader-state.js';
 
 /** What the wallet side is graded against: the provider's declared time-out, the credentials it was given, the wallet rules. */
 export type WalletGraderOptions = WalletGradingOptions;
 
 export type { WalletCheckReport } from './check-reports.js';
-
-/** The wallet rules when none are given: two fraction digits, unknown players followed as the wallet reports them. */
-const DEFAULT_CONFIG: WalletConfig = {
-  scale: () => 2,
-  defaultCurrency: 'USD',
-  defaultBalance: money(0),
-  autoCreatePlayers: true,
-};
-
-/** Transactions remembered for idempotency (the oldest are forgotten). */
-const MAX_TRANSACTIONS = 50_000;
-
-/** One player's callbacks in flight, and the episode they belong to (callbacks since the player last had none in flight). */
-interface PlayerState {
-  inFlight: Map<number, Overlapped>;
-  episode: Overlapped[];
-  /** The episode cannot be judged as a history (a callback in it may have moved money the reference cannot follow). */
-  opaque: boolean;
-}
-
-interface TxState {
-  /** Digest of the body without its timestamp: an identical resend has the same. */
-  digest: string;
-  /** The first R0 to it: its exchange id and the balance it reported. */
-  applied?: { id: number; balance?: Money };
-}
 
 /**
  * The operator's wallet graded from what it answered: a fold over exchanges (`sent`, then
@@ -196,7 +169,8 @@ export class WalletGrader {
       else if (reply?.verdict === 'applied' && reply.balance && serial && !this.failed('WALLET_BALANCE_EXACT', user)) {
         const first = known.applied.balance;
         const before = this.reference.balance(user);
-        const fine = (first && reply.balance.eq(first)) || (before && reply.balance.eq(before));
+        // (the balance last reported unknown: a replay may report any current balance, and nothing says which)
+        const fine = (first && reply.balance.eq(first)) || !before || reply.balance.eq(before);
         if (!fine) {
           idem.violate(
             `${what(x)}: the resend was answered with latest_balance ${reply.balance}, but the first reply (#${known.applied.id}) said ${first ?? 'nothing'} and the balance last reported was ${before ?? 'unknown'}: it was applied again, or the balance is wrong`,
@@ -211,7 +185,12 @@ export class WalletGrader {
       return;
     }
     if (known && known.digest !== digest) return; // a reused id with another body: the reference judges it
-    if (reply?.verdict === 'applied') this.txs.get(x.tx!)!.applied ??= { id: x.id, balance: reply.balance };
+    const state = this.txs.get(x.tx!)!;
+    if (reply?.verdict === 'applied') {
+      // An earlier attempt without a readable answer may have been applied then: this R0 may be its replay.
+      if (state.uncertain) op.maybeApplied = true;
+      state.applied ??= { id: x.id, balance: reply.balance };
+    } else if (reply?.verdict !== 'refused') state.uncertain = true;
   }
 
   /** The callbacks of one player that overlapped, judged together once the last was answered. */
@@ -224,6 +203,17 @@ export class WalletGrader {
     const judged = judgeHistory(this.reference, ops, { start, opaque: p.opaque, rootCause });
     if (judged.verdict === 'ok') {
       safe.exercise(user);
+      return;
+    }
+    if (judged.verdict === 'misapplied') {
+      // R0s the rules refuse for the body or the round, not a race: each named by the check that owns it, as one at a time.
+      safe.exercise(user);
+      for (const { op, ref } of judged.faults) {
+        if (ref.rule?.startsWith('TRANSACTION_REUSED') && this.reapplies.has(user)) continue; // WALLET_IDEMPOTENT's root cause
+        const owner = this.tally(ref.kind === 'invalid' ? 'WALLET_REFUSES_INVALID' : 'WALLET_ROUND_RULES');
+        owner.exercise(user);
+        owner.violate(`${what(op.x)}: answered R0 where the wallet rules answer ${ref.code} (${ref.rule})`, op.x, op.answer!);
+      }
       return;
     }
     if (judged.verdict === 'inexact') {
@@ -281,10 +271,4 @@ export class WalletGrader {
       }
     return checkReports((id) => this.tally(id), userId, { pending, undecided, why: [...why] });
   }
-}
-
-/** The game_no a callback's body names, when it names one (read loosely: the body may be invalid). */
-function gameOf(body: unknown): string | undefined {
-  const game = (body as { data?: { game_no?: unknown } } | undefined)?.data?.game_no;
-  return typeof game === 'string' ? game : undefined;
 }
