@@ -3,6 +3,7 @@ import { money, sum } from '../kernel/money.js';
 import type { CheckStatus, OpenRound, Report, ReportCheck, ReportSession } from '../protocol/types.generated.js';
 import { count } from '../text/plural.js';
 import { listedViolations } from './listed-violations.js';
+import { withProviderLeg } from './relayed-evidence.js';
 import { arrivalOf, type Attempt } from './attempt.js';
 import { CHECKS } from './checks/index.js';
 import { Grader, type Reducer } from './grader.js';
@@ -65,7 +66,7 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
       violations: listedViolations(list, more, c.id),
     };
   });
-  if (o.wallet) checks.push(...o.wallet.checks(user));
+  if (o.wallet) checks.push(...(o.upstream === undefined ? o.wallet.checks(user) : withProviderLeg(g, o.wallet.checks(user))));
   const summary = { pass: 0, fail: 0, pending: 0, not_exercised: 0 };
   for (const c of checks) summary[c.status]++;
   const findings: Record<string, number> = {};

@@ -69,10 +69,13 @@ function lanesOf(v: ReportViolation, relayed: boolean): Lane[] {
     if (at === undefined) return;
     lane.marks.push({ e, at, end: time(e.replied_at), closed: time(e.closed_at), known: time(e.known_at), fate });
   };
+  // Callbacks whose provider attempt is cited beside their upstream leg (proxy mode's wallet checks).
+  const own = new Set((v.evidence ?? []).filter((e) => (e.leg ?? 'provider') === 'provider').map((e) => e.journal_id));
   for (const e of v.evidence ?? []) {
     const leg = e.leg ?? 'provider';
-    // The provider's side of a relayed callback: its connection was closed when the upstream gave no reply.
-    if (leg === 'upstream' && relayed) add('provider', e, e.fate === 'no_reply' ? 'dropped' : (e.fate ?? 'written'));
+    // Else the provider's side of a relayed callback, as the upstream's answer made it: its connection closed when there was none.
+    if (leg === 'upstream' && relayed && !own.has(e.journal_id))
+      add('provider', e, e.fate === 'no_reply' ? 'dropped' : (e.fate ?? 'written'));
     add(leg, e, e.fate ?? (e.replied_at ? 'written' : 'unanswered'));
   }
   const all = [...lanes.values()];

@@ -69,3 +69,42 @@ for (const c of cases)
     );
     t.match(row, c.provider, "the provider's reply as wallet-sim answered it");
   });
+
+t.test("a rule that drops or holds the relayed reply: the provider's lane draws what the provider got", async (t) => {
+  const proxy = await startProxy(
+    t,
+    {
+      rules: [
+        { name: 'drop', when: { event_type: 'bet', user_id: 'dropme' }, then: { drop_connection: true } },
+        { name: 'slow', when: { event_type: 'bet', user_id: 'slowme' }, then: { delay_ms: 600 } },
+      ],
+    },
+    await wallet(t, (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream exploded')),
+  );
+  const dropped = bet('dropme', 'g1', [['1', 'P', 10]], { currency: 'USD' });
+  const held = bet('slowme', 'g2', [['1', 'P', 10]], { currency: 'USD' });
+  t.equal(await post(proxy.url, dropped).catch(() => 'no reply'), 'no reply', 'the provider got no reply');
+  await post(proxy.url, held);
+  const report = (await proxy.app.inject({ url: '/admin/report' })).json() as Report;
+  const check = report.checks.find((x) => x.id === 'WALLET_REPLY_VALID')!;
+  const of = (tx: string) => check.violations.find((v) => v.transaction_id === tx)!.evidence!;
+  t.match(
+    of(dropped.transaction_id),
+    [
+      { leg: 'upstream', fate: 'written' },
+      { journal_id: Number, fate: 'dropped' },
+    ],
+    'dropped to the provider',
+  );
+  const [upstream, provider] = of(held.transaction_id);
+  t.equal(provider?.leg, undefined, "the provider's own attempt (its leg by default)");
+  t.equal(provider?.delay_ms, 600, 'held by the rule');
+  t.ok(
+    Date.parse(provider!.replied_at!) - Date.parse(upstream!.replied_at!) >= 590,
+    'written to the provider after the hold, not when the wallet answered',
+  );
+  const html = formatHtml(report, { url: proxy.base, failOn: 'error' });
+  const row = html.match(/<tr class="pictures" data-check="WALLET_REPLY_VALID">.*?<\/tr>/s)?.[0] ?? '';
+  const lanes = [...row.matchAll(/class="lane" data-lane="([^"]+)"/g)].map((m) => m[1]);
+  t.same(lanes.filter((l) => l!.startsWith('provider:')).length, 2, 'one provider lane each, not two');
+});
