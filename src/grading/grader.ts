@@ -211,7 +211,8 @@ export class Grader {
     a.closedAt = this.deciding = at;
     this.timing.closed(at - a.at);
     if (a.outcome === 'waiting') this.learn(a, 'lost', at);
-    else if (a.outcome === 'lost' && at > a.knownAt!) a.knownAt = at; // given up after its declared time-out: it knew then
+    // Given up after its declared time-out, within the retry window: it knew then (a window that already ran out stays as judged).
+    else if (a.outcome === 'lost' && at > a.knownAt! && at <= a.knownAt! + this.windowMs) a.knownAt = at;
   }
 
   /** The wallet wrote the reply of an attempt, or closed its connection. */

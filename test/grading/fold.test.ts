@@ -357,6 +357,34 @@ t.test('LOST_REPLY_RETRIED: a caller that closed after its declared time-out has
   t.same(resentAt(1355), ['pass', undefined], 'resent 0.655 s after it closed (before: failed, judged from 0.2 s)');
   t.same(resentAt(1690), ['pass', undefined], 'resent just before the window from its close ends');
   t.same(resentAt(1800), ['fail', 'known at 0.7 s'], 'resent after it: failed, the evidence citing when it was known');
+
+  // The same verdict whether or not another callback holds the session's clock back meanwhile (an
+  // arrival being decided, a callback at a proxy's upstream): a close after the window ran out moves nothing.
+  const withHold = (hold: boolean, closeAt: number, resendAt: number) => {
+    const g = newGrader({ ...DEFAULT_THRESHOLDS, client_timeout_s: 0.2, retry_window_s: 1, min_retry_gap_ms: 50 });
+    const a1 = g.arrive({ id: 1, at: T0, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: true, lag: 0 });
+    g.advance(T0 + 300);
+    const ticket = hold ? g.expect(T0 + 1000) : undefined;
+    g.closed(a1, T0 + closeAt);
+    g.advance(T0 + resendAt - 1);
+    const a2 = g.arrive({ id: 2, at: T0 + resendAt, user: u, event: 'bet', tx: 'b1', body: { n: 1 }, applied: true, lag: 0 });
+    g.complete(a2, { end: T0 + resendAt + 5, status: 200, body: { code: 'R0', balance: 90 }, dropped: false, clientGone: false });
+    if (ticket !== undefined) g.settle(ticket);
+    g.complete(a1, { end: T0 + 3000, status: 200, body: { code: 'R0', balance: 90 }, dropped: false, clientGone: true });
+    const r = reportAt(g, 60 * S);
+    const v = r.checks.find((c) => c.id === 'LOST_REPLY_RETRIED')!.violations[0];
+    return [statusOf(r, 'LOST_REPLY_RETRIED'), v && Date.parse(v.evidence![0]!.known_at!) <= Date.parse(v.decided_at!)];
+  };
+  for (const [closeAt, resendAt, want] of [
+    [1150, 1800, 'pass'], // closed within the window: its window runs from the close (to 2.15 s)
+    [1300, 1800, 'fail'], // closed after the window ran out (1.2 s): judged as declared
+  ] as const)
+    for (const hold of [false, true])
+      t.same(
+        withHold(hold, closeAt, resendAt),
+        [want, want === 'fail' ? true : undefined],
+        `closed at ${closeAt} ms, resent at ${resendAt} ms${hold ? ', the clock held meanwhile' : ''}: ${want}, known no later than decided`,
+      );
 });
 
 t.test('RETRY_BACKOFF: a policy that grows the gap between sends passes although a time-out shortens the next wait', async (t) => {

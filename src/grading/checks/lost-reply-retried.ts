@@ -4,6 +4,8 @@ import type { Grader, Reducer, Tx } from '../grader.js';
 
 const ID = 'LOST_REPLY_RETRIED';
 const FAILED = `${ID}:failed`;
+/** The lost attempt each open window waits on: it ends retry_window_s after its `knownAt` (a resend after it is late, however late it is folded). */
+const lostOf = new WeakMap<Tx, Attempt>();
 
 /**
  * Every lost reply of a bet or bet_result is followed by a resend of its transaction_id within
@@ -24,6 +26,7 @@ export const lostReplyRetried: Reducer = {
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
     let due = a.knownAt! + window;
+    lostOf.set(tx, a);
     const expire = () => {
       // The caller closed the connection after its declared time-out, before the window ended: it
       // knew then (Grader.closed moved knownAt), and the window runs from then.
@@ -41,7 +44,10 @@ export const lostReplyRetried: Reducer = {
     openWindow(tx, ID, g.when(due, expire));
   },
   arrive(g: Grader, a: Attempt, tx: Tx) {
-    if (a.nth === 0 || !closeWindow(tx, ID)) return;
+    // A resend after the window's end leaves it to run out, even while the session's clock is held
+    // back (another callback still being decided): the verdict never depends on another's pace.
+    const lost = lostOf.get(tx);
+    if (a.nth === 0 || (lost && a.at > lost.knownAt! + g.windowMs) || !closeWindow(tx, ID)) return;
     g.tally(ID).unpend(tx.id);
   },
 };
