@@ -211,8 +211,7 @@ export class Grader {
     a.closedAt = this.deciding = at;
     this.timing.closed(at - a.at);
     if (a.outcome === 'waiting') this.learn(a, 'lost', at);
-    // Given up after its declared time-out, within the retry window: it knew then (a window that already ran out stays as judged).
-    else if (a.outcome === 'lost' && at > a.knownAt! && at <= a.knownAt! + this.windowMs) a.knownAt = at;
+    else if (a.outcome === 'lost' && at > a.knownAt! && at <= a.knownAt! + this.windowMs) a.knownAt = at; // given up late, in the window: known then
   }
 
   /** The wallet wrote the reply of an attempt, or closed its connection. */

@@ -4,7 +4,7 @@ import type { Grader, Reducer, Tx } from '../grader.js';
 
 const ID = 'LOST_REPLY_RETRIED';
 const FAILED = `${ID}:failed`;
-/** The lost attempt each open window waits on: it ends retry_window_s after its `knownAt` (a resend after it is late, however late it is folded). */
+/** The lost attempt each window waits on: it ends retry_window_s after its `knownAt` (a resend after that is late, however late folded). */
 const lostOf = new WeakMap<Tx, Attempt>();
 
 /**
