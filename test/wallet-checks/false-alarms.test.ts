@@ -128,6 +128,124 @@ const ROWS: Row[] = [
     ['WALLET_REFUSES_INVALID'],
     ['WALLET_REFUSES_INVALID'],
   ],
+  // Defects these allowances must not let pass.
+  [
+    'a first attempt with no reply, a login showing it was not applied, and its resend answered R0 without a debit',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g1');
+      return [
+        step(login(u), { balance: '1000' }),
+        { ex: b1, reply: none(b1) },
+        step(login(u), { balance: '1000' }),
+        step(again(b1), { balance: '1000' }),
+      ];
+    },
+    ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
+    ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
+  ],
+  [
+    'a first attempt with no reply, a login showing it applied, and its resend debited again',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g1');
+      return [
+        step(login(u), { balance: '1000' }),
+        { ex: b1, reply: none(b1) },
+        step(login(u), { balance: '990' }),
+        step(again(b1), { balance: '980' }),
+      ];
+    },
+    ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
+    ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
+  ],
+  [
+    'a first attempt with no reply (not applied, as a login shows), then its resend and a bet overlapping, one debit lost',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g1');
+      const resend = again(b1);
+      const b2 = bet(u, `${u}-b2`, 10, 'g2');
+      return [
+        step(login(u), { balance: '1000' }),
+        { ex: b1, reply: none(b1) },
+        step(login(u), { balance: '1000' }),
+        { send: resend },
+        { send: b2 },
+        { answer: resend.id, reply: reply(resend, { balance: '990' }) },
+        { answer: b2.id, reply: reply(b2, { balance: '990' }) },
+      ];
+    },
+    ['WALLET_ANSWERS_IN_TIME', 'WALLET_CONCURRENCY_SAFE'],
+    ['WALLET_ANSWERS_IN_TIME', 'WALLET_CONCURRENCY_SAFE'],
+  ],
+  [
+    'a resend applied again while the balance was unknown (after an R1): a balance it could not have',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g1');
+      return [
+        step(login(u), { balance: '1000' }),
+        step(b1, { balance: '990' }),
+        step(bet(u, `${u}-b3`, 10, 'g3'), { balance: '980' }),
+        step(bet(u, `${u}-b2`, 10, 'g2'), { code: 'R1', balance: null }),
+        step(again(b1), { balance: '960' }),
+      ];
+    },
+    ['WALLET_IDEMPOTENT'],
+    ['WALLET_IDEMPOTENT'],
+  ],
+  [
+    'a resend replayed after an R1 that the wallet had applied (the balance one debit lower)',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g1');
+      return [
+        step(login(u), { balance: '1000' }),
+        step(b1, { balance: '990' }),
+        step(bet(u, `${u}-b3`, 10, 'g3'), { balance: '980' }),
+        step(bet(u, `${u}-b2`, 10, 'g2'), { code: 'R1', balance: null }),
+        step(again(b1), { balance: '970' }),
+      ];
+    },
+    [],
+    [],
+  ],
+  [
+    'overlapping: two bets and a second settlement of a settled round, all read the same balance (a lost update behind a round fault)',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g2');
+      const b2 = bet(u, `${u}-b2`, 10, 'g3');
+      const again1 = settle(u, `${u}-s1b`, 10, -10, 'g1');
+      return [
+        step(login(u), { balance: '1000' }),
+        step(bet(u, `${u}-b0`, 10, 'g1'), { balance: '990' }),
+        step(settle(u, `${u}-s1`, 10, 0, 'g1'), { balance: '1000' }),
+        { send: b1 },
+        { send: b2 },
+        { send: again1 },
+        { answer: b1.id, reply: reply(b1, { balance: '990' }) },
+        { answer: b2.id, reply: reply(b2, { balance: '990' }) },
+        { answer: again1.id, reply: reply(again1, { balance: '1000' }) },
+      ];
+    },
+    ['WALLET_CONCURRENCY_SAFE'],
+    ['WALLET_CONCURRENCY_SAFE'],
+  ],
+  [
+    'overlapping: a bet, the settlement of a round begun before the session, and a bet, one debit lost',
+    (u) => {
+      const b1 = bet(u, `${u}-b1`, 10, 'g1');
+      const s = settle(u, `${u}-s-old`, 10, 5, 'g-old');
+      const b2 = bet(u, `${u}-b2`, 10, 'g2');
+      return [
+        step(login(u), { balance: '1000' }),
+        { send: b1 },
+        { send: s },
+        { send: b2 },
+        { answer: b1.id, reply: reply(b1, { balance: '990' }) },
+        { answer: s.id, reply: reply(s, { balance: '1015' }) },
+        { answer: b2.id, reply: reply(b2, { balance: '1005' }) },
+      ];
+    },
+    ['WALLET_CONCURRENCY_SAFE'],
+    ['WALLET_CONCURRENCY_SAFE'],
+  ],
   [
     'overlapping: two bets, one debited twice (a race still caught)',
     (u) => {

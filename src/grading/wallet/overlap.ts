@@ -30,10 +30,10 @@ export interface Overlapped {
   /** Its balance failed WALLET_IDEMPOTENT: not taken as the player's. */
   untrusted?: boolean;
   /**
-   * An R0 to an identical resend of a transaction an earlier attempt of which got no readable
-   * answer: the wallet may have applied it then (this a replay, nothing moved now) or now.
+   * An identical resend of a transaction an earlier attempt of which got no readable answer, and a
+   * balance reported since showed the wallet applied it then: a replay, which moves nothing.
    */
-  maybeApplied?: boolean;
+  appliedUnseen?: boolean;
 }
 
 export type HistoryVerdict =
@@ -244,6 +244,9 @@ function search(scratch: Scratch, ops: readonly Overlapped[], start: Money, leni
       if (ref.code !== SUCCESS) {
         const judgedRule = ref.kind !== 'unjudged';
         if (ref.kind === 'short' || !reported || (judgedRule && !lenient)) return [];
+        // Followed only at the balance its own move makes: a followed R0 never hides another callback's lost update.
+        const move = moveOf(op.x.body as CallbackRequest);
+        if (!move || !reported.eq(s.balance.plus(move))) return [];
         const followed = scratch.follow(s.path, op.x.body as CallbackRequest, reported);
         // (a rule never judged is followed only while its round can be: else the history is not judged)
         if (!followed || (followed.lost && !judgedRule)) return [];
@@ -251,9 +254,9 @@ function search(scratch: Scratch, ops: readonly Overlapped[], start: Money, leni
       }
       // A replay may report the first reply's balance or the current one (the protocol leaves the choice).
       const replayOk = (m: Money) => ref.replayed && ((op.first && m.eq(op.first)) || firstHere(m));
-      // A resend the wallet may have applied unseen (an attempt without a readable answer): the balance as it stood.
-      const unseen = op.maybeApplied === true && !ref.replayed && reported?.eq(s.balance) === true;
-      if (unseen && !reported!.eq(ref.balance)) return [taken([...ref.changes, ...balanceOf(ref.changes, reported!)], reported!)];
+      // A resend of a transaction the wallet applied unseen (./reference.ts, appliedUnseen): a replay, the balance as it stood.
+      if (op.appliedUnseen && !ref.replayed)
+        return reported && !reported.eq(s.balance) ? [] : [taken([...ref.changes, ...balanceOf(ref.changes, s.balance)], s.balance)];
       if (reported && !reported.eq(ref.balance) && !replayOk(reported)) return [];
       return [apply()];
     }

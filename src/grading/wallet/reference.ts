@@ -52,6 +52,13 @@ export class ReferenceLedger {
   private readonly tainted = new Set<string>();
   /** The reference's own balance where the wallet's last reply misreported it (./serial.ts). */
   private readonly disputes = new Map<string, Money>();
+  /**
+   * Per player, the one callback without a readable answer since its balance was last known, and
+   * how it would move it (null: more than one, or the balance unknown for another reason).
+   */
+  private readonly unsure = new Map<string, { tx: string; move: Money } | null>();
+  /** Such callbacks, as the next balance the wallet reported showed them: applied, or not. */
+  private readonly resolved = new Map<string, boolean>();
 
   /**
    * `closedWorld`: every round of the players is the reference's to see from its first bet (probe
@@ -80,6 +87,12 @@ export class ReferenceLedger {
   /** The operator's wallet reported this balance: the reference takes it (seeds the player, or follows the wallet). */
   report(user: string, balance: Money): void {
     const p = this.state.players.get(user);
+    const u = this.unsure.get(user);
+    if (u !== undefined) {
+      // The reference's figure has all but the unsure callback's move: the reported balance says whether the wallet applied it.
+      this.unsure.delete(user);
+      if (u && p && (balance.eq(p.balance) || balance.eq(p.balance.plus(u.move)))) this.settle(u.tx, !balance.eq(p.balance));
+    }
     this.state.apply(playerChange({ user_id: user, balance, currency: p?.currency ?? this.config.defaultCurrency }));
     if (!p) this.provisional.add(user);
     this.unknown.delete(user);
@@ -90,6 +103,35 @@ export class ReferenceLedger {
   forget(user: string): void {
     if (this.state.players.has(user)) this.unknown.add(user);
     this.disputes.delete(user);
+    if (this.unsure.has(user)) this.unsure.set(user, null);
+  }
+
+  /**
+   * A callback without a readable answer (`ref`: what applying it would do), after `forget`: the
+   * next balance reported says whether the wallet applied it, when nothing else is unsure.
+   */
+  unsureOf(user: string, tx: string, ref: ReferenceAnswer): void {
+    const p = this.state.players.get(user);
+    this.unsure.set(user, this.unsure.has(user) || !p ? null : { tx, move: ref.balance.minus(p.balance) });
+  }
+
+  /** Whether the wallet applied a callback that got no readable answer, as a balance reported since showed (undefined: not known). */
+  appliedUnseen(tx: string): boolean | undefined {
+    return this.resolved.get(tx);
+  }
+
+  /** The balances the player may have now: the known one; or, with one callback unsure, with and without its move. */
+  candidates(user: string): Money[] | undefined {
+    const balance = this.balance(user);
+    if (balance) return [balance];
+    const u = this.unsure.get(user);
+    const p = this.state.players.get(user);
+    return u && p ? [p.balance, p.balance.plus(u.move)] : undefined;
+  }
+
+  private settle(tx: string, applied: boolean): void {
+    if (this.resolved.size >= RETAIN) this.resolved.delete(this.resolved.keys().next().value!);
+    this.resolved.set(tx, applied);
   }
 
   /**

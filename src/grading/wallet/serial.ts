@@ -56,9 +56,17 @@ export function judgeSerial(
     if (ref.code === SUCCESS) {
       reference.apply(ref.changes);
       let misreported: Money | undefined;
-      // (a replay of an attempt the wallet may have applied then, unseen: the balance as it stood is right too)
-      const replayOfUnseen = op.maybeApplied === true && before !== undefined && reply!.balance?.eq(before) === true;
-      if (before && reply!.balance && !ref.replayed && !replayOfUnseen) {
+      if (op.appliedUnseen && before && reply!.balance && !ref.replayed) {
+        // Its first attempt got no readable answer, and a balance reported since showed it applied: a replay moves nothing.
+        const exact = tally('WALLET_BALANCE_EXACT');
+        exact.exercise(user);
+        if (!reply!.balance.eq(before))
+          exact.violate(
+            `${what(x)}: the balance went from ${before} to ${reply!.balance}; its transaction was already applied (an attempt without a readable answer, as the balance reported since showed), so a resend moves nothing and leaves it at ${before}`,
+            x,
+            a,
+          );
+      } else if (before && reply!.balance && !ref.replayed) {
         const exact = tally('WALLET_BALANCE_EXACT');
         exact.exercise(user);
         // After a misreported balance: the move from the reference's own figure is right too (one lie, one violation).
@@ -95,8 +103,11 @@ export function judgeSerial(
       reference.report(user, reply!.balance);
     return;
   }
-  // No readable answer (R1, a reply that is not one, none): it may have been applied.
-  if (ref.code === SUCCESS && !ref.replayed) reference.forget(user);
+  // No readable answer (R1, a reply that is not one, none): it may have been applied (the next balance reported may say).
+  if (ref.code === SUCCESS && !ref.replayed) {
+    reference.forget(user);
+    reference.unsureOf(user, x.tx!, ref);
+  }
 }
 
 /** A callback the reference cannot decide: the wallet's balance is taken as it reports it. */

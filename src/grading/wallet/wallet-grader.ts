@@ -169,8 +169,9 @@ export class WalletGrader {
       else if (reply?.verdict === 'applied' && reply.balance && serial && !this.failed('WALLET_BALANCE_EXACT', user)) {
         const first = known.applied.balance;
         const before = this.reference.balance(user);
-        // (the balance last reported unknown: a replay may report any current balance, and nothing says which)
-        const fine = (first && reply.balance.eq(first)) || !before || reply.balance.eq(before);
+        // (the balance unknown: any it may be now, or any at all when nothing says)
+        const now = this.reference.candidates(user);
+        const fine = (first && reply.balance.eq(first)) || !now || now.some((b) => reply.balance!.eq(b));
         if (!fine) {
           idem.violate(
             `${what(x)}: the resend was answered with latest_balance ${reply.balance}, but the first reply (#${known.applied.id}) said ${first ?? 'nothing'} and the balance last reported was ${before ?? 'unknown'}: it was applied again, or the balance is wrong`,
@@ -188,7 +189,7 @@ export class WalletGrader {
     const state = this.txs.get(x.tx!)!;
     if (reply?.verdict === 'applied') {
       // An earlier attempt without a readable answer may have been applied then: this R0 may be its replay.
-      if (state.uncertain) op.maybeApplied = true;
+      if (state.uncertain && this.reference.appliedUnseen(x.tx!) === true) op.appliedUnseen = true;
       state.applied ??= { id: x.id, balance: reply.balance };
     } else if (reply?.verdict !== 'refused') state.uncertain = true;
   }
