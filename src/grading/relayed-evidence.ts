@@ -22,7 +22,8 @@ export function withProviderLeg(g: Grader, checks: readonly ReportCheck[]): Repo
 }
 
 function withOwn(g: Grader, e: ReportEvidence): ReportEvidence[] {
-  if (e.leg !== 'upstream' || e.transaction_id === undefined) return [e];
+  // (journal id 0: an entry Redis did not keep, shared by other attempts: not told apart)
+  if (e.leg !== 'upstream' || e.transaction_id === undefined || !e.journal_id) return [e];
   const tx = g.txs.get(e.transaction_id);
   const own = [tx?.first, tx?.prev, tx?.last].find((a): a is Attempt => a?.id === e.journal_id);
   return own ? [e, excerptOf(own, g.origin)] : [e];
