@@ -18,6 +18,28 @@ const badTotals = (u: string, tx: string, game: string) =>
     bets: [{ bet_index: '1', bet_type: 'p', bet_amount: 10 }],
   });
 
+/** A bet with no reply, a login that reports `seen`, then the bet's resend answered R0 with `resent`. */
+const unseenThenLogin = (seen: string, resent: string) => (u: string) => {
+  const b1 = bet(u, `${u}-b1`, 10, 'g1');
+  return [
+    step(login(u), { balance: '1000' }),
+    { ex: b1, reply: none(b1) },
+    step(login(u), { balance: seen }),
+    step(again(b1), { balance: resent }),
+  ];
+};
+/** b1 990 and b3 980 applied, b2 answered R1 (applied or not), then b1's resend answered R0 with `resent`. */
+const resendAfterR1 = (resent: string) => (u: string) => {
+  const b1 = bet(u, `${u}-b1`, 10, 'g1');
+  return [
+    step(login(u), { balance: '1000' }),
+    step(b1, { balance: '990' }),
+    step(bet(u, `${u}-b3`, 10, 'g3'), { balance: '980' }),
+    step(bet(u, `${u}-b2`, 10, 'g2'), { code: 'R1', balance: null }),
+    step(again(b1), { balance: resent }),
+  ];
+};
+
 const ROWS: Row[] = [
   [
     'overlapping: the settlement of a round begun before the session, and a bet (a correct wallet)',
@@ -35,23 +57,7 @@ const ROWS: Row[] = [
     [],
     ['WALLET_ROUND_RULES'], // probe plays every round itself: a round it never bet is the wallet's fault
   ],
-  [
-    'a resend replayed with the current balance while the balance was unknown (after an R1)',
-    (u) => {
-      const b1 = bet(u, `${u}-b1`, 10, 'g1');
-      const b2 = bet(u, `${u}-b2`, 10, 'g2');
-      const b3 = bet(u, `${u}-b3`, 10, 'g3');
-      return [
-        step(login(u), { balance: '1000' }),
-        step(b1, { balance: '990' }),
-        step(b3, { balance: '980' }),
-        step(b2, { code: 'R1', balance: null }),
-        step(again(b1), { balance: '980' }),
-      ];
-    },
-    [],
-    [],
-  ],
+  ['a resend replayed with the current balance while the balance was unknown (after an R1)', resendAfterR1('980'), [], []],
   [
     'a first attempt with no reply (the wallet applied it), another bet, then its resend replayed',
     (u) => {
@@ -68,15 +74,7 @@ const ROWS: Row[] = [
   ],
   [
     'a first attempt with no reply (the wallet applied it), a login, then its resend replayed',
-    (u) => {
-      const b1 = bet(u, `${u}-b1`, 10, 'g1');
-      return [
-        step(login(u), { balance: '1000' }),
-        { ex: b1, reply: none(b1) },
-        step(login(u), { balance: '990' }),
-        step(again(b1), { balance: '990' }),
-      ];
-    },
+    unseenThenLogin('990', '990'),
     ['WALLET_ANSWERS_IN_TIME'],
     ['WALLET_ANSWERS_IN_TIME'],
   ],
@@ -131,29 +129,13 @@ const ROWS: Row[] = [
   // Defects these allowances must not let pass.
   [
     'a first attempt with no reply, a login showing it was not applied, and its resend answered R0 without a debit',
-    (u) => {
-      const b1 = bet(u, `${u}-b1`, 10, 'g1');
-      return [
-        step(login(u), { balance: '1000' }),
-        { ex: b1, reply: none(b1) },
-        step(login(u), { balance: '1000' }),
-        step(again(b1), { balance: '1000' }),
-      ];
-    },
+    unseenThenLogin('1000', '1000'),
     ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
     ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
   ],
   [
     'a first attempt with no reply, a login showing it applied, and its resend debited again',
-    (u) => {
-      const b1 = bet(u, `${u}-b1`, 10, 'g1');
-      return [
-        step(login(u), { balance: '1000' }),
-        { ex: b1, reply: none(b1) },
-        step(login(u), { balance: '990' }),
-        step(again(b1), { balance: '980' }),
-      ];
-    },
+    unseenThenLogin('990', '980'),
     ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
     ['WALLET_ANSWERS_IN_TIME', 'WALLET_BALANCE_EXACT'],
   ],
@@ -178,34 +160,11 @@ const ROWS: Row[] = [
   ],
   [
     'a resend applied again while the balance was unknown (after an R1): a balance it could not have',
-    (u) => {
-      const b1 = bet(u, `${u}-b1`, 10, 'g1');
-      return [
-        step(login(u), { balance: '1000' }),
-        step(b1, { balance: '990' }),
-        step(bet(u, `${u}-b3`, 10, 'g3'), { balance: '980' }),
-        step(bet(u, `${u}-b2`, 10, 'g2'), { code: 'R1', balance: null }),
-        step(again(b1), { balance: '960' }),
-      ];
-    },
+    resendAfterR1('960'),
     ['WALLET_IDEMPOTENT'],
     ['WALLET_IDEMPOTENT'],
   ],
-  [
-    'a resend replayed after an R1 that the wallet had applied (the balance one debit lower)',
-    (u) => {
-      const b1 = bet(u, `${u}-b1`, 10, 'g1');
-      return [
-        step(login(u), { balance: '1000' }),
-        step(b1, { balance: '990' }),
-        step(bet(u, `${u}-b3`, 10, 'g3'), { balance: '980' }),
-        step(bet(u, `${u}-b2`, 10, 'g2'), { code: 'R1', balance: null }),
-        step(again(b1), { balance: '970' }),
-      ];
-    },
-    [],
-    [],
-  ],
+  ['a resend replayed after an R1 that the wallet had applied (the balance one debit lower)', resendAfterR1('970'), [], []],
   [
     'overlapping: two bets and a second settlement of a settled round, all read the same balance (a lost update behind a round fault)',
     (u) => {
