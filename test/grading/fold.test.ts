@@ -650,3 +650,66 @@ t.test('ROUNDS_SETTLED: a round found open by a report was decided when its age 
   const v = r.checks.find((c) => c.id === 'ROUNDS_SETTLED')!.violations[0]!;
   t.equal(v.decided_at, new Date(T0 + 3 * S + 20 * S).toISOString(), 'the opening bet + round_max_age_s');
 });
+
+t.test('windows judge a resend by when it arrived, whether or not another callback held the clock back meanwhile', async (t) => {
+  const W = 2000; // retry_window_s 2
+  const th = { ...DEFAULT_THRESHOLDS, retry_window_s: 2, min_retry_gap_ms: 50 };
+  /** Another callback arrived at `holdAt` and is still being decided until the end (a slow upstream, a Redis round trip). */
+  const session = (hold: boolean, holdAt = 50) => {
+    const g = newGrader(th);
+    const ticket = hold ? g.expect(T0 + holdAt) : undefined;
+    return { g, release: () => ticket !== undefined && g.settle(ticket) };
+  };
+  const bodyOf = (n: number) => ({ n });
+  const answered = (g: Grader, a: ReturnType<Grader['arrive']>, at: number, code: string) =>
+    g.complete(a, { end: T0 + at, status: 200, body: { code, balance: 90 }, dropped: false, clientGone: false });
+
+  for (const hold of [false, true]) {
+    const how = hold ? 'the clock held meanwhile' : 'nothing held';
+    // FAILED_SETTLEMENT_RETRIED: an R1 settlement resent 0.5 s after its window ran out.
+    {
+      const { g, release } = session(hold);
+      const s1 = g.arrive({
+        id: 1,
+        at: T0 + 100,
+        user: u,
+        event: 'bet_result',
+        tx: 's1',
+        game: 'G1',
+        body: bodyOf(1),
+        applied: false,
+        lag: 0,
+      });
+      answered(g, s1, 105, 'R1');
+      const s2 = g.arrive({
+        id: 2,
+        at: T0 + 105 + W + 500,
+        user: u,
+        event: 'bet_result',
+        tx: 's1',
+        game: 'G1',
+        body: bodyOf(1),
+        applied: true,
+        lag: 0,
+      });
+      answered(g, s2, 105 + W + 505, 'R0');
+      release();
+      const c = reportAt(g, 60 * S).checks.find((x) => x.id === 'FAILED_SETTLEMENT_RETRIED')!;
+      t.equal(c.status, 'fail', `FAILED_SETTLEMENT_RETRIED, a resend 0.5 s late, ${how}: fail`);
+      t.match(c.violations[0]?.message, /resent late: #2 arrived 2\.5 s after/, `… and its message says it came late (${how})`);
+    }
+    // NO_RETRY_AFTER_REFUSAL: a bet refused R4, the same bet under a new id 0.5 s after the window.
+    {
+      const { g, release } = session(hold);
+      const b1 = g.arrive({ id: 1, at: T0 + 100, user: u, event: 'bet', tx: 'b1', game: 'G1', body: bodyOf(1), applied: false, lag: 0 });
+      answered(g, b1, 105, 'R4');
+      g.arrive({ id: 2, at: T0 + 105 + W + 500, user: u, event: 'bet', tx: 'b2', game: 'G1', body: bodyOf(1), applied: false, lag: 0 });
+      release();
+      t.equal(
+        statusOf(reportAt(g, 60 * S), 'NO_RETRY_AFTER_REFUSAL'),
+        'pass',
+        `NO_RETRY_AFTER_REFUSAL, the same bet 0.5 s after the window, ${how}: pass`,
+      );
+    }
+  }
+});

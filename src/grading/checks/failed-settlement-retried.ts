@@ -6,6 +6,8 @@ import type { ReportViolation } from '../../protocol/types.generated.js';
 
 const ID = 'FAILED_SETTLEMENT_RETRIED';
 const DONE = `${ID}:done`;
+/** The attempt each open window waits on (its window ends retry_window_s after its `knownAt`). */
+const waitingOn = new WeakMap<Tx, Attempt>();
 
 /**
  * A bet_result answered R1 (or with no readable code) is resent, each time within retry_window_s
@@ -41,8 +43,10 @@ export const failedSettlementRetried: Reducer = {
       if (tx.last === a) tally.unpend(tx.id);
       return;
     }
+    if (lateResends.has(tx)) return; // a late resend: the window it missed runs out first
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
+    waitingOn.set(tx, a);
     openWindow(
       tx,
       ID,
@@ -57,6 +61,10 @@ export const failedSettlementRetried: Reducer = {
         // Past tense: a resend after the window is added to it when it comes (`arrive`).
         const v = tally.violate(`${what}, and it was not resent within ${seconds(window)}, so its round was left unsettled`, [tx.first, a]);
         if (v) late(g).set(tx.id, { v, after: a });
+        // A resend after the window's end, folded before it ran out (the session's clock held back meanwhile).
+        const early = lateResends.get(tx);
+        lateResends.delete(tx);
+        if (early) failedSettlementRetried.arrive!(g, early, tx);
       }),
     );
   },
@@ -77,10 +85,19 @@ export const failedSettlementRetried: Reducer = {
       );
       return;
     }
+    // After the window's end, however early it is folded (another callback held the clock back): late.
+    const waited = waitingOn.get(tx);
+    if (waited && tx.windows?.has(ID) && a.at > waited.knownAt! + g.windowMs) {
+      if (!lateResends.has(tx)) lateResends.set(tx, a);
+      return;
+    }
     closeWindow(tx, ID);
     g.tally(ID).pend(tx.id, a.user); // being answered
   },
 };
+
+/** The first resend after a window's end that arrived while the window was still open (to be added to its violation). */
+const lateResends = new WeakMap<Tx, Attempt>();
 
 /**
  * Violations kept (at most MAX_VIOLATIONS) of settlements not resent within the window, by

@@ -63,7 +63,9 @@ export const noRetryAfterRefusal: Reducer = {
     if (!byBody) return;
     const key = sameBody(a);
     const earlier = byBody.get(key);
-    if (!earlier || earlier.tx === a.tx || a.at < earlier.knownAt! || earlier.near !== undefined) return;
+    // (within the window only, however late it is folded: the clock may be held back by another callback)
+    const outside = (e: Attempt) => a.at < e.knownAt! || a.at > e.knownAt! + g.windowMs;
+    if (!earlier || earlier.tx === a.tx || outside(earlier) || earlier.near !== undefined) return;
     byBody.delete(key);
     tally.violate(
       `${describe(earlier)} was refused with ${earlier.outcome}, a definite answer; ${seconds(a.at - earlier.knownAt!)} later ${describe(a)} sent the same ${a.event} (same round and amounts) again under a new transaction_id`,
