@@ -161,6 +161,7 @@ export class RedisShared implements Counters {
    * event loop (`takeCount`), else on its own in the same write: no command of its own, in the usual case.
    */
   countCall(userId: string, unread?: boolean): Promise<number> {
+    if (this.closed) return Promise.reject(new Error(CLOSED));
     if (unread) {
       const n = this.unsent.get(userId) ?? 0;
       this.unsent.set(userId, n + 1);
@@ -180,6 +181,7 @@ export class RedisShared implements Counters {
   }
 
   private sendCounts(): void {
+    if (this.closed) return this.unsent.clear();
     for (const [userId, n] of this.unsent) this.exchange(this.client.hincrby(this.key('calls'), userId, n)).catch(() => {});
     this.unsent.clear();
   }
@@ -193,19 +195,24 @@ export class RedisShared implements Counters {
   /** The rule counters of the active scenario version, shared by every process. */
   readonly rules: RuleCounters = {
     match: async (indexes) => {
+      if (this.closed) throw new Error(CLOSED);
       const key = this.key(`rules:${this.version}:matched`);
       const multi = this.client.multi();
       for (const i of indexes) multi.hincrby(key, String(i), 1);
       return results(await this.exchange(multi.exec())).map(Number);
     },
-    fire: async (index, times) =>
-      (await this.exchange(
-        (this.client as FireClient).walletFire(
-          this.key(`rules:${this.version}:fired`),
-          String(index),
-          times === undefined ? '' : String(times),
-        ),
-      )) === 1,
+    fire: async (index, times) => {
+      if (this.closed) throw new Error(CLOSED);
+      return (
+        (await this.exchange(
+          (this.client as FireClient).walletFire(
+            this.key(`rules:${this.version}:fired`),
+            String(index),
+            times === undefined ? '' : String(times),
+          ),
+        )) === 1
+      );
+    },
     read: async (count) => {
       const [matched, fired] = await Promise.all([
         this.client.hgetall(this.key(`rules:${this.version}:matched`)),
@@ -216,7 +223,16 @@ export class RedisShared implements Counters {
     },
   };
 
+  /**
+   * Closed with its store: a callback still being decided counts nothing more (hosted mode: its
+   * tenant deleted, the keys swept; a late count would make them again, for good).
+   */
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     this.unlisten?.();
   }
 }
+
+const CLOSED = 'this wallet was closed (its tenant deleted, or wallet-sim stopping): nothing more is counted';
