@@ -326,6 +326,20 @@ const CASES: Case[] = [
   },
   {
     check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'R1, then a resend whose R0 was written 10.05 s after it arrived (it may have been read), not resent again',
+    status: 'pass',
+    now: 200 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { ms: 10 * S + 50 })],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
+    name: 'R1, then a resend whose R0 was written 10.6 s after it arrived, not resent again',
+    status: 'fail',
+    now: 200 * S,
+    journal: [bet(u, 'b1', 0), settle(u, 's1', S, { code: 'R1' }), settle(u, 's1', 2 * S, { ms: 10 * S + 600 })],
+  },
+  {
+    check: 'FAILED_SETTLEMENT_RETRIED',
     name: 'R1, window still open',
     status: 'pending',
     now: 30 * S,

@@ -54,6 +54,8 @@ export const failedSettlementRetried: Reducer = {
         tx.windows!.delete(ID);
         mark(tx, DONE);
         tally.unpend(tx.id);
+        // Its R0 (or definite refusal) written a moment after the time-out ran out: the provider may have read it, and rightly stopped.
+        if (a.near !== undefined && (a.near === SUCCESS || DEFINITE.has(a.near))) return tally.excuse(a.user);
         const what =
           a.nth === 0 || a.outcome === FAILED || a.outcome === 'failed'
             ? `${describe(a)} was answered ${a.outcome === 'failed' ? 'without a readable code' : a.outcome === 'lost' ? 'too late (reply lost)' : a.outcome}`
