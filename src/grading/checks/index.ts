@@ -71,7 +71,8 @@ export const CHECKS: readonly Check[] = [
     title: 'Resend a bet_result answered R1 until it gets R0',
     fix: 'Treat R1 on a bet_result as "not settled yet": keep resending it (same transaction_id, with back-off) until R0, or the player never gets the win.',
     idle: 'no bet_result was answered R1',
-    excused: 'its last resend answered R0 (or a definite refusal) as the time-out ran out, within its tolerance: the provider may have read it',
+    excused:
+      'its last resend answered R0 (or a definite refusal) as the time-out ran out, within its tolerance: the provider may have read it',
   },
   {
     id: 'NO_RETRY_AFTER_REFUSAL',
