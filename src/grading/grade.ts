@@ -38,7 +38,8 @@ export function reportOf(g: Grader, o: ReportOptions): Report {
   g.beforeRead();
   const judged = o.now.getTime() - g.lagMs;
   g.advance(judged);
-  for (const c of CHECKS) c.reducer.report?.(g, g.since(judged));
+  // (up to the session's clock: no later than a callback still being decided arrived)
+  for (const c of CHECKS) c.reducer.report?.(g, Math.min(g.since(judged), g.clock));
   const user = o.userId;
   const checks: ReportCheck[] = CHECKS.map((c) => {
     const tally = g.tally(c.id);

@@ -61,8 +61,8 @@ export class Grader {
   private readonly unanswered = new Fifo<Attempt>();
   /** Arrivals whose callback is still being decided: no deadline at or after them may fire yet. */
   private readonly arriving = new Arrivals();
-  /** The session's clock, since `origin`. */
-  private clock = -Infinity;
+  /** The session's clock, since `origin` (held back by arrivals still being decided: a report judges up to it). */
+  clock = -Infinity;
   /** The time of the event being folded (since `origin`): when a violation found now was decided (`decided_at`). */
   private deciding = 0;
   /** Epoch ms its times count from: the times it keeps are relative, small integers (attempt.ts); its methods take epoch times. */

@@ -713,3 +713,55 @@ t.test('windows judge a resend by when it arrived, whether or not another callba
     }
   }
 });
+
+t.test(
+  'ROUNDS_SETTLED: a settlement sent in time and still being answered keeps its round pending, whenever a report is read',
+  async (t) => {
+    const ok = (at: number, code = 'R0') => ({
+      end: T0 + at,
+      status: 200,
+      body: { code, latest_balance: 990 },
+      dropped: false,
+      clientGone: false,
+    });
+    const data = { currency: 'USD', game_no: 'G1', total_bet_amount: 10 };
+    const cb = (id: number, at: number, event: string, tx: string, applied: boolean) =>
+      ({
+        id,
+        at: T0 + at,
+        user: u,
+        event,
+        tx,
+        game: 'G1',
+        total: 10,
+        body: { transaction_id: tx, event_type: event, user_id: u, data },
+        applied,
+        lag: 0,
+      }) as const;
+    const opened = () => {
+      const g = newGrader(DEFAULT_THRESHOLDS); // rounds settled within 300 s
+      g.complete(g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+      g.complete(g.arrive(cb(2, 100, 'bet', 'b1', true)), ok(105));
+      return g;
+    };
+    const roundsAt = (g: Grader, ms: number) => statusOf(reportAt(g, ms), 'ROUNDS_SETTLED');
+
+    // Proxy mode: the settlement arrived at 299 s and waits at the upstream (its arrival holds the clock) until 302 s.
+    {
+      const g = opened();
+      const ticket = g.expect(T0 + 299 * S);
+      t.equal(roundsAt(g, 301 * S), 'pending', 'at the upstream, read at 301 s: pending (before: failed for good)');
+      g.complete(g.arrive(cb(3, 299 * S, 'bet_result', 's1', true), ticket), ok(302 * S));
+      t.equal(roundsAt(g, 303 * S), 'pass', 'its R0 at 302 s: settled in time');
+    }
+    // A rule answers the settlement R1 after a delay (written at 303 s); resent at 304 s, R0.
+    {
+      const g = opened();
+      const s = g.arrive(cb(3, 299 * S, 'bet_result', 's1', false));
+      t.equal(roundsAt(g, 301 * S), 'pending', 'held by a delay, read at 301 s: pending (before: failed for good)');
+      g.complete(s, ok(303 * S, 'R1'));
+      g.complete(g.arrive(cb(4, 304 * S, 'bet_result', 's1', true)), ok(304 * S + 5));
+      t.equal(roundsAt(g, 310 * S), 'pass', 'resent after its R1, R0: settled in time');
+    }
+  },
+);

@@ -66,10 +66,12 @@ const stillResending = (g: Grader, tx: Tx, now: number) =>
  * the round waiting for a correct one.
  */
 export const roundsSettled: Reducer = {
-  arrive(g, a) {
+  arrive(g, a, tx) {
+    const round = a.game === undefined ? undefined : g.roundOf(a);
+    // A settlement sent for an open round, its answer not known yet: the provider is doing its part (see `report`).
+    if (a.effect === 'settles' && round?.opener && !round.settlement) round.settling ??= tx;
     // A settlement the wallet answered with a garbled reply counts as sent: the provider may give up on it.
     if (!(a.applied || (a.excused && a.effect === 'settles')) || a.game === undefined) return;
-    const round = g.roundOf(a);
     const tally = g.tally(ID);
     const key = a.round!;
     if (a.effect === 'opens' && !round?.opener) {
