@@ -765,3 +765,56 @@ t.test(
     }
   },
 );
+
+t.test('settlement checks judge a bet as it stood when the settlement arrived, in whatever order they are graded', async (t) => {
+  const ok = (at: number, code = 'R0') => ({
+    end: T0 + at,
+    status: 200,
+    body: { code, latest_balance: 990 },
+    dropped: false,
+    clientGone: false,
+  });
+  const data = { currency: 'USD', game_no: 'G1', total_bet_amount: 10 };
+  const cb = (id: number, at: number, event: string, tx: string, applied: boolean) =>
+    ({
+      id,
+      at: T0 + at,
+      user: u,
+      event,
+      tx,
+      game: 'G1',
+      total: 10,
+      body: { transaction_id: tx, event_type: event, user_id: u, data },
+      applied,
+      lag: 0,
+    }) as const;
+  const statuses = (g: Grader) => {
+    const r = reportAt(g, 10 * S);
+    return [statusOf(r, 'NO_SETTLEMENT_BEFORE_BET_REPLY'), statusOf(r, 'NO_SETTLEMENT_OF_REFUSED_BET')];
+  };
+  // Proxy mode grades a callback once its upstream answered: the bet (arrived 100 ms, answered 150 ms)
+  // before the settlement that arrived at 102 ms, while the bet was unanswered.
+  for (const code of ['R0', 'R4']) {
+    const g = newGrader(DEFAULT_THRESHOLDS);
+    g.complete(g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+    const [tb, ts] = [g.expect(T0 + 100), g.expect(T0 + 102)];
+    g.complete(g.arrive(cb(2, 100, 'bet', 'b1', code === 'R0'), tb), ok(150, code));
+    g.complete(g.arrive(cb(3, 102, 'bet_result', 's1', code === 'R0'), ts), ok(160, code === 'R0' ? 'R0' : 'R3'));
+    t.same(
+      statuses(g),
+      ['fail', code === 'R0' ? 'not_exercised' : 'pass'],
+      `bet ${code}: settled before the bet's reply (before: passed, and an R4 blamed on NO_SETTLEMENT_OF_REFUSED_BET)`,
+    );
+  }
+  // A bet answered R1 and resent; the settlement sent while the resend is unanswered: an R1 answers nothing.
+  {
+    const g = newGrader(DEFAULT_THRESHOLDS);
+    g.complete(g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+    g.complete(g.arrive(cb(2, 100, 'bet', 'b1', false)), ok(105, 'R1'));
+    const resend = g.arrive(cb(3, 1100, 'bet', 'b1', true));
+    const s = g.arrive(cb(4, 1200, 'bet_result', 's1', true));
+    g.complete(s, ok(1205));
+    g.complete(resend, ok(4100));
+    t.equal(statuses(g)[0], 'fail', 'settled while the resend of an R1 bet was unanswered (before: passed)');
+  }
+});

@@ -1,13 +1,20 @@
 import { marked, mark } from '../model.js';
-import { describe, seconds } from '../attempt.js';
-import type { Reducer } from '../grader.js';
+import { type Attempt, DEFINITE, describe, seconds } from '../attempt.js';
+import type { Reducer, Tx } from '../grader.js';
+import { SUCCESS } from '../../protocol/seed/codes.js';
 
 const ID = 'NO_SETTLEMENT_BEFORE_BET_REPLY';
 
+/** The attempts of a bet the session holds (its first, the one before its last, its last). */
+const attemptsOf = (bet: Tx): Attempt[] => [...new Set([bet.first, bet.prev, bet.last].filter((b) => b !== undefined))];
+
 /**
- * No bet_result while a bet of its round is unanswered: an attempt of that bet is still being
- * answered and no attempt of it had been answered yet. (A timed-out bet resent and answered at once
- * is answered, even while its first attempt's late reply is still to come.)
+ * No bet_result while a bet of its round is unanswered: when it arrived, an attempt of that bet was
+ * still being answered and none had been answered R0 or refused for good (an R1 answers nothing: a
+ * resend of it is still to be answered). (A timed-out bet resent and answered at once is answered,
+ * even while its first attempt's late reply is still to come.) Judged by the times, so a bet
+ * answered before the settlement was graded (proxy mode grades a callback once its upstream
+ * answered) is judged as it stood when the settlement arrived.
  */
 export const noSettlementBeforeBetReply: Reducer = {
   arrive(g, a, tx) {
@@ -18,7 +25,10 @@ export const noSettlementBeforeBetReply: Reducer = {
     if (a.nth === 0) tally.exercise(a.user);
     if (marked(tx, ID)) return;
     for (const bet of round.bets.values()) {
-      if (bet.running === 0 || bet.read) continue;
+      const attempts = attemptsOf(bet);
+      const answering = attempts.some((b) => b.at <= a.at && (b.end === undefined || b.end > a.at));
+      const answered = attempts.some((b) => (b.outcome === SUCCESS || DEFINITE.has(b.outcome)) && b.knownAt! <= a.at);
+      if (!answering || answered) continue;
       mark(tx, ID);
       tally.violate(
         `${describe(a)} arrived ${seconds(a.at - bet.last.at)} after ${describe(bet.last)}, while that bet was still unanswered`,

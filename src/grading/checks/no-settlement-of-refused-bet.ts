@@ -18,11 +18,12 @@ const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || tx.last.near === 
  * was read as R0, `refused` when every bet transaction had ended without an R0 (answered R1–R4 or
  * with no readable code, or lost and not resent), `open` otherwise (a bet still being answered).
  */
-function betsKnown(round: Round): 'applied' | 'refused' | 'open' {
+function betsKnown(round: Round, at: number): 'applied' | 'refused' | 'open' {
   let refused = round.bets.size > 0;
   for (const tx of round.bets.values()) {
     if (readR0(tx)) return 'applied';
-    if (tx.last.knownAt === undefined) refused = false;
+    // (learnt after the settlement arrived: then still open, as proxy mode may grade the bet's answer first)
+    if (tx.last.knownAt === undefined || tx.last.knownAt > at) refused = false;
   }
   return refused ? 'refused' : 'open';
 }
@@ -78,7 +79,7 @@ export const noSettlementOfRefusedBet: Reducer = {
     if (a.effect !== 'settles' || a.nth !== 0) return;
     const round = g.roundOf(a);
     if (!round?.bets.size || marked(round, FAILED)) return;
-    if (betsKnown(round) !== 'refused') return;
+    if (betsKnown(round, a.at) !== 'refused') return;
     mark(round, FAILED);
     if (!marked(round, ID)) {
       mark(round, ID);
