@@ -26,7 +26,7 @@ import {
   type Round,
   type Tx,
 } from './model.js';
-import { Fifo, Held, noLongerWaiting } from './held.js';
+import { Fifo, Held, noLongerWaiting, timedOut } from './held.js';
 export { LOGGED_IN, MAX_ROUNDS, MAX_TRANSACTIONS, type Player, type Round, type Tx } from './model.js';
 /** What a check does with the session's events: a small reducer over the grader's state. */
 export type Reducer = ReducerOf<Grader>;
@@ -110,10 +110,7 @@ export class Grader {
 
   private readonly byId: Partial<Record<CheckId, Tally>> = {};
 
-  /**
-   * Calls `fn` once the session's clock passes `at` (a window closing; a time of its attempts', since
-   * `origin`); the returned function cancels it.
-   */
+  /** Calls `fn` once the session's clock passes `at` (a window closing; since `origin`); the returned function cancels it. */
   when(at: number, fn: () => void): () => void {
     return this.deadlines.add(at, fn);
   }
@@ -158,6 +155,9 @@ export class Grader {
     if (ticket !== undefined) this.settle(ticket);
     this.advance(arrival.at);
     let tx = this.txs.get(arrival.tx);
+    // Its attempts whose time-out ran out before it arrived are lost then, however far a held clock got (held.ts).
+    for (const p of timedOut(tx, arrival.at - this.origin, this.timeoutMs))
+      this.learn(p, 'lost', (this.deciding = p.at + this.timeoutMs), undefined, tx);
     const a = attemptOf(arrival, tx?.count ?? 0, this.origin);
     if (!tx) {
       tx = newTx(a, 0);
@@ -210,8 +210,9 @@ export class Grader {
     const at = epochMs - this.origin;
     a.closedAt = this.deciding = at;
     this.timing.closed(at - a.at);
-    if (a.outcome === 'waiting') this.learn(a, 'lost', at);
-    else if (a.outcome === 'lost' && at > a.knownAt! && at <= a.knownAt! + this.windowMs) a.knownAt = at; // given up late, in the window: known then
+    for (const p of timedOut(this.txs.get(a.tx), at, this.timeoutMs)) this.learn(p, 'lost', (this.deciding = p.at + this.timeoutMs));
+    if (a.outcome === 'waiting') this.learn(a, 'lost', (this.deciding = at));
+    if (a.outcome === 'lost' && at > a.knownAt! && at <= a.knownAt! + this.windowMs) a.knownAt = at; // given up late, in the window: known then
   }
 
   /** The wallet wrote the reply of an attempt, or closed its connection. */
@@ -230,9 +231,8 @@ export class Grader {
   }
 
   /**
-   * The outcome of an attempt the wallet finished at `end` (`timeoutAt`: when the caller gave up on
-   * it; both since `origin`). `held`: its transaction as the session holds it, already looked up (an
-   * orphan gets its own).
+   * The outcome of an attempt the wallet finished at `end` (`timeoutAt`: when the caller gave up on it; both
+   * since `origin`). `held`: its transaction as the session holds it, already looked up (an orphan gets its own).
    */
   private answered(a: Attempt, done: Completion, end: number, timeoutAt: number, held: Tx | undefined): void {
     if (done.dropped) this.learn(a, 'lost', end, undefined, held);

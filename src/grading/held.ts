@@ -93,6 +93,14 @@ export class Held {
 /** An attempt the time-out queue no longer needs: answered, or already lost (its caller left). */
 export const noLongerWaiting = (a: Attempt): boolean => a.end !== undefined || a.outcome !== 'waiting';
 
+/**
+ * A transaction's attempts still waiting whose time-out ran out by `at` (session times): a fact of
+ * their own, which a resend or a close of the transaction learns at once, whereas the session's
+ * clock, held back by another callback still being decided, may not have reached it yet.
+ */
+export const timedOut = (tx: Tx | undefined, at: number, timeoutMs: number): Attempt[] =>
+  tx ? [...new Set([tx.first, tx.prev, tx.last])].filter((p): p is Attempt => p?.outcome === 'waiting' && p.at + timeoutMs <= at) : [];
+
 /** A first-in first-out queue: an array read from a moving head, compacted now and then. */
 export class Fifo<T> {
   private items: (T | undefined)[] = [];

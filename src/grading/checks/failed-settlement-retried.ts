@@ -20,8 +20,8 @@ export const failedSettlementRetried: Reducer = {
     if (marked(tx, DONE)) return lateAnswer(g, a, tx);
     const tally = g.tally(ID);
     if (a.excused) {
-      // The wallet garbled its reply: giving up is as right as resending.
-      if (marked(tx, ID)) {
+      // The wallet garbled its reply: giving up is as right as resending (but a late resend does not undo the window it missed).
+      if (marked(tx, ID) && !lateResends.has(tx)) {
         mark(tx, DONE);
         closeWindow(tx, ID);
         tally.unpend(tx.id);
@@ -47,10 +47,11 @@ export const failedSettlementRetried: Reducer = {
     const window = g.windowMs;
     tally.pend(tx.id, a.user);
     waitingOn.set(tx, a);
-    openWindow(
-      tx,
-      ID,
-      g.when(a.knownAt! + window, () => {
+    let due = a.knownAt! + window;
+    const expire = () => {
+      // The caller closed the connection late, within the window: it knew then (Grader.closed), and the window runs from then.
+      if (a.knownAt! + window > due) return openWindow(tx, ID, g.when((due = a.knownAt! + window), expire));
+      {
         tx.windows!.delete(ID);
         mark(tx, DONE);
         tally.unpend(tx.id);
@@ -66,9 +67,13 @@ export const failedSettlementRetried: Reducer = {
         // A resend after the window's end, folded before it ran out (the session's clock held back meanwhile).
         const early = lateResends.get(tx);
         lateResends.delete(tx);
-        if (early) failedSettlementRetried.arrive!(g, early, tx);
-      }),
-    );
+        if (early) {
+          failedSettlementRetried.arrive!(g, early, tx);
+          if (early.knownAt !== undefined) lateAnswer(g, early, tx); // (its answer already known, too)
+        }
+      }
+    };
+    openWindow(tx, ID, g.when(due, expire));
   },
   arrive(g, a, tx) {
     if (!marked(tx, ID) || a.nth === 0) return;

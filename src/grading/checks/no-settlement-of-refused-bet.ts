@@ -18,12 +18,15 @@ const readR0 = (tx: Tx) => tx.resolved?.outcome === SUCCESS || tx.last.near === 
  * was read as R0, `refused` when every bet transaction had ended without an R0 (answered R1–R4 or
  * with no readable code, or lost and not resent), `open` otherwise (a bet still being answered).
  */
-function betsKnown(round: Round, at: number): 'applied' | 'refused' | 'open' {
+function betsKnown(round: Round, at: number, timeoutMs: number): 'applied' | 'refused' | 'open' {
   let refused = round.bets.size > 0;
   for (const tx of round.bets.values()) {
     if (readR0(tx)) return 'applied';
-    // (learnt after the settlement arrived: then still open, as proxy mode may grade the bet's answer first)
-    if (tx.last.knownAt === undefined || tx.last.knownAt > at) refused = false;
+    // When the provider learnt its last outcome: its time-out, if that ran out first (a clock held back may not have
+    // reached it); learnt after the settlement arrived, still open then (proxy mode may grade the bet's answer first).
+    const last = tx.last;
+    const known = last.knownAt ?? (last.outcome === 'waiting' && last.at + timeoutMs <= at ? last.at + timeoutMs : undefined);
+    if (known === undefined || known > at) refused = false;
   }
   return refused ? 'refused' : 'open';
 }
@@ -79,7 +82,7 @@ export const noSettlementOfRefusedBet: Reducer = {
     if (a.effect !== 'settles' || a.nth !== 0) return;
     const round = g.roundOf(a);
     if (!round?.bets.size || marked(round, FAILED)) return;
-    if (betsKnown(round, a.at) !== 'refused') return;
+    if (betsKnown(round, a.at, g.timeoutMs) !== 'refused') return;
     mark(round, FAILED);
     if (!marked(round, ID)) {
       mark(round, ID);

@@ -52,9 +52,12 @@ function settledBeforeItsBet(g: Grader, round: Round): Attempt | undefined {
   return undefined;
 }
 
-/** Whether the provider still resends the settlement (within retry_window_s of its last attempt, fewer than max_attempts). */
+/**
+ * Whether the provider still resends the settlement: its last attempt still being answered, or
+ * within retry_window_s of the provider knowing its outcome, with fewer than max_attempts sent.
+ */
 const stillResending = (g: Grader, tx: Tx, now: number) =>
-  !tx.resolved && tx.count < g.t.max_attempts && now - tx.last.at <= g.t.retry_window_s * 1000;
+  !tx.resolved && (tx.last.knownAt === undefined || (tx.count < g.t.max_attempts && now - tx.last.knownAt <= g.t.retry_window_s * 1000));
 
 /**
  * Every round opened by an R0 bet is settled within round_max_age_s: pending while it is younger,
@@ -69,7 +72,8 @@ export const roundsSettled: Reducer = {
   arrive(g, a, tx) {
     const round = a.game === undefined ? undefined : g.roundOf(a);
     // A settlement sent for an open round, its answer not known yet: the provider is doing its part (see `report`).
-    if (a.effect === 'settles' && round?.opener && !round.settlement) round.settling ??= tx;
+    // (a settlement refused for good gives way to the next one: the round waits for a correct settlement)
+    if (a.effect === 'settles' && round?.opener && !round.settlement && (!round.settling || round.settling.resolved)) round.settling = tx;
     // A settlement the wallet answered with a garbled reply counts as sent: the provider may give up on it.
     if (!(a.applied || (a.excused && a.effect === 'settles')) || a.game === undefined) return;
     const tally = g.tally(ID);
