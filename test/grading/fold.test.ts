@@ -10,6 +10,7 @@ import { inPlay } from '../../src/grading/model.js';
 import { timingPhrases } from '../../src/grading/timing-text.js';
 import type { CheckId, Report } from '../../src/protocol/types.generated.js';
 import { bet, type Cb, journal, login, settle, T0 } from './journal-builder.js';
+import { cb, ok, login as loggedIn } from './grader-steps.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -717,30 +718,9 @@ t.test('windows judge a resend by when it arrived, whether or not another callba
 t.test(
   'ROUNDS_SETTLED: a settlement sent in time and still being answered keeps its round pending, whenever a report is read',
   async (t) => {
-    const ok = (at: number, code = 'R0') => ({
-      end: T0 + at,
-      status: 200,
-      body: { code, latest_balance: 990 },
-      dropped: false,
-      clientGone: false,
-    });
-    const data = { currency: 'USD', game_no: 'G1', total_bet_amount: 10 };
-    const cb = (id: number, at: number, event: string, tx: string, applied: boolean) =>
-      ({
-        id,
-        at: T0 + at,
-        user: u,
-        event,
-        tx,
-        game: 'G1',
-        total: 10,
-        body: { transaction_id: tx, event_type: event, user_id: u, data },
-        applied,
-        lag: 0,
-      }) as const;
     const opened = () => {
       const g = newGrader(DEFAULT_THRESHOLDS); // rounds settled within 300 s
-      g.complete(g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+      loggedIn(g);
       g.complete(g.arrive(cb(2, 100, 'bet', 'b1', true)), ok(105));
       return g;
     };
@@ -767,27 +747,6 @@ t.test(
 );
 
 t.test('settlement checks judge a bet as it stood when the settlement arrived, in whatever order they are graded', async (t) => {
-  const ok = (at: number, code = 'R0') => ({
-    end: T0 + at,
-    status: 200,
-    body: { code, latest_balance: 990 },
-    dropped: false,
-    clientGone: false,
-  });
-  const data = { currency: 'USD', game_no: 'G1', total_bet_amount: 10 };
-  const cb = (id: number, at: number, event: string, tx: string, applied: boolean) =>
-    ({
-      id,
-      at: T0 + at,
-      user: u,
-      event,
-      tx,
-      game: 'G1',
-      total: 10,
-      body: { transaction_id: tx, event_type: event, user_id: u, data },
-      applied,
-      lag: 0,
-    }) as const;
   const statuses = (g: Grader) => {
     const r = reportAt(g, 10 * S);
     return [statusOf(r, 'NO_SETTLEMENT_BEFORE_BET_REPLY'), statusOf(r, 'NO_SETTLEMENT_OF_REFUSED_BET')];
@@ -796,7 +755,7 @@ t.test('settlement checks judge a bet as it stood when the settlement arrived, i
   // before the settlement that arrived at 102 ms, while the bet was unanswered.
   for (const code of ['R0', 'R4']) {
     const g = newGrader(DEFAULT_THRESHOLDS);
-    g.complete(g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+    loggedIn(g);
     const [tb, ts] = [g.expect(T0 + 100), g.expect(T0 + 102)];
     g.complete(g.arrive(cb(2, 100, 'bet', 'b1', code === 'R0'), tb), ok(150, code));
     g.complete(g.arrive(cb(3, 102, 'bet_result', 's1', code === 'R0'), ts), ok(160, code === 'R0' ? 'R0' : 'R3'));
@@ -809,7 +768,7 @@ t.test('settlement checks judge a bet as it stood when the settlement arrived, i
   // A bet answered R1 and resent; the settlement sent while the resend is unanswered: an R1 answers nothing.
   {
     const g = newGrader(DEFAULT_THRESHOLDS);
-    g.complete(g.arrive({ id: 1, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+    loggedIn(g);
     g.complete(g.arrive(cb(2, 100, 'bet', 'b1', false)), ok(105, 'R1'));
     const resend = g.arrive(cb(3, 1100, 'bet', 'b1', true));
     const s = g.arrive(cb(4, 1200, 'bet_result', 's1', true));

@@ -7,31 +7,15 @@ import { DEFAULT_THRESHOLDS, newGrader, reportOf, type Thresholds } from '../../
 import type { Grader } from '../../src/grading/grader.js';
 import type { CheckId } from '../../src/protocol/types.generated.js';
 import { T0 } from './journal-builder.js';
+import { cb, login, ok } from './grader-steps.js';
 
 const S = 1000;
-const u = 'p1';
-const data = (total: number) => ({ currency: 'USD', game_no: 'G1', total_bet_amount: total });
-const cb = (id: number, at: number, event: string, tx: string, applied: boolean) => ({
-  id,
-  at: T0 + at,
-  user: u,
-  event,
-  tx,
-  game: 'G1',
-  total: 10,
-  body: { transaction_id: tx, event_type: event, user_id: u, data: data(10) },
-  applied,
-  lag: 0,
-});
-const ok = (at: number, code = 'R0', clientGone = false) => ({
-  end: T0 + at,
-  status: 200,
-  body: { code, latest_balance: 990 },
-  dropped: false,
-  clientGone,
-});
-const login = (g: Grader) =>
-  g.complete(g.arrive({ id: 1000, at: T0, user: u, event: 'login', tx: 'l1', body: {}, applied: true, lag: 0 }), ok(5));
+/** p1 logs in, bets on G1 at 100 ms, and settles it at 100 s with a settlement wallet-sim's rules refuse (R3). */
+function refusedSettlement(g: Grader): void {
+  login(g);
+  g.complete(g.arrive(cb(2, 100, 'bet', 'b1', true)), ok(105));
+  g.complete(g.arrive(cb(3, 100 * S, 'bet_result', 's1', false)), ok(100 * S + 5, 'R3'));
+}
 const QUICK: Partial<Thresholds> = { client_timeout_s: 0.2, retry_window_s: 1, min_retry_gap_ms: 50 };
 
 interface Row {
@@ -136,9 +120,7 @@ const ROWS: Row[] = [
   {
     name: "a settlement refused R3 (wallet-sim's rules), the corrected one in time, R1 and resent until R0 at 340 s",
     play: (g) => {
-      login(g);
-      g.complete(g.arrive(cb(2, 100, 'bet', 'b1', true)), ok(105));
-      g.complete(g.arrive(cb(3, 100 * S, 'bet_result', 's1', false)), ok(100 * S + 5, 'R3'));
+      refusedSettlement(g);
       let id = 4;
       for (const at of [200, 250, 300]) g.complete(g.arrive(cb(id++, at * S, 'bet_result', 's2', false)), ok(at * S + 5, 'R1'));
       reportOf(g, { now: new Date(T0 + 310 * S), scenario: 't', session: { id: 's', started_at: new Date(T0).toISOString(), seed: null } });
@@ -151,9 +133,7 @@ const ROWS: Row[] = [
   {
     name: "a settlement refused R3 (wallet-sim's rules) in time, the correct one only at 350 s",
     play: (g) => {
-      login(g);
-      g.complete(g.arrive(cb(2, 100, 'bet', 'b1', true)), ok(105));
-      g.complete(g.arrive(cb(3, 100 * S, 'bet_result', 's1', false)), ok(100 * S + 5, 'R3'));
+      refusedSettlement(g);
       g.complete(g.arrive(cb(4, 350 * S, 'bet_result', 's2', true)), ok(350 * S + 5));
     },
     check: 'ROUNDS_SETTLED',
