@@ -180,3 +180,39 @@ t.test("the probe service's stop lines name the run's fields, not the CLI's opti
   ];
   for (const [cli, service] of table) t.equal(inServiceWords(cli), service, cli);
 });
+
+t.test('a wallet that goes away mid-run: WALLET_ANSWERS_IN_TIME says it was not reached, with the fix for that, not "slow"', async (t) => {
+  const upstream = await zooUrl();
+  // The zoo behind a relay that stops listening after its first dozen requests (the wallet went down).
+  let n = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => void relay());
+    const relay = async () => {
+      const r = await fetch(upstream, { method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
+      res.writeHead(r.status, {
+        'content-type': r.headers.get('content-type') ?? '',
+        'api-id': r.headers.get('api-id') ?? '',
+        'api-key': r.headers.get('api-key') ?? '',
+      });
+      res.end(await r.text());
+      if (++n === 12) {
+        server.close();
+        server.closeAllConnections();
+      }
+    };
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const report = await runProbe({ ...ZOO, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback` });
+  t.equal(report.stopped, undefined, 'graded: the wallet answered its first callbacks');
+  const inTime = report.walletChecks.find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!;
+  t.equal(inTime.status, 'fail');
+  t.ok(
+    inTime.violations.some((v) => /not reached: .*ECONNREFUSED/.test(v.message)),
+    'a violation says it was not reached (one in flight as it went may say the connection closed)',
+  );
+  t.match(inTime.fix, /could not reach the wallet \(nothing says it is slow\)/, 'the fix for a wallet not reached');
+  t.match(inTime.fix, /probe's --url/, "naming the probe's option");
+});

@@ -108,7 +108,7 @@ export class Wire {
     const at = Date.now();
     const answer: WalletAnswer = x.reply
       ? { kind: 'reply', at, status: x.reply.status, ...maskKey(x.reply.headers, t.apiKey), text: x.reply.body }
-      : { kind: 'none', at, why: x.error ?? 'no reply' };
+      : noReply(x.error ?? 'no reply', at);
     this.grader.answered(wx, answer);
     if (x.reply && wx.event) {
       const list = this.samples.get(wx.event) ?? [];
@@ -135,4 +135,11 @@ export function readCode(x: Exchange): Read {
   const code = (json as { code?: unknown }).code;
   if (typeof code !== 'string' || !isCode(code.toUpperCase())) return { unusable: `code ${JSON.stringify(code)}` };
   return { code: code.toUpperCase() };
+}
+
+/** Fetch's failure (described by src/client/http.ts) as the wallet checks read it: not reached, no reply in time, or broken. */
+function noReply(error: string, at: number): WalletAnswer {
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EAI_NONAME|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|getaddrinfo|UND_ERR_CONNECT_TIMEOUT/i.test(error))
+    return { kind: 'none', at, why: `not reached: ${error}`, cause: 'unreachable' };
+  return { kind: 'none', at, why: error, cause: /^no reply within/.test(error) ? 'timeout' : 'broken' };
 }

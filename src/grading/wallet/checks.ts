@@ -74,12 +74,12 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     fixFor: {
       timeout: SLOW_FIX,
       unreachable:
-        'wallet-sim could not reach the wallet (nothing says it is slow): is the wallet up? Check the --upstream URL: its host, its port and ' +
-        'its scheme (http or https? a plain-HTTP port needs http://), and that this machine may connect to it; GET /health shows ' +
-        'upstream.reachable. Then play those callbacks again.',
+        "wallet-sim could not reach the wallet (nothing says it is slow): is the wallet up? Check the wallet's URL (proxy mode's --upstream, " +
+        "probe's --url): its host, its port and its scheme (http or https? a plain-HTTP port needs http://), and that this machine may " +
+        'connect to it (in proxy mode GET /health shows upstream.reachable). Then play those callbacks again.',
       broken:
         'The wallet (or something in front of it) closed the connection without an HTTP reply, or answered bytes that are not HTTP: look ' +
-        "in the wallet's logs for a crash on those callbacks, and check the --upstream URL's scheme (http or https?).",
+        "in the wallet's logs for a crash on those callbacks, and check the scheme of the wallet's URL (http or https?).",
     },
   },
   {
