@@ -1,5 +1,5 @@
 import type { Attempt } from './attempt.js';
-import { inPlay, type Round, RoundBets, type Tx } from './model.js';
+import { heldAttempts, inPlay, type Round, RoundBets, type Tx } from './model.js';
 
 /**
  * The transactions and rounds a session holds, the oldest forgotten beyond its limits. Each map's
@@ -99,7 +99,7 @@ export const noLongerWaiting = (a: Attempt): boolean => a.end !== undefined || a
  * clock, held back by another callback still being decided, may not have reached it yet.
  */
 export const timedOut = (tx: Tx | undefined, at: number, timeoutMs: number): Attempt[] =>
-  tx ? [...new Set([tx.first, tx.prev, tx.last])].filter((p): p is Attempt => p?.outcome === 'waiting' && p.at + timeoutMs <= at) : [];
+  tx ? heldAttempts(tx).filter((p) => p.outcome === 'waiting' && p.at + timeoutMs <= at) : [];
 
 /** A first-in first-out queue: an array read from a moving head, compacted now and then. */
 export class Fifo<T> {

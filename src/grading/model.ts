@@ -260,3 +260,6 @@ export class RoundBets {
     return all;
   }
 }
+
+/** The attempts of a transaction the session holds: its first, the one before its last, its last (each once). */
+export const heldAttempts = (tx: Tx): Attempt[] => [...new Set([tx.first, tx.prev, tx.last].filter((a) => a !== undefined))];

@@ -1,5 +1,5 @@
 import type { ReportCheck, ReportEvidence } from '../protocol/types.generated.js';
-import type { Attempt } from './attempt.js';
+import { heldAttempts } from './model.js';
 import { excerptOf } from './evidence.js';
 import type { Grader } from './grader.js';
 
@@ -25,6 +25,6 @@ function withOwn(g: Grader, e: ReportEvidence): ReportEvidence[] {
   // (journal id 0: an entry Redis did not keep, shared by other attempts: not told apart)
   if (e.leg !== 'upstream' || e.transaction_id === undefined || !e.journal_id) return [e];
   const tx = g.txs.get(e.transaction_id);
-  const own = [tx?.first, tx?.prev, tx?.last].find((a): a is Attempt => a?.id === e.journal_id);
+  const own = tx && heldAttempts(tx).find((a) => a.id === e.journal_id);
   return own ? [e, excerptOf(own, g.origin)] : [e];
 }

@@ -1,12 +1,9 @@
-import { marked, mark } from '../model.js';
-import { type Attempt, DEFINITE, describe, seconds } from '../attempt.js';
-import type { Reducer, Tx } from '../grader.js';
+import { heldAttempts, marked, mark } from '../model.js';
+import { DEFINITE, describe, seconds } from '../attempt.js';
+import type { Reducer } from '../grader.js';
 import { SUCCESS } from '../../protocol/seed/codes.js';
 
 const ID = 'NO_SETTLEMENT_BEFORE_BET_REPLY';
-
-/** The attempts of a bet the session holds (its first, the one before its last, its last). */
-const attemptsOf = (bet: Tx): Attempt[] => [...new Set([bet.first, bet.prev, bet.last].filter((b) => b !== undefined))];
 
 /**
  * No bet_result while a bet of its round is unanswered: when it arrived, an attempt of that bet was
@@ -25,7 +22,7 @@ export const noSettlementBeforeBetReply: Reducer = {
     if (a.nth === 0) tally.exercise(a.user);
     if (marked(tx, ID)) return;
     for (const bet of round.bets.values()) {
-      const attempts = attemptsOf(bet);
+      const attempts = heldAttempts(bet);
       const answering = attempts.some((b) => b.at <= a.at && (b.end === undefined || b.end > a.at));
       const answered = attempts.some((b) => (b.outcome === SUCCESS || DEFINITE.has(b.outcome)) && b.knownAt! <= a.at);
       if (!answering || answered) continue;
