@@ -139,7 +139,11 @@ if (cluster) {
       'both resends: R0, applied once',
     );
     const listed = (await other.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];
-    t.equal(listed.filter((r) => r.transaction_id === next.transaction_id).length, 1, 'listed once');
+    t.equal(
+      listed.filter((r) => r.transaction_id === next.transaction_id).length,
+      1,
+      `listed once (${JSON.stringify(listed.filter((r) => r.transaction_id === next.transaction_id))})`,
+    );
   });
 
   t.test("the session's master lost, a process started after: no record of the old ledger in the new one", async (t) => {

@@ -107,7 +107,10 @@ if (cluster) {
     const placed = bet('p3', 'g1', [['1', 'P', 10]], USD);
     // What a process that died between the claim and the player's script leaves behind.
     const claim = { transaction_id: placed.transaction_id, user_id: 'p3', event_type: 'bet', fingerprint: '~leftover' };
-    await w!.store.client.set((await ledgerKeys(w!.store.client, prefix)).claim(placed.transaction_id), unlistedClaim(claimOf(claim)));
+    await w!.store.client.set(
+      (await ledgerKeys(w!.store.client, prefix)).claim(placed.transaction_id),
+      unlistedClaim(claimOf(claim), 'a-crashed-attempt'),
+    );
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'the resend is applied');
     t.match((await send(w!.app, placed)).body, { code: 'R0', latest_balance: 290 }, 'once');
     const ledger = (await w!.app.inject({ method: 'GET', url: '/admin/ledger' })).json() as { transaction_id: string }[];

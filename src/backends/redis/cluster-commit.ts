@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Generation } from './generation.js';
 import { hashTag } from './keys.js';
@@ -5,7 +6,7 @@ import type { Seal } from '../../ledger/store.js';
 import { type CommitReply, type Expected, sealArgs, type Writes } from './commit.js';
 import { casArgs, type CasDocument, type Op, orderEntry, unlisted, unlistedClaim } from './records.js';
 import type { TransactionRecord } from '../../ledger/change.js';
-import { ABSENT_PLAYER, admittedKey, CLAIM, FORGOTTEN, PLAYER_COMMIT, SESSION_COMMIT } from './cluster-scripts.js';
+import { ABSENT_PLAYER, admittedKey, CLAIM, FORGOTTEN, GIVE_BACK, PLAYER_COMMIT, SESSION_COMMIT } from './cluster-scripts.js';
 import type { Watch } from './view.js';
 
 export type ClusterClient = Redis & {
@@ -19,6 +20,7 @@ export type ClusterClient = Redis & {
     ...args: (string | number)[]
   ): Promise<[1, string?] | [0, (string | null)[], number[]?]>;
   walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
+  walletGiveBack(claim: string, admitted: string, pending: string, replaced: string, user: string): Promise<[string | null]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
   walletSessionCommit(
     keys: number,
@@ -32,6 +34,7 @@ export function defineClusterScripts(client: Redis, cas: string): void {
   client.defineCommand('walletClaim', { numberOfKeys: 4, lua: CLAIM });
   client.defineCommand('walletForgotten', { numberOfKeys: 1, lua: FORGOTTEN });
   client.defineCommand('walletAbsent', { numberOfKeys: 2, lua: ABSENT_PLAYER });
+  client.defineCommand('walletGiveBack', { numberOfKeys: 2, lua: GIVE_BACK });
   client.defineCommand('walletPlayerCommit', { lua: PLAYER_COMMIT });
   client.defineCommand('walletSessionCommit', { lua: SESSION_COMMIT });
 }
@@ -40,6 +43,10 @@ const flat = (ops: readonly Op[]): (string | number)[] => [ops.length, ...ops.fl
 
 /** The positions of a Watch's keys (view.ts): generation, marker, player, transaction, claim, round, settled round. */
 const CLAIM_AT = 4;
+
+/** Each claim's attempt (records.ts, unlistedClaim): this process, then a count. */
+const PROCESS = `${process.pid}.${randomBytes(6).toString('base64url')}`;
+let attempts = 0;
 
 /**
  * The commit of one callback on a cluster, in the steps cluster-scripts.ts describes, answering as
@@ -77,42 +84,58 @@ export async function clusterCommit(
   const { playersKey, user, maxPlayers } = watch;
   // (the callback creates the player: step 3 lists it; its admission goes then)
   const creates = ops.some(([command, key, member]) => command === 'SADD' && key === playersKey && member === user);
-  const absent = async () => {
-    const [listed, now] = await exchange(client.walletAbsent(playersKey, admittedKey(playersKey), user, maxPlayers, creates ? '1' : ''));
+  let admitted = false; // (this attempt's admission of the player it creates: given back if a later step fails)
+  const absent = async (admit: boolean) => {
+    const [listed, now] = await exchange(client.walletAbsent(playersKey, admittedKey(playersKey), user, maxPlayers, admit ? '1' : ''));
     full = now;
+    admitted ||= admit && maxPlayers !== '' && listed === 0 && now === 0;
     return listed;
   };
+  // A later step failed: the callback is decided again, and may now refuse. What this attempt set
+  // for it goes back first (its claim, its admission), so a refusal holds nothing against another
+  // player; a claim another process set since stays, and is the claim decided on next.
+  const giveBack = async (pending: string, replaced: string) => {
+    if (!pending && !admitted) return;
+    const [now] = await exchange(client.walletGiveBack(claimKey, admittedKey(playersKey), pending, replaced, admitted ? user : ''));
+    if (pending) values[CLAIM_AT] = now;
+    admitted = false;
+  };
+  const claimKey = watched[CLAIM_AT]!;
   if (values[2] === null) {
-    const listed = await absent();
+    const listed = await absent(creates);
     // Listed: created by another process since this one decided (its cache was stale), or lost:
     // the player's record now tells which (absent, lost; the next decision says so).
     if (listed === 1) values[2] = await exchange(client.get(watched[2]!));
     if (listed === 1 || full !== expected.full) return failedNow(listed);
   }
-  const claimKey = watched[CLAIM_AT]!;
   const sessionTag = hashTag(at.genKey);
   const claim = ops.find((op) => op[1] === claimKey);
   const session = ops.filter((op) => op !== claim && hashTag(op[1]!) === sessionTag);
   // The player's callbacks counted (RedisShared.takeCount): the count is the session's.
   if (count) session.push(['HINCRBY', count[0], count[1], String(count[2])]);
-  if (creates && maxPlayers !== '') session.push(['SREM', admittedKey(playersKey), user]);
+  if (creates && maxPlayers !== '') session.push(['HDEL', admittedKey(playersKey), user]);
   // A player that exists is listed again (SADD of a member: nothing): a process that died between
   // a player's first script and the session's left it created but unlisted, and its admission held.
   else if (values[2] !== null) {
     session.push(['SADD', playersKey, user]);
-    if (maxPlayers !== '') session.push(['SREM', admittedKey(playersKey), user]);
+    if (maxPlayers !== '') session.push(['HDEL', admittedKey(playersKey), user]);
   }
   const player = ops.filter((op) => hashTag(op[1]!) !== sessionTag);
+  let pending = '';
+  const replaced = values[CLAIM_AT] ?? ''; // (what step 1 expects, and replaces)
   if (claim) {
-    const [gen, marker, pending] = [values[0] ?? '', values[1] ?? '', unlistedClaim(claim[2]!)];
+    const [gen, marker] = [values[0] ?? '', values[1] ?? ''];
+    pending = unlistedClaim(claim[2]!, `${PROCESS}.${++attempts}`);
     const reply = await exchange(
-      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, values[CLAIM_AT] ?? '', pending, gen, marker, ...assumed),
+      client.walletClaim(claimKey, at.genKey, at.markerKey, watch.forgottenKey, replaced, pending, gen, marker, ...assumed),
     );
     if (reply[0] === 0) {
       [values[CLAIM_AT], values[0], values[1]] = [reply[1][0] ?? null, reply[1][1] ?? null, reply[1][2] ?? null];
       if (reply[2]) flags.splice(0, flags.length, ...reply[2]); // (forgotten meanwhile: refused, never applied again)
+      await giveBack('', '');
       return failed();
     }
+    if (reply[1]) pending = ''; // (a claim listed already stays as it was: not this attempt's to give back)
     values[CLAIM_AT] = reply[1] ?? pending;
   }
   // The transaction listed in `order` by the step 3 that finds its claim still unlisted: this
@@ -126,7 +149,8 @@ export async function clusterCommit(
   );
   if (checked[0] === 0) {
     own.forEach((i, k) => (values[i] = checked[1][k] ?? null));
-    return failedNow(values[2] === null ? await absent() : 0);
+    await giveBack(pending, replaced);
+    return failedNow(values[2] === null ? await absent(false) : 0);
   }
   const fence = await exchange(
     client.walletSessionCommit(

@@ -148,19 +148,43 @@ return (flags_of(KEYS[1], 1))
 /**
  * A player absent from its slot, seen from the session's: whether it is listed (its master lost it),
  * and whether one more player would pass the bound (--tenant-players). KEYS: the players set and
- * its admissions (`admittedKey`); ARGV: the player's id as stored, the most players ('': no bound),
- * '1' to admit it. A player is admitted (counted) here before step 2 creates it and listed by step
- * 3, which removes its admission: processes racing to add players never pass the bound together.
- * An admission left by a crash between the steps still counts, until the player's resend (which
- * finds it) or a reset: the bound is never passed, a slot may be held.
+ * its admissions (`admittedKey`: a hash, each player's count of callbacks admitting it); ARGV: the
+ * player's id as stored, the most players ('': no bound), '1' to admit it. A player is admitted
+ * (counted) here before step 2 creates it and listed by step 3, which removes its admission:
+ * processes racing to add players never pass the bound together. The count is per attempt so that
+ * an attempt that creates nothing gives back only its own admission (GIVE_BACK) while another
+ * process's, creating the same player, still holds its place. An admission left by a crash between
+ * the steps still counts, until the player's resend (which finds it) or a reset: the bound is never
+ * passed, a place may be held.
  */
 export const ABSENT_PLAYER = `
 local players, admitted, user, max = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
 if redis.call('SISMEMBER', players, user) == 1 then return {1, 0} end
-if max == '' or redis.call('SISMEMBER', admitted, user) == 1 then return {0, 0} end
-if redis.call('SCARD', players) + redis.call('SCARD', admitted) >= tonumber(max) then return {0, 1} end
-if ARGV[3] == '1' then redis.call('SADD', admitted, user) end
+if max == '' then return {0, 0} end
+if redis.call('HEXISTS', admitted, user) == 0 and redis.call('SCARD', players) + redis.call('HLEN', admitted) >= tonumber(max) then
+  return {0, 1}
+end
+if ARGV[3] == '1' then redis.call('HINCRBY', admitted, user, 1) end
 return {0, 0}
+`;
+
+/**
+ * What an attempt set before a step that failed, given back (the callback is decided again, and
+ * may now refuse): KEYS the transaction_id's claim and the admissions; ARGV the claim as this
+ * attempt set it ('': none), the claim it replaced ('': none), and the player admitted ('': none).
+ * The claim goes back to what it replaced only while it is still this attempt's very value (another
+ * process racing the same resend sets its own attempt's); what it replaced may be the claim of a
+ * callback that applied the transaction and never listed it, which must stay. The admission: one
+ * less, none below zero (the player's listing may have removed them all). Answers {the claim now}.
+ */
+export const GIVE_BACK = `
+if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) == ARGV[1] then
+  if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+end
+if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then
+  if redis.call('HINCRBY', KEYS[2], ARGV[3], -1) <= 0 then redis.call('HDEL', KEYS[2], ARGV[3]) end
+end
+return {redis.call('GET', KEYS[1])}
 `;
 
 export { admittedKey } from './keys.js';

@@ -143,4 +143,4 @@ export async function refuseOlderLayout(client: Pick<Redis, 'exists'>, layout: K
 }
 
 /** Where players admitted but not listed yet are counted (cluster-scripts.ts, ABSENT_PLAYER): beside the players set, in its slot. */
-export const admittedKey = (playersKey: string) => `${playersKey}:admitted`;
+export const admittedKey = (playersKey: string) => `${playersKey}:admissions`;

@@ -263,10 +263,12 @@ export const claimOf = (t: TransactionRecord): string =>
  * claim's slot): until then it starts with this mark, which step 3 takes off in the same script as it
  * lists the transaction (cluster-scripts.ts). A claim still marked beside the player's record of the
  * transaction: its step 3 never ran (the process died, or got no reply), and the resend's lists it.
- * A claim without the mark (a single Redis's, or one listed already) is never marked again.
+ * A claim without the mark (a single Redis's, or one listed already) is never marked again. It names
+ * its `attempt` (unique; unread once listed): a step 1 whose step 2 lost a race gives back its own only.
  */
 export const UNLISTED = '{"unlisted":1,';
-export const unlistedClaim = (claim: string): string => `${UNLISTED}${claim.slice(1)}`;
+export const unlistedClaim = (claim: string, attempt: string): string =>
+  `${UNLISTED}"attempt":${JSON.stringify(attempt)},${claim.slice(1)}`;
 
 /** Whether a callback's watched values (view.ts) show its transaction applied to the player and not listed yet (a cluster's). */
 export const unlisted = (values: readonly (string | null)[]): boolean => Boolean(values[3] && values[4]?.startsWith(UNLISTED));
