@@ -8,7 +8,7 @@ import type { JournalStore } from '../../src/journal/journal.js';
 import { openBackend } from '../../src/app/stores.js';
 import { bet, buildTestApp, login, send, type TestApp } from '../helpers/app.js';
 import { clusterOrSkip } from '../helpers/redis-cluster.js';
-import { uniquePrefix } from '../helpers/redis.js';
+import { ledgerKeys, uniquePrefix } from '../helpers/redis.js';
 
 type Wallet = TestApp<JournalStore> & { store: RedisBackend };
 type Call = (...args: unknown[]) => Promise<unknown>;
@@ -107,6 +107,39 @@ if (cluster) {
     t.equal(other.body.code, 'R3', `p1 under p0's id: R3, the claim held (${reason(other)})`);
     const ledger = JSON.parse((await w2.app.inject({ method: 'GET', url: '/admin/ledger' })).body) as { transaction_id: string }[];
     t.equal(ledger.filter((row) => row.transaction_id === placed.transaction_id).length, 1, 'listed in the ledger once');
+    const listed = await w1.store.client.get((await ledgerKeys(w1.store.client, prefix)).claim(placed.transaction_id));
+    t.notOk(listed?.includes('attempt'), `the listed claim keeps no attempt (${listed})`);
+  });
+
+  t.test('two resends over each other, both redone as R4: the claim goes back past the withdrawn one', async (t) => {
+    const prefix = uniquePrefix('redo-aba');
+    const [w1, w2, w3] = [await wallet(t, prefix), await wallet(t, prefix), await wallet(t, prefix)];
+    const placed = bet('p0', 'g1', [['1', 'P', 250]], USD);
+    // w1 claims; w2 (the same bet) claims over w1's and waits before its player script; w3's bet
+    // then leaves p0 100. w1's player script fails (its claim no longer there to give back: it
+    // withdraws it) and is redone as R4; then w2's fails too: its give-back must not restore w1's.
+    let reached!: () => void;
+    const atStep2 = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const w1Done = new Promise<void>((resolve) => (release = resolve));
+    before(w2.store, 'walletPlayerCommit', async () => {
+      reached();
+      await w1Done;
+    });
+    let second: Promise<Awaited<ReturnType<typeof send>>> | undefined;
+    before(w1.store, 'walletPlayerCommit', async () => {
+      second = send(w2.app, placed);
+      await atStep2;
+      const other = await send(w3.app, bet('p0', 'g-other', [['1', 'P', 200]], USD));
+      t.equal(other.body.code, 'R0', `w3's bet: R0 (${reason(other)})`);
+    });
+    const first = await send(w1.app, placed);
+    release();
+    const resent = await second!;
+    t.equal(first.body.code, 'R4', `w1: R4 (${reason(first)})`);
+    t.equal(resent.body.code, 'R4', `w2: R4 (${reason(resent)})`);
+    const reused = await send(w3.app, { ...bet('p1', 'g2', [['1', 'P', 1]], USD), transaction_id: placed.transaction_id });
+    t.equal(reused.body.code, 'R0', `p1 under the id nobody applied: R0 (${reason(reused)})`);
   });
 
   t.test('a new player whose first bet is redone as R3 (its id claimed meanwhile): its admission is given back', async (t) => {

@@ -115,7 +115,8 @@ local listing, claim = false, ARGV[i]
 if claim ~= '' then
   local c = redis.call('GET', claim)
   if c and string.sub(c, 1, #UNLISTED) == UNLISTED then
-    redis.call('SET', claim, '{' .. string.sub(c, #UNLISTED + 1))
+    -- (the attempt goes with the mark: a listed claim is kept as long as its transaction)
+    redis.call('SET', claim, '{' .. (string.gsub(string.sub(c, #UNLISTED + 1), '^"attempt":"[^"]*",', '', 1)))
     listing = true
   end
 end
@@ -174,17 +175,34 @@ return {0, 0}
  * attempt set it ('': none), the claim it replaced ('': none), and the player admitted ('': none).
  * The claim goes back to what it replaced only while it is still this attempt's very value (another
  * process racing the same resend sets its own attempt's); what it replaced may be the claim of a
- * callback that applied the transaction and never listed it, which must stay. The admission: one
- * less, none below zero (the player's listing may have removed them all). Answers {the claim now}.
+ * callback that applied the transaction and never listed it, which must stay. An attempt that finds
+ * its claim replaced already withdraws it (`<claim>:withdrawn`, its attempt → what it replaced, for
+ * ten minutes), so the one that replaced it, giving back in turn, restores what the withdrawn one
+ * replaced instead (and so on back), never a claim no attempt holds. The admission: one less, none
+ * below zero (the player's listing may have removed them all). Answers {the claim now}.
  */
 export const GIVE_BACK = `
-if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) == ARGV[1] then
-  if ARGV[2] == '' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2]) end
+local claim, withdrawn = KEYS[1], KEYS[1] .. ':withdrawn'
+local function attempt(value) return string.match(value, '^${UNLISTED}"attempt":"([^"]*)"') end
+if ARGV[1] ~= '' then
+  if redis.call('GET', claim) == ARGV[1] then
+    local to = ARGV[2]
+    for _ = 1, 100 do
+      local a = to ~= '' and attempt(to)
+      local before = a and redis.call('HGET', withdrawn, a)
+      if not before then break end
+      to = before
+    end
+    if to == '' then redis.call('DEL', claim) else redis.call('SET', claim, to) end
+  else
+    redis.call('HSET', withdrawn, attempt(ARGV[1]), ARGV[2])
+    redis.call('PEXPIRE', withdrawn, 600000)
+  end
 end
 if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[3]) == 1 then
   if redis.call('HINCRBY', KEYS[2], ARGV[3], -1) <= 0 then redis.call('HDEL', KEYS[2], ARGV[3]) end
 end
-return {redis.call('GET', KEYS[1])}
+return {redis.call('GET', claim)}
 `;
 
 export { admittedKey } from './keys.js';

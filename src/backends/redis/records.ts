@@ -264,7 +264,7 @@ export const claimOf = (t: TransactionRecord): string =>
  * lists the transaction (cluster-scripts.ts). A claim still marked beside the player's record of the
  * transaction: its step 3 never ran (the process died, or got no reply), and the resend's lists it.
  * A claim without the mark (a single Redis's, or one listed already) is never marked again. It names
- * its `attempt` (unique; unread once listed): a step 1 whose step 2 lost a race gives back its own only.
+ * its `attempt` (unique; gone with the mark): a step 1 whose step 2 lost a race gives back its own only.
  */
 export const UNLISTED = '{"unlisted":1,';
 export const unlistedClaim = (claim: string, attempt: string): string =>
