@@ -65,7 +65,7 @@ export type NewEntry = Omit<JournalEntry, 'request' | 'reply'> & {
 
 /** Which entries to read: the filter language (src/journal/match.ts) and paging. */
 export interface JournalFilter extends JournalMatch {
-  /** Only entries with an id greater than this (paging forward). */
+  /** Only entries with an id greater than this (paging forward: the page ends before the oldest entry not written yet). */
   after?: number;
   /** Without `after`: keep the newest n. With `after`: the first n after it. */
   limit?: number;

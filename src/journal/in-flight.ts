@@ -46,6 +46,12 @@ export class InFlight {
     b.prev = b.next = undefined;
   }
 
+  /** The oldest id in flight of those begun in `epoch` (Infinity: none). */
+  oldest(epoch: number): number {
+    for (let b = this.first; b; b = b.next) if (b.epoch === epoch) return b.id;
+    return Number.POSITIVE_INFINITY;
+  }
+
   list(): Begun[] {
     const all: Begun[] = [];
     for (let b = this.first; b; b = b.next) all.push(b);

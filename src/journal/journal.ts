@@ -142,7 +142,7 @@ export class Journal implements JournalStore {
       const e = this.entries[i]!;
       if ((filter.after === undefined || e.id > filter.after) && matches(e, filter)) hits.push(e);
     }
-    return page(hits, filter);
+    return page(hits, filter, this.pending.oldest(this.epoch));
   }
 
   /** Parsed entries, oldest first. */
@@ -194,10 +194,14 @@ function heldBackExcerpt(body: unknown, chars: number): string {
 
 /**
  * The entries that passed a filter, in arrival order (by id: a delayed reply is kept after quicker
- * ones that arrived later), cut to the page `after` and `limit` ask for.
+ * ones that arrived later), cut to the page `after` and `limit` ask for. A page forward (`after`)
+ * ends before `unwritten`, the oldest id given to a callback whose entry is not written yet: the
+ * entries after it come again on the page after, behind it, so paging forward never passes one.
  */
-export function page(hits: StoredEntry[], { after, limit }: JournalFilter): StoredEntry[] {
+export function page(hits: StoredEntry[], { after, limit }: JournalFilter, unwritten = Infinity): StoredEntry[] {
   hits.sort((a, b) => a.id - b.id);
+  const last = hits.at(-1);
+  if (after !== undefined && last && unwritten <= last.id) hits.length = hits.findIndex((e) => e.id >= unwritten);
   if (limit === undefined) return hits;
   return after === undefined ? hits.slice(Math.max(0, hits.length - limit)) : hits.slice(0, limit);
 }

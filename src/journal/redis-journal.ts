@@ -124,14 +124,20 @@ export class RedisJournal implements JournalStore {
   }
 
   /** 0 when Redis cannot give one (or the journal is closed): the entry is then not kept. */
-  private nextId(): Promise<number> {
-    return this.closed ? Promise.resolve(0) : this.ids.next();
+  private async nextId(): Promise<number> {
+    const id = this.closed ? 0 : await this.ids.next();
+    if (id) this.unwritten.add(id);
+    return id;
   }
 
-  /**
-   * Closed with its store: a callback still answered writes nothing more (hosted mode: its tenant
-   * deleted, the keys swept; a late entry would make them again, for good).
-   */
+  /** Ids this process gave and has not written (or given up) yet: a page forward ends before the oldest (journal.ts, `page`). */
+  private readonly unwritten = new Set<number>();
+
+  private keep(entry: NewEntry & { id: number }): Promise<StoredEntry> {
+    return this.write(entry).finally(() => this.unwritten.delete(entry.id));
+  }
+
+  /** Closed with its store: a callback still answered writes nothing more (hosted mode: its tenant deleted, its keys swept). */
   private closed = false;
 
   inFlight(): JournalEntry[] {
@@ -139,7 +145,7 @@ export class RedisJournal implements JournalStore {
     return [...this.pending.values()].filter((e) => e.id > this.floor).map((e) => JSON.parse(JSON.stringify(e)) as JournalEntry);
   }
 
-  private async keep(entry: NewEntry & { id: number }): Promise<StoredEntry> {
+  private async write(entry: NewEntry & { id: number }): Promise<StoredEntry> {
     const text = JSON.stringify(entry);
     const stored: StoredEntry = { id: entry.id, ...matchFields(entry), text };
     if (!entry.id || this.capacity <= 0 || text.length > this.maxBytes || this.closed) return stored;
@@ -169,7 +175,7 @@ export class RedisJournal implements JournalStore {
       from = `(${entries.at(-1)![0]}`;
     }
     // Kept in reply order; listed in arrival order (id), as the in-memory journal does.
-    return page(hits, filter);
+    return page(hits, filter, Math.min(...this.unwritten));
   }
 
   async list(filter: JournalFilter = {}): Promise<JournalEntry[]> {

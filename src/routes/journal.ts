@@ -12,7 +12,8 @@ const JOURNAL =
   'The callbacks received, oldest first (a bounded ring: the oldest drop out first). Filters combine: every one given must equal. ' +
   "They are the journal's one filter language (`JournalMatch`), the `where` of a `wallet-sim verify` expectations file; " +
   'a name that is none of them is refused (400). `limit` keeps the newest n; `after` + `limit` page forward.';
-const AFTER = 'Only entries with an id greater than this; with `limit`, pages forward.';
+const AFTER =
+  'Only entries with an id greater than this, ending before the oldest callback still being answered; with `limit`, pages forward.';
 const LIMIT = 'Without `after`: keep only the newest n entries. With `after`: the first n after it.';
 const BAD_QUERY =
   'A query parameter is invalid (BAD_REQUEST; the message lists the parameters this route takes): ' +

@@ -70,3 +70,30 @@ if (redis) {
     );
   });
 }
+
+if (redis) {
+  t.test('a page forward (after) ends before the oldest callback this process has in flight', async (t) => {
+    const client = new Redis(redis.url);
+    t.teardown(() => client.quit());
+    const journal = new RedisJournal(client, uniquePrefix('paging'), 100, 1_000_000);
+    t.teardown(() => journal.close());
+    const entry = (user_id: string) => ({
+      received_at: new Date().toISOString(),
+      user_id,
+      request: { method: 'POST', url: '/callback', headers: {}, body: { user_id } as unknown },
+      reply: { status: 200, headers: {}, body: { code: 'R0' }, dropped: false },
+      replayed: false,
+      findings: [],
+    });
+    const users = (entries: { text: string }[]) => entries.map((e) => (JSON.parse(e.text) as { user_id: string }).user_id);
+    const timing = { replied_at: new Date().toISOString(), duration_ms: 1, client_gone: false };
+    await journal.record({ ...entry('first'), replied_at: timing.replied_at, duration_ms: 1 });
+    const slow = await journal.begin(entry('slow'));
+    await journal.record({ ...entry('quick'), replied_at: timing.replied_at, duration_ms: 1 });
+    t.same(users(await journal.select({ after: 0 })), ['first'], 'after 0: the entry before the one in flight');
+    t.same(users(await journal.select({})), ['first', 'quick'], 'a read without after lists what is written');
+    const first = await journal.select({ after: 0 });
+    await slow.finish(timing);
+    t.same(users(await journal.select({ after: first.at(-1)!.id })), ['slow', 'quick'], 'answered: the next page has it');
+  });
+}
