@@ -126,10 +126,9 @@ export class SharedGrading implements Grading<GradingSession> {
   }
 
   /**
-   * Empties finished sessions' streams. No report reads a finished session, and a stream kept each
-   * reset grew Redis by a whole session of events (request bodies included) per reset. The key is
-   * left as an empty stream that expires: callbacks of the old session still in flight (their
-   * reply delayed) add their last events to it, a few at most, gone within FINISHED_TTL_S.
+   * Empties finished sessions' streams (no report reads them; kept, each reset grew Redis by a
+   * session of events). The key is left as an empty stream that expires: callbacks of the old
+   * session still in flight (a delayed reply) add their last events to it, gone within FINISHED_TTL_S.
    */
   private finish(ids: readonly string[]): Promise<unknown> {
     const multi = this.client.multi();
@@ -167,8 +166,9 @@ export class SharedGrading implements Grading<GradingSession> {
     // Joined, then gone (a reset writes a new one, never none): its events went with it, as the ledger did.
     else if (this.session.info.id !== 'pending') throw new StoreUnavailable(lostSession(this.sessionKey));
     for (;;) {
-      const key = this.streamKey(this.session.info.id);
-      const batch = await this.client.xrange(key, `(${this.last}`, '+', 'COUNT', 5000);
+      const { session } = this;
+      const batch = await this.client.xrange(this.streamKey(session.info.id), `(${this.last}`, '+', 'COUNT', 5000);
+      if (session !== this.session) continue; // (a catch-up meanwhile switched to a newer session: the batch is the old one's)
       this.fold(batch);
       if (batch.length < 5000) break;
     }

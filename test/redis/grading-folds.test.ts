@@ -15,6 +15,7 @@ import t from 'tap';
 import { Redis } from 'ioredis';
 import { DEFAULT_THRESHOLDS } from '../../src/core/scenario/thresholds.js';
 import { SharedGrading } from '../../src/grading/redis-feed.js';
+import { loggedIn } from '../../src/grading/session.js';
 import { openBackend } from '../../src/app/stores.js';
 import type { RedisBackend } from '../../src/backends/redis/redis-backend.js';
 import { SCENARIOS_DIR } from '../../src/kernel/paths.js';
@@ -31,7 +32,7 @@ else {
     const redis = await startRedis(t);
     const store = (await openBackend('redis', { redisUrl: redis.url, redisPrefix: uniquePrefix('dashboard-fold') })) as RedisBackend;
     const cert = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'certification.json'), 'utf8')) as Scenario;
-    const WINDOW_S = 1;
+    const WINDOW_S = 3; // (the resend 0.6 s after the loss: the rest is margin for a busy machine)
     const scenario = { ...cert, grading: { ...cert.grading, client_timeout_s: 1, retry_window_s: WINDOW_S } };
     const { app } = await buildTestApp(scenario, { store });
     t.teardown(async () => {
@@ -114,5 +115,34 @@ if (!missing) {
     await grading.begin(false, [sessionKey, doc]);
     t.equal(await client.xlen(stream), 1, "the new session's events are kept (it was trimmed to none)");
     t.equal(await client.ttl(stream), -1, 'and it does not expire (it had an hour to live)');
+  });
+}
+
+if (!missing) {
+  t.test("two catch-ups across another process's reset: the old session's events are not folded into the new one", async (t) => {
+    const redis = await startRedis(t);
+    const client = new Redis(redis.url);
+    t.teardown(() => client.disconnect());
+    const prefix = uniquePrefix('fold-across-reset');
+    const grading = new SharedGrading(client, prefix, { ...DEFAULT_THRESHOLDS }, () => 1);
+    t.teardown(() => grading.close());
+    await grading.join(false);
+    const old = (await grading.current()).info.id;
+    await client.xadd(`${prefix}grading:${old}`, '*', 'e', JSON.stringify({ t: 'l', users: ['old-player'] }));
+    // A catch-up reads the old session; before its read of the old stream comes back, another
+    // process resets (a new, empty session) and a second catch-up here switches to it.
+    const xrange = client.xrange.bind(client) as (...args: unknown[]) => Promise<[string, string[]][]>;
+    let first = true;
+    (client as unknown as { xrange: typeof xrange }).xrange = async (...args: unknown[]) => {
+      if (first) {
+        first = false;
+        await client.set(`${prefix}grading:session`, JSON.stringify({ id: 'new-one', started_at: new Date().toISOString() }));
+        t.equal((await grading.current()).info.id, 'new-one', 'the second catch-up: the new session');
+      }
+      return xrange(...args);
+    };
+    const session = await grading.current();
+    t.equal(session.info.id, 'new-one', 'the first catch-up ends in the new session too');
+    t.same(loggedIn(session.grader), [], "the old session's logged-in player is not the new session's");
   });
 }
