@@ -140,6 +140,10 @@ if (cluster) {
     t.equal(resent.body.code, 'R4', `w2: R4 (${reason(resent)})`);
     const reused = await send(w3.app, { ...bet('p1', 'g2', [['1', 'P', 1]], USD), transaction_id: placed.transaction_id });
     t.equal(reused.body.code, 'R0', `p1 under the id nobody applied: R0 (${reason(reused)})`);
+    // w1's withdrawal is kept beside the claims, under no other id's claim.
+    const named = { ...bet('p1', 'g3', [['1', 'P', 1]], USD), transaction_id: `${placed.transaction_id}:withdrawn` };
+    const other = await send(w3.app, named);
+    t.equal(other.body.code, 'R0', `p1 under the id "<that id>:withdrawn": R0 (${reason(other)})`);
   });
 
   t.test('a new player whose first bet is redone as R3 (its id claimed meanwhile): its admission is given back', async (t) => {

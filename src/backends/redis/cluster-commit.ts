@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Generation } from './generation.js';
-import { hashTag } from './keys.js';
+import { hashTag, storedId } from './keys.js';
 import type { Seal } from '../../ledger/store.js';
 import { type CommitReply, type Expected, sealArgs, type Writes } from './commit.js';
 import { casArgs, type CasDocument, type Op, orderEntry, unlisted, unlistedClaim } from './records.js';
@@ -20,7 +20,14 @@ export type ClusterClient = Redis & {
     ...args: (string | number)[]
   ): Promise<[1, string?] | [0, (string | null)[], number[]?]>;
   walletForgotten(forgotten: string, ...args: (string | number)[]): Promise<number[]>;
-  walletGiveBack(claim: string, admitted: string, pending: string, replaced: string, user: string): Promise<[string | null]>;
+  walletGiveBack(
+    claim: string,
+    admitted: string,
+    withdrawn: string,
+    pending: string,
+    replaced: string,
+    user: string,
+  ): Promise<[string | null]>;
   walletPlayerCommit(keys: number, ...args: (string | number)[]): Promise<[1] | [0, (string | null)[]]>;
   walletSessionCommit(
     keys: number,
@@ -34,7 +41,7 @@ export function defineClusterScripts(client: Redis, cas: string): void {
   client.defineCommand('walletClaim', { numberOfKeys: 4, lua: CLAIM });
   client.defineCommand('walletForgotten', { numberOfKeys: 1, lua: FORGOTTEN });
   client.defineCommand('walletAbsent', { numberOfKeys: 2, lua: ABSENT_PLAYER });
-  client.defineCommand('walletGiveBack', { numberOfKeys: 2, lua: GIVE_BACK });
+  client.defineCommand('walletGiveBack', { numberOfKeys: 3, lua: GIVE_BACK });
   client.defineCommand('walletPlayerCommit', { lua: PLAYER_COMMIT });
   client.defineCommand('walletSessionCommit', { lua: SESSION_COMMIT });
 }
@@ -96,7 +103,9 @@ export async function clusterCommit(
   // player; a claim another process set since stays, and is the claim decided on next.
   const giveBack = async (pending: string, replaced: string) => {
     if (!pending && !admitted) return;
-    const [now] = await exchange(client.walletGiveBack(claimKey, admittedKey(playersKey), pending, replaced, admitted ? user : ''));
+    const [now] = await exchange(
+      client.walletGiveBack(claimKey, admittedKey(playersKey), withdrawnKey(), pending, replaced, admitted ? user : ''),
+    );
     if (pending) values[CLAIM_AT] = now;
     admitted = false;
   };
@@ -109,6 +118,11 @@ export async function clusterCommit(
     if (listed === 1 || full !== expected.full) return failedNow(listed);
   }
   const sessionTag = hashTag(at.genKey);
+  // Where withdrawn attempts of this id are kept (GIVE_BACK): `withdrawn:<id>` beside `claim:<id>`, never another id's claim.
+  const withdrawnKey = () => {
+    const id = claim ? storedId((JSON.parse(claim[2]!) as { transaction_id: string }).transaction_id) : '';
+    return `${claimKey.slice(0, claimKey.length - id.length - 'claim:'.length)}withdrawn:${id}`;
+  };
   const claim = ops.find((op) => op[1] === claimKey);
   const session = ops.filter((op) => op !== claim && hashTag(op[1]!) === sessionTag);
   // The player's callbacks counted (RedisShared.takeCount): the count is the session's.

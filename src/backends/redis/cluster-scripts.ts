@@ -176,13 +176,14 @@ return {0, 0}
  * The claim goes back to what it replaced only while it is still this attempt's very value (another
  * process racing the same resend sets its own attempt's); what it replaced may be the claim of a
  * callback that applied the transaction and never listed it, which must stay. An attempt that finds
- * its claim replaced already withdraws it (`<claim>:withdrawn`, its attempt → what it replaced, for
+ * its claim replaced already withdraws it (KEYS[3], `withdrawn:<id>` beside the claims, never a
+ * claim's name: its attempt → what it replaced, for
  * ten minutes), so the one that replaced it, giving back in turn, restores what the withdrawn one
  * replaced instead (and so on back), never a claim no attempt holds. The admission: one less, none
  * below zero (the player's listing may have removed them all). Answers {the claim now}.
  */
 export const GIVE_BACK = `
-local claim, withdrawn = KEYS[1], KEYS[1] .. ':withdrawn'
+local claim, withdrawn = KEYS[1], KEYS[3]
 local function attempt(value) return string.match(value, '^${UNLISTED}"attempt":"([^"]*)"') end
 if ARGV[1] ~= '' then
   if redis.call('GET', claim) == ARGV[1] then
