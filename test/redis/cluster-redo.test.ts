@@ -142,7 +142,7 @@ if (cluster) {
     t.equal(reused.body.code, 'R0', `p1 under the id nobody applied: R0 (${reason(reused)})`);
     // w1's withdrawal is kept beside the claims, under no other id's claim.
     const named = { ...bet('p1', 'g3', [['1', 'P', 1]], USD), transaction_id: `${placed.transaction_id}:withdrawn` };
-    const other = await send(w3.app, named);
+    const other = await send(w1.app, named); // (w1 has not served p1: it reads the claim)
     t.equal(other.body.code, 'R0', `p1 under the id "<that id>:withdrawn": R0 (${reason(other)})`);
   });
 
