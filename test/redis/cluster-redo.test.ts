@@ -46,6 +46,19 @@ if (cluster) {
     };
   }
 
+  /** Holds the store's first step 3 (its session script) until `release`; `atStep3` resolves once it is there. */
+  function holdStep3(store: RedisBackend): { atStep3: Promise<void>; release: () => void } {
+    let reached!: () => void;
+    const atStep3 = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    before(store, 'walletSessionCommit', async () => {
+      reached();
+      await released;
+    });
+    return { atStep3, release };
+  }
+
   const reason = (r: Awaited<ReturnType<typeof send>>) => `${String(r.body.code)} ${String(r.headers['x-wallet-sim-reason'] ?? '')}`;
 
   t.test("a bet redone as R4 (step 2 lost to another process's bet): its id stays free for another player", async (t) => {
@@ -82,17 +95,7 @@ if (cluster) {
     const placed = bet('p0', 'g1', [['1', 'P', 50]], USD);
     // w2's resend claims the id over w1's claim and applies it; its step 3 waits until w1 (whose
     // player script then fails) has given back what it set and answered: w1 must not take w2's claim.
-    let reached!: () => void;
-    const atStep3 = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const w1Done = new Promise<void>((resolve) => (release = resolve));
-    const client2 = w2.store.client as unknown as Record<string, Call>;
-    const session2 = client2.walletSessionCommit!.bind(client2);
-    client2.walletSessionCommit = async (...args: unknown[]) => {
-      reached();
-      await w1Done;
-      return session2(...args);
-    };
+    const { atStep3, release } = holdStep3(w2.store);
     let second: Promise<Awaited<ReturnType<typeof send>>> | undefined;
     before(w1.store, 'walletPlayerCommit', async () => {
       second = send(w2.app, placed);
@@ -170,17 +173,7 @@ if (cluster) {
     const prefix = uniquePrefix('redo-admit-race');
     // Two players seeded, room for one more: newbie's.
     const [w1, w2, w3] = [await wallet(t, prefix, 3), await wallet(t, prefix, 3), await wallet(t, prefix, 3)];
-    let reached!: () => void;
-    const atStep3 = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const w1Done = new Promise<void>((resolve) => (release = resolve));
-    const client2 = w2.store.client as unknown as Record<string, Call>;
-    const session2 = client2.walletSessionCommit!.bind(client2);
-    client2.walletSessionCommit = async (...args: unknown[]) => {
-      reached();
-      await w1Done;
-      return session2(...args);
-    };
+    const { atStep3, release } = holdStep3(w2.store);
     // w2 creates newbie (its step 3 waits) between w1's admission of newbie and w1's player script,
     // which then fails and gives its admission back; w2's, not listed yet, must still count.
     let second: Promise<Awaited<ReturnType<typeof send>>> | undefined;
