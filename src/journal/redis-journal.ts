@@ -175,7 +175,19 @@ export class RedisJournal implements JournalStore {
       from = `(${entries.at(-1)![0]}`;
     }
     // Kept in reply order; listed in arrival order (id), as the in-memory journal does.
-    return page(hits, filter, Math.min(...this.unwritten));
+    return page(hits, filter, filter.after === undefined ? Infinity : await this.oldestUnwritten());
+  }
+
+  /**
+   * The oldest id this process gave to an entry not written yet that may still be kept: one at or
+   * below the floor (a reset by any process since) belongs to a cleared journal and is never written.
+   */
+  private async oldestUnwritten(): Promise<number> {
+    if (!this.unwritten.size) return Infinity;
+    const floor = Math.max(this.floor, Number((await this.client.get(this.floorKey)) ?? 0));
+    let oldest = Infinity;
+    for (const id of this.unwritten) if (id > floor && id < oldest) oldest = id;
+    return oldest;
   }
 
   async list(filter: JournalFilter = {}): Promise<JournalEntry[]> {

@@ -97,3 +97,38 @@ if (redis) {
     t.same(users(await journal.select({ after: first.at(-1)!.id })), ['slow', 'quick'], 'answered: the next page has it');
   });
 }
+
+if (redis) {
+  t.test('a callback begun before a reset does not hold a page forward back (the journal it began in is gone)', async (t) => {
+    const [a, b] = [new Redis(redis.url), new Redis(redis.url)];
+    t.teardown(() => Promise.all([a.quit(), b.quit()]));
+    const prefix = uniquePrefix('paging-reset');
+    const [ja, jb] = [new RedisJournal(a, prefix, 100, 1_000_000), new RedisJournal(b, prefix, 100, 1_000_000)];
+    t.teardown(() => (ja.close(), jb.close()));
+    const entry = (user_id: string) => ({
+      received_at: new Date().toISOString(),
+      user_id,
+      request: { method: 'POST', url: '/callback', headers: {}, body: { user_id } as unknown },
+      reply: { status: 200, headers: {}, body: { code: 'R0' }, dropped: false },
+      replayed: false,
+      findings: [],
+    });
+    const users = (entries: { text: string }[]) => entries.map((e) => (JSON.parse(e.text) as { user_id: string }).user_id);
+    const timing = { replied_at: new Date().toISOString(), duration_ms: 1, client_gone: false };
+    const write = (j: RedisJournal, user: string) => j.record({ ...entry(user), replied_at: timing.replied_at, duration_ms: 1 });
+    // This process's own reset, then another's: each leaves a delayed callback of the cleared journal in flight here.
+    const ownReset = await ja.begin(entry('cleared-by-own-reset'));
+    await ja.reset();
+    await write(ja, 'after-own-reset');
+    t.same(users(await ja.select({ after: 0 })), ['after-own-reset'], 'own reset: the page has what came after it');
+    const foreignReset = await ja.begin(entry('cleared-by-another'));
+    await jb.reset();
+    await write(ja, 'after-foreign-reset');
+    t.same(users(await ja.select({ after: 0 })), ['after-foreign-reset'], "another process's reset: the same");
+    const slow = await ja.begin(entry('slow'));
+    await write(ja, 'quick');
+    t.same(users(await ja.select({ after: 0 })), ['after-foreign-reset'], 'a callback of this journal still holds it back');
+    for (const p of [ownReset, foreignReset, slow]) await p.finish(timing);
+    t.same(users(await ja.select({ after: 0 })), ['after-foreign-reset', 'slow', 'quick'], 'the cleared ones are never written');
+  });
+}
