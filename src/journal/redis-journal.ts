@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_TIMEOUT_MS, REDIS_OPTIONS } from '../backends/redis/connection.js';
-import { JOURNAL_ADD } from '../backends/redis/journal-add.js';
 import { readyWithin } from '../backends/redis/channels.js';
 import { finishedText } from './entry-text.js';
+import { ADD, type JournalClient, RESET } from './redis-journal-scripts.js';
 import { JournalIds } from './journal-ids.js';
 import {
   admitInFlight,
@@ -178,16 +178,11 @@ export class RedisJournal implements JournalStore {
     return page(hits, filter, filter.after === undefined ? Infinity : await this.oldestUnwritten());
   }
 
-  /**
-   * The oldest id this process gave to an entry not written yet that may still be kept: one at or
-   * below the floor (a reset by any process since) belongs to a cleared journal and is never written.
-   */
+  /** The oldest id given here not written yet, above the floor of the last reset by any process (one at or below it was cleared). */
   private async oldestUnwritten(): Promise<number> {
     if (!this.unwritten.size) return Infinity;
     const floor = Math.max(this.floor, Number((await this.client.get(this.floorKey)) ?? 0));
-    let oldest = Infinity;
-    for (const id of this.unwritten) if (id > floor && id < oldest) oldest = id;
-    return oldest;
+    return Math.min(...[...this.unwritten].filter((id) => id > floor));
   }
 
   async list(filter: JournalFilter = {}): Promise<JournalEntry[]> {
@@ -287,22 +282,3 @@ function fieldsOfText(text: string): MatchFields {
 const BLOCK_MS = 5000;
 /** How an entry's JSON begins before its id is known: `{"id":0`. */
 const ID_ZERO = '{"id":0';
-
-type JournalClient = Redis & {
-  walletJournalAdd(...args: (string | number)[]): Promise<number>;
-  walletJournalReset(...keys: string[]): Promise<string>;
-};
-
-/**
- * Adds an entry (ARGV 4…: its fields, id first; ARGV 1–3: the bounds and its n) and trims
- * (JOURNAL_ADD); not one begun before the journal was last cleared (its id at most the floor): -1.
- */
-const ADD = `${JOURNAL_ADD}
-if tonumber(ARGV[5]) <= tonumber(redis.call('GET', KEYS[3]) or '0') then return -1 end
-return journal_add(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), {unpack(ARGV, 4)})`;
-
-/** Clears the journal, and sets its floor: the last id given (ids are never given again, so one above it began after). */
-const RESET = `redis.call('DEL', KEYS[1], KEYS[2], KEYS[1] .. ':sizes')
-local floor = redis.call('GET', KEYS[3]) or '0'
-redis.call('SET', KEYS[4], floor)
-return floor`;
