@@ -6,6 +6,18 @@ import { RedisJournal } from '../../src/journal/redis-journal.js';
 import { redisOrSkip, uniquePrefix } from '../helpers/redis.js';
 
 const redis = await redisOrSkip(t);
+
+/** An entry of the paging tests: told apart by its user_id. */
+const entry = (user_id: string) => ({
+  received_at: new Date().toISOString(),
+  user_id,
+  request: { method: 'POST', url: '/callback', headers: {}, body: { user_id } as unknown },
+  reply: { status: 200, headers: {}, body: { code: 'R0' }, dropped: false },
+  replayed: false,
+  findings: [],
+});
+const users = (entries: { text: string }[]) => entries.map((e) => (JSON.parse(e.text) as { user_id: string }).user_id);
+const timing = { replied_at: new Date().toISOString(), duration_ms: 1, client_gone: false };
 if (redis) {
   t.test('bodies in flight count against maxBytes; past it an excerpt is held', async (t) => {
     const client = new Redis(redis.url);
@@ -77,16 +89,6 @@ if (redis) {
     t.teardown(() => client.quit());
     const journal = new RedisJournal(client, uniquePrefix('paging'), 100, 1_000_000);
     t.teardown(() => journal.close());
-    const entry = (user_id: string) => ({
-      received_at: new Date().toISOString(),
-      user_id,
-      request: { method: 'POST', url: '/callback', headers: {}, body: { user_id } as unknown },
-      reply: { status: 200, headers: {}, body: { code: 'R0' }, dropped: false },
-      replayed: false,
-      findings: [],
-    });
-    const users = (entries: { text: string }[]) => entries.map((e) => (JSON.parse(e.text) as { user_id: string }).user_id);
-    const timing = { replied_at: new Date().toISOString(), duration_ms: 1, client_gone: false };
     await journal.record({ ...entry('first'), replied_at: timing.replied_at, duration_ms: 1 });
     const slow = await journal.begin(entry('slow'));
     await journal.record({ ...entry('quick'), replied_at: timing.replied_at, duration_ms: 1 });
@@ -105,16 +107,6 @@ if (redis) {
     const prefix = uniquePrefix('paging-reset');
     const [ja, jb] = [new RedisJournal(a, prefix, 100, 1_000_000), new RedisJournal(b, prefix, 100, 1_000_000)];
     t.teardown(() => (ja.close(), jb.close()));
-    const entry = (user_id: string) => ({
-      received_at: new Date().toISOString(),
-      user_id,
-      request: { method: 'POST', url: '/callback', headers: {}, body: { user_id } as unknown },
-      reply: { status: 200, headers: {}, body: { code: 'R0' }, dropped: false },
-      replayed: false,
-      findings: [],
-    });
-    const users = (entries: { text: string }[]) => entries.map((e) => (JSON.parse(e.text) as { user_id: string }).user_id);
-    const timing = { replied_at: new Date().toISOString(), duration_ms: 1, client_gone: false };
     const write = (j: RedisJournal, user: string) => j.record({ ...entry(user), replied_at: timing.replied_at, duration_ms: 1 });
     // This process's own reset, then another's: each leaves a delayed callback of the cleared journal in flight here.
     const ownReset = await ja.begin(entry('cleared-by-own-reset'));
