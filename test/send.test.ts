@@ -140,3 +140,58 @@ t.test("send without --api-id/--api-key sends the credentials the simulator expe
   t.equal((given as { code?: number }).code, 1, 'a given key is sent as given');
   t.match(given.stdout, /R2: Unauthorized request/);
 });
+
+t.test('the built CLI says what the round needs next only once the reply is known', async (t) => {
+  const { app } = await buildTestApp({
+    rules: [
+      { name: 'lost', when: { event_type: 'bet', user_id: 'lost' }, then: { drop_connection: true }, times: 1 },
+      { name: 'r1', when: { event_type: 'bet_result', user_id: 'r1' }, then: { code: 'R1' }, times: 1 },
+    ],
+  });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
+  const send = (...args: string[]) =>
+    run(process.execPath, [CLI, 'send', ...args, '--url', url, '--currency', 'USD']).catch(
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+
+  const won = await send('bet', '--user', 'usd', '--amount', '1', '--game', 'G-ok');
+  t.match(won.stderr, 'wallet-sim send: game_no G-ok\n', 'the round, said before the reply');
+  t.match(won.stderr, /\nwallet-sim send: settle round G-ok with send bet_result --game G-ok\n$/, 'R0: settle it');
+
+  const poor = await send('bet', '--user', 'usd', '--amount', '500', '--game', 'G-poor', '--transaction-id', 'tx-poor');
+  t.match(poor.stderr, /R4 refuses bet tx-poor: do not resend it, and do not settle round G-poor\n$/, 'R4: leave it');
+  t.notMatch(poor.stderr, 'settle round G-poor with', 'no settle hint on a refusal');
+
+  const lost = await send('bet', '--user', 'lost', '--amount', '1', '--game', 'G-lost', '--transaction-id', 'tx-lost');
+  t.match(lost.stdout, '← no reply after');
+  t.match(
+    lost.stderr,
+    'no answer: the bet may or may not be booked; resend it unchanged with the same options and --game G-lost ' +
+      '--transaction-id tx-lost; settle round G-lost only after the bet gets R0',
+  );
+  const again = await send('bet', '--user', 'lost', '--amount', '1', '--game', 'G-lost', '--transaction-id', 'tx-lost');
+  t.match(again.stdout, /"code":"R0"/, 'the resend, unchanged, is answered R0');
+
+  await send('bet', '--user', 'r1', '--amount', '1', '--game', 'G-r1');
+  const failed = await send(
+    'bet_result',
+    '--user',
+    'r1',
+    '--amount',
+    '1',
+    '--winloss',
+    '-1',
+    '--game',
+    'G-r1',
+    '--transaction-id',
+    'tx-r1',
+  );
+  t.match(
+    failed.stderr,
+    /R1 \(failed processing\): the bet_result may or may not be booked; resend it unchanged with .*--transaction-id tx-r1\n$/,
+  );
+  t.notMatch(failed.stderr, 'settle round', 'a bet_result is the settlement');
+});

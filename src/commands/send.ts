@@ -141,6 +141,39 @@ export function notHttp200Line(x: Exchange): string | undefined {
   );
 }
 
+/**
+ * What the round needs next, said only once the reply is known: a bet answered R0 is settled; a
+ * bet or bet_result with no answer (no reply, not HTTP 200, R1) is resent unchanged under its own
+ * transaction_id; a refusal (R2–R4) is neither resent nor, for a bet, settled.
+ */
+export function nextStepLine(event: EventType, x: Exchange, fromOptions: boolean): string | undefined {
+  if (event === EVENT.login || (!x.reply && (isRefused(x) || isBlockedPortText(x.error)))) return undefined;
+  const sent = sentIds(x.request.body);
+  if (!sent) return undefined;
+  const { game, id } = sent;
+  const code = x.reply?.status === 200 ? replyCode(x) : undefined;
+  if (code === SUCCESS) return event === EVENT.bet ? `settle round ${game} with send bet_result --game ${game}` : undefined;
+  if (code !== undefined && code !== 'R1') {
+    const round = event === EVENT.bet ? `, and do not settle round ${game}` : '';
+    return `${code} refuses ${event} ${id}: do not resend it${round}`;
+  }
+  const again = fromOptions ? `the same options and --game ${game} --transaction-id ${id}` : 'the same --body';
+  const why = code === 'R1' ? 'R1 (failed processing)' : 'no answer';
+  const settle = event === EVENT.bet ? `; settle round ${game} only after the bet gets R0` : '';
+  return `${why}: the ${event} may or may not be booked; resend it unchanged with ${again}${settle}`;
+}
+
+/** The round and transaction a sent body names, when it is a callback that names both. */
+function sentIds(body: string): { game: string; id: string } | undefined {
+  try {
+    const sent = JSON.parse(body) as { data?: { game_no?: unknown } | null; transaction_id?: unknown } | null;
+    const [game, id] = [sent?.data?.game_no, sent?.transaction_id];
+    return typeof game === 'string' && typeof id === 'string' ? { game, id } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function replyCode(x: Exchange): string | undefined {
   try {
     const code = (JSON.parse(x.reply?.body ?? '') as { code?: unknown }).code;
@@ -230,7 +263,7 @@ export function sendCommand(): Command {
         // The round's id, said apart from the body: the bet_result that settles it names it.
         if (event === EVENT.bet && o.body === undefined) {
           o.game ??= newGameNo('sim');
-          console.error(`wallet-sim send: game_no ${o.game}; settle it with send bet_result --game ${o.game}`);
+          console.error(`wallet-sim send: game_no ${o.game}`);
         }
         let exchange: Exchange;
         try {
@@ -245,6 +278,8 @@ export function sendCommand(): Command {
         if (hint) console.error(`\nwallet-sim send: ${hint}`);
         const notBooked = notHttp200Line(exchange);
         if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
+        const next = nextStepLine(event, exchange, o.body === undefined);
+        if (next) console.error(`\nwallet-sim send: ${next}`);
         process.exitCode = !notBooked && replyCode(exchange) === SUCCESS ? 0 : 1;
       })
   );
