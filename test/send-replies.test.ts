@@ -46,9 +46,12 @@ t.test('the player picked: one no rule names; every one named: said, and the one
   const { app, url } = await listening({ ...closed, name: 'closed', rules: [...all, ...on('player-1')] });
   t.teardown(() => app.close());
   const r = await send(['login', '--url', url]);
-  t.match(r.stderr, /player carol \(USD\) from the simulator's scenario "closed" \(a rule names every player of it, 2 rules name carol/);
+  t.match(r.stderr, /player carol from the simulator's scenario "closed" \(a rule names every player of it, 2 rules name carol/);
+  t.notMatch(r.stderr, /currency|USD/, 'a login carries no currency: none is said');
+  const named = await send(['login', '--url', url, '--user', 'nobody']);
+  t.notMatch(named.stderr, /currency|player nobody/, 'a login for a given player: nothing to say about the scenario');
 
-  const nobody = await send(['login', '--url', url, '--user', 'nobody']);
+  const nobody = await send(['bet', '--url', url, '--user', 'nobody']);
   t.match(nobody.stderr, /currency USD from the simulator's scenario "closed" \(--user nobody given\); --currency chooses/);
   t.notMatch(nobody.stderr, /player nobody/, 'nobody is not said to come from the scenario');
 });

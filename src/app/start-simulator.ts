@@ -155,7 +155,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     },
     // Without a key the route's 404 names --signing-key; this caller gave (or not) the signingKey option.
     signedReport: async (filter) => {
-      if (!checked.signer) throw new Error(`wallet-sim: ${apiError('SIGNING_NOT_ENABLED', API_NAMING).body.message}`);
+      if (!checked.signer) throw new Error(`wallet-sim: ${apiError('SIGNING_NOT_ENABLED', API_NAMING, 'call report()').body.message}`);
       return admin('GET', `/report${query({ ...filter, signed: true })}`);
     },
     reset: () => admin('POST', '/reset'),

@@ -48,7 +48,7 @@ const seconds = (value: string) => {
 };
 
 /** Reads the report until no check is pending or `waitS` seconds have passed, saying on stderr what it waits for. */
-async function readReport(client: AdminClient, user: string | undefined, waitS: number | undefined): Promise<Report> {
+async function readReport(client: AdminClient, user: string | undefined, waitS: number | undefined, failOn: FailOn): Promise<Report> {
   const until = performance.now() + (waitS ?? 0) * 1000;
   let said = '';
   for (;;) {
@@ -57,7 +57,12 @@ async function readReport(client: AdminClient, user: string | undefined, waitS: 
     const left = until - performance.now();
     if (!pending.length || waitS === undefined || left <= 0) {
       if (pending.length && waitS !== undefined)
-        console.error(`wallet-sim report: waited ${waitS} s; still pending: ${pending.map((c) => c.id).join(', ')}`);
+        console.error(
+          `wallet-sim report: waited ${waitS} s; still pending: ${pending.map((c) => c.id).join(', ')}; ` +
+            (failOn.split(',').includes('pending')
+              ? 'the run fails on them (--fail-on pending)'
+              : 'pending fails no run: --fail-on pending fails it, a longer --wait lets their windows close'),
+        );
       return report;
     }
     // Said when what it waits for changes, not at every poll.
@@ -158,7 +163,7 @@ export function reportCommand(): Command {
       }
       try {
         const client = new AdminClient(url, adminTokenOf(o));
-        report = await readReport(client, o.user, o.wait);
+        report = await readReport(client, o.user, o.wait, o.failOn);
         const unseen = o.user === undefined ? undefined : await unseenPlayer(client, o.user, report);
         if (unseen !== undefined) {
           console.error(`wallet-sim report: ${unseen}`);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { markRequired, usageErrorsExit2 } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
+import { count, noun } from '../text/plural.js';
 import { PUBLIC_KEY_FILE, reportBeside } from '../evidence/beside.js';
 import {
   checkReport,
@@ -87,11 +88,12 @@ export function verifyReportCommand(): Command {
                 : `the report is tenant ${terminalText(tenant.id)}'s ("${terminalText(tenant.name)}"), not tenant ${terminalText(o.tenant)}'s: ask that tenant for its own report`,
             );
           const exercised = [p.passedTests, p.warnedTests, p.failedTests].some((ids) => ids?.length);
+          const pending = pendingChecks(statement, report);
           const list = (ids: string[] | undefined) => (ids?.length ? ids.join(', ') : 'none');
           console.log(
             [
               `valid: ${envelopeFile} is signed by keyid ${keyid} (${o.publicKey}) and ${reportFile} is the report it covers`,
-              `verdict: ${p.result}`,
+              `verdict: ${p.result}${warnedWhy(p.result, p.warnedTests ?? [], pending)}`,
               ...(exercised ? [] : [NOTHING_EXERCISED]),
               ...(tenant ? [`tenant: ${terminalText(tenant.id)} ("${terminalText(tenant.name)}")`] : []),
               `scenario: ${scenario?.name ?? '?'} (sha256 ${scenario?.digest?.sha256 ?? '?'})`,
@@ -99,7 +101,7 @@ export function verifyReportCommand(): Command {
                 (a.user_id === undefined ? '' : `, player ${String(a.user_id)} only`) +
                 (a.upstream === undefined ? '' : `, upstream ${JSON.stringify(a.upstream)}`),
               `failed checks: ${list(p.failedTests)}`,
-              ...warnedLines(p.warnedTests ?? [], pendingChecks(statement, report)),
+              ...warnedLines(p.warnedTests ?? [], pending),
               ...notExercisedLines(p, report),
               `passed checks: ${p.passedTests?.length ?? 0}`,
             ].join('\n'),
@@ -116,6 +118,19 @@ export function verifyReportCommand(): Command {
         }
       }),
   );
+}
+
+/**
+ * Why a WARNED verdict warns, beside it: warned checks (a failing warning check, a probe check
+ * passed with a warning), checks still pending, or both.
+ */
+function warnedWhy(result: string, warned: string[], pending: string[] | undefined): string {
+  if (result !== 'WARNED') return '';
+  if (pending === undefined) return ' (see warned checks)';
+  const failing = warned.filter((id) => !pending.includes(id)).length;
+  const open = warned.length - failing;
+  const parts = [failing && count(failing, noun('warned check')), open && `${count(open, noun('check'))} still pending`];
+  return ` (${parts.filter(Boolean).join(', ')})`;
 }
 
 /**

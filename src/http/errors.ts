@@ -83,10 +83,11 @@ export const API_ERRORS = {
   NOT_FOUND: { status: 404, message: (detail: string) => `${detail}: the routes are listed at /docs` },
   SIGNING_NOT_ENABLED: {
     status: 404,
-    message: (name: OptionNaming = CLI_NAMING) =>
+    // `unsigned`: how this reader asks for the unsigned report (the route's query, the CLI's option, the Node API's method).
+    message: (name: OptionNaming = CLI_NAMING, unsigned = 'ask without ?signed=true') =>
       `this wallet-sim holds no signing key, so it signs no report: start it with ${name.option('signingKey')} <private key file> ` +
       `(${name.env('signingKey') ? `env ${name.env('signingKey')}; ` : ''}create a pair with wallet-sim keygen --out <dir>), ` +
-      'or ask without ?signed=true for the unsigned report',
+      `or ${unsigned} for the unsigned report`,
   },
   METHOD_NOT_ALLOWED: { status: 405, message: (detail: string) => detail },
   BALANCES_UPSTREAM: {

@@ -1,5 +1,7 @@
 import { describeFetchError, isBadPort } from '../client/http.js';
 import { houseError, refusalOf } from '../client/refusals.js';
+import { apiError } from '../http/errors.js';
+import { CLI_NAMING } from '../text/option-naming.js';
 import type { JournalEntry } from '../journal/journal.js';
 import { type Money, money } from '../kernel/money.js';
 import { topLevelNumberTexts } from '../kernel/raw-json.js';
@@ -30,6 +32,9 @@ export const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http:
  */
 function notFound(url: string, body: string): AdminError {
   const { error, message } = houseError(body);
+  // The route's own wording asks for its query; this reader is the command line.
+  if (error === 'SIGNING_NOT_ENABLED')
+    return new AdminError(`GET ${url}: HTTP 404; ${apiError('SIGNING_NOT_ENABLED', CLI_NAMING, 'leave out --signed').body.message}`);
   return new AdminError(`GET ${url}: HTTP 404; ${error !== 'NOT_FOUND' && message !== undefined ? message : BASE_URL_WANTED}`);
 }
 

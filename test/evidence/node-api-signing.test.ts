@@ -40,7 +40,8 @@ t.test('without a key signedReport() rejects saying how to enable it; a wrong ke
   t.teardown(() => sim.close());
   // Named as this caller spelled it: the signingKey option, no flag and no environment variable.
   await t.rejects(sim.signedReport(), /this wallet-sim holds no signing key.*start it with the `signingKey` option/);
-  await t.rejects(sim.signedReport(), { message: /^(?![\s\S]*(--signing-key|WALLET_SIM_))/ });
+  await t.rejects(sim.signedReport(), { message: /^(?![\s\S]*(--signing-key|WALLET_SIM_|\?signed=true))/ });
+  await t.rejects(sim.signedReport(), /or call report\(\) for the unsigned report$/);
   const cases: [string, unknown, RegExp][] = [
     ['missing file', join(dir, 'none.pem'), /the `signingKey` option .*none\.pem: no such file; create a key pair with `wallet-sim keygen/],
     ['public key', createPublicKey(privateKey), /the KeyObject given as signingKey is a public key/],

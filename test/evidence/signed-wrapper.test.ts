@@ -137,7 +137,7 @@ probeRun("a probe run's signed report, as the probe page saves it: valid, naming
   const ok = await verifyHere(file, '--tenant', tenant.id);
   t.equal(ok.code, 0, ok.stderr);
   // (the target's default scenario creates the players it does not know: unknown-player passes with a warning)
-  t.match(ok.stdout, /\nverdict: WARNED\n/);
+  t.match(ok.stdout, /\nverdict: WARNED \(1 warned check\)\n/);
   t.match(ok.stdout, /\nwarned checks: unknown-player\n/);
   t.notMatch(ok.stdout, /note:/, 'its checks ran: no note');
   t.match(ok.stdout, `\ntenant: ${tenant.id} ("Acme Games")\n`);

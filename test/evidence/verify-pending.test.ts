@@ -41,6 +41,7 @@ t.test('the statement lists the pending checks apart; verify-report prints them 
   t.same(statement.predicate.warnedTests, ['ROUNDS_SETTLED', 'LOGIN_BEFORE_BET'], 'the predicate as before');
   const ok = await verify('new', signed.envelope, signed.report);
   t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /\nverdict: WARNED \(1 warned check, 1 check still pending\)\n/, 'why it warns, beside the verdict');
   t.match(ok.stdout, /\nwarned checks: LOGIN_BEFORE_BET\n/);
   t.match(ok.stdout, /\npending checks: ROUNDS_SETTLED \(a window was still open when signed/);
 });
@@ -64,6 +65,7 @@ t.test('a report that cannot tell (not a wallet-sim report of checks): the warne
   const old = signStatement(signer, text, statement);
   const ok = await verify('opaque', old.envelope, text);
   t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /\nverdict: WARNED \(see warned checks\)\n/);
   t.match(ok.stdout, /\nwarned checks: ROUNDS_SETTLED, LOGIN_BEFORE_BET \(failing warning checks and checks still pending/);
 });
 

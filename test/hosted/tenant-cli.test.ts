@@ -89,11 +89,18 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
   const scenarioUrl = `${host.url}/t/${acme.id}/admin/scenario`;
   t.match(
     blind.stderr,
-    `wallet-sim send: player player-1 and currency KRW: send's own defaults, not the scenario's (GET ${scenarioUrl} answered 401: ` +
-      "it wants a token); pass --user and --currency, or --token-file <the tenant's token file> to read the scenario",
+    `wallet-sim send: player player-1: send's own defaults, not the scenario's (GET ${scenarioUrl} answered 401: ` +
+      "it wants a token); pass --user, or --token-file <the tenant's token file> to read the scenario",
   );
-  const currencyOnly = await send('login', '--user', 'bob');
-  t.match(currencyOnly.stderr, /wallet-sim send: currency KRW: send's own defaults, .*; pass --currency, or --token-file/);
+  t.notMatch(blind.stderr, 'currency', 'a login carries no currency');
+  const named = await send('login', '--user', 'bob');
+  t.notMatch(named.stderr, /wallet-sim send: (player|currency)/, 'player and credentials given: nothing taken from defaults');
+  const keyless = await runHere(sendCommand(), ['login', '--url', acme.callback_url, '--user', 'bob']);
+  t.match(
+    keyless.stderr,
+    /wallet-sim send: Api-Id and key: send's own defaults, not the scenario's \(GET .* answered 401: it wants a token\); pass --api-id and --api-key, or --token-file/,
+  );
+  t.equal(keyless.code, 1, "the sandbox's own credentials are not the tenant's: R2");
 
   const seeing = await send('bet', '--token-file', at('send-token'));
   t.match(seeing.stderr, `player player-1 (USD) from the simulator's scenario "small"`);
@@ -114,7 +121,7 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
   const wrong = await send('login', '--token-file', at('wrong-token'));
   t.match(
     wrong.stderr,
-    /answered 401, the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated since \(ask whoever runs this wallet-sim for the current one\)\); pass --user and --currency\n/,
+    /answered 401, the token given \(--token-file or --admin-token\) was refused: it is wrong, or it was rotated since \(ask whoever runs this wallet-sim for the current one\)\); pass --user\n/,
   );
 });
 

@@ -1,0 +1,108 @@
+import type { Exchange } from '../client/http.js';
+import { isBlockedPortText } from '../client/blocked-ports.js';
+import { maskedHeaders } from '../kernel/secrets.js';
+import { CODES, type EventType, SUCCESS } from '../protocol/seed/codes.js';
+import { EVENT, HEADER } from '../protocol/seed/wire.js';
+
+// How `send` reads a reply: the exchange as printed, what went wrong, and what the round needs next.
+
+const SHOWN = ['content-type', HEADER.apiId, HEADER.apiKey, HEADER.callbackUrl, HEADER.reason];
+const pretty = (text: string) => {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+};
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+
+/** The exchange as a person reads it: request, reply status, the headers of interest, the body, and the code's meaning. */
+export function formatSent(x: Exchange): string {
+  const out = [`→ POST ${x.request.url}`];
+  for (const [k, v] of Object.entries(maskedHeaders(x.request.headers))) out.push(`  ${k}: ${v}`);
+  out.push(indent(pretty(x.request.body)), '');
+  if (!x.reply) {
+    out.push(isBlockedPortText(x.error) ? `← not sent: ${x.error}` : `← no reply after ${x.durationMs} ms: ${x.error}`);
+    return out.join('\n');
+  }
+  out.push(`← HTTP ${x.reply.status} (${x.durationMs} ms)`);
+  const shown = maskedHeaders(
+    Object.fromEntries(SHOWN.filter((k) => x.reply!.headers[k] !== undefined).map((k) => [k, x.reply!.headers[k]!])),
+  );
+  for (const [k, v] of Object.entries(shown)) out.push(`  ${k}: ${v}`);
+  out.push(indent(x.reply.body === '' ? '(empty body)' : x.reply.body));
+  const code = replyCode(x);
+  if (code) out.push('', `${code}: ${CODES[code as keyof typeof CODES] ?? 'not a code of the spec'}`);
+  return out.join('\n');
+}
+
+/** Nothing listens at the URL (the usual cause: the simulator was not started). */
+export const isRefused = (x: Exchange) => !x.reply && /ECONNREFUSED/.test(x.error ?? '');
+
+export const notRunningHint = (url: string) =>
+  `nothing answers at ${new URL(url).origin} (ECONNREFUSED): is wallet-sim running at ${url}? start it with wallet-sim start`;
+
+/** A --url with no path (the simulator's base URL) answers no protocol reply: the callback route has one (/callback). */
+export function noPathHint(url: string, x: Exchange): string | undefined {
+  const u = new URL(url);
+  if (u.pathname !== '/' || !x.reply || replyCode(x) !== undefined) return undefined;
+  return `${url} answered HTTP ${x.reply.status}, not a callback reply: --url is the callback URL, e.g. --url ${u.origin}/callback`;
+}
+
+/**
+ * A reply that is not HTTP 200 is no answer a provider may book, whatever its body says (the
+ * protocol answers every reply, success or failure, with HTTP 200): the line why send exits 1 on it.
+ */
+export function notHttp200Line(x: Exchange): string | undefined {
+  if (!x.reply || x.reply.status === 200) return undefined;
+  return (
+    `HTTP ${x.reply.status} is not a reply a provider may book, whatever its body says: ` +
+    'its client treats it as no answer, and retries or resolves the callback as for a lost reply; exit 1'
+  );
+}
+
+/**
+ * What the round needs next, said only once the reply is known: a bet answered R0 is settled; a
+ * bet or bet_result with no answer (no reply, not HTTP 200, R1) is resent unchanged under its own
+ * transaction_id; a refusal (R2–R4) is neither resent nor, for a bet, settled.
+ */
+export function nextStepLine(event: EventType, x: Exchange, fromOptions: boolean): string | undefined {
+  if (event === EVENT.login || (!x.reply && (isRefused(x) || isBlockedPortText(x.error)))) return undefined;
+  const sent = sentIds(x.request.body);
+  if (!sent) return undefined;
+  const { game, id } = sent;
+  const code = x.reply?.status === 200 ? replyCode(x) : undefined;
+  if (code === SUCCESS) return event === EVENT.bet ? `settle round ${game} with send bet_result --game ${game}` : undefined;
+  if (code !== undefined && code !== 'R1') {
+    const round = event === EVENT.bet ? `, and do not settle round ${game}` : '';
+    return `${code} refuses ${event} ${id}: do not resend it${round}`;
+  }
+  const again = fromOptions ? `the same options and --game ${game} --transaction-id ${id}` : 'the same --body';
+  const why = code === 'R1' ? 'R1 (failed processing)' : 'no answer';
+  const settle = event === EVENT.bet ? `; settle round ${game} only after the bet gets R0` : '';
+  return `${why}: the ${event} may or may not be booked; resend it unchanged with ${again}${settle}`;
+}
+
+/** The round and transaction a sent body names, when it is a callback that names both. */
+function sentIds(body: string): { game: string; id: string } | undefined {
+  try {
+    const sent = JSON.parse(body) as { data?: { game_no?: unknown } | null; transaction_id?: unknown } | null;
+    const [game, id] = [sent?.data?.game_no, sent?.transaction_id];
+    return typeof game === 'string' && typeof id === 'string' ? { game, id } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function replyCode(x: Exchange): string | undefined {
+  try {
+    const code = (JSON.parse(x.reply?.body ?? '') as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
