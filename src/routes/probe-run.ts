@@ -106,6 +106,25 @@ export interface RunShelf {
   close?(): void;
 }
 
+/**
+ * The tenant's runs as one list, oldest first, the last `kept` of them: the shelf's (newest first,
+ * every process's) and this process's own, its copy winning (the freshest). This process may still
+ * hold runs the shelf has dropped since (other processes ran newer ones): the merged list is cut to
+ * `kept`, as one process's would be.
+ */
+export function listedRuns<R extends { id: string; started_at: string }>(
+  shelved: readonly R[],
+  here: ReadonlyMap<string, R>,
+  kept: number,
+): R[] {
+  const all = new Map<string, R>();
+  for (const run of shelved) all.set(run.id, here.get(run.id) ?? run);
+  for (const run of here.values()) if (!all.has(run.id)) all.set(run.id, run);
+  // ISO times of one clock kind sort as text; equal ones keep the shelf's order, oldest first.
+  const oldestFirst = [...all.values()].reverse().sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
+  return oldestFirst.slice(-kept);
+}
+
 export interface ProbeRunsOptions {
   /** The tenant of the request (set by the scope's authorization, which runs first). */
   tenantOf: (request: FastifyRequest) => { id: string; name: string; streamsEnd?: AbortSignal };

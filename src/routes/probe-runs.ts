@@ -10,7 +10,18 @@ import { probeExitCode } from '../probe/report.js';
 import { guardedAgent, targetRefusal } from '../probe/targets.js';
 import { upstreamErrorOf } from '../probe/upstream-errors.js';
 import { LIST_SCHEMA, START_SCHEMA, VERDICTS } from './probe-docs.js';
-import { probeLine, type CheckLine, type ProbeRunsOptions, type Run, type RunState, stored, view, walletLine } from './probe-run.js';
+import {
+  listedRuns,
+  probeLine,
+  type CheckLine,
+  type ProbeRunsOptions,
+  type Run,
+  type RunState,
+  type StoredRun,
+  stored,
+  view,
+  walletLine,
+} from './probe-run.js';
 import { probeReadRoutes } from './probe-reads.js';
 
 /** Probe as a service's defaults (docs/hosted.md): runs a tenant may start an hour, runs kept. */
@@ -157,9 +168,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
       const here = runsOf(request).runs;
       if (!shelf) return [...here.values()].map(view);
       // Every process's runs, oldest first; this process's own as it has them (the freshest).
-      const all = (await shelf.list(o.tenantOf(request).id)).reverse();
-      for (const run of here.values()) if (!all.some((r) => r.id === run.id)) all.push(run);
-      return all.map((r) => view(here.get(r.id) ?? r));
+      return listedRuns<StoredRun>(await shelf.list(o.tenantOf(request).id), here, kept).map(view);
     },
   );
 
