@@ -148,8 +148,13 @@ t.test('probe exits 2 when it cannot reach the wallet, in one line', async (t) =
     'zoo-key',
     '--user',
     'player-1',
+    '--timeout',
+    '500',
+    '--client-timeout',
+    '3000',
   ]).catch((e: Failed) => e);
   t.equal((failed as Failed).code, 2);
+  t.match(failed.stderr, /--timeout 500 is shorter than --client-timeout 3000: .*WALLET_ANSWERS_IN_TIME does not judge it/, 'warned');
   t.match(
     failed.stdout,
     /stopped, nothing else checked \(exit 2\): cannot reach http:\/\/127\.0\.0\.1:\d+\/callback .*is the wallet running/,

@@ -249,6 +249,8 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     if (unreached && (!cluster.isWorker || cluster.worker?.id === 1)) console.error(unreached); // once, not per worker
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
+    const [upstreamMs, clientS] = [o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, checked.scenario.grading.client_timeout_s];
+    if (o.upstream !== undefined && upstreamMs < clientS * 1000) console.error(MESSAGES.UPSTREAM_TIMEOUT_SHORT(upstreamMs, clientS));
 
     // The store closes after the last reply; past the grace, connections are cut, and the store
     // still gets a few seconds to close before close-with-grace gives up.

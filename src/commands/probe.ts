@@ -76,6 +76,12 @@ export function probeCommand(): Command {
         process.exitCode = 2;
         return;
       }
+      if (o.timeout < o.clientTimeout)
+        console.error(
+          `wallet-sim probe: --timeout ${o.timeout} is shorter than --client-timeout ${o.clientTimeout}: a reply later than ` +
+            `${o.timeout} ms is taken as lost and resent, though in time for the provider, and WALLET_ANSWERS_IN_TIME does not ` +
+            'judge it; give --timeout at least --client-timeout to judge the wallet as your provider waits',
+        );
       // Each check is printed as it finishes: against a slow wallet the battery takes a while.
       console.log(formatProbeHeader(target));
       const report = await runProbe(target, (check) => console.log(formatCheck(check)));

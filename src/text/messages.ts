@@ -39,6 +39,10 @@ export const MESSAGES = {
     `wallet-sim: ${count(cut, { one: 'connection still unanswered', other: 'connections still unanswered' })} after --shutdown-grace-ms ${graceMs} ${cut === 1 ? 'was' : 'were'} cut (requests in flight: a callback delayed by delay_ms, or an admin read still being sent); raise --shutdown-grace-ms above your longest delay_ms to let them finish`,
   IDLE_BELOW_DELAY: (idleMs: number, delayMs: number) =>
     `wallet-sim: warning: --idle-timeout-ms ${idleMs} is not above the scenario's longest delay_ms ${delayMs}: such a reply is cut before it is sent; raise --idle-timeout-ms (or 0 for none)`,
+  UPSTREAM_TIMEOUT_SHORT: (upstreamMs: number, clientS: number) =>
+    `wallet-sim: warning: --upstream-timeout-ms ${upstreamMs} is shorter than the scenario's grading.client_timeout_s ${clientS}: ` +
+    'an upstream reply later than that is cut though in time for the provider, and WALLET_ANSWERS_IN_TIME does not judge it; ' +
+    `raise --upstream-timeout-ms to at least ${clientS * 1000}`,
   UPSTREAM_UNREACHABLE: (url: string, why: string) =>
     `wallet-sim: warning: the upstream wallet ${url} was ${why}; starting anyway ` +
     '(callbacks are forwarded once it answers; GET /health shows upstream.reachable)',

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { bet, HEADERS, login, post } from '../helpers/app.js';
 import { MAX_REPLY_BYTES } from '../../src/wallet/upstream-wallet.js';
 import { startProxy } from './upstream.js';
+import type { Scenario } from '../../src/protocol/types.generated.js';
 
 const usd = { currency: 'USD' };
 
@@ -29,8 +30,8 @@ async function deadUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/callback`;
 }
 
-async function noReply(t: Test, upstream: string, timeoutMs: number, why: RegExp) {
-  const proxy = await startProxy(t, {}, upstream, timeoutMs);
+async function noReply(t: Test, upstream: string, timeoutMs: number, why: RegExp, doc: Partial<Scenario> = {}) {
+  const proxy = await startProxy(t, doc, upstream, timeoutMs);
   const b = bet('p1', 'g1', [['1', 'P', 10]], usd);
   await t.rejects(post(proxy.url, b), "the provider's connection closed without a reply");
   const [entry] = (await proxy.app.inject({ url: `/admin/journal?transaction_id=${b.transaction_id}` })).json().entries;
@@ -61,8 +62,17 @@ t.test('a slow upstream: no reply within --upstream-timeout-ms', async (t) => {
     for (const res of held) res.destroy();
   });
   const sent = Date.now();
-  await noReply(t, await serve(t, slow), 500, /no reply within 500 ms/);
+  const url = await serve(t, slow);
+  // The provider's own time-out is the proxy's: past it, the wallet is late.
+  await noReply(t, url, 500, /no reply within 500 ms/, { grading: { client_timeout_s: 0.5 } });
   t.ok(Date.now() - sent < 10_000, 'given up on in time');
+
+  // The proxy's shorter than the provider's (10 s): the wallet may yet have answered in time.
+  const short = await startProxy(t, {}, url, 300);
+  await t.rejects(post(short.url, bet('p1', 'g2', [['1', 'P', 10]], usd)));
+  const inTime = short.sim.grading.wallet!.checks().find((c) => c.id === 'WALLET_ANSWERS_IN_TIME')!;
+  t.not(inTime.status, 'fail', "the proxy's own shorter wait judges nothing");
+  t.same(inTime.violations, []);
 });
 
 t.test('an HTTP error with a non-JSON body is relayed as it came, and judged by WALLET_REPLY_VALID', async (t) => {

@@ -98,7 +98,12 @@ t.test('a slow upstream: no reply within the time-out, charged as slow (reachabl
     for (const res of held) res.destroy();
     return new Promise<void>((resolve) => slow.close(() => resolve()));
   });
-  const proxy = await startProxy(t, {}, `http://127.0.0.1:${(slow.address() as { port: number }).port}/callback`, 300);
+  const proxy = await startProxy(
+    t,
+    { grading: { client_timeout_s: 0.3 } }, // the provider's time-out is the proxy's
+    `http://127.0.0.1:${(slow.address() as { port: number }).port}/callback`,
+    300,
+  );
   await t.rejects(post(proxy.url, login('p1')));
   const inTime = inTimeOf(proxy);
   t.match(inTime.violations[0]!.message, /no reply \(no reply within 300 ms\)/);
@@ -153,8 +158,16 @@ t.test('start --upstream with the wallet down: the warning on stderr, and it lis
     scenarioFile({ ...TEST_SCENARIO, players: [] }),
     '--upstream',
     `http://127.0.0.1:${port}/cb`,
+    '--upstream-timeout-ms',
+    '2000',
   ]);
   t.ok(await eventually(async () => /warning: the upstream wallet .* connection refused/.test(started.stderr())), started.stderr());
+  t.ok(
+    await eventually(async () =>
+      /--upstream-timeout-ms 2000 is shorter than the scenario's grading.client_timeout_s 10: /.test(started.stderr()),
+    ),
+    "a shorter upstream wait than the provider's is warned of",
+  );
   t.match(started.stderr(), /is the wallet up/);
   const h = await (await fetch(`${started.url}/health`)).json();
   t.match(h, { status: 'ok', upstream: { reachable: false } });

@@ -108,6 +108,40 @@ t.test('each defect fails exactly its check', async (t) => {
   }
 });
 
+t.test("WALLET_ANSWERS_IN_TIME: this side's own shorter wait is no judgement of the wallet", async (t) => {
+  const noReply = (x: WalletExchange, ms: number, cause: 'timeout' | 'broken' | 'unreachable', why: string): Step => ({
+    ex: x,
+    reply: { kind: 'none', at: x.sentAt + ms, why, cause },
+  });
+  const rows: [string, (x: WalletExchange) => Step, WalletCheckId[], number][] = [
+    ["probe's --timeout 500 ran out, the client waits 3 s: not judged", (x) => noReply(x, 500, 'timeout', 'no reply within 500 ms'), [], 0],
+    [
+      'the wait ran out at the client time-out: failed',
+      (x) => noReply(x, 3000, 'timeout', 'no reply within 3000 ms'),
+      ['WALLET_ANSWERS_IN_TIME'],
+      1,
+    ],
+    [
+      'a few ms short of it (a timer): still failed',
+      (x) => noReply(x, 2998, 'timeout', 'no reply within 3000 ms'),
+      ['WALLET_ANSWERS_IN_TIME'],
+      1,
+    ],
+    [
+      'the wallet closed the connection at 500 ms: failed',
+      (x) => noReply(x, 500, 'broken', 'socket hang up'),
+      ['WALLET_ANSWERS_IN_TIME'],
+      1,
+    ],
+    ['not reached: failed', (x) => noReply(x, 5, 'unreachable', 'not reached: connection refused'), ['WALLET_ANSWERS_IN_TIME'], 1],
+  ];
+  for (const [name, steps, want, exercised] of rows) {
+    const r = grade([steps(login('p'))], 3000);
+    t.same(failing(r), want, name);
+    t.equal(r.get('WALLET_ANSWERS_IN_TIME')!.exercised, exercised, `${name}: exercised ${exercised}`);
+  }
+});
+
 t.test('no false alarm under concurrency or after an unanswered callback', async (t) => {
   // Two bets of one player in flight together, answered in reverse order: no order can be known.
   const b1 = bet('p', 'b1', 10);

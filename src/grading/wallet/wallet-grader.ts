@@ -24,6 +24,9 @@ export type { WalletCheckReport } from './check-reports.js';
  * one player that overlapped are judged together once the last is answered, as a history
  * (./overlap.ts). It never fails what it cannot judge.
  */
+/** A wait this much short of the provider's time-out is this side's own, not the provider's (timers fire late, never early). */
+const OWN_CUT_SLACK_MS = 100;
+
 export class WalletGrader {
   private readonly players = new Map<string, PlayerState>();
   private readonly txs = new Map<string, TxState>();
@@ -87,12 +90,17 @@ export class WalletGrader {
     if (op) Object.assign(op, { x, answer: a, ret: ++this.seq });
 
     const inTime = this.tally('WALLET_ANSWERS_IN_TIME');
-    inTime.exercise(user);
     let reply: ReadReply | undefined;
     if (a.kind === 'none') {
-      // A wallet not reached is not a slow one: the message (and the check's fix) says which it was.
-      inTime.violate(a.cause === 'unreachable' ? `${what(x)}: ${a.why}` : `${what(x)}: no reply (${a.why})`, x, a);
+      // This side's own wait (probe's --timeout, proxy mode's --upstream-timeout-ms) ran out before
+      // the provider's time-out: the wallet may yet have answered in time. Not judged.
+      if (!(a.cause === 'timeout' && a.at - x.sentAt + OWN_CUT_SLACK_MS < this.options.clientTimeoutMs)) {
+        inTime.exercise(user);
+        // A wallet not reached is not a slow one: the message (and the check's fix) says which it was.
+        inTime.violate(a.cause === 'unreachable' ? `${what(x)}: ${a.why}` : `${what(x)}: no reply (${a.why})`, x, a);
+      }
     } else {
+      inTime.exercise(user);
       const ms = a.at - x.sentAt;
       if (ms > this.options.clientTimeoutMs)
         inTime.violate(
