@@ -147,32 +147,45 @@ t.test('the built CLI says what the round needs next only once the reply is know
     rules: [
       { name: 'lost', when: { event_type: 'bet', user_id: 'lost' }, then: { drop_connection: true }, times: 1 },
       { name: 'r1', when: { event_type: 'bet_result', user_id: 'r1' }, then: { code: 'R1' }, times: 1 },
+      { name: 'odd', when: { event_type: 'bet', user_id: 'odd' }, then: { body: { code: 'R9' } }, times: 1 },
     ],
   });
   t.teardown(() => app.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/callback`;
-  const send = (...args: string[]) =>
-    run(process.execPath, [CLI, 'send', ...args, '--url', url, '--currency', 'USD']).catch(
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const url = `${base}/callback`;
+  const sendTo = (to: string, ...args: string[]) =>
+    run(process.execPath, [CLI, 'send', ...args, '--url', to, '--currency', 'USD']).catch(
       (e: { code: number; stdout: string; stderr: string }) => e,
     );
+  const send = (...args: string[]) => sendTo(url, ...args);
 
   const won = await send('bet', '--user', 'usd', '--amount', '1', '--game', 'G-ok');
   t.match(won.stderr, 'wallet-sim send: game_no G-ok\n', 'the round, said before the reply');
-  t.match(won.stderr, /\nwallet-sim send: settle round G-ok with send bet_result --game G-ok\n$/, 'R0: settle it');
+  t.match(
+    won.stderr,
+    /\nwallet-sim send: settle round G-ok: send bet_result with the same --url and credentials, --user usd --currency USD --amount 1 --game G-ok --winloss </,
+    'R0: settle it, with the options the bet was built from',
+  );
+  const settled = await send('bet_result', '--user', 'usd', '--amount', '1', '--winloss', '-1', '--game', 'G-ok');
+  t.match(settled.stdout, /"code":"R0"/, 'the settlement as advised is applied');
 
   const poor = await send('bet', '--user', 'usd', '--amount', '500', '--game', 'G-poor', '--transaction-id', 'tx-poor');
-  t.match(poor.stderr, /R4 refuses bet tx-poor: do not resend it, and do not settle round G-poor\n$/, 'R4: leave it');
-  t.notMatch(poor.stderr, 'settle round G-poor with', 'no settle hint on a refusal');
+  t.match(
+    poor.stderr,
+    /R4 refuses bet tx-poor: do not resend it; settle round G-poor only if another of its bets got R0\n$/,
+    'R4: leave it',
+  );
 
   const lost = await send('bet', '--user', 'lost', '--amount', '1', '--game', 'G-lost', '--transaction-id', 'tx-lost');
   t.match(lost.stdout, '← no reply after');
   t.match(
     lost.stderr,
-    'no answer: the bet may or may not be booked; resend it unchanged with the same options and --game G-lost ' +
-      '--transaction-id tx-lost; settle round G-lost only after the bet gets R0',
+    'no answer: the bet may or may not be booked; resend it unchanged with the same options, --user lost --currency USD --amount 1 ' +
+      '--game G-lost --transaction-id tx-lost, within the retry window',
   );
+  t.match(lost.stderr, /settle round G-lost only once the bet gets R0\n$/);
   const again = await send('bet', '--user', 'lost', '--amount', '1', '--game', 'G-lost', '--transaction-id', 'tx-lost');
   t.match(again.stdout, /"code":"R0"/, 'the resend, unchanged, is answered R0');
 
@@ -192,7 +205,39 @@ t.test('the built CLI says what the round needs next only once the reply is know
   );
   t.match(
     failed.stderr,
-    /R1 \(failed processing\): the bet_result may or may not be booked; resend it unchanged with .*--transaction-id tx-r1\n$/,
+    /R1 \(failed processing\): the bet_result may or may not be booked; resend it unchanged with .*--transaction-id tx-r1, /,
   );
   t.notMatch(failed.stderr, 'settle round', 'a bet_result is the settlement');
+
+  const odd = await send('bet', '--user', 'odd', '--amount', '1', '--game', 'G-odd');
+  t.match(
+    odd.stderr,
+    /no code of the spec \(R9\): the bet may or may not be booked; resend it unchanged/,
+    'a code outside the spec is no refusal',
+  );
+
+  const noPath = await sendTo(base, 'bet', '--user', 'usd', '--amount', '1');
+  t.match(noPath.stderr, /--url is the callback URL/);
+  t.notMatch(noPath.stderr, /resend|settle round/, 'a wrong URL: no advice about the round');
+
+  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-send-next-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'settle.json');
+  writeFileSync(
+    file,
+    composeCallback('bet_result', {
+      ...defaults(url),
+      user: 'usd',
+      currency: 'USD',
+      amount: money(1),
+      game: 'G-never',
+      transactionId: 'tx-file',
+    }),
+  );
+  const refused = await send('bet', '--body', file);
+  t.match(
+    refused.stderr,
+    /R3 refuses bet_result tx-file: do not resend it; round G-never stays open until a corrected settlement is applied/,
+    "the body's own event",
+  );
 });

@@ -1,7 +1,7 @@
 import type { Exchange } from '../client/http.js';
 import { isBlockedPortText } from '../client/blocked-ports.js';
 import { maskedHeaders } from '../kernel/secrets.js';
-import { CODES, type EventType, SUCCESS } from '../protocol/seed/codes.js';
+import { CODES, type EventType, verdictOf } from '../protocol/seed/codes.js';
 import { EVENT, HEADER } from '../protocol/seed/wire.js';
 
 // How `send` reads a reply: the exchange as printed, what went wrong, and what the round needs next.
@@ -65,34 +65,60 @@ export function notHttp200Line(x: Exchange): string | undefined {
   );
 }
 
+/** The options a callback built from them was sent with: what a resend or a settlement repeats. */
+export interface SentWith {
+  user: string;
+  currency: string;
+  /** The stake (--amount), as given. */
+  amount: string;
+}
+
 /**
  * What the round needs next, said only once the reply is known: a bet answered R0 is settled; a
- * bet or bet_result with no answer (no reply, not HTTP 200, R1) is resent unchanged under its own
- * transaction_id; a refusal (R2–R4) is neither resent nor, for a bet, settled.
+ * bet or bet_result with no definite answer (no reply, not HTTP 200, R1, no code of the spec) is
+ * resent unchanged under its own transaction_id; a refusal (R2–R4) is not resent. `options`: the
+ * options the body was built from (none for --body). Nothing is said when nothing was sent, or
+ * when the URL is the fault (a 404: the hint before says so).
  */
-export function nextStepLine(event: EventType, x: Exchange, fromOptions: boolean): string | undefined {
-  if (event === EVENT.login || (!x.reply && (isRefused(x) || isBlockedPortText(x.error)))) return undefined;
+export function nextStepLine(event: EventType, x: Exchange, options: SentWith | undefined): string | undefined {
+  if (!x.reply && (isRefused(x) || isBlockedPortText(x.error) || /ENOTFOUND|EAI_AGAIN/.test(x.error ?? ''))) return undefined;
+  if (x.reply?.status === 404 || x.reply?.status === 405) return undefined;
   const sent = sentIds(x.request.body);
   if (!sent) return undefined;
   const { game, id } = sent;
+  // A --body file says what it is; the argument may not.
+  const what = sent.event === EVENT.bet || sent.event === EVENT.betResult ? sent.event : event;
+  if (what === EVENT.login) return undefined;
   const code = x.reply?.status === 200 ? replyCode(x) : undefined;
-  if (code === SUCCESS) return event === EVENT.bet ? `settle round ${game} with send bet_result --game ${game}` : undefined;
-  if (code !== undefined && code !== 'R1') {
-    const round = event === EVENT.bet ? `, and do not settle round ${game}` : '';
-    return `${code} refuses ${event} ${id}: do not resend it${round}`;
+  const verdict = code === undefined ? 'none' : verdictOf(code);
+  const player = options ? ` --user ${options.user} --currency ${options.currency} --amount ${options.amount}` : '';
+  if (verdict === 'applied') {
+    if (what !== EVENT.bet) return undefined;
+    return options
+      ? `settle round ${game}: send bet_result with the same --url and credentials,${player} --game ${game} ` +
+          "--winloss <the round's net win (+) or loss (-)>"
+      : `settle round ${game} with a bet_result of the bet's player, currency and stake (send bet_result --game ${game} …)`;
   }
-  const again = fromOptions ? `the same options and --game ${game} --transaction-id ${id}` : 'the same --body';
-  const why = code === 'R1' ? 'R1 (failed processing)' : 'no answer';
-  const settle = event === EVENT.bet ? `; settle round ${game} only after the bet gets R0` : '';
-  return `${why}: the ${event} may or may not be booked; resend it unchanged with ${again}${settle}`;
+  if (verdict === 'refused') {
+    return what === EVENT.bet
+      ? `${code} refuses bet ${id}: do not resend it; settle round ${game} only if another of its bets got R0`
+      : `${code} refuses bet_result ${id}: do not resend it; round ${game} stays open until a corrected settlement is applied`;
+  }
+  const why = verdict === 'unknown' ? 'R1 (failed processing)' : verdict === 'invalid' ? `no code of the spec (${code})` : 'no answer';
+  const again = options ? `the same options,${player} --game ${game} --transaction-id ${id}` : 'the same --body';
+  const settle = what === EVENT.bet ? `; settle round ${game} only once the bet gets R0` : '';
+  return (
+    `${why}: the ${what} may or may not be booked; resend it unchanged with ${again}, within the retry window ` +
+    `(wallet-sim's retry_window_s, 60 s by default), each wait no shorter than the last${settle}`
+  );
 }
 
-/** The round and transaction a sent body names, when it is a callback that names both. */
-function sentIds(body: string): { game: string; id: string } | undefined {
+/** The round, transaction and event a sent body names, when it is a callback that names the first two. */
+function sentIds(body: string): { game: string; id: string; event: unknown } | undefined {
   try {
-    const sent = JSON.parse(body) as { data?: { game_no?: unknown } | null; transaction_id?: unknown } | null;
+    const sent = JSON.parse(body) as { data?: { game_no?: unknown } | null; transaction_id?: unknown; event_type?: unknown } | null;
     const [game, id] = [sent?.data?.game_no, sent?.transaction_id];
-    return typeof game === 'string' && typeof id === 'string' ? { game, id } : undefined;
+    return typeof game === 'string' && typeof id === 'string' ? { game, id, event: sent?.event_type } : undefined;
   } catch {
     return undefined;
   }

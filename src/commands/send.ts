@@ -192,7 +192,8 @@ export function sendCommand(): Command {
         if (hint) console.error(`\nwallet-sim send: ${hint}`);
         const notBooked = notHttp200Line(exchange);
         if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
-        const next = nextStepLine(event, exchange, o.body === undefined);
+        const built = o.body === undefined ? { user: o.user, currency: o.currency, amount: o.amount.toFixed() } : undefined;
+        const next = hint ? undefined : nextStepLine(event, exchange, built);
         if (next) console.error(`\nwallet-sim send: ${next}`);
         process.exitCode = !notBooked && replyCode(exchange) === SUCCESS ? 0 : 1;
       })

@@ -105,7 +105,7 @@ t.test("send on a tenant's callback URL: its scenario with --token-file, else th
   const seeing = await send('bet', '--token-file', at('send-token'));
   t.match(seeing.stderr, `player player-1 (USD) from the simulator's scenario "small"`);
   t.equal(seeing.code, 0, "R0: the scenario's currency");
-  const game = /wallet-sim send: game_no (\S+)\n[^]*wallet-sim send: settle round \1 with send bet_result --game \1\n/.exec(
+  const game = /wallet-sim send: game_no (\S+)\n[^]*wallet-sim send: settle round \1: send bet_result .* --game \1 --winloss/.exec(
     seeing.stderr,
   )?.[1];
   t.ok(game, `a bet's game_no is said (${seeing.stderr})`);
