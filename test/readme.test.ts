@@ -267,13 +267,16 @@ t.test('the spec the README links to ships in the package', async (t) => {
   t.ok(existsSync(join(ROOT, 'docs/spec/callbacks.md')), 'docs/spec/callbacks.md exists');
   const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
   t.ok(files.includes('docs'), 'package.json files has docs/, so the installed README links work');
-  // Every page the package ships (README.md and docs/) links only to what it ships: an installed
-  // copy has no bench/ or src/ beside it.
-  for (const page of markdownPages().filter((p) => p === 'README.md' || p.startsWith('docs/'))) {
+  // Every page the package ships links only to what it ships, and to what is there: an installed
+  // copy has no src/ or test/ beside it.
+  const shipped = [...markdownPages(), 'bench/results/history.md'].filter((p) => files.some((f) => p === f || p.startsWith(`${f}/`)));
+  t.ok(shipped.includes('bench/results/history.md') && shipped.includes('docs/cli.md'), `${shipped.length} shipped pages`);
+  for (const page of shipped) {
     const dir = page.includes('/') ? page.slice(0, page.lastIndexOf('/')) : '.';
     for (const { file } of relativeLinks(doc(page))) {
       const target = join(dir, file).replace(/^\.\//, '');
       if (file === '' || PENDING.has(target)) continue;
+      t.ok(existsSync(join(ROOT, target)), `${page} links to ${target}: it exists`);
       t.ok(
         files.some((f) => target.startsWith(`${f}/`) || target === f),
         `${page} links to ${target}: in the package (package.json files)`,

@@ -107,22 +107,27 @@ export interface RunShelf {
 }
 
 /**
- * The tenant's runs as one list, oldest first, the last `kept` of them: the shelf's (newest first,
- * every process's) and this process's own, its copy winning (the freshest). This process may still
- * hold runs the shelf has dropped since (other processes ran newer ones): the merged list is cut to
- * `kept`, as one process's would be.
+ * The tenant's runs as one list, oldest first, the last `kept` of them: the shelf's in its own order
+ * (newest first, every process's: one run at a time per tenant, so that is the order they started
+ * in) and this process's own, its copy winning (the freshest). A run of this process the shelf does
+ * not hold (Redis was away, or it has dropped it since: other processes ran newer ones) goes where
+ * its start time puts it among the shelf's; the list is then cut to `kept`, as one process's would
+ * be, never cutting a run still running.
  */
-export function listedRuns<R extends { id: string; started_at: string }>(
+export function listedRuns<R extends { id: string; started_at: string; state: string }>(
   shelved: readonly R[],
   here: ReadonlyMap<string, R>,
   kept: number,
 ): R[] {
-  const all = new Map<string, R>();
-  for (const run of shelved) all.set(run.id, here.get(run.id) ?? run);
-  for (const run of here.values()) if (!all.has(run.id)) all.set(run.id, run);
-  // ISO times of one clock kind sort as text; equal ones keep the shelf's order, oldest first.
-  const oldestFirst = [...all.values()].reverse().sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
-  return oldestFirst.slice(-kept);
+  const listed = [...shelved].reverse().map((run) => here.get(run.id) ?? run);
+  const onShelf = new Set(listed.map((r) => r.id));
+  for (const run of here.values()) {
+    if (onShelf.has(run.id)) continue;
+    const after = listed.findIndex((r) => r.started_at > run.started_at);
+    listed.splice(after < 0 ? listed.length : after, 0, run);
+  }
+  let cut = listed.length - kept;
+  return listed.filter((r) => !(cut > 0 && r.state !== 'running' && cut-- > 0));
 }
 
 export interface ProbeRunsOptions {

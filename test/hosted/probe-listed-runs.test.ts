@@ -7,7 +7,7 @@ import { listedRuns } from '../../src/routes/probe-run.js';
 interface R {
   id: string;
   started_at: string;
-  state?: string;
+  state: string;
 }
 const at = (minute: number) => new Date(Date.UTC(2026, 11, 2, 1, minute)).toISOString();
 const run = (id: string, minute: number, state = 'done'): R => ({ id, started_at: at(minute), state });
@@ -53,6 +53,20 @@ const rows: { name: string; shelved: R[]; here: R[]; kept: number; want: string[
     here: [run('a0', 0), run('a1', 2), run('a2', 4)],
     kept: 4,
     want: ['b0', 'a1', 'b1', 'a2'],
+  },
+  {
+    name: "a running run of this process whose clock lags the others': kept, not cut as the oldest",
+    shelved: shelf('s', 10, 3),
+    here: [run('h', 0, 'running')],
+    kept: 3,
+    want: ['h', 's1', 's2'],
+  },
+  {
+    name: "the shelf's order stands, whatever the start times say (one run at a time per tenant)",
+    shelved: [run('late-clock', 1), run('early', 5)],
+    here: [],
+    kept: 5,
+    want: ['early', 'late-clock'],
   },
 ];
 
