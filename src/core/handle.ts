@@ -231,7 +231,7 @@ export function respond(sim: Simulator, input: CallbackInput, intake: Intake, { 
       balance_before: outcome.decision?.balanceBefore?.toNumber(),
       // The reply's latest_balance when it is this balance: the same number, read once.
       balance_after: built && latest === balance ? built.balance : balance?.toNumber(),
-      replayed: outcome.decision?.replayed ?? false,
+      replayed: outcome.decision?.replayed ?? outcome.replayed ?? false,
       findings,
       // (no spread: one shape for every entry; an absent leg is undefined and never serialized)
       upstream: outcome.upstream,

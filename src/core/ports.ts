@@ -65,6 +65,8 @@ export interface Outcome {
   relayed?: Relayed;
   /** The upstream leg, for the journal: what went upstream (or that nothing did) and what came back. */
   upstream?: UpstreamLeg;
+  /** Proxy mode: the upstream answered R0 to a transaction it had answered R0 before (a replay). */
+  replayed?: boolean;
 }
 
 /** What the pipeline reads of the local ledger's decision. */

@@ -188,9 +188,11 @@ export class UpstreamWallet implements Wallet {
     // What the upstream reported, kept for GET /admin/players, the ledger and a forced code's balance.
     // A store that fails here does not change what the provider gets: the upstream has answered.
     try {
-      await this.records.store.transact(keysOf(request), (view) => ({
-        changes: reportedChanges(view, request, reported.code, reported.balance!, this.records.config, repliedAt),
-      }));
+      await this.records.store.transact(keysOf(request), (view) => {
+        // An R0 to a transaction already answered R0 (its ledger row is there): a replay, as the journal says of wallet-sim's own.
+        outcome.replayed = reported.code === SUCCESS && view.transaction !== undefined;
+        return { changes: reportedChanges(view, request, reported.code, reported.balance!, this.records.config, repliedAt) };
+      });
     } catch {
       // (the store's own failure is on /health)
     }

@@ -91,6 +91,12 @@ t.test('each rule kind through the proxy, against wallet-sim as the upstream', a
     const ledger = (await up.get('/admin/ledger?user_id=u-drop')) as any[];
     t.equal(ledger.length, 1, 'one bet in the upstream ledger');
     t.equal((await upstreamTx(b.transaction_id)).length, 2, 'both attempts reached the upstream');
+    const entries = (await proxy.app.inject({ url: `/admin/journal?transaction_id=${b.transaction_id}` })).json().entries as any[];
+    t.same(
+      entries.map((e) => e.replayed),
+      [false, true],
+      "the journal calls the resend a replay, as the upstream's R0 to an applied transaction is (verify's replayed filter)",
+    );
   });
 
   t.test('http_status: replaces the status after forwarding', async (t) => {
