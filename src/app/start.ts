@@ -250,6 +250,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     const longest = longestDelay(checked.scenario);
     if (o.idleTimeoutMs > 0 && longest >= o.idleTimeoutMs) console.error(MESSAGES.IDLE_BELOW_DELAY(o.idleTimeoutMs, longest));
     const [upstreamMs, clientS] = [o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS, checked.scenario.grading.client_timeout_s];
+    if (o.upstream !== undefined && new URL(o.upstream).pathname === '/') console.error(MESSAGES.UPSTREAM_NO_PATH(o.upstream));
     if (o.upstream !== undefined && upstreamMs < clientS * 1000) console.error(MESSAGES.UPSTREAM_TIMEOUT_SHORT(upstreamMs, clientS));
 
     // The store closes after the last reply; past the grace, connections are cut, and the store

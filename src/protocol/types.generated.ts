@@ -694,7 +694,7 @@ user_id?: string
 thresholds?: ReportThresholds
 summary: ReportSummary
 /**
- * Every check, always all of them, in a fixed order: the provider's 14, then (in proxy mode only) the operator wallet's 6.
+ * Every check, always all of them, in a fixed order: the provider's 14, then (in proxy mode only) the operator wallet's 8.
  */
 checks: ReportCheck[]
 /**

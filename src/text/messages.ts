@@ -43,6 +43,9 @@ export const MESSAGES = {
     `wallet-sim: warning: --upstream-timeout-ms ${upstreamMs} is shorter than the scenario's grading.client_timeout_s ${clientS}: ` +
     'an upstream reply later than that is cut though in time for the provider, and WALLET_ANSWERS_IN_TIME does not judge it; ' +
     `raise --upstream-timeout-ms to at least ${clientS * 1000}`,
+  UPSTREAM_NO_PATH: (url: string) =>
+    `wallet-sim: warning: --upstream ${url} has no path, where a wallet's callback route usually has one (e.g. ${new URL(url).origin}/callback): ` +
+    "if the wallet answers 404 there, every callback fails WALLET_REPLY_VALID; give the wallet's callback URL",
   UPSTREAM_UNREACHABLE: (url: string, why: string) =>
     `wallet-sim: warning: the upstream wallet ${url} was ${why}; starting anyway ` +
     '(callbacks are forwarded once it answers; GET /health shows upstream.reachable)',

@@ -4,7 +4,7 @@
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
-import { bet, buildTestApp, login, post, TEST_SCENARIO } from '../helpers/app.js';
+import { bet, buildTestApp, HEADERS, login, post, TEST_SCENARIO } from '../helpers/app.js';
 import { eventually } from '../helpers/spawn-cli.js';
 import { startSimulator } from '../../src/index.js';
 import { scenarioFile, startProxy, startUpstream, UPSTREAM_SCENARIO } from './upstream.js';
@@ -172,3 +172,37 @@ t.test('start --upstream with the wallet down: the warning on stderr, and it lis
   const h = await (await fetch(`${started.url}/health`)).json();
   t.match(h, { status: 'ok', upstream: { reachable: false } });
 });
+
+t.test('start --upstream with no path: a warning naming the callback path, and a 404 said as such', async (t) => {
+  const port = await plainHttp404(t);
+  const started = await start(t, [
+    '--port',
+    '0',
+    '--scenario',
+    scenarioFile({ ...TEST_SCENARIO, players: [] }),
+    '--upstream',
+    `http://127.0.0.1:${port}`,
+  ]);
+  t.ok(
+    await eventually(async () =>
+      /warning: --upstream http:\/\/127\.0\.0\.1:\d+ has no path, .*e\.g\. http:\/\/127\.0\.0\.1:\d+\/callback/.test(started.stderr()),
+    ),
+    started.stderr(),
+  );
+  await fetch(`${started.url}/callback`, { method: 'POST', headers: HEADERS, body: JSON.stringify(login('p1')) });
+  const report = await (await fetch(`${started.url}/admin/report`)).json();
+  const valid = report.checks.find((c: { id: string }) => c.id === 'WALLET_REPLY_VALID');
+  t.match(valid.violations[0].message, /HTTP 404: no callback route there \(is the URL the wallet's callback path/);
+  t.notMatch(valid.violations[0].message, /undefined/, 'a missing field is said missing');
+});
+
+/** A plain-HTTP server answering 404 with an HTML page to anything, on a free loopback port. */
+async function plainHttp404(t: Test): Promise<number> {
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as { port: number }).port;
+}

@@ -76,7 +76,9 @@ const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
 export function readReply(x: SentCallback, a: WireReply): ReadReply {
   const problems: string[] = [];
   const read = (out: Omit<ReadReply, 'verdict'>): ReadReply => ({ ...out, verdict: verdictOf(out.code) });
-  if (a.status !== 200) problems.push(`HTTP ${a.status} (the spec answers every callback with HTTP 200 and a code in the body)`);
+  if (a.status === 404 || a.status === 405)
+    problems.push(`HTTP ${a.status}: no callback route there (is the URL the wallet's callback path, e.g. …/callback?)`);
+  else if (a.status !== 200) problems.push(`HTTP ${a.status} (the spec answers every callback with HTTP 200 and a code in the body)`);
   const type = a.headers['content-type'];
   if (!type || !/^application\/json\s*(;|$)/i.test(type))
     problems.push(`Content-Type ${type === undefined ? 'missing' : JSON.stringify(type)} (must be application/json)`);
@@ -105,13 +107,13 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
   const out: Omit<ReadReply, 'verdict'> = { problems };
   const code = codeOf(reply);
   if (code) out.code = code;
-  else problems.push(`code ${JSON.stringify(reply.code)} (must be one of R0, R1, R2, R3, R4, upper case)`);
+  else problems.push(`code ${shown(reply.code)} (must be one of R0, R1, R2, R3, R4, upper case)`);
   if (x.event !== undefined && reply.event_type !== x.event)
-    problems.push(`event_type ${JSON.stringify(reply.event_type)} (must echo the request's "${x.event}")`);
+    problems.push(`event_type ${shown(reply.event_type)} (must echo the request's "${x.event}")`);
   if (x.user !== undefined && reply.user_id !== x.user)
-    problems.push(`user_id ${JSON.stringify(reply.user_id)} (must echo the request's ${JSON.stringify(x.user)})`);
+    problems.push(`user_id ${shown(reply.user_id)} (must echo the request's ${JSON.stringify(x.user)})`);
   if (typeof reply.timestamp !== 'number')
-    problems.push(`timestamp ${JSON.stringify(reply.timestamp)} (must be a number: Unix time in seconds)`);
+    problems.push(`timestamp ${shown(reply.timestamp)} (must be a number: Unix time in seconds)`);
   if (reply.latest_balance !== undefined) {
     const text = writtenBalance(reply, a.text);
     if (text === undefined) problems.push(`latest_balance ${JSON.stringify(reply.latest_balance)} (must be a JSON number)`);
@@ -119,6 +121,9 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
   } else if (out.code === SUCCESS) problems.push('no latest_balance on an R0 reply');
   return read(out);
 }
+
+/** A reply field as quoted in a problem: its JSON, or `missing`. */
+const shown = (value: unknown) => (value === undefined ? 'missing' : JSON.stringify(value));
 
 const headerName = (lower: string) => lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 
