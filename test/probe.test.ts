@@ -205,6 +205,39 @@ t.test('a settlement without a definite answer is resent unchanged, never under 
   }
 });
 
+t.test('a settlement answered R1 on every attempt is never followed by another under a new transaction_id; its round listed', async (t) => {
+  // R1 is no definite answer for a settlement: the round may only be settled by that settlement, resent.
+  const { app, url } = await listening({
+    rules: [{ name: 'r1-settlement', when: { event_type: 'bet_result', user_id: 'usd' }, then: { code: 'R1' }, times: 3 }],
+  });
+  t.teardown(() => app.close());
+  const report = await runProbe({ ...SANDBOX, url, user: 'usd', backoffMs: 50 });
+  const settlements = report.exchanges.flatMap((x) => {
+    let body: { event_type?: string; transaction_id: string; data?: { game_no: string } };
+    try {
+      body = JSON.parse(x.request.body);
+    } catch {
+      return []; // the deliberately malformed body
+    }
+    return body.event_type === 'bet_result' && !x.label.includes('wrong') && !body.transaction_id.startsWith('provoke-') ? [body] : [];
+  });
+  const first = settlements[0]!;
+  const sameRound = settlements.filter((b) => b.data?.game_no === first.data?.game_no);
+  t.same([...new Set(sameRound.map((b) => b.transaction_id))], [first.transaction_id], 'the round: its own settlement alone');
+  t.same(
+    report.unsettled.filter((u) => u.game_no === first.data?.game_no).map((u) => u.why),
+    ['its settlement got R1 (failed processing) on 3 attempts'],
+    'listed open, saying why',
+  );
+  const graded = (await app.inject({ url: '/admin/report' })).json<Report>().checks;
+  for (const id of ['RETRY_SAME_TRANSACTION', 'ONE_SETTLEMENT_PER_ROUND', 'FAILED_SETTLEMENT_RETRIED'])
+    t.not(
+      graded.find((c) => c.id === id)?.violations.some((v) => v.transaction_id === first.transaction_id),
+      true,
+      `${id}: nothing of it`,
+    );
+});
+
 t.test('a wallet in binary floats fails WALLET_BALANCE_EXACT alone, with the numbers', async (t) => {
   const { report, text } = await probeZoo({ defect: 'float-money' });
   t.same(failing(report), ['WALLET_BALANCE_EXACT'], text);

@@ -1,4 +1,4 @@
-import { SUCCESS } from '../protocol/seed/codes.js';
+import { FAILED, SUCCESS } from '../protocol/seed/codes.js';
 import { FIELD } from '../protocol/seed/wire.js';
 import { type BetLine, betResultRequest, type Envelope, loginRequest, type RoundInfo } from '../protocol/seed/callbacks.js';
 import type { Credentials } from '../client/http.js';
@@ -237,9 +237,10 @@ export class Check {
     const open = this.session.open.get(gameNo);
     const reply = await this.send(label, body, o);
     if (reply.code === SUCCESS) this.settled(gameNo, credit);
-    else if (open && reply.unusable) {
+    else if (open && (reply.unusable || reply.code === FAILED)) {
+      // No definite answer (R1 says nothing was decided): only this body, same transaction_id, may settle the round.
       open.settlement = body;
-      open.why = `its settlement got ${reply.unusable} on ${reply.attempts} attempts`;
+      open.why = `its settlement got ${reply.unusable ?? 'R1 (failed processing)'} on ${reply.attempts} attempts`;
     }
     return reply;
   }
