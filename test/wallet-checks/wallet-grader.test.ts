@@ -95,7 +95,11 @@ t.test('each defect fails exactly its check', async (t) => {
     ['a 5 s reply to a 3 s client', () => [step(login('p'), { ms: 5000 })], ['WALLET_ANSWERS_IN_TIME']],
     ['no reply', () => [{ ex: login('p'), reply: none(login('p')) }], ['WALLET_ANSWERS_IN_TIME']],
     ['R0 to an invalid callback', () => [step({ ...bet('p', 'b1', 10), valid: false }, { balance: '90' })], ['WALLET_REFUSES_INVALID']],
-    ['R0 to wrong credentials', () => [step({ ...login('p'), credentialsOk: false })], ['WALLET_REFUSES_INVALID']],
+    [
+      "R0 to wrong credentials (the scenario's accepted too)",
+      () => [step(login('p')), step({ ...login('p'), credentialsOk: false })],
+      ['WALLET_REFUSES_INVALID'],
+    ],
   ];
   for (const [name, steps, want] of rows) {
     const r = grade(steps(), 3000);
@@ -141,6 +145,35 @@ t.test("WALLET_ANSWERS_IN_TIME: this side's own shorter wait is no judgement of 
     t.equal(r.get('WALLET_ANSWERS_IN_TIME')!.exercised, exercised, `${name}: exercised ${exercised}`);
   }
 });
+
+t.test(
+  "proxy mode: R0s to other credentials are held until the wallet accepts the scenario's (a typo in the scenario is not the wallet's)",
+  async (t) => {
+    const other = () => ({ ...login('p'), credentialsOk: false, sentHeaders: { apiId: 'acme', callbackUrl: 'http://provider/cb' } });
+    const only = grade([step(other()), step(other())]);
+    const invalid = only.get('WALLET_REFUSES_INVALID')!;
+    t.equal(invalid.status, 'not_exercised', 'not failed: the scenario may be the typo');
+    t.match(
+      invalid.detail,
+      /2 R0s to credentials other than the scenario's \(Api-Id acme\) not judged: the wallet has not accepted the scenario's/,
+    );
+    for (const order of [
+      [step(other()), step(login('p'))],
+      [step(login('p')), step(other())],
+    ]) {
+      const r = grade(order);
+      t.equal(r.get('WALLET_REFUSES_INVALID')!.status, 'fail', "once the scenario's are accepted, judged, whatever the order");
+      t.equal(r.get('WALLET_REFUSES_INVALID')!.violations.length, 1);
+    }
+    const refused = grade([step(login('p'), { code: 'R2', balance: null }), step(other())]);
+    t.equal(refused.get('WALLET_REFUSES_INVALID')!.status, 'not_exercised', "the scenario's refused (R2): still held");
+    t.equal(
+      grade([step(other())], 10_000, true).get('WALLET_REFUSES_INVALID')!.status,
+      'fail',
+      'probe (it knows its credentials): at once',
+    );
+  },
+);
 
 t.test('no false alarm under concurrency or after an unanswered callback', async (t) => {
   // Two bets of one player in flight together, answered in reverse order: no order can be known.

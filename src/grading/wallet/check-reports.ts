@@ -23,6 +23,8 @@ export interface Open {
   pending: number;
   undecided: number;
   why: string[];
+  /** R0s to credentials other than the scenario's, held while the wallet never accepted the scenario's (proxy mode). */
+  held?: { n: number; apiIds: string[] };
 }
 
 /** The wallet-side checks as a report lists them, from their tallies (`userId`: one player's). */
@@ -36,7 +38,14 @@ export function checkReports(tally: (id: WalletCheckId) => WalletTally, userId: 
     const failed = list.length + more;
     const status = failed ? 'fail' : pending ? 'pending' : exercised ? 'pass' : 'not_exercised';
     const [one, other] = c.unit;
-    const couldNot = undecided ? `${count(undecided, { one, other })} could not be judged (${open.why.join('; ')})` : '';
+    const held = c.id === 'WALLET_REFUSES_INVALID' ? (open.held?.n ?? 0) : 0;
+    const couldNot = undecided
+      ? `${count(undecided, { one, other })} could not be judged (${open.why.join('; ')})`
+      : held
+        ? `${count(held, { one: 'R0', other: 'R0s' })} to credentials other than the scenario's (Api-Id ${open.held!.apiIds.join(', ')}) ` +
+          "not judged: the wallet has not accepted the scenario's credentials, so those may be the provider's real ones and the " +
+          "scenario's a typo (check its credentials; they are judged once the wallet accepts the scenario's)"
+        : '';
     const detail =
       status === 'not_exercised'
         ? couldNot
