@@ -132,6 +132,7 @@ t.test('a session that proved nothing, or whose callbacks were refused, is not q
     quiet.stdout,
     /note: callbacks were refused for the caller's errors: CREDENTIALS_WRONG ×3 \(--fail-on findings fails such a run\)/,
   );
+  t.match(quiet.stdout, /note: no callback carried the scenario's credentials, so no provider check graded any/);
   const strict = await reportHere(['--url', sim.url, '--fail-on', 'not_exercised']);
   t.equal(strict.code, 1);
   t.match(strict.stdout, /FAIL: LOST_REPLY_RETRIED, .* \(--fail-on not_exercised\)/);

@@ -112,9 +112,18 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   if (!failing.length && !onFindings) {
     if (r.checks.every((c) => c.status === 'not_exercised'))
       out.push(paint(33, 'note: no check was exercised, so none could fail (--fail-on not_exercised fails such a run)'));
+    // In proxy mode the wallet answered them, not wallet-sim: they were not graded.
+    const had = r.upstream === undefined ? 'were refused for' : 'had (the provider checks grade none of them)';
     if (refused.length)
+      out.push(paint(33, `note: callbacks ${had} the caller's errors: ${refused.join(', ')} (--fail-on findings fails such a run)`));
+    const provider = r.checks.filter((c) => c.side !== 'wallet');
+    if (r.findings.CREDENTIALS_WRONG && provider.every((c) => c.status === 'not_exercised'))
       out.push(
-        paint(33, `note: callbacks were refused for the caller's errors: ${refused.join(', ')} (--fail-on findings fails such a run)`),
+        paint(
+          33,
+          "note: no callback carried the scenario's credentials, so no provider check graded any: if the provider's are right, " +
+            "the scenario's credentials are wrong (GET /admin/scenario shows them)",
+        ),
       );
   }
   const named = [...failing.map((c) => c.id), ...(onFindings ? [`findings ${refused.join(', ')}`] : [])];
