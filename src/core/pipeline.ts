@@ -74,6 +74,9 @@ export class Answer implements JournalledExchange {
   private attempt: unknown;
   /** Journalled and graded by the store's commit itself (Redis: one script): what it decided and kept. */
   private sealed?: { out: CallbackOutput; entry: StoredEntry };
+  /** Proxy mode: when the caller closed the connection while the upstream wallet answered (its time-out). */
+  private closedAt?: number;
+  private offClose?: () => void;
 
   constructor(
     private readonly sim: Simulator,
@@ -98,6 +101,8 @@ export class Answer implements JournalledExchange {
   private run(): Awaitable<undefined> {
     const { input } = this.http;
     let out: Awaitable<CallbackOutput>;
+    // Grading learns of the attempt once the wallet answered: a close before that is kept till then.
+    if (this.sim.upstream !== undefined) this.offClose = this.http.onClose(() => (this.closedAt ??= Date.now()));
     try {
       // Read (authenticate → parse → validate), then the scenario's rule and the wallet, then the reply.
       const intake = this.sim.protocol.read(this.sim, input);
@@ -117,6 +122,7 @@ export class Answer implements JournalledExchange {
   }
 
   private failed(e: unknown): never {
+    this.offClose?.();
     this.grader.settle(this.ticket);
     throw e;
   }
@@ -182,6 +188,8 @@ export class Answer implements JournalledExchange {
     this.journalId = pending.id;
     if (out.authenticated) this.attempt = grader.arrived(this, this.ticket);
     else grader.settle(this.ticket);
+    this.offClose?.();
+    if (this.closedAt !== undefined && this.attempt) grader.closed(this.attempt, this.closedAt);
     // Proxy mode: the upstream's answer grades the operator's wallet, citing the journal entry.
     if (out.wallet) grader.wallet?.answered(out.wallet.sent.id, { ...out.wallet.sent, id: pending.id }, out.wallet.answer);
     return out.delayMs ? this.delayed(pending) : this.answer(pending);

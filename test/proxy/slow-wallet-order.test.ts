@@ -19,4 +19,9 @@ t.test('a resend answered before its slow first attempt: no provider check fails
   t.equal((await send(proxy.url, stake))?.code, 'R0', 'the resend, answered while the first is still at the wallet');
   t.equal((await send(proxy.url, result('slow', 'g1', [['1', 'P', 10, 5]], usd)))?.code, 'R0');
   await onlyTheWalletLate(t, proxy.base);
+  const timing = (await (await fetch(`${proxy.base}/admin/report`)).json()).timing;
+  t.ok(
+    timing.observed_timeout_ms && timing.observed_timeout_ms.max >= 900 && timing.observed_timeout_ms.max < 1500,
+    `the client's time-out, closed while the wallet answered, is observed (${JSON.stringify(timing.observed_timeout_ms)})`,
+  );
 });
