@@ -8,6 +8,7 @@ import type { Simulator } from './simulator.js';
 import type { CallbackOutput, ExchangeFeed, JournalledExchange, StoredEntry } from './exchange.js';
 import type { Finding } from '../protocol/findings.js';
 import { loopLag } from './loop-lag.js';
+import { batchReply } from './reply-batch.js';
 
 const NO_CODES: readonly string[] = [];
 
@@ -237,7 +238,7 @@ export class Answer implements JournalledExchange {
     this.out = out;
     // A delayed reply is written when its delay ends: its time is what a caller's time-out meets.
     if (out.delayMs) this.write();
-    else if (replies.push(this) === 1) setImmediate(writeReplies);
+    else batchReply(this);
   }
 
   /** Committed, journalled and graded in one step (the seal's): the reply goes. */
@@ -245,7 +246,7 @@ export class Answer implements JournalledExchange {
     this.out = this.sealed!.out;
     this.journalId = entry.id;
     this.logged(entry, this.out);
-    if (replies.push(this) === 1) setImmediate(writeReplies);
+    batchReply(this);
     return undefined;
   }
 
@@ -285,23 +286,4 @@ export class Answer implements JournalledExchange {
     const { out } = this;
     this.http.send(out.status, out.headers, out.bytes ?? out.body); // a rule may force any status
   }
-}
-
-/**
- * The replies decided while the event loop handles one batch of events (reads, the file store's
- * commits, Redis answers), written together right after it, in the same turn of the loop: a
- * caller on the same machine (a provider's tests in CI) is woken once for them instead of once
- * per reply, which cost the wallet's process more CPU than most of a callback's own work
- * (docs/bench.md). No timer fires in between; a delayed reply is not batched.
- */
-const replies: Answer[] = [];
-function writeReplies(): void {
-  for (const answer of replies) {
-    try {
-      answer.write();
-    } catch (e) {
-      answer.failedLater(e);
-    }
-  }
-  replies.length = 0;
 }

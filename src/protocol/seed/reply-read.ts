@@ -112,8 +112,7 @@ export function readReply(x: SentCallback, a: WireReply): ReadReply {
     problems.push(`event_type ${shown(reply.event_type)} (must echo the request's "${x.event}")`);
   if (x.user !== undefined && reply.user_id !== x.user)
     problems.push(`user_id ${shown(reply.user_id)} (must echo the request's ${JSON.stringify(x.user)})`);
-  if (typeof reply.timestamp !== 'number')
-    problems.push(`timestamp ${shown(reply.timestamp)} (must be a number: Unix time in seconds)`);
+  if (typeof reply.timestamp !== 'number') problems.push(`timestamp ${shown(reply.timestamp)} (must be a number: Unix time in seconds)`);
   if (reply.latest_balance !== undefined) {
     const text = writtenBalance(reply, a.text);
     if (text === undefined) problems.push(`latest_balance ${JSON.stringify(reply.latest_balance)} (must be a JSON number)`);
