@@ -9,7 +9,7 @@ import { Simulator } from '../core/simulator.js';
 import { type Backend, type BackendKind, openBackend } from './stores.js';
 import type { KeyObject } from 'node:crypto';
 import { loadSigner, type Signer, SigningKeyError } from '../evidence/signing-key.js';
-import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { checkProxyable, proxyWarnings } from '../core/scenario/proxy-check.js';
 import { deadRules, warningLines } from '../core/scenario/dead-rules.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../wallet/upstream-wallet.js';
 import { REACH_CHECK_MS } from '../wallet/upstream-reach.js';
@@ -142,7 +142,8 @@ export function checkOptions(o: ServeOptions, name: OptionNaming = CLI_NAMING): 
   try {
     const scenario = loadScenarioFile(file);
     if (o.upstream !== undefined) checkProxyable(scenario, file);
-    return { file, scenario, cors, signer, warnings: warningLines(file, deadRules(scenario.source)) };
+    const proxied = o.upstream === undefined ? [] : proxyWarnings(scenario);
+    return { file, scenario, cors, signer, warnings: warningLines(file, [...deadRules(scenario.source), ...proxied]) };
   } catch (e) {
     if (e instanceof ScenarioError) throw new StartFailure(MESSAGES.SCENARIO_INVALID(e.message));
     throw e;

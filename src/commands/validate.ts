@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { MESSAGES } from '../text/messages.js';
 import { bundledScenarios, resolveScenario } from '../kernel/paths.js';
 import { loadScenarioFile, ScenarioError } from '../core/scenario/scenario.js';
-import { checkProxyable } from '../core/scenario/proxy-check.js';
+import { checkProxyable, proxyWarnings } from '../core/scenario/proxy-check.js';
 import { namesItsHelp } from './options.js';
 import { deadRules, warningLines } from '../core/scenario/dead-rules.js';
 
@@ -25,7 +25,8 @@ export function validateCommand(): Command {
           const scenario = loadScenarioFile(path);
           if (options.proxy) checkProxyable(scenario, path);
           // Warned, not refused: a rule that can never fire loads as it always did.
-          for (const line of warningLines(file, deadRules(scenario.source))) console.error(line);
+          const proxied = options.proxy ? proxyWarnings(scenario) : [];
+          for (const line of warningLines(file, [...deadRules(scenario.source), ...proxied])) console.error(line);
           console.log(MESSAGES.SCENARIO_OK(file, scenario.source.name));
         } catch (e) {
           if (!(e instanceof ScenarioError)) throw e;

@@ -180,3 +180,18 @@ t.test('set_balance refused by start --upstream and validate --proxy', async (t)
   t.equal(proxied.code, 1);
   t.match(proxied.stderr, /\/rules\/0\/then\/set_balance.*proxy mode/);
 });
+
+t.test('what does nothing in proxy mode is warned of by validate --proxy (and loads)', async (t) => {
+  const file = scenarioFile({
+    ...UPSTREAM_SCENARIO,
+    players: [{ user_id: 'seeded', balance: 50, currency: 'USD' }],
+    rules: [rule('x', { latest_balance: 5 }), rule('y', { code: 'R4', latest_balance: 5 })],
+  });
+  const [plain, proxied] = await Promise.all([run(['validate', file]), run(['validate', '--proxy', file])]);
+  t.equal(plain.code, 0);
+  t.notMatch(plain.stderr, /proxy mode/, 'nothing said without --proxy');
+  t.equal(proxied.code, 0, 'warned, not refused');
+  t.match(proxied.stderr, /warning: \/players are not seeded in proxy mode/);
+  t.match(proxied.stderr, /warning: \/rules\/0\/then\/latest_balance changes nothing in proxy mode without code/);
+  t.notMatch(proxied.stderr, /\/rules\/1\//, 'with code it does something');
+});

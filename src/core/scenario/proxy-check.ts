@@ -1,5 +1,5 @@
 import type { Scenario } from '../../protocol/types.generated.js';
-import { type ActiveScenario, ScenarioError } from './scenario.js';
+import { type ActiveScenario, ScenarioError, type ScenarioProblem } from './scenario.js';
 
 /**
  * What proxy mode (start --upstream) cannot do: a rule's `set_balance` changes a balance, and the
@@ -21,6 +21,36 @@ export function checkProxyable(scenario: ActiveScenario | Scenario, source: stri
         ],
   );
   if (problems.length) throw new ScenarioError(source, problems);
+}
+
+/**
+ * What a scenario says that does nothing in proxy mode, warned of (validate --proxy, start
+ * --upstream): listed players (balances are the upstream wallet's: none is seeded) and a rule's
+ * `latest_balance` without `code` (the upstream's reply is relayed as it came).
+ */
+export function proxyWarnings(scenario: ActiveScenario | Scenario): ScenarioProblem[] {
+  const doc = 'source' in scenario ? scenario.source : scenario;
+  const players: ScenarioProblem[] = doc.players?.length
+    ? [
+        {
+          pointer: '/players',
+          message:
+            "are not seeded in proxy mode (balances are the upstream wallet's, which wallet-sim does not write): set them in that wallet; the list changes nothing",
+        },
+      ]
+    : [];
+  const balances = (doc.rules ?? []).flatMap((rule, i) =>
+    rule.then.latest_balance !== undefined && rule.then.code === undefined
+      ? [
+          {
+            pointer: `/rules/${i}/then/latest_balance`,
+            message:
+              "changes nothing in proxy mode without code: the upstream's reply is relayed as it came; add code (answered by wallet-sim, not forwarded) or use body",
+          },
+        ]
+      : [],
+  );
+  return [...players, ...balances];
 }
 
 /** The longest `delay_ms` a hosted tenant's rule may have: a held reply holds a connection of a shared host. */
