@@ -21,11 +21,11 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-/** A plain-HTTP server answering 200 to anything, on a free loopback port (closed when the test ends). */
-async function plainHttp(t: Test): Promise<number> {
+/** A plain-HTTP server answering `status` and `body` to anything, on a free loopback port (closed when the test ends). */
+async function plainHttp(t: Test, status = 200, body = '{}'): Promise<number> {
   const server = createHttpServer((req, res) => {
     req.resume();
-    req.on('end', () => res.end('{}'));
+    req.on('end', () => res.writeHead(status).end(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -149,18 +149,13 @@ t.test('startSimulator({ upstream }) in front of a wallet that is up: no warning
   t.match((await (await fetch(`${sim!.url}/health`)).json()).upstream, { url: up.url, reachable: true, last_error: null });
 });
 
+/** `wallet-sim start --upstream <upstream>` as a process, with no players of its own. */
+const startProxyCli = (t: Test, upstream: string, ...more: string[]) =>
+  start(t, ['--port', '0', '--scenario', scenarioFile({ ...TEST_SCENARIO, players: [] }), '--upstream', upstream, ...more]);
+
 t.test('start --upstream with the wallet down: the warning on stderr, and it listens anyway', async (t) => {
   const port = await deadPort();
-  const started = await start(t, [
-    '--port',
-    '0',
-    '--scenario',
-    scenarioFile({ ...TEST_SCENARIO, players: [] }),
-    '--upstream',
-    `http://127.0.0.1:${port}/cb`,
-    '--upstream-timeout-ms',
-    '2000',
-  ]);
+  const started = await startProxyCli(t, `http://127.0.0.1:${port}/cb`, '--upstream-timeout-ms', '2000');
   t.ok(await eventually(async () => /warning: the upstream wallet .* connection refused/.test(started.stderr())), started.stderr());
   t.ok(
     await eventually(async () =>
@@ -174,15 +169,8 @@ t.test('start --upstream with the wallet down: the warning on stderr, and it lis
 });
 
 t.test('start --upstream with no path: a warning naming the callback path, and a 404 said as such', async (t) => {
-  const port = await plainHttp404(t);
-  const started = await start(t, [
-    '--port',
-    '0',
-    '--scenario',
-    scenarioFile({ ...TEST_SCENARIO, players: [] }),
-    '--upstream',
-    `http://127.0.0.1:${port}`,
-  ]);
+  const port = await plainHttp(t, 404, '<h1>Not Found</h1>');
+  const started = await startProxyCli(t, `http://127.0.0.1:${port}`);
   t.ok(
     await eventually(async () =>
       /warning: --upstream http:\/\/127\.0\.0\.1:\d+ has no path, .*e\.g\. http:\/\/127\.0\.0\.1:\d+\/callback/.test(started.stderr()),
@@ -195,14 +183,3 @@ t.test('start --upstream with no path: a warning naming the callback path, and a
   t.match(valid.violations[0].message, /HTTP 404: no callback route there \(is the URL the wallet's callback path/);
   t.notMatch(valid.violations[0].message, /undefined/, 'a missing field is said missing');
 });
-
-/** A plain-HTTP server answering 404 with an HTML page to anything, on a free loopback port. */
-async function plainHttp404(t: Test): Promise<number> {
-  const server = createHttpServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return (server.address() as { port: number }).port;
-}
