@@ -207,6 +207,30 @@ if (missing) {
     clean(t, o);
   });
 
+  t.test('the code column shows what the caller got: a replaced body or status, a code outside the spec', async (t) => {
+    const { app, sim } = await buildTestApp({
+      rules: [
+        { name: 'text', when: { event_type: 'login', user_id: 'bodied' }, then: { body: 'oops' } },
+        { name: 'status', when: { event_type: 'login', user_id: 'statused' }, then: { http_status: 500 } },
+        { name: 'lower', when: { event_type: 'login', user_id: 'lower' }, then: { body: { code: 'r0' } } },
+      ],
+    });
+    const o = await open(t, { app, sim });
+    const { page, origin } = o;
+    await live(page);
+    const shown: Record<string, string> = { bodied: 'no code', statused: 'HTTP 500', lower: 'r0', 'player-1': 'R0' };
+    for (const [user, text] of Object.entries(shown)) {
+      const sent = login(user);
+      await post(`${origin}/callback`, sent);
+      const code = row(page, sent.transaction_id).locator('.code');
+      await code.waitFor();
+      t.equal(await code.innerText(), text, `${user}: ${text}`);
+      if (user !== 'player-1')
+        t.match(await code.getAttribute('title'), /^decided R0; the caller got /, `${user}: the decision in the title`);
+    }
+    clean(t, o);
+  });
+
   t.test('the page loads the journal first, and a balance edit changes the wallet', async (t) => {
     const { app, sim } = await buildTestApp();
     if (!app.hasRoute({ method: 'GET', url: '/admin/report' })) stubReport(app, sim); // before inject readies the app

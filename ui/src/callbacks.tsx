@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { Detail } from './detail.js';
+import { Detail, ShownCode } from './detail.js';
 import { amount, clock, flagsOf } from './format.js';
 import { EVENT_TYPES } from '../../src/protocol/events.generated.js';
 import type { JournalEntry } from './types.js';
@@ -188,7 +188,6 @@ function Row({
   onFocus: (id: number) => void;
 }) {
   const flags = flagsOf(e, clientTimeoutS);
-  const code = e.code ?? `HTTP ${e.reply.status}`;
   const open = () => onSelect(selected ? undefined : e.id);
   return (
     <tr
@@ -222,7 +221,7 @@ function Row({
         {e.transaction_id}
       </td>
       <td>
-        <span class={`code code-${e.code ?? 'http'}`}>{code}</span>
+        <ShownCode e={e} />
       </td>
       <td class="num mono balance">
         {e.balance_before === undefined && e.balance_after === undefined ? '' : `${amount(e.balance_before)} → ${amount(e.balance_after)}`}

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { clock, pretty, resultDetail } from './format.js';
+import { clock, pretty, resultDetail, shownCode } from './format.js';
 import type { JournalEntry } from './types.js';
 
 /** One callback in full: request and reply headers (keys masked by the journal), bodies, findings; in proxy mode the upstream leg too. */
@@ -23,8 +23,7 @@ export function Detail({ entry: e, onClose }: { entry: JournalEntry; onClose: ()
     <section class="detail" aria-labelledby="detail-title">
       <div class="panel-head">
         <h3 id="detail-title" tabIndex={-1} ref={heading}>
-          #{e.id} {e.event_type ?? 'callback'} {e.user_id ? `of ${e.user_id}` : ''}{' '}
-          <span class={`code code-${e.code ?? 'http'}`}>{e.code ?? `HTTP ${e.reply.status}`}</span>
+          #{e.id} {e.event_type ?? 'callback'} {e.user_id ? `of ${e.user_id}` : ''} <ShownCode e={e} />
         </h3>
         <button type="button" onClick={onClose} aria-label="Close the details">
           Close
@@ -122,5 +121,15 @@ function Headers({ headers }: { headers: Record<string, string> }) {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The code the caller got (./format.ts `shownCode`), its title saying what was decided when that differs. */
+export function ShownCode({ e }: { e: JournalEntry }) {
+  const { text, cls, title } = shownCode(e);
+  return (
+    <span class={`code code-${cls}`} title={title}>
+      {text}
+    </span>
   );
 }

@@ -24,6 +24,25 @@ export function resultDetail(body: unknown): { raw: string; decoded?: unknown } 
   }
 }
 
+const SPEC_CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
+
+/**
+ * The code the caller got, as a row shows it: a status other than 200 is that status; a body
+ * replaced by a rule, or relayed as the upstream wallet wrote it, shows its own code (`r0` as
+ * written) or that it has none. The title says what was decided when the caller got another.
+ */
+export function shownCode(e: JournalEntry): { text: string; cls: string; title?: string } {
+  const { status, body } = e.reply;
+  const decided = e.code ? `decided ${e.code}; ` : '';
+  if (status !== 200) return { text: `HTTP ${status}`, cls: 'http', title: e.code ? `${decided}the caller got HTTP ${status}` : undefined };
+  if (body !== undefined && body !== null && typeof body !== 'object')
+    return { text: 'no code', cls: 'http', title: `${decided}the caller got a body with no code: ${String(body).slice(0, 80)}` };
+  const got = (body as { code?: unknown } | undefined)?.code;
+  if (got === undefined || got === e.code) return { text: e.code ?? `HTTP ${status}`, cls: e.code ?? 'http' };
+  const text = typeof got === 'string' ? got : JSON.stringify(got);
+  return { text, cls: SPEC_CODES.has(text) ? text : 'http', title: `${decided}the caller got ${text}` };
+}
+
 export interface Flags {
   dropped: boolean;
   late: boolean;
