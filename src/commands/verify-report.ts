@@ -130,7 +130,8 @@ function warnedWhy(result: string, warned: string[], pending: string[] | undefin
   const failing = warned.filter((id) => !pending.includes(id)).length;
   const open = warned.length - failing;
   const parts = [failing && count(failing, noun('warned check')), open && `${count(open, noun('check'))} still pending`];
-  return ` (${parts.filter(Boolean).join(', ')})`;
+  const said = parts.filter(Boolean);
+  return said.length ? ` (${said.join(', ')})` : '';
 }
 
 /**
