@@ -26,7 +26,7 @@ export function checkProxyable(scenario: ActiveScenario | Scenario, source: stri
 /**
  * What a scenario says that does nothing in proxy mode, warned of (validate --proxy, start
  * --upstream): listed players (balances are the upstream wallet's: none is seeded) and a rule's
- * `latest_balance` without `code` (the upstream's reply is relayed as it came).
+ * latest_balance without a code (the upstream's reply is relayed as it came).
  */
 export function proxyWarnings(scenario: ActiveScenario | Scenario): ScenarioProblem[] {
   const doc = 'source' in scenario ? scenario.source : scenario;

@@ -1,5 +1,6 @@
 import type { ReportViolation } from '../../protocol/types.generated.js';
 import { count } from '../../text/plural.js';
+import { SUCCESS } from '../../protocol/seed/codes.js';
 import { listedViolations } from '../listed-violations.js';
 import { type WalletCheck, WALLET_CHECKS } from './checks.js';
 import type { NoReplyCause, WalletCheckId } from './exchange.js';
@@ -42,7 +43,7 @@ export function checkReports(tally: (id: WalletCheckId) => WalletTally, userId: 
     const couldNot = undecided
       ? `${count(undecided, { one, other })} could not be judged (${open.why.join('; ')})`
       : held
-        ? `${count(held, { one: 'R0', other: 'R0s' })} to credentials other than the scenario's (Api-Id ${open.held!.apiIds.join(', ')}) ` +
+        ? `${count(held, { one: SUCCESS, other: `${SUCCESS}s` })} to credentials other than the scenario's (Api-Id ${open.held!.apiIds.join(', ')}) ` +
           "not judged: the wallet has not accepted the scenario's credentials, so those may be the provider's real ones and the " +
           "scenario's a typo (check its credentials; they are judged once the wallet accepts the scenario's)"
         : '';
