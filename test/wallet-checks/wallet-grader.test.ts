@@ -172,6 +172,13 @@ t.test(
       'fail',
       'probe (it knows its credentials): at once',
     );
+
+    // A long session with the typo stays bounded: past 100 held whole, the rest counted, and all judged once accepted.
+    const many = Array.from({ length: 150 }, () => step(other()));
+    t.match(grade(many).get('WALLET_REFUSES_INVALID')!.detail, /^150 R0s to credentials other than the scenario's/);
+    const judged = grade([...many, step(login('p'))]).get('WALLET_REFUSES_INVALID')!;
+    t.match(judged.detail, /: 0 passed, 150 failed/, 'every held one judged');
+    t.equal(judged.violations.filter((v) => v.journal_ids.length > 0).length, 100, 'a hundred kept whole, as any check keeps');
   },
 );
 

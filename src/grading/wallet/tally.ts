@@ -49,6 +49,13 @@ export class WalletTally {
     this.kept.push(v);
   }
 
+  /** `n` violations of `user` not kept (only counted), each a chance too: what was held past its bound. */
+  violatedUncited(user: string, n: number): void {
+    this.total += n;
+    this.chances.set(user, (this.chances.get(user) ?? 0) + n);
+    this.moreBy.set(user, (this.moreBy.get(user) ?? 0) + n);
+  }
+
   exercised(user?: string): number {
     return user === undefined ? this.total : (this.chances.get(user) ?? 0);
   }

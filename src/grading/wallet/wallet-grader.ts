@@ -4,6 +4,7 @@ import type { WalletAnswer, WalletExchange, WalletGradingOptions } from '../../c
 import type { WalletCheckId } from './exchange.js';
 import { type ReadReply, readReply } from '../../protocol/seed/reply-read.js';
 import { WalletTally } from './tally.js';
+import { HeldCredentials } from './held-credentials.js';
 import { INVALID, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 import { bodyDigest } from '../../kernel/digest.js';
 import { ReferenceLedger } from './reference.js';
@@ -38,13 +39,8 @@ export class WalletGrader {
   /** Histories of overlapping callbacks that could not be judged (past the search's bound), per player. */
   private readonly undecided = new Map<string, { n: number; why: Set<string> }>();
   private readonly reference: ReferenceLedger;
-  /**
-   * Proxy mode: whether the wallet has accepted the scenario's credentials (any definite answer but
-   * R2 to a callback carrying them). Until it has, an R0 to other credentials is held, not failed:
-   * when those are the provider's real ones, the scenario's are the typo, not the wallet's fault.
-   */
-  private scenarioCredentialsAccepted = false;
-  private readonly heldCredentials: [WalletExchange, WalletAnswer, ReadReply][] = [];
+  /** Proxy mode: R0s to credentials other than the scenario's, held until the wallet accepts the scenario's. */
+  private readonly held = new HeldCredentials();
   /** Sends and answers, numbered in the order they happened (a history's real-time order). */
   private seq = 0;
   /** Grows with every change (the dashboard's cue to refresh). */
@@ -122,10 +118,8 @@ export class WalletGrader {
     }
     if (op) op.reply = reply;
 
-    if (x.credentialsOk && reply?.code !== undefined && reply.code !== UNAUTHORIZED && !this.scenarioCredentialsAccepted) {
-      this.scenarioCredentialsAccepted = true;
-      for (const [hx, ha, hr] of this.heldCredentials.splice(0)) this.refusesInvalid(hx, ha, hr);
-    }
+    if (x.credentialsOk && reply?.code !== undefined && reply.code !== UNAUTHORIZED && !this.held.accepted)
+      this.held.accept((hx, ha, hr) => this.refusesInvalid(hx, ha, hr), this.tally('WALLET_REFUSES_INVALID'));
     const graded = x.valid && x.credentialsOk && x.body !== undefined;
     if (!graded) {
       this.refusesInvalid(x, a, reply);
@@ -150,10 +144,8 @@ export class WalletGrader {
 
   /** A callback the schemas or the credentials refuse: never R0. */
   private refusesInvalid(x: WalletExchange, a: WalletAnswer, reply: ReadReply | undefined): void {
-    if (!x.credentialsOk && reply?.verdict === 'applied' && !this.options.closedWorld && !this.scenarioCredentialsAccepted) {
-      this.heldCredentials.push([x, a, reply]);
-      return;
-    }
+    if (!x.credentialsOk && reply?.verdict === 'applied' && !this.options.closedWorld && !this.held.accepted)
+      return this.held.hold(x, a, reply);
     const invalid = this.tally('WALLET_REFUSES_INVALID');
     invalid.exercise(x.user ?? '');
     if (reply?.verdict === 'applied')
@@ -293,8 +285,6 @@ export class WalletGrader {
         undecided += d.n;
         for (const w of d.why) why.add(w);
       }
-    const held = this.heldCredentials.filter(([x]) => mine(x.user ?? ''));
-    const apiIds = [...new Set(held.map(([x]) => x.sentHeaders.apiId ?? '(none)'))];
-    return checkReports((id) => this.tally(id), userId, { pending, undecided, why: [...why], held: { n: held.length, apiIds } });
+    return checkReports((id) => this.tally(id), userId, { pending, undecided, why: [...why], held: this.held.count(mine) });
   }
 }
