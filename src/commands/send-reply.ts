@@ -81,7 +81,13 @@ export interface SentWith {
  * when the URL is the fault (a 404: the hint before says so).
  */
 export function nextStepLine(event: EventType, x: Exchange, options: SentWith | undefined): string | undefined {
-  if (!x.reply && (isRefused(x) || isBlockedPortText(x.error) || /ENOTFOUND|EAI_AGAIN/.test(x.error ?? ''))) return undefined;
+  if (
+    !x.reply &&
+    (isRefused(x) ||
+      isBlockedPortText(x.error) ||
+      /ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo|EHOSTUNREACH|ENETUNREACH/.test(x.error ?? ''))
+  )
+    return undefined;
   if (x.reply?.status === 404 || x.reply?.status === 405) return undefined;
   const sent = sentIds(x.request.body);
   if (!sent) return undefined;
