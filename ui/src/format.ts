@@ -24,13 +24,12 @@ export function resultDetail(body: unknown): { raw: string; decoded?: unknown } 
   }
 }
 
-const SPEC_CODES = new Set(['R0', 'R1', 'R2', 'R3', 'R4']);
-
 /**
  * The code the caller got, as a row shows it: a status other than 200 is that status; a body
  * replaced by a rule, or relayed as the upstream wallet wrote it, shows its own code (`r0` as
  * written) or that it has none. The title says what was decided when the caller got another.
  */
+// (the spec's codes, R0–R4: src/protocol/seed/codes.ts's types reach node:http, which the page's build has not)
 export function shownCode(e: JournalEntry): { text: string; cls: string; title?: string } {
   const { status, body } = e.reply;
   const decided = e.code ? `decided ${e.code}; ` : '';
@@ -40,7 +39,7 @@ export function shownCode(e: JournalEntry): { text: string; cls: string; title?:
   const got = (body as { code?: unknown } | undefined)?.code;
   if (got === undefined || got === e.code) return { text: e.code ?? `HTTP ${status}`, cls: e.code ?? 'http' };
   const text = typeof got === 'string' ? got : JSON.stringify(got);
-  return { text, cls: SPEC_CODES.has(text) ? text : 'http', title: `${decided}the caller got ${text}` };
+  return { text, cls: /^R[0-4]$/.test(text) ? text : 'http', title: `${decided}the caller got ${text}` };
 }
 
 export interface Flags {

@@ -17,6 +17,9 @@ export type WalletGraderOptions = WalletGradingOptions;
 
 export type { WalletCheckReport } from './check-reports.js';
 
+/** A wait this much short of the provider's time-out is this side's own, not the provider's (timers fire late, never early). */
+const OWN_CUT_SLACK_MS = 100;
+
 /**
  * The operator's wallet graded from what it answered: a fold over exchanges (`sent`, then
  * `answered`), one per session. Beside it runs the reference (./reference.ts): wallet-sim's own
@@ -25,9 +28,6 @@ export type { WalletCheckReport } from './check-reports.js';
  * one player that overlapped are judged together once the last is answered, as a history
  * (./overlap.ts). It never fails what it cannot judge.
  */
-/** A wait this much short of the provider's time-out is this side's own, not the provider's (timers fire late, never early). */
-const OWN_CUT_SLACK_MS = 100;
-
 export class WalletGrader {
   private readonly players = new Map<string, PlayerState>();
   private readonly txs = new Map<string, TxState>();
