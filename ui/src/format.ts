@@ -27,9 +27,10 @@ export function resultDetail(body: unknown): { raw: string; decoded?: unknown } 
 /**
  * The code the caller got, as a row shows it: a status other than 200 is that status; a body
  * replaced by a rule, or relayed as the upstream wallet wrote it, shows its own code (`r0` as
- * written) or that it has none. The title says what was decided when the caller got another.
+ * written) or that it has none. The title says what was decided when the caller got another. (The
+ * spec's codes, R0–R4, are matched here: src/protocol/seed/codes.ts's types reach node:http, which
+ * the page's build has not.)
  */
-// (the spec's codes, R0–R4: src/protocol/seed/codes.ts's types reach node:http, which the page's build has not)
 export function shownCode(e: JournalEntry): { text: string; cls: string; title?: string } {
   const { status, body } = e.reply;
   const decided = e.code ? `decided ${e.code}; ` : '';
