@@ -18,6 +18,7 @@ import {
   timeoutOption,
 } from './options.js';
 import { checkWritable, OutputFileError, writeOutput } from './output-file.js';
+import { walletDoubts, type WalletDoubts } from './reconcile-doubts.js';
 
 interface ReconcileOptions {
   url: string;
@@ -99,6 +100,7 @@ export function reconcileCommand(): Command {
         process.exitCode = 2;
       };
       let ledger: { rows: LedgerEntry[]; complete: boolean; completeFrom?: number };
+      let proxy: WalletDoubts | undefined;
       // (--junit is checked before the ledger is fetched: a result is not lost to a mistyped directory)
       try {
         if (o.junit !== undefined) checkWritable(o.junit, '--junit');
@@ -116,6 +118,14 @@ export function reconcileCommand(): Command {
         const unknown =
           o.user !== undefined && !ledger.rows.some((w) => w.user_id === o.user) ? await unknownPlayer(client, o.user) : undefined;
         if (unknown) return fail(unknown);
+        try {
+          proxy = await walletDoubts(client, ledger.rows);
+        } catch (e) {
+          if (!(e instanceof AdminError)) throw e;
+          return fail(
+            `cannot tell what the wallet under test may have applied outside the ledger (GET /admin/report, then the journal): ${e.message}`,
+          );
+        }
       } catch (e) {
         if (!(e instanceof AdminError) && !(e instanceof FileProblem) && !(e instanceof Error && /ledger/.test(e.message))) throw e;
         // Asked only when nothing answered: a server that answered (401, 403…) is running, its answer says what to do.
@@ -124,7 +134,7 @@ export function reconcileCommand(): Command {
         );
       }
       // The provider's records are streamed through the comparison: memory holds the ledger, never the file.
-      const reconciler = new Reconciler(ledger.rows, ledger, o.user);
+      const reconciler = new Reconciler(ledger.rows, ledger, o.user, proxy?.doubts);
       try {
         await readProviderFile(o.provider, (r) => reconciler.add(r));
       } catch (e) {
@@ -132,6 +142,7 @@ export function reconcileCommand(): Command {
         return fail(e.message);
       }
       const result = reconciler.finish();
+      if (proxy) result.proxy = { upstream: proxy.upstream, ...(proxy.journalFrom !== undefined && { journalFrom: proxy.journalFrom }) };
       console.log(formatReconciliation(result, url));
       if (o.junit) {
         try {

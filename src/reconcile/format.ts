@@ -42,6 +42,17 @@ export function formatReconciliation(r: Reconciliation, url: string): string {
     out.push(
       `(--user: the ledger's rows of that player only; ${r.user.skipped} provider record(s) of other players set aside, not compared)`,
     );
+  if (r.proxy) {
+    const from = r.proxy.journalFrom;
+    out.push(
+      `(proxy mode: the ledger holds what ${printable(r.proxy.upstream)} answered as applied; what it may have applied besides ` +
+        '(no readable answer, or applied outside the ledger) is read from the journal and listed as unresolved' +
+        (from === undefined
+          ? ')'
+          : `; ${from ? `the journal reaches back to ${from} only` : 'the journal is empty'} (DELETE /admin/journal, --journal-size): ` +
+            "such a callback before then is not known: check the wallet's own books for it)"),
+    );
+  }
   if (!agree) {
     out.push('', ...table(r.mismatches), '');
     // The table shows the provider's ids: which of them differ from the wallet's is in the reason.

@@ -1,6 +1,7 @@
 import type { LedgerEntry } from '../ledger/ledger-entry.js';
 import { money } from '../kernel/money.js';
 import { FileProblem } from './csv.js';
+import type { Doubt } from './doubts.js';
 import type { ProviderRecord } from './provider-file.js';
 
 export const MISMATCH_KINDS = [
@@ -51,6 +52,11 @@ export interface Reconciliation {
   counts: Record<MismatchKind | 'UNRESOLVED', number>;
   /** --user: the only player compared, and how many provider records of other players were set aside. */
   user?: { id: string; skipped: number };
+  /**
+   * Proxy mode: the wallet under test, and from when on its journal was read for the doubts (set
+   * only when it does not reach back to the ledger's first row; '' when it is empty).
+   */
+  proxy?: { upstream: string; journalFrom?: string };
 }
 
 /** The ledger's horizon: complete, or complete only from a time on (the wallet forgot older transactions). */
@@ -75,6 +81,15 @@ function fieldsDiffer(w: LedgerEntry, p: ProviderRecord): string[] {
   return out;
 }
 
+/** Why a record of a transaction the ledger cannot speak for is unresolved, by the provider's status. */
+function doubtReason(status: ProviderRecord['status'], d: Doubt): string {
+  const books = "see whether the wallet's own books applied it";
+  if (status === 'ok') return `the provider counts it done; it is not in the ledger: ${d.why}: ${books}`;
+  if (status === 'failed')
+    return `the provider counts it failed; ${d.why}: if the wallet's own books applied it, money moved without the provider knowing`;
+  return `pending at the provider; ${d.why}: settle it, and ${books}`;
+}
+
 const own = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
 
 /**
@@ -90,6 +105,8 @@ export class Reconciler {
   private readonly counts = Object.fromEntries([...MISMATCH_KINDS, 'UNRESOLVED'].map((k) => [k, 0])) as Reconciliation['counts'];
   private records = 0;
   private skipped = 0;
+  /** The doubts a provider record named. */
+  private readonly named = new Set<string>();
   private readonly walletRows: number;
 
   /**
@@ -101,6 +118,8 @@ export class Reconciler {
     private readonly horizon: Horizon,
     /** --user: only this player's rows are judged, and only the records of this player or of a transaction applied for it. */
     private readonly userId?: string,
+    /** Proxy mode: what the wallet under test may have applied outside the ledger (src/reconcile/doubts.ts). */
+    private readonly doubts: ReadonlyMap<string, Doubt> = new Map(),
   ) {
     for (const w of ledger) this.wallet.set(w.transaction_id, { w });
     this.walletRows = userId === undefined ? ledger.length : ledger.filter((w) => w.user_id === userId).length;
@@ -121,7 +140,8 @@ export class Reconciler {
    */
   add(p: ProviderRecord): void {
     const held = this.wallet.get(p.transaction_id);
-    if (this.userId !== undefined && p.user_id !== this.userId && held?.w.user_id !== this.userId) {
+    const doubt = held ? undefined : this.doubts.get(p.transaction_id);
+    if (this.userId !== undefined && p.user_id !== this.userId && (held?.w ?? doubt)?.user_id !== this.userId) {
       this.skipped++;
       return;
     }
@@ -133,6 +153,11 @@ export class Reconciler {
       game_no: p.game_no,
       provider: providerSide(p),
     });
+    if (!held && doubt) {
+      if (this.named.has(p.transaction_id)) return; // (a repeat: the doubt is listed once)
+      this.named.add(p.transaction_id);
+      return this.push('UNRESOLVED', () => ({ ...base(), reason: `line ${p.line}: ${doubtReason(p.status, doubt)}` }));
+    }
     if (!held) {
       if (p.status === 'failed') return; // neither side moved money
       if (p.status === 'pending')
@@ -181,6 +206,16 @@ export class Reconciler {
 
   /** The wallet's rows no provider record named, then the result. */
   finish(): Reconciliation {
+    const mine = (d: Doubt) => this.userId === undefined || d.user_id === this.userId;
+    for (const d of this.doubts.values())
+      if (!this.wallet.has(d.transaction_id) && !this.named.has(d.transaction_id) && mine(d))
+        this.push('UNRESOLVED', () => ({
+          transaction_id: d.transaction_id,
+          event_type: d.event_type,
+          user_id: d.user_id,
+          game_no: d.game_no,
+          reason: `the provider has no record of it; ${d.why}: see whether the wallet's own books applied it`,
+        }));
     for (const { w, line } of this.wallet.values())
       if (line === undefined && (this.userId === undefined || w.user_id === this.userId))
         this.push('UNKNOWN_TO_PROVIDER', () => ({

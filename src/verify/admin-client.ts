@@ -38,6 +38,15 @@ function notFound(url: string, body: string): AdminError {
   return new AdminError(`GET ${url}: HTTP 404; ${error !== 'NOT_FOUND' && message !== undefined ? message : BASE_URL_WANTED}`);
 }
 
+/** A reply's JSON, or undefined when it is not JSON (then not a wallet-sim's answer). */
+function jsonOr<T>(body: string): T | undefined {
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Its message ends "is wallet-sim running there?" only when no server answered (refused, timed out). */
 export class AdminError extends Error {
   override name = 'AdminError';
@@ -60,19 +69,19 @@ export class AdminClient implements JournalSource {
     const { status, body } = await this.get(`/admin/journal${query?.size ? `?${query}` : ''}`, [404]);
     // The usual cause: the callback URL given where the simulator's own address belongs.
     if (status === 404) throw notFound(`${this.base}/admin/journal`, body);
-    const doc = JSON.parse(body) as { entries?: JournalEntry[] };
-    if (!Array.isArray(doc.entries))
+    const doc = jsonOr<{ entries?: JournalEntry[] }>(body);
+    if (!Array.isArray(doc?.entries))
       throw new AdminError(`GET ${this.base}/admin/journal: no "entries" array in the reply; is ${this.base} a wallet-sim?`);
-    return doc.entries;
+    return doc!.entries!;
   }
 
   async report(userId?: string): Promise<Report> {
     const { status, body } = await this.get(`/admin/report${userId === undefined ? '' : `?user_id=${encodeURIComponent(userId)}`}`, [404]);
     if (status === 404) throw notFound(`${this.base}/admin/report`, body);
-    const doc = JSON.parse(body) as Report;
-    if (!Array.isArray(doc.checks))
+    const doc = jsonOr<Report>(body);
+    if (!Array.isArray(doc?.checks))
       throw new AdminError(`GET ${this.base}/admin/report: no "checks" array in the reply; is ${this.base} a wallet-sim?`);
-    return doc;
+    return doc!;
   }
 
   /** GET /admin/report?signed=true: the envelope, the report's exact text and the report read from it. */

@@ -60,8 +60,12 @@ export function unreachable(e: unknown, url: URL): string | undefined {
   return undefined;
 }
 
-/** Why a forward got no reply: not reached, no reply in time, or a connection closed or garbled. */
-export function noReplyOf(e: unknown, url: URL, timeoutMs: number, connected: boolean): NoReply {
+/**
+ * Why a forward got no reply: not reached, no reply in time, or a connection closed or garbled.
+ * `answered`: the upstream has answered over HTTP at this URL before, so a closed connection is its
+ * own doing, not a TLS port refusing plain HTTP.
+ */
+export function noReplyOf(e: unknown, url: URL, timeoutMs: number, connected: boolean, answered = false): NoReply {
   const err = e as Error & { code?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code ?? '';
   if (err.name === 'TimeoutError' || err.name === 'AbortError')
@@ -76,7 +80,8 @@ export function noReplyOf(e: unknown, url: URL, timeoutMs: number, connected: bo
       why: `the upstream answered bytes that are not HTTP (${err.message}); is --upstream the wallet's HTTP address?`,
     };
   if (e instanceof undici().errors.SocketError || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
-    const hint = url.protocol === 'http:' ? ' (a TLS port closes a plain-HTTP connection so: http or https? try https://)' : '';
+    const hint =
+      url.protocol === 'http:' && !answered ? ' (a TLS port closes a plain-HTTP connection so: http or https? try https://)' : '';
     return { cause: 'broken', why: `the upstream closed the connection without a reply${hint}` };
   }
   return { cause: 'broken', why: `${code ? `${code}: ` : ''}${err.message}` };

@@ -108,6 +108,8 @@ export class UpstreamWallet implements Wallet {
   private readonly reach: UpstreamReach;
   /** The pool's open connections: a time-out without one is a wallet not reached, not a slow one. */
   private connections = 0;
+  /** Whether the upstream has answered over HTTP: a connection it closes since is its own doing, not a TLS port's. */
+  private answered = false;
 
   constructor(
     private readonly records: UpstreamRecords,
@@ -165,8 +167,9 @@ export class UpstreamWallet implements Wallet {
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(endToEnd(res.headers))) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       relayed = { kind: 'reply', status: res.statusCode, headers, text: bytes.toString('utf8'), bytes };
+      this.answered = true;
     } catch (e) {
-      const no = noReplyOf(e, this.url, this.options.timeoutMs, this.connections > 0);
+      const no = noReplyOf(e, this.url, this.options.timeoutMs, this.connections > 0, this.answered);
       relayed = { kind: 'none', why: no.why, cause: no.cause };
     }
     const repliedAt = Date.now();
