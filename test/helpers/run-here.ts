@@ -13,6 +13,14 @@ export interface RanHere {
   stderr: string;
 }
 
+/**
+ * The runner's shell cannot change a command run here, as spawn-cli.ts keeps it from a spawned one:
+ * the options' WALLET_SIM_* variables (WALLET_SIM_API_ID…) are dropped once, when this loads. A test
+ * may still set one for its own runs; the test harness's own switches stay.
+ */
+const HARNESS = /^WALLET_SIM_(REQUIRE_[A-Z]+|CHROMIUM|FULL_MATRIX|SCREENSHOTS|PROPERTY_RUNS)$/;
+for (const name of Object.keys(process.env)) if (name.startsWith('WALLET_SIM_') && !HARNESS.test(name)) delete process.env[name];
+
 /** The run going on: console and process.exitCode are the process's own, so runs take turns. */
 let turn: Promise<unknown> = Promise.resolve();
 
