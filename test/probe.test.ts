@@ -229,8 +229,10 @@ t.test('a settlement answered R1 on every attempt is never followed by another u
     ['its settlement got R1 (failed processing) on 3 attempts'],
     'listed open, saying why',
   );
+  // (FAILED_SETTLEMENT_RETRIED is not asserted: the probe gives up after its 3 attempts, as docs/probe.md
+  // says, so once the retry window closes a grading wallet is right to fail it; read now, it is pending.)
   const graded = (await app.inject({ url: '/admin/report' })).json<Report>().checks;
-  for (const id of ['RETRY_SAME_TRANSACTION', 'ONE_SETTLEMENT_PER_ROUND', 'FAILED_SETTLEMENT_RETRIED'])
+  for (const id of ['RETRY_SAME_TRANSACTION', 'ONE_SETTLEMENT_PER_ROUND'])
     t.not(
       graded.find((c) => c.id === id)?.violations.some((v) => v.transaction_id === first.transaction_id),
       true,
