@@ -13,9 +13,11 @@ import type {
   TenantCreated,
 } from '../protocol/types.generated.js';
 import { type Checked, checkOptions, listen, openServer, StartFailure, upstreamWarning } from './serve.js';
+import { upstreamIsSelf } from './upstream-self.js';
 import { hostTokenOf, openHostedServer } from './hosted.js';
 import { closeGracefully } from '../http/shutdown.js';
 import { API_NAMING } from '../text/option-naming.js';
+import { MESSAGES } from '../text/messages.js';
 import { apiError } from '../http/errors.js';
 
 /**
@@ -102,6 +104,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const checked = checkOptions(o, API_NAMING);
   for (const line of checked.warnings ?? []) process.emitWarning(`wallet-sim: ${line}`, { code: 'WALLET_SIM_RULE_NEVER_FIRES' });
   if (o.hosted) return startHost(o, checked);
+  if (o.upstream !== undefined && (await upstreamIsSelf(o.upstream, o.host, o.port)))
+    throw new StartFailure(MESSAGES.UPSTREAM_IS_SELF(o.upstream, o.host, o.port, API_NAMING));
   const { app, backend, sim } = await openServer(o, checked, o.logLevel === 'silent' ? false : logger(o));
   // The wallet may come up later: a warning (process 'warning' event, printed on stderr by default), not a failure.
   const unreached = await upstreamWarning(sim);

@@ -8,6 +8,7 @@ import { BLOCKED_PORTS } from '../client/blocked-ports.js';
 import { bundledScenarios, DEFAULT_SCENARIO } from '../kernel/paths.js';
 import type { ActiveScenario } from '../core/scenario/scenario.js';
 import { checkOptions, upstreamWarning, listen, openServer, type ServeOptions, StartFailure } from './serve.js';
+import { upstreamIsSelf } from './upstream-self.js';
 import { logger } from './logger.js';
 import { int, namesItsHelp } from '../commands/options.js';
 import { watchScenario } from './watch-scenario.js';
@@ -237,6 +238,8 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     const storeText = o.upstream ? `${o.store}; proxying to ${o.upstream}` : o.store;
     if (checked.signer && cluster.isPrimary) console.error(MESSAGES.SIGNING(checked.signer.keyid, o.hosted)); // once, not per worker
     if (BLOCKED_PORTS.has(o.port) && cluster.isPrimary) console.error(MESSAGES.BLOCKED_PORT(o.port)); // it listens, but no fetch calls it
+    if (o.upstream !== undefined && cluster.isPrimary && (await upstreamIsSelf(o.upstream, o.host, o.port)))
+      throw new StartFailure(MESSAGES.UPSTREAM_IS_SELF(o.upstream, o.host, o.port));
     if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
     if (o.hosted) return await startHosted(o, checked, portFromEnv);
     // A signal while the store opens (Redis slow to answer) ends the start; close-with-grace takes over below.

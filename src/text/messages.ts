@@ -46,6 +46,10 @@ export const MESSAGES = {
   UPSTREAM_NO_PATH: (url: string) =>
     `wallet-sim: warning: --upstream ${url} has no path, where a wallet's callback route usually has one (e.g. ${new URL(url).origin}/callback): ` +
     "if the wallet answers 404 there, every callback fails WALLET_REPLY_VALID; give the wallet's callback URL",
+  UPSTREAM_IS_SELF: (url: string, host: string, port: number, name: OptionNaming = CLI_NAMING) =>
+    `wallet-sim: ${name.option('upstream')} ${url} is this wallet-sim itself (it listens on ${host} port ${port}): ` +
+    "each callback would be forwarded to itself, again and again; give the operator wallet's callback URL, " +
+    `or change ${name.option('port')}; nothing started`,
   UPSTREAM_UNREACHABLE: (url: string, why: string) =>
     `wallet-sim: warning: the upstream wallet ${url} was ${why}; starting anyway ` +
     '(callbacks are forwarded once it answers; GET /health shows upstream.reachable)',

@@ -5,7 +5,7 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { bet, buildTestApp, HEADERS, login, post, TEST_SCENARIO } from '../helpers/app.js';
-import { eventually } from '../helpers/spawn-cli.js';
+import { eventually, run } from '../helpers/spawn-cli.js';
 import { startSimulator } from '../../src/index.js';
 import { scenarioFile, startProxy, startUpstream, UPSTREAM_SCENARIO } from './upstream.js';
 import { start } from '../helpers/spawn-cli.js';
@@ -182,4 +182,45 @@ t.test('start --upstream with no path: a warning naming the callback path, and a
   const valid = report.checks.find((c: { id: string }) => c.id === 'WALLET_REPLY_VALID');
   t.match(valid.violations[0].message, /HTTP 404: no callback route there \(is the URL the wallet's callback path/);
   t.notMatch(valid.violations[0].message, /undefined/, 'a missing field is said missing');
+});
+
+t.test('an upstream that is this wallet-sim itself (its own callback URL given back): refused at start, nothing forwarded', async (t) => {
+  const { upstreamIsSelf } = await import('../../src/app/upstream-self.js');
+  const cases: [string, string, number, boolean][] = [
+    ['http://127.0.0.1:8081/callback', '127.0.0.1', 8081, true],
+    ['http://localhost:8081/callback', '127.0.0.1', 8081, true],
+    ['http://127.0.0.1:8081/callback', '0.0.0.0', 8081, true],
+    ['http://0.0.0.0:8081/callback', '127.0.0.1', 8081, true],
+    ['http://127.0.0.1:8082/callback', '127.0.0.1', 8081, false],
+    ['https://127.0.0.1:8081/callback', '127.0.0.1', 8081, false],
+    ['http://127.0.0.2:8081/callback', '127.0.0.1', 8081, false],
+    ['http://127.0.0.1/callback', '127.0.0.1', 80, true],
+    ['http://127.0.0.1:8081/callback', '127.0.0.1', 0, false],
+    ['http://wallet.invalid:8081/callback', '127.0.0.1', 8081, false],
+  ];
+  for (const [upstream, host, port, self] of cases)
+    t.equal(await upstreamIsSelf(upstream, host, port), self, `${upstream} from ${host}:${port}`);
+
+  const port = await deadPort();
+  const own = `http://127.0.0.1:${port}/callback`;
+  const ran = await run([
+    'start',
+    '--port',
+    String(port),
+    '--scenario',
+    scenarioFile({ ...TEST_SCENARIO, players: [] }),
+    '--upstream',
+    own,
+  ]);
+  t.equal(ran.code, 1, ran.stderr);
+  t.match(
+    ran.stderr,
+    `wallet-sim: --upstream ${own} is this wallet-sim itself (it listens on 127.0.0.1 port ${port}): ` +
+      "each callback would be forwarded to itself, again and again; give the operator wallet's callback URL, or change --port; nothing started",
+  );
+  t.notMatch(ran.stderr, /connection refused/, 'no reach check said first');
+  await t.rejects(
+    startSimulator({ port, scenario: scenarioFile({ ...TEST_SCENARIO, players: [] }), upstream: `http://localhost:${port}/callback` }),
+    { message: /the `upstream` option http:\/\/localhost:\d+\/callback is this wallet-sim itself .* or change the `port` option/ },
+  );
 });
