@@ -209,3 +209,17 @@ t.test('probe never guesses a player', async (t) => {
   t.equal((failed as Failed).code, 2, 'a usage error: could not check (docs/cli.md), not a failed check');
   t.match(failed.stderr, /required option '--user <user_id>' not specified/);
 });
+
+t.test('probe refuses credentials it cannot send: empty (a variable not set) or not ASCII (a pasted "…")', async (t) => {
+  const probe = (...args: string[]) =>
+    run(process.execPath, [CLI, 'probe', '--url', 'http://127.0.0.1:9/cb', '--user', 'u', ...args]).catch((e: Failed) => e);
+  const empty = (await probe('--api-id', 'a', '--api-key', '')) as Failed;
+  t.equal(empty.code, 2);
+  t.match(empty.stderr, /^wallet-sim probe: --api-key is empty \(a shell variable not set\?\): .*nothing was sent\n$/);
+  const pasted = (await probe('--api-id', 'a', '--api-key', '…')) as Failed;
+  t.equal(pasted.code, 2);
+  t.match(
+    pasted.stderr,
+    /option '--api-key <key>' argument '…' is invalid\. has "…" \(U\+2026\) at character 1: an HTTP header value is printable ASCII only/,
+  );
+});

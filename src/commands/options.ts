@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Command, Help, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_MS } from '../client/http.js';
 import { tokenProblem } from '../kernel/secrets.js';
+import { headerTextProblem } from '../kernel/documents.js';
 
 /*
  * The options several subcommands share, defined once (Prism's sharedOptions.ts): the same flag,
@@ -92,8 +93,15 @@ export const tokenFileOption = (
 export const adminTokenOf = (o: { adminToken?: string; tokenFile?: string }): string | undefined => o.tokenFile ?? o.adminToken;
 
 /** --api-id and --api-key: the credentials a callback carries (send, probe; start has its own meaning). */
-export const apiIdOption = () => new Option('--api-id <id>', 'Api-Id header to send').env('WALLET_SIM_API_ID');
-export const apiKeyOption = () => new Option('--api-key <key>', 'Api-Key header to send').env('WALLET_SIM_API_KEY');
+/** An HTTP header's value: refused when fetch could not send it (a pasted "…"), naming the character; empty is the caller's to judge. */
+const headerText = (value: string) => {
+  const problem = value === '' ? undefined : headerTextProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
+};
+
+export const apiIdOption = () => new Option('--api-id <id>', 'Api-Id header to send').env('WALLET_SIM_API_ID').argParser(headerText);
+export const apiKeyOption = () => new Option('--api-key <key>', 'Api-Key header to send').env('WALLET_SIM_API_KEY').argParser(headerText);
 
 /** --junit <file>: a JUnit XML report besides the text (verify, probe, report). */
 export const junitOption = (description = 'also write a JUnit XML report') => new Option('--junit <file>', description);

@@ -53,6 +53,15 @@ export function probeCommand(): Command {
     .addOption(junitOption('also write a JUnit XML report (one test case per check)'))
     .option('--html <file>', 'also write an HTML report (one self-contained file, the request and reply of each failure)')
     .action(async (o: ProbeOptions) => {
+      const empty = (['apiId', 'apiKey'] as const).find((k) => o[k] === '');
+      if (empty) {
+        const flag = empty === 'apiId' ? '--api-id' : '--api-key';
+        console.error(
+          `wallet-sim probe: ${flag} is empty (a shell variable not set?): give the credentials the wallet expects of the provider; nothing was sent`,
+        );
+        process.exitCode = 2;
+        return;
+      }
       const target = {
         url: o.url,
         apiId: o.apiId,

@@ -87,6 +87,20 @@ const currencyHint = (given: unknown) =>
 /** The pattern of a whole number written as text (a query parameter such as limit). */
 export const WHOLE_NUMBER = '^[0-9]+$';
 
+/** A value sent as an HTTP header (Api-Id, Api-Key): printable ASCII, no space at either end. */
+export const HEADER_TEXT = '^[!-~]([ -~]*[!-~])?$';
+
+/** Why `value` cannot be sent as an HTTP header value, naming the first character that cannot; undefined when it can. */
+export function headerTextProblem(value: string): string | undefined {
+  if (new RegExp(HEADER_TEXT).test(value)) return undefined;
+  if (value === '') return 'is empty';
+  const at = [...value].findIndex((c) => c < ' ' || c > '~');
+  if (at < 0) return 'begins or ends with a space; an HTTP header value cannot';
+  const c = [...value][at]!;
+  const name = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `has ${c >= ' ' ? `"${c}" (${name})` : name} at character ${at + 1}: an HTTP header value is printable ASCII only (a pasted placeholder such as "…"?)`;
+}
+
 /**
  * One readable line per ajv error: "/data/bets/0/bet_amount must be > 0". Needs ajv's `verbose`
  * (the schema around the error). `listAllowed: false` when the caller names the allowed properties
@@ -115,11 +129,13 @@ export function describeErrors(
             ? isEmpty(e.parentSchema)
             : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === WHOLE_NUMBER
               ? 'must be a whole number (digits only)'
-              : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === CURRENCY_CODE
-                ? `is not a currency code: capital letters and digits, 1 to 10 of them (${currencyHint(e.data)})`
-                : e.keyword === 'enum'
-                  ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-                  : (e.message ?? 'is invalid');
+              : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === HEADER_TEXT
+                ? headerTextProblem(String(e.data))!
+                : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === CURRENCY_CODE
+                  ? `is not a currency code: capital letters and digits, 1 to 10 of them (${currencyHint(e.data)})`
+                  : e.keyword === 'enum'
+                    ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+                    : (e.message ?? 'is invalid');
     return { pointer: pointer || '/', message };
   });
 }

@@ -1,3 +1,4 @@
+import { HEADER_TEXT } from '../kernel/documents.js';
 import { errorBody, errorResponse } from './docs.js';
 
 /** The OpenAPI side of the probe-as-a-service routes (src/routes/probe-runs.ts). */
@@ -64,8 +65,20 @@ export const START_SCHEMA = {
     required: ['url', 'api_id', 'api_key', 'user'],
     properties: {
       url: { type: 'string', minLength: 1, maxLength: 2048, description: "The wallet's callback URL (http or https)." },
-      api_id: { type: 'string', minLength: 1, maxLength: 256 },
-      api_key: { type: 'string', minLength: 1, maxLength: 256 },
+      api_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 256,
+        pattern: HEADER_TEXT,
+        description: 'Sent as the Api-Id header: printable ASCII.',
+      },
+      api_key: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 256,
+        pattern: HEADER_TEXT,
+        description: 'Sent as the Api-Key header: printable ASCII.',
+      },
       user: { type: 'string', minLength: 1, maxLength: 256, description: 'The player the probe plays (at least 4 units of balance).' },
       currency: { type: 'string', minLength: 1, maxLength: 16, default: 'USD' },
       decimals: { type: 'integer', minimum: 0, maximum: 18, description: 'Fraction digits (default: ISO 4217).' },
@@ -78,7 +91,7 @@ export const START_SCHEMA = {
       properties: { run: { type: 'string' } },
     },
     400: errorResponse(
-      'The body is invalid (BAD_REQUEST), or the URL is or resolves to a loopback, unspecified, private, shared or link-local (metadata) address, IPv4-mapped forms included (PROBE_TARGET_REFUSED, naming the class).',
+      'The body is invalid (BAD_REQUEST; an api_id or api_key that is not printable ASCII, such as a pasted "…", names the character), or the URL is or resolves to a loopback, unspecified, private, shared or link-local (metadata) address, IPv4-mapped forms included (PROBE_TARGET_REFUSED, naming the class).',
       [errorBody('PROBE_TARGET_REFUSED', '127.0.0.1 is a loopback address')],
     ),
     ...AUTH,

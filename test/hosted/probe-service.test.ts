@@ -393,3 +393,21 @@ t.test('a tenant deleted while its probe runs: the run writes no more copies (it
   t.match(metrics, `wallet_sim_probe_runs_total{tenant="${a.id}"`, 'the run went on to its end after the deletion');
   t.same(puts.slice(before), [], 'no copy written after it');
 });
+
+t.test('credentials that cannot be sent as headers (a pasted "…"): 400 naming the field and the character, no run', async (t) => {
+  const { app } = await buildHostedTestApp();
+  t.teardown(() => app.close());
+  const a = await createTenant(app);
+  const cases: [object, string, RegExp][] = [
+    [{ api_key: '…' }, '/api_key', /has "…" \(U\+2026\) at character 1: an HTTP header value is printable ASCII only/],
+    [{ api_id: 'acme’s' }, '/api_id', /has "’" \(U\+2019\) at character 5/],
+    [{ api_key: 'key ' }, '/api_key', /begins or ends with a space/],
+    [{ api_key: 'a\tb' }, '/api_key', /has U\+0009 at character 2/],
+  ];
+  for (const [bad, pointer, message] of cases) {
+    const res = await start(app, a, { url: 'https://wallet.example.com/callback', ...SANDBOX, ...bad });
+    t.equal(res.statusCode, 400, pointer);
+    t.match(res.json(), { error: 'BAD_REQUEST', details: [{ pointer, message }] }, JSON.stringify(bad));
+  }
+  t.same((await app.inject({ url: `/t/${a.id}/probe`, headers: bearer(a.token) })).json(), [], 'no run was started');
+});
