@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { runProbe } from '../src/probe/battery.js';
 import { inServiceWords } from '../src/probe/stops.js';
-import { formatProbeReport, probeExitCode, walletFails } from '../src/probe/report.js';
+import { formatProbeHtml } from '../src/probe/format-html.js';
+import { formatProbeReport, probeExitCode, probeJUnit, walletFails } from '../src/probe/report.js';
 import type { ProbeTarget } from '../src/probe/types.js';
 import { buildTestApp } from './helpers/app.js';
 import { startZooWallet } from './wallets/zoo-wallet.js';
@@ -168,6 +169,15 @@ t.test('a first bet refused without a word stops the probe too, asking about --c
     /refused the first bet \(R3\), a valid bet of 0\.3 USD, and no check can run without bets: is --currency USD player-1's currency/,
   );
   t.equal(probeExitCode(report), 2);
+  // The reports a CI keeps: the check it stopped at is an error in JUnit (nothing judged), with no fix for the wallet.
+  const xml = probeJUnit(report);
+  t.match(xml, /<testsuites [^>]*failures="0" errors="1"/);
+  t.match(
+    xml,
+    /<testcase classname="wallet-sim.probe" name="bet"[^>]*>\s*<error message="[^"]*is --currency USD player-1&apos;s currency[^"]*" type="NotChecked">/,
+  );
+  t.notMatch(xml, /<failure|fix:/);
+  t.notMatch(formatProbeHtml(report), /Fix:/);
 });
 
 t.test("the probe service's stop lines name the run's fields, not the CLI's options", async (t) => {

@@ -3,7 +3,7 @@ import { DRAWN_PER_CHECK, timelineSvg } from '../report/timeline.js';
 import { violationTally } from '../grading/listed-violations.js';
 import { formatExchange } from '../client/format.js';
 import { latencyText } from './latency.js';
-import { probeExitCode, walletFails } from './report.js';
+import { probeExitCode, stoppedAt, walletFails } from './report.js';
 import type { CheckResult, LabeledExchange, ProbeReport, ProbeWalletCheck } from './types.js';
 import { DEFAULT_CLIENT_TIMEOUT_MS } from './wire.js';
 
@@ -15,7 +15,7 @@ function probeRow(c: CheckResult): string {
   const ids = [...new Set(failed.map((a) => a.exchange).filter((i): i is number => i !== undefined))];
   const body =
     c.status === 'fail'
-      ? `<ul>${failed.map((a) => `<li>${esc(a.message)}</li>`).join('')}</ul>${c.fix ? `<div class="fix"><b>Fix:</b> ${esc(c.fix)}</div>` : ''}${ids
+      ? `<ul>${failed.map((a) => `<li>${esc(a.message)}</li>`).join('')}</ul>${c.fix && !stoppedAt(c) ? `<div class="fix"><b>Fix:</b> ${esc(c.fix)}</div>` : ''}${ids
           .map((i) => exchangeHtml(c.exchanges[i]!))
           .join('')}`
       : c.status === 'skip'

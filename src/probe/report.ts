@@ -19,11 +19,17 @@ export function probeExitCode(r: ProbeReport): 0 | 1 | 2 {
 /** A wallet check that fails the run (a warning is shown, not counted). */
 export const walletFails = (c: WalletCheckReport) => c.status === 'fail' && c.severity === 'error';
 
+/**
+ * The check the probe stopped at (a wrong URL, refused credentials, an unfunded player): its one
+ * line is about what the probe was given, not the wallet's behaviour, so no fix for the wallet.
+ */
+export const stoppedAt = (c: CheckResult) => c.assertions.some((a) => a.name === 'stopped' && !a.passed);
+
 /** What failed in one check: each failed rule, the fix, and the exchanges it is about (the terminal's first `limit`; JUnit's all). */
 export function failureDetails(c: CheckResult, limit = SHOWN): string {
   const failed = c.assertions.filter((a) => !a.passed);
   const lines = failed.map((a) => `✗ ${a.message}`);
-  if (c.fix) lines.push(`fix: ${c.fix}`);
+  if (c.fix && !stoppedAt(c)) lines.push(`fix: ${c.fix}`);
   const shown = [...new Set(failed.map((a) => a.exchange).filter((i): i is number => i !== undefined))];
   for (const i of shown.slice(0, limit)) lines.push(formatExchange(c.exchanges[i]!, '  '));
   if (shown.length > limit) lines.push(`  … and ${shown.length - limit} more exchanges`);
@@ -59,8 +65,7 @@ export function formatCheck(c: CheckResult): string {
   const line = `${mark}  ${c.name.padEnd(28)} ${c.description}${skipText(c)}`;
   if (c.status === 'pass' && c.warnings) return [line, ...c.warnings.map((w) => `      ⚠ ${w}`)].join('\n');
   if (c.status !== 'fail') return line;
-  const stop = c.assertions.find((a) => a.name === 'stopped' && !a.passed);
-  if (stop) return `${line}\n      ${stop.message}`; // one line says it all: no exchange dump
+  if (stoppedAt(c)) return `${line}\n      ${c.assertions.find((a) => a.name === 'stopped' && !a.passed)!.message}`; // one line says it all
   return `${line}\n${indent(failureDetails(c))}`;
 }
 
@@ -125,6 +130,15 @@ export function probeJUnit(r: ProbeReport): string {
     properties: { url: r.target.url, user: r.target.user, currency: r.target.currency },
     cases: r.checks.map((c) => {
       const failed = c.assertions.filter((a) => !a.passed);
+      // (where the probe stopped nothing was judged: an error, not a failure of the wallet, and no fix for it)
+      if (stoppedAt(c))
+        return {
+          name: c.name,
+          classname: 'wallet-sim.probe',
+          time: c.durationMs / 1000,
+          status: 'error' as const,
+          message: r.stopped?.message ?? failed[0]?.message,
+        };
       return {
         name: c.name,
         classname: 'wallet-sim.probe',

@@ -1,6 +1,6 @@
 /**
  * JUnit XML, the report format every CI understands (GitHub Actions test reporters, GitLab,
- * Jenkins). A tiny format: testsuites > testsuite > testcase, with <failure> or <skipped>.
+ * Jenkins). A tiny format: testsuites > testsuite > testcase, with <failure>, <error> or <skipped>.
  */
 
 export interface JUnitCase {
@@ -8,8 +8,9 @@ export interface JUnitCase {
   classname: string;
   /** Seconds. */
   time?: number;
-  status: 'pass' | 'fail' | 'skip';
-  /** One line: the failure's message attribute or the skip reason. */
+  /** error: the case could not be run at all (the probe stopped there: nothing was judged), unlike a failure. */
+  status: 'pass' | 'fail' | 'error' | 'skip';
+  /** One line: the failure's or error's message attribute, or the skip reason. */
   message?: string;
   /** The failure's body: every detail, request and reply. */
   details?: string;
@@ -53,10 +54,10 @@ export function junitXml(suites: JUnitSuite[]): string {
   const count = (s: JUnitSuite, status: JUnitCase['status']) => s.cases.filter((c) => c.status === status).length;
   const total = (status?: JUnitCase['status']) => suites.reduce((n, s) => n + (status ? count(s, status) : s.cases.length), 0);
   const out = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  out.push(`<testsuites${attrs({ tests: total(), failures: total('fail'), errors: 0, skipped: total('skip') })}>`);
+  out.push(`<testsuites${attrs({ tests: total(), failures: total('fail'), errors: total('error'), skipped: total('skip') })}>`);
   for (const s of suites) {
     out.push(
-      `  <testsuite${attrs({ name: s.name, tests: s.cases.length, failures: count(s, 'fail'), errors: 0, skipped: count(s, 'skip'), timestamp: s.timestamp, time: seconds(s.time) })}>`,
+      `  <testsuite${attrs({ name: s.name, tests: s.cases.length, failures: count(s, 'fail'), errors: count(s, 'error'), skipped: count(s, 'skip'), timestamp: s.timestamp, time: seconds(s.time) })}>`,
     );
     if (s.properties && Object.keys(s.properties).length) {
       out.push('    <properties>');
@@ -69,6 +70,12 @@ export function junitXml(suites: JUnitSuite[]): string {
         out.push(`${open}>`, `      <system-out>${xmlEscape(`WARNING: ${c.warning}`)}</system-out>`, '    </testcase>');
       else if (c.status === 'pass') out.push(`${open}/>`);
       else if (c.status === 'skip') out.push(`${open}>`, `      <skipped${attrs({ message: c.message })}/>`, '    </testcase>');
+      else if (c.status === 'error')
+        out.push(
+          `${open}>`,
+          `      <error${attrs({ message: c.message, type: 'NotChecked' })}>${xmlEscape(c.details ?? '')}</error>`,
+          '    </testcase>',
+        );
       else
         out.push(
           `${open}>`,

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Signer } from '../evidence/signing-key.js';
 import type { Clock } from '../http/rate-limit.js';
 import { maskedHeaders } from '../kernel/secrets.js';
-import { walletFails } from '../probe/report.js';
+import { stoppedAt, walletFails } from '../probe/report.js';
 import type { CheckResult, ProbeReport, ProbeWalletCheck } from '../probe/types.js';
 import type { UpstreamErrorKind } from '../probe/upstream-errors.js';
 import type { VERDICTS } from './probe-docs.js';
@@ -44,9 +44,6 @@ const seeing = (see: string | undefined, why: string | undefined) => (see ? `see
  * warned (the CLI's WARN, its verdict line's "1 warning"), not passed.
  */
 export const countedStatus = (c: CheckResult): CheckLine['status'] => (c.status === 'pass' && c.warnings?.length ? 'warn' : c.status);
-
-/** The check the probe stopped at: its one line is about the form (URL, credentials, player), not the wallet's behaviour. */
-const stoppedAt = (c: CheckResult) => c.assertions.some((a) => a.name === 'stopped' && !a.passed);
 
 /** One of the probe's checks, as it finishes. */
 export function probeLine(c: CheckResult): CheckLine {

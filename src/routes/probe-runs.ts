@@ -137,6 +137,8 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
           run.verdict = VERDICTS[probeExitCode(report)];
           // (the line names the run's fields, not the CLI's options: the report shown and signed says the same)
           if (report.stopped) run.message = report.stopped.message = inServiceWords(report.stopped.message);
+          // (and the check it stopped at, as the JUnit and HTML reports show it)
+          for (const a of report.checks.flatMap((c) => c.assertions)) if (a.name === 'stopped') a.message = inServiceWords(a.message);
           const upstream = upstreamErrorOf(report);
           if (upstream) o.upstreamError?.(tenantId, upstream);
           end('done');

@@ -812,6 +812,19 @@ const CASES: Case[] = [
   },
   {
     check: 'BET_WITHIN_REPORTED_BALANCE',
+    name: "a bet within a win settled while an earlier bet's reply was held (the win applied last, answered first)",
+    status: 'pass',
+    now: 10 * S,
+    journal: [
+      login(u, 'l1', 0, { balance: 1000 }),
+      bet(u, 'b1', 100, { game: 'G0', total: 100, ms: 1, balance: 900 }),
+      bet(u, 'b2', 200, { game: 'G1', total: 100, ms: 700, balance: 800 }),
+      settle(u, 's1', 300, { game: 'G0', total: 100, ms: 5, balance: 1400 }),
+      bet(u, 'b3', 3 * S, { game: 'G2', total: 1000, balance: 400 }),
+    ],
+  },
+  {
+    check: 'BET_WITHIN_REPORTED_BALANCE',
     name: 'a bet sent after those replies were written is judged by the latest of them',
     status: 'fail',
     now: 10 * S,

@@ -48,6 +48,29 @@ t.test('BET_WITHIN_REPORTED_BALANCE: a bet sent well after the reply, above the 
   t.match(c.violations[0]?.message, /stakes 700, more than the balance 300 reported by the reply to #\d+$/);
 });
 
+t.test('BET_WITHIN_REPORTED_BALANCE: a bet within a win settled while another bet’s reply was held is not judged', async (t) => {
+  // A reviewer's case: the bet on G1 is applied (800) but its reply held 700 ms; meanwhile G0 is
+  // settled, a win (1400). G1's reply (800) is written last, yet the wallet applied the win after
+  // that bet: a bet of 1000 within the 1400 is the provider reading the newer balance, not a defect.
+  const { app } = await buildTestApp({
+    rules: [{ name: 'held reply', when: { event_type: 'bet', game_no: 'G1' }, then: { delay_ms: 700 } }],
+  });
+  t.teardown(() => app.close());
+  const url = `${await listen(app)}/callback`;
+  const balance = async () => (await app.inject({ method: 'GET', url: '/admin/players/held' })).json<{ balance: number }>().balance;
+  t.equal((await post(url, login('held'), HEADERS)).body.code, 'R0');
+  t.match((await post(url, bet('held', 'G0', [['1', 'P', 100]], usd), HEADERS)).body, { code: 'R0', latest_balance: 900 });
+  const held = post(url, bet('held', 'G1', [['1', 'P', 100]], usd), HEADERS);
+  while ((await balance()) !== 800) await sleep(5); // the wallet has applied it; its reply waits
+  const win = await post(url, result('held', 'G0', [['1', 'P', 100, 500]], usd), HEADERS);
+  t.match(win.body, { code: 'R0', latest_balance: 1400 });
+  t.match((await held).body, { code: 'R0', latest_balance: 800 });
+  await sleep(2 * REPLY_READ_MARGIN_MS + 300);
+  t.match((await post(url, bet('held', 'G2', [['1', 'P', 1000]], usd), HEADERS)).body, { code: 'R0', latest_balance: 400 });
+  const c = check((await app.inject({ method: 'GET', url: '/admin/report' })).json<Report>(), 'BET_WITHIN_REPORTED_BALANCE');
+  t.not(c.status, 'fail', c.violations.map((v) => v.message).join('\n'));
+});
+
 t.test('RETRY_SAME_TRANSACTION: a chip added to a round while another bet’s reply is lost is a bet of its own', async (t) => {
   const { url, report } = await wallet(t, {
     rules: [{ name: 'lost bet reply', when: { event_type: 'bet', user_id: 'chips' }, then: { drop_connection: true }, times: 1 }],

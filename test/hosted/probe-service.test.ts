@@ -269,6 +269,15 @@ t.test(
     t.equal(done.verdict, 'NOT_CHECKED');
     t.ok(redirecting.hits() >= 1);
     t.equal(elsewhere.hits(), 0, 'the redirect was not followed');
+    // JUnit: the check it stopped at is an error (nothing judged), said in the form's words, with no fix for the wallet.
+    const junit = (await app.inject({ url: `/t/${a.id}/probe/${res.json().run}/report?format=junit`, headers: bearer(a.token) })).body;
+    t.match(junit, /<testsuites [^>]*errors="1"/);
+    const error = /<error message="([^"]*)" type="NotChecked">/.exec(junit);
+    t.ok(error, junit);
+    t.equal(error?.[1]?.replaceAll('&apos;', "'"), done.message, 'the message the run ended with');
+    t.notMatch(junit, /--url|--api-|fix:/);
+    const json = (await app.inject({ url: `/t/${a.id}/probe/${res.json().run}/report`, headers: bearer(a.token) })).json();
+    t.notMatch(JSON.stringify(json.checks), /--url/, "the JSON report's check says it in the form's words too");
     const over = await start(app, a, { url: `http://127.0.0.1:${redirecting.port}/callback`, ...SANDBOX });
     t.equal(
       (await app.inject({ url: `/t/${a.id}/probe/${res.json().run}/report?signed=true`, headers: bearer(a.token) })).json().error,

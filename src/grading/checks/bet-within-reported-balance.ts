@@ -10,7 +10,8 @@ const ID = 'BET_WITHIN_REPORTED_BALANCE';
  * how late this process stamped the bet, up to as much again). A reply written later (another of
  * the player's callbacks in flight at once, whose reply the provider may not have read yet) is not
  * held against it; but it may have been read, so a bet within the balance it reported (a win
- * settled meanwhile) is not held against the older one either.
+ * settled meanwhile) is not held against the older one either, nor one within the balance of a
+ * callback that arrived while `sure`'s was in flight (`mayHaveRead`).
  */
 export const betWithinReportedBalance: Reducer = {
   arrive(g, a) {
@@ -35,14 +36,21 @@ export const betWithinReportedBalance: Reducer = {
 };
 
 /**
- * The highest balance of the replies (to earlier callbacks) written after `sure` and before `a`
- * arrived: whether the provider had read them cannot be told, so a bet within one is not judged.
+ * The highest balance a bet within which is not judged, of the replies (to earlier callbacks)
+ * written before `a` arrived:
+ * - those written after `sure`: whether the provider had read them cannot be told;
+ * - those to a callback that arrived after `sure`'s, before `sure`'s reply was written: the wallet
+ *   may have applied it after `sure`'s, so its balance may be the newer one though its reply came
+ *   first (a settlement's win answered while a bet's reply is held). One that arrived before
+ *   `sure`'s was applied before it: bets sent at once are judged by the last reply.
  */
 function mayHaveRead(p: Player, sure: Attempt, a: Attempt): number {
   let most = -Infinity;
   for (let i = 0; i < Math.min(p.reports, REPORTS_KEPT); i++) {
     const r = p.reportedBy![i]!;
-    if (r.id < a.id && r.knownAt! > sure.knownAt! && r.knownAt! <= a.at) most = Math.max(most, p.reportedBalance![i]!);
+    if (r.id >= a.id || r.knownAt! > a.at) continue;
+    const appliedAfter = r.id > sure.id && r.at < sure.knownAt!;
+    if (r.knownAt! > sure.knownAt! || appliedAfter) most = Math.max(most, p.reportedBalance![i]!);
   }
   return most;
 }
