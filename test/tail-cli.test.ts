@@ -107,6 +107,7 @@ t.test('the filters of the journal as options: only the matching callbacks', asy
     ),
     'a login of player-2 shows up',
   );
+  t.match(io.stderr(), 'following the callbacks ' + sim.url + ' receives (only user_id=player-2, event_type=login, replayed=false)');
   // …then, with the stream surely up: what the filters drop, and one that passes last, as a marker.
   const again = login('player-2');
   const marker = login('player-2');
@@ -163,7 +164,10 @@ t.test('the simulator ending the stream (shutting down): its reason said, exit 0
   await app.close();
   const ended = await io.exited;
   t.equal(ended.code, 0, 'a clean end: nothing failed');
-  t.equal(ended.stderr.trim(), `wallet-sim tail: ${url} ended the stream (wallet-sim is shutting down)`);
+  t.same(ended.stderr.trim().split('\n'), [
+    `wallet-sim tail: following the callbacks ${url} receives; Ctrl-C to stop`,
+    `wallet-sim tail: ${url} ended the stream (wallet-sim is shutting down)`,
+  ]);
 
   const sim = await simulator(t);
   const plain = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'));

@@ -24,6 +24,7 @@ const MESSAGES = {
   REFUSED_BY: (url: string, refusal: string) => `wallet-sim tail: ${url} answered ${refusal}`,
   ANSWERED: (url: string, status: number, message: string | undefined) =>
     `wallet-sim tail: cannot read ${url}/admin/events: HTTP ${status}${message ? `: ${message}` : ''}`,
+  FOLLOWING: (url: string, only: string) => `wallet-sim tail: following the callbacks ${url} receives${only ? ` (only ${only})` : ''}; Ctrl-C to stop`,
   ENDED: (url: string, why: string | undefined) => `wallet-sim tail: ${url} ended the stream${why ? ` (${why})` : ''}`,
   LOST: (url: string, why: string) => `wallet-sim tail: lost the stream of ${url} before its end (${why}): run it again to follow on`,
   NOT_FOUND: (url: string) => `wallet-sim tail: ${url}/admin/events: HTTP 404; ${BASE_URL_WANTED}`,
@@ -101,6 +102,8 @@ async function tail(url: string, json: boolean, token: string | undefined, filte
     console.error(MESSAGES.ANSWERED(url, res.status, await messageOf(res)));
     return 2;
   }
+  // (on stderr, so stdout stays the lines alone: connected, and quiet until a callback comes)
+  console.error(MESSAGES.FOLLOWING(url, [...filters].map(([name, value]) => `${name}=${value}`).join(', ')));
   const colour = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const decoder = new TextDecoder();
   let text = '';
