@@ -24,7 +24,8 @@ const MESSAGES = {
   REFUSED_BY: (url: string, refusal: string) => `wallet-sim tail: ${url} answered ${refusal}`,
   ANSWERED: (url: string, status: number, message: string | undefined) =>
     `wallet-sim tail: cannot read ${url}/admin/events: HTTP ${status}${message ? `: ${message}` : ''}`,
-  FOLLOWING: (url: string, only: string) => `wallet-sim tail: following the callbacks ${url} receives${only ? ` (only ${only})` : ''}; Ctrl-C to stop`,
+  FOLLOWING: (url: string, only: string) =>
+    `wallet-sim tail: following the callbacks ${url} receives${only ? ` (only ${only})` : ''}; Ctrl-C to stop`,
   ENDED: (url: string, why: string | undefined) => `wallet-sim tail: ${url} ended the stream${why ? ` (${why})` : ''}`,
   LOST: (url: string, why: string) => `wallet-sim tail: lost the stream of ${url} before its end (${why}): run it again to follow on`,
   NOT_FOUND: (url: string) => `wallet-sim tail: ${url}/admin/events: HTTP 404; ${BASE_URL_WANTED}`,
