@@ -5,6 +5,7 @@ import t from 'tap';
 import { formatCheck } from '../src/probe/report.js';
 import type { CheckResult } from '../src/probe/session.js';
 import { buildTestApp, listen } from './helpers/app.js';
+import { buildHostedTestApp, createTenant } from './helpers/hosted.js';
 import { closedPort } from './helpers/net.js';
 import { CLI, cleanEnv, collect, run, runAll } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
@@ -185,4 +186,20 @@ t.test('send: a --url without a path (the base URL) is told the callback path', 
   const r = await runHere(sendCommand(), ['login', '--url', base]);
   t.equal(r.code, 1);
   t.match(r.stderr, `--url is the callback URL, e.g. --url ${base}/callback`);
+  // Another path: a hosted tenant's base URL is told its callback URL; any other, both forms.
+  const hosted = await buildHostedTestApp();
+  t.teardown(() => hosted.app.close());
+  const host = await listen(hosted.app);
+  const { id } = await createTenant(hosted.app);
+  const tenant = await runHere(sendCommand(), ['login', '--url', `${host}/t/${id}`]);
+  t.equal(tenant.code, 1);
+  t.match(
+    tenant.stderr,
+    `answered HTTP 404, not a callback reply: --url is the callback URL: a tenant's ends in /callback, --url ${host}/t/${id}/callback`,
+  );
+  const other = await runHere(sendCommand(), ['login', '--url', `${base}/wallet`]);
+  t.equal(other.code, 1);
+  t.match(other.stderr, `(wallet-sim's is ${base}/callback unless started with --path, a hosted tenant's ${base}/t/<id>/callback)`);
+  const unknown = await runHere(sendCommand(), ['login', '--url', `${host}/t/nobody/callback`]);
+  t.notMatch(unknown.stderr, 'not a callback reply', "the callback path: the server's own reason says why");
 });

@@ -46,11 +46,18 @@ export const isRefused = (x: Exchange) => !x.reply && /ECONNREFUSED/.test(x.erro
 export const notRunningHint = (url: string) =>
   `nothing answers at ${new URL(url).origin} (ECONNREFUSED): is wallet-sim running at ${url}? start it with wallet-sim start`;
 
-/** A --url with no path (the simulator's base URL) answers no protocol reply: the callback route has one (/callback). */
-export function noPathHint(url: string, x: Exchange): string | undefined {
+/**
+ * A --url that is not the callback route answers no protocol reply: the simulator's base URL, a
+ * hosted tenant's (`/t/<id>`), another path answered 404 or 405. The callback route's URL, when it can be told.
+ */
+export function wrongPathHint(url: string, x: Exchange): string | undefined {
   const u = new URL(url);
-  if (u.pathname !== '/' || !x.reply || replyCode(x) !== undefined) return undefined;
-  return `${url} answered HTTP ${x.reply.status}, not a callback reply: --url is the callback URL, e.g. --url ${u.origin}/callback`;
+  if (!x.reply || replyCode(x) !== undefined) return undefined;
+  const answered = `${url} answered HTTP ${x.reply.status}, not a callback reply: --url is the callback URL`;
+  if (u.pathname === '/') return `${answered}, e.g. --url ${u.origin}/callback`;
+  if ((x.reply.status !== 404 && x.reply.status !== 405) || /\/callback\/?$/.test(u.pathname)) return undefined; // (its body says why)
+  if (/^\/t\/[^/]+\/?$/.test(u.pathname)) return `${answered}: a tenant's ends in /callback, --url ${url.replace(/\/+$/, '')}/callback`;
+  return `${answered} (wallet-sim's is ${u.origin}/callback unless started with --path, a hosted tenant's ${u.origin}/t/<id>/callback)`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { betRequest, betResultRequest, loginRequest, newGameNo } from '../protocol/seed/callbacks.js';
 import { type Exchange, postCallback } from '../client/http.js';
-import { formatSent, isRefused, nextStepLine, noPathHint, notHttp200Line, notRunningHint, replyCode } from './send-reply.js';
+import { formatSent, isRefused, nextStepLine, wrongPathHint, notHttp200Line, notRunningHint, replyCode } from './send-reply.js';
 import { terminalText } from '../text/terminal-text.js';
 import { unreadable } from '../kernel/documents.js';
 import { type Picked, type Unread, sendDefaults } from './send-defaults.js';
@@ -188,7 +188,7 @@ export function sendCommand(): Command {
         }
         console.log(formatSent(exchange));
         if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
-        const hint = noPathHint(o.url, exchange);
+        const hint = wrongPathHint(o.url, exchange);
         if (hint) console.error(`\nwallet-sim send: ${hint}`);
         const notBooked = notHttp200Line(exchange);
         if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
