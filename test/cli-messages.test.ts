@@ -52,7 +52,7 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   const wrong = await runHere(verifyCommand(), ['--url', `${base}/callback`, '--expect', file]);
   const right = await runHere(verifyCommand(), ['--url', base, '--expect', file]);
   t.equal(wrong.code, 2);
-  t.match(wrong.stderr, "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path");
+  t.match(wrong.stderr, `--url wants the simulator's base URL, not its callback URL: --url ${base}`);
   t.equal(right.code, 0, 'the base URL works');
 });
 

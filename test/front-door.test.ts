@@ -2,6 +2,8 @@
 // process, the app over inject or a real socket.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -106,7 +108,15 @@ t.test('report --url <callback URL>: says to give the base URL', async (t) => {
   const url = await listen(app);
   const ran = await run(['report', '--url', `${url}/callback`]);
   t.equal(ran.code, 2);
-  t.match(ran.stderr, /--url wants the simulator's base URL \(e\.g\. http:\/\/127\.0\.0\.1:8080\), not the callback path/);
+  t.match(ran.stderr, `--url wants the simulator's base URL, not its callback URL: --url ${url}`);
+  // A server with no admin API at all (a wallet of its own, the upstream behind a proxy):
+  const wallet = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found'));
+  await new Promise<void>((resolve) => wallet.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => wallet.close());
+  const origin = `http://127.0.0.1:${(wallet.address() as AddressInfo).port}`;
+  const other = await run(['report', '--url', origin]);
+  t.equal(other.code, 2);
+  t.match(other.stderr, `HTTP 404; no wallet-sim admin API at ${origin} (another wallet, or the upstream of a proxy?)`);
 });
 
 t.test('the pretty log: one line per callback', async (t) => {

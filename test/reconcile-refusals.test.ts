@@ -123,7 +123,7 @@ t.test('messages with the next step: a semicolon-separated export, a callback UR
   t.equal(callback.code, 2);
   t.equal(
     callback.stderr.trim(),
-    `wallet-sim reconcile: cannot read the ledger: GET ${sim.url}/callback/admin/ledger: HTTP 404; ${wanted}`,
+    `wallet-sim reconcile: cannot read the ledger: GET ${sim.url}/callback/admin/ledger: HTTP 404; --url wants the simulator's base URL, not its callback URL: --url ${sim.url}`,
   );
   t.equal(missing.code, 2);
   t.equal(missing.stderr.trim(), `wallet-sim reconcile: cannot read the ledger: GET ${other}/gone/admin/ledger: HTTP 404; ${wanted}`);

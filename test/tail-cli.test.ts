@@ -178,7 +178,7 @@ t.test('the simulator ending the stream (shutting down): its reason said, exit 0
   t.equal(callback.code, 2);
   t.equal(
     callback.stderr.trim(),
-    `wallet-sim tail: ${sim.url}/callback/admin/events: HTTP 404; --url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path`,
+    `wallet-sim tail: ${sim.url}/callback/admin/events: HTTP 404; --url wants the simulator's base URL, not its callback URL: --url ${sim.url}`,
   );
   t.equal(html.code, 2);
   t.match(html.stderr, `${other}/admin/events answered 200 but not an event stream (content-type text/html); is ${other} a wallet-sim?`);

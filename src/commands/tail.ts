@@ -5,7 +5,7 @@ import type { JournalEntry } from '../journal/journal.js';
 import { MATCH_FIELDS } from '../journal/match-text.js';
 import { adminTokenOf, adminTokenOption, tokenFileOption, markRequired, usageErrorsExit2, simulatorUrlOption } from './options.js';
 import { terminalText } from '../text/terminal-text.js';
-import { BASE_URL_WANTED } from '../verify/admin-client.js';
+import { BASE_URL_WANTED, baseUrlWanted } from '../verify/admin-client.js';
 
 interface TailOptions {
   url: string;
@@ -28,7 +28,7 @@ const MESSAGES = {
     `wallet-sim tail: following the callbacks ${url} receives${only ? ` (only ${only})` : ''}; Ctrl-C to stop`,
   ENDED: (url: string, why: string | undefined) => `wallet-sim tail: ${url} ended the stream${why ? ` (${why})` : ''}`,
   LOST: (url: string, why: string) => `wallet-sim tail: lost the stream of ${url} before its end (${why}): run it again to follow on`,
-  NOT_FOUND: (url: string) => `wallet-sim tail: ${url}/admin/events: HTTP 404; ${BASE_URL_WANTED}`,
+  NOT_FOUND: (url: string) => `wallet-sim tail: ${url}/admin/events: HTTP 404; ${baseUrlWanted(url)}`,
   NOT_A_STREAM: (url: string, type: string | null) =>
     `wallet-sim tail: ${url}/admin/events answered 200 but not an event stream (content-type ${type ?? 'none'}); is ${url} a wallet-sim? ${BASE_URL_WANTED}`,
   REFUSED: (url: string, message: string) => `wallet-sim tail: ${url} refused the filters: ${message}`,

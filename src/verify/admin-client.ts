@@ -23,8 +23,28 @@ export interface JournalSource {
   report?(userId?: string): Promise<Report>;
 }
 
-/** What a 404 from the admin API almost always means: a callback URL given as --url. */
+/** A 404 from the admin API where the URL tells nothing more. */
 export const BASE_URL_WANTED = "--url wants the simulator's base URL (e.g. http://127.0.0.1:8080), not the callback path";
+
+/**
+ * What a 404 from the admin API almost always means, for the --url given: a callback URL (the base
+ * is that URL without /callback), or at a bare origin, a server that is no wallet-sim (the wallet
+ * behind a proxy, given instead of the proxy).
+ */
+export function baseUrlWanted(base: string): string {
+  let u: URL;
+  try {
+    u = new URL(base);
+  } catch {
+    return BASE_URL_WANTED;
+  }
+  const path = u.pathname.replace(/\/+$/, '');
+  if (path.endsWith('/callback'))
+    return `--url wants the simulator's base URL, not its callback URL: --url ${u.origin}${path.slice(0, -9)}`;
+  if (path === '')
+    return `no wallet-sim admin API at ${u.origin} (another wallet, or the upstream of a proxy?): --url wants wallet-sim's base URL, e.g. http://127.0.0.1:8080`;
+  return BASE_URL_WANTED;
+}
 
 /**
  * A 404 of the admin API: the server's own reason when it gives one (an unknown tenant, no signing
@@ -35,7 +55,9 @@ function notFound(url: string, body: string): AdminError {
   // The route's own wording asks for its query; this reader is the command line.
   if (error === 'SIGNING_NOT_ENABLED')
     return new AdminError(`GET ${url}: HTTP 404; ${apiError('SIGNING_NOT_ENABLED', CLI_NAMING, 'leave out --signed').body.message}`);
-  return new AdminError(`GET ${url}: HTTP 404; ${error !== 'NOT_FOUND' && message !== undefined ? message : BASE_URL_WANTED}`);
+  return new AdminError(
+    `GET ${url}: HTTP 404; ${error !== 'NOT_FOUND' && message !== undefined ? message : baseUrlWanted(url.replace(/\/admin\/.*$/, ''))}`,
+  );
 }
 
 /** A reply's JSON, or undefined when it is not JSON (then not a wallet-sim's answer). */
