@@ -28,6 +28,10 @@ function table(rows: Difference[]): string[] {
 
 const total = (r: Reconciliation) => MISMATCH_KINDS.reduce((n, k) => n + r.counts[k], 0);
 
+/** No mismatch: they agree, on what could be compared when some rows are unresolved (those need a look, not a fix). */
+const agreement = (unresolved: number) =>
+  unresolved ? `they agree on all that could be compared; the ${unresolved} unresolved, below, could not be` : 'they agree';
+
 /** The terminal report: a summary line, the table of mismatches, then what is unresolved. */
 export function formatReconciliation(r: Reconciliation, url: string): string {
   const out: string[] = [];
@@ -36,7 +40,7 @@ export function formatReconciliation(r: Reconciliation, url: string): string {
   const who = r.user ? ` for player ${JSON.stringify(printable(r.user.id))} only` : '';
   out.push(
     `wallet-sim reconcile${who}: ${r.walletRows} wallet row(s) at ${url} against ${r.providerRecords} provider record(s): ` +
-      `${mismatches} mismatch(es), ${r.counts.UNRESOLVED} unresolved — ${agree ? 'they agree' : 'they DISAGREE'}`,
+      `${mismatches} mismatch(es), ${r.counts.UNRESOLVED} unresolved — ${agree ? agreement(r.counts.UNRESOLVED) : 'they DISAGREE'}`,
   );
   if (r.user)
     out.push(
