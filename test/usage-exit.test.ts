@@ -20,6 +20,9 @@ const CASES: [string[], number, RegExp][] = [
   [['probe', '--url', 'http://127.0.0.1:1/callback', '--api-id', 'a', '--api-key', 'b'], 2, /required option '--user <user_id>'/],
   [['tenant', 'list', '--url', 'http://127.0.0.1:1'], 2, /required option '--host-token-file <file>' not specified/],
   [['tenant', 'rename'], 2, /unknown command 'rename'/],
+  // A mistyped option is named before the required option it spelled: the typo is the mistake.
+  [['tenant', 'create', '--nmae', 'acme', '--url', 'http://127.0.0.1:1'], 2, /unknown option '--nmae'\n\(Did you mean --name\?\)/],
+  [['verify', '--url', 'http://127.0.0.1:1', '--expct', 'x.json'], 2, /unknown option '--expct'\n\(Did you mean --expect\?\)/],
   [['verify-report', 'x.json'], 2, /required option '--public-key <pem>' not specified/],
   // Their docs give no exit 2: a usage error stays 1, as any other failure of theirs.
   [['send', 'login'], 1, /required option '--url <url>' not specified/],
@@ -38,12 +41,17 @@ t.test('a usage error exits 2 where 1 means a failed check, and says which --hel
     t.match(r.stderr, said, line);
     t.equal(r.stdout, '', `${line}: nothing on stdout`);
     // Every command names its --help, whatever its exit.
-    const help = `wallet-sim ${args[0] === 'tenant' && args[1] === 'list' ? 'tenant list' : args[0]} --help`;
+    const help = `wallet-sim ${args[0] === 'tenant' && args[1] !== 'rename' ? `tenant ${args[1]}` : args[0]} --help`;
     t.match(r.stderr, `(run ${help} for its options)`, `${line}: says which help to read`);
   });
 });
 
 t.test('--help and --version still exit 0', async (t) => {
-  const ran = await runAll([['report', '--help'], ['tenant', 'list', '--help'], ['--version']]);
+  const ran = await runAll([
+    ['report', '--help'],
+    ['tenant', 'list', '--help'],
+    ['tenant', 'create', '--nmae', 'x', '--help'],
+    ['--version'],
+  ]);
   for (const r of ran) t.equal(r.code, 0, r.stderr);
 });

@@ -124,12 +124,29 @@ export function usageErrorsExit2(command: Command, path = `wallet-sim ${command.
 
 /** A usage error names the --help to read (every command; usageErrorsExit2 also changes the exit). */
 export const namesItsHelp = (command: Command, path = `wallet-sim ${command.name()}`): Command =>
-  command.showHelpAfterError(`(run ${path} --help for its options)`).hook('preAction', (_, action) => {
+  typoFirst(command.showHelpAfterError(`(run ${path} --help for its options)`)).hook('preAction', (_, action) => {
     // Checked here, not by an argParser: commander's message for a refused argument quotes it, and this one is a secret.
     const token = (action.opts() as { adminToken?: unknown }).adminToken;
     const problem = typeof token === 'string' ? tokenProblem(token) : undefined;
     if (problem) action.error(`error: the --admin-token given ${problem} (it is not shown)`);
   });
+
+/**
+ * An unknown option is reported before a missing required one (commander checks the required first):
+ * `tenant create --nmae acme` is a typo of --name, "did you mean --name?", not "--name not specified".
+ * Not for a command with subcommands (the options are its subcommand's), nor when --help is asked.
+ */
+function typoFirst(command: Command): Command {
+  const parse = command.parseOptions.bind(command);
+  const unknownOption = (command as unknown as { unknownOption(flag: string): void }).unknownOption.bind(command);
+  command.parseOptions = (argv) => {
+    const parsed = parse(argv);
+    const help = parsed.unknown.some((a) => a === '--help' || a === '-h');
+    if (command.commands.length === 0 && parsed.unknown[0] !== undefined && !help) unknownOption(parsed.unknown[0]);
+    return parsed;
+  };
+  return command;
+}
 
 /** `--help` says which options are required (commander only says so once one is missing). */
 export function markRequired(command: Command): Command {
