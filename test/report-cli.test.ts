@@ -37,6 +37,7 @@ t.test('exit 0 with no failing check, 1 when one fails, JUnit and a self-contain
   const r = await run(['report', '--url', sim.url]);
   t.equal(r.code, 0, r.stderr);
   t.match(r.stdout, /✓ PASS\s+NO_RETRY_AFTER_REFUSAL/);
+  t.match(r.stdout, /\n✓ PASS\s+LOGIN_BEFORE_BET/, 'a warning that passes: no "(warning)" read as passed with a warning');
   t.match(r.stdout, /- NOT EXERCISED\s+LOST_REPLY_RETRIED .*\n\s+why: not exercised: /);
   t.notMatch(r.stdout, /\u001b\[/, 'no colours when stdout is not a terminal');
 

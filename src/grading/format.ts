@@ -78,7 +78,8 @@ export function formatText(r: Report, o: { url: string; failOn: FailOn; colour: 
   for (const { heading, checks } of sides) {
     if (sides.length > 1) out.push(o.colour ? `\u001b[1m${heading}\u001b[0m` : heading);
     for (const c of checks) {
-      const label = `${MARK[c.status]} ${LABEL[c.status]}${c.severity === 'warning' ? ' (warning)' : ''}`;
+      // (a warning's severity matters only when it fails: it does not fail the run; "PASS (warning)" read as passed with a warning)
+      const label = `${MARK[c.status]} ${LABEL[c.status]}${c.severity === 'warning' && c.status === 'fail' ? ' (warning)' : ''}`;
       out.push(`${paint(COLOUR[c.status], label.padEnd(24))} ${o.colour ? `\u001b[1m${c.id}\u001b[0m` : c.id}  ${c.title}`);
       const pad = ' '.repeat(25);
       if (c.detail) out.push(`${pad}why: ${c.detail}`);
