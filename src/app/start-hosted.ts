@@ -24,6 +24,7 @@ export async function startHosted(
   });
   const url = await listen(app, { host: o.host, port: o.port, portFromEnv });
   console.log(MESSAGES.HOSTED_LISTENING(url, tenants.size, o.store));
+  if (o.allowPrivateTargets) console.error(MESSAGES.PRIVATE_TARGETS);
 }
 
 /** An option that also reads WALLET_SIM_<NAME> (as start's own). */

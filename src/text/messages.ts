@@ -57,6 +57,9 @@ export const MESSAGES = {
     `wallet-sim: warning: port ${port} is one fetch refuses to call (the Fetch standard's blocked ports): browsers and ` +
     "fetch-based clients, wallet-sim's own send, probe and report included, will refuse to call it; pick another with --port",
   OPTION_INVALID: (detail: string) => `wallet-sim: ${detail}; nothing started`,
+  PRIVATE_TARGETS:
+    "wallet-sim: warning: --allow-private-targets: a tenant's probe may call this host's own networks (loopback, private, link-local " +
+    'addresses); for a host on a private network only: on a public host, leave it out',
   SIGNING: (keyid: string, hosted = false) =>
     `wallet-sim: signing reports (GET ${hosted ? '/t/<id>/admin/report?signed=true, each naming its tenant' : '/admin/report?signed=true'}) ` +
     `with the Ed25519 key whose keyid is ${keyid}; verify them with its public key`,
