@@ -54,7 +54,7 @@ export function formatReconciliation(r: Reconciliation, url: string): string {
         (from === undefined
           ? ')'
           : `; ${from ? `the journal reaches back to ${from} only` : 'the journal is empty'} (DELETE /admin/journal, --journal-size): ` +
-            "such a callback before then is not known: check the wallet's own books for it)"),
+            `such a callback ${from ? 'before then' : 'of the session'} is not known: check the wallet's own books for it)`),
     );
   }
   if (!agree) {

@@ -107,7 +107,7 @@ t.test('a clean session behind the proxy: they agree, nothing unresolved (no fal
   await fetch(`${proxy.base}/admin/journal`, { method: 'DELETE' });
   const cleared = await reconcile(proxy.base, providerFile('clean.csv', `${b.transaction_id},bet,p1,G1,10,ok`));
   t.equal(cleared.code, 0);
-  t.match(cleared.stdout, /the journal is empty \(DELETE \/admin\/journal, --journal-size\): such a callback before then is not known/);
+  t.match(cleared.stdout, /the journal is empty \(DELETE \/admin\/journal, --journal-size\): such a callback of the session is not known/);
 });
 
 t.test('why a closed connection got no reply: the https hint only for a wallet that never answered over HTTP', async (t) => {
