@@ -162,7 +162,7 @@ export function tenantCommand(): Command {
   );
   tenant.addCommand(
     hostOptions(new Command('list'))
-      .description('List the tenants: id, name, last activity, callbacks, verdict')
+      .description('List the tenants: id, verdict, callbacks, last request (a callback or an admin read, in this process), name')
       .action((o: HostOptions) =>
         run(async () => {
           const listed = (await call(o, 'GET', '/tenants')) as Tenant[];
@@ -170,7 +170,7 @@ export function tenantCommand(): Command {
           if (!listed.length) return console.log('no tenants: create one with wallet-sim tenant create --name <name>');
           for (const t of listed)
             console.log(
-              `${t.id}  ${t.verdict.padEnd(13)} ${String(t.callbacks).padStart(7)} callbacks  last ${t.last_activity_at ?? 'never'}  "${terminalText(t.name)}"`,
+              `${t.id}  ${t.verdict.padEnd(13)} ${String(t.callbacks).padStart(7)} callbacks  last request ${t.last_activity_at ?? 'never'}  "${terminalText(t.name)}"`,
             );
         }),
       ),

@@ -36,6 +36,8 @@ t.test('tenant create and rotate --token-file: the token in a new 0600 file, nev
   t.match(created.stdout, `token:        written to ${at('acme-token')} (mode 0600), not shown`);
   t.match(created.stdout, /callback URL: .*\/t\/.*\/callback\n +Api-Id: +\S+\n +Api-Key: +\S+\n +dashboard: /, 'the rest printed');
   t.notMatch(created.stdout, token.trim(), 'the token is not on the screen');
+  const listed = await tenant('list', ...hostArgs);
+  t.match(listed.stdout, new RegExp(`^${id} +NOT_EXERCISED +0 callbacks  last request never  "Acme"$`, 'm'), listed.stdout);
 
   const before = (await host.tenants()).length;
   const again = await tenant('create', ...hostArgs, '--name', 'Acme 2', '--token-file', at('acme-token'));
