@@ -11,6 +11,7 @@ import { CLI, cleanEnv, collect, run, runAll } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
 import { probeCommand } from '../src/commands/probe.js';
 import { sendCommand } from '../src/commands/send.js';
+import { startSimulator } from '../src/app/start-simulator.js';
 import { verifyCommand } from '../src/commands/verify.js';
 
 t.setTimeout(120_000); // each case starts the built CLI: seconds on a busy machine
@@ -151,6 +152,17 @@ t.test('start: --data without --store file is refused, not a memory store that w
   // A shell that sets WALLET_SIM_DATA, and a run that picks another store on purpose: it goes on
   // (here to the port, which is taken).
   t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'WALLET_SIM_DATA with --store memory: the store chosen wins');
+});
+
+t.test('start: --upstream with --hosted is refused (a tenant is never proxied), by the CLI and startSimulator', async (t) => {
+  const r = await run(['start', '--hosted', '--host-token', 'h'.repeat(32), '--port', '0', '--upstream', 'http://127.0.0.1:9/callback']);
+  t.equal(r.code, 1);
+  t.match(r.stderr, "--upstream (proxy mode) does not apply with --hosted: a tenant's wallet is wallet-sim's own; leave out one of them");
+  t.notMatch(r.stderr, 'proxy mode …|not seeded', 'no warning about a scenario hosted mode does not use');
+  await t.rejects(
+    startSimulator({ hosted: true, hostToken: 'h'.repeat(32), upstream: 'http://127.0.0.1:9/callback' }),
+    /the `upstream` option \(proxy mode\) does not apply with the `hosted` option/,
+  );
 });
 
 t.test('start: --redis-url or --redis-cluster without --store redis is refused, not a memory store per process', async (t) => {

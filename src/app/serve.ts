@@ -90,7 +90,14 @@ export interface Checked {
 }
 
 /** `name`: how messages name an option (--signing-key for the CLI, the `signingKey` option for the Node API). */
-export function checkOptions(o: ServeOptions, name: OptionNaming = CLI_NAMING): Checked {
+export function checkOptions(o: ServeOptions & { hosted?: boolean }, name: OptionNaming = CLI_NAMING): Checked {
+  // A tenant's wallet is wallet-sim's own: proxy mode in hosted mode would be ignored, not refused.
+  if (o.hosted && o.upstream !== undefined)
+    throw new StartFailure(
+      MESSAGES.OPTION_INVALID(
+        `${name.option('upstream')} (proxy mode) does not apply with ${name.option('hosted')}: a tenant's wallet is wallet-sim's own; leave out one of them (a proxy is a single-tenant start)`,
+      ),
+    );
   const pathProblem = callbackPathProblem(o.path, name);
   if (pathProblem) throw new StartFailure(MESSAGES.OPTION_INVALID(pathProblem));
   const file = resolveScenario(o.scenario);
