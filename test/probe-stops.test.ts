@@ -93,6 +93,18 @@ t.test('a target that does not answer like a wallet stops the probe at its first
   }
 });
 
+t.test('https:// to a plain-HTTP wallet stops the probe saying so, never an OpenSSL string or "a longer --timeout"', async (t) => {
+  const url = (await sandbox()).replace(/^http:/, 'https:');
+  const report = await runProbe({ ...ZOO, apiId: 'sandbox', apiKey: 'sandbox-key', user: 'player-usd', url });
+  t.equal(report.stopped?.reason, 'unreachable');
+  t.match(
+    report.stopped?.message,
+    /^cannot call https:\/\/127\.0\.0\.1:\d+\/callback: TLS refused: 127\.0\.0\.1:\d+ does not speak TLS \(a plain-HTTP server\?\): http or https\? try http:\/\/$/,
+  );
+  t.notMatch(report.stopped?.message, /ssl3|SSL routines|--timeout/);
+  t.equal(probeExitCode(report), 2);
+});
+
 t.test('a wallet that answers protocol replies, even wrong ones, is graded, not stopped', async (t) => {
   const lower = await startZooWallet({ defect: 'lowercase-code' });
   t.teardown(() => lower.close());

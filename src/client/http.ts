@@ -73,6 +73,9 @@ export async function postCallback(url: string, body: object | string, o: SendOp
   }
 }
 
+/** TLS alerts and record errors that mean the other end does not speak TLS at all (a plain-HTTP port). */
+export const NOT_TLS = /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|UNKNOWN_PROTOCOL|RECORD_LAYER|wrong version number/i;
+
 /**
  * "connect ECONNREFUSED 127.0.0.1:9" rather than fetch's bare "fetch failed"; a port fetch refuses
  * (undici's "bad port") named as such, with `url` the one called. The one describer of send, probe,
@@ -82,6 +85,10 @@ export function describeFetchError(e: unknown, timeoutMs: number, url?: string |
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError') return `no reply within ${timeoutMs} ms`;
   if (isBadPort(err)) return blockedPortText(url === undefined ? undefined : portOf(url));
+  // Never an OpenSSL string alone ("ssl3_get_record:wrong version number"): what it means.
+  const https = url !== undefined && new URL(url).protocol === 'https:';
+  if (https && NOT_TLS.test(`${err.cause?.code ?? ''} ${err.cause?.message ?? ''}`))
+    return `TLS refused: ${new URL(url).host} does not speak TLS (a plain-HTTP server?): http or https? try http://`;
   // undici quotes the refused value, which may be a token: name the fault, never the value.
   if (/is an invalid header value/.test(err.message))
     return 'a header value holds a character HTTP does not carry (a line break or another control character): check the token and credentials given';

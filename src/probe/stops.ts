@@ -29,6 +29,8 @@ const CODE_RANGE = `${ALL_CODES[0]}–${ALL_CODES.at(-1)}`;
 export function loginStop(x: LabeledExchange, code: string | undefined, t: ProbeTarget): Stopped | undefined {
   // Refused by fetch itself, nothing sent: no time-out nor a running wallet would change that.
   if (!x.reply && isBlockedPortText(x.error)) return { reason: 'blocked-port', message: `cannot call ${t.url}: ${x.error}` };
+  // https:// to a plain-HTTP port: the scheme is the fault, not the wallet's speed.
+  if (!x.reply && x.error?.startsWith('TLS refused:')) return { reason: 'unreachable', message: `cannot call ${t.url}: ${x.error}` };
   if (!x.reply) {
     const refused = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET|getaddrinfo/i.test(x.error ?? '');
     return refused

@@ -6,6 +6,7 @@ const undici = lazyPackage<typeof import('undici')>('undici');
 import type { Health } from '../protocol/types.generated.js';
 import type { NoReplyCause } from '../core/wallet-leg.js';
 import { isoTime } from '../text/iso-time.js';
+import { NOT_TLS } from '../client/http.js';
 
 /** Why a forward got no reply, in words, and the kind of failure (which decides the fix). */
 export interface NoReply {
@@ -19,8 +20,6 @@ export type UpstreamHealth = NonNullable<Health['upstream']>;
 /** The most the check at start waits for a connection (a name that resolves slowly included). */
 export const REACH_CHECK_MS = 3_000;
 
-/** TLS alerts and record errors that mean the other end does not speak TLS at all (a plain-HTTP port). */
-const NOT_TLS = /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|UNKNOWN_PROTOCOL|RECORD_LAYER|wrong version number/i;
 /** Certificate errors: the wallet speaks TLS with a certificate Node does not trust. */
 const UNTRUSTED = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
