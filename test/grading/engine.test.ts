@@ -683,6 +683,24 @@ const CASES: Case[] = [
     journal: [bet(u, 'b1', 0), ...[1000, 2500].map((at) => bet(u, 'b2', at, { drop: true }))],
   },
   {
+    // A reviewer's case: the bet's replies lost until its last attempt, the round settled at once after that R0.
+    check: 'ROUNDS_SETTLED',
+    name: "the bet's R0 read only after round_max_age_s (its replies lost), settled at once: the age counts from that R0",
+    status: 'pass',
+    now: 60 * S,
+    t: { ...DEAD, max_attempts: 10, retry_window_s: 10 },
+    journal: [...[0, 5, 12, 20].map((s) => bet(u, 'b1', s * S, { drop: true })), bet(u, 'b1', 26 * S), settle(u, 's1', 26 * S + 10)],
+  },
+  {
+    check: 'ROUNDS_SETTLED',
+    name: "the bet's R0 read late, the settlement round_max_age_s after that",
+    status: 'fail',
+    now: 90 * S,
+    t: { ...DEAD, max_attempts: 10, retry_window_s: 30 },
+    journal: [bet(u, 'b1', 0, { drop: true }), bet(u, 'b1', 26 * S), settle(u, 's1', 52 * S)],
+    ids: [1, 3],
+  },
+  {
     check: 'ROUNDS_SETTLED',
     name: 'a refused bet opens no round',
     status: 'not_exercised',

@@ -537,6 +537,12 @@ t.test('ROUNDS_SETTLED: a refusal a rule forced or the upstream answered ends th
       [opened, { tx: 'b2', event: 'bet', code: 'R3', imposed: true, applied: false }],
       'fail',
     ],
+    [
+      // A rule's body answered R4 for a bet the wallet applied: the stake the provider knows is not the wallet's.
+      'another bet of the round applied, answered a forced R4',
+      [opened, { tx: 'b2', event: 'bet', code: 'R4', imposed: true, applied: true }],
+      'pass',
+    ],
     ['nothing but the bet', [opened], 'fail'],
   ];
   for (const [name, steps, want] of rows) {

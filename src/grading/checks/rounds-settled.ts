@@ -16,8 +16,9 @@ const exhausted = (g: Grader, tx: Tx) => !tx.resolved && tx.count >= g.t.max_att
 
 /**
  * Whether `a` (of `tx`) ended the provider's part in an open round: a definite refusal (R2–R4) that
- * a scenario rule forced or the upstream answered, read for its settlement or a resend of its
- * opening bet; its settlement given up on after max_attempts unanswered attempts; a bet of it given
+ * a scenario rule forced or the upstream answered, read for its settlement, a resend of its
+ * opening bet or another bet of it the wallet applied (the stake the provider knows is then not the
+ * wallet's); its settlement given up on after max_attempts unanswered attempts; a bet of it given
  * up on so, where another bet was read as R0 (the stake is then unknown to the provider); or every
  * bet the wallet applied given up on so, with none read as R0. Either way it may not resend
  * (NO_RETRY_AFTER_REFUSAL, RETRY_BACKOFF) nor settle on a guess (NO_SETTLEMENT_OF_REFUSED_BET): the
@@ -25,7 +26,7 @@ const exhausted = (g: Grader, tx: Tx) => !tx.resolved && tx.count >= g.t.max_att
  */
 function ends(g: Grader, a: Attempt, tx: Tx, round: Round): boolean {
   const opener = round.opener!.tx;
-  if (a.imposed && DEFINITE.has(a.outcome)) return a.effect === 'settles' || (a.effect === 'opens' && a.tx === opener);
+  if (a.imposed && DEFINITE.has(a.outcome)) return a.effect === 'settles' || (a.effect === 'opens' && (a.tx === opener || a.applied));
   if (!UNCERTAIN.has(a.outcome)) return false;
   if (a.effect === 'settles') return exhausted(g, tx);
   if (a.effect !== 'opens') return false;
@@ -34,12 +35,31 @@ function ends(g: Grader, a: Attempt, tx: Tx, round: Round): boolean {
 }
 
 /**
+ * When the round's age starts for the provider: its opening bet's arrival, or, when later, that of
+ * the first attempt of its bets answered R0 (the replies before lost: it could not settle before).
+ */
+function ageFrom(round: Round): number {
+  let first: number | undefined;
+  for (const t of round.bets.values()) {
+    const r0 = t.resolved?.outcome === SUCCESS ? t.resolved : t.last.outcome === SUCCESS ? t.last : undefined;
+    if (r0 !== undefined && (first === undefined || r0.at < first)) first = r0.at;
+  }
+  return Math.max(round.opener!.at, first ?? round.opener!.at);
+}
+
+/** How old the round is at `at`, said from where its age starts. */
+function age(round: Round, at: number): string {
+  const from = ageFrom(round);
+  return `${seconds(at - from)}${from > round.opener!.at ? ' from the first of its bets answered R0' : ''}`;
+}
+
+/**
  * Whether the round's settlement was sent within round_max_age_s and is still being resent (or was
  * until its R0): the provider did its part in time; the wallet's failures delayed it.
  */
 function sentInTime(g: Grader, round: Round, maxAge: number): boolean {
   const tx = round.settling;
-  return tx !== undefined && tx.first.at - round.opener!.at <= maxAge;
+  return tx !== undefined && tx.first.at - ageFrom(round) <= maxAge;
 }
 
 /** A bet_result of the round that arrived before the bet that opened it (refused: no round yet), if the session holds one. */
@@ -84,9 +104,9 @@ export const roundsSettled: Reducer = {
     } else if (a.effect === 'settles' && round?.opener && !round.settlement) {
       tally.unpend(key);
       const maxAge = g.t.round_max_age_s * 1000;
-      if (a.at - round.opener.at > maxAge && !marked(round, LATE) && !marked(round, ENDED) && !sentInTime(g, round, maxAge))
+      if (a.at - ageFrom(round) > maxAge && !marked(round, LATE) && !marked(round, ENDED) && !sentInTime(g, round, maxAge))
         tally.violate(
-          `round ${round.game} of ${round.user}, opened by ${describe(round.opener)}, was settled only after ${seconds(a.at - round.opener.at)} by ${describe(a)} (at most ${seconds(maxAge)})`,
+          `round ${round.game} of ${round.user}, opened by ${describe(round.opener)}, was settled only after ${age(round, a.at)} by ${describe(a)} (at most ${seconds(maxAge)})`,
           [round.opener, a],
         );
     }
@@ -107,7 +127,7 @@ export const roundsSettled: Reducer = {
     const maxAge = g.t.round_max_age_s * 1000;
     const tally = g.tally(ID);
     for (const [key, round] of g.open) {
-      if (now - round.opener!.at <= maxAge || marked(round, LATE) || marked(round, ENDED)) continue;
+      if (now - ageFrom(round) <= maxAge || marked(round, LATE) || marked(round, ENDED)) continue;
       // Its settlement sent in time, or a bet of it, still being resent: pending (an R0 settles or
       // opens on, max_attempts excuses it); the provider is doing its part, the wallet failing it.
       if (sentInTime(g, round, maxAge) && stillResending(g, round.settling!, now)) continue;
@@ -116,13 +136,13 @@ export const roundsSettled: Reducer = {
       tally.unpend(key);
       const early = settledBeforeItsBet(g, round);
       tally.violate(
-        `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${seconds(now - round.opener!.at)} (at most ${seconds(maxAge)})` +
+        `round ${round.game} of ${round.user}, opened by ${describe(round.opener!)}, is still open after ${age(round, now)} (at most ${seconds(maxAge)})` +
           (early
             ? `; ${describe(early)} came before that bet, and was refused as settling a round never bet: send it after the bet's R0`
             : ''),
         early ? [early, round.opener!] : [round.opener!],
         undefined,
-        round.opener!.at + maxAge, // decided when its age ran out, not when the report was read
+        ageFrom(round) + maxAge, // decided when its age ran out, not when the report was read
       );
     }
   },
