@@ -363,6 +363,30 @@ const CASES: Case[] = [
     ids: [1, 2],
   },
   {
+    // A reviewer's case: a win settled meanwhile; the player bets the same again on what it was told.
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'bet refused R4, the same bet under a new id after a reply reported enough balance',
+    status: 'pass',
+    now: 10 * S,
+    journal: [
+      bet(u, 'b1', 0, { game: 'G2', code: 'R4', balance: 5 }),
+      settle(u, 's1', 100, { balance: 505 }),
+      bet(u, 'b2', 800, { game: 'G2', balance: 495 }),
+    ],
+  },
+  {
+    check: 'NO_RETRY_AFTER_REFUSAL',
+    name: 'bet refused R4, the same bet under a new id after a reply reported less than it',
+    status: 'fail',
+    now: 10 * S,
+    journal: [
+      bet(u, 'b1', 0, { game: 'G2', code: 'R4', balance: 5 }),
+      login(u, 'l1', 100, { balance: 8 }),
+      bet(u, 'b2', 800, { game: 'G2' }),
+    ],
+    ids: [1, 3],
+  },
+  {
     check: 'NO_RETRY_AFTER_REFUSAL',
     name: 'login refused R2, resent',
     status: 'fail',

@@ -1,4 +1,5 @@
-import { marked, mark } from '../model.js';
+import { marked, mark, REPORTS_KEPT } from '../model.js';
+import { NOT_ENOUGH_BALANCE } from '../../protocol/seed/codes.js';
 import { type Attempt, DEFINITE, describe, movesMoney, seconds } from '../attempt.js';
 import type { Grader, Reducer } from '../grader.js';
 import { asGraded } from '../graded-body.js';
@@ -17,9 +18,25 @@ const refusals = (g: Grader) => g.state(ID, none);
 const roundOf = (a: Attempt) => `${a.event}:${a.round}`;
 
 /**
+ * Whether a bet refused for want of balance (R4) was followed, before `a` arrived, by a reply that
+ * reported a balance covering it (a win settled meanwhile): the same bet then is the player betting
+ * again on what it was told, not a blind retry.
+ */
+function fundedSince(g: Grader, refused: Attempt, a: Attempt): boolean {
+  if (refused.outcome !== NOT_ENOUGH_BALANCE || a.total === undefined) return false;
+  const p = g.player(a.user);
+  for (let i = 0; i < Math.min(p.reports, REPORTS_KEPT); i++) {
+    const r = p.reportedBy![i]!;
+    if (r.knownAt! > refused.knownAt! && r.knownAt! <= a.at && p.reportedBalance![i]! >= a.total) return true;
+  }
+  return false;
+}
+
+/**
  * A transaction answered R2, R3 or R4 (a definite answer the provider read) is not sent again: not
  * under its own transaction_id, nor — for a bet or bet_result — within retry_window_s as the same
- * body under a new transaction_id (a client that rebuilds the request on every try).
+ * body under a new transaction_id (a client that rebuilds the request on every try), unless the bet
+ * was refused for its balance and a later reply reported enough (`fundedSince`).
  */
 export const noRetryAfterRefusal: Reducer = {
   known(g, a, tx) {
@@ -65,7 +82,7 @@ export const noRetryAfterRefusal: Reducer = {
     const earlier = byBody.get(key);
     // (within the window only, however late it is folded: the clock may be held back by another callback)
     const outside = (e: Attempt) => a.at < e.knownAt! || a.at > e.knownAt! + g.windowMs;
-    if (!earlier || earlier.tx === a.tx || outside(earlier) || earlier.near !== undefined) return;
+    if (!earlier || earlier.tx === a.tx || outside(earlier) || earlier.near !== undefined || fundedSince(g, earlier, a)) return;
     byBody.delete(key);
     tally.violate(
       `${describe(earlier)} was refused with ${earlier.outcome}, a definite answer; ${seconds(a.at - earlier.knownAt!)} later ${describe(a)} sent the same ${a.event} (same round and amounts) again under a new transaction_id`,
