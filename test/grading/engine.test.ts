@@ -781,6 +781,22 @@ const CASES: Case[] = [
     journal: [login(u, 'l1', 0, { code: 'R3' }), login(u, 'l2', S), bet(u, 'b1', 2 * S)],
   },
   {
+    // A reviewer's case: two logins at once, the newer answered R0 first, the older's R2 (held) read after it.
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: "two logins at once, the older's refusal read after the newer's R0, then a bet",
+    status: 'pass',
+    now: 10 * S,
+    journal: [login(u, 'l1', 135, { code: 'R2', ms: 813 }), login(u, 'l2', 195, { ms: 11 }), bet(u, 'b1', 1050)],
+  },
+  {
+    check: 'NO_BET_AFTER_LOGIN_REFUSED',
+    name: 'logs in (R0), then again, refused R2, then bets',
+    status: 'fail',
+    now: 10 * S,
+    journal: [login(u, 'l1', 0), login(u, 'l2', S, { code: 'R2' }), bet(u, 'b1', 2 * S)],
+    ids: [2, 3],
+  },
+  {
     check: 'NO_BET_AFTER_LOGIN_REFUSED',
     name: 'another player bets',
     status: 'pass',

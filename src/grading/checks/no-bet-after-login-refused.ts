@@ -6,7 +6,11 @@ import { INVALID, SUCCESS, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 const ID = 'NO_BET_AFTER_LOGIN_REFUSED';
 const FAILED = `${ID}:failed`;
 
-/** After a login read as R2 or R3, no new bet for that player until a later login is read as R0. */
+/**
+ * After a login read as R2 or R3, no new bet for that player until a later login is read as R0
+ * ("the last login" is the one sent last whose answer was read: two sent at once, the newer one's R0
+ * stands against the older one's refusal read after it).
+ */
 export const noBetAfterLoginRefused: Reducer = {
   known(g, a) {
     if (!a.session || (a.outcome !== UNAUTHORIZED && a.outcome !== INVALID)) return;
