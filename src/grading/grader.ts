@@ -253,9 +253,7 @@ export class Grader {
     if (a.session) {
       const p = this.player(a.user);
       p.loginsInFlight = Math.max(0, p.loginsInFlight - 1);
-      // (the answer to the login sent last: an older login's refusal read after a newer one's R0 changes nothing)
-      const newer = !p.lastLogin || a.id >= p.lastLogin.id;
-      if (newer && (outcome === SUCCESS || outcome === UNAUTHORIZED || outcome === INVALID)) p.lastLogin = a;
+      if ((outcome === SUCCESS || outcome === UNAUTHORIZED || outcome === INVALID) && a.id >= (p.lastLogin?.id ?? 0)) p.lastLogin = a;
     }
     if (balance !== undefined) recordReport(this.player(a.user), a, balance);
     for (const fn of this.hooks.known) fn(this, a, tx);

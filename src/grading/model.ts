@@ -48,7 +48,7 @@ export interface Round {
 
 export interface Player {
   user: string;
-  /** The latest login whose outcome the provider read as R0, R2 or R3. */
+  /** The login sent last (highest id) whose outcome the provider read as R0, R2 or R3 (an older one read later does not replace it). */
   lastLogin?: Attempt;
   /** The latest reply read with a latest_balance. */
   reported?: Attempt;
