@@ -212,6 +212,12 @@ t.test('send: a --url without a path (the base URL) is told the callback path', 
   const other = await runHere(sendCommand(), ['login', '--url', `${base}/wallet`]);
   t.equal(other.code, 1);
   t.match(other.stderr, `(wallet-sim's is ${base}/callback unless started with --path, a hosted tenant's ${base}/t/<id>/callback)`);
+  t.notMatch(tenant.stderr, 'may book', 'the hint alone, not a second line about HTTP 404');
+  const slash = await runHere(sendCommand(), ['login', '--url', `${base}/callback/`]);
+  t.match(
+    slash.stderr,
+    `answered HTTP 404, not a callback reply: --url is the callback URL, without the trailing slash: --url ${base}/callback`,
+  );
   const unknown = await runHere(sendCommand(), ['login', '--url', `${host}/t/nobody/callback`]);
   t.notMatch(unknown.stderr, 'not a callback reply', "the callback path: the server's own reason says why");
 });

@@ -55,7 +55,9 @@ export function wrongPathHint(url: string, x: Exchange): string | undefined {
   if (!x.reply || replyCode(x) !== undefined) return undefined;
   const answered = `${url} answered HTTP ${x.reply.status}, not a callback reply: --url is the callback URL`;
   if (u.pathname === '/') return `${answered}, e.g. --url ${u.origin}/callback`;
-  if ((x.reply.status !== 404 && x.reply.status !== 405) || /\/callback\/?$/.test(u.pathname)) return undefined; // (its body says why)
+  if (x.reply.status !== 404 && x.reply.status !== 405) return undefined;
+  if (u.pathname.endsWith('/callback/')) return `${answered}, without the trailing slash: --url ${url.replace(/\/+$/, '')}`;
+  if (u.pathname.endsWith('/callback')) return undefined; // (its body says why: an unknown tenant)
   if (/^\/t\/[^/]+\/?$/.test(u.pathname)) return `${answered}: a tenant's ends in /callback, --url ${url.replace(/\/+$/, '')}/callback`;
   return `${answered} (wallet-sim's is ${u.origin}/callback unless started with --path, a hosted tenant's ${u.origin}/t/<id>/callback)`;
 }

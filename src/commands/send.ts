@@ -190,7 +190,7 @@ export function sendCommand(): Command {
         if (isRefused(exchange)) console.error(`\nwallet-sim send: ${notRunningHint(o.url)}`);
         const hint = wrongPathHint(o.url, exchange);
         if (hint) console.error(`\nwallet-sim send: ${hint}`);
-        const notBooked = notHttp200Line(exchange);
+        const notBooked = hint ? undefined : notHttp200Line(exchange); // (the hint says it all)
         if (notBooked) console.error(`\nwallet-sim send: ${notBooked}`);
         const built = o.body === undefined ? { user: o.user, currency: o.currency, amount: o.amount.toFixed() } : undefined;
         const next = hint ? undefined : nextStepLine(event, exchange, built);
