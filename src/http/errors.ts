@@ -178,16 +178,17 @@ export const API_ERRORS = {
   },
   PROBE_RUNNING: {
     status: 409,
-    message: (run: string) =>
-      `probe run ${run} is still going (one run at a time per tenant): follow it at GET /t/<id>/probe/${run}/events`,
+    message: (run: string, tenant = '<id>') =>
+      `probe run ${run} is still going (one run at a time per tenant): follow it at GET /t/${tenant}/probe/${run}/events`,
   },
   PROBE_RUN_UNKNOWN: {
     status: 404,
-    message: (run: string) => `no probe run ${run} (the last 20 runs are kept): GET /t/<id>/probe lists them`,
+    message: (run: string, tenant = '<id>') => `no probe run ${run} (the last 20 runs are kept): GET /t/${tenant}/probe lists them`,
   },
   PROBE_NOT_FINISHED: {
     status: 409,
-    message: (run: string) => `probe run ${run} has no report yet: it is still going (GET /t/<id>/probe/${run}/events follows it)`,
+    message: (run: string, tenant = '<id>') =>
+      `probe run ${run} has no report yet: it is still going (GET /t/${tenant}/probe/${run}/events follows it)`,
   },
   INTERNAL: { status: 500, message: (detail: string) => `unexpected error (${detail}); the log has the stack` },
 } as const;

@@ -35,7 +35,7 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
     if (local || !o.shelf) return { local, run: local };
     return { run: await o.shelf.get(o.tenantOf(request).id, idOf(request)) };
   };
-  const unknown = (request: FastifyRequest) => apiError('PROBE_RUN_UNKNOWN', idOf(request));
+  const unknown = (request: FastifyRequest) => apiError('PROBE_RUN_UNKNOWN', idOf(request), o.tenantOf(request).id);
 
   app.get('/:run', { schema: RUN_SCHEMA }, async (request, reply) => {
     const { run } = await find(request);
@@ -115,8 +115,11 @@ export const probeReadRoutes: FastifyPluginAsync<ProbeReadOptions> = async (app,
       const signed = request.query.signed === 'true';
       if (signed && !o.signer) return sendApiError(reply, apiError('SIGNING_NOT_ENABLED'));
       if (!run.report) {
-        if (run.state === 'running') return sendApiError(reply, apiError('PROBE_NOT_FINISHED', run.id));
-        return sendApiError(reply, apiError('PROBE_RUN_UNKNOWN', `${run.id}'s report (${run.message ?? 'the run failed'})`));
+        if (run.state === 'running') return sendApiError(reply, apiError('PROBE_NOT_FINISHED', run.id, o.tenantOf(request).id));
+        return sendApiError(
+          reply,
+          apiError('PROBE_RUN_UNKNOWN', `${run.id}'s report (${run.message ?? 'the run failed'})`, o.tenantOf(request).id),
+        );
       }
       const format = request.query.format ?? 'json';
       if (signed && format !== 'json')

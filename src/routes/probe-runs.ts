@@ -70,7 +70,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
       if (o.exists) for (const id of byTenant.keys()) if (!o.exists(id)) byTenant.delete(id);
       const tenantId = o.tenantOf(request).id;
       const tenant = runsOf(request);
-      if (tenant.running) return sendApiError(reply, apiError('PROBE_RUNNING', tenant.running.id));
+      if (tenant.running) return sendApiError(reply, apiError('PROBE_RUNNING', tenant.running.id, tenantId));
       const b = request.body;
       if (!o.allowPrivateTargets) {
         const refused = await targetRefusal(b.url);
@@ -78,7 +78,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
       } else if (!/^https?:\/\//i.test(b.url)) return sendApiError(reply, apiError('BAD_REQUEST', '/url is not an http: or https: URL'));
       // Another POST may have started a run while this one's name was being resolved.
       const started = tenant.running as Run | undefined;
-      if (started) return sendApiError(reply, apiError('PROBE_RUNNING', started.id));
+      if (started) return sendApiError(reply, apiError('PROBE_RUNNING', started.id, tenantId));
       const id = randomBytes(12).toString('base64url');
       // One run at a time per tenant, whichever process was asked (STORE_UNREACHABLE when the shelf is away).
       let holder: string | undefined;
@@ -87,7 +87,7 @@ export const probeRoutes: FastifyPluginAsync<ProbeRunsOptions> = async (app, o) 
       } catch (e) {
         return sendApiError(reply, apiError('STORE_UNREACHABLE', (e as Error).message));
       }
-      if (holder) return sendApiError(reply, apiError('PROBE_RUNNING', holder));
+      if (holder) return sendApiError(reply, apiError('PROBE_RUNNING', holder, tenantId));
       const over = tenant.quota.take();
       if (over) {
         await shelf?.release(tenantId, id).catch(() => undefined);

@@ -69,6 +69,11 @@ t.test('a run against a correct wallet: 202, 409 while it runs, PASS, its events
   const second = await start(app, a, { url, ...SANDBOX });
   t.equal(second.statusCode, 409, 'one run at a time per tenant');
   t.equal(second.json().error, 'PROBE_RUNNING');
+  t.match(second.json().message, `follow it at GET /t/${a.id}/probe/${run}/events`, 'the URL to follow, whole');
+  const early = await app.inject({ url: `/t/${a.id}/probe/${run}/report`, headers: bearer(a.token) });
+  if (early.statusCode === 409) t.match(early.json().message, `GET /t/${a.id}/probe/${run}/events follows it`);
+  const none = await app.inject({ url: `/t/${a.id}/probe/nosuchrun/report`, headers: bearer(a.token) });
+  t.match(none.json().message, `GET /t/${a.id}/probe lists them`);
   t.equal((await start(app, b, { url: 'ftp://example.com/', ...SANDBOX })).statusCode, 400, 'not http: 400');
 
   // Another tenant's token: 403 on every run route; a token in the URL is no token.
