@@ -148,6 +148,12 @@ t.test('a player whose currency is not --currency stops the probe at its first b
       /refused the first bet \(R3\).*--currency EUR is not player-usd's currency, the wallet's is USD; probe again with --currency USD/,
     ],
     [
+      'wallet-sim itself, the currency in lower case',
+      sandbox,
+      { apiId: 'sandbox', apiKey: 'sandbox-key', user: 'player-usd', currency: 'usd' },
+      /--currency usd is not player-usd's currency, the wallet's is USD; probe again with --currency USD/,
+    ],
+    [
       'a wallet whose login tells the currency',
       () => refusesBets({ currency: 'GBP' }),
       {},

@@ -155,7 +155,7 @@ const CURRENCY = /^[A-Z]{3}$/;
 /** A `currency` (or `currency_code`) field anywhere in a reply's JSON, when it names another currency than --currency. */
 function currencyField(text: string | undefined, mine: string): string | undefined {
   try {
-    return fieldIn(JSON.parse(text ?? ''), mine.toUpperCase(), 0);
+    return fieldIn(JSON.parse(text ?? ''), mine, 0); // (as given: --currency usd is not the wallet's USD)
   } catch {
     return undefined;
   }
@@ -175,5 +175,5 @@ function fieldIn(json: unknown, mine: string, depth: number): string | undefined
 /** A currency code in a reason that speaks of currencies ("currency EUR is not the player's USD"): the one that is not --currency. */
 function currencyIn(said: string | undefined, t: ProbeTarget): string | undefined {
   if (!said || !/currenc/i.test(said)) return undefined;
-  return said.match(/\b[A-Z]{3}\b/g)?.find((c) => c !== t.currency.toUpperCase() && !['API', 'URL', 'KEY', 'BET'].includes(c));
+  return said.match(/\b[A-Z]{3}\b/g)?.find((c) => c !== t.currency && !['API', 'URL', 'KEY', 'BET'].includes(c));
 }
