@@ -34,6 +34,10 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     unit: ['reply', 'replies'],
     problemFixes: [
       {
+        problem: 'no callback route there',
+        fix: "A 404 or 405 is no wallet's reply: point the callback URL at the wallet's callback route, path included (proxy mode: --upstream; probe: --url).",
+      },
+      {
         problem: KEY_LEAK,
         fix: 'On a reply to a caller whose credentials were wrong (R2), echo back the Api-Id and Api-Key it sent: never send your configured Api-Key to a caller that did not present it.',
       },

@@ -71,9 +71,17 @@ const ECHOES_CALLBACK_URL = new Set(['login', 'bet_result']);
 
 /**
  * Reads a reply against the spec (HTTP 200, JSON body per the reply schema, echoes, headers). A
- * reply must not hand the configured Api-Key to a caller that did not send it.
+ * reply must not hand the configured Api-Key to a caller that did not send it. A 404 or 405 without
+ * a code is no route, not a wallet's reply: said alone, not with all a page lacks of one.
  */
 export function readReply(x: SentCallback, a: WireReply): ReadReply {
+  const r = readWhole(x, a);
+  if ((a.status === 404 || a.status === 405) && r.code === undefined)
+    return { ...r, problems: r.problems.filter((p, i) => i === 0 || p === KEY_LEAK) };
+  return r;
+}
+
+function readWhole(x: SentCallback, a: WireReply): ReadReply {
   const problems: string[] = [];
   const read = (out: Omit<ReadReply, 'verdict'>): ReadReply => ({ ...out, verdict: verdictOf(out.code) });
   if (a.status === 404 || a.status === 405)
