@@ -156,7 +156,13 @@ export function tenantCommand(): Command {
       .action((o: HostOptions & { name: string; scenario?: string; tokenFile?: string }) =>
         run(async () => {
           writableTokenFile(o.tokenFile);
-          issued((await call(o, 'POST', '/tenants', { name: o.name, scenario: scenarioOf(o.scenario) })) as TenantCreated, o);
+          const scenario = scenarioOf(o.scenario);
+          issued((await call(o, 'POST', '/tenants', { name: o.name, scenario })) as TenantCreated, o);
+          // (the host generates a tenant's credentials: a scenario's own would be taken for the tenant's)
+          if (scenario !== null && typeof scenario === 'object' && 'credentials' in scenario)
+            console.error(
+              "wallet-sim tenant create: the scenario's credentials are not used: a tenant's are generated (the Api-Id and Api-Key above); give those to the provider",
+            );
         }),
       ),
   );

@@ -169,4 +169,8 @@ t.test('tenant create --scenario: a file saved with a byte-order mark is sent as
   const { id, token } = JSON.parse(created.stdout) as { id: string; token: string };
   const scenario = await fetch(`${host.url}/t/${id}/admin/scenario`, { headers: { authorization: `Bearer ${token}` } });
   t.equal(((await scenario.json()) as { name: string }).name, 'with a mark', "the tenant plays the file's scenario");
+  t.match(created.stderr, "the scenario's credentials are not used: a tenant's are generated (the Api-Id and Api-Key above)");
+  const bundled = await tenant('create', ...hostArgs, '--name', 'Bundled', '--scenario', 'certification');
+  t.equal(bundled.code, 0, bundled.stderr);
+  t.notMatch(bundled.stderr, 'credentials', "a bundled scenario's name: nothing to say");
 });
