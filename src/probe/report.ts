@@ -23,7 +23,8 @@ export const walletFails = (c: WalletCheckReport) => c.status === 'fail' && c.se
  * The check the probe stopped at (a wrong URL, refused credentials, an unfunded player): its one
  * line is about what the probe was given, not the wallet's behaviour, so no fix for the wallet.
  */
-export const stoppedAt = (c: CheckResult) => c.assertions.some((a) => a.name === 'stopped' && !a.passed);
+export const stopOf = (c: CheckResult) => c.assertions.find((a) => a.name === 'stopped' && !a.passed);
+export const stoppedAt = (c: CheckResult) => stopOf(c) !== undefined;
 
 /** What failed in one check: each failed rule, the fix, and the exchanges it is about (the terminal's first `limit`; JUnit's all). */
 export function failureDetails(c: CheckResult, limit = SHOWN): string {
@@ -65,7 +66,8 @@ export function formatCheck(c: CheckResult): string {
   const line = `${mark}  ${c.name.padEnd(28)} ${c.description}${skipText(c)}`;
   if (c.status === 'pass' && c.warnings) return [line, ...c.warnings.map((w) => `      ⚠ ${w}`)].join('\n');
   if (c.status !== 'fail') return line;
-  if (stoppedAt(c)) return `${line}\n      ${c.assertions.find((a) => a.name === 'stopped' && !a.passed)!.message}`; // one line says it all
+  const stop = stopOf(c);
+  if (stop) return `${line}\n      ${stop.message}`; // one line says it all: no exchange dump
   return `${line}\n${indent(failureDetails(c))}`;
 }
 
