@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from '../../src/kernel/paths.js';
 import { FilePersistence } from '../../src/backends/file/file-persistence.js';
-import { processStart, processState } from '../../src/backends/file/lock-file.js';
+import { acquireLock, lockNotWritten, processStart, processState } from '../../src/backends/file/lock-file.js';
 
 type Test = { teardown: (fn: () => unknown) => void };
 
@@ -199,20 +199,18 @@ t.test(
 );
 
 t.test('a full disk at start says so, not "check that the folder is writable"', async (t) => {
-  const dir = await tempDir(t);
-  const fs = await import('node:fs/promises');
-  const failing = (code: string) => async () => {
-    throw Object.assign(new Error(`${code}: failed`), { code });
-  };
+  // The folder is writable (the lock's own folder was made) and writing its file failed.
   for (const [code, message] of [
     ['ENOSPC', /cannot create the lock \(ENOSPC\): the disk is full; free space on the disk that holds --data/],
     ['EDQUOT', /cannot create the lock \(EDQUOT\): the disk quota is used up/],
     ['EACCES', /cannot create the lock \(EACCES\); check that the folder of --data is writable/],
   ] as const) {
-    const { acquireLock } = await t.mockImport<typeof import('../../src/backends/file/lock-file.js')>(
-      pathToFileURL(join(ROOT, 'dist/src/backends/file/lock-file.js')).href,
-      { 'node:fs/promises': { ...fs, writeFile: failing(code) } },
-    );
-    await t.rejects(acquireLock(join(dir, 'wallet.json')), { message }, code);
+    const refused = lockNotWritten('/data/wallet.json.lock', Object.assign(new Error(`${code}: failed`), { code }));
+    t.match(refused.message, message, code);
+    t.match(refused.message, '/data/wallet.json.lock', `${code}: names the lock`);
   }
+  // A real refusal, the same way: a folder no one may write in (/sys, for root too).
+  await t.rejects(acquireLock('/sys/wallet-sim-test.json'), {
+    message: /cannot create the lock \((EPERM|EACCES)\); check that the folder of --data is writable/,
+  });
 });

@@ -65,10 +65,7 @@ export async function acquireLock(data: string): Promise<Lock> {
     } catch (e) {
       await rm(aside, { recursive: true, force: true }).catch(() => undefined);
       const code = (e as NodeJS.ErrnoException).code ?? '';
-      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code)) {
-        const why = NO_ROOM[code] ? `: ${NO_ROOM[code]}` : '; check that the folder of --data is writable';
-        throw new StoreError(path, `cannot create the lock (${code || (e as Error).message})${why}`);
-      }
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(code)) throw lockNotWritten(path, e as Error);
     }
     await clearIfStale(data, path);
   }
@@ -79,6 +76,13 @@ export async function acquireLock(data: string): Promise<Lock> {
 export interface Lock {
   release(): Promise<void>;
   abandon(): void;
+}
+
+/** The lock at `path` could not be written (not because another process holds it): what to do. */
+export function lockNotWritten(path: string, e: Error): StoreError {
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  const why = NO_ROOM[code] ? `: ${NO_ROOM[code]}` : '; check that the folder of --data is writable';
+  return new StoreError(path, `cannot create the lock (${code || e.message})${why}`);
 }
 
 /** Why the lock could not be written when the folder is writable but there is no room. */
