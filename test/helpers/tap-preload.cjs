@@ -1,3 +1,4 @@
+/* global process */
 // Loaded into every test process by tap (package.json "tap"."node-arg"), before tap's own imports
 // (a --require runs before every --import).
 //
