@@ -8,7 +8,7 @@ import { buildTestApp, listen } from './helpers/app.js';
 import { buildHostedTestApp, createTenant } from './helpers/hosted.js';
 import { closedPort } from './helpers/net.js';
 import { CLI, cleanEnv, collect, run, runAll } from './helpers/spawn-cli.js';
-import { runHere } from './helpers/run-here.js';
+import { runCli, runHere } from './helpers/run-here.js';
 import { probeCommand } from '../src/commands/probe.js';
 import { sendCommand } from '../src/commands/send.js';
 import { startSimulator } from '../src/app/start-simulator.js';
@@ -19,8 +19,9 @@ t.setTimeout(120_000); // each case starts the built CLI: seconds on a busy mach
 t.jobs = 2;
 
 // That --help marks the required options of send, verify and probe: cli.test.ts, which reads every --help.
-// Each command is spawned as a user runs it for one message of each exit; its other messages come
-// from its action in this process (test/helpers/run-here.ts: a spawn costs 0.3 s of CPU or more).
+// A few commands are spawned as a user runs them, for what only a process shows (its exit status, a
+// start that goes on to listen, output as it comes); the other messages come from the command line
+// parsed in this process (test/helpers/run-here.ts: a spawn costs 0.3 s of CPU or more).
 
 t.test('send: an invalid URL is refused before anything is printed', async (t) => {
   const r = await run(['send', 'login', '--url', 'localhost:8080/callback']);
@@ -34,7 +35,7 @@ t.test('send: an invalid URL is refused before anything is printed', async (t) =
 
 t.test('send: nothing listening says how to start wallet-sim', async (t) => {
   const url = `http://127.0.0.1:${await closedPort()}/callback`;
-  const r = await run(['send', 'login', '--url', url]);
+  const r = await runCli(['send', 'login', '--url', url]);
   t.equal(r.code, 1);
   t.match(r.stderr, `is wallet-sim running at ${url}? start it with wallet-sim start`);
 });
@@ -43,7 +44,7 @@ t.test('verify: the callback URL in --url is called out', async (t) => {
   const { app } = await buildTestApp();
   t.teardown(() => app.close());
   const base = await listen(app);
-  const r = await run(['verify', '--url', `${base}/callback`, '--expect', '/dev/null']);
+  const r = await runCli(['verify', '--url', `${base}/callback`, '--expect', '/dev/null']);
   t.equal(r.code, 2);
   t.match(r.stderr, '/dev/null: is not valid JSON', 'the expectations file is read first');
   const dir = (await import('node:os')).tmpdir();
@@ -115,7 +116,7 @@ t.test('probe: each check is printed as it finishes', async (t) => {
 
 // Issue 37 item 5: messages that say what to do next.
 t.test('start: a mistyped bundled scenario is named ("did you mean …?")', async (t) => {
-  const r = await run(['start', '--port', '0', '--scenario', 'certifcation']);
+  const r = await runCli(['start', '--port', '0', '--scenario', 'certifcation']);
   t.equal(r.code, 1);
   t.match(r.stderr, /no scenario file certifcation, .*\nDid you mean certification\?\n/);
 });
@@ -138,24 +139,21 @@ t.test('start: --data without --store file is refused, not a memory store that w
   const port = String((server.address() as { port: number }).port);
   const data = '/nonexistent-wallet-sim/wallet.json';
   const refusal = `--data ${data} is for --store file, but the store is memory: nothing would be written there; add --store file`;
-  const flag = await run(['start', '--port', port, '--data', data]);
+  const flag = await runCli(['start', '--port', port, '--data', data]);
   t.equal(flag.code, 1);
   t.match(flag.stderr, refusal);
-  const [fromEnv, chosen] = await runAll(
-    [
-      ['start', '--port', port],
-      ['start', '--port', port, '--store', 'memory'],
-    ],
-    { WALLET_SIM_DATA: data },
-  );
-  t.match(fromEnv!.stderr, refusal, 'WALLET_SIM_DATA with no store chosen: refused alike');
+  const fromEnv = await runCli(['start', '--port', port], { WALLET_SIM_DATA: data });
+  t.equal(fromEnv.code, 1);
+  // Spawned: it goes on to listen.
+  const chosen = await run(['start', '--port', port, '--store', 'memory'], { WALLET_SIM_DATA: data });
+  t.match(fromEnv.stderr, refusal, 'WALLET_SIM_DATA with no store chosen: refused alike');
   // A shell that sets WALLET_SIM_DATA, and a run that picks another store on purpose: it goes on
   // (here to the port, which is taken).
-  t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'WALLET_SIM_DATA with --store memory: the store chosen wins');
+  t.match(chosen.stderr, `port ${port} on 127.0.0.1 is already in use`, 'WALLET_SIM_DATA with --store memory: the store chosen wins');
 });
 
 t.test('start: --upstream with --hosted is refused (a tenant is never proxied), by the CLI and startSimulator', async (t) => {
-  const r = await run(['start', '--hosted', '--host-token', 'h'.repeat(32), '--port', '0', '--upstream', 'http://127.0.0.1:9/callback']);
+  const r = await runCli(['start', '--hosted', '--host-token', 'h'.repeat(32), '--port', '0', '--upstream', 'http://127.0.0.1:9/callback']);
   t.equal(r.code, 1);
   t.match(r.stderr, "--upstream (proxy mode) does not apply with --hosted: a tenant's wallet is wallet-sim's own; leave out one of them");
   t.notMatch(r.stderr, 'proxy mode …|not seeded', 'no warning about a scenario hosted mode does not use');
@@ -170,25 +168,21 @@ t.test('start: --redis-url or --redis-cluster without --store redis is refused, 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
   const port = String((server.address() as { port: number }).port);
-  const [url, nodes, fromEnv, chosen] = await runAll(
-    [
-      ['start', '--port', port, '--redis-url', 'redis://127.0.0.1:1'],
-      ['start', '--port', port, '--redis-cluster', '127.0.0.1:1,127.0.0.1:2'],
-      ['start', '--port', port],
-      ['start', '--port', port, '--store', 'memory'],
-    ],
-    { WALLET_SIM_REDIS_CLUSTER: '127.0.0.1:1' },
-  );
-  t.equal(url!.code, 1);
-  t.match(url!.stderr, '--redis-url (or WALLET_SIM_REDIS_URL) names a Redis, but the store is memory');
-  t.match(url!.stderr, 'add --store redis, or leave out --redis-url; nothing started');
-  t.match(nodes!.stderr, '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis, but the store is memory');
+  const cluster = { WALLET_SIM_REDIS_CLUSTER: '127.0.0.1:1' };
+  const url = await runCli(['start', '--port', port, '--redis-url', 'redis://127.0.0.1:1'], cluster);
+  const nodes = await runCli(['start', '--port', port, '--redis-cluster', '127.0.0.1:1,127.0.0.1:2'], cluster);
+  const fromEnv = await runCli(['start', '--port', port], cluster);
+  const chosen = await run(['start', '--port', port, '--store', 'memory'], cluster); // spawned: it goes on to listen
+  t.equal(url.code, 1);
+  t.match(url.stderr, '--redis-url (or WALLET_SIM_REDIS_URL) names a Redis, but the store is memory');
+  t.match(url.stderr, 'add --store redis, or leave out --redis-url; nothing started');
+  t.match(nodes.stderr, '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis, but the store is memory');
   t.match(
-    fromEnv!.stderr,
+    fromEnv.stderr,
     '--redis-cluster (or WALLET_SIM_REDIS_CLUSTER) names a Redis',
     'from the environment, no store chosen: refused alike',
   );
-  t.match(chosen!.stderr, `port ${port} on 127.0.0.1 is already in use`, 'the environment with --store memory: the store chosen wins');
+  t.match(chosen.stderr, `port ${port} on 127.0.0.1 is already in use`, 'the environment with --store memory: the store chosen wins');
 });
 
 t.test('send: a --url without a path (the base URL) is told the callback path', async (t) => {

@@ -1,10 +1,12 @@
 // A usage error (an option missing or refused) is "could not check": exit 2 from the commands whose
 // exit 1 says a check failed (docs/cli.md), so CI tells a mistyped command line from a failing check.
-// Spawned: the exit and stderr are what only a process shows.
+// Each case is parsed in this process as the built CLI parses it (test/helpers/run-here.ts: its
+// process.exit caught); two are spawned, to see the same exit and stderr from a real process.
 import t from 'tap';
+import { type RanHere, runCli } from './helpers/run-here.js';
 import { runAll } from './helpers/spawn-cli.js';
 
-t.setTimeout(120_000); // a node start per case, two at a time
+t.setTimeout(120_000); // a node start per spawned case, two at a time
 
 const NOT_A_URL = '127.0.0.1:34513';
 
@@ -33,7 +35,8 @@ const CASES: [string[], number, RegExp][] = [
 ];
 
 t.test('a usage error exits 2 where 1 means a failed check, and says which --help to read', async (t) => {
-  const ran = await runAll(CASES.map(([args]) => args));
+  const ran: RanHere[] = [];
+  for (const [args] of CASES) ran.push(await runCli(args));
   CASES.forEach(([args, code, said], i) => {
     const r = ran[i]!;
     const line = `wallet-sim ${args.join(' ')}`;
@@ -43,6 +46,16 @@ t.test('a usage error exits 2 where 1 means a failed check, and says which --hel
     // Every command names its --help, whatever its exit.
     const help = `wallet-sim ${args[0] === 'tenant' && args[1] !== 'rename' ? `tenant ${args[1]}` : args[0]} --help`;
     t.match(r.stderr, `(run ${help} for its options)`, `${line}: says which help to read`);
+  });
+});
+
+t.test('the same from a real process: its exit status and stderr', async (t) => {
+  const spawned = [CASES[1]!, CASES.find(([args]) => args[0] === 'send')!];
+  const ran = await runAll(spawned.map(([args]) => args));
+  spawned.forEach(([args, code, said], i) => {
+    t.equal(ran[i]!.code, code, `wallet-sim ${args.join(' ')}: exit ${code}`);
+    t.match(ran[i]!.stderr, said);
+    t.match(ran[i]!.stderr, `(run wallet-sim ${args[0]} --help for its options)`);
   });
 });
 

@@ -4,6 +4,7 @@
 // spawned runs (spawn-cli.ts) per behaviour for what only a process shows: the exit, stderr's form.
 import { format } from 'node:util';
 import { Command } from 'commander';
+import { cliProgram } from '../../src/app/cli-program.js';
 
 export interface RanHere {
   /** process.exitCode as the action left it (0 when it set none). */
@@ -37,21 +38,64 @@ export function runHere(command: Command, args: string[]): Promise<RanHere> {
 }
 
 async function runNow(command: Command, args: string[]): Promise<RanHere> {
+  return captured(() => new Command('wallet-sim').addCommand(command).parseAsync([command.name(), ...args], { from: 'user' }));
+}
+
+/**
+ * Runs `wallet-sim ...args` as the built CLI parses it (src/app/cli-program.ts), with `env` set in
+ * the process's environment while it runs, after any other run of this process has ended. A usage
+ * error too, which commander ends with process.exit: its exit is the code passed to process.exit
+ * (caught, not taken), its stderr what commander wrote there. Not for `--help` (written to the
+ * process's stdout, which is tap's) nor for a run that goes on after its exit (a `start` that listens).
+ */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<RanHere> {
+  const ran = turn.then(async () => {
+    const program = await cliProgram(args);
+    const before = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, env);
+    try {
+      return await captured(() => program.parseAsync(args, { from: 'user' }));
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+  turn = ran.catch(() => undefined);
+  return ran;
+}
+
+/** process.exit(code) where a run is captured: thrown, so the run ends there as a process would. */
+class Exited {
+  constructor(readonly code: number) {}
+}
+
+async function captured(run: () => Promise<unknown>): Promise<RanHere> {
   const out: string[] = [];
   const err: string[] = [];
   const { log, error } = console;
+  const { exit } = process;
+  const write = process.stderr.write;
   const before = process.exitCode;
-  console.log = (...a: unknown[]) => out.push(format(...a));
-  console.error = (...a: unknown[]) => err.push(format(...a));
+  console.log = (...a: unknown[]) => out.push(`${format(...a)}\n`);
+  console.error = (...a: unknown[]) => err.push(`${format(...a)}\n`);
+  process.stderr.write = ((chunk: string | Uint8Array) => err.push(String(chunk)) > 0) as typeof process.stderr.write;
+  process.exit = ((code?: number) => {
+    throw new Exited(Number(code ?? process.exitCode ?? 0));
+  }) as typeof process.exit;
   process.exitCode = undefined;
   try {
-    await new Command('wallet-sim').addCommand(command).parseAsync([command.name(), ...args], { from: 'user' });
-    return { code: Number(process.exitCode ?? 0), stdout: lines(out), stderr: lines(err) };
+    await run();
+    return { code: Number(process.exitCode ?? 0), stdout: out.join(''), stderr: err.join('') };
+  } catch (e) {
+    if (!(e instanceof Exited)) throw e;
+    return { code: e.code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     console.log = log;
     console.error = error;
+    process.stderr.write = write;
+    process.exit = exit;
     process.exitCode = before;
   }
 }
-
-const lines = (printed: string[]) => printed.map((l) => `${l}\n`).join('');
