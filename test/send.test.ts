@@ -9,6 +9,7 @@ import { formatSent } from '../src/commands/send-reply.js';
 import { money } from '../src/kernel/money.js';
 import { ROOT } from '../src/kernel/paths.js';
 import { buildTestApp } from './helpers/app.js';
+import { runCli } from './helpers/run-here.js';
 
 const run = promisify(execFile);
 const CLI = join(ROOT, 'dist/src/cli.js');
@@ -142,7 +143,7 @@ t.test("send without --api-id/--api-key sends the credentials the simulator expe
   t.match(given.stdout, /R2: Unauthorized request/);
 });
 
-t.test('the built CLI says what the round needs next only once the reply is known', async (t) => {
+t.test('send says what the round needs next only once the reply is known', async (t) => {
   const { app } = await buildTestApp({
     rules: [
       { name: 'lost', when: { event_type: 'bet', user_id: 'lost' }, then: { drop_connection: true }, times: 1 },
@@ -155,10 +156,9 @@ t.test('the built CLI says what the round needs next only once the reply is know
   const address = app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const url = `${base}/callback`;
-  const sendTo = (to: string, ...args: string[]) =>
-    run(process.execPath, [CLI, 'send', ...args, '--url', to, '--currency', 'USD']).catch(
-      (e: { code: number; stdout: string; stderr: string }) => e,
-    );
+  // Parsed in this process as the built CLI parses it (test/helpers/run-here.ts); the spawned
+  // command is above.
+  const sendTo = (to: string, ...args: string[]) => runCli(['send', ...args, '--url', to, '--currency', 'USD']);
   const send = (...args: string[]) => sendTo(url, ...args);
 
   const won = await send('bet', '--user', 'usd', '--amount', '1', '--game', 'G-ok');
