@@ -32,7 +32,12 @@ let turn: Promise<unknown> = Promise.resolve();
  * exits: spawn those).
  */
 export function runHere(command: Command, args: string[]): Promise<RanHere> {
-  const ran = turn.then(() => runNow(command, args));
+  return inTurn(() => runNow(command, args));
+}
+
+/** `run` once every run before it in this process has ended. */
+function inTurn(run: () => Promise<RanHere>): Promise<RanHere> {
+  const ran = turn.then(run);
   turn = ran.catch(() => undefined);
   return ran;
 }
@@ -49,7 +54,7 @@ async function runNow(command: Command, args: string[]): Promise<RanHere> {
  * process's stdout, which is tap's) nor for a run that goes on after its exit (a `start` that listens).
  */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<RanHere> {
-  const ran = turn.then(async () => {
+  return inTurn(async () => {
     const program = await cliProgram(args);
     const before = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
     Object.assign(process.env, env);
@@ -62,8 +67,6 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
       }
     }
   });
-  turn = ran.catch(() => undefined);
-  return ran;
 }
 
 /** process.exit(code) where a run is captured: thrown, so the run ends there as a process would. */
@@ -80,7 +83,7 @@ async function captured(run: () => Promise<unknown>): Promise<RanHere> {
   const before = process.exitCode;
   console.log = (...a: unknown[]) => out.push(`${format(...a)}\n`);
   console.error = (...a: unknown[]) => err.push(`${format(...a)}\n`);
-  process.stderr.write = ((chunk: string | Uint8Array) => err.push(String(chunk)) > 0) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => err.push(Buffer.from(chunk).toString()) > 0) as typeof process.stderr.write;
   process.exit = ((code?: number) => {
     throw new Exited(Number(code ?? process.exitCode ?? 0));
   }) as typeof process.exit;
