@@ -1,17 +1,17 @@
 // The admin client's time-out (reconcile --timeout): it covers the reply's start and each stall in
 // it, never the whole body, so a long ledger that keeps coming is read whole, and a reply that
 // stops half-way is said to have stalled, not blamed on a reset. Real servers on loopback sockets.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { reconcileCommand } from '../src/commands/reconcile.js';
 import { LEDGER_COLUMNS } from '../src/ledger/format.js';
 import { runHere } from './helpers/run-here.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-admin-timeout-'));
+const dir = tempDir('wallet-sim-admin-timeout-');
 const provider = join(dir, 'books.csv');
 writeFileSync(provider, 'transaction_id,event_type,user_id,game_no,amount,status\n');
 const LEDGER_HEADER = `${LEDGER_COLUMNS.join(',')}\r\n`;

@@ -2,15 +2,15 @@
 // real simulator, with a fixed seed and the delays and windows scaled down: no failing check, no
 // mismatch. A provider that books a lost settlement as failed: LOST_REPLY_RETRIED fails and
 // reconcile reports UNKNOWN_TO_PROVIDER.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ScriptedProvider } from '../bench/provider.js';
 import { SCENARIOS_DIR } from '../src/kernel/paths.js';
 import { eventually, run, start } from './helpers/spawn-cli.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-chaos-'));
+const dir = tempDir('wallet-sim-chaos-');
 const PLAYERS = ['chaos-1', 'chaos-2', 'chaos-3', 'chaos-4'];
 
 /** chaos.json with its rates raised (faults within a few hundred rounds) and its times scaled down (ms, not s). */

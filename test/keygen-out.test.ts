@@ -1,11 +1,11 @@
 // `wallet-sim keygen --out` where a directory cannot be made: one line and an exit, never a hang
 // (Node 20's recursive mkdir loops for ever on ENOENT under /proc). Spawned: a hang shows only there.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { CLI, cleanEnv, collect } from './helpers/spawn-cli.js';
+import { tempDir } from './helpers/temp.js';
 
 /** keygen with these args, killed after 20 s (a hang is the defect): the exit, or 'hung'. */
 async function keygen(args: string[]) {
@@ -31,7 +31,7 @@ t.test(
 );
 
 t.test('missing parents are still created, the new directories 0700', async (t) => {
-  const out = join(mkdtempSync(join(tmpdir(), 'wallet-sim-keygen-')), 'a', 'b');
+  const out = join(tempDir('wallet-sim-keygen-'), 'a', 'b');
   const r = await keygen(['--out', out]);
   t.equal(r.code, 0, r.stderr);
   t.ok(existsSync(join(out, 'wallet-sim-signing.pem')));

@@ -1,13 +1,13 @@
 // Nesting depth of scenario and admin bodies (issue 21, item 5): a rule whose then.body nests
 // 20,000 deep was accepted and GET /admin/scenario then answered 500. Refused now, with the pointer.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { MAX_DOCUMENT_DEPTH } from '../src/text/json-depth.js';
 import { loadScenarioFile, ScenarioError } from '../src/core/scenario/scenario.js';
 import { buildTestApp, TEST_SCENARIO } from './helpers/app.js';
 import { run } from './helpers/spawn-cli.js';
+import { tempDir } from './helpers/temp.js';
 
 t.setTimeout(60_000);
 
@@ -69,7 +69,7 @@ t.test('every admin body is bounded: players, reset, scenario', async (t) => {
 });
 
 t.test('scenario files: validate and start refuse a deep one naming the file and the pointer', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-nesting-'));
+  const dir = tempDir('wallet-sim-nesting-');
   const file = join(dir, 'deep.json');
   writeFileSync(file, scenarioText(20_000));
   t.throws(() => loadScenarioFile(file), ScenarioError);

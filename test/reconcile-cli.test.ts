@@ -2,10 +2,9 @@
 // The simulator runs in this process on a real socket (a `start` spawned cost two seconds of CPU);
 // the command is spawned once or twice per behaviour (exit code, the streams), its other cases go
 // through its own action in this process (test/helpers/run-here.ts: a spawn costs 0.3 s of CPU).
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t, { type Test } from 'tap';
@@ -17,8 +16,9 @@ import { reconcileCommand } from '../src/commands/reconcile.js';
 import { ledgerText } from '../src/ledger/format.js';
 import { ProviderFileError, readProviderFile } from '../src/reconcile/provider-file.js';
 import { LedgerCut, type LedgerEntry } from '../src/ledger/ledger-entry.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-reconcile-'));
+const dir = tempDir('wallet-sim-reconcile-');
 const usd = { currency: 'USD' };
 const HEADER = 'transaction_id,event_type,user_id,game_no,amount,status,round_status';
 

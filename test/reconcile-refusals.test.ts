@@ -2,18 +2,18 @@
 // .csv, a repeated CSV column, a typo in --user, a semicolon-separated export, a callback URL as
 // --url, nested JSON. Against a real simulator on a real socket and files on disk; one spawn per
 // behaviour only a process shows (the exit code, no stack trace), the rest through the action here.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { bet, buildTestApp, HEADERS, listen, login, post } from './helpers/app.js';
 import { run } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
 import { reconcileCommand } from '../src/commands/reconcile.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-reconcile-refusals-'));
+const dir = tempDir('wallet-sim-reconcile-refusals-');
 const HEADER = 'transaction_id,event_type,user_id,game_no,amount,status';
 const usd = { currency: 'USD' };
 

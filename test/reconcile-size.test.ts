@@ -1,16 +1,16 @@
 // reconcile's memory does not grow with the provider file: a real child process under a small heap
 // reads a 300,000-row file (the whole file as records would need several times that heap), a field
 // beyond the bound is refused naming its line, and a JSON file beyond its bound is refused unread.
-import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { MAX_FIELD } from '../src/reconcile/csv.js';
 import { MAX_JSON_BYTES } from '../src/reconcile/provider-file.js';
 import { PROVIDER_HEADER, writeProviderFile } from '../scripts/provider-file.js';
 import { run, start } from './helpers/spawn-cli.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-reconcile-size-'));
+const dir = tempDir('wallet-sim-reconcile-size-');
 /** Far below what 300,000 records held at once take (each a few hundred bytes): reconcile must stream. */
 const HEAP = { NODE_OPTIONS: '--max-old-space-size=64' };
 

@@ -1,8 +1,7 @@
 // `wallet-sim report` as a user runs it: the built CLI against a real simulator, which runs in this
 // process on a real socket (a `start` spawned cost two seconds of CPU). The command is spawned where
 // an outcome shows first; its other runs go through its action in this process (a spawn: 0.3 s of CPU).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t, { type Test } from 'tap';
@@ -12,12 +11,13 @@ import { bet, buildTestApp, HEADERS, listen, login, post, result } from './helpe
 import { run } from './helpers/spawn-cli.js';
 import { runHere } from './helpers/run-here.js';
 import { closedPort } from './helpers/net.js';
+import { tempDir } from './helpers/temp.js';
 
 // The cases are independent (a simulator each): side by side.
 t.jobs = 3;
 
 const usd = { currency: 'USD' };
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-'));
+const dir = tempDir('wallet-sim-report-');
 
 /** A simulator listening on a loopback port, closed after the test. */
 async function simulator(tt: Test, scenario = {}, adminToken?: string): Promise<{ url: string }> {

@@ -5,8 +5,7 @@
 // per exit code; its other runs go through its action in this process (a spawn: 0.3 s of CPU).
 // The three cases are independent (a simulator each): they run side by side.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { bet, buildTestApp, HEADERS, listen, login, result } from '../helpers/app.js';
@@ -16,10 +15,11 @@ import { runHere } from '../helpers/run-here.js';
 import { reportCommand } from '../../src/commands/report.js';
 import { verifyCommand } from '../../src/commands/verify.js';
 import type { Scenario } from '../../src/protocol/types.generated.js';
+import { tempDir } from '../helpers/temp.js';
 
 t.jobs = 2;
 
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-report-ci-'));
+const dir = tempDir('wallet-sim-report-ci-');
 const USD = { currency: 'USD' };
 /** A scenario losing the reply to usd's first `event` callback, with these grading thresholds. */
 const lostScenario = (event: 'bet' | 'bet_result', grading: Scenario['grading']): Partial<Scenario> => ({

@@ -70,8 +70,6 @@ t.test('a run against a correct wallet: 202, 409 while it runs, PASS, its events
   t.equal(second.statusCode, 409, 'one run at a time per tenant');
   t.equal(second.json().error, 'PROBE_RUNNING');
   t.match(second.json().message, `follow it at GET /t/${a.id}/probe/${run}/events`, 'the URL to follow, whole');
-  const early = await app.inject({ url: `/t/${a.id}/probe/${run}/report`, headers: bearer(a.token) });
-  if (early.statusCode === 409) t.match(early.json().message, `GET /t/${a.id}/probe/${run}/events follows it`);
   const none = await app.inject({ url: `/t/${a.id}/probe/nosuchrun/report`, headers: bearer(a.token) });
   t.match(none.json().message, `GET /t/${a.id}/probe lists them`);
   t.equal((await start(app, b, { url: 'ftp://example.com/', ...SANDBOX })).statusCode, 400, 'not http: 400');
@@ -313,6 +311,11 @@ t.test('progress read with fetch and the Bearer token while the run goes; rotati
   const reader = stream.body!.getReader();
   const first = await reader.read();
   t.match(new TextDecoder().decode(first.value), /wallet-sim probe run/);
+  // The run waits on its target (nothing answered yet): its report is not there, and the refusal says where to follow.
+  const early = await app.inject({ url: `/t/${a.id}/probe/${run}/report`, headers: bearer(a.token) });
+  t.equal(early.statusCode, 409, 'no report while the run goes');
+  t.equal(early.json().error, 'PROBE_NOT_FINISHED');
+  t.match(early.json().message, `GET /t/${a.id}/probe/${run}/events follows it`);
   const rotated = await app.inject({ method: 'POST', url: `/tenants/${a.id}/token`, headers: asHost });
   t.equal(rotated.statusCode, 200);
   let done = false;

@@ -2,17 +2,17 @@
 // the proxy: what the wallet applied without a readable answer, or under other credentials than the
 // scenario's, is not in the proxy's ledger, and is listed as unresolved — never as agreement, never
 // as MISSING_IN_WALLET.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { bet, login } from '../helpers/app.js';
 import { runHere } from '../helpers/run-here.js';
 import { reconcileCommand } from '../../src/commands/reconcile.js';
 import { getJson, sendCallback, startProxy, startUpstream, UPSTREAM_SCENARIO } from './upstream.js';
+import { tempDir } from '../helpers/temp.js';
 
 const usd = { currency: 'USD' };
-const dir = mkdtempSync(join(tmpdir(), 'wallet-sim-proxy-reconcile-'));
+const dir = tempDir('wallet-sim-proxy-reconcile-');
 const HEADER = 'transaction_id,event_type,user_id,game_no,amount,status';
 
 /** A provider file of `lines` (after the header). */

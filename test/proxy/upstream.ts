@@ -1,16 +1,16 @@
 // Proxy-mode tests' parts: the upstream is wallet-sim itself in another process (the CLI, no
 // --upstream: a correct wallet), the proxy a wallet-sim in this process with `upstream` set.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import type { Scenario } from '../../src/protocol/types.generated.js';
 import { buildTestApp, HEADERS, listen, TEST_SCENARIO } from '../helpers/app.js';
 import { start } from '../helpers/spawn-cli.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** A scenario file in a fresh temporary directory. */
 export function scenarioFile(doc: Scenario): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'wallet-sim-proxy-')), 'scenario.json');
+  const file = join(tempDir('wallet-sim-proxy-'), 'scenario.json');
   writeFileSync(file, JSON.stringify(doc));
   return file;
 }
