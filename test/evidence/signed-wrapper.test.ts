@@ -147,7 +147,7 @@ t.test('a single-tenant wallet-sim answers GET /admin/report?signed=true in the 
   const single = await buildTestApp({}, { signer: loadSigner(pair.privateKey) });
   t.teardown(() => single.app.close());
   const res = await single.app.inject({ url: '/admin/report?signed=true' });
-  t.equal(res.statusCode, 200, res.body);
+  t.equal(res.statusCode, 200, 'the signed report', { body: res.body });
   const ok = await verifyHere(saved('single.signed.json', res.body));
   t.equal(ok.code, 0, ok.stderr);
   t.match(ok.stdout, NOTE, 'nothing played: the note');

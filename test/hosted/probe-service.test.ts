@@ -110,7 +110,7 @@ t.test('a run against a correct wallet: 202, 409 while it runs, PASS, its events
   t.equal(junit.statusCode, 200);
   t.ok(new XMLParser().parse(junit.body).testsuites, 'JUnit XML');
   const signed = await app.inject({ url: `/t/${a.id}/probe/${run}/report?signed=true`, headers: bearer(a.token) });
-  t.equal(signed.statusCode, 200, signed.body);
+  t.equal(signed.statusCode, 200, 'the signed report', { body: signed.body });
   const { envelope, report: reportText } = signed.json() as { envelope: object; report: string };
   const { statement } = verifyEnvelope(parseEnvelope(JSON.stringify(envelope), 'envelope'), pair.publicKey, 'pub.pem');
   checkReport(statement, Buffer.from(reportText), 'report');
