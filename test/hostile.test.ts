@@ -9,7 +9,7 @@ import { start } from './helpers/spawn-cli.js';
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 t.test(
-  '1,000 unauthenticated 1 MB bodies: RSS stays bounded, honest callbacks answered throughout',
+  '700 unauthenticated 1 MB bodies: RSS stays bounded, honest callbacks answered throughout',
   { skip: process.platform !== 'linux' && 'reads /proc' },
   async (t) => {
     const server = await start(t, ['--port', '0', '--log-level', 'silent']);
@@ -20,7 +20,7 @@ t.test(
     let honest = 0;
     let next = 0;
     const worker = async () => {
-      for (let i = next++; i < 1000; i = next++) {
+      for (let i = next++; i < 700; i = next++) {
         const res = await post(callback, body, hostile);
         if (res.body.code !== 'R2') throw new Error(`request ${i}: ${res.raw.slice(0, 200)}`);
         if (i % 50 === 0) {
@@ -32,9 +32,10 @@ t.test(
     };
     await Promise.all(Array.from({ length: 8 }, worker));
     peak = Math.max(peak, rssMiB(server.child.pid!));
-    t.equal(honest, 20, 'every honest login in between got R0');
-    // Bounded, not leaking: the 1,000 bodies kept would be over 1 GiB; eight parsed at once (each 1 MB
-    // of tiny objects, many times that on the heap) peak at 350–420 MiB here, as the collector runs.
+    t.equal(honest, 14, 'every honest login in between got R0');
+    // Bounded, not leaking: the 700 bodies kept would be 700 MiB as raw text and several GiB parsed; eight
+    // parsed at once (each 1 MB of tiny objects, many times that on the heap) peak at 350–420 MiB here,
+    // as the collector runs.
     t.ok(peak < 600, `peak RSS ${peak.toFixed(0)} MiB < 600 MiB`);
     const page = await fetch(`${server.url}/admin/journal?limit=5`);
     t.equal(page.status, 200, 'the journal still reads');

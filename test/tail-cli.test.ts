@@ -1,11 +1,13 @@
 // `wallet-sim tail` spawned as a user runs it, against a simulator in this process listening on a
 // real socket (a spawned `start` cost two seconds of CPU each, and is not what is under test here).
+// Its refusals are parsed in this process (runCli); one, with a following tail's clean end, stays spawned.
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import t, { type Test } from 'tap';
 import { buildTestApp, HEADERS, listen, login } from './helpers/app.js';
 import { CLI, cleanEnv, collect, run } from './helpers/spawn-cli.js';
+import { runCli } from './helpers/run-here.js';
 
 t.setTimeout(120_000);
 // The cases are independent (a simulator and a tail each): two at a time.
@@ -121,14 +123,14 @@ t.test('the filters of the journal as options: only the matching callbacks', asy
     ['player-2 login false'],
     'nothing else: no callback of player-1, no replay',
   );
-  const refused = await run(['tail', '--url', sim.url, '--code', 'R9']);
+  const refused = await runCli(['tail', '--url', sim.url, '--code', 'R9']);
   t.not(refused.code, 0, 'a code outside R0–R4 is refused');
   t.match(refused.stderr, /--code <code>' argument 'R9' is invalid. Allowed choices are R0, R1, R2, R3, R4/);
 });
 
 t.test('the admin token is sent', async (t) => {
   const sim = await simulator(t, 'tok');
-  const refused = await run(['tail', '--url', sim.url]);
+  const refused = await runCli(['tail', '--url', sim.url]);
   t.equal(refused.code, 2, 'without the token: exit 2');
   t.match(refused.stderr, /401.*--admin-token/);
   const io = tail(t, ['--url', sim.url, '--admin-token', 'tok', '--json']);
@@ -174,7 +176,8 @@ t.test('the simulator ending the stream (shutting down): its reason said, exit 0
   await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
   t.teardown(() => plain.close());
   const other = `http://127.0.0.1:${(plain.address() as { port: number }).port}`;
-  const [callback, html] = await Promise.all([run(['tail', '--url', `${sim.url}/callback`]), run(['tail', '--url', other])]);
+  const callback = await runCli(['tail', '--url', `${sim.url}/callback`]);
+  const html = await runCli(['tail', '--url', other]);
   t.equal(callback.code, 2);
   t.equal(
     callback.stderr.trim(),
