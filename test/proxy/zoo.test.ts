@@ -56,7 +56,20 @@ async function cents(url: string): Promise<void> {
   await send(url, login('racer'));
 }
 
-const SCRIPTS = { basic: play, rounds, cents };
+/** A settlement resent after the next round (its reply lost, say): a correct wallet may replay its first reply's balance. */
+async function lateResend(url: string): Promise<void> {
+  await send(url, login('player-1'));
+  await send(url, bet('player-1', 'g1', [['1', 'P', 10]], usd));
+  const settled = result('player-1', 'g1', [['1', 'P', 10, 5]], usd);
+  await send(url, settled);
+  await send(url, bet('player-1', 'g2', [['1', 'P', 20]], usd));
+  await send(url, result('player-1', 'g2', [['1', 'P', 20, -20]], usd));
+  await send(url, settled); // the resend: answered with 1005 (the first reply's) or 985 (now)
+  await send(url, login('player-1'));
+  await send(url, bet('player-1', 'g3', [['1', 'P', 5]], usd));
+}
+
+const SCRIPTS = { basic: play, rounds, cents, lateResend };
 
 /** Plays a script through a proxy in front of the zoo with `defect`; the wallet-side checks that fail. */
 async function failingChecks(
@@ -95,6 +108,11 @@ t.test('a correct operator wallet, rounds and simultaneous bets: no failing wall
 
 t.test('a correct wallet, slow but within the time-out, with extra headers: no failing check', async (t) => {
   t.same(await failingChecks(t, undefined, ['--delay-ms', '200', '--extra-headers']), []);
+});
+
+t.test("a correct wallet replaying the first reply's balance to a late resend: no failing wallet-side check", async (t) => {
+  t.same(await failingChecks(t, undefined, ['--replay', 'original'], 'lateResend'), []);
+  t.same(await failingChecks(t, undefined, [], 'lateResend'), [], 'and replaying the current balance');
 });
 
 const CASES: [string, WalletCheckId, string[]?][] = [

@@ -29,6 +29,38 @@ t.test('a correct wallet fails nothing, and exercises what it met', async (t) =>
   for (const c of r.values()) t.equal(c.side, 'wallet');
 });
 
+t.test("a replay answered with its first reply's balance, after other callbacks moved it, is no balance to follow", async (t) => {
+  // The provider's resend of a transaction whose reply it lost, after a settlement moved the
+  // balance: the wallet replays the first reply (90), which is allowed; the player's balance is
+  // still 105.5, and the next callbacks are judged from that, not from the replay's.
+  const rows: [string, (b: WalletExchange) => Step[], WalletCheckId[]][] = [
+    ['a login next', () => [step(login('p1'), { balance: '105.5' })], []],
+    ['a bet next', () => [step(bet('p1', `b${newId()}`, 5.5, 'g3'), { balance: '100' })], []],
+    [
+      "a bet next, debited from the replay's stale balance",
+      () => [step(bet('p1', `b${newId()}`, 5.5, 'g3'), { balance: '84.5' })],
+      ['WALLET_BALANCE_EXACT'],
+    ],
+    [
+      'another replay, with the current balance',
+      (b) => [step(again(b), { balance: '105.5' }), step(login('p1'), { balance: '105.5' })],
+      [],
+    ],
+    ['a replay with neither balance', (b) => [step(again(b), { balance: '95' })], ['WALLET_IDEMPOTENT']],
+  ];
+  for (const [name, next, want] of rows) {
+    const b = bet('p1', `b${newId()}`, 10);
+    const r = grade([
+      step(login('p1'), { balance: '100' }),
+      step(b, { balance: '90' }),
+      step(settle('p1', `s${newId()}`, 10, 5.5), { balance: '105.5' }),
+      step(again(b), { balance: '90' }),
+      ...next(b),
+    ]);
+    t.same(failing(r), want, name);
+  }
+});
+
 t.test('exact decimals: 0.1 + 0.2 and long balances are compared as written', async (t) => {
   const rows: [string, number, string, string, WalletCheckId[]][] = [
     ['0.3', 0.1, '0.2', 'a bet of 0.1 from 0.3', []],

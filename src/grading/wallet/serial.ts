@@ -29,6 +29,10 @@ export function judgeSerial(
   const verdict = reply?.verdict ?? 'invalid';
   if (op.untrusted) return;
   if (!graded || op.resend) {
+    // A replay may report its first reply's balance, which other callbacks have moved since: that is
+    // no balance to follow (WALLET_IDEMPOTENT judged the replay). Only the current one is taken.
+    const now = reference.balance(user);
+    if (op.resend && op.first && reply?.balance?.eq(op.first) && !(now && reply.balance.eq(now))) return;
     // Not the reference's to decide: its balance is taken as reported (an R0's or R4's), or unknown.
     if (reply && (reply.code === SUCCESS || reply.code === NOT_ENOUGH_BALANCE) && reply.balance && a.kind === 'reply' && a.status === 200)
       reference.report(user, reply.balance);
