@@ -61,6 +61,45 @@ t.test("a replay answered with its first reply's balance, after other callbacks 
   }
 });
 
+t.test(
+  'a settlement of a round the wallet acknowledged, refused: WALLET_ROUND_RULES; refusals a correct wallet may give pass',
+  async (t) => {
+    // After a login (100) and a bet of 10 answered R0 (90), its settlement (win 5.5) comes: `after` answers it.
+    const rows: [string, (b: WalletExchange) => Step[], WalletCheckId[]][] = [
+      ['refused R3', () => [step(settle('p', `s${newId()}`, 10, 5.5), { code: 'R3' })], ['WALLET_ROUND_RULES']],
+      ['refused R4', () => [step(settle('p', `s${newId()}`, 10, -10), { code: 'R4', balance: '90' })], ['WALLET_ROUND_RULES']],
+      ['applied', () => [step(settle('p', `s${newId()}`, 10, 5.5), { balance: '105.5' })], []],
+      ['R1 (try again): not a refusal', () => [step(settle('p', `s${newId()}`, 10, 5.5), { code: 'R1' })], []],
+      ["a stake other than the bets', refused R3", () => [step(settle('p', `s${newId()}`, 20, 5.5), { code: 'R3' })], []],
+      [
+        'a round never bet, refused R3 (it may have begun before the session)',
+        () => [step(settle('p', `s${newId()}`, 10, 5.5, 'g9'), { code: 'R3' })],
+        [],
+      ],
+      [
+        'settled, then settled again under a new id, refused R3',
+        () => [step(settle('p', `s${newId()}`, 10, 5.5), { balance: '105.5' }), step(settle('p', `s${newId()}`, 10, 5.5), { code: 'R3' })],
+        [],
+      ],
+      ["a bet refused R3 (an operator's own limits)", () => [step(bet('p', `b${newId()}`, 5, 'g2'), { code: 'R3' })], []],
+    ];
+    for (const [name, after, want] of rows) {
+      const b = bet('p', `b${newId()}`, 10);
+      const r = grade([step(login('p'), { balance: '100' }), step(b, { balance: '90' }), ...after(b)]);
+      t.same(failing(r), want, name);
+      if (want.length) t.match(r.get('WALLET_ROUND_RULES')!.fix, /never refused/, `${name}: the fix says what to change`);
+    }
+    // Its bet without a readable answer (it may not be applied): a refused settlement may be right.
+    const b = bet('p', `b${newId()}`, 10);
+    const r = grade([
+      step(login('p'), { balance: '100' }),
+      { ex: b, reply: none(b) },
+      step(settle('p', `s${newId()}`, 10, 5.5), { code: 'R3' }),
+    ]);
+    t.same(failing(r), ['WALLET_ANSWERS_IN_TIME'], 'a bet that got no answer, its settlement refused');
+  },
+);
+
 t.test('exact decimals: 0.1 + 0.2 and long balances are compared as written', async (t) => {
   const rows: [string, number, string, string, WalletCheckId[]][] = [
     ['0.3', 0.1, '0.2', 'a bet of 0.1 from 0.3', []],

@@ -19,6 +19,9 @@ export interface WalletCheck {
   problemFixes?: readonly { problem: string; fix: string }[];
 }
 
+/** How a violation names a refused settlement (WALLET_ROUND_RULES' fix for it keys on these words). */
+export const SETTLEMENT_REFUSED = 'a settlement of a round it acknowledged was refused';
+
 const SLOW_FIX =
   "Answer within the provider's time-out: a later reply is a lost reply to the provider, which then resends or gives up. Find what is slow (a lock held across I/O, a slow store) or raise the agreed time-out.";
 
@@ -103,6 +106,12 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     fix: "Keep each round (user_id, game_no) with its bets and its state: refuse (R3) a bet_result for a round without bets or already settled (whatever its transaction_id), a bet on a settled round, a settlement whose stake or bet_index differs from the bets, a transaction_id already applied to another body, and a currency other than the player's.",
     idle: 'no callback that the wallet rules refuse for its round, its currency or a reused transaction_id reached the wallet',
     unit: ['callback refused by a round rule', 'callbacks refused by a round rule'],
+    problemFixes: [
+      {
+        problem: SETTLEMENT_REFUSED,
+        fix: 'A bet_result of a round whose bets you answered R0, with the same stake and bet_index values, is applied (R0: stake + winloss credited), never refused: look up the round by (user_id, game_no) as the bet wrote it, and commit the bet before its reply goes out.',
+      },
+    ],
   },
   {
     id: 'WALLET_CONCURRENCY_SAFE',

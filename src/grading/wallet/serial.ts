@@ -4,6 +4,7 @@ import { NOT_ENOUGH_BALANCE, SUCCESS } from '../../protocol/seed/codes.js';
 import type { ReadReply } from '../../protocol/seed/reply-read.js';
 import type { CallbackRequest } from '../../protocol/types.generated.js';
 import type { WalletCheckId } from './exchange.js';
+import { SETTLEMENT_REFUSED } from './checks.js';
 import type { Overlapped } from './overlap.js';
 import type { ReferenceAnswer, ReferenceLedger } from './reference.js';
 import type { WalletTally } from './tally.js';
@@ -105,6 +106,15 @@ export function judgeSerial(
   if (verdict === 'refused') {
     if (reply!.code === NOT_ENOUGH_BALANCE && reply!.balance && a.kind === 'reply' && a.status === 200)
       reference.report(user, reply!.balance);
+    // A settlement the wallet rules apply is of a round whose bets the wallet answered R0 in this
+    // session (one the reference never saw bet, or whose stake differs, it refuses): refused, the
+    // stake stays with the wallet and the round open for good. (An R1 may be retried: not refused.)
+    // A wallet that applied a resend again holds other stakes than its bets: WALLET_IDEMPOTENT's root cause.
+    if (x.event === 'bet_result' && ref.code === SUCCESS && !ref.replayed && !reapplies(user)) {
+      const rules = tally('WALLET_ROUND_RULES');
+      rules.exercise(user);
+      rules.violate(`${what(x)}: ${SETTLEMENT_REFUSED} (answered ${reply!.code}): its bets were answered R0 and it settles them`, x, a);
+    }
     return;
   }
   // No readable answer (R1, a reply that is not one, none): it may have been applied (the next balance reported may say).
