@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { closeSync, existsSync, fchmodSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { closeSync, existsSync, fchmodSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { PRIVATE_KEY_FILE, PUBLIC_KEY_FILE } from '../evidence/beside.js';
 import { keyIdOf } from '../evidence/signing-key.js';
 import { markRequired, namesItsHelp } from './options.js';
-import { cannotWrite } from './output-file.js';
+import { makeDirectory, refusal } from './output-file.js';
 
 interface KeygenOptions {
   out: string;
@@ -21,17 +21,6 @@ function writeNew(path: string, text: string, mode: number): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * Creates `dir` and its missing parents one at a time: Node 20's mkdirSync({ recursive: true })
- * loops for ever on a directory the file system will not create (ENOENT under /proc). Throws the
- * first failure, with the directory it failed on as `path`.
- */
-function makeDirectory(dir: string): void {
-  const missing: string[] = [];
-  for (let at = resolve(dir); !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
-  for (const d of missing) mkdirSync(d, { mode: 0o700 });
 }
 
 export function keygenCommand(): Command {
@@ -57,20 +46,12 @@ export function keygenCommand(): Command {
       }
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
       try {
-        makeDirectory(o.out);
+        makeDirectory(o.out, 0o700);
         for (const p of there) unlinkSync(p);
         writeNew(privatePath, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 0o600);
         writeNew(publicPath, publicKey.export({ type: 'spki', format: 'pem' }).toString(), 0o644);
       } catch (e) {
-        const err = e as NodeJS.ErrnoException;
-        // ENOENT creating a directory whose parent exists: a file system that takes no new directory (/proc).
-        const refusedHere = err.code === 'ENOENT' && err.syscall === 'mkdir' && err.path !== undefined && existsSync(dirname(err.path));
-        console.error(
-          refusedHere
-            ? `wallet-sim keygen: cannot create the directory ${err.path} (ENOENT: ${dirname(err.path!)} takes no new directory); ` +
-                'choose a directory you can write to with --out'
-            : `wallet-sim keygen: ${cannotWrite(o.out, err.code ?? err.message, '--out', 'directory')}`,
-        );
+        console.error(`wallet-sim keygen: ${refusal(o.out, e, '--out', 'directory')}`);
         process.exitCode = 1;
         return;
       }

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /*
@@ -45,9 +45,41 @@ export function checkWritable(path: string, flag: string): void {
     const where = exists ? path : nearestExisting(dirname(resolve(path)));
     if (!exists && !statSync(where).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
     accessSync(where, constants.W_OK);
+    // A file system may take no new directory however writable it says it is (/proc): the first
+    // missing one is made and removed again, so that this is known before the work.
+    const first = exists ? undefined : missingDirectories(dirname(resolve(path)))[0];
+    if (first !== undefined) {
+      mkdirSync(first);
+      rmdirSync(first);
+    }
   } catch (e) {
-    throw new OutputFileError(cannotWrite(path, codeOf(e), flag));
+    throw new OutputFileError(refusal(path, e, flag));
   }
+}
+
+/** Why `path` cannot be written: a directory its file system would not create is named as such. */
+export function refusal(path: string, e: unknown, flag: string, what: 'file' | 'directory' = 'file'): string {
+  const err = e as NodeJS.ErrnoException;
+  // ENOENT creating a directory whose parent exists: a file system that takes no new directory (/proc).
+  if (err.code === 'ENOENT' && err.syscall === 'mkdir' && err.path !== undefined && existsSync(dirname(err.path)))
+    return `cannot create the directory ${err.path} (ENOENT: ${dirname(err.path)} takes no new directory); choose a ${what === 'file' ? 'file in a directory' : 'directory'} you can write to with ${flag}`;
+  return cannotWrite(path, codeOf(e), flag, what);
+}
+
+/** The directories missing on the way to `dir`, outermost first. */
+function missingDirectories(dir: string): string[] {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+  return missing;
+}
+
+/**
+ * Creates `dir` and its missing parents one at a time: Node 20's mkdirSync({ recursive: true })
+ * loops for ever on a directory the file system will not create (ENOENT under /proc). Throws the
+ * first failure, with the directory it failed on as `path`.
+ */
+export function makeDirectory(dir: string, mode?: number): void {
+  for (const d of missingDirectories(dir)) mkdirSync(d, { mode });
 }
 
 /** `dir`, or the nearest of its ancestors that exists (a file too: the caller tells). */
@@ -65,12 +97,11 @@ function nearestExisting(dir: string): string {
 /** Writes `text` to the file named with `flag`; a failure is an OutputFileError, never a stack. */
 export function writeOutput(path: string, text: string, flag: string): void {
   try {
-    // (checked first: the nearest directory that exists is one that can be written, so this cannot loop)
     checkWritable(path, flag);
-    mkdirSync(dirname(resolve(path)), { recursive: true });
+    makeDirectory(dirname(resolve(path)));
     writeFileSync(path, text);
   } catch (e) {
     if (e instanceof OutputFileError) throw e;
-    throw new OutputFileError(cannotWrite(path, codeOf(e), flag));
+    throw new OutputFileError(refusal(path, e, flag));
   }
 }
