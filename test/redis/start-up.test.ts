@@ -55,6 +55,39 @@ t.test('a URL that is not redis:// is refused at once', async (t) => {
   t.ok(ms < 1000, `in ${ms} ms`);
 });
 
+t.test('a --redis-url without a scheme, or a list of nodes, is refused at once with what to write', async (t) => {
+  const rows: [string, RegExp][] = [
+    // (ioredis would read "localhost" as a path and try 127.0.0.1:6379)
+    ['localhost', /^--redis-url localhost has no scheme: write redis:\/\/localhost \(or rediss:\/\/ for TLS/],
+    ['127.0.0.1:16379', /^--redis-url 127\.0\.0\.1:16379 has no scheme: write redis:\/\/127\.0\.0\.1:16379/],
+    ['127.0.0.1:7000,127.0.0.1:7001', /is a list of nodes: for a Redis Cluster write --redis-cluster 127\.0\.0\.1:7000,127\.0\.0\.1:7001/],
+  ];
+  for (const [url, want] of rows) {
+    const { message, ms } = await refusal(url);
+    t.match(message, want, url);
+    t.ok(ms < 1000, `${url}: in ${ms} ms`);
+  }
+});
+
+t.test('a --redis-cluster node with a scheme or spaces is refused at once', async (t) => {
+  for (const list of ['redis://127.0.0.1:7000', '127.0.0.1:7000 127.0.0.1:7001']) {
+    const started = Date.now();
+    const message = await openBackend('redis', { redisCluster: list }).then(
+      async (store) => {
+        await store.close();
+        return 'opened';
+      },
+      (e: Error) => e.message,
+    );
+    t.match(
+      message,
+      /is not host:port \(no scheme such as redis:\/\/, and the nodes separated by commas\); write e\.g\. --redis-cluster 10\.0\.0\.1:7000,10\.0\.0\.2:7000/,
+      list,
+    );
+    t.ok(Date.now() - started < 1000, `${list}: at once`);
+  }
+});
+
 const missing = redisMissing();
 if (missing) skip(t, 'the Redis tests of this file', missing);
 else {

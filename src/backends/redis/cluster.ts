@@ -19,6 +19,10 @@ export function clusterNodes(list: string): { host: string; port: number }[] {
     .map((s) => s.trim())
     .filter(Boolean)
     .map((node) => {
+      if (/\s|\/\//.test(node))
+        throw new Error(
+          `--redis-cluster: "${node}" is not host:port (no scheme such as redis://, and the nodes separated by commas); write e.g. --redis-cluster 10.0.0.1:7000,10.0.0.2:7000`,
+        );
       const at = node.lastIndexOf(':');
       const host = node.slice(0, at).replace(/^\[(.*)\]$/, '$1');
       const port = Number(node.slice(at + 1));

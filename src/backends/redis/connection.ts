@@ -35,9 +35,14 @@ export const REDIS_OPTIONS: RedisOptions = {
  */
 export async function connectRedis(url: string, options: RedisOptions = {}): Promise<Redis> {
   const cluster = url.startsWith(CLUSTER_SCHEME);
-  if (!cluster && /^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^rediss?:\/\//i.test(url))
+  if (!cluster && !/^rediss?:\/\//i.test(url))
     throw new Error(
-      `--redis-url ${redact(url)} is not a redis:// or rediss:// URL: write e.g. redis://127.0.0.1:6379 (redis://:PASSWORD@host:port/DB)`,
+      /^[a-z][a-z0-9+.-]*:\/\//i.test(url)
+        ? `--redis-url ${redact(url)} is not a redis:// or rediss:// URL: write e.g. redis://127.0.0.1:6379 (redis://:PASSWORD@host:port/DB)`
+        : url.includes(',')
+          ? `--redis-url ${redact(url)} is a list of nodes: for a Redis Cluster write --redis-cluster ${url}; for one Redis, --redis-url redis://host:port`
+          : // (ioredis would read "localhost" as a path and connect to 127.0.0.1:6379 instead)
+            `--redis-url ${redact(url)} has no scheme: write redis://${redact(url)} (or rediss:// for TLS; redis://:PASSWORD@host:port/DB)`,
     );
   const client = cluster
     ? clusterClient(url.slice(CLUSTER_SCHEME.length), { ...REDIS_OPTIONS, ...options })

@@ -138,7 +138,8 @@ export async function refuseOlderLayout(client: Pick<Redis, 'exists'>, layout: K
   throw new Error(
     `Redis holds a wallet an older wallet-sim wrote under the prefix "${layout.prefix}" (${older}, ${layout.prefix}g<n>:…), ` +
       'in a key layout this version does not read (docs/scale-out.md, "Upgrading"): start with another --redis-prefix, ' +
-      `or delete those keys (redis-cli --scan --pattern '${layout.prefix}*' | xargs redis-cli unlink) if the old ledger is not needed`,
+      `or delete those keys (redis-cli -u URL --scan --pattern '${layout.prefix}*' | xargs redis-cli -u URL unlink, URL the --redis-url; ` +
+      'on a cluster, on each master) if the old ledger is not needed',
   );
 }
 

@@ -120,8 +120,9 @@ export class RedisLink {
 
   private clusterDown(message: string): string {
     return (
-      `Redis at ${redact(this.url)} answers "${message}" (the cluster serves no slot now: a master lost or rejoining, ` +
-      'with cluster-require-full-coverage yes, or its slots not all assigned); callbacks get R1 until it serves again'
+      `Redis at ${redact(this.url)} answers "${message}" (the node of this player's slot serves it not now: its master lost or ` +
+      'rejoining, which stops only its own slots under cluster-require-full-coverage no and every slot under yes, or slots ' +
+      "not all assigned); this player's callbacks get R1 until its slot is served again"
     );
   }
 
