@@ -215,3 +215,29 @@ t.test('send: a --url without a path (the base URL) is told the callback path', 
   const unknown = await runHere(sendCommand(), ['login', '--url', `${host}/t/nobody/callback`]);
   t.notMatch(unknown.stderr, 'not a callback reply', "the callback path: the server's own reason says why");
 });
+
+t.test('a --format guessed for a report names the file options there are; an amount with a comma shows one written right', async (t) => {
+  const rows: [string[], string][] = [
+    [
+      ['report', '--url', 'http://127.0.0.1:1', '--format', 'html'],
+      "unknown option '--format': write each report as a file of its own, --junit <file>, --html <file>",
+    ],
+    [
+      ['probe', '--url', 'http://127.0.0.1:1/callback', '--api-id', 'a', '--api-key', 'b', '--output=x.html'],
+      "unknown option '--output=x.html': write each report as a file of its own, --junit <file>, --html <file>",
+    ],
+    [
+      ['reconcile', '--url', 'http://127.0.0.1:1', '--format', 'junit'],
+      "unknown option '--format': write each report as a file of its own, --junit <file>",
+    ],
+  ];
+  for (const [args, said] of rows) {
+    const r = await runCli(args);
+    t.equal(r.code, 2, args[0]!);
+    t.match(r.stderr, said, args[0]!);
+  }
+  const typo = await runCli(['report', '--url', 'http://127.0.0.1:1', '--fromat', 'html']);
+  t.match(typo.stderr, "unknown option '--fromat'", 'another unknown option: as before');
+  const amount = await runCli(['send', 'bet', '--url', 'http://127.0.0.1:1/callback', '--amount', '10,5']);
+  t.match(amount.stderr, '--amount must be a decimal number, written with a dot, e.g. 10.5');
+});

@@ -138,7 +138,19 @@ export const namesItsHelp = (command: Command, path = `wallet-sim ${command.name
  */
 function typoFirst(command: Command): Command {
   const parse = command.parseOptions.bind(command);
-  const unknownOption = (command as unknown as { unknownOption(flag: string): void }).unknownOption.bind(command);
+  const commanders = (command as unknown as { unknownOption(flag: string): void }).unknownOption.bind(command);
+  const unknownOption = (flag: string) => {
+    // A report's format is an option of its own (a file each), not a --format: said with the options there are.
+    const files = ['--junit', '--html'].filter((f) => command.options.some((o) => o.long === f));
+    if (/^--(format|output|out|o)(=|$)/.test(flag) && files.length && !command.options.some((o) => o.long === flag.split('=')[0]))
+      command.error(
+        `error: unknown option '${flag}': write each report as a file of its own, ${files.map((f) => `${f} <file>`).join(', ')}`,
+        {
+          code: 'commander.unknownOption',
+        },
+      );
+    commanders(flag);
+  };
   command.parseOptions = (argv) => {
     const parsed = parse(argv);
     const help = parsed.unknown.some((a) => a === '--help' || a === '-h');

@@ -47,10 +47,10 @@ const decimal = (what: string, positive: boolean) => (value: string) => {
   try {
     m = money(value);
   } catch {
-    throw new InvalidArgumentError(`${what} must be a decimal number`);
+    throw new InvalidArgumentError(`${what} must be a decimal number, written with a dot, e.g. 10.5`);
   }
   if (!m.isFinite() || (positive && !m.gt(0)))
-    throw new InvalidArgumentError(`${what} must be a ${positive ? 'positive ' : ''}decimal number`);
+    throw new InvalidArgumentError(`${what} must be a ${positive ? 'positive ' : ''}decimal number, e.g. 10.5`);
   return m;
 };
 
