@@ -371,3 +371,16 @@ t.test("WALLET_REPLY_VALID's fix says what to change for a leaked key, after wha
     else t.notMatch(fix, LEAK_FIX, `${name}: no leak, no leak fix`);
   }
 });
+
+t.test("WALLET_BALANCE_EXACT's fix names what its violations say: a login that moved the balance", async (t) => {
+  const reset = grade([
+    step(login('p'), { balance: '100' }),
+    step(bet('p', `b${newId()}`, 10), { balance: '90' }),
+    step(login('p'), { balance: '100' }),
+  ]);
+  t.same(failing(reset), ['WALLET_BALANCE_EXACT']);
+  t.match(reset.get('WALLET_BALANCE_EXACT')!.fix, /A login changes no balance/);
+  const float = grade([step(login('p'), { balance: '0.3' }), step(bet('p', `b${newId()}`, 0.1), { balance: '0.19999999999999998' })]);
+  t.same(failing(float), ['WALLET_BALANCE_EXACT']);
+  t.notMatch(float.get('WALLET_BALANCE_EXACT')!.fix, /login/, 'a float ledger is told of decimals only');
+});

@@ -62,6 +62,16 @@ export const WALLET_CHECKS: readonly WalletCheck[] = [
     fix: 'Compute balances in exact decimals (never binary floats): debit total_bet_amount on a bet, credit total_bet_amount + total_winloss on a bet_result (a full loss credits 0), and report the balance after the change in latest_balance.',
     idle: "no new transaction was answered R0 while the player's previous balance was known (log the player in first)",
     unit: ['applied transaction with a known balance before it', 'applied transactions with a known balance before them'],
+    problemFixes: [
+      {
+        problem: 'a login moves nothing',
+        fix: 'A login changes no balance: answer it with the balance as it stands (never reset, reload or recompute it on login).',
+      },
+      {
+        problem: 'so a resend moves nothing',
+        fix: 'An attempt you applied without its reply being read is applied: its resend (same transaction_id) replays R0 and moves nothing. Key every bet and bet_result on its transaction_id, committed with the change.',
+      },
+    ],
   },
   {
     id: 'WALLET_REFUSES_SHORT_BET',
