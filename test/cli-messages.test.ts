@@ -241,3 +241,19 @@ t.test('a --format guessed for a report names the file options there are; an amo
   const amount = await runCli(['send', 'bet', '--url', 'http://127.0.0.1:1/callback', '--amount', '10,5']);
   t.match(amount.stderr, '--amount must be a decimal number, written with a dot, e.g. 10.5');
 });
+
+t.test('tenant against a wallet-sim that is not hosted: said so, with how to start one (exit 2)', async (t) => {
+  const { app } = await buildTestApp();
+  t.teardown(() => app.close());
+  const base = await listen(app);
+  const dir = (await import('node:os')).tmpdir();
+  const file = `${dir}/wallet-sim-host-token-${process.pid}`;
+  (await import('node:fs')).writeFileSync(file, 'host-token-of-at-least-thirty-two-characters\n');
+  t.teardown(() => import('node:fs').then((fs) => fs.rmSync(file, { force: true })));
+  const r = await runCli(['tenant', 'list', '--url', base, '--host-token-file', file]);
+  t.equal(r.code, 2);
+  t.match(
+    r.stderr,
+    'HTTP 404: the wallet-sim there is not hosted (no route GET /tenants); give the base URL of one started with start --hosted',
+  );
+});

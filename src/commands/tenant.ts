@@ -73,6 +73,12 @@ async function call(o: HostOptions, method: string, path: string, body?: unknown
     } catch {
       /* not JSON */
     }
+    // No tenant routes at all: not a hosted wallet-sim (an unusable --url, exit 2), not a refusal.
+    if (res.status === 404 && message.startsWith('no route '))
+      throw new Error(
+        `${method} ${url}: HTTP 404: the wallet-sim there is not hosted (no route ${method} ${path}); give the base URL of one ` +
+          'started with start --hosted --host-token-file <file>',
+      );
     throw new Refused(`${method} ${url}: HTTP ${res.status}: ${message}`);
   }
   return text ? (JSON.parse(text) as unknown) : undefined;
