@@ -240,7 +240,7 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     if (BLOCKED_PORTS.has(o.port) && cluster.isPrimary) console.error(MESSAGES.BLOCKED_PORT(o.port)); // it listens, but no fetch calls it
     if (o.upstream !== undefined && cluster.isPrimary && (await upstreamIsSelf(o.upstream, o.host, o.port)))
       throw new StartFailure(MESSAGES.UPSTREAM_IS_SELF(o.upstream, o.host, o.port));
-    if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText); // the workers run the rest
+    if (o.workers > 1 && cluster.isPrimary) return runPrimary(o.workers, storeText, o.shutdownGraceMs); // the workers run the rest
     if (o.hosted) return await startHosted(o, checked, portFromEnv);
     // A signal while the store opens (Redis slow to answer) ends the start; close-with-grace takes over below.
     const stopStarting = (signal: NodeJS.Signals) => fail(MESSAGES.STOPPED_STARTING(signal));
@@ -260,7 +260,8 @@ async function start(o: StartOptions, portFromEnv: boolean): Promise<void> {
     // still gets a few seconds to close before close-with-grace gives up.
     closeWithGrace({ delay: o.shutdownGraceMs + 10_000 }, async ({ signal, err }) => {
       if (err) app.log.error({ err }, 'closing after an error');
-      else if (signal) console.error(MESSAGES.STOPPING(signal, o.shutdownGraceMs));
+      // (--workers: the primary says it once)
+      else if (signal && !cluster.isWorker) console.error(MESSAGES.STOPPING(signal, o.shutdownGraceMs));
       const cut = await closeGracefully(app, o.shutdownGraceMs);
       if (cut) console.error(MESSAGES.GRACE_EXPIRED(cut, o.shutdownGraceMs));
       await backend.close();

@@ -18,10 +18,10 @@ export function reportListening(url: string, callback: string, scenario: string,
 /**
  * `start --workers N`: this process forks N workers (node:cluster) that run `start` with the same
  * options and share its port; it prints the one start line once all of them listen, replaces a
- * worker that dies, and on SIGINT/SIGTERM passes the signal on and exits after the last worker.
+ * worker that dies, and on SIGINT/SIGTERM says so once, passes the signal on and exits after the last worker.
  * A worker that fails before listening (Redis unreachable, port in use) stops them all: exit 1.
  */
-export function runPrimary(workers: number, store: string): void {
+export function runPrimary(workers: number, store: string, graceMs: number): void {
   const listening = new Set<number>();
   let started = false;
   let stopping = false;
@@ -63,6 +63,7 @@ export function runPrimary(workers: number, store: string): void {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
+      console.error(MESSAGES.STOPPING(signal, graceMs)); // once for all the workers
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
     });
   }

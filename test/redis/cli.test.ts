@@ -118,6 +118,7 @@ if (missing) {
     t.equal((await fetch(`${s.url}/health`)).status, 200);
     const stopped = await s.stop();
     t.equal(stopped.code, 0, 'SIGTERM stops every worker and the primary exits 0');
+    t.equal(stopped.stderr.match(/SIGTERM received, closing/g)?.length, 1, 'one closing line, not one per worker');
   });
 }
 
