@@ -11,7 +11,8 @@ const DOWN =
   'within that time, never a hang), until it answers again; or it lost the state of the wallet (flushed, evicted or restarted ' +
   `without persistence), until POST /admin/reset starts afresh. Or: ${SHUTDOWN_503}`;
 const DEGRADED =
-  ' On a Redis Cluster with a master lost (--redis-cluster): still 200, as the other players are served, with `degraded` naming the master.';
+  ' On a Redis Cluster with a master lost (--redis-cluster), or players whose master lost their records: still 200, as the other ' +
+  'players are served, with `degraded` naming the master or the players (until the master is back, or POST /admin/reset).';
 
 export const healthRoutes: FastifyPluginAsync<{ sim: Simulator; storeKind: string }> = async (app, { sim, storeKind }) => {
   // What a 503 reports while the store cannot be asked (the last count read).

@@ -193,7 +193,11 @@ if (cluster) {
       await w!.store.client.exists((await ledgerKeys(w!.store.client, prefix)).player(lost)),
       `no fresh ${lost} at the default balance`,
     );
+    const health = await w!.app.inject({ method: 'GET', url: '/health' });
+    t.equal(health.statusCode, 200, '/health: 200, the other players are served');
+    t.match(health.json().degraded, `lost wallet-sim's state of player ${JSON.stringify(lost)}`, '… and degraded names the lost player');
     t.equal((await w!.app.inject({ method: 'POST', url: '/admin/reset' })).statusCode, 200, 'POST /admin/reset starts afresh');
+    t.notOk((await w!.app.inject({ method: 'GET', url: '/health' })).json().degraded, 'the reset clears it');
     t.match((await send(w!.app, bet(lost, 'g2', [['1', 'P', 100]], USD))).body, { code: 'R0', latest_balance: 200 });
   });
 

@@ -53,6 +53,24 @@ export class Generation {
     return this.layout.marker;
   }
 
+  /** On a cluster: players of this generation found listed but gone (their master lost its records). */
+  private lostPlayers?: { gen: number; users: Set<string> };
+
+  /** Those players, for /health's `degraded` (until a reset starts another generation), or undefined. */
+  get playersLost(): string | undefined {
+    const lost = this.lostPlayers?.gen === this.n ? [...this.lostPlayers.users] : [];
+    if (!lost.length) return undefined;
+    const named =
+      lost
+        .slice(0, 3)
+        .map((u) => JSON.stringify(u))
+        .join(', ') + (lost.length > 3 ? ', …' : '');
+    return (
+      `Redis at ${redact(this.url)} lost wallet-sim's state of ${lost.length === 1 ? 'player' : `${lost.length}${lost.length >= 1_000 ? '+' : ''} players`} ${named} ` +
+      '(their master flushed, evicted or restarted without persistence): their callbacks get R1, the others are served; POST /admin/reset starts afresh'
+    );
+  }
+
   /** The keys of generation `gen`. */
   keys(gen: number): GenKeys {
     return this.layout.of(gen);
@@ -73,6 +91,8 @@ export class Generation {
   lostPlayer(userId: string, cluster: boolean): StoreUnavailable {
     const player = `player ${JSON.stringify(userId)}`;
     if (!cluster) return this.lost(`${player} listed but gone`);
+    if (this.lostPlayers?.gen !== this.n) this.lostPlayers = { gen: this.n, users: new Set() };
+    if (this.lostPlayers.users.size < 1_000) this.lostPlayers.users.add(userId);
     return new StoreUnavailable(
       `Redis at ${redact(this.url)} lost wallet-sim's state (${player} listed but gone: its master flushed, evicted or ` +
         'restarted without persistence; the other players are served); POST /admin/reset starts afresh',

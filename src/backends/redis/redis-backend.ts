@@ -79,7 +79,9 @@ export class RedisBackend implements Backend {
   }
 
   get degraded(): string | undefined {
-    return this.store.link.degraded;
+    const { degraded } = this.store.link;
+    const lost = this.store.at.playersLost;
+    return degraded && lost ? `${degraded}; ${lost}` : (degraded ?? lost);
   }
 
   /** Hosted mode's --tenant-players (the callback's script checks it; `PUT …/players` asks playerCount). */

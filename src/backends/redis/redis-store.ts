@@ -39,7 +39,7 @@ export { MAX_ATTEMPTS } from './callback-commit.js';
 export class RedisStore implements Store {
   readonly kind = 'redis';
   /** The generation this process works on; lost state (generation.ts). */
-  private readonly at: Generation;
+  readonly at: Generation;
   private readonly locks = new KeyLocks();
   /** The records of the players this process served, and what a callback's commit needs (./callback-commit.ts). */
   private readonly cache = new RecordCache();
