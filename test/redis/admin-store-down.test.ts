@@ -49,7 +49,7 @@ if (redis) {
   t.test('CLUSTERDOWN and errors that are not Redis being away', async (t) => {
     t.match(
       store.unavailable(new ReplyError('CLUSTERDOWN The cluster is down')),
-      /^Redis at redis:\/\/.* answers "CLUSTERDOWN The cluster is down" .*until it serves again/,
+      /^Redis at redis:\/\/.* answers "CLUSTERDOWN The cluster is down" .*until its slot is served again/,
     );
     t.equal(store.unavailable(new ReplyError('ERR wrong number of arguments')), undefined, "Redis's answer to a command");
     t.equal(store.unavailable(new TypeError('x is not a function')), undefined, 'a bug');

@@ -5,6 +5,7 @@ import type { ReadReply } from '../../protocol/seed/reply-read.js';
 import type { CallbackRequest } from '../../protocol/types.generated.js';
 import type { WalletCheckId } from './exchange.js';
 import { SETTLEMENT_REFUSED } from './checks.js';
+import { roundEffectOf } from '../../ledger/round-effects.js';
 import type { Overlapped } from './overlap.js';
 import type { ReferenceAnswer, ReferenceLedger } from './reference.js';
 import type { WalletTally } from './tally.js';
@@ -110,10 +111,14 @@ export function judgeSerial(
     // session (one the reference never saw bet, or whose stake differs, it refuses): refused, the
     // stake stays with the wallet and the round open for good. (An R1 may be retried: not refused.)
     // A wallet that applied a resend again holds other stakes than its bets: WALLET_IDEMPOTENT's root cause.
-    if (x.event === 'bet_result' && ref.code === SUCCESS && !ref.replayed && !reapplies(user)) {
+    if (roundEffectOf(x.event) === 'settles' && ref.code === SUCCESS && !ref.replayed && !reapplies(user)) {
       const rules = tally('WALLET_ROUND_RULES');
       rules.exercise(user);
-      rules.violate(`${what(x)}: ${SETTLEMENT_REFUSED} (answered ${reply!.code}): its bets were answered R0 and it settles them`, x, a);
+      rules.violate(
+        `${what(x)}: ${SETTLEMENT_REFUSED} (answered ${reply!.code}): its bets were answered ${SUCCESS} and it settles them`,
+        x,
+        a,
+      );
     }
     return;
   }
