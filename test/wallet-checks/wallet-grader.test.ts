@@ -384,3 +384,23 @@ t.test("WALLET_BALANCE_EXACT's fix names what its violations say: a login that m
   t.same(failing(float), ['WALLET_BALANCE_EXACT']);
   t.notMatch(float.get('WALLET_BALANCE_EXACT')!.fix, /login/, 'a float ledger is told of decimals only');
 });
+
+t.test('two copies of one settlement in flight, both credited: the race is named as such', async (t) => {
+  const s = settle('p', `s${newId()}`, 10, 5.5);
+  const copy = again(s);
+  const r = grade([
+    step(login('p'), { balance: '100' }),
+    step(bet('p', `b${newId()}`, 10), { balance: '90' }),
+    { send: s },
+    { send: copy },
+    { answer: s.id, reply: reply(s, { balance: '105.5' }) },
+    { answer: copy.id, reply: reply(copy, { balance: '121' }) },
+  ]);
+  t.same(failing(r), ['WALLET_CONCURRENCY_SAFE']);
+  const messages = r
+    .get('WALLET_CONCURRENCY_SAFE')!
+    .violations.map((v) => v.message)
+    .join('\n');
+  t.match(messages, `two copies of transaction ${s.tx} in flight, applied twice`);
+  t.notMatch(messages, 'double debit', 'not called a double debit');
+});

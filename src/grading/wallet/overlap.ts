@@ -136,7 +136,7 @@ export function judgeHistory(
             }
           : {
               verdict: 'illegal',
-              message: `${ops.length} overlapping callbacks of ${user}: no serial order of them explains what the wallet answered, from the balance of ${o.start} (${replies(ops)}): a lost update or a double debit; the wallet rules answer them as if one after another`,
+              message: `${ops.length} overlapping callbacks of ${user}: no serial order of them explains what the wallet answered, from the balance of ${o.start} (${replies(ops)}): ${raceOf(ops)}; the wallet rules answer them as if one after another`,
             };
     }
   }
@@ -283,6 +283,12 @@ function balanceOf(changes: readonly Change[], balance: Money): Change[] {
 const describe = (op: Overlapped) => `${op.x.event ?? 'callback'} ${op.x.tx ?? ''} (#${op.x.id})`.replace('  ', ' ');
 
 /** What the wallet answered to each, in the order it answered: "bet t1 (#3) R0 20". */
+/** The race the answers show: two copies of one transaction in flight (its transaction_id twice), or callbacks of several. */
+const raceOf = (ops: readonly Overlapped[], txs = ops.map((op) => op.x.tx), twice = txs.find((tx, i) => txs.indexOf(tx) !== i)) =>
+  twice
+    ? `two copies of transaction ${twice} in flight, applied twice (claim the transaction_id under the player's lock) or a lost update`
+    : 'a lost update or a double debit';
+
 function replies(ops: readonly Overlapped[]): string {
   return [...ops]
     .sort((a, b) => a.ret! - b.ret!)
