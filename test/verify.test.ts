@@ -272,6 +272,9 @@ t.test('expectations files are validated by their schema', async (t) => {
     t.match((e as Error).message, /^ci\.json: \/codes\/0\/code/m);
   }
   t.same(checkExpectations({ $schema: '../schemas/expectations.schema.json' }), { $schema: '../schemas/expectations.schema.json' });
+  t.throws(() => checkExpectations({ balances: { 'player-1': 100 } }, 'ci.json'), {
+    message: 'ci.json: /balances must be an array of objects, e.g. [{ "user_id": …, "balance": … }]',
+  });
 });
 
 t.test('JUnit output parses as XML, one testcase per expectation', async (t) => {

@@ -106,6 +106,14 @@ export function headerTextProblem(value: string): string | undefined {
  * (the schema around the error). `listAllowed: false` when the caller names the allowed properties
  * itself (a bad query's reply lists the route's parameters once).
  */
+/** An array's item as an example, from its schema's required properties (or its first few): `{"user_id": …, "balance": …}`. */
+function itemShape(schema: unknown): string | undefined {
+  const items = (schema as { items?: { properties?: object; required?: string[] } } | undefined)?.items;
+  if (!items?.properties) return undefined;
+  const names = items.required?.length ? items.required : Object.keys(items.properties).slice(0, 3);
+  return `{ ${names.map((n) => `"${n}": …`).join(', ')} }`;
+}
+
 export function describeErrors(
   errors: readonly ErrorObject[] | null | undefined,
   { listAllowed = true } = {},
@@ -133,9 +141,11 @@ export function describeErrors(
                 ? headerTextProblem(String(e.data))!
                 : e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === CURRENCY_CODE
                   ? `is not a currency code: capital letters and digits, 1 to 10 of them (${currencyHint(e.data)})`
-                  : e.keyword === 'enum'
-                    ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
-                    : (e.message ?? 'is invalid');
+                  : e.keyword === 'type' && (e.params as { type: string }).type === 'array' && itemShape(e.parentSchema)
+                    ? `must be an array of objects, e.g. [${itemShape(e.parentSchema)}]`
+                    : e.keyword === 'enum'
+                      ? `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+                      : (e.message ?? 'is invalid');
     return { pointer: pointer || '/', message };
   });
 }
