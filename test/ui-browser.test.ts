@@ -213,6 +213,7 @@ if (missing) {
         { name: 'text', when: { event_type: 'login', user_id: 'bodied' }, then: { body: 'oops' } },
         { name: 'status', when: { event_type: 'login', user_id: 'statused' }, then: { http_status: 500 } },
         { name: 'lower', when: { event_type: 'login', user_id: 'lower' }, then: { body: { code: 'r0' } } },
+        { name: 'drop', when: { event_type: 'login', user_id: 'dropped' }, then: { drop_connection: true } },
       ],
     });
     const o = await open(t, { app, sim });
@@ -228,6 +229,16 @@ if (missing) {
       if (user !== 'player-1')
         t.match(await code.getAttribute('title'), /^decided R0; the caller got /, `${user}: the decision in the title`);
     }
+    const dropped = login('dropped');
+    await post(`${origin}/callback`, dropped).catch(() => undefined); // (no reply: the rule drops it)
+    const code = row(page, dropped.transaction_id).locator('.code');
+    await code.waitFor();
+    t.equal(await code.innerText(), 'R0', 'a dropped reply: the code decided');
+    t.equal(
+      await code.getAttribute('title'),
+      'decided R0; the reply was dropped: the caller got none',
+      '… and the title says nobody read it',
+    );
     clean(t, o);
   });
 

@@ -38,7 +38,15 @@ export function shownCode(e: JournalEntry): { text: string; cls: string; title?:
   if (body !== undefined && body !== null && typeof body !== 'object')
     return { text: 'no code', cls: 'http', title: `${decided}the caller got a body with no code: ${String(body).slice(0, 80)}` };
   const got = (body as { code?: unknown } | undefined)?.code;
-  if (got === undefined || got === e.code) return { text: e.code ?? `HTTP ${status}`, cls: e.code ?? 'http' };
+  if (got === undefined || got === e.code) {
+    // The reply said it, but the caller never read it: the title says so (the flags column too).
+    const unread = e.reply.dropped
+      ? 'the reply was dropped: the caller got none'
+      : e.reply.client_gone
+        ? 'the caller had gone: it never read the reply'
+        : undefined;
+    return { text: e.code ?? `HTTP ${status}`, cls: e.code ?? 'http', title: unread && `${decided}${unread}` };
+  }
   const text = typeof got === 'string' ? got : JSON.stringify(got);
   return { text, cls: /^R[0-4]$/.test(text) ? text : 'http', title: `${decided}the caller got ${text}` };
 }
