@@ -30,6 +30,7 @@ export interface SimulatorOptions {
 
 const walletConfig = (s: ActiveScenario): WalletConfig => ({
   scale: s.scaleOf,
+  declared: (currency) => s.scales.has(currency),
   defaultCurrency: s.defaultCurrency,
   defaultBalance: s.defaultBalance,
   autoCreatePlayers: s.autoCreatePlayers,

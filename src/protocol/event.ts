@@ -13,6 +13,8 @@ export type ResultCode = string;
 export interface WalletConfig {
   /** Fraction digits allowed for a currency. */
   scale(currency: string): number;
+  /** Whether that scale is the configuration's own, not a default (absent: every scale is). */
+  declared?(currency: string): boolean;
   defaultCurrency: string;
   defaultBalance: Money;
   autoCreatePlayers: boolean;

@@ -2,6 +2,7 @@
 // them: the tables of test/wallet-checks/ share these.
 import { maskKey, type WalletAnswer, type WalletCheckId, type WalletExchange } from '../../src/grading/wallet/exchange.js';
 import { WalletGrader, type WalletCheckReport } from '../../src/grading/wallet/wallet-grader.js';
+import type { WalletConfig } from '../../src/wallet/decide.js';
 
 export const KEY = { api_id: 'op', api_key: 'op-key' };
 export const T0 = Date.UTC(2026, 10, 26, 12);
@@ -98,8 +99,13 @@ export const none = (x: WalletExchange, why = 'no reply within 30000 ms'): Walle
 export const step = (x: WalletExchange, o?: ReplyOptions): Step => ({ ex: x, reply: reply(x, o) });
 
 /** `closedWorld`: as probe grades (every round seen from its first bet); else as proxy mode does. */
-export function grade(steps: Step[], timeoutMs = 10_000, closedWorld = false): Map<WalletCheckId, WalletCheckReport> {
-  const g = new WalletGrader({ clientTimeoutMs: timeoutMs, credentials: KEY, closedWorld });
+export function grade(
+  steps: Step[],
+  timeoutMs = 10_000,
+  closedWorld = false,
+  config?: WalletConfig,
+): Map<WalletCheckId, WalletCheckReport> {
+  const g = new WalletGrader({ clientTimeoutMs: timeoutMs, credentials: KEY, closedWorld, config });
   const sent = new Map<number, WalletExchange>();
   for (const s of steps) {
     if ('ex' in s) {

@@ -1,9 +1,10 @@
 // The wallet-side checks as tables (no HTTP): sequences of exchanges with an operator's wallet,
 // correct ones passing and each defect failing exactly its check.
 import t from 'tap';
-import type { WalletCheckId, WalletExchange } from '../../src/grading/wallet/exchange.js';
+import type { WalletAnswer, WalletCheckId, WalletExchange } from '../../src/grading/wallet/exchange.js';
+import { DEFAULT_CONFIG } from '../../src/grading/wallet/grader-state.js';
 import { WalletGrader } from '../../src/grading/wallet/wallet-grader.js';
-import { again, bet, failing, grade, KEY, login, newId, none, reply, settle, type Step, step } from './exchanges.js';
+import { again, bet, ex, failing, grade, KEY, login, newId, none, reply, settle, type Step, step } from './exchanges.js';
 
 t.test('a correct wallet fails nothing, and exercises what it met', async (t) => {
   const l = login('p1');
@@ -403,4 +404,68 @@ t.test('two copies of one settlement in flight, both credited: the race is named
     .join('\n');
   t.match(messages, `two copies of transaction ${s.tx} in flight, applied twice`);
   t.notMatch(messages, 'double debit', 'not called a double debit');
+});
+
+// Found by a review of the two changes above (3 Dec): a correct wallet must not fail, a defect must not hide.
+const ownCut = (x: WalletExchange): WalletAnswer => ({ kind: 'none', at: x.sentAt + 3000, why: 'upstream time-out', cause: 'timeout' });
+const changed = (x: WalletExchange, data: Record<string, unknown>): WalletExchange => {
+  const body = x.body as { data: object };
+  return { ...x, id: newId(), sentAt: x.sentAt + 5000, body: { ...body, timestamp: 2, data: { ...body.data, ...data } } };
+};
+
+t.test("a settlement whose reply was lost, then another settlement of its round refused: not the wallet's fault", async (t) => {
+  const rows: [string, (s: WalletExchange) => Step[], WalletCheckId[]][] = [
+    ["resent with a changed body (the provider's RETRY_UNCHANGED): R3", (s) => [step(changed(s, { result: 'B' }), { code: 'R3' })], []],
+    ['resent under a new transaction_id: R3 (ROUND_SETTLED)', () => [step(settle('p', `s${newId()}`, 10, 5.5), { code: 'R3' })], []],
+    [
+      'a login showed it applied, then a new-id settlement: R3',
+      () => [step(login('p'), { balance: '105.5' }), step(settle('p', `s${newId()}`, 10, 5.5), { code: 'R3' })],
+      [],
+    ],
+    ['the identical resend replays R0', (s) => [step(again(s), { balance: '105.5' })], []],
+    [
+      'the identical resend refused R3: a defect (applied or not, a correct wallet answers R0)',
+      (s) => [step(again(s), { code: 'R3' })],
+      ['WALLET_ROUND_RULES'],
+    ],
+  ];
+  for (const [name, next, want] of rows) {
+    const s = settle('p', `s${newId()}`, 10, 5.5);
+    const r = grade([
+      step(login('p'), { balance: '100' }),
+      step(bet('p', `b${newId()}`, 10), { balance: '90' }),
+      { ex: s, reply: ownCut(s) }, // applied by the wallet (105.5); the reply never came back
+      ...next(s),
+    ]);
+    t.same(failing(r), want, name);
+  }
+});
+
+t.test('a settlement in a currency whose scale the configuration does not declare, refused: not judged', async (t) => {
+  const krw = (event: string, tx: string, data: object) =>
+    ex(event, tx, 'k', { currency: 'KRW', game_type: 'b', table_no: 't', game_no: 'g1', ...data });
+  const b = krw('bet', `b${newId()}`, { total_bet_amount: 1000, bets: [{ bet_index: '1', bet_type: 'p', bet_amount: 1000 }] });
+  const s = krw('bet_result', `s${newId()}`, {
+    total_bet_amount: 1000,
+    total_winloss: 0.5,
+    result: 'P',
+    result_detail: '{}',
+    bet_results: [{ bet_index: '1', bet_type: 'p', bet_amount: 1000, winloss: 0.5 }],
+  });
+  const steps = [step(login('k'), { balance: '10000' }), step(b, { balance: '9000' }), step(s, { code: 'R3' })];
+  const undeclared = { ...DEFAULT_CONFIG, declared: (c: string) => c === 'USD' };
+  t.same(failing(grade(steps, 10_000, false, undeclared)), [], 'KRW at a guessed 2 digits: a wallet refusing 0.5 won may be right');
+  t.same(failing(grade(steps, 10_000, false, { ...DEFAULT_CONFIG, declared: () => true })), ['WALLET_ROUND_RULES'], 'declared: judged');
+});
+
+t.test('a replay of the first balance that is also the only balance the player can have is followed', async (t) => {
+  const b = bet('p', `b${newId()}`, 10);
+  const r = grade([
+    step(login('p'), { balance: '100' }),
+    step(b, { balance: '90' }),
+    step(login('p'), { code: 'R1' }),
+    step(again(b), { balance: '90' }),
+    step(bet('p', `b${newId()}`, 10, 'g2'), { balance: '85' }), // a debit of 10 reported as 5
+  ]);
+  t.same(failing(r), ['WALLET_BALANCE_EXACT']);
 });

@@ -27,6 +27,7 @@ export interface Overlapped {
   /** An identical resend of a transaction the wallet answered R0, with that first reply's balance. */
   resend?: boolean;
   first?: Money;
+  firstSettlement?: boolean; // its round's first settlement sent, or an identical resend of it (./settlements.ts)
   /** Its balance failed WALLET_IDEMPOTENT: not taken as the player's. */
   untrusted?: boolean;
   /**
@@ -282,13 +283,12 @@ function balanceOf(changes: readonly Change[], balance: Money): Change[] {
 
 const describe = (op: Overlapped) => `${op.x.event ?? 'callback'} ${op.x.tx ?? ''} (#${op.x.id})`.replace('  ', ' ');
 
-/** What the wallet answered to each, in the order it answered: "bet t1 (#3) R0 20". */
 /** The race the answers show: two copies of one transaction in flight (its transaction_id twice), or callbacks of several. */
 const raceOf = (ops: readonly Overlapped[], txs = ops.map((op) => op.x.tx), twice = txs.find((tx, i) => txs.indexOf(tx) !== i)) =>
   twice
     ? `two copies of transaction ${twice} in flight, applied twice (claim the transaction_id under the player's lock) or a lost update`
     : 'a lost update or a double debit';
-
+/** What the wallet answered to each, in the order it answered: "bet t1 (#3) R0 20". */
 function replies(ops: readonly Overlapped[]): string {
   return [...ops]
     .sort((a, b) => a.ret! - b.ret!)

@@ -153,6 +153,12 @@ export class ReferenceLedger {
     return { currency, scale: this.config.scale(currency) };
   }
 
+  /** Whether the scale the reference uses for the callback's currency is the configuration's own (not a default guess). */
+  declaresScale(req: CallbackRequest): boolean {
+    const currency = currencyOf(req);
+    return currency === undefined || this.config.declared?.(currency) !== false;
+  }
+
   /** The callback touches a round the reference no longer follows. */
   isTainted(req: CallbackRequest): boolean {
     const round = roundOf(req);

@@ -5,7 +5,6 @@ import type { ReadReply } from '../../protocol/seed/reply-read.js';
 import type { CallbackRequest } from '../../protocol/types.generated.js';
 import type { WalletCheckId } from './exchange.js';
 import { SETTLEMENT_REFUSED } from './checks.js';
-import { roundEffectOf } from '../../ledger/round-effects.js';
 import type { Overlapped } from './overlap.js';
 import type { ReferenceAnswer, ReferenceLedger } from './reference.js';
 import type { WalletTally } from './tally.js';
@@ -33,8 +32,8 @@ export function judgeSerial(
   if (!graded || op.resend) {
     // A replay may report its first reply's balance, which other callbacks have moved since: that is
     // no balance to follow (WALLET_IDEMPOTENT judged the replay). Only the current one is taken.
-    const now = reference.balance(user);
-    if (op.resend && op.first && reply?.balance?.eq(op.first) && !(now && reply.balance.eq(now))) return;
+    const now = reference.candidates(user);
+    if (op.resend && op.first && reply?.balance?.eq(op.first) && !now?.every((b) => reply.balance!.eq(b))) return;
     // Not the reference's to decide: its balance is taken as reported (an R0's or R4's), or unknown.
     if (reply && (reply.code === SUCCESS || reply.code === NOT_ENOUGH_BALANCE) && reply.balance && a.kind === 'reply' && a.status === 200)
       reference.report(user, reply.balance);
@@ -110,8 +109,10 @@ export function judgeSerial(
     // A settlement the wallet rules apply is of a round whose bets the wallet answered R0 in this
     // session (one the reference never saw bet, or whose stake differs, it refuses): refused, the
     // stake stays with the wallet and the round open for good. (An R1 may be retried: not refused.)
-    // A wallet that applied a resend again holds other stakes than its bets: WALLET_IDEMPOTENT's root cause.
-    if (roundEffectOf(x.event) === 'settles' && ref.code === SUCCESS && !ref.replayed && !reapplies(user)) {
+    // Not judged: a wallet that applied a resend again holds other stakes than its bets (WALLET_IDEMPOTENT's
+    // root cause); another settlement than the round's first (that one may have settled it unseen); a
+    // currency whose scale the reference only guesses (a 0-digit currency's wallet refusing 0.5 is right).
+    if (op.firstSettlement && ref.code === SUCCESS && !ref.replayed && !reapplies(user) && reference.declaresScale(req)) {
       const rules = tally('WALLET_ROUND_RULES');
       rules.exercise(user);
       rules.violate(

@@ -7,6 +7,7 @@ import { WalletTally } from './tally.js';
 import { HeldCredentials } from './held-credentials.js';
 import { INVALID, UNAUTHORIZED } from '../../protocol/seed/codes.js';
 import { bodyDigest } from '../../kernel/digest.js';
+import { FirstSettlements } from './settlements.js';
 import { ReferenceLedger } from './reference.js';
 import { judgeSerial, what } from './serial.js';
 import { judgeHistory, type Overlapped } from './overlap.js';
@@ -36,6 +37,7 @@ export class WalletGrader {
   private readonly waiting = new Map<number, string>();
   /** Players for whom the wallet applied an identical resend again (WALLET_IDEMPOTENT failed so). */
   private readonly reapplies = new Set<string>();
+  private readonly settlements = new FirstSettlements(MAX_TRANSACTIONS);
   /** Histories of overlapping callbacks that could not be judged (past the search's bound), per player. */
   private readonly undecided = new Map<string, { n: number; why: Set<string> }>();
   private readonly reference: ReferenceLedger;
@@ -129,6 +131,7 @@ export class WalletGrader {
     }
     if (!p || !op) return;
     if (graded && x.tx !== undefined) this.idempotent(op, reply, p.episode.length === 1 && p.inFlight.size === 0);
+    if (graded) op.firstSettlement = this.settlements.see(x, gameOf(x.body), bodyDigest(x.body));
     else if (!graded && reply?.verdict !== 'refused') p.opaque = true; // it may have moved money unseen
 
     if (p.inFlight.size > 0) return; // the episode goes on: judged once its last callback is answered
