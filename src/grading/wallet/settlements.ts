@@ -12,11 +12,14 @@ export class FirstSettlements {
 
   constructor(private readonly cap: number) {}
 
-  /** Records `x` when it is its round's first settlement; whether it is that one (or an identical resend of it). */
-  see(x: WalletExchange, game: string | undefined, digest: string): boolean {
+  /**
+   * Records `x` when it is its round's first settlement; whether it is that one (or an identical
+   * resend of it). `digest` (of the body) is asked for settlements only.
+   */
+  see(x: WalletExchange, game: string | undefined, digest: () => string): boolean {
     if (roundEffectOf(x.event) !== 'settles' || game === undefined || x.user === undefined) return false;
     const round = roundKey(x.user, game);
-    const key = `${x.tx} ${digest}`;
+    const key = `${x.tx} ${digest()}`;
     if (!this.firsts.has(round)) {
       if (this.firsts.size >= this.cap) this.firsts.delete(this.firsts.keys().next().value!);
       this.firsts.set(round, key);

@@ -131,7 +131,7 @@ export class WalletGrader {
     }
     if (!p || !op) return;
     if (graded && x.tx !== undefined) this.idempotent(op, reply, p.episode.length === 1 && p.inFlight.size === 0);
-    if (graded) op.firstSettlement = this.settlements.see(x, gameOf(x.body), bodyDigest(x.body));
+    if (graded) op.firstSettlement = this.settlements.see(x, gameOf(x.body), () => bodyDigest(x.body));
     else if (!graded && reply?.verdict !== 'refused') p.opaque = true; // it may have moved money unseen
 
     if (p.inFlight.size > 0) return; // the episode goes on: judged once its last callback is answered
